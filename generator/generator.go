@@ -1,0 +1,415 @@
+// Package generator turns a WDL spec into a workload: the arrival process of
+// each unit, the unit generators of the applications database, co-allocated
+// components, composite jobs and their DAGs, and workload generators (wl:
+// units). Generation is deterministic: the same spec and seed give the same
+// jobs, and each unit draws from its own random streams, so adding a unit
+// leaves the other units' jobs as they were.
+package generator
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gmark/gmark/stats"
+	"github.com/gmark/gmark/wdl"
+	"github.com/gmark/gmark/workload"
+)
+
+// Generator generates the workload of one spec with one seed.
+type Generator struct {
+	spec     *wdl.Spec
+	seed     uint64
+	plans    []*unitPlan
+	Warnings wdl.ErrorList
+}
+
+// unitPlan is everything prepared for one unit before generation.
+type unitPlan struct {
+	unit    *wdl.Unit
+	order   int // position in the file, to break submit-time ties
+	start   time.Duration
+	app     *appMaker
+	place   *placement
+	attrs   *attrs
+	comp    *compositePlan
+	source  func() (WorkloadSource, error) // wl: units
+	jobType string
+}
+
+// compositePlan prepares a composite unit: its DAG shape, N and L, and the
+// applications of its tasks.
+type compositePlan struct {
+	shape     *DAGShape
+	pairs     [][2]int // feasible (N, L)
+	appNames  []string
+	apps      []*appMaker
+	appChoice *stats.Choice
+	params    dagParams
+}
+
+// New prepares the generation of spec with the given seed. It checks what the
+// WDL parser cannot: unit types against the registries, application
+// parameters, placements and composite settings. Errors come as a
+// wdl.ErrorList; keys no part of gmark read are reported in Warnings.
+func New(spec *wdl.Spec, seed uint64) (*Generator, error) {
+	g := &Generator{spec: spec, seed: seed}
+	var errs wdl.ErrorList
+	for i, u := range spec.Units {
+		p, uerrs := prepareUnit(u, seed)
+		p.order = i
+		errs = append(errs, uerrs...)
+		g.plans = append(g.plans, p)
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	g.Warnings = append(g.Warnings, spec.Warnings...)
+	for _, u := range spec.Units {
+		for _, opt := range u.Options.Unused() {
+			g.Warnings = append(g.Warnings, wdl.Errorf(opt.KeyPos, "%s is not used by unit type %s (a typo?)", opt.Key, u.FullType()))
+		}
+	}
+	g.Warnings.Sort()
+	return g, nil
+}
+
+func prepareUnit(u *wdl.Unit, seed uint64) (*unitPlan, wdl.ErrorList) {
+	var errs wdl.ErrorList
+	p := &unitPlan{unit: u, jobType: u.Type}
+	o := u.Options
+	if d, ok, err := o.Duration("StartAt"); err != nil {
+		errs = append(errs, err.(*wdl.Error))
+	} else if ok {
+		p.start = d
+	}
+	random := true
+	if v, ok, err := o.Bool("RandomWorkload"); err != nil {
+		errs = append(errs, err.(*wdl.Error))
+	} else if ok {
+		random = v
+	}
+	if u.Workload {
+		gen, ok := workloadGenerators[u.Type]
+		if !ok {
+			errs = append(errs, wdl.Errorf(u.Cols.Type, "unknown workload generator %q (known: %s)", u.FullType(), strings.Join(WorkloadGeneratorNames(), ", ")))
+			return p, errs
+		}
+		src, gerrs := gen.Prepare(u, seed)
+		p.source = src
+		return p, append(errs, gerrs...)
+	}
+	shape, isShape := LookupDAGShape(u.Type)
+	if u.Composite && !isShape {
+		names := make([]string, 0, len(dagShapes))
+		for _, s := range dagShapes {
+			names = append(names, s.Name)
+		}
+		errs = append(errs, wdl.Errorf(u.Cols.Type, "unknown composite structure %q (known: %s)", u.Type, strings.Join(names, ", ")))
+		return p, errs
+	}
+	place, perrs := preparePlacement(u)
+	p.place = place
+	errs = append(errs, perrs...)
+	a, aerrs := prepareAttrs(o, random)
+	p.attrs = a
+	errs = append(errs, aerrs...)
+	if isShape {
+		// A structure name makes the unit composite, also in the v1.0 layout
+		// that has no GeneratorType column.
+		p.jobType = shape.Name
+		comp, cerrs := prepareComposite(u, shape, random)
+		p.comp = comp
+		return p, append(errs, cerrs...)
+	}
+	app, ok := LookupApp(u.Type)
+	if !ok {
+		errs = append(errs, wdl.Errorf(u.Cols.Type, "unknown unit type %q (applications: %s; composite structures: %s; workload generators: wl:…)",
+			u.Type, strings.Join(AppNames(), ", "), shapeNames()))
+		return p, errs
+	}
+	p.jobType = app.Name
+	m, merrs := prepareApp(app, optView{o: o}, random)
+	p.app = m
+	return p, append(errs, merrs...)
+}
+
+func shapeNames() string {
+	names := make([]string, 0, len(dagShapes))
+	for _, s := range dagShapes {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func prepareComposite(u *wdl.Unit, shape *DAGShape, random bool) (*compositePlan, wdl.ErrorList) {
+	var errs wdl.ErrorList
+	o := u.Options
+	c := &compositePlan{shape: shape, params: dagParams{edgeProb: 0.1, meanPred: 2}}
+	nr, nOK, err := o.Range("N")
+	if err != nil {
+		errs = append(errs, err.(*wdl.Error))
+	}
+	if !nOK {
+		if nr, nOK, err = o.Range("NJobs"); err != nil {
+			errs = append(errs, err.(*wdl.Error))
+		}
+	}
+	if !nOK {
+		nr = shape.DefaultN
+	}
+	lr, lOK, err := o.Range("L")
+	if err != nil {
+		errs = append(errs, err.(*wdl.Error))
+	}
+	if !lOK {
+		lr = shape.DefaultL
+	}
+	if nr.Min < 1 {
+		nr.Min = 1
+	}
+	for n := nr.Min; n <= nr.Max && len(errs) == 0; n++ {
+		for l := max(1, lr.Min); l <= min(lr.Max, n); l++ {
+			if shape.feasible(n, l) {
+				c.pairs = append(c.pairs, [2]int{n, l})
+			}
+		}
+		if len(c.pairs) > 1<<20 {
+			break
+		}
+	}
+	if len(errs) == 0 && len(c.pairs) == 0 {
+		errs = append(errs, wdl.Errorf(u.Cols.OtherInfo, "no %s DAG has N in %v and L in %v (%s)", shape.Name, nr, lr, shape.Doc))
+	}
+	if p, ok, err := o.Float("EdgeProb", 0); err != nil {
+		errs = append(errs, err.(*wdl.Error))
+	} else if ok {
+		if p > 1 {
+			opt, _ := o.Get("EdgeProb")
+			errs = append(errs, wdl.Errorf(opt.Pos, "EdgeProb must be a probability in [0,1], got %g", p))
+		}
+		c.params.edgeProb = p
+	}
+	if m, ok, err := o.Int("MeanPred", 1); err != nil {
+		errs = append(errs, err.(*wdl.Error))
+	} else if ok {
+		c.params.meanPred = m
+	}
+	items := []wdl.Weighted{{Value: "sser", Weight: 1}}
+	opt, ok := o.Get("AppsWithWeights")
+	if ok {
+		if items, err = wdl.ParseWeighted(opt.Value); err != nil {
+			return c, append(errs, wdl.Errorf(opt.Pos, "AppsWithWeights: %v", err))
+		}
+	}
+	w := make([]float64, len(items))
+	for i, it := range items {
+		app, found := LookupApp(it.Value)
+		if !found {
+			errs = append(errs, wdl.Errorf(opt.ItemPos(it), "AppsWithWeights: unknown application %q (known: %s)", it.Value, strings.Join(AppNames(), ", ")))
+			continue
+		}
+		m, merrs := prepareApp(app, optView{o: o, prefix: it.Value + "."}, random)
+		errs = append(errs, merrs...)
+		c.appNames = append(c.appNames, app.Name)
+		c.apps = append(c.apps, m)
+		w[i] = it.Weight
+	}
+	c.appChoice, _ = stats.NewChoice(w)
+	return c, errs
+}
+
+// Generate produces the workload in submit order, calling emit once per job.
+// The job passed to emit is reused after emit returns: copy what must be kept.
+// Ties in submit time go to the unit written first, then to the lower index.
+func (g *Generator) Generate(emit func(*workload.Job) error) (*Summary, error) {
+	sum := &Summary{PerUnit: make([]int, len(g.plans))}
+	h := make(streamHeap, 0, len(g.plans))
+	for _, p := range g.plans {
+		s, err := g.newStream(p)
+		if err != nil {
+			return sum, fmt.Errorf("%s: %v", p.unit.Pos, err)
+		}
+		if ok, err := s.advance(); err != nil {
+			return sum, fmt.Errorf("%s: unit %d: %v", p.unit.Pos, p.unit.ID, err)
+		} else if ok {
+			h = append(h, s)
+		}
+	}
+	heap.Init(&h)
+	for len(h) > 0 {
+		s := h[0]
+		j := &s.job
+		sum.add(j, s.plan.order)
+		if err := emit(j); err != nil {
+			return sum, err
+		}
+		ok, err := s.advance()
+		if err != nil {
+			return sum, fmt.Errorf("%s: unit %d: %v", s.plan.unit.Pos, s.plan.unit.ID, err)
+		}
+		if ok {
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+	return sum, nil
+}
+
+// Summary describes a generated workload.
+type Summary struct {
+	Jobs        int
+	Tasks       int   // sub-jobs of composite jobs
+	Processors  int64 // sum over jobs of the processors each asks for
+	First, Last time.Duration
+	PerUnit     []int // jobs per unit, in file order
+}
+
+func (s *Summary) add(j *workload.Job, unit int) {
+	if s.Jobs == 0 {
+		s.First = j.Submit
+	}
+	s.Jobs++
+	s.Last = j.Submit
+	s.Tasks += len(j.Tasks)
+	s.Processors += int64(j.Processors())
+	s.PerUnit[unit]++
+}
+
+// Span is the time from the first to the last submission.
+func (s *Summary) Span() time.Duration { return s.Last - s.First }
+
+// unitStream generates one unit's jobs in its own submit order.
+type unitStream struct {
+	plan   *unitPlan
+	arr    arrivals
+	rApp   *rand.Rand
+	rPlace *rand.Rand
+	rAttrs *rand.Rand
+	rDAG   *rand.Rand
+	source WorkloadSource
+	job    workload.Job
+	idx    int
+	idBuf  []byte
+}
+
+func (g *Generator) newStream(p *unitPlan) (*unitStream, error) {
+	id := p.unit.ID
+	s := &unitStream{plan: p}
+	if p.source != nil {
+		src, err := p.source()
+		if err != nil {
+			return nil, err
+		}
+		s.source = src
+		return s, nil
+	}
+	s.arr = arrivals{dist: p.unit.Arrival.Dist, r: stats.NewStream(g.seed, id, purposeArrival), t: p.start}
+	s.rApp = stats.NewStream(g.seed, id, purposeApp)
+	s.rPlace = stats.NewStream(g.seed, id, purposePlacement)
+	s.rAttrs = stats.NewStream(g.seed, id, purposeAttrs)
+	if p.comp != nil {
+		s.rDAG = stats.NewStream(g.seed, id, purposeDAG)
+	}
+	return s, nil
+}
+
+// advance makes the unit's next job in s.job; false when the unit is done.
+func (s *unitStream) advance() (bool, error) {
+	p := s.plan
+	j := &s.job
+	if s.source != nil {
+		ok, err := s.source.Next(j)
+		if ok {
+			j.Submit += p.start
+		}
+		return ok, err
+	}
+	if s.idx >= p.unit.NTimes {
+		return false, nil
+	}
+	t, err := s.arr.next()
+	if err != nil {
+		return false, err
+	}
+	j.ID = s.makeID(s.idx)
+	j.Unit, j.Index, j.Submit, j.Type = p.unit.ID, s.idx, t, p.jobType
+	if p.comp != nil {
+		s.makeComposite(j)
+	} else {
+		j.Kind = workload.Unitary
+		p.place.fill(s.rPlace, j)
+		p.attrs.fill(s.rAttrs, j)
+		p.app.fill(s.rApp, j)
+		j.Tasks, j.Deps = j.Tasks[:0], j.Deps[:0]
+	}
+	s.idx++
+	return true, nil
+}
+
+func (s *unitStream) makeID(idx int) string {
+	b := strconv.AppendInt(s.idBuf[:0], int64(s.plan.unit.ID), 10)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, int64(idx), 10)
+	s.idBuf = b
+	return string(b)
+}
+
+func (s *unitStream) makeComposite(j *workload.Job) {
+	p := s.plan
+	c := p.comp
+	pair := c.pairs[s.rDAG.IntN(len(c.pairs))]
+	dag := c.shape.make(s.rDAG, pair[0], pair[1], c.params)
+	j.Kind = workload.Composite
+	j.SiteType, j.Components, j.App = "", j.Components[:0], workload.App{Params: j.App.Params[:0]}
+	p.attrs.fill(s.rAttrs, j)
+	user, group := j.User, j.Group
+	j.WallTime, j.RunTime, j.Files = 0, 0, j.Files[:0]
+	if cap(j.Tasks) < dag.N {
+		j.Tasks = make([]workload.Job, dag.N)
+	}
+	j.Tasks = j.Tasks[:dag.N]
+	for k := range j.Tasks {
+		t := &j.Tasks[k]
+		t.ID = j.ID + "." + strconv.Itoa(k)
+		t.Unit, t.Index, t.Kind, t.Submit = j.Unit, k, workload.Unitary, j.Submit
+		a := c.appChoice.Pick(s.rApp)
+		t.Type = c.appNames[a]
+		p.place.fill(s.rPlace, t)
+		p.attrs.fill(s.rAttrs, t)
+		t.User, t.Group = user, group
+		c.apps[a].fill(s.rApp, t)
+		t.Tasks, t.Deps = nil, nil
+	}
+	j.Deps = j.Deps[:0]
+	for _, e := range dag.Edges {
+		j.Deps = append(j.Deps, workload.Dependency{From: j.Tasks[e[0]].ID, To: j.Tasks[e[1]].ID})
+	}
+}
+
+// streamHeap orders unit streams by their pending job's submit time.
+type streamHeap []*unitStream
+
+func (h streamHeap) Len() int { return len(h) }
+func (h streamHeap) Less(a, b int) bool {
+	x, y := &h[a].job, &h[b].job
+	if x.Submit != y.Submit {
+		return x.Submit < y.Submit
+	}
+	if h[a].plan.order != h[b].plan.order {
+		return h[a].plan.order < h[b].plan.order
+	}
+	return x.Index < y.Index
+}
+func (h streamHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *streamHeap) Push(x any)   { *h = append(*h, x.(*unitStream)) }
+func (h *streamHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

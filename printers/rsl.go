@@ -1,0 +1,190 @@
+package printers
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/gmark/gmark/workload"
+)
+
+// rslPrinter writes Globus GRAM RSL, the JDF of GrenchMark's Globus and KOALA
+// experiments. A job with one component is a single request:
+//
+//	& (count=1)
+//	  (jobType=single)
+//	  (executable="gmark")
+//	  (arguments="app" "sser" "--n" "5")
+//	  …
+//
+// A co-allocated job is a DUROC multi-request, one "&" subrequest per
+// component, each with its own count, label "subjob <i>",
+// GLOBUS_DUROC_SUBJOB_INDEX and, when the component names a site, its
+// resourceManagerContact:
+//
+//	+
+//	( &(label="subjob 0")
+//	   (count=4)
+//	   …
+//	)
+//	( &(resourceManagerContact="fs2")
+//	   (label="subjob 1")
+//	   …
+//	)
+//
+// Every request has, in this order: resourceManagerContact (if its site is
+// named), label (subrequests only), count, jobType, executable, arguments,
+// directory, stdout, stderr, maxWallTime (if the job has a wall time) and
+// environment, which holds GMARK_JOB_ID. Each relation sits on its own line;
+// strings are always quoted ("…", an embedded quote doubled), numbers and
+// keywords never, so the output reads back with any RSL parser. maxWallTime
+// is in minutes, rounded up; jobType is mpi for components of more than one
+// processor and for MPI applications, else single. stdout and stderr are
+// relative to directory, which is Config.WorkDir; subrequests write
+// <id>.<i>.out and <id>.<i>.err. Input files are not written: GRAM stages
+// files by URL, and the job model knows only logical names (see koala).
+type rslPrinter struct{}
+
+func init() { Register(rslPrinter{}) }
+
+func (rslPrinter) Name() string    { return "rsl" }
+func (rslPrinter) Ext() string     { return "rsl" }
+func (rslPrinter) Composite() bool { return false }
+func (rslPrinter) Describe() string {
+	return "Globus GRAM RSL; co-allocated jobs as a DUROC \"+\" multi-request"
+}
+func (rslPrinter) Comment(text string) string { return string(appendRSLComment(nil, text)) }
+
+func (rslPrinter) Print(w io.Writer, j *workload.Job, cfg Config) error {
+	return printWith(w, j, cfg, appendRSL)
+}
+
+func appendRSL(b []byte, j *workload.Job, cfg Config) ([]byte, error) {
+	if err := checkUnitary("rsl", j); err != nil {
+		return b, err
+	}
+	if len(j.Components) == 1 {
+		return appendRSLSingle(b, j, cfg), nil
+	}
+	return appendRSLMulti(b, j, cfg, false), nil
+}
+
+// appendRSLSingle writes the plain "&" request of a one-component job.
+func appendRSLSingle(b []byte, j *workload.Job, cfg Config) []byte {
+	c := j.Components[0]
+	const sep = "\n  "
+	b = append(b, "& "...)
+	if c.Site != workload.AnySite {
+		b = appendRSLRelation(b, "resourceManagerContact", c.Site)
+		b = append(b, sep...)
+	}
+	b = appendRSLInt(b, "count", int64(c.Count))
+	b = append(b, sep...)
+	b = appendRSLJobType(b, j, c)
+	b = append(b, sep...)
+	b = appendRSLProgram(b, j, cfg, commandLine(j, cfg), sep, stdoutName(j.ID), stderrName(j.ID))
+	b = append(b, sep...)
+	b = append(b, "(environment=("...)
+	b = append(b, JobIDEnv...)
+	b = append(b, ' ')
+	b = appendRSLString(b, j.ID)
+	b = append(b, "))\n"...)
+	return b
+}
+
+// appendRSLMulti writes the "+" multi-request: one subrequest per component.
+// With koala set it adds the KOALA relations (see koalaPrinter).
+func appendRSLMulti(b []byte, j *workload.Job, cfg Config, koala bool) []byte {
+	const sep = "\n   "
+	requestType := ""
+	if koala {
+		requestType = koalaRequestType(j)
+	}
+	command := commandLine(j, cfg)
+	b = append(b, "+\n"...)
+	for i, c := range j.Components {
+		b = append(b, "( &"...)
+		if c.Site != workload.AnySite {
+			b = appendRSLRelation(b, "resourceManagerContact", c.Site)
+			b = append(b, sep...)
+		}
+		b = append(b, `(label="subjob `...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, `")`...)
+		b = append(b, sep...)
+		b = appendRSLInt(b, "count", int64(c.Count))
+		b = append(b, sep...)
+		b = appendRSLJobType(b, j, c)
+		b = append(b, sep...)
+		name := componentName(j.ID, i)
+		b = appendRSLProgram(b, j, cfg, command, sep, stdoutName(name), stderrName(name))
+		b = append(b, sep...)
+		b = append(b, "(environment=("...)
+		b = append(b, JobIDEnv...)
+		b = append(b, ' ')
+		b = appendRSLString(b, j.ID)
+		b = append(b, ") (GLOBUS_DUROC_SUBJOB_INDEX "...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, "))"...)
+		if koala {
+			b = append(b, sep...)
+			b = append(b, "(koalaRequestType="...)
+			b = append(b, requestType...)
+			b = append(b, ')')
+			if len(j.Files) > 0 {
+				b = append(b, sep...)
+				b = appendKoalaFiles(b, j.Files)
+			}
+		}
+		b = append(b, "\n)\n"...)
+	}
+	return b
+}
+
+// appendRSLProgram writes the relations every request has, one per line:
+// executable, arguments, directory, stdout, stderr and maxWallTime.
+func appendRSLProgram(b []byte, j *workload.Job, cfg Config, command []string, sep, stdout, stderr string) []byte {
+	b = appendRSLRelation(b, "executable", command[0])
+	b = append(b, sep...)
+	b = append(b, "(arguments="...)
+	for i, w := range command[1:] {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = appendRSLString(b, w)
+	}
+	b = append(b, ')')
+	b = append(b, sep...)
+	b = appendRSLRelation(b, "directory", cfg.WorkDir)
+	b = append(b, sep...)
+	b = appendRSLRelation(b, "stdout", stdout)
+	b = append(b, sep...)
+	b = appendRSLRelation(b, "stderr", stderr)
+	if j.WallTime > 0 {
+		b = append(b, sep...)
+		b = appendRSLInt(b, "maxWallTime", wallMinutes(j.WallTime))
+	}
+	return b
+}
+
+func appendRSLRelation(b []byte, attr, value string) []byte {
+	b = append(b, '(')
+	b = append(b, attr...)
+	b = append(b, '=')
+	b = appendRSLString(b, value)
+	return append(b, ')')
+}
+
+func appendRSLInt(b []byte, attr string, n int64) []byte {
+	b = append(b, '(')
+	b = append(b, attr...)
+	b = append(b, '=')
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, ')')
+}
+
+func appendRSLJobType(b []byte, j *workload.Job, c workload.Component) []byte {
+	if c.Count > 1 || isMPIApp(j.App.Name) {
+		return append(b, "(jobType=mpi)"...)
+	}
+	return append(b, "(jobType=single)"...)
+}

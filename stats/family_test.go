@@ -1,0 +1,62 @@
+package stats
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNewDistribution(t *testing.T) {
+	cases := []struct {
+		name    string
+		params  []float64
+		want    string // String() of the result, or "" when an error is expected
+		wantErr string
+	}{
+		{"Poisson", []float64{120}, "Exp(0.008333333333333333)", ""},
+		{"poisson", []float64{120}, "Exp(0.008333333333333333)", ""},
+		{"W", []float64{4.25, 7.86}, "W(4.25,7.86)", ""},
+		{"Weibull", []float64{4.25, 7.86}, "W(4.25,7.86)", ""},
+		{"Zero", nil, "Zero", ""},
+		{"HPoisson2", []float64{0.5, 10, 100}, "HExp2(0.5,0.1,0.01)", ""},
+		{"Zipf", []float64{1.31, 368}, "Zipf(1.31,368)", ""},
+		{"Poisson", []float64{-5}, "", "mean must be > 0"},
+		{"W", []float64{0, 1}, "", "shape must be > 0"},
+		{"U", []float64{5, 1}, "", "must not be smaller"},
+		{"HExp2", []float64{1.5, 1, 1}, "", "probability"},
+		{"Zipf", []float64{1, 2.5}, "", "whole number"},
+		{"N", []float64{1}, "", "takes 2 parameter(s), N(mu,sigma); got 1"},
+		{"Foo", nil, "", `unknown distribution "Foo"`},
+	}
+	for _, c := range cases {
+		d, err := NewDistribution(c.name, c.params)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%s%v: error %v, want one containing %q", c.name, c.params, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s%v: %v", c.name, c.params, err)
+			continue
+		}
+		if d.String() != c.want {
+			t.Errorf("%s%v = %s, want %s", c.name, c.params, d, c.want)
+		}
+	}
+}
+
+func TestStreamsAreDeterministicAndIndependent(t *testing.T) {
+	a, b := NewStream(42, 1, "arrival"), NewStream(42, 1, "arrival")
+	for i := 0; i < 1000; i++ {
+		if a.Uint64() != b.Uint64() {
+			t.Fatal("same (seed, unit, purpose) gave different streams")
+		}
+	}
+	first := func(seed uint64, unit int, purpose string) uint64 { return NewStream(seed, unit, purpose).Uint64() }
+	base := first(42, 1, "arrival")
+	for _, other := range []uint64{first(43, 1, "arrival"), first(42, 2, "arrival"), first(42, 1, "app")} {
+		if other == base {
+			t.Error("different stream keys gave the same first number")
+		}
+	}
+}

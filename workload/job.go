@@ -1,0 +1,193 @@
+// Package workload is the job model every gmark stage shares, and the on-disk
+// workload directory that carries it from the generator to the submitter.
+//
+// Times inside a workload are offsets from the workload start. A job is either
+// unitary (one program, in one or more co-allocated components) or composite (a
+// DAG of unitary sub-jobs, the tasks, linked by dependencies).
+package workload
+
+import (
+	"fmt"
+	"time"
+)
+
+// Kind tells unitary jobs from composite ones.
+type Kind string
+
+const (
+	Unitary   Kind = "unitary"
+	Composite Kind = "composite"
+)
+
+// SiteType is how a job's components are placed, in GrenchMark's words; the
+// KOALA request type each one maps to is given beside it.
+type SiteType string
+
+const (
+	Single      SiteType = "single"       // one component
+	Unordered   SiteType = "unordered"    // KOALA non-fixed: the scheduler picks every site
+	Ordered     SiteType = "ordered"      // KOALA fixed: every component names its site
+	SemiOrdered SiteType = "semi-ordered" // KOALA semi-fixed: some components name a site
+	Flexible    SiteType = "flexible"     // KOALA flexible: only the total is given
+)
+
+// AnySite is the site of a component that the scheduler may place anywhere.
+const AnySite = "*"
+
+// Job is one job of a workload.
+type Job struct {
+	ID       string        // unique in the workload: "<unit>-<index>", sub-jobs "<unit>-<index>.<node>"
+	Unit     int           // the WDL unit that generated the job
+	Index    int           // the job's number within its unit, from 0
+	Kind     Kind          // Unitary or Composite
+	Type     string        // the unit type: an application name, a DAG shape, a model name
+	Submit   time.Duration // scheduled submission, from the workload start
+	SiteType SiteType      // how Components are placed
+	WallTime time.Duration // maximum run time the job asks for; 0 = none
+	RunTime  time.Duration // expected run time when the generator knows it (traces, models); 0 = unknown
+	User     string        // optional
+	Group    string        // optional
+	App      App           // what each component runs (unitary jobs)
+	// Components are the parts of a co-allocated job, each placed on one site.
+	// A single-site job has exactly one.
+	Components []Component
+	Files      []File       // input files the job needs at its execution sites
+	Tasks      []Job        // sub-jobs of a composite job, in topological order
+	Deps       []Dependency // edges between Tasks (by ID)
+}
+
+// App is the program a job runs and its parameters, in the order the
+// program's command line takes them.
+type App struct {
+	Name   string
+	Params []Param
+}
+
+// Param is one named application parameter. Values are kept as text so a
+// parameter is printed exactly as the generator chose it.
+type Param struct {
+	Key   string
+	Value string
+}
+
+// Component is one co-allocated part of a job.
+type Component struct {
+	Site  string // a site name, or AnySite
+	Count int    // processors (or processes) the component asks for
+}
+
+// File is an input file by logical name, with its size in bytes.
+type File struct {
+	Name string
+	Size int64
+}
+
+// Dependency says that task To may start only after task From succeeded.
+type Dependency struct {
+	From string
+	To   string
+}
+
+// Processors is the total processor count a job asks for: the sum over its
+// components, or for a composite job the largest of its tasks.
+func (j *Job) Processors() int {
+	if j.Kind == Composite {
+		max := 0
+		for i := range j.Tasks {
+			if p := j.Tasks[i].Processors(); p > max {
+				max = p
+			}
+		}
+		return max
+	}
+	n := 0
+	for _, c := range j.Components {
+		n += c.Count
+	}
+	return n
+}
+
+// Param returns the value of the named application parameter.
+func (a App) Param(key string) (string, bool) {
+	for _, p := range a.Params {
+		if p.Key == key {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// Args is the program's command line after its name: "--key value" for each
+// parameter, in order. A parameter with an empty value is a bare flag.
+func (a App) Args() []string {
+	args := make([]string, 0, 2*len(a.Params))
+	for _, p := range a.Params {
+		args = append(args, "--"+p.Key)
+		if p.Value != "" {
+			args = append(args, p.Value)
+		}
+	}
+	return args
+}
+
+// Validate checks the invariants every stage relies on, so a hand-edited or
+// truncated workload file is rejected with a reason instead of misbehaving later.
+func (j *Job) Validate() error {
+	if j.ID == "" {
+		return fmt.Errorf("job has no id")
+	}
+	if j.Submit < 0 {
+		return fmt.Errorf("job %s: negative submit time %v", j.ID, j.Submit)
+	}
+	switch j.Kind {
+	case Unitary:
+		if len(j.Tasks) > 0 || len(j.Deps) > 0 {
+			return fmt.Errorf("job %s: a unitary job has no tasks or dependencies", j.ID)
+		}
+		if len(j.Components) == 0 {
+			return fmt.Errorf("job %s: no components", j.ID)
+		}
+		for i, c := range j.Components {
+			if c.Count < 1 {
+				return fmt.Errorf("job %s: component %d asks for %d processors", j.ID, i, c.Count)
+			}
+			if c.Site == "" {
+				return fmt.Errorf("job %s: component %d has no site (use %q for any)", j.ID, i, AnySite)
+			}
+		}
+		if j.App.Name == "" {
+			return fmt.Errorf("job %s: no application", j.ID)
+		}
+	case Composite:
+		if len(j.Tasks) == 0 {
+			return fmt.Errorf("job %s: composite job without tasks", j.ID)
+		}
+		pos := make(map[string]int, len(j.Tasks))
+		for i := range j.Tasks {
+			t := &j.Tasks[i]
+			if t.Kind != Unitary {
+				return fmt.Errorf("job %s: task %s is not unitary", j.ID, t.ID)
+			}
+			if err := t.Validate(); err != nil {
+				return err
+			}
+			if _, dup := pos[t.ID]; dup {
+				return fmt.Errorf("job %s: duplicate task id %s", j.ID, t.ID)
+			}
+			pos[t.ID] = i
+		}
+		for _, d := range j.Deps {
+			from, ok1 := pos[d.From]
+			to, ok2 := pos[d.To]
+			if !ok1 || !ok2 {
+				return fmt.Errorf("job %s: dependency %s -> %s names an unknown task", j.ID, d.From, d.To)
+			}
+			if from >= to {
+				return fmt.Errorf("job %s: dependency %s -> %s goes against the task order", j.ID, d.From, d.To)
+			}
+		}
+	default:
+		return fmt.Errorf("job %s: unknown kind %q", j.ID, j.Kind)
+	}
+	return nil
+}

@@ -1,0 +1,472 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// The workload.jsonl format: one job per line, a JSON object whose fields
+// always come in this order, times in seconds:
+//
+//	{"id":"1-0","unit":1,"index":0,"kind":"unitary","type":"sser","submit":12.5,
+//	 "site_type":"single","walltime":600,"runtime":0,"user":"u1","group":"g1",
+//	 "app":{"name":"sser","params":{"n":"5"}},"components":[{"site":"*","count":1}],
+//	 "files":[{"name":"f","size":1024}],"tasks":[…],"deps":[{"from":"…","to":"…"}]}
+//
+// Zero-valued optional fields are left out. Params keep their order (it is the
+// program's argument order), which is why jobs are encoded here rather than by
+// encoding/json: the standard encoder sorts map keys and re-validates the output
+// of every MarshalJSON method, and generation is bound by this encoder's speed.
+
+// AppendJSON appends the job's JSON encoding (without a newline) to b.
+func (j *Job) AppendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, j.ID)
+	b = append(b, `,"unit":`...)
+	b = strconv.AppendInt(b, int64(j.Unit), 10)
+	b = append(b, `,"index":`...)
+	b = strconv.AppendInt(b, int64(j.Index), 10)
+	b = append(b, `,"kind":`...)
+	b = appendString(b, string(j.Kind))
+	b = append(b, `,"type":`...)
+	b = appendString(b, j.Type)
+	b = append(b, `,"submit":`...)
+	b = AppendSeconds(b, j.Submit)
+	if j.SiteType != "" {
+		b = append(b, `,"site_type":`...)
+		b = appendString(b, string(j.SiteType))
+	}
+	if j.WallTime != 0 {
+		b = append(b, `,"walltime":`...)
+		b = AppendSeconds(b, j.WallTime)
+	}
+	if j.RunTime != 0 {
+		b = append(b, `,"runtime":`...)
+		b = AppendSeconds(b, j.RunTime)
+	}
+	if j.User != "" {
+		b = append(b, `,"user":`...)
+		b = appendString(b, j.User)
+	}
+	if j.Group != "" {
+		b = append(b, `,"group":`...)
+		b = appendString(b, j.Group)
+	}
+	if j.App.Name != "" {
+		b = append(b, `,"app":{"name":`...)
+		b = appendString(b, j.App.Name)
+		b = append(b, `,"params":{`...)
+		for i, p := range j.App.Params {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, p.Key)
+			b = append(b, ':')
+			b = appendString(b, p.Value)
+		}
+		b = append(b, "}}"...)
+	}
+	if len(j.Components) > 0 {
+		b = append(b, `,"components":[`...)
+		for i, c := range j.Components {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"site":`...)
+			b = appendString(b, c.Site)
+			b = append(b, `,"count":`...)
+			b = strconv.AppendInt(b, int64(c.Count), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if len(j.Files) > 0 {
+		b = append(b, `,"files":[`...)
+		for i, f := range j.Files {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"name":`...)
+			b = appendString(b, f.Name)
+			b = append(b, `,"size":`...)
+			b = strconv.AppendInt(b, f.Size, 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if len(j.Tasks) > 0 {
+		b = append(b, `,"tasks":[`...)
+		for i := range j.Tasks {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = j.Tasks[i].AppendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	if len(j.Deps) > 0 {
+		b = append(b, `,"deps":[`...)
+		for i, d := range j.Deps {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"from":`...)
+			b = appendString(b, d.From)
+			b = append(b, `,"to":`...)
+			b = appendString(b, d.To)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// AppendSeconds appends d as a decimal number of seconds, exact to the
+// nanosecond and without trailing zeros ("12", "0.25", "-1.000000001").
+func AppendSeconds(b []byte, d time.Duration) []byte {
+	if d < 0 {
+		b = append(b, '-')
+		if d == math.MinInt64 { // cannot be negated; no workload gets here
+			return append(b, "9223372036.854775808"...)
+		}
+		d = -d
+	}
+	b = strconv.AppendInt(b, int64(d/time.Second), 10)
+	frac := int64(d % time.Second)
+	if frac == 0 {
+		return b
+	}
+	var digits [9]byte
+	for i := 8; i >= 0; i-- {
+		digits[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	n := 9
+	for n > 0 && digits[n-1] == '0' {
+		n--
+	}
+	b = append(b, '.')
+	return append(b, digits[:n]...)
+}
+
+// ParseSeconds is the inverse of AppendSeconds: a decimal number of seconds,
+// with at most nine fractional digits, to an exact duration.
+func ParseSeconds(s string) (time.Duration, error) {
+	orig := s
+	neg := false
+	if s != "" && s[0] == '-' {
+		neg, s = true, s[1:]
+	}
+	intPart, fracPart := s, ""
+	if i := indexByte(s, '.'); i >= 0 {
+		intPart, fracPart = s[:i], s[i+1:]
+		if fracPart == "" {
+			return 0, fmt.Errorf("bad seconds value %q", orig)
+		}
+	}
+	if intPart == "" || len(fracPart) > 9 {
+		return 0, fmt.Errorf("bad seconds value %q (at most 9 decimals)", orig)
+	}
+	whole, err := strconv.ParseUint(intPart, 10, 63)
+	if err != nil || whole > math.MaxInt64/uint64(time.Second)-1 {
+		return 0, fmt.Errorf("bad seconds value %q", orig)
+	}
+	var frac int64
+	for i := 0; i < 9; i++ {
+		frac *= 10
+		if i < len(fracPart) {
+			c := fracPart[i]
+			if c < '0' || c > '9' {
+				return 0, fmt.Errorf("bad seconds value %q", orig)
+			}
+			frac += int64(c - '0')
+		}
+	}
+	d := time.Duration(whole)*time.Second + time.Duration(frac)
+	if neg {
+		d = -d
+	}
+	return d, nil
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// appendString appends s as a JSON string, escaping what JSON requires and
+// replacing invalid UTF-8 the way encoding/json does.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				const hex = "0123456789abcdef"
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// jobJSON mirrors the file format for decoding.
+type jobJSON struct {
+	ID         *string           `json:"id"`
+	Unit       int               `json:"unit"`
+	Index      int               `json:"index"`
+	Kind       Kind              `json:"kind"`
+	Type       string            `json:"type"`
+	Submit     *json.Number      `json:"submit"`
+	SiteType   SiteType          `json:"site_type"`
+	WallTime   json.Number       `json:"walltime"`
+	RunTime    json.Number       `json:"runtime"`
+	User       string            `json:"user"`
+	Group      string            `json:"group"`
+	App        *appJSON          `json:"app"`
+	Components []Component       `json:"components"`
+	Files      []File            `json:"files"`
+	Tasks      []json.RawMessage `json:"tasks"`
+	Deps       []Dependency      `json:"deps"`
+}
+
+type appJSON struct {
+	Name   string      `json:"name"`
+	Params orderedStrs `json:"params"`
+}
+
+// orderedStrs decodes a JSON object of strings keeping its key order.
+type orderedStrs []Param
+
+func (o *orderedStrs) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return errors.New("params: want an object")
+	}
+	*o = (*o)[:0]
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := kt.(string)
+		vt, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		val, ok := vt.(string)
+		if !ok {
+			return fmt.Errorf("params: value of %q must be a string", key)
+		}
+		*o = append(*o, Param{Key: key, Value: val})
+	}
+	_, err = dec.Token()
+	return err
+}
+
+func (c *Component) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Site  string `json:"site"`
+		Count int    `json:"count"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*c = Component{Site: v.Site, Count: v.Count}
+	return nil
+}
+
+func (f *File) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Name string `json:"name"`
+		Size int64  `json:"size"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*f = File{Name: v.Name, Size: v.Size}
+	return nil
+}
+
+func (d *Dependency) UnmarshalJSON(data []byte) error {
+	var v struct {
+		From string `json:"from"`
+		To   string `json:"to"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*d = Dependency{From: v.From, To: v.To}
+	return nil
+}
+
+func seconds(n json.Number, field string) (time.Duration, error) {
+	if n == "" {
+		return 0, nil
+	}
+	d, err := ParseSeconds(string(n))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %v", field, err)
+	}
+	return d, nil
+}
+
+// ParseJob decodes one line of workload.jsonl and validates the job.
+func ParseJob(line []byte) (Job, error) {
+	j, err := decodeJob(line)
+	if err != nil {
+		return Job{}, err
+	}
+	if err := j.Validate(); err != nil {
+		return Job{}, err
+	}
+	return j, nil
+}
+
+func decodeJob(data []byte) (Job, error) {
+	var v jobJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return Job{}, err
+	}
+	if dec.More() {
+		return Job{}, errors.New("extra data after the job object")
+	}
+	if v.ID == nil {
+		return Job{}, errors.New(`missing "id"`)
+	}
+	if v.Submit == nil {
+		return Job{}, fmt.Errorf(`job %s: missing "submit"`, *v.ID)
+	}
+	j := Job{ID: *v.ID, Unit: v.Unit, Index: v.Index, Kind: v.Kind, Type: v.Type, SiteType: v.SiteType,
+		User: v.User, Group: v.Group, Components: v.Components, Files: v.Files, Deps: v.Deps}
+	var err error
+	if j.Submit, err = seconds(*v.Submit, "submit"); err != nil {
+		return Job{}, err
+	}
+	if j.WallTime, err = seconds(v.WallTime, "walltime"); err != nil {
+		return Job{}, err
+	}
+	if j.RunTime, err = seconds(v.RunTime, "runtime"); err != nil {
+		return Job{}, err
+	}
+	if v.App != nil {
+		j.App = App{Name: v.App.Name, Params: []Param(v.App.Params)}
+	}
+	for _, raw := range v.Tasks {
+		t, err := decodeJob(raw)
+		if err != nil {
+			return Job{}, fmt.Errorf("task of %s: %v", j.ID, err)
+		}
+		j.Tasks = append(j.Tasks, t)
+	}
+	return j, nil
+}
+
+// Writer streams jobs to workload.jsonl, one line each.
+type Writer struct {
+	w   *bufio.Writer
+	buf []byte
+	n   int
+}
+
+// NewWriter returns a Writer that buffers its output to w; call Flush at the end.
+func NewWriter(w io.Writer) *Writer {
+	return &Writer{w: bufio.NewWriterSize(w, 256<<10), buf: make([]byte, 0, 1024)}
+}
+
+// Write appends one job line.
+func (w *Writer) Write(j *Job) error {
+	w.buf = j.AppendJSON(w.buf[:0])
+	w.buf = append(w.buf, '\n')
+	w.n++
+	_, err := w.w.Write(w.buf)
+	return err
+}
+
+// Count is the number of jobs written so far.
+func (w *Writer) Count() int { return w.n }
+
+// Flush writes any buffered data to the underlying writer.
+func (w *Writer) Flush() error { return w.w.Flush() }
+
+// Reader streams jobs from workload.jsonl.
+type Reader struct {
+	name string
+	sc   *bufio.Scanner
+	line int
+}
+
+// NewReader reads jobs from r; name is used in error messages ("name:line: …").
+func NewReader(r io.Reader, name string) *Reader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	return &Reader{name: name, sc: sc}
+}
+
+// Next returns the next job, or io.EOF after the last one. Errors carry the
+// file name and line number.
+func (r *Reader) Next() (Job, error) {
+	for r.sc.Scan() {
+		r.line++
+		line := bytes.TrimSpace(r.sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		j, err := ParseJob(line)
+		if err != nil {
+			return Job{}, fmt.Errorf("%s:%d: %v", r.name, r.line, err)
+		}
+		return j, nil
+	}
+	if err := r.sc.Err(); err != nil {
+		return Job{}, fmt.Errorf("%s:%d: %v", r.name, r.line+1, err)
+	}
+	return Job{}, io.EOF
+}
