@@ -44,13 +44,13 @@ type AppSpec struct {
 
 var (
 	supersteps = AppParam{Flag: "supersteps", Key: "Supersteps", Doc: "number of supersteps N",
-		Values: []string{"1", "2", "5", "10", "20", "50", "100"}, Default: "10"}
+		Values: []string{"1", "2", "5", "10", "20", "50", "100"}, Default: "10", Check: atLeast(1)}
 	memory = AppParam{Flag: "memory", Key: "Memory", Doc: "memory items M, in thousands",
-		Values: []string{"10", "25", "50", "100", "250", "500", "1000", "5000"}, Default: "100"}
+		Values: []string{"10", "25", "50", "100", "250", "500", "1000", "5000"}, Default: "100", Check: atLeast(1)}
 	elements = AppParam{Flag: "elements", Key: "Elements", Doc: "elements per memory item S",
-		Values: []string{"3", "4", "10", "100", "500", "1000"}, Default: "10"}
+		Values: []string{"3", "4", "10", "100", "500", "1000"}, Default: "10", Check: atLeast(1)}
 	compute = AppParam{Flag: "compute", Key: "Compute", Doc: "computation per memory item C",
-		Values: []string{"2", "10", "100", "1000"}, Default: "10"}
+		Values: []string{"2", "10", "100", "1000"}, Default: "10", Check: atLeast(1)}
 	exchange = AppParam{Flag: "exchange", Key: "Exchange", Doc: "elements exchanged per superstep X",
 		Values: []string{"100", "500", "1000", "10000", "50000"}, Default: "1000"}
 	ioSizes = []string{"0", "16", "32", "64", "128", "256"}
@@ -75,7 +75,7 @@ var appSpecs = []*AppSpec{
 	{Name: "lunar", Doc: "state-space exploration of dimension S, reporting states explored and interesting states found",
 		Params: []AppParam{
 			{Flag: "dimension", Key: "Dimension", Doc: "dimension S of the state space",
-				Values: []string{"4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16"}, Default: "8"},
+				Values: []string{"4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16"}, Default: "8", Check: atLeast(1)},
 			{Flag: "flavour", Key: "Flavour", Doc: "instance flavour: normal or large",
 				Values: []string{"normal", "large"}, Default: "normal", Check: oneOf("normal", "large")}}},
 	{Name: "swf", Doc: "replays a trace job: holds its processors for its run time",
@@ -201,6 +201,16 @@ func wholeNumber(v string) error {
 		return fmt.Errorf("%q must be a whole number >= 0", v)
 	}
 	return nil
+}
+
+// atLeast accepts whole numbers >= n.
+func atLeast(n int) func(string) error {
+	return func(v string) error {
+		if k, err := strconv.Atoi(v); err != nil || k < n {
+			return fmt.Errorf("%q must be a whole number >= %d", v, n)
+		}
+		return nil
+	}
 }
 
 func positiveNumber(v string) error {

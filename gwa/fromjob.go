@@ -29,8 +29,14 @@ func JobRecords(j *workload.Job) []Record {
 	}
 	out := make([]Record, 0, len(j.Tasks))
 	for i := range j.Tasks {
-		t := &j.Tasks[i]
-		out = append(out, taskRecord(t, "BoT", j.ID, first[t.ID]))
+		t := j.Tasks[i] // a copy: the user and group default to the composite job's
+		if t.User == "" {
+			t.User = j.User
+		}
+		if t.Group == "" {
+			t.Group = j.Group
+		}
+		out = append(out, taskRecord(&t, "BoT", j.ID, first[t.ID]))
 	}
 	return out
 }

@@ -441,6 +441,9 @@ func scanPairs(line lineRef, s string, base int) ([]pair, error) {
 		start := i
 		eq := strings.IndexByte(s[i:], '=')
 		comma := strings.IndexByte(s[i:], ',')
+		if comma >= 0 && eq >= 0 && comma > eq {
+			comma = -1 // the value's own commas do not matter here
+		}
 		if eq < 0 || (comma >= 0 && comma < eq) {
 			end := len(s)
 			if comma >= 0 {
@@ -466,10 +469,7 @@ func scanPairs(line lineRef, s string, base int) ([]pair, error) {
 				return nil, Errorf(line.at(base+i), "%s: expected ',' after the quoted value", key)
 			}
 		} else {
-			end := strings.IndexByte(s[i:], ',')
-			if end < 0 {
-				end = len(s) - i
-			}
+			end := valueEnd(s[i:])
 			value = strings.TrimSpace(s[i : i+end])
 			i += end
 		}
@@ -486,6 +486,28 @@ func scanPairs(line lineRef, s string, base int) ([]pair, error) {
 		}
 	}
 	return out, nil
+}
+
+// valueEnd is the length of an unquoted value: up to the next ',' that is
+// not inside parentheses, so a distribution such as RunTime=U(1m,5m) is one
+// value.
+func valueEnd(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth > 0 {
+				depth--
+			}
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return len(s)
 }
 
 func validKey(s string) bool {

@@ -325,3 +325,16 @@ func TestValues(t *testing.T) {
 		t.Error("empty range accepted")
 	}
 }
+
+func TestDistributionValuesInOtherInfo(t *testing.T) {
+	spec, err := Parse("d.wdl", []byte("5\tswf\tsingle\t1\t*:?\tZero\tRunTime=U(144s,240s),Scale=2,X=HPoisson2(0.5,1m,2h)\n"), memFS{}.open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := spec.Units[0].Options
+	for k, want := range map[string]string{"RunTime": "U(144s,240s)", "Scale": "2", "X": "HPoisson2(0.5,1m,2h)"} {
+		if got, _ := o.String(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+}

@@ -1,0 +1,37 @@
+# gmark: the developer's entry points. `make test` is what CI runs.
+GO       ?= go
+FUZZTIME ?= 15s
+BENCHTIME ?= 1s
+
+.PHONY: all build test check bench fuzz clean
+
+all: build
+
+## build: compile the gmark binary into ./bin/gmark
+build:
+	$(GO) build -o bin/gmark ./cmd/gmark
+
+## check: formatting and vet
+check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## test: formatting, vet, and every test (fuzz targets run their seed corpora)
+test: check
+	$(GO) test ./...
+
+## bench: every benchmark; generation speed figures are in ./generator
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
+
+## fuzz: run each fuzz target for FUZZTIME
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+clean:
+	rm -rf bin

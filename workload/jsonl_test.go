@@ -1,0 +1,205 @@
+package workload
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sampleJobs() []Job {
+	unitary := Job{ID: "1-0", Unit: 1, Index: 0, Kind: Unitary, Type: "smpi", Submit: 1500 * time.Millisecond,
+		SiteType: SemiOrdered, WallTime: 10 * time.Minute, RunTime: 123456789 * time.Nanosecond,
+		User: "alice \"the\" user", Group: "g\t1\\",
+		App:        App{Name: "smpi", Params: []Param{{"supersteps", "5"}, {"memory", "10"}, {"flag", ""}}},
+		Components: []Component{{Site: AnySite, Count: 4}, {Site: "fs1", Count: 2}},
+		Files:      []File{{Name: "data-ü", Size: 2 << 30}}}
+	composite := Job{ID: "2-0", Unit: 2, Kind: Composite, Type: "chain", Submit: 0, User: "bob",
+		Tasks: []Job{
+			{ID: "2-0.0", Unit: 2, Kind: Unitary, Type: "hello", SiteType: Single, App: App{Name: "hello"}, Components: []Component{{AnySite, 1}}},
+			{ID: "2-0.1", Unit: 2, Index: 1, Kind: Unitary, Type: "sser", SiteType: Single, App: App{Name: "sser", Params: []Param{{"supersteps", "1"}}}, Components: []Component{{AnySite, 1}}},
+		},
+		Deps: []Dependency{{From: "2-0.0", To: "2-0.1"}}}
+	return []Job{unitary, composite}
+}
+
+// normalize makes nil and empty slices compare equal.
+func normalize(j Job) Job {
+	if len(j.App.Params) == 0 {
+		j.App.Params = nil
+	}
+	if len(j.Components) == 0 {
+		j.Components = nil
+	}
+	if len(j.Files) == 0 {
+		j.Files = nil
+	}
+	if len(j.Deps) == 0 {
+		j.Deps = nil
+	}
+	for i := range j.Tasks {
+		j.Tasks[i] = normalize(j.Tasks[i])
+	}
+	if len(j.Tasks) == 0 {
+		j.Tasks = nil
+	}
+	return j
+}
+
+func TestRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf)
+	jobs := sampleJobs()
+	for i := range jobs {
+		if err := w.Write(&jobs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// Every line is valid JSON for the standard library too.
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("invalid JSON %s: %v", line, err)
+		}
+	}
+	r := NewReader(bytes.NewReader(buf.Bytes()), "w.jsonl")
+	for i := range jobs {
+		got, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := normalize(jobs[i]); !reflect.DeepEqual(normalize(got), want) {
+			t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
+		}
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("after the last job: %v, want EOF", err)
+	}
+}
+
+func TestStableFieldOrder(t *testing.T) {
+	j := sampleJobs()[0]
+	got := string(j.AppendJSON(nil))
+	want := `{"id":"1-0","unit":1,"index":0,"kind":"unitary","type":"smpi","submit":1.5,"site_type":"semi-ordered",` +
+		`"walltime":600,"runtime":0.123456789,"user":"alice \"the\" user","group":"g\t1\\",` +
+		`"app":{"name":"smpi","params":{"supersteps":"5","memory":"10","flag":""}},` +
+		`"components":[{"site":"*","count":4},{"site":"fs1","count":2}],"files":[{"name":"data-ü","size":2147483648}]}`
+	if got != want {
+		t.Errorf("encoding\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestSeconds(t *testing.T) {
+	cases := []struct {
+		d    time.Duration
+		text string
+	}{
+		{0, "0"}, {time.Second, "1"}, {1500 * time.Millisecond, "1.5"}, {time.Nanosecond, "0.000000001"},
+		{-2*time.Second - time.Millisecond, "-2.001"}, {100 * 365 * 24 * time.Hour, "3153600000"},
+	}
+	for _, c := range cases {
+		if got := string(AppendSeconds(nil, c.d)); got != c.text {
+			t.Errorf("AppendSeconds(%v) = %s, want %s", c.d, got, c.text)
+		}
+		if got, err := ParseSeconds(c.text); err != nil || got != c.d {
+			t.Errorf("ParseSeconds(%s) = %v, %v; want %v", c.text, got, err, c.d)
+		}
+	}
+	for _, bad := range []string{"", "-", "1.", ".5", "1e3", "1.0000000001", "abc", "99999999999999999999"} {
+		if _, err := ParseSeconds(bad); err == nil {
+			t.Errorf("ParseSeconds(%q) accepted", bad)
+		}
+	}
+}
+
+func TestReaderErrorsHaveLineNumbers(t *testing.T) {
+	cases := []struct{ input, want string }{
+		{"{\"id\":\"1-0\",\"unit\":1,\"index\":0,\"kind\":\"unitary\",\"type\":\"x\",\"submit\":0,\"app\":{\"name\":\"x\",\"params\":{}},\"components\":[{\"site\":\"*\",\"count\":1}]}\n{\"id\":\"1-1\"", "w.jsonl:2: "},
+		{"\n\n{\"id\":\"a\",\"kind\":\"unitary\",\"submit\":0}", "w.jsonl:3: job a: no components"},
+		{"{\"id\":\"a\",\"kind\":\"unitary\",\"submit\":1,\"bogus\":1}", `w.jsonl:1: json: unknown field "bogus"`},
+		{"{\"id\":\"a\",\"kind\":\"weird\",\"submit\":1}", `w.jsonl:1: job a: unknown kind "weird"`},
+		{"{\"kind\":\"unitary\",\"submit\":1}", `w.jsonl:1: missing "id"`},
+		{"{\"id\":\"a\",\"kind\":\"unitary\",\"submit\":1e3}", `w.jsonl:1: submit: bad seconds value "1e3"`},
+		{"{\"id\":\"c\",\"kind\":\"composite\",\"submit\":0,\"tasks\":[{\"id\":\"t\",\"kind\":\"unitary\",\"submit\":0,\"app\":{\"name\":\"x\",\"params\":{}},\"components\":[{\"site\":\"*\",\"count\":1}]}],\"deps\":[{\"from\":\"t\",\"to\":\"u\"}]}", "w.jsonl:1: job c: dependency t -> u names an unknown task"},
+	}
+	for _, c := range cases {
+		r := NewReader(strings.NewReader(c.input), "w.jsonl")
+		var err error
+		for err == nil {
+			_, err = r.Next()
+		}
+		if err == io.EOF || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("input %q: error %v, want prefix %q", c.input, err, c.want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	good := sampleJobs()
+	for i := range good {
+		if err := good[i].Validate(); err != nil {
+			t.Errorf("%s: %v", good[i].ID, err)
+		}
+	}
+	bad := []func(j *Job){
+		func(j *Job) { j.ID = "" },
+		func(j *Job) { j.Submit = -1 },
+		func(j *Job) { j.Components[0].Count = 0 },
+		func(j *Job) { j.Components[0].Site = "" },
+		func(j *Job) { j.App.Name = "" },
+		func(j *Job) { j.Deps = []Dependency{{"a", "b"}} },
+	}
+	for i, mutate := range bad {
+		j := sampleJobs()[0]
+		mutate(&j)
+		if err := j.Validate(); err == nil {
+			t.Errorf("mutation %d accepted", i)
+		}
+	}
+	c := sampleJobs()[1]
+	c.Deps = []Dependency{{From: "2-0.1", To: "2-0.0"}}
+	if err := c.Validate(); err == nil {
+		t.Error("a backward dependency was accepted")
+	}
+}
+
+func TestProcessors(t *testing.T) {
+	jobs := sampleJobs()
+	if n := jobs[0].Processors(); n != 6 {
+		t.Errorf("co-allocated job: %d processors, want 6", n)
+	}
+	if n := jobs[1].Processors(); n != 1 {
+		t.Errorf("composite job: %d processors, want its largest task's 1", n)
+	}
+	if args := jobs[0].App.Args(); strings.Join(args, " ") != "--supersteps 5 --memory 10 --flag" {
+		t.Errorf("Args = %q", args)
+	}
+}
+
+// FuzzParseJob: the decoder never panics, and whatever it accepts encodes and
+// decodes to the same job.
+func FuzzParseJob(f *testing.F) {
+	for _, j := range sampleJobs() {
+		f.Add(j.AppendJSON(nil))
+	}
+	f.Add([]byte(`{"id":"x","kind":"unitary","submit":0.5,"app":{"name":"a","params":{"k":"v"}},"components":[{"site":"*","count":1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		j, err := ParseJob(data)
+		if err != nil {
+			return
+		}
+		again, err := ParseJob(j.AppendJSON(nil))
+		if err != nil {
+			t.Fatalf("re-encoded job does not parse: %v", err)
+		}
+		if !reflect.DeepEqual(normalize(j), normalize(again)) {
+			t.Fatalf("round trip changed the job:\n%+v\n%+v", j, again)
+		}
+	})
+}
