@@ -1,0 +1,393 @@
+// Package core is the bundled scheduler: a multi-cluster co-allocating
+// scheduler in the style of KOALA (Mohamed's thesis). Jobs wait in four
+// priority placement queues scanned at a fixed interval; a placement policy
+// chooses execution and file sites for every component at once; processors
+// are soft-reserved inside the scheduler and claimed from the clusters' local
+// resource managers (which have no reservations) by the Incremental Claiming
+// Policy as the job's files arrive; runners start the components; faults take
+// clusters out and send jobs back to the queues.
+//
+// The core is a deterministic discrete-event state machine: it never reads a
+// clock. Time enters only through Advance(now), which runs every internal
+// event (scans, claims, job ends, background load) due by then, in order. A
+// driver calls Advance with a live clock (package server) or jumps from event
+// to event in simulated time (Run), so the same code runs live and simulated.
+// The core is not safe for concurrent use: one goroutine drives it.
+package core
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/koala/lrm"
+	"github.com/gmark/gmark/koala/placement"
+	"github.com/gmark/gmark/stats"
+	"github.com/gmark/gmark/workload"
+)
+
+// Core is the scheduler.
+type Core struct {
+	grid     *grid.Grid
+	cfg      grid.Scheduler
+	now      time.Time
+	start    time.Time
+	clusters []*cluster // by name
+	byName   map[string]*cluster
+	policies map[string]placement.Policy
+	jobs     map[string]*Job
+	order    []*Job // every job, in submission order
+	keys     map[string]string
+	queues   [4][]*Job
+	rrCycle  []Priority
+	rrPos    int
+	timers   timerHeap
+	timerSeq uint64
+	eventSeq uint64
+	sink     Sink
+	exec     Executor
+	rng      *rand.Rand
+	nextLRM  int64
+	nextJob  int
+	queued   int // jobs in the placement queues
+
+	measureFrom  time.Time         // start of the period Utilization reports on
+	deferLocal   bool              // hold local scheduling (see claimTry)
+	deferredLRMs map[*cluster]bool // clusters whose local queue waits for a schedule
+}
+
+// cluster is the core's view of one site.
+type cluster struct {
+	cfg      grid.Cluster
+	lrm      *lrm.Cluster
+	soft     int // processors placed on but not yet claimed (KOALA's soft reservation)
+	held     int // processors claimed but not yet executing (wasted until the start time)
+	running  int // processors executing grid components
+	errors   int // consecutive soft errors
+	disabled string
+	acct     accounting
+	cacheAt  time.Time
+	cacheIdl int
+	dummies  map[int64]bool // background jobs started by the controller
+}
+
+// Executor runs components. The emulated executor returns a run time and
+// the core ends the component by timer; an executor of real processes returns
+// ok=false for the run time and reports the end through ComponentExited.
+type Executor interface {
+	// Start begins executing component comp of job j on site. It returns the
+	// emulated run time, or emulated=false when the end will be reported.
+	Start(j *Job, comp int, site string, speed float64) (runtime time.Duration, emulated bool, err error)
+	// Stop kills a component started earlier (for real processes).
+	Stop(j *Job, comp int)
+}
+
+// New builds a core for a grid, starting at time start. sink receives every
+// event (nil discards them); exec runs components (nil: emulated timers).
+func New(g *grid.Grid, start time.Time, sink Sink, exec Executor) (*Core, error) {
+	c := &Core{grid: g, cfg: g.Scheduler, now: start, start: start, byName: map[string]*cluster{},
+		policies: map[string]placement.Policy{}, jobs: map[string]*Job{}, keys: map[string]string{},
+		sink: sink, exec: exec, rng: stats.NewStream(g.Scheduler.Seed, 0, "koala")}
+	if c.sink == nil {
+		c.sink = discard{}
+	}
+	if c.exec == nil {
+		c.exec = Emulated{DefaultRuntime: g.Scheduler.DefaultRuntime.Duration}
+	}
+	names := make([]string, len(g.Clusters))
+	for i, gc := range g.Clusters {
+		s, err := lrm.ParseScheduler(gc.LocalScheduler)
+		if err != nil {
+			return nil, err
+		}
+		cl := &cluster{cfg: gc, lrm: lrm.New(gc.Name, gc.Processors, s), dummies: map[int64]bool{}}
+		cl.acct.last, cl.acct.sampleStart = start, start
+		c.clusters = append(c.clusters, cl)
+		c.byName[gc.Name] = cl
+		names[i] = gc.Name
+	}
+	for _, name := range placement.Names() {
+		p, _ := placement.New(name, names)
+		c.policies[name] = p
+	}
+	if _, err := c.policy(g.Scheduler.Policy); err != nil {
+		return nil, err
+	}
+	w := g.Scheduler.GroupWeights
+	q := g.Scheduler.QueueWeights
+	for i := 0; i < w[0]; i++ {
+		c.rrCycle = appendN(c.rrCycle, SuperHigh, q[0])
+		c.rrCycle = appendN(c.rrCycle, High, q[1])
+	}
+	for i := 0; i < w[1]; i++ {
+		c.rrCycle = appendN(c.rrCycle, Low, q[2])
+		c.rrCycle = appendN(c.rrCycle, SuperLow, q[3])
+	}
+	c.at(start.Add(c.cfg.ScanInterval.Duration), c.scanTick)
+	c.at(start.Add(c.cfg.UtilizationSample.Duration), c.sampleTick)
+	for _, cl := range c.clusters {
+		if cl.cfg.Background.Enabled() {
+			cl := cl
+			c.at(start, func() { c.backgroundTick(cl) })
+		}
+	}
+	for _, e := range g.Events {
+		e := e
+		c.at(start.Add(e.At.Duration), func() {
+			if e.Action == "down" {
+				_ = c.SetClusterDown(e.Cluster, "scheduled outage (grid.toml)")
+			} else {
+				_ = c.SetClusterUp(e.Cluster)
+			}
+		})
+	}
+	return c, nil
+}
+
+func appendN(s []Priority, p Priority, n int) []Priority {
+	for i := 0; i < n; i++ {
+		s = append(s, p)
+	}
+	return s
+}
+
+type discard struct{}
+
+func (discard) Event(*Event) {}
+
+// Now is the core's current time.
+func (c *Core) Now() time.Time { return c.now }
+
+// Grid is the grid the core schedules.
+func (c *Core) Grid() *grid.Grid { return c.grid }
+
+// NextEvent is the time of the earliest pending internal event.
+func (c *Core) NextEvent() (time.Time, bool) {
+	if len(c.timers) == 0 {
+		return time.Time{}, false
+	}
+	return c.timers[0].at, true
+}
+
+// Advance runs every internal event due at or before to, in time order, and
+// leaves the core's time at to (time never goes back).
+func (c *Core) Advance(to time.Time) {
+	for len(c.timers) > 0 && !c.timers[0].at.After(to) {
+		t := heap.Pop(&c.timers).(*timer)
+		if t.at.After(c.now) {
+			c.now = t.at
+		}
+		t.fn()
+	}
+	if to.After(c.now) {
+		c.now = to
+	}
+}
+
+// emit sends an event to the sink, stamped with the time and a sequence number.
+func (c *Core) emit(e Event) {
+	c.eventSeq++
+	e.Seq = c.eventSeq
+	e.Time = c.now
+	c.sink.Event(&e)
+}
+
+func (c *Core) policy(name string) (placement.Policy, error) {
+	if name == "" {
+		name = c.cfg.Policy
+	}
+	p, err := placement.New(name, nil) // normalizes the name
+	if err != nil {
+		return nil, err
+	}
+	return c.policies[p.Name()], nil
+}
+
+// Errors of submissions.
+var (
+	ErrDuplicateKey = errors.New("a job with this idempotency key was already submitted")
+	ErrUnknownJob   = errors.New("no such job")
+)
+
+// Submit accepts a unitary job. Its components keep their sizes; a component
+// naming a site (not "*") is fixed there. It returns the job's core id.
+func (c *Core) Submit(spec workload.Job, opts Options) (*Job, error) {
+	if spec.Kind == workload.Composite {
+		return nil, fmt.Errorf("composite jobs are submitted task by task (the submitter's dependency executor does this)")
+	}
+	if spec.Kind == "" {
+		spec.Kind = workload.Unitary
+	}
+	if spec.ID == "" {
+		spec.ID = "job"
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Key != "" {
+		if id, dup := c.keys[opts.Key]; dup {
+			return c.jobs[id], ErrDuplicateKey
+		}
+	}
+	if _, err := c.policy(opts.Policy); err != nil {
+		return nil, err
+	}
+	if opts.Runner == "" {
+		r, err := ParseRunner(c.cfg.DefaultRunner)
+		if err != nil {
+			return nil, err
+		}
+		opts.Runner = r
+	}
+	total := 0
+	for _, comp := range spec.Components {
+		total += comp.Count
+		if comp.Site != workload.AnySite {
+			cl, ok := c.byName[comp.Site]
+			if !ok {
+				return nil, fmt.Errorf("component on unknown site %q (sites: %v)", comp.Site, c.siteNames())
+			}
+			if comp.Count > cl.cfg.Processors {
+				return nil, fmt.Errorf("a component of %d processors cannot fit site %s (%d processors)", comp.Count, comp.Site, cl.cfg.Processors)
+			}
+		}
+	}
+	if spec.SiteType != workload.Flexible {
+		largest := 0
+		for _, cl := range c.clusters {
+			largest = max(largest, cl.cfg.Processors)
+		}
+		for _, comp := range spec.Components {
+			if comp.Site == workload.AnySite && comp.Count > largest {
+				return nil, fmt.Errorf("a component of %d processors fits no site (the largest has %d)", comp.Count, largest)
+			}
+		}
+	}
+	if total > c.grid.TotalProcessors() {
+		return nil, fmt.Errorf("the job asks for %d processors; the grid has %d", total, c.grid.TotalProcessors())
+	}
+	c.nextJob++
+	j := &Job{ID: "k" + strconv.Itoa(c.nextJob), Spec: spec, Opts: opts, State: Queued, Submitted: c.now,
+		L: *c.cfg.ClaimL, priority: opts.Priority, exclude: map[string]bool{}}
+	c.initComponents(j)
+	c.jobs[j.ID] = j
+	c.order = append(c.order, j)
+	if opts.Key != "" {
+		c.keys[opts.Key] = j.ID
+	}
+	c.emit(Event{Kind: EvSubmitted, Job: j.ID, Key: opts.Key, Policy: c.policyName(j), Reason: opts.Priority.String() + " " + string(opts.Runner)})
+	c.enqueue(j)
+	if *c.cfg.PlaceOnSubmit && (c.tryPlace(j, c.info()) || j.State.Terminal()) {
+		c.dequeue(j)
+	}
+	return j, nil
+}
+
+func (c *Core) policyName(j *Job) string {
+	p, _ := c.policy(j.Opts.Policy)
+	return p.Name()
+}
+
+func (c *Core) siteNames() []string {
+	var out []string
+	for _, cl := range c.clusters {
+		out = append(out, cl.cfg.Name)
+	}
+	return out
+}
+
+// initComponents builds the components and the placement request.
+func (c *Core) initComponents(j *Job) {
+	j.Components = j.Components[:0]
+	j.request = placement.Request{Flexible: j.Spec.SiteType == workload.Flexible, Exclude: j.exclude}
+	for i, comp := range j.Spec.Components {
+		fixed := ""
+		if comp.Site != workload.AnySite {
+			fixed = comp.Site
+		}
+		j.Components = append(j.Components, Component{Size: comp.Count, Fixed: fixed})
+		j.request.Components = append(j.request.Components, placement.Component{Index: i, Size: comp.Count, Site: fixed})
+	}
+	for _, f := range j.Spec.Files {
+		j.request.Files = append(j.request.Files, placement.File{Name: f.Name, Size: f.Size})
+	}
+}
+
+// Job returns a job by core id.
+func (c *Core) Job(id string) (*Job, bool) {
+	j, ok := c.jobs[id]
+	return j, ok
+}
+
+// JobByKey returns the job submitted with an idempotency key.
+func (c *Core) JobByKey(key string) (*Job, bool) {
+	id, ok := c.keys[key]
+	if !ok {
+		return nil, false
+	}
+	return c.jobs[id], true
+}
+
+// Jobs lists every job in submission order.
+func (c *Core) Jobs() []*Job { return c.order }
+
+// Active counts the jobs not yet in a terminal state.
+func (c *Core) Active() int {
+	n := 0
+	for _, j := range c.order {
+		if !j.State.Terminal() {
+			n++
+		}
+	}
+	return n
+}
+
+// QueueLength is the number of jobs waiting in the placement queues.
+func (c *Core) QueueLength() int { return c.queued }
+
+// Cancel stops a job wherever it is.
+func (c *Core) Cancel(id string, reason string) error {
+	j, ok := c.jobs[id]
+	if !ok {
+		return ErrUnknownJob
+	}
+	if j.State.Terminal() {
+		return fmt.Errorf("job %s is already %s", id, j.State)
+	}
+	c.release(j)
+	c.dequeue(j)
+	j.State, j.Reason, j.End = Cancelled, reason, c.now
+	c.emit(Event{Kind: EvCancelled, Job: j.ID, Key: j.Opts.Key, Reason: reason})
+	return nil
+}
+
+// ClusterStatus is a site's state for the API.
+type ClusterStatus struct {
+	Name        string  `json:"name"`
+	Processors  int     `json:"processors"`
+	Speed       float64 `json:"speed"`
+	Up          bool    `json:"up"`
+	Disabled    string  `json:"disabled,omitempty"` // why it is out of service
+	Idle        int     `json:"idle"`
+	Background  int     `json:"background"`   // processors of local jobs
+	QueuedLocal int     `json:"queued_local"` // processors of waiting local jobs
+	Grid        int     `json:"grid"`         // processors executing grid components
+	Held        int     `json:"held"`         // claimed, waiting for the start time (wasted)
+	Reserved    int     `json:"reserved"`     // placed on, not yet claimed
+	Errors      int     `json:"soft_errors"`  // consecutive soft errors
+}
+
+// Clusters reports every site's state.
+func (c *Core) Clusters() []ClusterStatus {
+	out := make([]ClusterStatus, 0, len(c.clusters))
+	for _, cl := range c.clusters {
+		out = append(out, ClusterStatus{Name: cl.cfg.Name, Processors: cl.cfg.Processors, Speed: cl.cfg.Speed,
+			Up: !cl.lrm.Down(), Disabled: cl.disabled, Idle: cl.lrm.Idle(), Background: cl.lrm.Busy(lrm.Local),
+			QueuedLocal: cl.lrm.QueuedProcessors(), Grid: cl.running, Held: cl.held, Reserved: cl.soft, Errors: cl.errors})
+	}
+	return out
+}

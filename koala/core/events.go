@@ -1,0 +1,128 @@
+package core
+
+import (
+	"container/heap"
+	"time"
+)
+
+// EventKind names a state change of a job or a cluster.
+type EventKind string
+
+// The events the core emits. Every state change of a job is one event, so
+// the event stream alone gives each job's timeline.
+const (
+	EvSubmitted      EventKind = "submitted"       // accepted; Detail: policy, priority, runner
+	EvPlacementTry   EventKind = "placement_try"   // a placement try failed; Try counts them
+	EvPlaced         EventKind = "placed"          // Sites, FTT, JST, JCT, Policy
+	EvClaimTry       EventKind = "claim_try"       // Try, Claimed components, OK
+	EvClaimed        EventKind = "claimed"         // every component holds its processors
+	EvStarted        EventKind = "started"         // the job began executing (first component)
+	EvComponentStart EventKind = "component_start" // Component, Site
+	EvComponentEnd   EventKind = "component_end"   // Component, Site, OK
+	EvFinished       EventKind = "finished"        // every component succeeded
+	EvFailed         EventKind = "failed"          // Reason
+	EvCancelled      EventKind = "cancelled"
+	EvReplaced       EventKind = "replaced"     // back to the placement queue; Reason
+	EvPreempted      EventKind = "preempted"    // by a higher-priority job (Detail: by)
+	EvPromoted       EventKind = "promoted"     // aged into a higher queue
+	EvSoftError      EventKind = "soft_error"   // Cluster, Component
+	EvClusterDown    EventKind = "cluster_down" // Cluster, Reason
+	EvClusterUp      EventKind = "cluster_up"   // Cluster
+	EvAlert          EventKind = "alert"        // for the administrator: Cluster, Reason
+	EvUtilization    EventKind = "utilization"  // Cluster; Util
+	EvQueueLength    EventKind = "queue_length" // Count: jobs in the placement queues
+)
+
+// Event is one entry of the event stream.
+type Event struct {
+	Seq       uint64        `json:"seq"`
+	Time      time.Time     `json:"time"`
+	Kind      EventKind     `json:"kind"`
+	Job       string        `json:"job,omitempty"`
+	Key       string        `json:"key,omitempty"` // the job's idempotency key
+	Cluster   string        `json:"cluster,omitempty"`
+	Component int           `json:"component,omitempty"`
+	Sites     []string      `json:"sites,omitempty"`
+	Policy    string        `json:"policy,omitempty"`
+	Try       int           `json:"try,omitempty"`
+	Count     int           `json:"count,omitempty"`
+	OK        bool          `json:"ok,omitempty"`
+	FTT       time.Duration `json:"ftt_ns,omitempty"`
+	JST       time.Time     `json:"jst,omitempty"`
+	JCT       time.Time     `json:"jct,omitempty"`
+	Reason    string        `json:"reason,omitempty"`
+	Util      *Utilization  `json:"util,omitempty"`
+}
+
+// Utilization is the use of a cluster's processors over a sample period, as
+// fractions of its capacity: the thesis's split into background load, the
+// grid jobs' work, processors claimed but idle until the start time (wasted,
+// PWT) and processors placed on but not yet claimed (gained, PGT: free for
+// local jobs).
+type Utilization struct {
+	Background float64 `json:"background"`
+	Grid       float64 `json:"grid"`
+	Wasted     float64 `json:"wasted"`
+	Gained     float64 `json:"gained"`
+	Up         bool    `json:"up"`
+}
+
+// Sink receives every event, in order, as it happens. It runs inside the
+// core's step and must be quick: the persistence layer and the event stream
+// buffer what they get.
+type Sink interface {
+	Event(e *Event)
+}
+
+// timer is an entry of the core's event queue.
+type timer struct {
+	at    time.Time
+	seq   uint64
+	fn    func()
+	index int
+}
+
+type timerHeap []*timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(a, b int) bool {
+	if !h[a].at.Equal(h[b].at) {
+		return h[a].at.Before(h[b].at)
+	}
+	return h[a].seq < h[b].seq
+}
+func (h timerHeap) Swap(a, b int) {
+	h[a], h[b] = h[b], h[a]
+	h[a].index, h[b].index = a, b
+}
+func (h *timerHeap) Push(x any) {
+	t := x.(*timer)
+	t.index = len(*h)
+	*h = append(*h, t)
+}
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	t.index = -1
+	return t
+}
+
+// at schedules fn at time t (never before now).
+func (c *Core) at(t time.Time, fn func()) *timer {
+	if t.Before(c.now) {
+		t = c.now
+	}
+	c.timerSeq++
+	tm := &timer{at: t, seq: c.timerSeq, fn: fn}
+	heap.Push(&c.timers, tm)
+	return tm
+}
+
+// stop cancels a timer; stopping nil or a fired timer is a no-op.
+func (c *Core) stop(t *timer) {
+	if t != nil && t.index >= 0 {
+		heap.Remove(&c.timers, t.index)
+	}
+}

@@ -1,0 +1,278 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gmark/gmark/koala/lrm"
+	"github.com/gmark/gmark/workload"
+)
+
+// Emulated runs components as timers: a component takes the job's run time
+// (its RunTime, or the swf application's runtime times its scale, or
+// DefaultRuntime) divided by the site's speed.
+type Emulated struct{ DefaultRuntime time.Duration }
+
+// Start implements Executor.
+func (e Emulated) Start(j *Job, _ int, _ string, speed float64) (time.Duration, bool, error) {
+	return time.Duration(float64(RunTime(&j.Spec, e.DefaultRuntime)) / speed), true, nil
+}
+
+// Stop implements Executor.
+func (Emulated) Stop(*Job, int) {}
+
+// RunTime is how long a job runs at speed 1.
+func RunTime(spec *workload.Job, def time.Duration) time.Duration {
+	rt := spec.RunTime
+	if rt <= 0 {
+		if v, ok := spec.App.Param("runtime"); ok {
+			if d, err := workload.ParseSeconds(v); err == nil {
+				rt = d
+			}
+		}
+	}
+	if rt <= 0 {
+		rt = def
+	}
+	if v, ok := spec.App.Param("scale"); ok {
+		if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 {
+			rt = time.Duration(float64(rt) * f)
+		}
+	}
+	return rt
+}
+
+// fullyClaimed: every component holds its processors; the job starts at its
+// estimated start time (its files have arrived), or now if that has passed.
+// All runners start the components together once all are claimed; they
+// differ in what a failure does (see componentEnded) and in the rendezvous
+// service the IRunner provides (for real processes).
+func (c *Core) fullyClaimed(j *Job) {
+	j.State = Running
+	c.emit(Event{Kind: EvClaimed, Job: j.ID, Key: j.Opts.Key, Sites: j.Sites()})
+	start := j.JST
+	if start.Before(c.now) {
+		start = c.now
+	}
+	j.claimTimer = c.at(start, func() { c.startExecution(j) })
+}
+
+// limit is the run-time limit of a job: its wall time and the grid's
+// max_runtime, whichever is shorter (0: none).
+func (c *Core) limit(j *Job) time.Duration {
+	l := j.Spec.WallTime
+	if m := c.cfg.MaxRuntime.Duration; m > 0 && (l == 0 || m < l) {
+		l = m
+	}
+	return l
+}
+
+func (c *Core) startExecution(j *Job) {
+	j.claimTimer = nil
+	if j.State != Running {
+		return
+	}
+	j.Start = c.now
+	c.emit(Event{Kind: EvStarted, Job: j.ID, Key: j.Opts.Key, Sites: j.Sites()})
+	for i := range j.Components {
+		comp := &j.Components[i]
+		if comp.Executing || comp.Done {
+			continue
+		}
+		cl := c.byName[comp.Site]
+		// A soft error: the site fails the component as it starts.
+		if rate := cl.cfg.FailureRate; rate > 0 && c.rng.Float64() < rate {
+			c.softError(j, i, cl)
+			return
+		}
+		cl.errors = 0
+		c.account(cl)
+		cl.held -= comp.Size
+		cl.running += comp.Size
+		comp.Executing, comp.ExecStart = true, c.now
+		c.emit(Event{Kind: EvComponentStart, Job: j.ID, Key: j.Opts.Key, Component: i, Cluster: cl.cfg.Name})
+		rt, emulated, err := c.exec.Start(j, i, cl.cfg.Name, cl.cfg.Speed)
+		if err != nil {
+			c.componentEnded(j, i, false, "could not start: "+err.Error())
+			if j.State != Running {
+				return
+			}
+			continue
+		}
+		i := i
+		limit := c.limit(j)
+		switch {
+		case emulated && (limit == 0 || rt <= limit):
+			comp.endTimer = c.at(c.now.Add(rt), func() { c.componentEnded(j, i, true, "") })
+		case limit > 0:
+			comp.endTimer = c.at(c.now.Add(limit), func() {
+				c.exec.Stop(j, i)
+				c.componentEnded(j, i, false, fmt.Sprintf("killed after its run-time limit of %v", limit))
+			})
+		}
+	}
+}
+
+// ComponentExited reports the end of a component run by a real process.
+func (c *Core) ComponentExited(jobID string, comp int, ok bool, reason string) {
+	j, found := c.jobs[jobID]
+	if !found || j.State != Running || comp < 0 || comp >= len(j.Components) || !j.Components[comp].Executing {
+		return
+	}
+	c.componentEnded(j, comp, ok, reason)
+}
+
+// componentEnded records the end of a component. A DRunner job is restarted
+// when a component fails (other than by its run-time limit); otherwise the job
+// ends when all its components have, successfully only if all did.
+func (c *Core) componentEnded(j *Job, i int, ok bool, reason string) {
+	comp := &j.Components[i]
+	if comp.Done || !comp.Executing {
+		return
+	}
+	cl := c.byName[comp.Site]
+	c.stop(comp.endTimer)
+	comp.endTimer = nil
+	c.account(cl)
+	cl.running -= comp.Size
+	comp.Executing, comp.Done, comp.OK = false, true, ok
+	c.endLRM(cl, comp.lrmID)
+	c.emit(Event{Kind: EvComponentEnd, Job: j.ID, Key: j.Opts.Key, Component: i, Cluster: cl.cfg.Name, OK: ok, Reason: reason})
+	if !ok && j.Opts.Runner == DRunner && !isLimitKill(reason) {
+		c.restart(j, "", "component "+strconv.Itoa(i)+" failed on "+cl.cfg.Name+": "+reason)
+		return
+	}
+	if !ok && j.Reason == "" {
+		j.Reason = "component " + strconv.Itoa(i) + " on " + cl.cfg.Name + ": " + reason
+	}
+	for _, other := range j.Components {
+		if !other.Done {
+			return
+		}
+	}
+	j.End = c.now
+	for _, other := range j.Components {
+		if !other.OK {
+			j.State = Failed
+			c.emit(Event{Kind: EvFailed, Job: j.ID, Key: j.Opts.Key, Reason: j.Reason})
+			return
+		}
+	}
+	j.State, j.Reason = Finished, ""
+	c.emit(Event{Kind: EvFinished, Job: j.ID, Key: j.Opts.Key, Sites: j.Sites()})
+}
+
+func isLimitKill(reason string) bool {
+	return len(reason) > 6 && reason[:6] == "killed"
+}
+
+// softError: the site failed a component. The site's count of consecutive
+// soft errors grows, and at the threshold the site is taken out of service
+// with an alert. The job, by KOALA's default, is aborted and placed again
+// away from that site.
+func (c *Core) softError(j *Job, i int, cl *cluster) {
+	cl.errors++
+	c.emit(Event{Kind: EvSoftError, Job: j.ID, Key: j.Opts.Key, Component: i, Cluster: cl.cfg.Name, Count: cl.errors})
+	site := cl.cfg.Name
+	c.restart(j, site, "soft error on "+site)
+	if cl.errors >= c.cfg.ErrorThreshold && cl.disabled == "" {
+		reason := fmt.Sprintf("%d consecutive soft errors", cl.errors)
+		c.emit(Event{Kind: EvAlert, Cluster: site, Reason: "cluster " + site + " marked unusable after " + reason})
+		_ = c.SetClusterDown(site, reason)
+	}
+}
+
+// SetClusterDown takes a site out of service: its local jobs and grid
+// components are killed, and the grid jobs on it (placed, claimed or
+// running) are placed again elsewhere.
+func (c *Core) SetClusterDown(name, reason string) error {
+	cl, ok := c.byName[name]
+	if !ok {
+		return fmt.Errorf("unknown cluster %q", name)
+	}
+	if cl.disabled != "" {
+		return nil
+	}
+	if reason == "" {
+		reason = "taken down"
+	}
+	c.account(cl)
+	cl.disabled = reason
+	var hit []*Job
+	for _, j := range c.order {
+		if j.State != Claiming && j.State != Running {
+			continue
+		}
+		for _, comp := range j.Components {
+			if comp.Site == name && !comp.Done {
+				hit = append(hit, j)
+				break
+			}
+		}
+	}
+	c.emit(Event{Kind: EvClusterDown, Cluster: name, Reason: reason})
+	for _, j := range hit {
+		c.restart(j, name, "cluster "+name+" went down ("+reason+")")
+	}
+	for _, lj := range cl.lrm.SetDown() {
+		delete(cl.dummies, lj.ID)
+	}
+	return nil
+}
+
+// SetClusterUp brings a site back into service.
+func (c *Core) SetClusterUp(name string) error {
+	cl, ok := c.byName[name]
+	if !ok {
+		return fmt.Errorf("unknown cluster %q", name)
+	}
+	if cl.disabled == "" {
+		return nil
+	}
+	c.account(cl)
+	cl.disabled, cl.errors = "", 0
+	c.localStarted(cl, cl.lrm.SetUp(c.now))
+	c.emit(Event{Kind: EvClusterUp, Cluster: name})
+	return nil
+}
+
+// endLRM ends a job in a local resource manager and starts the local jobs
+// that fit in the freed processors (unless a claim try holds them back).
+func (c *Core) endLRM(cl *cluster, id int64) {
+	c.account(cl)
+	delete(cl.dummies, id)
+	if c.deferLocal {
+		cl.lrm.Release(id)
+		if c.deferredLRMs == nil {
+			c.deferredLRMs = map[*cluster]bool{}
+		}
+		c.deferredLRMs[cl] = true
+		return
+	}
+	_, started := cl.lrm.End(id, c.now)
+	c.localStarted(cl, started)
+}
+
+// runDeferredLocal ends a claim try's hold on the local queues.
+func (c *Core) runDeferredLocal() {
+	c.deferLocal = false
+	for _, cl := range c.clusters {
+		if c.deferredLRMs[cl] {
+			delete(c.deferredLRMs, cl)
+			c.account(cl)
+			c.localStarted(cl, cl.lrm.Schedule(c.now))
+		}
+	}
+}
+
+// localStarted schedules the ends of local jobs that just started.
+func (c *Core) localStarted(cl *cluster, started []*lrm.Job) {
+	for _, lj := range started {
+		if lj.Kind != lrm.Local {
+			continue
+		}
+		id := lj.ID
+		c.at(c.now.Add(lj.Runtime), func() { c.endLRM(cl, id) })
+	}
+}

@@ -1,0 +1,162 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gmark/gmark/koala/placement"
+	"github.com/gmark/gmark/workload"
+)
+
+// Priority is one of KOALA's four placement queues.
+type Priority int
+
+const (
+	SuperHigh Priority = iota
+	High
+	Low
+	SuperLow
+)
+
+var priorityNames = [...]string{"super-high", "high", "low", "super-low"}
+
+func (p Priority) String() string { return priorityNames[p] }
+
+// ParsePriority reads "super-high", "high", "low" or "super-low".
+func ParsePriority(s string) (Priority, error) {
+	for i, n := range priorityNames {
+		if strings.EqualFold(s, n) || strings.EqualFold(s, strings.ReplaceAll(n, "-", "")) {
+			return Priority(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown priority %q (super-high, high, low or super-low)", s)
+}
+
+// Runner is how a job's components are started.
+type Runner string
+
+const (
+	// KRunner starts components independently, each as soon as it is claimed
+	// and its files have arrived (KOALA's default runner).
+	KRunner Runner = "krunner"
+	// DRunner starts all components together (a barrier, as DUROC does) and
+	// restarts the whole job when a component fails.
+	DRunner Runner = "drunner"
+	// IRunner starts components together and gives them a per-job rendezvous
+	// service to find each other (as the IRunner gives Ibis a nameserver).
+	IRunner Runner = "irunner"
+)
+
+// ParseRunner reads a runner name.
+func ParseRunner(s string) (Runner, error) {
+	switch r := Runner(strings.ToLower(s)); r {
+	case KRunner, DRunner, IRunner:
+		return r, nil
+	}
+	return "", fmt.Errorf("unknown runner %q (krunner, drunner or irunner)", s)
+}
+
+// State is a job's place in its life cycle.
+type State string
+
+const (
+	Queued    State = "queued"    // in a placement queue
+	Claiming  State = "claiming"  // placed; files moving; waiting to claim processors
+	Running   State = "running"   // all components claimed; some or all executing
+	Finished  State = "finished"  // every component ended successfully
+	Failed    State = "failed"    // ended without success; Reason says why
+	Cancelled State = "cancelled" // cancelled by the user
+)
+
+// Terminal tells whether the state is final.
+func (s State) Terminal() bool { return s == Finished || s == Failed || s == Cancelled }
+
+// Options are what a submission says besides the job.
+type Options struct {
+	Policy   string   // placement policy; "" for the grid's default
+	Priority Priority // placement queue
+	Runner   Runner
+	// Key is the client's idempotency key: a second submission with the same
+	// key is refused, so a resubmitting client never runs a job twice.
+	Key string
+}
+
+// Job is a job in the core.
+type Job struct {
+	ID    string // the core's id
+	Spec  workload.Job
+	Opts  Options
+	State State
+	// Reason says why a job failed, was restarted or was re-placed.
+	Reason string
+
+	Submitted          time.Time
+	queuedAt           time.Time
+	PlacementTries     int // over the job's whole life
+	ClaimTries         int
+	Restarts           int // after soft errors, lost clusters, pre-emption
+	Placements         int // successful placements
+	TotalPlacementTime time.Duration
+	L                  float64 // the claiming fraction, lowered on each missed start time
+
+	JPT     time.Time     // last job placement time
+	JCT     time.Time     // last (or next) claiming time
+	JST     time.Time     // estimated job start time
+	OrigJST time.Time     // the first JST, for the start delay
+	FTT     time.Duration // estimated file transfer time of the last placement
+	Start   time.Time     // execution start (the last one, after restarts)
+	End     time.Time
+
+	Components []Component
+	priority   Priority // current queue, after aging
+	exclude    map[string]bool
+	request    placement.Request
+	claimTimer *timer
+	ftt        time.Duration
+}
+
+// Component is the state of one component.
+type Component struct {
+	Size      int
+	Fixed     string // the site the job fixes for it, or ""
+	Site      string // where it is placed now
+	FileSites []string
+	Transfer  time.Duration
+	Claimed   bool
+	ClaimedAt time.Time
+	Executing bool
+	ExecStart time.Time
+	Done      bool
+	OK        bool
+	lrmID     int64
+	endTimer  *timer
+}
+
+// Sites lists the distinct sites the job's components are placed on.
+func (j *Job) Sites() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range j.Components {
+		if c.Site != "" && !seen[c.Site] {
+			seen[c.Site] = true
+			out = append(out, c.Site)
+		}
+	}
+	return out
+}
+
+// Size is the processors the job asks for.
+func (j *Job) Size() int {
+	n := 0
+	for _, c := range j.Components {
+		n += c.Size
+	}
+	return n
+}
+
+// CoAllocated tells whether the job runs on more than one site.
+func (j *Job) CoAllocated() bool { return len(j.Sites()) > 1 }
+
+// Priority is the job's current placement queue.
+func (j *Job) Priority() Priority { return j.priority }

@@ -1,0 +1,276 @@
+package core
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/gmark/gmark/koala/placement"
+)
+
+// The placement queues. A job enters at the tail of its priority's queue.
+// Every scan interval one queue is scanned, head to tail, trying to place each
+// job (backfilling with no protection for the head: any job may be
+// overtaken). Which queue is scanned follows KOALA's weighted round-robin in
+// groups: the higher group (super-high n1 times, then high n2 times) N_h
+// times, then the lower group (low n3 times, super-low n4 times) N_l times;
+// empty queues are skipped. Every P tries (aging_period) a high or low job
+// moves up one queue; super-low jobs never move.
+
+func (c *Core) enqueue(j *Job) {
+	j.State = Queued
+	j.queuedAt = c.now
+	c.queues[j.priority] = append(c.queues[j.priority], j)
+	c.queued++
+}
+
+// dequeue removes a job from its placement queue, if it is in one.
+func (c *Core) dequeue(j *Job) {
+	q := c.queues[j.priority]
+	for i, x := range q {
+		if x == j {
+			c.queues[j.priority] = append(q[:i], q[i+1:]...)
+			c.queued--
+			return
+		}
+	}
+}
+
+// scanTick is the periodic placement-queue scan.
+func (c *Core) scanTick() {
+	c.at(c.now.Add(c.cfg.ScanInterval.Duration), c.scanTick)
+	if p, ok := c.nextQueue(); ok {
+		c.scan(p)
+	}
+	c.emit(Event{Kind: EvQueueLength, Count: c.queued})
+}
+
+// nextQueue advances the round-robin to the next non-empty queue.
+func (c *Core) nextQueue() (Priority, bool) {
+	for i := 0; i < len(c.rrCycle); i++ {
+		p := c.rrCycle[c.rrPos]
+		c.rrPos = (c.rrPos + 1) % len(c.rrCycle)
+		if len(c.queues[p]) > 0 {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// Scan scans one placement queue now (the periodic scan does this; tests
+// and event-driven drivers may call it directly).
+func (c *Core) Scan(p Priority) { c.scan(p) }
+
+func (c *Core) scan(p Priority) {
+	info := c.info()
+	// The scan owns the queue while it walks it: placing a job must not
+	// shift the slice being iterated. Jobs that enter this queue during the
+	// scan (none do today) would go after the ones kept.
+	jobs := c.queues[p]
+	c.queues[p] = nil
+	kept := make([]*Job, 0, len(jobs))
+	var promoted []*Job
+	for _, j := range jobs {
+		if j.State != Queued {
+			continue
+		}
+		if c.tryPlace(j, info) || j.State.Terminal() {
+			continue
+		}
+		// Aging: every P tries a high or low job moves up a queue.
+		if P := c.cfg.AgingPeriod; P > 0 && j.PlacementTries%P == 0 && (j.priority == High || j.priority == Low) {
+			j.priority--
+			promoted = append(promoted, j)
+			c.emit(Event{Kind: EvPromoted, Job: j.ID, Key: j.Opts.Key, Reason: "aged to " + j.priority.String()})
+			continue
+		}
+		kept = append(kept, j)
+	}
+	c.queues[p] = append(kept, c.queues[p]...)
+	for _, j := range promoted {
+		c.queues[j.priority] = append(c.queues[j.priority], j)
+	}
+	c.queued = 0
+	for _, q := range c.queues {
+		c.queued += len(q)
+	}
+}
+
+// info is the information service's view: per site, idle processors minus
+// what placed jobs hold (the soft reservation), 0 when out of service. Idle
+// counts are cached for info_cache, as KOALA's information service did.
+func (c *Core) info() *placement.Info {
+	sites := make([]placement.Site, len(c.clusters))
+	for i, cl := range c.clusters {
+		sites[i] = placement.Site{Name: cl.cfg.Name, Idle: c.placeable(cl)}
+	}
+	return &placement.Info{Sites: sites, Replicas: c.grid.Replicas, Bandwidth: c.grid.Bandwidth}
+}
+
+// placeable is the processors the co-allocator may place on at a site.
+func (c *Core) placeable(cl *cluster) int {
+	if cl.lrm.Down() || cl.disabled != "" {
+		return 0
+	}
+	idle := cl.lrm.Idle()
+	if ttl := c.cfg.InfoCache.Duration; ttl > 0 {
+		if cl.cacheAt.IsZero() || c.now.Sub(cl.cacheAt) >= ttl {
+			cl.cacheAt, cl.cacheIdl = c.now, idle
+		}
+		idle = cl.cacheIdl
+	}
+	return max(0, idle-cl.soft)
+}
+
+// tryPlace makes one placement try; on success the job's processors are
+// soft-reserved, its claiming is scheduled, and info is updated for the
+// rest of the scan. The caller takes the job out of its queue when it is
+// placed or failed.
+func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
+	j.PlacementTries++
+	res, ok := c.place(j, info)
+	if !ok {
+		c.emit(Event{Kind: EvPlacementTry, Job: j.ID, Key: j.Opts.Key, Try: j.PlacementTries})
+		if m := c.cfg.MaxPlacementTries; m > 0 && j.PlacementTries >= m {
+			c.fail(j, "placement failed "+itoa(j.PlacementTries)+" times (max_placement_tries)")
+		}
+		return false
+	}
+	if j.request.Flexible {
+		// The policy chose the components of a flexible job.
+		j.Components = j.Components[:0]
+		for _, a := range res.Assignments {
+			j.Components = append(j.Components, Component{Size: a.Size})
+		}
+	}
+	sites := make([]string, 0, len(res.Assignments))
+	for _, a := range res.Assignments {
+		comp := &j.Components[a.Index]
+		comp.Site, comp.FileSites, comp.Transfer = a.Site, a.FileSites, a.Transfer
+		comp.Claimed, comp.Executing, comp.Done, comp.OK = false, false, false, false
+		cl := c.byName[a.Site]
+		c.account(cl)
+		cl.soft += a.Size
+		for k := range info.Sites {
+			if info.Sites[k].Name == a.Site {
+				info.Sites[k].Idle -= a.Size
+			}
+		}
+		sites = append(sites, a.Site)
+	}
+	j.Placements++
+	j.TotalPlacementTime += c.now.Sub(j.queuedAt)
+	j.JPT, j.FTT = c.now, res.FTT
+	j.JST = c.now.Add(res.FTT)
+	if j.OrigJST.IsZero() {
+		j.OrigJST = j.JST
+	}
+	j.State = Claiming
+	j.JCT = c.now.Add(time.Duration(j.L * float64(res.FTT)))
+	c.emit(Event{Kind: EvPlaced, Job: j.ID, Key: j.Opts.Key, Sites: sites, Policy: c.policyName(j), FTT: res.FTT, JST: j.JST, JCT: j.JCT, Try: j.PlacementTries})
+	jct := j.JCT
+	j.claimTimer = c.at(jct, func() { c.claimTry(j) })
+	return true
+}
+
+// place runs the job's policy, after cheap checks that spare the policy most
+// hopeless tries when the grid is full (a scan over thousands of queued jobs
+// must stay fast).
+func (c *Core) place(j *Job, info *placement.Info) (placement.Result, bool) {
+	maxIdle, total := 0, 0
+	for _, s := range info.Sites {
+		if !j.exclude[s.Name] {
+			maxIdle = max(maxIdle, s.Idle)
+			total += s.Idle
+		}
+	}
+	need, largest := 0, 0
+	for _, comp := range j.request.Components {
+		need += comp.Size
+		if comp.Site == "" {
+			largest = max(largest, comp.Size)
+		}
+	}
+	if need > total || (!j.request.Flexible && largest > maxIdle) {
+		return placement.Result{}, false
+	}
+	pol, _ := c.policy(j.Opts.Policy)
+	return pol.Place(&j.request, info)
+}
+
+// requeue sends a job back to its placement queue after a missed start
+// time, a restart or a pre-emption: every processor it held is released.
+func (c *Core) requeue(j *Job, kind EventKind, reason string) {
+	c.release(j)
+	if j.request.Flexible {
+		c.initComponents(j)
+	} else {
+		for i := range j.Components {
+			j.Components[i] = Component{Size: j.Components[i].Size, Fixed: j.Components[i].Fixed}
+		}
+	}
+	j.Reason = reason
+	c.emit(Event{Kind: kind, Job: j.ID, Key: j.Opts.Key, Reason: reason})
+	c.enqueue(j)
+}
+
+// release frees everything a job holds: soft reservations, claimed and
+// executing components, timers.
+func (c *Core) release(j *Job) {
+	c.stop(j.claimTimer)
+	j.claimTimer = nil
+	for i := range j.Components {
+		comp := &j.Components[i]
+		c.stop(comp.endTimer)
+		comp.endTimer = nil
+		if comp.Site == "" || comp.Done {
+			continue
+		}
+		cl := c.byName[comp.Site]
+		c.account(cl)
+		switch {
+		case comp.Executing:
+			cl.running -= comp.Size
+			c.exec.Stop(j, i)
+			c.endLRM(cl, comp.lrmID)
+		case comp.Claimed:
+			cl.held -= comp.Size
+			c.endLRM(cl, comp.lrmID)
+		default:
+			cl.soft -= comp.Size
+		}
+		comp.Claimed, comp.Executing = false, false
+	}
+}
+
+// fail ends a job unsuccessfully.
+func (c *Core) fail(j *Job, reason string) {
+	c.release(j)
+	j.State, j.Reason, j.End = Failed, reason, c.now
+	c.emit(Event{Kind: EvFailed, Job: j.ID, Key: j.Opts.Key, Reason: reason})
+}
+
+// restart handles a job whose run was lost (soft error, cluster down): it is
+// placed again, avoiding the site that failed it, unless it has been
+// restarted too often.
+func (c *Core) restart(j *Job, site, reason string) {
+	j.Restarts++
+	if site != "" && !isFixedOn(j, site) {
+		j.exclude[site] = true
+	}
+	if m := *c.cfg.MaxRestarts; j.Restarts > m {
+		c.fail(j, reason+"; restarted "+itoa(j.Restarts-1)+" times (max_restarts)")
+		return
+	}
+	c.requeue(j, EvReplaced, reason)
+}
+
+func isFixedOn(j *Job, site string) bool {
+	for _, comp := range j.Spec.Components {
+		if comp.Site == site {
+			return true
+		}
+	}
+	return false
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,344 @@
+// Package placement holds the co-allocator's placement policies: given a
+// job's components and what the information service says about the sites,
+// choose an execution site for every component, and a file site for each of
+// its input files, or fail. Placement is atomic: every component or none.
+//
+// Policies are pure functions of their inputs (Close-to-Files also keeps its
+// history table), so they are tested on hand-worked cases and reused by the
+// live core and the simulator alike.
+package placement
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Site is what the co-allocator knows about one execution site.
+type Site struct {
+	Name string
+	// Idle is the number of processors the co-allocator may give: idle in the
+	// local resource manager, minus processors KOALA already placed jobs on
+	// (its internal soft reservation); 0 for a site out of service.
+	Idle int
+}
+
+// File is an input file of a job.
+type File struct {
+	Name string
+	Size int64 // bytes
+}
+
+// Info is the information service's answer for one placement: sites (sorted
+// by name), replicas (replica information provider) and bandwidth (network
+// information provider).
+type Info struct {
+	Sites     []Site
+	Replicas  func(file string) []string
+	Bandwidth func(from, to string) float64 // bytes/s; +Inf within a site
+}
+
+// Component is one component to place.
+type Component struct {
+	Index int    // position in the job
+	Size  int    // processors
+	Site  string // a fixed site, or "" for the policy to choose
+}
+
+// Request is a job to place.
+type Request struct {
+	Components []Component
+	Files      []File
+	// Flexible jobs give only their total (the sum of the component sizes);
+	// the policy chooses the number, sizes and sites of the components.
+	Flexible bool
+	// Exclude lists sites the job must avoid (where it met soft errors).
+	Exclude map[string]bool
+}
+
+// Total is the number of processors the request asks for.
+func (r *Request) Total() int {
+	n := 0
+	for _, c := range r.Components {
+		n += c.Size
+	}
+	return n
+}
+
+// Assignment is where one component goes.
+type Assignment struct {
+	Index     int
+	Size      int
+	Site      string
+	FileSites []string      // the replica each input file is read from, in the request's file order
+	Transfer  time.Duration // estimated time to bring the files to Site
+}
+
+// Result is a placement of a whole job.
+type Result struct {
+	Assignments []Assignment
+	// FTT is the file transfer time of the job: the largest over components.
+	FTT time.Duration
+}
+
+// Policy places jobs.
+type Policy interface {
+	Name() string
+	// Place returns a placement of every component, or false when some
+	// component finds no site. It must not change info.
+	Place(req *Request, info *Info) (Result, bool)
+}
+
+// Names of the policies, as jobs and grid.toml name them.
+const (
+	WorstFit                 = "WF"
+	CloseToFiles             = "CF"
+	ClusterMinimization      = "CM"
+	FlexibleClusterMinimizer = "FCM"
+)
+
+// New returns a fresh instance of the named policy (Close-to-Files keeps a
+// history table, so the core holds one instance per policy). Names are
+// case-insensitive; "worst-fit", "close-to-files", "cluster-minimization" and
+// "flexible-cluster-minimization" are accepted too.
+func New(name string, sites []string) (Policy, error) {
+	switch strings.ToLower(name) {
+	case "wf", "worst-fit", "worstfit":
+		return &worstFit{}, nil
+	case "cf", "close-to-files", "closetofiles":
+		return NewCloseToFiles(AllPairs(sites)), nil
+	case "cm", "cluster-minimization":
+		return &clusterMin{}, nil
+	case "fcm", "flexible-cluster-minimization":
+		return &flexClusterMin{}, nil
+	}
+	return nil, fmt.Errorf("unknown placement policy %q (WF, CF, CM or FCM)", name)
+}
+
+// Names lists the policies.
+func Names() []string {
+	return []string{WorstFit, CloseToFiles, ClusterMinimization, FlexibleClusterMinimizer}
+}
+
+// state is the working copy of idle counts during one placement: components
+// of the same job take processors from it, so later components see what the
+// earlier ones left ("remaining" idle processors).
+type state struct {
+	info *Info
+	idle []int
+	req  *Request
+}
+
+func newState(req *Request, info *Info) *state {
+	s := &state{info: info, idle: make([]int, len(info.Sites)), req: req}
+	for i, site := range info.Sites {
+		s.idle[i] = site.Idle
+		if req.Exclude[site.Name] {
+			s.idle[i] = 0
+		}
+	}
+	return s
+}
+
+func (s *state) index(name string) int {
+	i := sort.Search(len(s.info.Sites), func(i int) bool { return s.info.Sites[i].Name >= name })
+	if i < len(s.info.Sites) && s.info.Sites[i].Name == name {
+		return i
+	}
+	return -1
+}
+
+// transfer is the time to bring every input file to site, each from its
+// best replica (the transfers run in parallel, so the slowest counts), and
+// the replicas chosen. A file without replicas cannot be transferred.
+func (s *state) transfer(site string) (time.Duration, []string, bool) {
+	var worst float64
+	var from []string
+	for _, f := range s.req.Files {
+		best, bestSite := math.Inf(1), ""
+		for _, r := range s.info.Replicas(f.Name) {
+			t := 0.0
+			if r != site {
+				t = float64(f.Size) / s.info.Bandwidth(r, site)
+			}
+			if t < best || t == best && r < bestSite {
+				best, bestSite = t, r
+			}
+		}
+		if bestSite == "" {
+			return 0, nil, false
+		}
+		from = append(from, bestSite)
+		worst = math.Max(worst, best)
+	}
+	return secondsToDuration(worst), from, true
+}
+
+func secondsToDuration(s float64) time.Duration {
+	return time.Duration(math.Ceil(s*1000)) * time.Millisecond
+}
+
+// ordered returns the components by decreasing size: large components are
+// placed first, which raises their chance of success (both CF and WF do this).
+// Equal sizes keep the job's order.
+func ordered(req *Request) []Component {
+	comps := append([]Component(nil), req.Components...)
+	sort.SliceStable(comps, func(i, j int) bool { return comps[i].Size > comps[j].Size })
+	return comps
+}
+
+// assign records a component on site index i.
+func (s *state) assign(res *Result, c Component, i int) bool {
+	site := s.info.Sites[i].Name
+	t, from, ok := s.transfer(site)
+	if !ok {
+		return false
+	}
+	s.idle[i] -= c.Size
+	res.Assignments = append(res.Assignments, Assignment{Index: c.Index, Size: c.Size, Site: site, FileSites: from, Transfer: t})
+	if t > res.FTT {
+		res.FTT = t
+	}
+	return true
+}
+
+// placeFixed puts a fixed component on its site, if it fits.
+func (s *state) placeFixed(res *Result, c Component) bool {
+	i := s.index(c.Site)
+	if i < 0 || s.idle[i] < c.Size {
+		return false
+	}
+	return s.assign(res, c, i)
+}
+
+// finish orders the assignments by component index.
+func finish(res Result) Result {
+	sort.Slice(res.Assignments, func(i, j int) bool { return res.Assignments[i].Index < res.Assignments[j].Index })
+	return res
+}
+
+// worstFit puts each component, largest first, on the site with the most
+// remaining idle processors (ties: the alphabetically first site), and reads
+// each file from the replica with the least transfer time. It balances load.
+type worstFit struct{}
+
+func (*worstFit) Name() string { return WorstFit }
+
+func (*worstFit) Place(req *Request, info *Info) (Result, bool) {
+	if req.Flexible {
+		return splitFlexible(req, info)
+	}
+	s := newState(req, info)
+	var res Result
+	for _, c := range ordered(req) {
+		if c.Site != "" {
+			if !s.placeFixed(&res, c) {
+				return Result{}, false
+			}
+			continue
+		}
+		best := -1
+		for i := range s.idle {
+			if s.idle[i] >= c.Size && (best < 0 || s.idle[i] > s.idle[best]) {
+				best = i
+			}
+		}
+		if best < 0 || !s.assign(&res, c, best) {
+			return Result{}, false
+		}
+	}
+	return finish(res), true
+}
+
+// clusterMin (Cluster Minimization, Sönmez, Mohamed and Epema, e-Science
+// 2006) packs a job into as few clusters as it can, to cut wide-area
+// communication: clusters are taken in decreasing order of idle processors
+// (ties alphabetical) and each component, largest first, goes to the first
+// cluster in that order where it still fits (first-fit decreasing). The
+// reference records this policy from memory of the paper only; this is the
+// reading implemented.
+type clusterMin struct{}
+
+func (*clusterMin) Name() string { return ClusterMinimization }
+
+func (*clusterMin) Place(req *Request, info *Info) (Result, bool) {
+	if req.Flexible {
+		return splitFlexible(req, info)
+	}
+	s := newState(req, info)
+	order := byIdle(s)
+	var res Result
+	for _, c := range ordered(req) {
+		if c.Site != "" {
+			if !s.placeFixed(&res, c) {
+				return Result{}, false
+			}
+			continue
+		}
+		placed := false
+		for _, i := range order {
+			if s.idle[i] >= c.Size {
+				placed = s.assign(&res, c, i)
+				break
+			}
+		}
+		if !placed {
+			return Result{}, false
+		}
+	}
+	return finish(res), true
+}
+
+// byIdle lists site indexes by decreasing idle processors, ties alphabetical.
+func byIdle(s *state) []int {
+	order := make([]int, len(s.idle))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return s.idle[order[a]] > s.idle[order[b]] })
+	return order
+}
+
+// flexClusterMin (Flexible Cluster Minimization) is for flexible jobs, which
+// give only a total: it takes clusters in decreasing order of idle processors
+// and carves from each a component of min(idle, remaining) processors until
+// the total is covered, so the job spans the fewest clusters. Other jobs are
+// placed as by Cluster Minimization.
+type flexClusterMin struct{}
+
+func (*flexClusterMin) Name() string { return FlexibleClusterMinimizer }
+
+func (*flexClusterMin) Place(req *Request, info *Info) (Result, bool) {
+	if !req.Flexible {
+		return (&clusterMin{}).Place(req, info)
+	}
+	return splitFlexible(req, info)
+}
+
+// splitFlexible is FCM's split, used for every flexible job: WF, CF and CM
+// only place components that are already sized (reference §3.5). Components
+// are numbered from 0 in the order carved.
+func splitFlexible(req *Request, info *Info) (Result, bool) {
+	s := newState(req, info)
+	left := req.Total()
+	var res Result
+	for k, i := range byIdle(s) {
+		if left == 0 {
+			break
+		}
+		take := min(s.idle[i], left)
+		if take == 0 {
+			break
+		}
+		if !s.assign(&res, Component{Index: k, Size: take}, i) {
+			return Result{}, false
+		}
+		left -= take
+	}
+	if left > 0 {
+		return Result{}, false
+	}
+	return finish(res), true
+}
