@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/koala/server"
+	"github.com/gmark/gmark/workload"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:  "koala",
+		Usage: "the bundled multi-cluster co-allocating scheduler (in the style of KOALA)",
+		Description: "The grid is described in a TOML file (see examples/das2.toml and docs/koala.md).\n" +
+			"'serve' runs the scheduler with an HTTP API; 'simulate' runs a generated workload\n" +
+			"through the same scheduler in simulated time and prints what happened.",
+		Subcommands: []*cli.Command{koalaServeCommand(), koalaSimulateCommand()},
+	})
+}
+
+func gridFlag() cli.Flag {
+	return &cli.StringFlag{Name: "grid", Usage: "grid description (TOML)", Value: "examples/das2.toml"}
+}
+
+func loadGrid(c *cli.Context) (*grid.Grid, error) {
+	g, err := grid.Load(c.String("grid"))
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if c.IsSet("policy") {
+		g.Scheduler.Policy = c.String("policy")
+	}
+	if c.IsSet("time-scale") {
+		g.Scheduler.TimeScale = c.Float64("time-scale")
+		if !(g.Scheduler.TimeScale > 0) {
+			return nil, usageErrorf("--time-scale must be > 0")
+		}
+	}
+	if c.IsSet("scan-interval") {
+		g.Scheduler.ScanInterval.Duration = c.Duration("scan-interval")
+		if g.Scheduler.ScanInterval.Duration <= 0 {
+			return nil, usageErrorf("--scan-interval must be > 0")
+		}
+	}
+	return g, nil
+}
+
+func koalaServeCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "run the scheduler with its HTTP API",
+		Description: "Serves the API documented in docs/koala.md on 127.0.0.1:7070 by default. Every request\n" +
+			"that changes state needs the token ('Authorization: Bearer TOKEN'); without --token one is\n" +
+			"generated and written next to the state database (STATE.token). The state database keeps\n" +
+			"every accepted job: after a crash, restarting with the same --state resumes.",
+		Flags: []cli.Flag{
+			gridFlag(),
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve on"},
+			&cli.BoolFlag{Name: "allow-remote", Usage: "allow --listen on an address other than loopback"},
+			&cli.StringFlag{Name: "state", Value: "koala-state.db", Usage: "SQLite database of the scheduler's state"},
+			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "token for state-changing requests"},
+			&cli.StringFlag{Name: "policy", Usage: "default placement policy (WF, CF, CM, FCM); overrides the grid file"},
+			&cli.Float64Flag{Name: "time-scale", Usage: "core seconds per wall second; overrides the grid file"},
+			&cli.DurationFlag{Name: "scan-interval", Usage: "placement-queue scan interval; overrides the grid file"},
+		},
+		Action: runKoalaServe,
+	}
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func runKoalaServe(c *cli.Context) error {
+	g, err := loadGrid(c)
+	if err != nil {
+		return err
+	}
+	addr := c.String("listen")
+	if !isLoopback(addr) && !c.Bool("allow-remote") {
+		return usageErrorf("--listen %s is not a loopback address; add --allow-remote to serve beyond this machine", addr)
+	}
+	state := c.String("state")
+	token := c.String("token")
+	tokenFile := ""
+	if token == "" {
+		tokenFile = state + ".token"
+		if b, err := os.ReadFile(tokenFile); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+			token = strings.TrimSpace(string(b))
+		} else {
+			buf := make([]byte, 16)
+			if _, err := rand.Read(buf); err != nil {
+				return err
+			}
+			token = hex.EncodeToString(buf)
+			if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+				return fmt.Errorf("writing the token: %v", err)
+			}
+		}
+	}
+	srv, err := server.New(server.Config{Grid: g, State: state, Token: token})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 2)
+	go func() { errc <- srv.Run(ctx) }()
+	go func() {
+		if err := httpSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			errc <- err
+		}
+	}()
+	fmt.Fprintf(c.App.Writer, "gmark koala: grid %q (%d clusters, %d processors), policy %s, time scale %g\n",
+		g.Name, len(g.Clusters), g.TotalProcessors(), g.Scheduler.Policy, g.Scheduler.TimeScale)
+	fmt.Fprintf(c.App.Writer, "gmark koala: serving http://%s/v1/ (state %s", ln.Addr(), state)
+	if tokenFile != "" {
+		fmt.Fprintf(c.App.Writer, ", token in %s", tokenFile)
+	}
+	fmt.Fprintln(c.App.Writer, ")")
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+		stop()
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = httpSrv.Shutdown(shutCtx)
+	if runErr == nil {
+		runErr = <-errc // the driver's final commit
+	}
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		return runErr
+	}
+	return nil
+}
+
+func koalaSimulateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "simulate",
+		Usage:     "run a generated workload through the scheduler in simulated time",
+		ArgsUsage: "WORKLOAD_DIR",
+		Description: "Submits every job of a workload directory (from 'gmark generate') at its submit time to the\n" +
+			"scheduler, with emulated execution, in simulated time (a two-hour workload takes a fraction of a\n" +
+			"second), and prints per-job statistics and utilization. Composite jobs are not supported here.",
+		Flags: []cli.Flag{
+			gridFlag(),
+			&cli.StringFlag{Name: "policy", Usage: "placement policy (WF, CF, CM, FCM); overrides the grid file"},
+			&cli.StringFlag{Name: "priority", Value: "high", Usage: "priority of every job"},
+			&cli.StringFlag{Name: "runner", Value: "krunner", Usage: "runner of every job: krunner, drunner, irunner"},
+			&cli.DurationFlag{Name: "warmup", Value: 30 * time.Minute, Usage: "background load runs this long before the first job"},
+			&cli.DurationFlag{Name: "limit", Value: 7 * 24 * time.Hour, Usage: "stop the simulation after this much simulated time"},
+			&cli.DurationFlag{Name: "scan-interval", Usage: "placement-queue scan interval; overrides the grid file"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of background load and failures"},
+			&cli.StringFlag{Name: "events", Usage: "write every event as JSON lines to this file"},
+			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
+		},
+		Action: runKoalaSimulate,
+	}
+}
+
+// eventWriter writes events as JSON lines.
+type eventWriter struct {
+	enc *json.Encoder
+	err error
+}
+
+func (e *eventWriter) Event(ev *core.Event) {
+	if e.err == nil {
+		e.err = e.enc.Encode(ev)
+	}
+}
+
+// simSummary is what `koala simulate` reports.
+type simSummary struct {
+	Jobs            int                     `json:"jobs"`
+	Finished        int                     `json:"finished"`
+	Failed          int                     `json:"failed"`
+	Refused         int                     `json:"refused"`
+	LastArrivalS    float64                 `json:"last_arrival_s"`
+	MakespanS       float64                 `json:"makespan_s"`
+	MeanWaitS       float64                 `json:"mean_wait_s"`
+	MeanFTTS        float64                 `json:"mean_ftt_s"`
+	MeanPlacementS  float64                 `json:"mean_placement_s"`
+	MeanClaimTries  float64                 `json:"mean_claim_tries"`
+	CoAllocatedJobs int                     `json:"coallocated_jobs"`
+	Utilization     core.UtilizationSummary `json:"utilization"`
+	FailureReasons  map[string]int          `json:"failure_reasons,omitempty"`
+}
+
+func runKoalaSimulate(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageErrorf("simulate takes one workload directory (from 'gmark generate')")
+	}
+	g, err := loadGrid(c)
+	if err != nil {
+		return err
+	}
+	g.Scheduler.Seed = c.Uint64("seed")
+	prio, err := core.ParsePriority(c.String("priority"))
+	if err != nil {
+		return usageError{err}
+	}
+	runner, err := core.ParseRunner(c.String("runner"))
+	if err != nil {
+		return usageError{err}
+	}
+	jobs, err := workload.ReadAll(c.Args().First())
+	if err != nil {
+		return usageError{err}
+	}
+	var sink core.Sink
+	if path := c.String("events"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		ew := &eventWriter{enc: json.NewEncoder(f)}
+		sink = ew
+		defer func() {
+			if ew.err != nil {
+				fmt.Fprintln(c.App.ErrWriter, "gmark: writing events:", ew.err)
+			}
+		}()
+	}
+	start := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	k, err := core.New(g, start, sink, nil)
+	if err != nil {
+		return usageError{err}
+	}
+	first := start.Add(c.Duration("warmup"))
+	arrivals := make([]core.Arrival, 0, len(jobs))
+	for _, j := range jobs {
+		if j.Kind == workload.Composite {
+			return usageErrorf("%s: job %s is composite; simulate takes unitary jobs", filepath.Join(c.Args().First(), workload.JobsFile), j.ID)
+		}
+		arrivals = append(arrivals, core.Arrival{At: first.Add(j.Submit), Job: j, Opts: core.Options{Priority: prio, Runner: runner}})
+	}
+	k.MeasureFrom(first)
+	errs := k.Simulate(arrivals, first.Add(c.Duration("limit")))
+	sum := simSummary{Jobs: len(arrivals), Refused: len(errs), FailureReasons: map[string]int{}}
+	for _, e := range errs {
+		fmt.Fprintln(c.App.ErrWriter, "refused:", e)
+	}
+	var end time.Time
+	var wait, ftt, placement time.Duration
+	tries := 0
+	for _, j := range k.Jobs() {
+		switch j.State {
+		case core.Finished:
+			sum.Finished++
+		case core.Failed:
+			sum.Failed++
+			sum.FailureReasons[j.Reason]++
+		}
+		if j.End.After(end) {
+			end = j.End
+		}
+		if !j.Start.IsZero() {
+			wait += j.Start.Sub(j.Submitted)
+		}
+		ftt += j.FTT
+		placement += j.TotalPlacementTime
+		tries += j.ClaimTries
+		if j.CoAllocated() {
+			sum.CoAllocatedJobs++
+		}
+	}
+	if n := len(k.Jobs()); n > 0 {
+		sum.MeanWaitS = wait.Seconds() / float64(n)
+		sum.MeanFTTS = ftt.Seconds() / float64(n)
+		sum.MeanPlacementS = placement.Seconds() / float64(n)
+		sum.MeanClaimTries = float64(tries) / float64(n)
+	}
+	if len(arrivals) > 0 {
+		sum.LastArrivalS = arrivals[len(arrivals)-1].At.Sub(first).Seconds()
+		sum.MakespanS = end.Sub(first).Seconds()
+	}
+	sum.Utilization = k.Utilization()
+	if c.Bool("json") {
+		enc := json.NewEncoder(c.App.Writer)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sum)
+	}
+	printSimSummary(c.App.Writer, g, sum)
+	return nil
+}
+
+func printSimSummary(w io.Writer, g *grid.Grid, s simSummary) {
+	u := s.Utilization
+	fmt.Fprintf(w, "grid %s, policy %s: %d jobs, %d finished, %d failed, %d refused\n", g.Name, g.Scheduler.Policy, s.Jobs, s.Finished, s.Failed, s.Refused)
+	fmt.Fprintf(w, "  last arrival %.0fs, last end %.0fs after the first arrival\n", s.LastArrivalS, s.MakespanS)
+	fmt.Fprintf(w, "  mean wait %.1fs, placement time %.1fs, file transfer %.1fs, claiming tries %.2f; %d co-allocated jobs\n",
+		s.MeanWaitS, s.MeanPlacementS, s.MeanFTTS, s.MeanClaimTries, s.CoAllocatedJobs)
+	fmt.Fprintf(w, "  utilization: background %.1f%%, grid jobs %.1f%%, wasted (PWT) %.2f%%, gained (PGT) %.2f%%; in use %.1f%%, stacked %.1f%%\n",
+		100*u.Background, 100*u.Grid, 100*u.Wasted, 100*u.Gained, 100*u.Total, 100*u.Stacked)
+	reasons := make([]string, 0, len(s.FailureReasons))
+	for r := range s.FailureReasons {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "  failed (%d): %s\n", s.FailureReasons[r], r)
+	}
+}

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gmark/gmark/workload"
+)
+
+// koalaProc is a `gmark koala serve` process.
+type koalaProc struct {
+	cmd  *exec.Cmd
+	base string
+}
+
+var servingRE = regexp.MustCompile(`serving http://([0-9.:]+)/v1/`)
+
+// startKoala starts the server as a real process and waits for its address.
+// The test's cleanup stops it by pid.
+func startKoala(t *testing.T, args ...string) *koalaProc {
+	t.Helper()
+	cmd := exec.Command(buildGmark(t), append([]string{"koala", "serve", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Dir = abs(t, "../..")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+		}
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		close(addr)
+	}()
+	select {
+	case a, ok := <-addr:
+		if !ok {
+			t.Fatalf("the server exited: %s", stderr.String())
+		}
+		return &koalaProc{cmd: cmd, base: "http://" + a}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the server did not start: %s", stderr.String())
+	}
+	return nil
+}
+
+func (k *koalaProc) do(t *testing.T, method, path, body string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, k.base+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer tok")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+type apiJob struct {
+	ID     string `json:"id"`
+	Key    string `json:"key"`
+	State  string `json:"state"`
+	Reason string `json:"reason"`
+}
+
+// kill -9 of the server mid-run, then a restart on the same state: every job
+// the server accepted is still known and ends in a terminal state, none is
+// started twice, and keys stay taken.
+func TestKoalaSurvivesKill9(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "koala.db")
+	args := []string{"--grid", "examples/das2.toml", "--state", state, "--token", "tok", "--time-scale", "300", "--scan-interval", "10s"}
+	k := startKoala(t, args...)
+	accepted := map[string]bool{}
+	for i := 0; i < 60; i++ {
+		j := workload.Job{ID: fmt.Sprintf("1-%d", i), Kind: workload.Unitary, Type: "swf", SiteType: workload.Unordered,
+			RunTime: time.Duration(60+i*5) * time.Second, App: workload.App{Name: "swf"},
+			Components: []workload.Component{{Site: "*", Count: 8 + i%4*8}, {Site: "*", Count: 8}}}
+		key := fmt.Sprintf("run/1-%d", i)
+		body := fmt.Sprintf(`{"job":%s,"key":%q,"policy":"WF"}`, j.AppendJSON(nil), key)
+		if code, resp := k.do(t, "POST", "/v1/jobs", body); code == http.StatusCreated {
+			accepted[key] = true
+		} else {
+			t.Fatalf("submit %s: %d %s", key, code, resp)
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // let some jobs run and finish (150 s of core time)
+	if err := k.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = k.cmd.Wait()
+
+	k2 := startKoala(t, args...)
+	var jobs []apiJob
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		code, body := k2.do(t, "GET", "/v1/jobs", "")
+		if code != http.StatusOK {
+			t.Fatalf("list: %d %s", code, body)
+		}
+		jobs = nil
+		if err := json.Unmarshal(body, &jobs); err != nil {
+			t.Fatal(err)
+		}
+		active := 0
+		for _, j := range jobs {
+			if j.State != "finished" && j.State != "failed" && j.State != "cancelled" {
+				active++
+			}
+		}
+		if active == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d jobs still active a minute after the restart", active)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	seen := map[string]bool{}
+	failedByRestart := 0
+	for _, j := range jobs {
+		if seen[j.Key] {
+			t.Errorf("key %s appears twice", j.Key)
+		}
+		seen[j.Key] = true
+		if j.State == "failed" {
+			if !strings.Contains(j.Reason, "the core restarted while the job ran") {
+				t.Errorf("job %s failed: %s", j.ID, j.Reason)
+			}
+			failedByRestart++
+		}
+	}
+	for key := range accepted {
+		if !seen[key] {
+			t.Errorf("accepted job %s was lost", key)
+		}
+	}
+	// No job started twice: count "started" events per job in the whole log.
+	code, body := k2.do(t, "GET", "/v1/events?since=0&follow=false", "")
+	if code != http.StatusOK {
+		t.Fatalf("events: %d", code)
+	}
+	started := map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var e struct{ Kind, Job string }
+			if err := json.Unmarshal([]byte(data), &e); err == nil && e.Kind == "started" {
+				started[e.Job]++
+			}
+		}
+	}
+	for id, n := range started {
+		if n > 1 {
+			t.Errorf("job %s started %d times", id, n)
+		}
+	}
+	// Keys stay taken across the restart.
+	j := workload.Job{ID: "1-0", Kind: workload.Unitary, Type: "swf", App: workload.App{Name: "swf"}, SiteType: workload.Single,
+		Components: []workload.Component{{Site: "*", Count: 1}}}
+	if code, _ := k2.do(t, "POST", "/v1/jobs", fmt.Sprintf(`{"job":%s,"key":"run/1-0"}`, j.AppendJSON(nil))); code != http.StatusConflict {
+		t.Errorf("resubmitting a key after the restart: %d", code)
+	}
+	t.Logf("%d jobs accepted; after kill -9 and restart: %d terminal, %d failed because they were running at the crash, %d started once",
+		len(accepted), len(jobs), failedByRestart, len(started))
+	if err := k2.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := k2.cmd.Wait(); err != nil {
+		t.Errorf("the server did not stop cleanly on SIGTERM: %v", err)
+	}
+}
+
+func TestKoalaServeRefusesRemoteListen(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := run(t, dir, "koala", "serve", "--grid", abs(t, "../../examples/das2.toml"), "--listen", "0.0.0.0:0", "--state", filepath.Join(dir, "s.db"))
+	if code != 2 || !strings.Contains(stderr, "--allow-remote") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s.db")); err == nil {
+		t.Error("the state database was created for a refused listen address")
+	}
+}
+
+func TestKoalaSimulateW30(t *testing.T) {
+	dir := t.TempDir()
+	if _, stderr, code := run(t, dir, "generate", abs(t, "../../examples/koala-w30.wdl"), "-o", "w30", "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	stdout, stderr, code := run(t, dir, "koala", "simulate", "--grid", abs(t, "../../examples/das2.toml"), "--json", "w30")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s struct {
+		Jobs, Finished int
+		Utilization    struct{ Grid, Stacked float64 }
+	}
+	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Jobs != 200 || s.Finished != 200 || s.Utilization.Grid < 0.2 || s.Utilization.Stacked < 0.55 {
+		t.Errorf("summary %s", stdout)
+	}
+}

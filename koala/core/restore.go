@@ -1,0 +1,77 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gmark/gmark/workload"
+)
+
+// Saved is a job as the persistence layer stored it.
+type Saved struct {
+	ID                 string
+	Spec               workload.Job
+	Opts               Options
+	State              State
+	Reason             string
+	Submitted          time.Time
+	PlacementTries     int
+	ClaimTries         int
+	Restarts           int
+	Placements         int
+	TotalPlacementTime time.Duration
+	L                  float64
+	JPT, JST, OrigJST  time.Time
+	FTT                time.Duration
+	Start, End         time.Time
+}
+
+// Restore brings back the jobs of a core that stopped (or was killed), in
+// submission order, before any new submission. What happens to each:
+//
+//   - jobs that had ended keep their state;
+//   - jobs waiting for placement or for their claims (placed, not started)
+//     go back to their placement queue, with the reason recorded: nothing of
+//     theirs ran yet, so they will run exactly once;
+//   - jobs that were running fail, with the reason recorded: their
+//     components died with the core (they ran on its emulated clusters, or as
+//     its child processes), and running them again would run them twice.
+func (c *Core) Restore(saved []Saved, reason string) error {
+	if len(c.order) > 0 {
+		return fmt.Errorf("restore into a core that already has jobs")
+	}
+	for _, s := range saved {
+		j := &Job{ID: s.ID, Spec: s.Spec, Opts: s.Opts, State: s.State, Reason: s.Reason, Submitted: s.Submitted,
+			PlacementTries: s.PlacementTries, ClaimTries: s.ClaimTries, Restarts: s.Restarts, Placements: s.Placements,
+			TotalPlacementTime: s.TotalPlacementTime, L: s.L, JPT: s.JPT, JST: s.JST, OrigJST: s.OrigJST, FTT: s.FTT,
+			Start: s.Start, End: s.End, priority: s.Opts.Priority, exclude: map[string]bool{}}
+		c.initComponents(j)
+		c.jobs[j.ID] = j
+		c.order = append(c.order, j)
+		if s.Opts.Key != "" {
+			c.keys[s.Opts.Key] = j.ID
+		}
+		if n, err := strconv.Atoi(strings.TrimPrefix(j.ID, "k")); err == nil && n > c.nextJob {
+			c.nextJob = n
+		}
+		switch s.State {
+		case Queued, Claiming:
+			j.Restarts++
+			c.requeue(j, EvReplaced, reason+": placed again")
+		case Running:
+			j.State, j.End = Failed, c.now
+			j.Reason = reason + " while the job ran; it is not run again"
+			c.emit(Event{Kind: EvFailed, Job: j.ID, Key: j.Opts.Key, Reason: j.Reason})
+		}
+	}
+	return nil
+}
+
+// SetEventSeq continues the event numbering of a restored core.
+func (c *Core) SetEventSeq(seq uint64) {
+	if seq > c.eventSeq {
+		c.eventSeq = seq
+	}
+}

@@ -1,0 +1,533 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/koala/jdf"
+	"github.com/gmark/gmark/workload"
+)
+
+// Handler is the HTTP API (docs/koala.md documents it).
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/health", s.health)
+	mux.HandleFunc("POST /v1/jobs", s.auth(s.submit))
+	mux.HandleFunc("GET /v1/jobs", s.listJobs)
+	mux.HandleFunc("GET /v1/jobs/{id}", s.getJob)
+	mux.HandleFunc("DELETE /v1/jobs/{id}", s.auth(s.cancelJob))
+	mux.HandleFunc("GET /v1/clusters", s.clusters)
+	mux.HandleFunc("POST /v1/clusters/{name}/down", s.auth(s.clusterDown))
+	mux.HandleFunc("POST /v1/clusters/{name}/up", s.auth(s.clusterUp))
+	mux.HandleFunc("POST /v1/clusters/{name}/local-jobs", s.auth(s.localJob))
+	mux.HandleFunc("GET /v1/utilization", s.utilization)
+	mux.HandleFunc("GET /v1/events", s.events)
+	mux.HandleFunc("GET /metrics", s.metrics)
+	return mux
+}
+
+type apiError struct {
+	Error string `json:"error"`
+	ID    string `json:"id,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	_ = enc.Encode(v)
+}
+
+func fail(w http.ResponseWriter, status int, format string, args ...any) {
+	writeJSON(w, status, apiError{Error: fmt.Sprintf(format, args...)})
+}
+
+// auth requires the server's token on state-changing requests, as
+// "Authorization: Bearer TOKEN".
+func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || got == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="gmark-koala"`)
+			fail(w, http.StatusUnauthorized, "this request changes state: send the server's token as 'Authorization: Bearer TOKEN'")
+			return
+		}
+		if subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
+			fail(w, http.StatusForbidden, "wrong token")
+			return
+		}
+		h(w, r)
+	}
+}
+
+func (s *Server) do(w http.ResponseWriter, r *http.Request, fn func() (any, error)) (any, bool) {
+	v, err := s.Do(r.Context(), fn)
+	if err != nil {
+		switch {
+		case errors.Is(err, errShuttingDown):
+			fail(w, http.StatusServiceUnavailable, "%v", err)
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			fail(w, http.StatusServiceUnavailable, "%v", err)
+		default:
+			fail(w, http.StatusInternalServerError, "%v", err)
+		}
+		return nil, false
+	}
+	return v, true
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "grid": s.cfg.Grid.Name, "uptime_s": time.Since(s.started).Seconds()})
+}
+
+// submitRequest is the JSON form of a submission.
+type submitRequest struct {
+	Job      json.RawMessage `json:"job"` // a workload.jsonl job
+	Policy   string          `json:"policy,omitempty"`
+	Priority string          `json:"priority,omitempty"`
+	Runner   string          `json:"runner,omitempty"`
+	Key      string          `json:"key,omitempty"`
+}
+
+// submit accepts a job as JSON (application/json: {"job": …, "policy": …})
+// or as a KOALA/RSL JDF (any other content type; options in the query:
+// ?policy=CF&priority=high&runner=krunner&key=K).
+func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, jdf.MaxSize+1))
+	if err != nil {
+		fail(w, http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", jdf.MaxSize)
+		return
+	}
+	var spec workload.Job
+	var req submitRequest
+	ct := r.Header.Get("Content-Type")
+	if strings.HasPrefix(ct, "application/json") {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			fail(w, http.StatusBadRequest, "request: %v", err)
+			return
+		}
+		if len(req.Job) == 0 {
+			fail(w, http.StatusBadRequest, `request: missing "job"`)
+			return
+		}
+		j, err := workload.ParseJob(req.Job)
+		if err != nil {
+			fail(w, http.StatusBadRequest, "job: %v", err)
+			return
+		}
+		spec = j
+	} else {
+		q := r.URL.Query()
+		req = submitRequest{Policy: q.Get("policy"), Priority: q.Get("priority"), Runner: q.Get("runner"), Key: q.Get("key")}
+		j, err := jdf.Parse("jdf", body)
+		if err != nil {
+			fail(w, http.StatusBadRequest, "%v", err)
+			return
+		}
+		spec = *j
+		if spec.ID == "" {
+			spec.ID = "jdf"
+		}
+	}
+	opts := core.Options{Policy: req.Policy, Key: req.Key}
+	prio := req.Priority
+	if prio == "" {
+		prio = s.cfg.Grid.Scheduler.DefaultPriority
+	}
+	if opts.Priority, err = core.ParsePriority(prio); err != nil {
+		fail(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	if req.Runner != "" {
+		if opts.Runner, err = core.ParseRunner(req.Runner); err != nil {
+			fail(w, http.StatusBadRequest, "%v", err)
+			return
+		}
+	}
+	type outcome struct {
+		view jobView
+		err  error
+	}
+	v, ok := s.do(w, r, func() (any, error) {
+		j, err := s.core.Submit(spec, opts)
+		if err != nil {
+			if errors.Is(err, core.ErrDuplicateKey) {
+				return outcome{view: viewOf(j), err: err}, nil
+			}
+			return outcome{err: err}, nil
+		}
+		return outcome{view: viewOf(j)}, nil
+	})
+	if !ok {
+		return
+	}
+	o := v.(outcome)
+	s.stats.mu.Lock()
+	if o.err != nil {
+		s.stats.rejected++
+	} else {
+		s.stats.submissions++
+	}
+	s.stats.mu.Unlock()
+	switch {
+	case errors.Is(o.err, core.ErrDuplicateKey):
+		writeJSON(w, http.StatusConflict, apiError{Error: o.err.Error(), ID: o.view.ID})
+	case o.err != nil:
+		fail(w, http.StatusBadRequest, "%v", o.err)
+	default:
+		w.Header().Set("Location", "/v1/jobs/"+o.view.ID)
+		writeJSON(w, http.StatusCreated, o.view)
+	}
+}
+
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	v, ok := s.do(w, r, func() (any, error) {
+		j, found := s.core.Job(id)
+		if !found {
+			j, found = s.core.JobByKey(id)
+		}
+		if !found {
+			return nil, nil
+		}
+		view := viewOf(j)
+		return &view, nil
+	})
+	if !ok {
+		return
+	}
+	if v.(*jobView) == nil {
+		fail(w, http.StatusNotFound, "no job %q (give the id the server returned, or the idempotency key)", id)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// listJobs lists jobs, optionally of one state (?state=running), in
+// submission order.
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
+	state := r.URL.Query().Get("state")
+	v, ok := s.do(w, r, func() (any, error) {
+		out := []jobView{}
+		for _, j := range s.core.Jobs() {
+			if state == "" || string(j.State) == state {
+				out = append(out, viewOf(j))
+			}
+		}
+		return out, nil
+	})
+	if ok {
+		writeJSON(w, http.StatusOK, v)
+	}
+}
+
+func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	v, ok := s.do(w, r, func() (any, error) {
+		j, found := s.core.Job(id)
+		if !found {
+			return http.StatusNotFound, nil
+		}
+		if err := s.core.Cancel(j.ID, "cancelled through the API"); err != nil {
+			return err.Error(), nil
+		}
+		return http.StatusOK, nil
+	})
+	if !ok {
+		return
+	}
+	switch x := v.(type) {
+	case string:
+		fail(w, http.StatusConflict, "%s", x)
+	case int:
+		if x == http.StatusNotFound {
+			fail(w, http.StatusNotFound, "no job %q", id)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"id": id, "state": string(core.Cancelled)})
+	}
+}
+
+func (s *Server) clusters(w http.ResponseWriter, r *http.Request) {
+	if v, ok := s.do(w, r, func() (any, error) { return s.core.Clusters(), nil }); ok {
+		writeJSON(w, http.StatusOK, v)
+	}
+}
+
+func (s *Server) clusterDown(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Reason string `json:"reason"`
+	}
+	_ = json.NewDecoder(io.LimitReader(r.Body, 4096)).Decode(&body)
+	name := r.PathValue("name")
+	if body.Reason == "" {
+		body.Reason = "taken down through the API"
+	}
+	s.clusterChange(w, r, func() error { return s.core.SetClusterDown(name, body.Reason) })
+}
+
+func (s *Server) clusterUp(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	s.clusterChange(w, r, func() error { return s.core.SetClusterUp(name) })
+}
+
+func (s *Server) clusterChange(w http.ResponseWriter, r *http.Request, change func() error) {
+	v, ok := s.do(w, r, func() (any, error) {
+		if err := change(); err != nil {
+			return err, nil
+		}
+		return s.core.Clusters(), nil
+	})
+	if !ok {
+		return
+	}
+	if err, isErr := v.(error); isErr {
+		fail(w, http.StatusNotFound, "%v", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// localJob adds a local user's job to a cluster: background load by hand.
+func (s *Server) localJob(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Size    int    `json:"size"`
+		Runtime string `json:"runtime"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 4096)).Decode(&body); err != nil {
+		fail(w, http.StatusBadRequest, `body: %v (want {"size": 8, "runtime": "10m"})`, err)
+		return
+	}
+	rt, err := time.ParseDuration(body.Runtime)
+	if err != nil {
+		fail(w, http.StatusBadRequest, "runtime: %v", err)
+		return
+	}
+	name := r.PathValue("name")
+	v, ok := s.do(w, r, func() (any, error) { return s.core.SubmitLocalJob(name, body.Size, rt), nil })
+	if !ok {
+		return
+	}
+	if err, _ := v.(error); err != nil {
+		fail(w, http.StatusBadRequest, "%v", err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"cluster": name, "size": body.Size, "runtime": body.Runtime})
+}
+
+func (s *Server) utilization(w http.ResponseWriter, r *http.Request) {
+	if v, ok := s.do(w, r, func() (any, error) { return s.core.Utilization(), nil }); ok {
+		writeJSON(w, http.StatusOK, v)
+	}
+}
+
+// events streams every event with seq > since as Server-Sent Events (one
+// "data:" line of JSON per event, its seq as the id), first from the
+// database, then live. ?follow=false stops after the stored ones.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	since, _ := strconv.ParseUint(r.URL.Query().Get("since"), 10, 64)
+	if id := r.Header.Get("Last-Event-ID"); id != "" {
+		since, _ = strconv.ParseUint(id, 10, 64)
+	}
+	follow := r.URL.Query().Get("follow") != "false"
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	var sub *subscriber
+	if follow {
+		sub = s.stream.subscribe() // before reading history: nothing falls in between
+		defer s.stream.unsubscribe(sub)
+	}
+	last := since
+	write := func(seq uint64, data []byte) bool {
+		if seq <= last {
+			return true
+		}
+		last = seq
+		_, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", seq, data)
+		return err == nil
+	}
+	for {
+		batch, err := s.store.Events(last, 1000)
+		if err != nil {
+			fmt.Fprintf(w, "event: error\ndata: %q\n\n", err.Error())
+			return
+		}
+		for _, e := range batch {
+			if !write(e.Seq, e.Data) {
+				return
+			}
+		}
+		if len(batch) < 1000 {
+			break
+		}
+	}
+	if flusher != nil {
+		flusher.Flush()
+	}
+	if !follow {
+		return
+	}
+	keepAlive := time.NewTicker(15 * time.Second)
+	defer keepAlive.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-keepAlive.C:
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+		case ev, open := <-sub.ch:
+			if !open {
+				fmt.Fprintf(w, "event: error\ndata: %q\n\n", "the client fell behind; reconnect with since="+strconv.FormatUint(last, 10))
+				return
+			}
+			if !write(ev.seq, ev.data) {
+				return
+			}
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+}
+
+// jobView is a job as the API shows it.
+type jobView struct {
+	ID                 string          `json:"id"`
+	Key                string          `json:"key,omitempty"`
+	Name               string          `json:"name"` // the job's id in its workload
+	State              core.State      `json:"state"`
+	Reason             string          `json:"reason,omitempty"`
+	Policy             string          `json:"policy,omitempty"`
+	Priority           string          `json:"priority"`
+	Runner             core.Runner     `json:"runner"`
+	Submitted          time.Time       `json:"submitted"`
+	JPT                *time.Time      `json:"jpt,omitempty"`
+	JCT                *time.Time      `json:"jct,omitempty"`
+	JST                *time.Time      `json:"jst,omitempty"`
+	OrigJST            *time.Time      `json:"orig_jst,omitempty"`
+	FTT                float64         `json:"ftt_s"`
+	Start              *time.Time      `json:"start,omitempty"`
+	End                *time.Time      `json:"end,omitempty"`
+	PlacementTries     int             `json:"placement_tries"`
+	ClaimTries         int             `json:"claim_tries"`
+	Placements         int             `json:"placements"`
+	Restarts           int             `json:"restarts"`
+	TotalPlacementTime float64         `json:"total_placement_s"`
+	Sites              []string        `json:"sites,omitempty"`
+	CoAllocated        bool            `json:"coallocated"`
+	Components         []componentView `json:"components"`
+}
+
+type componentView struct {
+	Size      int        `json:"size"`
+	Fixed     string     `json:"fixed,omitempty"`
+	Site      string     `json:"site,omitempty"`
+	FileSites []string   `json:"file_sites,omitempty"`
+	Transfer  float64    `json:"transfer_s"`
+	ClaimedAt *time.Time `json:"claimed_at,omitempty"`
+	Start     *time.Time `json:"start,omitempty"`
+	Done      bool       `json:"done"`
+	OK        bool       `json:"ok"`
+}
+
+func tp(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+func viewOf(j *core.Job) jobView {
+	v := jobView{ID: j.ID, Key: j.Opts.Key, Name: j.Spec.ID, State: j.State, Reason: j.Reason, Policy: j.Opts.Policy,
+		Priority: j.Priority().String(), Runner: j.Opts.Runner, Submitted: j.Submitted.UTC(), JPT: tp(j.JPT), JCT: tp(j.JCT),
+		JST: tp(j.JST), OrigJST: tp(j.OrigJST), FTT: j.FTT.Seconds(), Start: tp(j.Start), End: tp(j.End),
+		PlacementTries: j.PlacementTries, ClaimTries: j.ClaimTries, Placements: j.Placements, Restarts: j.Restarts,
+		TotalPlacementTime: j.TotalPlacementTime.Seconds(), Sites: j.Sites(), CoAllocated: j.CoAllocated()}
+	for _, c := range j.Components {
+		v.Components = append(v.Components, componentView{Size: c.Size, Fixed: c.Fixed, Site: c.Site, FileSites: c.FileSites,
+			Transfer: c.Transfer.Seconds(), ClaimedAt: tp(c.ClaimedAt), Start: tp(c.ExecStart), Done: c.Done, OK: c.OK})
+	}
+	return v
+}
+
+// metrics writes Prometheus text exposition format.
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
+	type snap struct {
+		states   map[core.State]int
+		queue    int
+		clusters []core.ClusterStatus
+		util     core.UtilizationSummary
+	}
+	v, ok := s.do(w, r, func() (any, error) {
+		sn := snap{states: map[core.State]int{}, queue: s.core.QueueLength(), clusters: s.core.Clusters(), util: s.core.Utilization()}
+		for _, j := range s.core.Jobs() {
+			sn.states[j.State]++
+		}
+		return sn, nil
+	})
+	if !ok {
+		return
+	}
+	sn := v.(snap)
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+	var b strings.Builder
+	b.WriteString("# HELP gmark_koala_jobs Jobs by state.\n# TYPE gmark_koala_jobs gauge\n")
+	for _, st := range []core.State{core.Queued, core.Claiming, core.Running, core.Finished, core.Failed, core.Cancelled} {
+		fmt.Fprintf(&b, "gmark_koala_jobs{state=%q} %d\n", st, sn.states[st])
+	}
+	fmt.Fprintf(&b, "# HELP gmark_koala_placement_queue_length Jobs waiting in the placement queues.\n# TYPE gmark_koala_placement_queue_length gauge\ngmark_koala_placement_queue_length %d\n", sn.queue)
+	b.WriteString("# HELP gmark_koala_processors Processors of a cluster by use.\n# TYPE gmark_koala_processors gauge\n")
+	for _, c := range sn.clusters {
+		for _, kv := range []struct {
+			k string
+			v int
+		}{{"total", c.Processors}, {"idle", c.Idle}, {"background", c.Background}, {"grid", c.Grid}, {"held", c.Held}, {"reserved", c.Reserved}} {
+			fmt.Fprintf(&b, "gmark_koala_processors{cluster=%q,use=%q} %d\n", c.Name, kv.k, kv.v)
+		}
+		up := 0
+		if c.Up && c.Disabled == "" {
+			up = 1
+		}
+		fmt.Fprintf(&b, "gmark_koala_cluster_up{cluster=%q} %d\n", c.Name, up)
+	}
+	b.WriteString("# HELP gmark_koala_utilization Fraction of capacity used since the start, by kind.\n# TYPE gmark_koala_utilization gauge\n")
+	for _, kv := range []struct {
+		k string
+		v float64
+	}{{"background", sn.util.Background}, {"grid", sn.util.Grid}, {"wasted", sn.util.Wasted}, {"gained", sn.util.Gained}} {
+		fmt.Fprintf(&b, "gmark_koala_utilization{kind=%q} %g\n", kv.k, kv.v)
+	}
+	s.stats.mu.Lock()
+	fmt.Fprintf(&b, "# HELP gmark_koala_submissions_total Accepted submissions.\n# TYPE gmark_koala_submissions_total counter\ngmark_koala_submissions_total %d\n", s.stats.submissions)
+	fmt.Fprintf(&b, "# HELP gmark_koala_rejected_total Refused submissions.\n# TYPE gmark_koala_rejected_total counter\ngmark_koala_rejected_total %d\n", s.stats.rejected)
+	b.WriteString("# HELP gmark_koala_events_total Events by kind.\n# TYPE gmark_koala_events_total counter\n")
+	kinds := make([]string, 0, len(s.stats.events))
+	for k := range s.stats.events {
+		kinds = append(kinds, string(k))
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(&b, "gmark_koala_events_total{kind=%q} %d\n", k, s.stats.events[core.EventKind(k)])
+	}
+	s.stats.mu.Unlock()
+	fmt.Fprintf(&b, "# HELP gmark_koala_stream_clients Event-stream clients.\n# TYPE gmark_koala_stream_clients gauge\ngmark_koala_stream_clients %d\n", s.stream.count())
+	_, _ = io.WriteString(w, b.String())
+}

@@ -1,0 +1,339 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/printers"
+	"github.com/gmark/gmark/workload"
+)
+
+const token = "s3cret"
+
+// start runs a server on a real loopback port with a grid whose clock runs
+// 1000 times faster than the wall clock, so emulated jobs end quickly.
+func start(t testing.TB, state string) (*httptest.Server, *Server, context.CancelFunc) {
+	return startScaled(t, state, 1000)
+}
+
+func startScaled(t testing.TB, state string, scale float64) (*httptest.Server, *Server, context.CancelFunc) {
+	t.Helper()
+	g, err := grid.Load("../../examples/das2.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Scheduler.TimeScale = scale
+	for i := range g.Clusters {
+		g.Clusters[i].Background = grid.Background{}
+	}
+	if state == "" {
+		state = filepath.Join(t.TempDir(), "state.db")
+	}
+	srv, err := New(Config{Grid: g, State: state, Token: token, MaxWait: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	hs := httptest.NewServer(srv.Handler())
+	stop := func() {
+		hs.Close()
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("server: %v", err)
+		}
+	}
+	t.Cleanup(func() {
+		select {
+		case <-srv.done:
+		default:
+			stop()
+		}
+	})
+	return hs, srv, stop
+}
+
+func request(t testing.TB, method, url, body, contentType string, auth bool) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if auth {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func jobJSON(id string, procs int, runtime time.Duration) string {
+	j := workload.Job{ID: id, Kind: workload.Unitary, Type: "swf", SiteType: workload.Unordered, RunTime: runtime,
+		App: workload.App{Name: "swf"}, Components: []workload.Component{{Site: "*", Count: procs}}}
+	return string(j.AppendJSON(nil))
+}
+
+func submitBody(id string, procs int, runtime time.Duration, key string) string {
+	return fmt.Sprintf(`{"job":%s,"policy":"WF","priority":"high","key":%q}`, jobJSON(id, procs, runtime), key)
+}
+
+func waitState(t *testing.T, base, id, want string) jobView {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		code, body := request(t, "GET", base+"/v1/jobs/"+id, "", "", false)
+		var v jobView
+		if code == http.StatusOK {
+			_ = json.Unmarshal(body, &v)
+			if string(v.State) == want {
+				return v
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s: %d %s, never %s", id, code, body, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestTokenIsRequiredToChangeState(t *testing.T) {
+	hs, _, _ := start(t, "")
+	for _, c := range []struct{ method, path string }{
+		{"POST", "/v1/jobs"}, {"DELETE", "/v1/jobs/k1"}, {"POST", "/v1/clusters/fs0/down"},
+		{"POST", "/v1/clusters/fs0/up"}, {"POST", "/v1/clusters/fs0/local-jobs"},
+	} {
+		code, body := request(t, c.method, hs.URL+c.path, submitBody("a", 1, time.Minute, ""), "application/json", false)
+		if code != http.StatusUnauthorized || !strings.Contains(string(body), "token") {
+			t.Errorf("%s %s without a token: %d %s", c.method, c.path, code, body)
+		}
+		req, _ := http.NewRequest(c.method, hs.URL+c.path, strings.NewReader("{}"))
+		req.Header.Set("Authorization", "Bearer wrong")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s %s with a wrong token: %d", c.method, c.path, resp.StatusCode)
+		}
+	}
+	// Reading needs no token.
+	for _, path := range []string{"/v1/health", "/v1/jobs", "/v1/clusters", "/v1/utilization", "/metrics"} {
+		if code, body := request(t, "GET", hs.URL+path, "", "", false); code != http.StatusOK {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+	}
+}
+
+func TestSubmitRunAndObserve(t *testing.T) {
+	hs, _, _ := start(t, "")
+	code, body := request(t, "POST", hs.URL+"/v1/jobs", submitBody("1-0", 16, 60*time.Second, "run1/1-0"), "application/json", true)
+	if code != http.StatusCreated {
+		t.Fatalf("submit: %d %s", code, body)
+	}
+	var v jobView
+	if err := json.Unmarshal(body, &v); err != nil || v.ID == "" || v.Name != "1-0" || v.Key != "run1/1-0" {
+		t.Fatalf("submit reply %s (%v)", body, err)
+	}
+	// The same key again: refused, naming the first job.
+	code, body = request(t, "POST", hs.URL+"/v1/jobs", submitBody("1-0", 16, 60*time.Second, "run1/1-0"), "application/json", true)
+	if code != http.StatusConflict || !strings.Contains(string(body), `"id":"`+v.ID+`"`) {
+		t.Errorf("duplicate key: %d %s", code, body)
+	}
+	done := waitState(t, hs.URL, v.ID, "finished")
+	if done.Start == nil || done.End == nil || done.End.Sub(*done.Start) != 60*time.Second || len(done.Sites) != 1 {
+		t.Errorf("finished job %+v", done)
+	}
+	// The job can be looked up by its key too.
+	if code, _ := request(t, "GET", hs.URL+"/v1/jobs/run1%2F1-0", "", "", false); code != http.StatusOK {
+		t.Errorf("lookup by key: %d", code)
+	}
+	// The event stream replays the job's timeline from the database.
+	code, body = request(t, "GET", hs.URL+"/v1/events?since=0&follow=false", "", "", false)
+	if code != http.StatusOK {
+		t.Fatalf("events: %d", code)
+	}
+	var kinds []string
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var e struct {
+				Kind string `json:"kind"`
+				Job  string `json:"job"`
+			}
+			if err := json.Unmarshal([]byte(data), &e); err != nil {
+				t.Fatalf("event %q: %v", data, err)
+			}
+			if e.Job == v.ID {
+				kinds = append(kinds, e.Kind)
+			}
+		}
+	}
+	want := "submitted placed claim_try claimed started component_start component_end finished"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Errorf("events of the job:\n got %s\nwant %s", got, want)
+	}
+	// Metrics in Prometheus text format.
+	_, body = request(t, "GET", hs.URL+"/metrics", "", "", false)
+	for _, line := range []string{`gmark_koala_jobs{state="finished"} 1`, "gmark_koala_submissions_total 1", "gmark_koala_rejected_total 1",
+		`gmark_koala_processors{cluster="fs0",use="total"} 144`} {
+		if !strings.Contains(string(body), line) {
+			t.Errorf("metrics lack %q:\n%s", line, body)
+		}
+	}
+}
+
+func TestSubmitKoalaJDF(t *testing.T) {
+	hs, _, _ := start(t, "")
+	j := workload.Job{ID: "3-1", Kind: workload.Unitary, Type: "smpi", SiteType: workload.SemiOrdered, WallTime: 10 * time.Minute,
+		App:        workload.App{Name: "smpi", Params: []workload.Param{{Key: "supersteps", Value: "5"}}},
+		Components: []workload.Component{{Site: "*", Count: 4}, {Site: "fs2", Count: 2}},
+		Files:      []workload.File{{Name: "file-2g", Size: 2 << 30}}}
+	p, _ := printers.Lookup("koala")
+	var buf bytes.Buffer
+	if err := p.Print(&buf, &j, printers.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	code, body := request(t, "POST", hs.URL+"/v1/jobs?policy=CF&key=jdf-1", buf.String(), "text/x-koala-jdf", true)
+	if code != http.StatusCreated {
+		t.Fatalf("JDF submit: %d %s", code, body)
+	}
+	var v jobView
+	_ = json.Unmarshal(body, &v)
+	if v.Name != "3-1" || len(v.Components) != 2 || v.Components[1].Fixed != "fs2" || v.Policy != "CF" {
+		t.Errorf("parsed job %s", body)
+	}
+	// A malformed JDF: 400 with the parser's positioned message.
+	code, body = request(t, "POST", hs.URL+"/v1/jobs", "+( &(count=4)(executable=\"gmark\")", "text/plain", true)
+	if code != http.StatusBadRequest || !strings.Contains(string(body), "jdf:1:") {
+		t.Errorf("malformed JDF: %d %s", code, body)
+	}
+	for _, bad := range []string{`{"job":{"id":"x"}}`, `{"job":` + jobJSON("x", 1, 0) + `,"priority":"urgent"}`, `{"nope":1}`, `not json`} {
+		if code, body := request(t, "POST", hs.URL+"/v1/jobs", bad, "application/json", true); code != http.StatusBadRequest {
+			t.Errorf("%s: %d %s", bad, code, body)
+		}
+	}
+	// A job too large for the grid is refused.
+	if code, body := request(t, "POST", hs.URL+"/v1/jobs", submitBody("big", 400, time.Minute, ""), "application/json", true); code != http.StatusBadRequest {
+		t.Errorf("oversized job: %d %s", code, body)
+	}
+}
+
+func TestCancelAndClusters(t *testing.T) {
+	hs, _, _ := start(t, "")
+	_, body := request(t, "POST", hs.URL+"/v1/jobs", submitBody("long", 8, 24*time.Hour, ""), "application/json", true)
+	var v jobView
+	_ = json.Unmarshal(body, &v)
+	waitState(t, hs.URL, v.ID, "running")
+	if code, body := request(t, "DELETE", hs.URL+"/v1/jobs/"+v.ID, "", "", true); code != http.StatusOK {
+		t.Fatalf("cancel: %d %s", code, body)
+	}
+	waitState(t, hs.URL, v.ID, "cancelled")
+	if code, _ := request(t, "DELETE", hs.URL+"/v1/jobs/"+v.ID, "", "", true); code != http.StatusConflict {
+		t.Errorf("cancelling twice: %d", code)
+	}
+	if code, _ := request(t, "DELETE", hs.URL+"/v1/jobs/k999", "", "", true); code != http.StatusNotFound {
+		t.Errorf("cancel of an unknown job: %d", code)
+	}
+	code, body := request(t, "POST", hs.URL+"/v1/clusters/fs3/down", `{"reason":"maintenance"}`, "application/json", true)
+	if code != http.StatusOK || !strings.Contains(string(body), `"disabled":"maintenance"`) {
+		t.Errorf("down: %d %s", code, body)
+	}
+	if code, body := request(t, "POST", hs.URL+"/v1/clusters/fs3/up", "", "", true); code != http.StatusOK || strings.Contains(string(body), "maintenance") {
+		t.Errorf("up: %d %s", code, body)
+	}
+	if code, _ := request(t, "POST", hs.URL+"/v1/clusters/nope/down", "", "", true); code != http.StatusNotFound {
+		t.Errorf("unknown cluster: %d", code)
+	}
+	if code, body := request(t, "POST", hs.URL+"/v1/clusters/fs1/local-jobs", `{"size":8,"runtime":"10m"}`, "application/json", true); code != http.StatusCreated {
+		t.Errorf("local job: %d %s", code, body)
+	}
+}
+
+// A burst of garbage: random bytes as JDFs and JSON bodies. Every request
+// gets an answer (400), and the server then still serves.
+func TestSurvivesGarbage(t *testing.T) {
+	hs, _, _ := start(t, "")
+	r := rand.New(rand.NewPCG(1, 2))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	for w := 0; w < 8; w++ {
+		seed := r.Uint64()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rr := rand.New(rand.NewPCG(seed, 0))
+			for i := 0; i < 250; i++ {
+				n := rr.IntN(2048)
+				b := make([]byte, n)
+				for k := range b {
+					b[k] = byte(rr.IntN(256))
+				}
+				if i%3 == 0 { // garbage shaped like a JDF
+					b = append([]byte("+( &(count="), b...)
+				}
+				ct := "text/plain"
+				if i%2 == 0 {
+					ct = "application/json"
+				}
+				code, _ := request(t, "POST", hs.URL+"/v1/jobs", string(b), ct, true)
+				mu.Lock()
+				codes[code]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if codes[http.StatusBadRequest] != 2000 {
+		t.Errorf("answers to 2000 garbage requests: %v", codes)
+	}
+	if code, _ := request(t, "POST", hs.URL+"/v1/jobs", submitBody("ok", 1, time.Second, ""), "application/json", true); code != http.StatusCreated {
+		t.Errorf("after the burst a good submission got %d", code)
+	}
+}
+
+// State survives a restart: jobs and keys are still known.
+func TestRestartKeepsJobs(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.db")
+	hs, _, stop := start(t, state)
+	_, body := request(t, "POST", hs.URL+"/v1/jobs", submitBody("a", 1, time.Minute, "key-a"), "application/json", true)
+	var a jobView
+	_ = json.Unmarshal(body, &a)
+	waitState(t, hs.URL, a.ID, "finished")
+	stop()
+	hs2, _, _ := start(t, state)
+	if v := waitState(t, hs2.URL, a.ID, "finished"); v.Key != "key-a" {
+		t.Errorf("after restart: %+v", v)
+	}
+	if code, _ := request(t, "POST", hs2.URL+"/v1/jobs", submitBody("a", 1, time.Minute, "key-a"), "application/json", true); code != http.StatusConflict {
+		t.Errorf("a key from before the restart was accepted again: %d", code)
+	}
+	_, body = request(t, "POST", hs2.URL+"/v1/jobs", submitBody("b", 1, time.Minute, "key-b"), "application/json", true)
+	var b jobView
+	_ = json.Unmarshal(body, &b)
+	if b.ID == a.ID || b.ID == "" {
+		t.Errorf("new job id %q collides with %q", b.ID, a.ID)
+	}
+}
