@@ -20,6 +20,7 @@ import (
 
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/koala/procexec"
 	"github.com/gmark/gmark/koala/server"
 	"github.com/gmark/gmark/workload"
 	"github.com/urfave/cli/v2"
@@ -80,6 +81,8 @@ func koalaServeCommand() *cli.Command {
 			&cli.StringFlag{Name: "policy", Usage: "default placement policy (WF, CF, CM, FCM); overrides the grid file"},
 			&cli.Float64Flag{Name: "time-scale", Usage: "core seconds per wall second; overrides the grid file"},
 			&cli.DurationFlag{Name: "scan-interval", Usage: "placement-queue scan interval; overrides the grid file"},
+			&cli.StringFlag{Name: "execution", Usage: "emulated (timers) or process (real 'gmark app' processes); overrides the grid file"},
+			&cli.StringFlag{Name: "workdir", Usage: "with process execution, where jobs run (default: STATE.jobs)"},
 		},
 		Action: runKoalaServe,
 	}
@@ -124,7 +127,32 @@ func runKoalaServe(c *cli.Context) error {
 			}
 		}
 	}
-	srv, err := server.New(server.Config{Grid: g, State: state, Token: token})
+	if c.IsSet("execution") {
+		g.Scheduler.Execution = c.String("execution")
+		if g.Scheduler.Execution != "emulated" && g.Scheduler.Execution != "process" {
+			return usageErrorf("--execution must be emulated or process")
+		}
+	}
+	var px *procexec.Executor
+	if g.Scheduler.Execution == "process" {
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		dir := c.String("workdir")
+		if dir == "" {
+			dir = state + ".jobs"
+		}
+		if n := procexec.Cleanup(dir); n > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "gmark koala: killed %d processes left by the previous run\n", n)
+		}
+		px = &procexec.Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale}
+	}
+	cfg := server.Config{Grid: g, State: state, Token: token}
+	if px != nil {
+		cfg.Executor = px
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -134,6 +162,14 @@ func runKoalaServe(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if px != nil {
+		px.Exited = func(id string, comp int, ok bool, reason string) {
+			_, _ = srv.Do(ctx, func() (any, error) {
+				srv.Core().ComponentExited(id, comp, ok, reason)
+				return nil, nil
+			})
+		}
+	}
 	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Run(ctx) }()
@@ -142,8 +178,8 @@ func runKoalaServe(c *cli.Context) error {
 			errc <- err
 		}
 	}()
-	fmt.Fprintf(c.App.Writer, "gmark koala: grid %q (%d clusters, %d processors), policy %s, time scale %g\n",
-		g.Name, len(g.Clusters), g.TotalProcessors(), g.Scheduler.Policy, g.Scheduler.TimeScale)
+	fmt.Fprintf(c.App.Writer, "gmark koala: grid %q (%d clusters, %d processors), policy %s, time scale %g, %s execution\n",
+		g.Name, len(g.Clusters), g.TotalProcessors(), g.Scheduler.Policy, g.Scheduler.TimeScale, g.Scheduler.Execution)
 	fmt.Fprintf(c.App.Writer, "gmark koala: serving http://%s/v1/ (state %s", ln.Addr(), state)
 	if tokenFile != "" {
 		fmt.Fprintf(c.App.Writer, ", token in %s", tokenFile)

@@ -230,3 +230,69 @@ func TestKoalaSimulateW30(t *testing.T) {
 		t.Errorf("summary %s", stdout)
 	}
 }
+
+// Issue 3: smpi with 2 components of 2 processes each completes through the
+// bundled core's co-allocation, as real processes: the components land on two
+// clusters and all four ranks exchange their elements.
+func TestKoalaRunsCoAllocatedSmpi(t *testing.T) {
+	for _, runner := range []string{"krunner", "irunner"} {
+		t.Run(runner, func(t *testing.T) {
+			dir := t.TempDir()
+			gridFile := filepath.Join(dir, "grid.toml")
+			if err := os.WriteFile(gridFile, []byte("name = \"pair\"\n[scheduler]\nexecution = \"process\"\npolicy = \"WF\"\n"+
+				"[[cluster]]\nname = \"A\"\nprocessors = 2\n[[cluster]]\nname = \"B\"\nprocessors = 2\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			k := startKoala(t, "--grid", gridFile, "--state", filepath.Join(dir, "s.db"), "--token", "tok", "--workdir", filepath.Join(dir, "jobs"))
+			j := workload.Job{ID: "smpi-1", Kind: workload.Unitary, Type: "smpi", SiteType: workload.Unordered, WallTime: 2 * time.Minute,
+				App: workload.App{Name: "smpi", Params: []workload.Param{{Key: "supersteps", Value: "3"}, {Key: "memory", Value: "1"},
+					{Key: "elements", Value: "10"}, {Key: "compute", Value: "2"}, {Key: "exchange", Value: "100"}}},
+				Components: []workload.Component{{Site: "*", Count: 2}, {Site: "*", Count: 2}}}
+			code, body := k.do(t, "POST", "/v1/jobs", fmt.Sprintf(`{"job":%s,"runner":%q}`, j.AppendJSON(nil), runner))
+			if code != http.StatusCreated {
+				t.Fatalf("submit: %d %s", code, body)
+			}
+			var v struct {
+				ID, State, Reason string
+				Sites             []string
+				Coallocated       bool
+			}
+			_ = json.Unmarshal(body, &v)
+			deadline := time.Now().Add(60 * time.Second)
+			for {
+				_, body = k.do(t, "GET", "/v1/jobs/"+v.ID, "")
+				_ = json.Unmarshal(body, &v)
+				if v.State == "finished" || v.State == "failed" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("job still %s: %s", v.State, body)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if v.State != "finished" || !v.Coallocated || len(v.Sites) != 2 {
+				t.Fatalf("job %s on %v (coallocated %v): %s", v.State, v.Sites, v.Coallocated, v.Reason)
+			}
+			for rank := 0; rank < 4; rank++ {
+				out, err := os.ReadFile(filepath.Join(dir, "jobs", v.ID, fmt.Sprintf("rank-%d.out", rank)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+				var sum struct {
+					OK       bool  `json:"ok"`
+					Size     int   `json:"size"`
+					Sent     int64 `json:"sent_elements"`
+					Received int64 `json:"received_elements"`
+				}
+				if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+					t.Fatalf("rank %d summary %q: %v", rank, lines[len(lines)-1], err)
+				}
+				// 3 supersteps x 100 elements x 3 peers.
+				if !sum.OK || sum.Size != 4 || sum.Sent != 900 || sum.Received != 900 {
+					t.Errorf("rank %d: %+v", rank, sum)
+				}
+			}
+		})
+	}
+}

@@ -75,15 +75,17 @@ type cluster struct {
 	dummies  map[int64]bool // background jobs started by the controller
 }
 
-// Executor runs components. The emulated executor returns a run time and
-// the core ends the component by timer; an executor of real processes returns
-// ok=false for the run time and reports the end through ComponentExited.
+// Executor runs jobs. The runners start a job's components together, so
+// an executor starts them together. The emulated executor returns each
+// component's run time and the core ends the components by timer; an
+// executor of real processes returns nil and reports each component's end
+// through Core.ComponentExited.
 type Executor interface {
-	// Start begins executing component comp of job j on site. It returns the
-	// emulated run time, or emulated=false when the end will be reported.
-	Start(j *Job, comp int, site string, speed float64) (runtime time.Duration, emulated bool, err error)
-	// Stop kills a component started earlier (for real processes).
-	Stop(j *Job, comp int)
+	// Start begins executing job j, whose component i runs on sites[i] at
+	// relative processor speed speeds[i].
+	Start(j *Job, sites []string, speeds []float64) (runtimes []time.Duration, err error)
+	// Stop kills a job started earlier.
+	Stop(j *Job)
 }
 
 // New builds a core for a grid, starting at time start. sink receives every

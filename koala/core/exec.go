@@ -11,16 +11,21 @@ import (
 
 // Emulated runs components as timers: a component takes the job's run time
 // (its RunTime, or the swf application's runtime times its scale, or
-// DefaultRuntime) divided by the site's speed.
+// DefaultRuntime) divided by its site's speed.
 type Emulated struct{ DefaultRuntime time.Duration }
 
 // Start implements Executor.
-func (e Emulated) Start(j *Job, _ int, _ string, speed float64) (time.Duration, bool, error) {
-	return time.Duration(float64(RunTime(&j.Spec, e.DefaultRuntime)) / speed), true, nil
+func (e Emulated) Start(j *Job, _ []string, speeds []float64) ([]time.Duration, error) {
+	rt := RunTime(&j.Spec, e.DefaultRuntime)
+	out := make([]time.Duration, len(speeds))
+	for i, s := range speeds {
+		out[i] = time.Duration(float64(rt) / s)
+	}
+	return out, nil
 }
 
 // Stop implements Executor.
-func (Emulated) Stop(*Job, int) {}
+func (Emulated) Stop(*Job) {}
 
 // RunTime is how long a job runs at speed 1.
 func RunTime(spec *workload.Job, def time.Duration) time.Duration {
@@ -73,41 +78,48 @@ func (c *Core) startExecution(j *Job) {
 	if j.State != Running {
 		return
 	}
-	j.Start = c.now
-	c.emit(Event{Kind: EvStarted, Job: j.ID, Key: j.Opts.Key, Sites: j.Sites()})
+	// A soft error: a site fails a component as it starts.
 	for i := range j.Components {
-		comp := &j.Components[i]
-		if comp.Executing || comp.Done {
-			continue
-		}
-		cl := c.byName[comp.Site]
-		// A soft error: the site fails the component as it starts.
+		cl := c.byName[j.Components[i].Site]
 		if rate := cl.cfg.FailureRate; rate > 0 && c.rng.Float64() < rate {
 			c.softError(j, i, cl)
 			return
 		}
+	}
+	j.Start = c.now
+	c.emit(Event{Kind: EvStarted, Job: j.ID, Key: j.Opts.Key, Sites: j.Sites()})
+	sites := make([]string, len(j.Components))
+	speeds := make([]float64, len(j.Components))
+	for i := range j.Components {
+		comp := &j.Components[i]
+		cl := c.byName[comp.Site]
 		cl.errors = 0
 		c.account(cl)
 		cl.held -= comp.Size
 		cl.running += comp.Size
 		comp.Executing, comp.ExecStart = true, c.now
+		sites[i], speeds[i] = cl.cfg.Name, cl.cfg.Speed
 		c.emit(Event{Kind: EvComponentStart, Job: j.ID, Key: j.Opts.Key, Component: i, Cluster: cl.cfg.Name})
-		rt, emulated, err := c.exec.Start(j, i, cl.cfg.Name, cl.cfg.Speed)
-		if err != nil {
+	}
+	runtimes, err := c.exec.Start(j, sites, speeds)
+	if err != nil {
+		for i := range j.Components {
 			c.componentEnded(j, i, false, "could not start: "+err.Error())
-			if j.State != Running {
-				return
-			}
-			continue
 		}
+		return
+	}
+	limit := c.limit(j)
+	for i := range j.Components {
+		comp := &j.Components[i]
 		i := i
-		limit := c.limit(j)
 		switch {
-		case emulated && (limit == 0 || rt <= limit):
-			comp.endTimer = c.at(c.now.Add(rt), func() { c.componentEnded(j, i, true, "") })
+		case runtimes != nil && (limit == 0 || runtimes[i] <= limit):
+			comp.endTimer = c.at(c.now.Add(runtimes[i]), func() { c.componentEnded(j, i, true, "") })
 		case limit > 0:
 			comp.endTimer = c.at(c.now.Add(limit), func() {
-				c.exec.Stop(j, i)
+				if runtimes == nil {
+					c.exec.Stop(j) // every component shares the limit: stop the job's processes once
+				}
 				c.componentEnded(j, i, false, fmt.Sprintf("killed after its run-time limit of %v", limit))
 			})
 		}

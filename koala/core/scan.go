@@ -218,6 +218,12 @@ func (c *Core) requeue(j *Job, kind EventKind, reason string) {
 func (c *Core) release(j *Job) {
 	c.stop(j.claimTimer)
 	j.claimTimer = nil
+	stopped := false
+	defer func() {
+		if stopped {
+			c.exec.Stop(j)
+		}
+	}()
 	for i := range j.Components {
 		comp := &j.Components[i]
 		c.stop(comp.endTimer)
@@ -230,7 +236,7 @@ func (c *Core) release(j *Job) {
 		switch {
 		case comp.Executing:
 			cl.running -= comp.Size
-			c.exec.Stop(j, i)
+			stopped = true
 			c.endLRM(cl, comp.lrmID)
 		case comp.Claimed:
 			cl.held -= comp.Size

@@ -1,0 +1,203 @@
+// Package procexec runs the scheduler core's jobs as real processes: the
+// `gmark app` programs, one process per processor, all components of a job
+// started together by the apps launcher. Time is scaled like the core's
+// clock: a trace job of 200 s on a core running 100 times faster than the
+// wall clock holds its processes for 2 s.
+package procexec
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gmark/gmark/apps/jobenv"
+	"github.com/gmark/gmark/apps/launch"
+	"github.com/gmark/gmark/apps/output"
+	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/workload"
+)
+
+// Executor implements core.Executor with real processes.
+type Executor struct {
+	Gmark     string  // the gmark binary the jobs run
+	Dir       string  // each job works in Dir/<job id>/ (its output, its pid file)
+	TimeScale float64 // core seconds per wall second
+	// Exited reports the end of a job's component. It is called from the
+	// executor's goroutines: it must hand the report to the core's driver.
+	Exited func(jobID string, comp int, ok bool, reason string)
+
+	mu   sync.Mutex
+	jobs map[string]*launch.Job
+}
+
+const pidFile = "pids"
+
+// Start implements core.Executor. Runners: the IRunner's components find
+// each other through a rendezvous service the executor runs for the job
+// (the IRunner's per-job nameserver); the others get none, and a parallel
+// application's rank 0 starts its own, as under a batch system.
+func (e *Executor) Start(j *core.Job, sites []string, _ []float64) ([]time.Duration, error) {
+	scale := e.TimeScale
+	if scale <= 0 {
+		scale = 1
+	}
+	dir := filepath.Join(e.Dir, jobenv.Safe(j.ID))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	args := append([]string{"app", j.Spec.App.Name}, scaledArgs(&j.Spec, scale)...)
+	comps := make([]int, len(j.Components))
+	for i, c := range j.Components {
+		comps[i] = c.Size
+	}
+	var files []*os.File
+	var mu sync.Mutex
+	spec := launch.Spec{
+		JobID: j.ID, Executable: e.Gmark, Args: args, Components: comps, Dir: dir,
+		NoRendezvous: j.Opts.Runner != core.IRunner, KillGrace: 2 * time.Second,
+		Output: func(p launch.Proc) (io.Writer, io.Writer) {
+			out, err1 := os.Create(filepath.Join(dir, fmt.Sprintf("rank-%d.out", p.Rank)))
+			errf, err2 := os.Create(filepath.Join(dir, fmt.Sprintf("rank-%d.err", p.Rank)))
+			if err1 != nil || err2 != nil {
+				return io.Discard, io.Discard
+			}
+			mu.Lock()
+			files = append(files, out, errf)
+			mu.Unlock()
+			return out, errf
+		},
+	}
+	lj, err := launch.Start(spec)
+	if err != nil {
+		return nil, err
+	}
+	var pids bytes.Buffer
+	for _, p := range lj.Procs() {
+		fmt.Fprintln(&pids, p.Pid)
+	}
+	_ = os.WriteFile(filepath.Join(dir, pidFile), pids.Bytes(), 0o644)
+	e.mu.Lock()
+	if e.jobs == nil {
+		e.jobs = map[string]*launch.Job{}
+	}
+	e.jobs[j.ID] = lj
+	e.mu.Unlock()
+	id := j.ID
+	go func() {
+		results, _ := lj.Wait(context.Background())
+		mu.Lock()
+		for _, f := range files {
+			f.Close()
+		}
+		mu.Unlock()
+		_ = os.Remove(filepath.Join(dir, pidFile))
+		e.mu.Lock()
+		delete(e.jobs, id)
+		e.mu.Unlock()
+		for comp := range comps {
+			ok, reason := true, ""
+			for _, r := range results {
+				if r.Component != comp || r.Err == nil {
+					continue
+				}
+				ok = false
+				if reason == "" {
+					reason = describe(dir, r)
+				}
+			}
+			if e.Exited != nil {
+				e.Exited(id, comp, ok, reason)
+			}
+		}
+	}()
+	return nil, nil
+}
+
+// describe explains a failed process from its summary line.
+func describe(dir string, r launch.Result) string {
+	b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("rank-%d.out", r.Rank)))
+	if s, err := output.ParseSummary(b); err == nil {
+		if msg, _ := s["error"].(string); msg != "" {
+			return fmt.Sprintf("rank %d: %s", r.Rank, msg)
+		}
+		if reason, _ := s["reason"].(string); reason != "" {
+			return fmt.Sprintf("rank %d: %s", r.Rank, reason)
+		}
+	}
+	return fmt.Sprintf("rank %d: %v", r.Rank, r.Err)
+}
+
+// scaledArgs are the application's arguments with time scaled to the
+// core's clock: the swf application's run-time scale is divided by the
+// time scale, and every application gets the job's wall time, scaled, as
+// --walltime.
+func scaledArgs(j *workload.Job, scale float64) []string {
+	app := j.App
+	params := make([]workload.Param, 0, len(app.Params)+1)
+	for _, p := range app.Params {
+		if app.Name == "swf" && p.Key == "scale" {
+			f, err := strconv.ParseFloat(p.Value, 64)
+			if err != nil || f <= 0 {
+				f = 1
+			}
+			p.Value = strconv.FormatFloat(f/scale, 'g', -1, 64)
+		}
+		params = append(params, p)
+	}
+	if app.Name == "swf" {
+		if _, ok := app.Param("scale"); !ok {
+			params = append(params, workload.Param{Key: "scale", Value: strconv.FormatFloat(1/scale, 'g', -1, 64)})
+		}
+	}
+	if j.WallTime > 0 {
+		params = append(params, workload.Param{Key: "walltime", Value: time.Duration(float64(j.WallTime) / scale).String()})
+	}
+	return workload.App{Name: app.Name, Params: params}.Args()
+}
+
+// Stop implements core.Executor: SIGTERM to the job's processes, SIGKILL
+// after a grace period. Stopping a job twice, or one that ended, is a no-op.
+func (e *Executor) Stop(j *core.Job) {
+	e.mu.Lock()
+	lj := e.jobs[j.ID]
+	e.mu.Unlock()
+	if lj != nil {
+		lj.Stop()
+	}
+}
+
+// Cleanup kills the processes a previous run of the core left behind (it
+// was killed and could not stop them): every pid listed in a job's pid file
+// that is still a `gmark app` process.
+func Cleanup(dir string) (killed int) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*", pidFile))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Fields(string(b)) {
+			pid, err := strconv.Atoi(line)
+			if err != nil || pid <= 1 {
+				continue
+			}
+			cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			if err != nil || !bytes.Contains(cmdline, []byte("app\x00")) {
+				continue // gone, or the pid was reused
+			}
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				killed++
+			}
+		}
+		_ = os.Remove(f)
+	}
+	return killed
+}
