@@ -17,8 +17,8 @@ import (
 func BenchmarkSubmitHTTP(b *testing.B) {
 	hs, srv, stop := startScaled(b, "", 1) // real time: scans once a minute
 	defer stop()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
-	const clients = 128
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64}}
+	const clients = 32
 	var next atomic.Int64
 	var failed atomic.Int64
 	b.ResetTimer()
