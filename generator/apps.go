@@ -75,7 +75,7 @@ var appSpecs = []*AppSpec{
 	{Name: "lunar", Doc: "state-space exploration of dimension S, reporting states explored and interesting states found",
 		Params: []AppParam{
 			{Flag: "dimension", Key: "Dimension", Doc: "dimension S of the state space",
-				Values: []string{"4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16"}, Default: "8", Check: atLeast(1)},
+				Values: []string{"4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16"}, Default: "8", Check: between(1, 32)},
 			{Flag: "flavour", Key: "Flavour", Doc: "instance flavour: normal or large",
 				Values: []string{"normal", "large"}, Default: "normal", Check: oneOf("normal", "large")}}},
 	{Name: "swf", Doc: "replays a trace job: holds its processors for its run time",
@@ -208,6 +208,16 @@ func atLeast(n int) func(string) error {
 	return func(v string) error {
 		if k, err := strconv.Atoi(v); err != nil || k < n {
 			return fmt.Errorf("%q must be a whole number >= %d", v, n)
+		}
+		return nil
+	}
+}
+
+// between accepts whole numbers in [lo, hi].
+func between(lo, hi int) func(string) error {
+	return func(v string) error {
+		if k, err := strconv.Atoi(v); err != nil || k < lo || k > hi {
+			return fmt.Errorf("%q must be a whole number from %d to %d", v, lo, hi)
 		}
 		return nil
 	}

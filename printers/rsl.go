@@ -37,8 +37,8 @@ import (
 // environment, which holds GMARK_JOB_ID. Each relation sits on its own line;
 // strings are always quoted ("…", an embedded quote doubled), numbers and
 // keywords never, so the output reads back with any RSL parser. maxWallTime
-// is in minutes, rounded up; jobType is mpi for components of more than one
-// processor and for MPI applications, else single. stdout and stderr are
+// is in minutes, rounded up; jobType is mpi for MPI applications, multiple
+// for other components of more than one processor, else single. stdout and stderr are
 // relative to directory, which is Config.WorkDir; subrequests write
 // <id>.<i>.out and <id>.<i>.err. Input files are not written: GRAM stages
 // files by URL, and the job model knows only logical names (see koala).
@@ -182,9 +182,15 @@ func appendRSLInt(b []byte, attr string, n int64) []byte {
 	return append(b, ')')
 }
 
+// appendRSLJobType: GRAM starts count copies of a program with
+// jobType=multiple, and one MPI program on count processors with
+// jobType=mpi.
 func appendRSLJobType(b []byte, j *workload.Job, c workload.Component) []byte {
-	if c.Count > 1 || isMPIApp(j.App.Name) {
+	switch {
+	case isMPIApp(j.App.Name):
 		return append(b, "(jobType=mpi)"...)
+	case c.Count > 1:
+		return append(b, "(jobType=multiple)"...)
 	}
 	return append(b, "(jobType=single)"...)
 }

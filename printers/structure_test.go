@@ -100,8 +100,11 @@ func checkRSLRequest(t reporter, req *rslSpec, j *workload.Job, cfg Config, i in
 	}
 	jobType, _ := req.relation("jobType")
 	wantType := "single"
-	if c.Count > 1 || isMPIApp(j.App.Name) {
+	switch {
+	case isMPIApp(j.App.Name):
 		wantType = "mpi"
+	case c.Count > 1:
+		wantType = "multiple"
 	}
 	if len(jobType) != 1 || jobType[0].text != wantType {
 		t.Errorf("component %d: jobType %q, want %s", i, values(jobType), wantType)
