@@ -179,6 +179,17 @@ type jobRow struct {
 	jpt, jct, jst, origJST, start, end                       any
 }
 
+// EachEvent calls fn for every event of the batch, in order, with the JSON
+// the database stores (the event stream sends the same bytes).
+func (b *Batch) EachEvent(fn func(seq uint64, kind string, data string)) {
+	if b == nil {
+		return
+	}
+	for _, e := range b.events {
+		fn(e.seq, e.kind, e.data)
+	}
+}
+
 // Empty tells whether the batch writes nothing.
 func (b *Batch) Empty() bool { return b == nil || len(b.events) == 0 }
 

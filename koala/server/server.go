@@ -6,7 +6,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -40,7 +39,6 @@ type Server struct {
 	clock   clock.Clock
 	cmds    chan *command
 	stream  *broadcaster
-	tee     *tee
 	started time.Time
 	stats   stats
 	mu      sync.Mutex // guards closed
@@ -64,18 +62,6 @@ type command struct {
 	value any
 	err   error
 	done  chan struct{}
-}
-
-// tee sends the core's events to the store and keeps them for publishing
-// after the step's commit.
-type tee struct {
-	store *persist.Store
-	step  []core.Event
-}
-
-func (t *tee) Event(e *core.Event) {
-	t.store.Event(e)
-	t.step = append(t.step, *e)
 }
 
 // New opens the state database, restores the jobs a previous run left, and
@@ -113,8 +99,7 @@ func New(cfg Config) (*Server, error) {
 			now = time.Unix(0, n)
 		}
 	}
-	t := &tee{store: store}
-	c, err := core.New(cfg.Grid, now, t, cfg.Executor)
+	c, err := core.New(cfg.Grid, now, store, cfg.Executor)
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -126,7 +111,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, core: c, store: store, clock: clk, cmds: make(chan *command, 4096),
-		stream: newBroadcaster(), tee: t, started: time.Now(), done: make(chan struct{}),
+		stream: newBroadcaster(), started: time.Now(), done: make(chan struct{}),
 		stats: stats{events: map[core.EventKind]uint64{}}}
 	if err := s.commit(); err != nil {
 		store.Close()
@@ -272,9 +257,8 @@ func (s *Server) Run(ctx context.Context) error {
 
 // step is what one driver step hands to the writer.
 type step struct {
-	batch  *persist.Batch
-	events []core.Event
-	cmds   []*command
+	batch *persist.Batch
+	cmds  []*command
 }
 
 // hand snapshots the step's writes and passes them to the writer.
@@ -284,8 +268,6 @@ func (s *Server) hand(st *step, writes chan<- *step, writerDone <-chan error) er
 		return err
 	}
 	st.batch = b
-	st.events = append([]core.Event(nil), s.tee.step...)
-	s.tee.step = s.tee.step[:0]
 	if b.Empty() && len(st.cmds) == 0 {
 		return nil
 	}
@@ -324,7 +306,7 @@ func (s *Server) writer(writes <-chan *step) error {
 			}
 			return err
 		}
-		s.publish(st.events)
+		s.publish(st.batch)
 		for _, cmd := range st.cmds {
 			close(cmd.done)
 		}
@@ -333,28 +315,26 @@ func (s *Server) writer(writes <-chan *step) error {
 }
 
 // publish counts and streams committed events.
-func (s *Server) publish(events []core.Event) {
-	if len(events) == 0 {
+func (s *Server) publish(b *persist.Batch) {
+	if b.Empty() {
 		return
 	}
 	s.stats.mu.Lock()
-	for _, e := range events {
-		s.stats.events[e.Kind]++
-	}
+	b.EachEvent(func(_ uint64, kind string, _ string) { s.stats.events[core.EventKind(kind)]++ })
 	s.stats.mu.Unlock()
-	for i := range events {
-		data, _ := json.Marshal(&events[i])
-		s.stream.publish(events[i].Seq, data)
-	}
+	b.EachEvent(func(seq uint64, _ string, data string) { s.stream.publish(seq, []byte(data)) })
 }
 
 // commit writes everything pending at once, on the calling goroutine (used
 // before Run starts: the restore's events).
 func (s *Server) commit() error {
-	if err := s.store.Flush(); err != nil {
+	b, err := s.store.Snapshot()
+	if err != nil {
 		return err
 	}
-	s.publish(s.tee.step)
-	s.tee.step = s.tee.step[:0]
+	if err := s.store.Write(b); err != nil {
+		return err
+	}
+	s.publish(b)
 	return nil
 }
