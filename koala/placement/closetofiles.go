@@ -56,27 +56,14 @@ func (cf *closeToFiles) Place(req *Request, info *Info) (Result, bool) {
 	if len(req.Files) == 0 {
 		return (&worstFit{}).Place(req, info)
 	}
-	s := newState(req, info)
 	fileSites := cf.fileSites(req, info)
-	var res Result
 	var inserts []Pair
-	for _, c := range ordered(req) {
-		if c.Site != "" {
-			if !s.placeFixed(&res, c) {
-				return Result{}, false
-			}
-			continue
-		}
+	res, ok := placeEach(req, info, func(s *state, c Component) int {
 		// 1. a file site with enough idle processors, alphabetically first
-		placed := false
 		for _, fsite := range fileSites {
 			if i := s.index(fsite); i >= 0 && s.idle[i] >= c.Size {
-				placed = s.assign(&res, c, i)
-				break
+				return i
 			}
-		}
-		if placed {
-			continue
 		}
 		// 2. the history table's pairs, least transfer time
 		best, bestT := -1, time.Duration(0)
@@ -84,23 +71,25 @@ func (cf *closeToFiles) Place(req *Request, info *Info) (Result, bool) {
 			if s.idle[i] < c.Size || !cf.inHistory(site.Name, req, info) {
 				continue
 			}
-			t, _, ok := s.transfer(site.Name)
-			if ok && (best < 0 || t < bestT) {
+			if t, _, ok := s.transfer(site.Name); ok && (best < 0 || t < bestT) {
 				best, bestT = i, t
 			}
 		}
-		if best < 0 || !s.assign(&res, c, best) {
-			return Result{}, false
+		if best >= 0 {
+			for _, f := range fileSites {
+				inserts = append(inserts, Pair{info.Sites[best].Name, f})
+			}
 		}
-		for _, f := range fileSites {
-			inserts = append(inserts, Pair{info.Sites[best].Name, f})
-		}
+		return best
+	})
+	if !ok {
+		return Result{}, false
 	}
 	// Only a successful placement updates the table.
 	for _, p := range inserts {
 		cf.history[p] = true
 	}
-	return finish(res), true
+	return res, true
 }
 
 // fileSites are the sites holding a replica of every input file, sorted.

@@ -213,10 +213,26 @@ func (s *state) placeFixed(res *Result, c Component) bool {
 	return s.assign(res, c, i)
 }
 
-// finish orders the assignments by component index.
-func finish(res Result) Result {
+// placeEach is the loop every policy shares: components largest first, a
+// fixed component on its site, every other on the site choose returns (an
+// index into info.Sites, or -1 when none will do). All or nothing.
+func placeEach(req *Request, info *Info, choose func(s *state, c Component) int) (Result, bool) {
+	s := newState(req, info)
+	var res Result
+	for _, c := range ordered(req) {
+		if c.Site != "" {
+			if !s.placeFixed(&res, c) {
+				return Result{}, false
+			}
+			continue
+		}
+		i := choose(s, c)
+		if i < 0 || !s.assign(&res, c, i) {
+			return Result{}, false
+		}
+	}
 	sort.Slice(res.Assignments, func(i, j int) bool { return res.Assignments[i].Index < res.Assignments[j].Index })
-	return res
+	return res, true
 }
 
 // worstFit puts each component, largest first, on the site with the most
@@ -230,26 +246,18 @@ func (*worstFit) Place(req *Request, info *Info) (Result, bool) {
 	if req.Flexible {
 		return splitFlexible(req, info)
 	}
-	s := newState(req, info)
-	var res Result
-	for _, c := range ordered(req) {
-		if c.Site != "" {
-			if !s.placeFixed(&res, c) {
-				return Result{}, false
-			}
-			continue
-		}
-		best := -1
-		for i := range s.idle {
-			if s.idle[i] >= c.Size && (best < 0 || s.idle[i] > s.idle[best]) {
-				best = i
-			}
-		}
-		if best < 0 || !s.assign(&res, c, best) {
-			return Result{}, false
+	return placeEach(req, info, mostIdle)
+}
+
+// mostIdle is the site with the most remaining idle processors that fits c.
+func mostIdle(s *state, c Component) int {
+	best := -1
+	for i := range s.idle {
+		if s.idle[i] >= c.Size && (best < 0 || s.idle[i] > s.idle[best]) {
+			best = i
 		}
 	}
-	return finish(res), true
+	return best
 }
 
 // clusterMin (Cluster Minimization, Sönmez, Mohamed and Epema, e-Science
@@ -267,28 +275,18 @@ func (*clusterMin) Place(req *Request, info *Info) (Result, bool) {
 	if req.Flexible {
 		return splitFlexible(req, info)
 	}
-	s := newState(req, info)
-	order := byIdle(s)
-	var res Result
-	for _, c := range ordered(req) {
-		if c.Site != "" {
-			if !s.placeFixed(&res, c) {
-				return Result{}, false
-			}
-			continue
+	var order []int // fixed by the idle counts before the first component
+	return placeEach(req, info, func(s *state, c Component) int {
+		if order == nil {
+			order = byIdle(s)
 		}
-		placed := false
 		for _, i := range order {
 			if s.idle[i] >= c.Size {
-				placed = s.assign(&res, c, i)
-				break
+				return i
 			}
 		}
-		if !placed {
-			return Result{}, false
-		}
-	}
-	return finish(res), true
+		return -1
+	})
 }
 
 // byIdle lists site indexes by decreasing idle processors, ties alphabetical.
@@ -340,5 +338,5 @@ func splitFlexible(req *Request, info *Info) (Result, bool) {
 	if left > 0 {
 		return Result{}, false
 	}
-	return finish(res), true
+	return res, true // carved in order: indexes already ascend
 }
