@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 15s
 BENCHTIME ?= 1s
 
-.PHONY: all build test check bench fuzz clean
+.PHONY: all build test check bench bench-trace fuzz clean
 
 all: build
 
@@ -24,6 +24,10 @@ test: check
 ## bench: every benchmark; generation speed figures are in ./generator
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
+
+## bench-trace: trace parsing and analysis of LCG against `zcat | wc -l`
+bench-trace:
+	$(GO) test -run '^$$' -bench LCG -benchtime 20x ./gwa/
 
 ## fuzz: run each fuzz target for FUZZTIME
 fuzz:

@@ -1,15 +1,6 @@
-// Package gwa reads and writes job traces: the Grid Workloads Archive's GWF
-// (text and SQLite) and the Parallel Workloads Archive's SWF.
 package gwa
 
-import (
-	"bufio"
-	"fmt"
-	"io"
-	"math"
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // Missing is the value of an unknown numeric field in both formats.
 const Missing = -1
@@ -69,159 +60,58 @@ var GWFFields = []string{"JobID", "SubmitTime", "WaitTime", "RunTime", "NProcs",
 	"UsedNetwork", "UsedLocalDiskSpace", "UsedResources", "ReqPlatform", "ReqNetwork", "ReqLocalDiskSpace",
 	"ReqResources", "VOID", "ProjectID"}
 
-func appendNum(b []byte, v float64) []byte {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strconv.AppendInt(b, int64(v), 10)
+// missingString tells whether a string field holds no value.
+func missingString(s string) bool { return s == "" || s == "-1" }
+
+// Known reports whether a numeric field holds a value (it is not Missing).
+// Negative values other than -1 are values: a negative wait is a reservation.
+func Known(v float64) bool { return v != Missing }
+
+// Site is where the job ran: GWF's LastRunSiteID, else the submission site
+// OrigSiteID, else the partition (SWF's only notion of a site). "" when none
+// is known.
+func (r *Record) Site() string {
+	switch {
+	case !missingString(r.LastRunSiteID):
+		return r.LastRunSiteID
+	case !missingString(r.OrigSiteID):
+		return r.OrigSiteID
+	case !missingString(r.PartitionID):
+		return r.PartitionID
 	}
-	return strconv.AppendFloat(b, v, 'f', -1, 64)
+	return ""
 }
 
-// word makes a string field safe for whitespace-separated formats.
-func word(s string) string {
-	if s == "" {
-		return "-1"
+// Procs is the job's size: the allocated processors, else the requested
+// ones; 0 when neither is known.
+func (r *Record) Procs() float64 {
+	switch {
+	case r.NProcs > 0:
+		return r.NProcs
+	case r.ReqNProcs > 0:
+		return r.ReqNProcs
 	}
-	if strings.ContainsAny(s, " \t\r\n") {
-		return strings.Map(func(r rune) rune {
-			if r == ' ' || r == '\t' || r == '\r' || r == '\n' {
-				return '_'
-			}
-			return r
-		}, s)
-	}
-	return s
+	return 0
 }
 
-// GWFWriter writes GWF text: a '#' header naming the fields, then one
-// tab-separated line per record.
-type GWFWriter struct {
-	w   *bufio.Writer
-	buf []byte
+// Start is the job's start offset: submit plus wait, or the submit time when
+// the wait is unknown or negative (a reservation that started early).
+func (r *Record) Start() float64 {
+	if r.WaitTime > 0 {
+		return r.SubmitTime + r.WaitTime
+	}
+	return r.SubmitTime
 }
 
-// NewGWFWriter writes the header; comments are extra header lines.
-func NewGWFWriter(w io.Writer, comments ...string) (*GWFWriter, error) {
-	bw := bufio.NewWriter(w)
-	for _, c := range comments {
-		fmt.Fprintf(bw, "# %s\n", c)
+// CPUTime is the processor-seconds the job consumed: run time times size
+// (a size of 1 when unknown); 0 when the run time is unknown.
+func (r *Record) CPUTime() float64 {
+	if r.RunTime <= 0 {
+		return 0
 	}
-	fmt.Fprintf(bw, "# %s\n", strings.Join(GWFFields, "\t"))
-	return &GWFWriter{w: bw}, nil
-}
-
-// Write appends one record.
-func (g *GWFWriter) Write(r *Record) error {
-	b := g.buf[:0]
-	b = append(b, word(r.JobID)...)
-	for _, v := range []float64{r.SubmitTime, r.WaitTime, r.RunTime, r.NProcs, r.AvgCPUTimeUsed, r.UsedMemory, r.ReqNProcs, r.ReqTime, r.ReqMemory} {
-		b = append(b, '\t')
-		b = appendNum(b, v)
+	p := r.Procs()
+	if p <= 0 {
+		p = 1
 	}
-	b = append(b, '\t')
-	b = strconv.AppendInt(b, int64(r.Status), 10)
-	for _, s := range []string{r.UserID, r.GroupID, r.ExecutableID, r.QueueID, r.PartitionID, r.OrigSiteID, r.LastRunSiteID, r.JobStructure, r.JobStructureParams} {
-		b = append(b, '\t')
-		b = append(b, word(s)...)
-	}
-	for _, v := range []float64{r.UsedNetwork, r.UsedLocalDiskSpace} {
-		b = append(b, '\t')
-		b = appendNum(b, v)
-	}
-	b = append(b, '\t')
-	b = append(b, word(r.UsedResources)...)
-	b = append(b, '\t')
-	b = append(b, word(r.ReqPlatform)...)
-	for _, v := range []float64{r.ReqNetwork, r.ReqLocalDiskSpace} {
-		b = append(b, '\t')
-		b = appendNum(b, v)
-	}
-	for _, s := range []string{r.ReqResources, r.VOID, r.ProjectID} {
-		b = append(b, '\t')
-		b = append(b, word(s)...)
-	}
-	b = append(b, '\n')
-	g.buf = b
-	_, err := g.w.Write(b)
-	return err
-}
-
-// Flush writes buffered data.
-func (g *GWFWriter) Flush() error { return g.w.Flush() }
-
-// SWFWriter writes SWF: a ';' header, then 18 whitespace-separated numeric
-// fields per record. SWF identifiers are integers: string identifiers
-// (users, groups, executables, queues, partitions, job ids) are numbered in
-// order of first appearance, from 1, and the numbering is written as header
-// comments so it can be reversed.
-type SWFWriter struct {
-	w    *bufio.Writer
-	buf  []byte
-	ids  [6]map[string]int // job, user, group, executable, queue, partition
-	maps [6][]string
-}
-
-var swfIDKinds = [6]string{"Job", "User", "Group", "Executable", "Queue", "Partition"}
-
-// NewSWFWriter writes the header lines (each prefixed with "; ").
-func NewSWFWriter(w io.Writer, header ...string) (*SWFWriter, error) {
-	s := &SWFWriter{w: bufio.NewWriter(w)}
-	for i := range s.ids {
-		s.ids[i] = map[string]int{}
-	}
-	fmt.Fprintf(s.w, "; Version: 2.2\n")
-	for _, h := range header {
-		fmt.Fprintf(s.w, "; %s\n", h)
-	}
-	return s, nil
-}
-
-func (s *SWFWriter) id(kind int, v string) int {
-	if v == "" || v == "-1" {
-		return Missing
-	}
-	if n, ok := s.ids[kind][v]; ok {
-		return n
-	}
-	n := len(s.ids[kind]) + 1
-	s.ids[kind][v] = n
-	s.maps[kind] = append(s.maps[kind], v)
-	return n
-}
-
-// Write appends one record.
-func (s *SWFWriter) Write(r *Record) error {
-	b := s.buf[:0]
-	b = strconv.AppendInt(b, int64(s.id(0, r.JobID)), 10)
-	for _, v := range []float64{r.SubmitTime, r.WaitTime, r.RunTime, r.NProcs, r.AvgCPUTimeUsed, r.UsedMemory, r.ReqNProcs, r.ReqTime, r.ReqMemory} {
-		b = append(b, ' ')
-		b = appendNum(b, v)
-	}
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(r.Status), 10)
-	for k, v := range []string{r.UserID, r.GroupID, r.ExecutableID, r.QueueID, r.PartitionID} {
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(s.id(k+1, v)), 10)
-	}
-	b = append(b, ' ')
-	prec := Missing
-	if n, ok := s.ids[0][r.PrecedingJob]; ok {
-		prec = n
-	}
-	b = strconv.AppendInt(b, int64(prec), 10)
-	b = append(b, ' ')
-	b = appendNum(b, r.ThinkTime)
-	b = append(b, '\n')
-	s.buf = b
-	_, err := s.w.Write(b)
-	return err
-}
-
-// Flush writes the identifier tables as trailing comments, then buffered data.
-func (s *SWFWriter) Flush() error {
-	for k, m := range s.maps {
-		for i, v := range m {
-			fmt.Fprintf(s.w, "; gmark-%s: %d %s\n", strings.ToLower(swfIDKinds[k]), i+1, word(v))
-		}
-	}
-	return s.w.Flush()
+	return r.RunTime * p
 }

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeSmallTrace writes an SWF of ten jobs and a copy with a bad line.
+func writeSmallTrace(t *testing.T, dir string) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("; Version: 2.2\n; UnixStartTime: 1200000000\n; MaxProcs: 64\n; Partition: 1 alpha\n; Partition: 2 beta\n")
+	for k := 1; k <= 10; k++ {
+		fmt.Fprintf(&b, "%d %d 5 %d %d -1 -1 %d %d -1 1 %d 1 -1 -1 %d -1 -1\n", k, 60*k, 100*k, k%3+1, k%3+1, 200*k, k%3+1, k%2+1)
+	}
+	os.WriteFile(filepath.Join(dir, "small.swf"), []byte(b.String()), 0o644)
+	bad := strings.Replace(b.String(), "\n3 180 5 300", "\n3 180 5 3x0", 1)
+	os.WriteFile(filepath.Join(dir, "bad.swf"), []byte(bad), 0o644)
+}
+
+func statsJSON(t *testing.T, dir string, args ...string) map[string]any {
+	t.Helper()
+	out, stderr, code := run(t, dir, append([]string{"trace", "stats", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("trace stats %v: exit %d\n%s", args, code, stderr)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return m
+}
+
+func jobsOf(m map[string]any) float64 {
+	return m["totals"].(map[string]any)["jobs"].(float64)
+}
+
+func TestTraceCommands(t *testing.T) {
+	dir := t.TempDir()
+	writeSmallTrace(t, dir)
+
+	m := statsJSON(t, dir, "small.swf")
+	if jobsOf(m) != 10 || m["totals"].(map[string]any)["sites"].(float64) != 2 {
+		t.Errorf("stats: %v", m["totals"])
+	}
+	out, _, code := run(t, dir, "trace", "stats", "small.swf")
+	if code != 0 || !strings.Contains(out, "small.swf: SWF, 10 jobs, 3 users") || !strings.Contains(out, "ranking:") {
+		t.Errorf("stats text (exit %d):\n%s", code, out)
+	}
+
+	// convert, both ways, and refuse to overwrite.
+	for _, f := range []string{"small.gwf", "small.db3", "small.gwf.gz"} {
+		if _, stderr, code := run(t, dir, "trace", "convert", "small.swf", f); code != 0 {
+			t.Fatalf("convert to %s: %d %s", f, code, stderr)
+		}
+		if n := jobsOf(statsJSON(t, dir, f)); n != 10 {
+			t.Errorf("%s: %g jobs", f, n)
+		}
+	}
+	if _, stderr, code := run(t, dir, "trace", "convert", "small.swf", "small.gwf"); code != 2 || !strings.Contains(stderr, "--force") {
+		t.Errorf("overwrite without --force: exit %d %s", code, stderr)
+	}
+
+	// select: a window, scaled, written as SWF.
+	out, stderr, code := run(t, dir, "trace", "select", "small.swf", "-o", "sel.swf", "--from", "3m", "--to", "6m", "--rebase", "--submit-scale", "0.5", "--status", "completed")
+	if code != 0 || !strings.Contains(out, "selected 3 jobs") {
+		t.Fatalf("select: exit %d\n%s%s", code, out, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "sel.swf"))
+	if !strings.Contains(string(b), "\n3 0 5 300 ") || !strings.Contains(string(b), "\n5 60 5 500 ") || !strings.Contains(string(b), "UnixStartTime: 1200000180") {
+		t.Errorf("selected trace:\n%s", b)
+	}
+	// select with an area and a mix of two traces.
+	out, stderr, code = run(t, dir, "trace", "select", "small.swf", "small.gwf", "-o", "mix.gwf", "--area-width", "5m", "--target", "arrivals:p100")
+	if code != 0 || !strings.Contains(out, "selected 10 jobs") || !strings.Contains(out, "area: window 1 of 1") {
+		t.Fatalf("select with area: exit %d\n%s%s", code, out, stderr)
+	}
+	if m := statsJSON(t, dir, "mix.gwf"); m["totals"].(map[string]any)["users"].(float64) != 6 {
+		t.Errorf("mixed users: %v", m["totals"])
+	}
+
+	// bots, rank and plot.
+	out, _, code = run(t, dir, "trace", "bots", "small.swf", "--delta", "200s", "--delta", "60s", "--list", "2")
+	if code != 0 || !strings.Contains(out, "size classes") || !strings.Contains(out, "batch user") {
+		t.Errorf("bots (exit %d):\n%s", code, out)
+	}
+	out, _, code = run(t, dir, "trace", "rank", "small.swf", "small.gwf")
+	if code != 0 || !strings.Contains(out, "distances D(C, row, column)") {
+		t.Errorf("rank (exit %d):\n%s", code, out)
+	}
+	out, stderr, code = run(t, dir, "trace", "plot", "small.swf", "-o", "figs")
+	if code != 0 || !strings.Contains(out, "wrote") {
+		t.Fatalf("plot: exit %d %s %s", code, out, stderr)
+	}
+	for _, f := range []string{"utilization_daily.png", "utilization_daily.svg", "cdf_run_time.png", "arrivals_by_hour.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, "figs", f)); err != nil || st.Size() == 0 {
+			t.Errorf("figure %s: %v", f, err)
+		}
+	}
+}
+
+// Malformed lines: file:line: field N: message; --strict exits 2, the
+// default skips, counts and reports.
+func TestTraceBadInput(t *testing.T) {
+	dir := t.TempDir()
+	writeSmallTrace(t, dir)
+	_, stderr, code := run(t, dir, "trace", "stats", "--strict", "bad.swf")
+	if code != 2 || !strings.Contains(stderr, `bad.swf:8: field 4: "3x0" is not a number`) {
+		t.Errorf("strict: exit %d\n%s", code, stderr)
+	}
+	out, stderr, code := run(t, dir, "trace", "stats", "bad.swf")
+	if code != 0 || !strings.Contains(stderr, "skipped 1 malformed line") || !strings.Contains(stderr, `bad.swf:8: field 4:`) || !strings.Contains(out, "9 jobs") {
+		t.Errorf("lenient: exit %d\n%s\n%s", code, out, stderr)
+	}
+	_, stderr, code = run(t, dir, "trace", "convert", "--strict", "bad.swf", "x.gwf")
+	if code != 2 {
+		t.Errorf("strict convert: exit %d %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.gwf")); err == nil {
+		t.Errorf("a failed convert left its output")
+	}
+	for _, args := range [][]string{{"trace", "stats"}, {"trace", "stats", "missing.swf"}, {"trace", "select", "small.swf", "-o", "o.swf", "--target", "arrivals:p90"},
+		{"trace", "select", "small.swf", "-o", "o.txt"}, {"trace", "bots", "small.swf", "--delta", "soon"}} {
+		if _, stderr, code := run(t, dir, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2\n%s", args, code, stderr)
+		}
+	}
+}
+
+// The real LCG trace through the command, when it is there.
+func TestTraceStatsLCG(t *testing.T) {
+	lcg, err := filepath.Abs("../../../shared/traces/LCG.swf.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(lcg); err != nil {
+		t.Skipf("no LCG trace at %s: %v", lcg, err)
+	}
+	m := statsJSON(t, t.TempDir(), lcg)
+	if jobsOf(m) != 188041 || m["totals"].(map[string]any)["sites"].(float64) != 170 {
+		t.Errorf("LCG: %v", m["totals"])
+	}
+}

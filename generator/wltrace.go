@@ -1,0 +1,394 @@
+package generator
+
+import (
+	"errors"
+	"io"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/stats"
+	"github.com/gmark/gmark/wdl"
+	"github.com/gmark/gmark/workload"
+)
+
+// wl:trace replays the jobs of a GWF, GWF-SQLite or SWF trace: filtered,
+// optionally narrowed to a representative area, rebased to the selection's
+// start and scaled, with the trace's sites mapped onto the grid's clusters.
+// Each trace job becomes a unitary job running the swf application, which
+// replays the job's run time and size. The keys are documented in
+// docs/trace.md and docs/wdl.md.
+func init() {
+	RegisterWorkloadGenerator(&WorkloadGenerator{
+		Name:    "trace",
+		Doc:     "replays the jobs of a GWF, GWF-SQLite or SWF trace (File=…), filtered, area-selected and scaled",
+		Prepare: prepareTrace,
+	})
+}
+
+// tracePlan is a prepared wl:trace unit.
+type tracePlan struct {
+	unit     *wdl.Unit
+	path     string
+	opts     gwa.ReadOptions
+	sel      gwa.Selection
+	clusters []string          // Sites=: clusters the trace's sites are spread over
+	siteMap  map[string]string // SiteMap=: trace site (id or name) → cluster
+	app      *appMaker
+	seed     uint64
+	period   time.Duration // the offset between back-to-back replays
+}
+
+func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl.ErrorList) {
+	var errs wdl.ErrorList
+	o := u.Options
+	add := func(err error) {
+		if e, ok := err.(*wdl.Error); ok {
+			errs = append(errs, e)
+		}
+	}
+	p := &tracePlan{unit: u, seed: seed}
+	fileOpt, ok := o.Get("File")
+	if !ok || fileOpt.Value == "" {
+		return nil, wdl.ErrorList{wdl.Errorf(u.Cols.OtherInfo, "wl:trace needs File=PATH, the trace to replay (SWF, GWF or GWF-SQLite; .gz is read too)")}
+	}
+	p.path = fileOpt.Value
+	if !filepath.IsAbs(p.path) {
+		p.path = filepath.Join(filepath.Dir(fileOpt.Pos.File), p.path)
+	}
+	p.opts = gwa.ReadOptions{Strict: true, Name: p.path}
+	if v, ok, err := o.Bool("Strict"); err != nil {
+		add(err)
+	} else if ok {
+		p.opts.Strict = v
+	}
+	if opt, ok := o.Get("Format"); ok {
+		f, known := gwa.ParseFormat(opt.Value)
+		if !known {
+			errs = append(errs, wdl.Errorf(opt.Pos, "Format: %q is not swf, gwf or sqlite", opt.Value))
+		}
+		p.opts.Format = f
+	}
+
+	// Filters.
+	f := &p.sel.Filter
+	if d, ok, err := traceSeconds(o, "From"); err != nil {
+		add(err)
+	} else if ok {
+		f.Submit.Min, f.Submit.HasMin = d, true
+	}
+	if d, ok, err := traceSeconds(o, "To"); err != nil {
+		add(err)
+	} else if ok {
+		f.Submit.Max, f.Submit.HasMax = d, true
+		if f.Submit.HasMin && d <= f.Submit.Min {
+			opt, _ := o.Get("To")
+			errs = append(errs, wdl.Errorf(opt.Pos, "To (%gs) must be after From (%gs)", d, f.Submit.Min))
+		}
+	}
+	if n, ok, err := o.Int("FirstN", 1); err != nil {
+		add(err)
+	} else if ok {
+		f.FirstN = int64(n)
+	}
+	if v, ok, err := o.List("TraceSites"); err != nil {
+		add(err)
+	} else if ok {
+		f.Sites = v
+	}
+	if v, ok, err := o.List("Users"); err != nil {
+		add(err)
+	} else if ok {
+		f.Users = v
+	}
+	if v, ok, err := o.List("Status"); err != nil {
+		add(err)
+	} else if ok {
+		opt, _ := o.Get("Status")
+		for _, s := range v {
+			st, err := gwa.ParseStatus(s)
+			if err != nil {
+				errs = append(errs, wdl.Errorf(opt.Pos, "Status: %v", err))
+			}
+			f.Status = append(f.Status, st...)
+		}
+	}
+	bound := func(minKey, maxKey string, r *gwa.Range, get func(string) (float64, bool, error)) {
+		lo, okLo, err := get(minKey)
+		if err != nil {
+			add(err)
+		} else if okLo {
+			r.Min, r.HasMin = lo, true
+		}
+		hi, okHi, err := get(maxKey)
+		if err != nil {
+			add(err)
+		} else if okHi {
+			r.Max, r.HasMax = hi, true
+			if okLo && hi < lo {
+				opt, _ := o.Get(maxKey)
+				errs = append(errs, wdl.Errorf(opt.Pos, "%s (%g) is below %s (%g)", maxKey, hi, minKey, lo))
+			}
+		}
+	}
+	bound("MinRunTime", "MaxRunTime", &f.RunTime, func(k string) (float64, bool, error) { return traceSeconds(o, k) })
+	bound("MinProcs", "MaxProcs", &f.Procs, func(k string) (float64, bool, error) {
+		n, ok, err := o.Int(k, 1)
+		return float64(n), ok, err
+	})
+
+	// Scaling.
+	scale := func(key string) float64 {
+		v, ok, err := o.Float(key, 0)
+		if err != nil {
+			add(err)
+			return 1
+		}
+		if ok && v <= 0 {
+			opt, _ := o.Get(key)
+			errs = append(errs, wdl.Errorf(opt.Pos, "%s must be > 0, got %g", key, v))
+			return 1
+		}
+		if !ok {
+			return 1
+		}
+		return v
+	}
+	p.sel.Scale = gwa.Scale{Submit: scale("SubmitScale"), RunTime: scale("RunTimeScale"), Procs: scale("ProcScale")}
+	p.sel.Rebase = true
+
+	// Area selection.
+	if d, ok, err := traceSeconds(o, "AreaWidth"); err != nil {
+		add(err)
+	} else if ok {
+		if d <= 0 {
+			opt, _ := o.Get("AreaWidth")
+			errs = append(errs, wdl.Errorf(opt.Pos, "AreaWidth must be > 0"))
+		}
+		p.sel.AreaWidth = d
+	}
+	if opt, ok := o.Get("AreaTarget"); ok {
+		if p.sel.AreaWidth == 0 {
+			errs = append(errs, wdl.Errorf(opt.KeyPos, "AreaTarget needs AreaWidth, the width of the windows to choose from"))
+		}
+		items, err := wdl.ParseList(opt.Value)
+		if err != nil {
+			errs = append(errs, wdl.Errorf(opt.Pos, "AreaTarget: %v", err))
+		}
+		for _, it := range items {
+			t, err := gwa.ParseTarget(it)
+			if err != nil {
+				errs = append(errs, wdl.Errorf(opt.Pos, "AreaTarget: %v", err))
+			}
+			p.sel.AreaTargets = append(p.sel.AreaTargets, t)
+		}
+	}
+
+	// Site mapping.
+	if v, ok, err := o.List("Sites"); err != nil {
+		add(err)
+	} else if ok {
+		p.clusters = v
+	}
+	if opt, ok := o.Get("SiteMap"); ok {
+		items, err := wdl.ParseList(opt.Value)
+		if err != nil {
+			errs = append(errs, wdl.Errorf(opt.Pos, "SiteMap: %v", err))
+		}
+		p.siteMap = map[string]string{}
+		for _, it := range items {
+			from, to, ok := strings.Cut(it, ":")
+			from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+			if !ok || from == "" || to == "" {
+				errs = append(errs, wdl.Errorf(opt.Pos, "SiteMap: %q must be TRACESITE:CLUSTER, e.g. 12:fs0 or grid.ici.ro:fs1", it))
+				continue
+			}
+			p.siteMap[from] = to
+		}
+	}
+
+	// The swf application, its parameters as for any swf unit (Scale=, Mode=).
+	app, _ := LookupApp("swf")
+	m, merrs := prepareApp(app, optView{o: o}, false)
+	errs = append(errs, merrs...)
+	p.app = m
+	if len(errs) > 0 {
+		return nil, errs
+	}
+
+	// A first pass: check the trace, select the area, count the jobs and
+	// find the replay period. Errors are reported at the File= value.
+	_, period, err := p.firstPass()
+	if err != nil {
+		return nil, wdl.ErrorList{wdl.Errorf(fileOpt.Pos, "File: %v", err)}
+	}
+	p.period = period
+	return func() (WorkloadSource, error) { return p.newSource() }, nil
+}
+
+// traceSeconds reads a duration in seconds (units ms s m h d; a bare number
+// is seconds).
+func traceSeconds(o *wdl.Options, key string) (float64, bool, error) {
+	d, ok, err := o.Duration(key)
+	return d.Seconds(), ok, err
+}
+
+func (p *tracePlan) open() (gwa.Reader, error) { return gwa.Open(p.path, p.opts) }
+
+// firstPass reads the selection once: its job count and the period between
+// back-to-back replays (NTimes > 1). The period is the selection's length:
+// the area width, else To − From, else the span of the selected submissions
+// plus their mean inter-arrival time; scaled like submit times.
+func (p *tracePlan) firstPass() (int, time.Duration, error) {
+	r, area, err := gwa.Select(p.open, p.sel)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer r.Close()
+	n := 0
+	first, last := 0.0, 0.0
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return 0, 0, err
+		}
+		if n == 0 {
+			first = rec.SubmitTime
+		}
+		last = math.Max(last, rec.SubmitTime)
+		n++
+	}
+	sub := p.sel.Scale.Submit
+	if sub == 0 {
+		sub = 1
+	}
+	var length float64
+	f := p.sel.Filter.Submit
+	switch {
+	case area != nil:
+		length = area.Width * sub
+	case f.HasMin && f.HasMax:
+		length = (f.Max - f.Min) * sub
+	case n > 1:
+		span := last - first
+		length = span + span/float64(n-1)
+	default:
+		length = 1
+	}
+	return n, wdl.SecondsToDuration(math.Max(length, 0.001)), nil
+}
+
+// traceSource replays the selection NTimes times back to back.
+type traceSource struct {
+	p      *tracePlan
+	r      gwa.Reader
+	replay int
+	idx    int
+	rApp   *rand.Rand
+	mapped map[string]string // trace site → cluster, learnt in order of first appearance
+	idBuf  []byte
+}
+
+func (p *tracePlan) newSource() (WorkloadSource, error) {
+	s := &traceSource{p: p, rApp: stats.NewStream(p.seed, p.unit.ID, purposeApp), mapped: map[string]string{}}
+	return s, nil
+}
+
+// site maps a trace site onto a cluster: SiteMap= by site id or name first,
+// then Sites= round-robin in order of first appearance in the replay (the
+// i-th distinct site gets cluster i mod len(Sites)); else "*".
+func (s *traceSource) site(site string, hdr *gwa.Header) string {
+	if site == "" {
+		return workload.AnySite
+	}
+	if c, ok := s.p.siteMap[site]; ok {
+		return c
+	}
+	if c, ok := s.p.siteMap[hdr.SiteName(site)]; ok {
+		return c
+	}
+	if len(s.p.clusters) == 0 {
+		return workload.AnySite
+	}
+	if c, ok := s.mapped[site]; ok {
+		return c
+	}
+	c := s.p.clusters[len(s.mapped)%len(s.p.clusters)]
+	s.mapped[site] = c
+	return c
+}
+
+func (s *traceSource) Next(j *workload.Job) (bool, error) {
+	p := s.p
+	for {
+		if s.r == nil {
+			if s.replay >= p.unit.NTimes {
+				return false, nil
+			}
+			r, _, err := gwa.Select(p.open, p.sel)
+			if err != nil {
+				return false, err
+			}
+			s.r = r
+		}
+		rec, err := s.r.Next()
+		if err != nil {
+			s.r.Close()
+			s.r = nil
+			if !errors.Is(err, io.EOF) {
+				return false, err
+			}
+			s.replay++
+			continue
+		}
+		s.fill(j, &rec)
+		return true, nil
+	}
+}
+
+func (s *traceSource) fill(j *workload.Job, rec *gwa.Record) {
+	p := s.p
+	b := strconv.AppendInt(s.idBuf[:0], int64(p.unit.ID), 10)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, int64(s.idx), 10)
+	s.idBuf = b
+	j.ID, j.Unit, j.Index = string(b), p.unit.ID, s.idx
+	s.idx++
+	j.Kind, j.Type, j.SiteType = workload.Unitary, "swf", workload.Single
+	j.Submit = wdl.SecondsToDuration(math.Max(0, rec.SubmitTime)) + time.Duration(s.replay)*p.period
+	j.RunTime = 0
+	if rec.RunTime > 0 {
+		j.RunTime = wdl.SecondsToDuration(rec.RunTime)
+	}
+	j.WallTime = 0
+	if rec.ReqTime > 0 {
+		j.WallTime = wdl.SecondsToDuration(rec.ReqTime)
+	}
+	// A limit below the recorded run time would cut the replay short: raise
+	// it to the run time, in whole seconds.
+	if j.WallTime > 0 && j.WallTime < j.RunTime {
+		j.WallTime = (j.RunTime + time.Second - 1).Truncate(time.Second)
+	}
+	j.User, j.Group = "", ""
+	if rec.UserID != "" && rec.UserID != "-1" {
+		j.User = rec.UserID
+	}
+	if rec.GroupID != "" && rec.GroupID != "-1" {
+		j.Group = rec.GroupID
+	}
+	procs := int(math.Round(rec.Procs()))
+	if procs < 1 {
+		procs = 1
+	}
+	j.Components = append(j.Components[:0], workload.Component{Site: s.site(rec.Site(), s.r.Header()), Count: procs})
+	j.Files = j.Files[:0]
+	j.Tasks, j.Deps = j.Tasks[:0], j.Deps[:0]
+	p.app.fill(s.rApp, j)
+}

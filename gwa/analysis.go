@@ -1,0 +1,650 @@
+package gwa
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// The GWA analysis toolbox (thesis §3.3.5): totals, utilization, arrival
+// patterns, the distributions of the main job characteristics, per-user and
+// per-site breakdowns, status counts and the trace ranking. The Analyzer
+// streams: its state is a fixed set of sketches and time-binned counters
+// plus one entry per distinct user, group and site, never per job.
+
+// AnalysisOptions tune an analysis.
+type AnalysisOptions struct {
+	// Processors is the system size for utilization; 0 takes the header's
+	// MaxProcs, and without one the peak hourly load (an estimate).
+	Processors int
+	// TopN is the number of top users listed (default 10).
+	TopN int
+	// ReportedWork is the number of publications using the trace, the sixth
+	// ranking category; it cannot be computed from a trace, so the category
+	// is left out unless ReportedWorkKnown.
+	ReportedWork      int
+	ReportedWorkKnown bool
+	// NoCDF leaves the CDF points out of the summaries.
+	NoCDF bool
+}
+
+// Analyzer accumulates the analysis of one trace, one record at a time.
+type Analyzer struct {
+	opts AnalysisOptions
+	hdr  *Header
+	loc  *time.Location
+
+	jobs                int64
+	first, last, maxEnd float64
+	prevSubmit          float64
+	maxJobProcs         float64
+	cpuSeconds          float64
+	status              [8]int64 // -1 … 5, then other
+
+	iat, wait, run, procs, mem, cpu Sketch
+
+	users  map[string]*groupStat
+	groups map[string]struct{}
+	sites  map[string]*groupStat
+
+	seqJobs, parJobs, unknownSize int64
+	seqCPU, parCPU                float64
+
+	busy    timeBins // processor-seconds per hour
+	running dayCounter
+	perDay  []int64
+	byHour  [24]int64
+	byDay   [7]int64 // Monday first
+	clamped int64    // records whose times fell outside the binned range
+
+	lastHourKey  int64
+	lastHourSlot [2]int // hour of day, weekday (Monday = 0)
+}
+
+// groupStat counts one user's or one site's jobs.
+type groupStat struct {
+	jobs    int64
+	cpu     float64
+	runSum  float64
+	runN    int64
+	waitSum float64
+	waitN   int64
+}
+
+// NewAnalyzer starts an analysis of a trace with header h.
+func NewAnalyzer(h *Header, opts AnalysisOptions) *Analyzer {
+	if opts.TopN <= 0 {
+		opts.TopN = 10
+	}
+	if h == nil {
+		h = &Header{}
+	}
+	a := &Analyzer{opts: opts, hdr: h, loc: time.UTC, users: map[string]*groupStat{},
+		groups: map[string]struct{}{}, sites: map[string]*groupStat{}, lastHourKey: math.MinInt64}
+	a.busy.width = 3600
+	if h.TimeZone != "" {
+		if loc, err := time.LoadLocation(h.TimeZone); err == nil {
+			a.loc = loc
+		}
+	}
+	return a
+}
+
+// Add analyses one record. Records should come in submit order (traces are
+// sorted); an out-of-order record's inter-arrival time counts as missing.
+func (a *Analyzer) Add(r *Record) {
+	a.jobs++
+	t := r.SubmitTime
+	if a.jobs == 1 {
+		a.first, a.last = t, t
+		a.iat.AddMissing()
+	} else {
+		if d := t - a.prevSubmit; d >= 0 {
+			a.iat.Add(d)
+		} else {
+			a.iat.AddMissing()
+		}
+		a.first = math.Min(a.first, t)
+		a.last = math.Max(a.last, t)
+	}
+	a.prevSubmit = t
+
+	st := r.Status
+	if st < -1 || st > 5 {
+		a.status[7]++
+	} else {
+		a.status[st+1]++
+	}
+
+	addKnown(&a.wait, r.WaitTime)
+	addKnown(&a.run, r.RunTime)
+	p := r.Procs()
+	if p > 0 {
+		a.procs.Add(p)
+	} else {
+		a.procs.AddMissing()
+	}
+	addKnown(&a.mem, r.UsedMemory)
+	addKnown(&a.cpu, r.AvgCPUTimeUsed)
+	a.maxJobProcs = math.Max(a.maxJobProcs, p)
+
+	cpu := r.CPUTime()
+	a.cpuSeconds += cpu
+	switch {
+	case p == 1:
+		a.seqJobs++
+		a.seqCPU += cpu
+	case p > 1:
+		a.parJobs++
+		a.parCPU += cpu
+	default:
+		a.unknownSize++
+		a.seqCPU += cpu // a job of unknown size counts as one processor
+	}
+
+	if !missingString(r.UserID) {
+		u := a.users[r.UserID]
+		if u == nil {
+			u = &groupStat{}
+			a.users[r.UserID] = u
+		}
+		u.jobs++
+		u.cpu += cpu
+	}
+	if !missingString(r.GroupID) {
+		if _, ok := a.groups[r.GroupID]; !ok {
+			a.groups[r.GroupID] = struct{}{}
+		}
+	}
+	if site := r.Site(); site != "" {
+		s := a.sites[site]
+		if s == nil {
+			s = &groupStat{}
+			a.sites[site] = s
+		}
+		s.jobs++
+		s.cpu += cpu
+		if r.RunTime >= 0 {
+			s.runSum += r.RunTime
+			s.runN++
+		}
+		if r.WaitTime != Missing {
+			s.waitSum += r.WaitTime
+			s.waitN++
+		}
+	}
+
+	// Time-binned counters: arrivals, load, running jobs.
+	if t < 0 || t > maxBinnedSeconds {
+		a.clamped++
+	} else {
+		day := int(t / 86400)
+		for len(a.perDay) <= day {
+			a.perDay = append(a.perDay, 0)
+		}
+		a.perDay[day]++
+		hod, dow := a.slot(t)
+		a.byHour[hod]++
+		a.byDay[dow]++
+	}
+	if r.RunTime > 0 {
+		s := r.Start()
+		e := s + r.RunTime
+		a.maxEnd = math.Max(a.maxEnd, e)
+		if s >= 0 && e <= maxBinnedSeconds {
+			pp := p
+			if pp <= 0 {
+				pp = 1
+			}
+			a.busy.add(s, e, pp)
+			a.running.add(s, e)
+		} else {
+			a.clamped++
+		}
+	} else {
+		a.maxEnd = math.Max(a.maxEnd, r.Start())
+	}
+}
+
+func addKnown(s *Sketch, v float64) {
+	if v == Missing {
+		s.AddMissing()
+	} else {
+		s.Add(v)
+	}
+}
+
+// slot is the hour of day and weekday (Monday = 0) of offset t: in the
+// trace's time zone when the time base is known, else counted from the
+// trace's start. Computed once per hour of trace time.
+func (a *Analyzer) slot(t float64) (int, int) {
+	key := int64(t / 3600)
+	if key == a.lastHourKey {
+		return a.lastHourSlot[0], a.lastHourSlot[1]
+	}
+	var hod, dow int
+	if a.hdr.UnixStartTime != 0 {
+		tm := time.Unix(a.hdr.UnixStartTime+int64(t), 0).In(a.loc)
+		hod, dow = tm.Hour(), (int(tm.Weekday())+6)%7
+	} else {
+		hod, dow = int(key%24), int((key/24)%7)
+	}
+	// Cache only when the whole hour maps to one slot (zones with
+	// fractional offsets do not).
+	if a.hdr.UnixStartTime == 0 || (a.hdr.UnixStartTime%3600 == 0 && a.loc == time.UTC) {
+		a.lastHourKey, a.lastHourSlot = key, [2]int{hod, dow}
+	}
+	return hod, dow
+}
+
+// maxBinnedSeconds bounds the time-binned counters (about 114 years of
+// hourly bins): times beyond are counted in Clamped, not binned.
+const maxBinnedSeconds = 1 << 20 * 3600
+
+// timeBins accumulates processor-seconds per bin in O(1) per job: partial
+// first and last bins directly, the full bins between through a difference
+// array of processor counts.
+type timeBins struct {
+	width float64
+	busy  []float64
+	rate  []float64
+}
+
+func (b *timeBins) grow(n int) {
+	for len(b.busy) < n {
+		b.busy = append(b.busy, 0)
+		b.rate = append(b.rate, 0)
+	}
+}
+
+func (b *timeBins) add(s, e, p float64) {
+	w := b.width
+	b1, b2 := int(s/w), int(e/w)
+	b.grow(b2 + 2)
+	if b1 == b2 {
+		b.busy[b1] += p * (e - s)
+		return
+	}
+	b.busy[b1] += p * (float64(b1+1)*w - s)
+	b.busy[b2] += p * (e - float64(b2)*w)
+	if b2 > b1+1 {
+		b.rate[b1+1] += p
+		b.rate[b2] -= p
+	}
+}
+
+// totals returns the processor-seconds of each bin.
+func (b *timeBins) totals() []float64 {
+	out := make([]float64, len(b.busy))
+	r := 0.0
+	for i := range b.busy {
+		r += b.rate[i]
+		out[i] = b.busy[i] + r*b.width
+	}
+	for len(out) > 0 && out[len(out)-1] == 0 {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// dayCounter counts the jobs running at some time during each day.
+type dayCounter struct{ diff []int64 }
+
+func (d *dayCounter) add(s, e float64) {
+	d1 := int(s / 86400)
+	d2 := int(math.Ceil(e/86400)) - 1
+	d2 = max(d2, d1)
+	for len(d.diff) < d2+2 {
+		d.diff = append(d.diff, 0)
+	}
+	d.diff[d1]++
+	d.diff[d2+1]--
+}
+
+func (d *dayCounter) counts() []int64 {
+	out := make([]int64, len(d.diff))
+	var r int64
+	for i, v := range d.diff {
+		r += v
+		out[i] = r
+	}
+	for len(out) > 0 && out[len(out)-1] == 0 {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// Analysis is the result of analysing a trace. Times are seconds.
+type Analysis struct {
+	Trace         TraceInfo     `json:"trace"`
+	Totals        Totals        `json:"totals"`
+	Status        StatusCounts  `json:"status"`
+	Distributions Distributions `json:"distributions"`
+	Arrivals      Arrivals      `json:"arrivals"`
+	Utilization   Utilization   `json:"utilization"`
+	Size          SizeSplit     `json:"sequential_parallel"`
+	Users         UserStats     `json:"users"`
+	Sites         []SiteStat    `json:"sites"`
+	Ranking       Signature     `json:"ranking"`
+	Read          *ReadStats    `json:"read,omitempty"`
+}
+
+// TraceInfo names the trace and its time base.
+type TraceInfo struct {
+	Name          string `json:"name"`
+	Format        Format `json:"format"`
+	UnixStartTime int64  `json:"unix_start_time"`       // 0: unknown
+	Start         string `json:"start,omitempty"`       // the base as RFC 3339, in TimeZone
+	TimeZone      string `json:"time_zone"`             // the zone of hour-of-day and weekday counts
+	TimeBase      string `json:"time_base"`             // "header", "absolute" (normalized) or "relative"
+	Clamped       int64  `json:"clamped,omitempty"`     // records outside the binned time range
+	HeaderJobs    int    `json:"header_jobs,omitempty"` // MaxJobs from the header
+}
+
+// Totals are the trace's sizes.
+type Totals struct {
+	Jobs        int64   `json:"jobs"`
+	Users       int     `json:"users"`
+	Groups      int     `json:"groups"`
+	Sites       int     `json:"sites"`
+	Processors  int     `json:"processors"` // the system size used for utilization
+	MaxJobProcs float64 `json:"max_job_processors"`
+	FirstSubmit float64 `json:"first_submit"`
+	LastSubmit  float64 `json:"last_submit"`
+	Span        float64 `json:"span"` // last − first submit
+	LastEnd     float64 `json:"last_end"`
+	CPUYears    float64 `json:"cpu_years"` // processor-years consumed: Σ run time × size
+	// Goodput is CPU-years consumed per year of trace (first submit to last
+	// end), the unit of the thesis's Table 3.3.
+	Goodput float64 `json:"goodput_cpu_years_per_year"`
+}
+
+// StatusCounts counts jobs by GWF/SWF status.
+type StatusCounts struct {
+	Completed int64 `json:"completed"` // 1
+	Failed    int64 `json:"failed"`    // 0
+	Cancelled int64 `json:"cancelled"` // 5
+	Partial   int64 `json:"partial"`   // 2, 3, 4 (SWF partial executions)
+	Unknown   int64 `json:"unknown"`   // -1
+}
+
+// Distributions are the six job characteristics of the thesis's Fig. 3.3.
+type Distributions struct {
+	InterArrival *Summary `json:"inter_arrival"` // s, between consecutive submissions
+	Wait         *Summary `json:"wait"`          // s
+	RunTime      *Summary `json:"run_time"`      // s
+	Parallelism  *Summary `json:"parallelism"`   // processors per job
+	Memory       *Summary `json:"memory"`        // KB per processor
+	CPUTime      *Summary `json:"cpu_time"`      // s, average CPU time per processor
+}
+
+// Arrivals are submission counts by time slot.
+type Arrivals struct {
+	ByHour    [24]int64 `json:"by_hour"`    // hour of day 0 … 23
+	ByWeekday [7]int64  `json:"by_weekday"` // Monday … Sunday
+	PerDay    []int64   `json:"per_day"`    // days from the time base
+	PeakDay   int64     `json:"peak_day"`   // most submissions in a day
+}
+
+// Utilization is the system's load over time.
+type Utilization struct {
+	Processors       int       `json:"processors"`
+	ProcessorsSource string    `json:"processors_source"` // option, header, or peak-hour estimate
+	Average          float64   `json:"average"`           // busy / (processors × (last end − first submit))
+	Daily            []float64 `json:"daily"`             // per day from the time base
+	BusiestMonth     string    `json:"busiest_month"`     // e.g. 2005-11, or "days 0-29"
+	BusiestHourly    []float64 `json:"busiest_month_hourly"`
+	// Spike is the most jobs running during one day (the thesis's Table 3.3).
+	Spike         int64   `json:"spike_jobs_per_day"`
+	RunningPerDay []int64 `json:"running_per_day"`
+}
+
+// SizeSplit compares sequential and parallel jobs.
+type SizeSplit struct {
+	SequentialJobs int64   `json:"sequential_jobs"`
+	ParallelJobs   int64   `json:"parallel_jobs"`
+	UnknownSize    int64   `json:"unknown_size"`
+	SequentialCPU  float64 `json:"sequential_cpu_seconds"`
+	ParallelCPU    float64 `json:"parallel_cpu_seconds"`
+}
+
+// UserStats are the per-user breakdown.
+type UserStats struct {
+	Count    int         `json:"count"`
+	TopByJob []UserShare `json:"top_by_jobs"`
+	TopByCPU []UserShare `json:"top_by_cpu"`
+}
+
+// UserShare is one user's share of the trace.
+type UserShare struct {
+	User     string  `json:"user"`
+	Jobs     int64   `json:"jobs"`
+	CPU      float64 `json:"cpu_seconds"`
+	JobShare float64 `json:"job_share"`
+	CPUShare float64 `json:"cpu_share"`
+}
+
+// SiteStat is one site's share of the trace.
+type SiteStat struct {
+	Site     string  `json:"site"`
+	Name     string  `json:"name,omitempty"`
+	Jobs     int64   `json:"jobs"`
+	CPU      float64 `json:"cpu_seconds"`
+	MeanRun  float64 `json:"mean_run_time"`
+	MeanWait float64 `json:"mean_wait"`
+}
+
+// Result finishes the analysis. The Analyzer may go on accepting records.
+func (a *Analyzer) Result() *Analysis {
+	r := &Analysis{}
+	h := a.hdr
+	r.Trace = TraceInfo{Format: h.Format, UnixStartTime: h.UnixStartTime, TimeZone: a.loc.String(), TimeBase: "relative",
+		Clamped: a.clamped, HeaderJobs: h.MaxJobs}
+	if h.UnixStartTime != 0 {
+		r.Trace.TimeBase = "header"
+		if h.AbsoluteBase {
+			r.Trace.TimeBase = "absolute"
+		}
+		r.Trace.Start = time.Unix(h.UnixStartTime, 0).In(a.loc).Format(time.RFC3339)
+	} else {
+		r.Trace.TimeZone = "relative to the trace start"
+	}
+	withCDF := !a.opts.NoCDF
+	r.Distributions = Distributions{
+		InterArrival: a.iat.Summary(withCDF), Wait: a.wait.Summary(withCDF), RunTime: a.run.Summary(withCDF),
+		Parallelism: a.procs.Summary(withCDF), Memory: a.mem.Summary(withCDF), CPUTime: a.cpu.Summary(withCDF),
+	}
+	st := a.status
+	r.Status = StatusCounts{Unknown: st[0] + st[7], Failed: st[1], Completed: st[2], Partial: st[3] + st[4] + st[5], Cancelled: st[6]}
+	r.Size = SizeSplit{SequentialJobs: a.seqJobs, ParallelJobs: a.parJobs, UnknownSize: a.unknownSize,
+		SequentialCPU: a.seqCPU, ParallelCPU: a.parCPU}
+
+	t := &r.Totals
+	t.Jobs, t.Users, t.Groups, t.Sites = a.jobs, len(a.users), len(a.groups), len(a.sites)
+	t.MaxJobProcs, t.CPUYears = a.maxJobProcs, a.cpuSeconds/(365*86400)
+	if a.jobs > 0 {
+		t.FirstSubmit, t.LastSubmit, t.Span = a.first, a.last, a.last-a.first
+		t.LastEnd = math.Max(a.maxEnd, a.last)
+		if d := t.LastEnd - t.FirstSubmit; d > 0 {
+			t.Goodput = a.cpuSeconds / d
+		}
+	}
+
+	// Arrivals.
+	r.Arrivals = Arrivals{ByHour: a.byHour, ByWeekday: a.byDay, PerDay: a.perDay}
+	for _, n := range a.perDay {
+		r.Arrivals.PeakDay = max(r.Arrivals.PeakDay, n)
+	}
+	if r.Arrivals.PerDay == nil {
+		r.Arrivals.PerDay = []int64{}
+	}
+
+	// Utilization.
+	busy := a.busy.totals()
+	u := &r.Utilization
+	switch {
+	case a.opts.Processors > 0:
+		u.Processors, u.ProcessorsSource = a.opts.Processors, "option"
+	case h.MaxProcs > 0:
+		u.Processors, u.ProcessorsSource = h.MaxProcs, "header"
+	default:
+		peak := 0.0
+		for _, b := range busy {
+			peak = math.Max(peak, b/a.busy.width)
+		}
+		u.Processors, u.ProcessorsSource = int(math.Ceil(peak)), "peak-hour estimate"
+	}
+	t.Processors = u.Processors
+	if u.Processors > 0 {
+		procs := float64(u.Processors)
+		if d := t.LastEnd - t.FirstSubmit; d > 0 {
+			u.Average = a.cpuSeconds / (procs * d)
+		}
+		for d := 0; d*24 < len(busy); d++ {
+			sum := 0.0
+			for hb := d * 24; hb < min(len(busy), d*24+24); hb++ {
+				sum += busy[hb]
+			}
+			u.Daily = append(u.Daily, sum/(procs*86400))
+		}
+		start, end, label := a.busiestMonth(busy)
+		u.BusiestMonth = label
+		for hb := start; hb < end; hb++ {
+			u.BusiestHourly = append(u.BusiestHourly, busy[hb]/(procs*a.busy.width))
+		}
+	}
+	if u.Daily == nil {
+		u.Daily = []float64{}
+	}
+	u.RunningPerDay = a.running.counts()
+	for _, n := range u.RunningPerDay {
+		u.Spike = max(u.Spike, n)
+	}
+
+	// Users and sites.
+	r.Users.Count = len(a.users)
+	names := make([]string, 0, len(a.users))
+	for n := range a.users {
+		names = append(names, n)
+	}
+	share := func(n string) UserShare {
+		us := a.users[n]
+		s := UserShare{User: n, Jobs: us.jobs, CPU: us.cpu}
+		if a.jobs > 0 {
+			s.JobShare = float64(us.jobs) / float64(a.jobs)
+		}
+		if a.cpuSeconds > 0 {
+			s.CPUShare = us.cpu / a.cpuSeconds
+		}
+		return s
+	}
+	sort.Slice(names, func(i, j int) bool {
+		x, y := a.users[names[i]], a.users[names[j]]
+		if x.jobs != y.jobs {
+			return x.jobs > y.jobs
+		}
+		return names[i] < names[j]
+	})
+	for _, n := range names[:min(len(names), a.opts.TopN)] {
+		r.Users.TopByJob = append(r.Users.TopByJob, share(n))
+	}
+	sort.Slice(names, func(i, j int) bool {
+		x, y := a.users[names[i]], a.users[names[j]]
+		if x.cpu != y.cpu {
+			return x.cpu > y.cpu
+		}
+		return names[i] < names[j]
+	})
+	for _, n := range names[:min(len(names), a.opts.TopN)] {
+		r.Users.TopByCPU = append(r.Users.TopByCPU, share(n))
+	}
+	r.Sites = []SiteStat{}
+	for n, s := range a.sites {
+		ss := SiteStat{Site: n, Jobs: s.jobs, CPU: s.cpu}
+		if name := h.SiteName(n); name != n {
+			ss.Name = name
+		}
+		if s.runN > 0 {
+			ss.MeanRun = s.runSum / float64(s.runN)
+		}
+		if s.waitN > 0 {
+			ss.MeanWait = s.waitSum / float64(s.waitN)
+		}
+		r.Sites = append(r.Sites, ss)
+	}
+	sort.Slice(r.Sites, func(i, j int) bool {
+		if r.Sites[i].Jobs != r.Sites[j].Jobs {
+			return r.Sites[i].Jobs > r.Sites[j].Jobs
+		}
+		return r.Sites[i].Site < r.Sites[j].Site
+	})
+
+	// Ranking: reported work only when given.
+	work := -1
+	if a.opts.ReportedWorkKnown {
+		work = a.opts.ReportedWork
+	}
+	r.Ranking = Classify(TraceFacts{Sites: t.Sites, Cores: u.Processors, Users: t.Users, Jobs: t.Jobs,
+		Utilization: u.Average * 100, ReportedWork: work})
+	return r
+}
+
+// busiestMonth finds the month with the most processor-seconds: calendar
+// months in the trace's zone when the time base is known, else 30-day
+// periods from the start. It returns its hour-bin range and a label.
+func (a *Analyzer) busiestMonth(busy []float64) (start, end int, label string) {
+	type month struct {
+		start, end int
+		sum        float64
+		label      string
+	}
+	var months []month
+	for hb := range busy {
+		var key string
+		if a.hdr.UnixStartTime != 0 {
+			key = time.Unix(a.hdr.UnixStartTime+int64(hb)*3600, 0).In(a.loc).Format("2006-01")
+		} else {
+			d := hb / 720
+			key = fmt.Sprintf("days %d-%d", d*30, d*30+29)
+		}
+		if len(months) == 0 || months[len(months)-1].label != key {
+			months = append(months, month{start: hb, end: hb, label: key})
+		}
+		m := &months[len(months)-1]
+		m.end = hb + 1
+		m.sum += busy[hb]
+	}
+	best := -1
+	for i, m := range months {
+		if best < 0 || m.sum > months[best].sum {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0, 0, ""
+	}
+	return months[best].start, months[best].end, months[best].label
+}
+
+// Analyze reads r to the end and returns its analysis with the reader's
+// statistics. progress, when not nil, is called every 64 Ki records.
+func Analyze(r Reader, opts AnalysisOptions, progress func(records int64)) (*Analysis, error) {
+	a := NewAnalyzer(r.Header(), opts)
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			if isEOF(err) {
+				break
+			}
+			return nil, err
+		}
+		a.Add(&rec)
+		if progress != nil && a.jobs&0xffff == 0 {
+			progress(a.jobs)
+		}
+	}
+	res := a.Result()
+	res.Read = r.Stats()
+	return res, nil
+}

@@ -1,0 +1,251 @@
+package gwa
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// The figures of the GWA report (thesis §3.3.5, Figs. 3.2-3.6), drawn with
+// gonum/plot as PNG and SVG: utilization over time and in the busiest month,
+// arrivals by hour of day and weekday, the CDFs of the six job
+// characteristics (log x axis, as the thesis draws times), the top users by
+// jobs and by CPU time, the busiest sites, running jobs per day and the
+// cumulative number of jobs.
+
+// PlotAnalysis writes the figures of a into dir (created if needed) and
+// returns the files written, PNG and SVG for each figure.
+func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	save := func(p *plot.Plot, name string) error {
+		for _, ext := range []string{".png", ".svg"} {
+			path := filepath.Join(dir, name+ext)
+			if err := p.Save(9*vg.Inch, 4.5*vg.Inch, path); err != nil {
+				return fmt.Errorf("%s: %v", path, err)
+			}
+			files = append(files, path)
+		}
+		return nil
+	}
+	title := a.Trace.Name
+	if title != "" {
+		title += ": "
+	}
+	since := "days since the trace start"
+	if a.Trace.Start != "" {
+		since = "days since " + a.Trace.Start
+	}
+
+	figs := []struct {
+		name string
+		make func() (*plot.Plot, error)
+	}{
+		{"utilization_daily", func() (*plot.Plot, error) {
+			return linePlot(title+"utilization per day ("+strconv.Itoa(a.Utilization.Processors)+" processors)", since, "utilization (%)",
+				indexed(a.Utilization.Daily, 100))
+		}},
+		{"utilization_busiest_month", func() (*plot.Plot, error) {
+			return linePlot(title+"hourly utilization, busiest month "+a.Utilization.BusiestMonth, "hours from the month's first hour in the trace", "utilization (%)",
+				indexed(a.Utilization.BusiestHourly, 100))
+		}},
+		{"arrivals_by_hour", func() (*plot.Plot, error) {
+			labels := make([]string, 24)
+			vals := make([]float64, 24)
+			for i := range labels {
+				labels[i], vals[i] = strconv.Itoa(i), float64(a.Arrivals.ByHour[i])
+			}
+			return barPlot(title+"arrivals by hour of day ("+a.Trace.TimeZone+")", "hour of day", "jobs submitted", labels, vals)
+		}},
+		{"arrivals_by_weekday", func() (*plot.Plot, error) {
+			labels := []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
+			if a.Trace.UnixStartTime == 0 {
+				labels = []string{"day 0", "day 1", "day 2", "day 3", "day 4", "day 5", "day 6"}
+			}
+			vals := make([]float64, 7)
+			for i := range vals {
+				vals[i] = float64(a.Arrivals.ByWeekday[i])
+			}
+			return barPlot(title+"arrivals by day of week", "day of week", "jobs submitted", labels, vals)
+		}},
+		{"cdf_inter_arrival", func() (*plot.Plot, error) {
+			return cdfPlot(title+"inter-arrival time", "inter-arrival time (s)", a.Distributions.InterArrival)
+		}},
+		{"cdf_wait", func() (*plot.Plot, error) {
+			return cdfPlot(title+"wait time", "wait time (s)", a.Distributions.Wait)
+		}},
+		{"cdf_run_time", func() (*plot.Plot, error) {
+			return cdfPlot(title+"run time", "run time (s)", a.Distributions.RunTime)
+		}},
+		{"cdf_parallelism", func() (*plot.Plot, error) {
+			return cdfPlot(title+"parallelism", "processors per job", a.Distributions.Parallelism)
+		}},
+		{"cdf_memory", func() (*plot.Plot, error) {
+			return cdfPlot(title+"memory", "used memory per processor (KB)", a.Distributions.Memory)
+		}},
+		{"cdf_cpu_time", func() (*plot.Plot, error) {
+			return cdfPlot(title+"consumed CPU time", "average CPU time per processor (s)", a.Distributions.CPUTime)
+		}},
+		{"top_users_by_jobs", func() (*plot.Plot, error) {
+			var labels []string
+			var vals []float64
+			for _, u := range a.Users.TopByJob {
+				labels, vals = append(labels, u.User), append(vals, float64(u.Jobs))
+			}
+			return barPlot(title+"top users by jobs", "user", "jobs", labels, vals)
+		}},
+		{"top_users_by_cpu", func() (*plot.Plot, error) {
+			var labels []string
+			var vals []float64
+			for _, u := range a.Users.TopByCPU {
+				labels, vals = append(labels, u.User), append(vals, u.CPU/(365*86400))
+			}
+			return barPlot(title+"top users by CPU time", "user", "CPU-years", labels, vals)
+		}},
+		{"top_sites_by_jobs", func() (*plot.Plot, error) {
+			var labels []string
+			var vals []float64
+			for _, s := range a.Sites[:min(len(a.Sites), 20)] {
+				l := s.Site
+				if s.Name != "" {
+					l = s.Name
+				}
+				labels, vals = append(labels, l), append(vals, float64(s.Jobs))
+			}
+			p, err := barPlot(title+"top sites by jobs", "", "jobs", labels, vals)
+			if p != nil {
+				p.X.Tick.Label.Rotation = math.Pi / 2.5
+				p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
+			}
+			return p, err
+		}},
+		{"running_per_day", func() (*plot.Plot, error) {
+			vals := make([]float64, len(a.Utilization.RunningPerDay))
+			for i, n := range a.Utilization.RunningPerDay {
+				vals[i] = float64(n)
+			}
+			return linePlot(title+"jobs running per day (spike "+strconv.FormatInt(a.Utilization.Spike, 10)+")", since, "jobs running", indexed(vals, 1))
+		}},
+		{"cumulative_jobs", func() (*plot.Plot, error) {
+			vals := make([]float64, len(a.Arrivals.PerDay))
+			c := 0.0
+			for i, n := range a.Arrivals.PerDay {
+				c += float64(n)
+				vals[i] = c
+			}
+			return linePlot(title+"cumulative jobs submitted", since, "jobs", indexed(vals, 1))
+		}},
+	}
+	for _, f := range figs {
+		p, err := f.make()
+		if err != nil {
+			return files, fmt.Errorf("%s: %v", f.name, err)
+		}
+		if p == nil {
+			continue // nothing to draw (e.g. no memory data)
+		}
+		if err := save(p, f.name); err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+func indexed(vals []float64, scale float64) plotter.XYs {
+	xy := make(plotter.XYs, len(vals))
+	for i, v := range vals {
+		xy[i].X, xy[i].Y = float64(i), v*scale
+	}
+	return xy
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks, plainTicks
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// plainTicks are gonum's default ticks labelled with as few digits as the
+// values need ("250", not "250.00").
+var plainTicks = plot.TickerFunc(func(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
+		}
+	}
+	return ticks
+})
+
+func linePlot(title, x, y string, xy plotter.XYs) (*plot.Plot, error) {
+	if len(xy) == 0 {
+		return nil, nil
+	}
+	p := newPlot(title, x, y)
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return nil, err
+	}
+	p.Add(l)
+	p.Y.Min = 0
+	return p, nil
+}
+
+func barPlot(title, x, y string, labels []string, vals []float64) (*plot.Plot, error) {
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	p := newPlot(title, x, y)
+	b, err := plotter.NewBarChart(plotter.Values(vals), vg.Points(math.Max(4, 400/float64(len(vals)))))
+	if err != nil {
+		return nil, err
+	}
+	p.Add(b)
+	p.NominalX(labels...)
+	return p, nil
+}
+
+// cdfPlot draws a summary's CDF as a step line on a log x axis; values <= 0
+// cannot be drawn on it and are left out (the curve starts at their share).
+func cdfPlot(title, x string, s *Summary) (*plot.Plot, error) {
+	if s == nil || s.Count == 0 {
+		return nil, nil
+	}
+	var xy plotter.XYs
+	for _, pt := range s.CDF {
+		if pt.Value <= 0 {
+			continue
+		}
+		if len(xy) > 0 {
+			xy = append(xy, plotter.XY{X: pt.Value, Y: xy[len(xy)-1].Y})
+		}
+		xy = append(xy, plotter.XY{X: pt.Value, Y: pt.P})
+	}
+	if len(xy) < 2 {
+		if len(xy) == 1 {
+			xy = append(xy, plotter.XY{X: xy[0].X * 1.01, Y: xy[0].Y})
+		} else {
+			return nil, nil
+		}
+	}
+	p := newPlot(title+" CDF ("+strconv.FormatInt(s.Count, 10)+" values)", x, "P(X ≤ x)")
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return nil, err
+	}
+	p.Add(l)
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Min, p.Y.Max = 0, 1
+	return p, nil
+}

@@ -1,0 +1,421 @@
+package gwa
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Reader streams the records of a trace, whatever its format.
+type Reader interface {
+	// Next returns the next record, or io.EOF after the last. A malformed
+	// line is skipped and counted, or with ReadOptions.Strict returned as a
+	// *ParseError (and reading stops).
+	Next() (Record, error)
+	// Header is complete as soon as the reader is made (the first record has
+	// been read ahead, so an absolute time base is known too).
+	Header() *Header
+	// Stats counts what was read so far: lines, records, skipped lines and
+	// the oddities handled.
+	Stats() *ReadStats
+	Close() error
+}
+
+// ReadOptions tune a reader.
+type ReadOptions struct {
+	Strict    bool   // stop at the first malformed line instead of skipping it
+	Name      string // file name for messages; default the path
+	Format    Format // force a format instead of detecting it
+	MaxErrors int    // how many skipped-line errors Stats keeps (default 10)
+}
+
+// ParseError is a malformed line: "file:line: field N: what is wrong".
+type ParseError struct {
+	File  string
+	Line  int64
+	Field int // 1-based; 0 when the line as a whole is wrong
+	Msg   string
+}
+
+func (e *ParseError) Error() string {
+	if e.Field > 0 {
+		return fmt.Sprintf("%s:%d: field %d: %s", e.File, e.Line, e.Field, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
+
+// Oddities are the known quirks of real traces a reader handled. None of
+// them drops a record.
+type Oddities struct {
+	// AbsoluteSubmit counts submit times written as Unix epoch seconds
+	// (>= 1990-01-01); they were made offsets from Header.UnixStartTime.
+	AbsoluteSubmit int64 `json:"absolute_submit"`
+	// NegativeWait counts waits below zero other than -1: reservations
+	// that started before their submission was recorded (Grid'5000).
+	NegativeWait int64 `json:"negative_wait"`
+	// CancelledBeforeStart counts records with wait and run time both -1.
+	CancelledBeforeStart int64 `json:"cancelled_before_start"`
+	// LateComments counts comment lines after the first record.
+	LateComments int64 `json:"late_comments"`
+	// TrailingSpace counts record lines ending in spaces, tabs or '\r'.
+	TrailingSpace int64 `json:"trailing_space"`
+	// ExtraFields counts records with more fields than the format defines
+	// (the extra ones are ignored).
+	ExtraFields int64 `json:"extra_fields"`
+	// OutOfOrder counts records submitted before the previous record.
+	OutOfOrder int64 `json:"out_of_order"`
+	// BlankLines counts empty lines.
+	BlankLines int64 `json:"blank_lines"`
+}
+
+// ReadStats describe what a reader read.
+type ReadStats struct {
+	Lines   int64         `json:"lines"`   // lines (SQLite: rows) read
+	Records int64         `json:"records"` // records returned
+	Bytes   int64         `json:"bytes"`   // uncompressed bytes read
+	Skipped int64         `json:"skipped"` // malformed lines skipped
+	Errors  []*ParseError `json:"-"`       // the first few skipped lines' errors
+	Oddities
+}
+
+// absoluteThreshold: a submit time at or after 1990-01-01 is taken as a Unix
+// time, not an offset (an offset that large is a 20-year trace).
+const absoluteThreshold = 631152000
+
+// common is the record bookkeeping every reader shares.
+type common struct {
+	name    string
+	opts    ReadOptions
+	hdr     Header
+	stats   ReadStats
+	prev    float64
+	started bool
+}
+
+func (c *common) Header() *Header   { return &c.hdr }
+func (c *common) Stats() *ReadStats { return &c.stats }
+func (c *common) errorf(line int64, field int, format string, args ...any) *ParseError {
+	return &ParseError{File: c.name, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// skip handles a malformed line: an error to return in strict mode, nil
+// after counting it otherwise.
+func (c *common) skip(e *ParseError) error {
+	if c.opts.Strict {
+		return e
+	}
+	c.stats.Skipped++
+	limit := c.opts.MaxErrors
+	if limit == 0 {
+		limit = 10
+	}
+	if len(c.stats.Errors) < limit {
+		c.stats.Errors = append(c.stats.Errors, e)
+	}
+	return nil
+}
+
+// finish applies the time-base rule and counts the oddities of a parsed
+// record.
+func (c *common) finish(r *Record) {
+	if r.SubmitTime >= absoluteThreshold {
+		if !c.hdr.AbsoluteBase {
+			base := c.hdr.UnixStartTime
+			if base < absoluteThreshold || float64(base) > r.SubmitTime {
+				base = int64(math.Floor(r.SubmitTime))
+			}
+			c.hdr.UnixStartTime, c.hdr.AbsoluteBase = base, true
+		}
+		r.SubmitTime -= float64(c.hdr.UnixStartTime)
+		c.stats.AbsoluteSubmit++
+	}
+	if r.WaitTime < 0 && r.WaitTime != Missing {
+		c.stats.NegativeWait++
+	}
+	if r.WaitTime == Missing && r.RunTime == Missing {
+		c.stats.CancelledBeforeStart++
+	}
+	if c.started && r.SubmitTime < c.prev {
+		c.stats.OutOfOrder++
+	}
+	c.prev, c.started = r.SubmitTime, true
+	c.stats.Records++
+}
+
+// Open opens a trace file. The format comes from opts.Format, else from the
+// content (SQLite's magic, ';' or '#' comments, the field count of the
+// first record), else from the extension (.swf, .gwf, .db3/.sqlite/.db, each
+// optionally .gz). Gzip-compressed text is read transparently.
+func Open(path string, opts ReadOptions) (Reader, error) {
+	if opts.Name == "" {
+		opts.Name = path
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	var magic [16]byte
+	n, _ := io.ReadFull(f, magic[:])
+	if opts.Format == SQLite || (opts.Format == "" && n == 16 && string(magic[:]) == "SQLite format 3\x00") {
+		f.Close()
+		return OpenSQLite(path, opts)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if opts.Format == "" {
+		opts.Format = formatFromName(path)
+	}
+	r, err := newTextReader(f, f, opts, true)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// formatFromName guesses a format from a file name ("" when it cannot).
+func formatFromName(path string) Format {
+	base := strings.ToLower(filepath.Base(path))
+	base = strings.TrimSuffix(base, ".gz")
+	switch filepath.Ext(base) {
+	case ".swf":
+		return SWF
+	case ".gwf":
+		return GWF
+	case ".db3", ".sqlite", ".db", ".sqlite3":
+		return SQLite
+	}
+	return ""
+}
+
+// NewReader reads a text trace (SWF or GWF, possibly gzip-compressed) from r.
+// opts.Format, when set, is only a hint that the content overrides.
+func NewReader(r io.Reader, opts ReadOptions) (Reader, error) {
+	if opts.Name == "" {
+		opts.Name = "trace"
+	}
+	return newTextReader(r, nil, opts, false)
+}
+
+func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool) (Reader, error) {
+	src := &lineSource{closer: closer}
+	br := bufio.NewReaderSize(r, 256<<10)
+	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
+		z, err := newAsyncGunzip(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", opts.Name, err)
+		}
+		src.unzip = z
+		br = bufio.NewReaderSize(z, 256<<10)
+	}
+	src.br = br
+	format := detectFormat(br)
+	if format == "" || (forced && opts.Format != "" && format != SQLite) {
+		format = opts.Format
+	}
+	switch format {
+	case SQLite:
+		return nil, fmt.Errorf("%s: a GWF-SQLite database: open it by its path", opts.Name)
+	case GWF:
+		return newGWFReader(src, opts)
+	case SWF:
+		return newSWFReader(src, opts)
+	}
+	return nil, fmt.Errorf("%s: not a trace gmark can read (SWF with ';' comments and 18 fields, GWF with '#' comments and 29 fields, or GWF-SQLite)", opts.Name)
+}
+
+// detectFormat looks at the start of the content.
+func detectFormat(br *bufio.Reader) Format {
+	head, _ := br.Peek(64 << 10)
+	if bytes.HasPrefix(head, []byte("SQLite format 3\x00")) {
+		return SQLite
+	}
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		line = bytes.TrimSpace(line)
+		switch {
+		case len(line) == 0:
+			continue
+		case line[0] == ';':
+			return SWF
+		case line[0] == '#':
+			return GWF
+		}
+		n := len(bytes.Fields(line))
+		switch {
+		case n >= 29:
+			return GWF
+		case n >= 18:
+			return SWF
+		}
+		return ""
+	}
+	return ""
+}
+
+// lineSource splits its input into lines without copying, except for lines
+// longer than the buffer.
+type lineSource struct {
+	br     *bufio.Reader
+	unzip  *asyncGunzip
+	closer io.Closer
+	long   []byte
+	line   int64
+	bytes  int64
+}
+
+// maxLine bounds one line; a longer one is malformed (and a binary file fed
+// as a trace does not eat the memory).
+const maxLine = 1 << 20
+
+var errLongLine = errors.New("line longer than 1 MiB")
+
+// next returns the next line without its '\n'. The slice is valid until the
+// next call.
+func (s *lineSource) next() ([]byte, error) {
+	b, err := s.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		s.long = append(s.long[:0], b...)
+		for err == bufio.ErrBufferFull {
+			b, err = s.br.ReadSlice('\n')
+			if len(s.long) < maxLine {
+				s.long = append(s.long, b...)
+			}
+		}
+		b = s.long
+		if len(b) >= maxLine {
+			s.line++
+			s.bytes += int64(len(b))
+			return nil, errLongLine
+		}
+	}
+	if len(b) == 0 {
+		if err == nil {
+			err = io.EOF
+		}
+		return nil, err
+	}
+	s.line++
+	s.bytes += int64(len(b))
+	if b[len(b)-1] == '\n' {
+		b = b[:len(b)-1]
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	return b, err
+}
+
+func (s *lineSource) close() error {
+	var err error
+	if s.unzip != nil {
+		err = s.unzip.Close()
+	}
+	if s.closer != nil {
+		if e := s.closer.Close(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// asyncGunzip decompresses in its own goroutine, so that on two cores
+// inflating and parsing overlap.
+type asyncGunzip struct {
+	full chan []byte
+	free chan []byte
+	stop chan struct{}
+	done chan struct{}
+	cur  []byte
+	buf  []byte
+	err  error
+	// errc carries the decompressor's final error (io.EOF at a clean end).
+	errc chan error
+}
+
+const gunzipChunk = 256 << 10
+
+func newAsyncGunzip(r io.Reader) (*asyncGunzip, error) {
+	z, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	a := &asyncGunzip{full: make(chan []byte, 4), free: make(chan []byte, 4), stop: make(chan struct{}), done: make(chan struct{})}
+	for i := 0; i < 4; i++ {
+		a.free <- make([]byte, gunzipChunk)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		defer close(a.done)
+		for {
+			var buf []byte
+			select {
+			case buf = <-a.free:
+			case <-a.stop:
+				return
+			}
+			n, err := io.ReadFull(z, buf[:cap(buf)])
+			if n > 0 {
+				select {
+				case a.full <- buf[:n]:
+				case <-a.stop:
+					return
+				}
+			}
+			if err != nil {
+				if err == io.ErrUnexpectedEOF {
+					err = io.EOF
+				}
+				errc <- err
+				close(a.full)
+				return
+			}
+		}
+	}()
+	a.errc = errc
+	return a, nil
+}
+
+func (a *asyncGunzip) Read(p []byte) (int, error) {
+	for len(a.cur) == 0 {
+		if a.buf != nil {
+			a.free <- a.buf
+			a.buf = nil
+		}
+		b, ok := <-a.full
+		if !ok {
+			if a.err == nil {
+				a.err = <-a.errc
+			}
+			return 0, a.err
+		}
+		a.buf, a.cur = b, b
+	}
+	n := copy(p, a.cur)
+	a.cur = a.cur[n:]
+	return n, nil
+}
+
+func (a *asyncGunzip) Close() error {
+	select {
+	case <-a.stop:
+	default:
+		close(a.stop)
+	}
+	<-a.done
+	return nil
+}

@@ -1,0 +1,371 @@
+package gwa
+
+import (
+	"bytes"
+	"io"
+	"strings"
+)
+
+// Record fields by GWF column: 0-28 are GWF's 29 fields in order, then
+// gmark's two SWF extension columns.
+const (
+	fJobID = iota
+	fSubmitTime
+	fWaitTime
+	fRunTime
+	fNProcs
+	fAvgCPUTimeUsed
+	fUsedMemory
+	fReqNProcs
+	fReqTime
+	fReqMemory
+	fStatus
+	fUserID
+	fGroupID
+	fExecutableID
+	fQueueID
+	fPartitionID
+	fOrigSiteID
+	fLastRunSiteID
+	fJobStructure
+	fJobStructureParams
+	fUsedNetwork
+	fUsedLocalDiskSpace
+	fUsedResources
+	fReqPlatform
+	fReqNetwork
+	fReqLocalDiskSpace
+	fReqResources
+	fVOID
+	fProjectID
+	fPrecedingJob
+	fThinkTime
+	numFields
+)
+
+const gwfFields = 29
+
+// columnAliases maps normalized column names (lower case, no spaces,
+// underscores or dashes) to fields. Both GWF naming variants are here: the
+// text header's NProcs, AverageCPUTimeUsed and "Used Memory", and the SQLite
+// table's NProc, UsedCPUTime and UsedMemory.
+var columnAliases = map[string]int{
+	"jobid": fJobID, "submittime": fSubmitTime, "waittime": fWaitTime, "runtime": fRunTime,
+	"nprocs": fNProcs, "nproc": fNProcs, "allocatedprocessors": fNProcs,
+	"averagecputimeused": fAvgCPUTimeUsed, "usedcputime": fAvgCPUTimeUsed, "avgcputimeused": fAvgCPUTimeUsed,
+	"usedmemory": fUsedMemory, "reqnprocs": fReqNProcs, "reqnproc": fReqNProcs, "reqtime": fReqTime,
+	"reqmemory": fReqMemory, "status": fStatus, "userid": fUserID, "groupid": fGroupID,
+	"executableid": fExecutableID, "queueid": fQueueID, "partitionid": fPartitionID,
+	"origsiteid": fOrigSiteID, "lastrunsiteid": fLastRunSiteID, "jobstructure": fJobStructure,
+	"jobstructureparams": fJobStructureParams, "usednetwork": fUsedNetwork,
+	"usedlocaldiskspace": fUsedLocalDiskSpace, "usedresources": fUsedResources, "reqplatform": fReqPlatform,
+	"reqnetwork": fReqNetwork, "reqlocaldiskspace": fReqLocalDiskSpace, "reqresources": fReqResources,
+	"void": fVOID, "projectid": fProjectID, "precedingjob": fPrecedingJob, "thinktime": fThinkTime,
+}
+
+func normalizeColumn(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '_', '-', '\t', ':':
+			return -1
+		}
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+// isNumericField tells which fields hold numbers.
+func isNumericField(f int) bool {
+	switch f {
+	case fSubmitTime, fWaitTime, fRunTime, fNProcs, fAvgCPUTimeUsed, fUsedMemory, fReqNProcs, fReqTime,
+		fReqMemory, fStatus, fUsedNetwork, fUsedLocalDiskSpace, fReqNetwork, fReqLocalDiskSpace, fThinkTime:
+		return true
+	}
+	return false
+}
+
+// fieldName is a field's GWF header name, for messages.
+func fieldName(f int) string {
+	switch {
+	case f < gwfFields:
+		return GWFFields[f]
+	case f == fPrecedingJob:
+		return colPrecedingJob
+	case f == fThinkTime:
+		return colThinkTime
+	}
+	return "?"
+}
+
+// missingRecord is a record with every field missing, copied to start each
+// parsed record.
+var missingRecord = NewRecord()
+
+// gwfReader reads GWF text: '#' comment lines, one of which may name the
+// columns, then one record per line, fields separated by tabs (or, in a
+// line without tabs, by runs of spaces).
+type gwfReader struct {
+	common
+	src     *lineSource
+	in      interner
+	cols    []int // field of each column; -1 ignores the column
+	colLine string
+	pending *Record
+	err     error
+}
+
+func newGWFReader(src *lineSource, opts ReadOptions) (Reader, error) {
+	r := &gwfReader{common: common{name: opts.Name, opts: opts}, src: src}
+	r.hdr.Format = GWF
+	rec, err := r.read()
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if err == nil {
+		r.pending = &rec
+	}
+	return r, nil
+}
+
+func (r *gwfReader) Next() (Record, error) {
+	if r.pending != nil {
+		rec := *r.pending
+		r.pending = nil
+		return rec, nil
+	}
+	if r.err != nil {
+		return Record{}, r.err
+	}
+	rec, err := r.read()
+	if err != nil {
+		r.err = err
+	}
+	return rec, err
+}
+
+func (r *gwfReader) Close() error { return r.src.close() }
+
+// headerColumns reads a column-name line; ok is false for any other comment.
+func headerColumns(text string) (names []string, ok bool) {
+	if strings.Contains(text, "\t") {
+		for _, f := range strings.Split(text, "\t") {
+			if f = strings.TrimSpace(f); f != "" {
+				names = append(names, f)
+			}
+		}
+	} else {
+		fs := strings.Fields(text)
+		for i := 0; i < len(fs); i++ {
+			if fs[i] == "Used" && i+1 < len(fs) && fs[i+1] == "Memory" {
+				names = append(names, "Used Memory")
+				i++
+				continue
+			}
+			names = append(names, fs[i])
+		}
+	}
+	job, submit := false, false
+	for _, n := range names {
+		switch columnAliases[normalizeColumn(n)] {
+		case fJobID:
+			job = job || normalizeColumn(n) == "jobid"
+		case fSubmitTime:
+			submit = true
+		}
+	}
+	return names, job && submit
+}
+
+func (r *gwfReader) setColumns(names []string) {
+	r.hdr.Columns = names
+	r.cols = make([]int, len(names))
+	for i, n := range names {
+		f, ok := columnAliases[normalizeColumn(n)]
+		if !ok {
+			f = -1
+		}
+		r.cols[i] = f
+		if f == fPrecedingJob || f == fThinkTime {
+			r.hdr.SWFFields = true
+		}
+	}
+}
+
+func (r *gwfReader) read() (Record, error) {
+	for {
+		line, err := r.src.next()
+		r.stats.Lines, r.stats.Bytes = r.src.line, r.src.bytes
+		if err == errLongLine {
+			if e := r.skip(r.errorf(r.src.line, 0, "%v", err)); e != nil {
+				return Record{}, e
+			}
+			continue
+		}
+		if err != nil {
+			return Record{}, err
+		}
+		i := 0
+		for i < len(line) && isSpace(line[i]) {
+			i++
+		}
+		if i == len(line) {
+			r.stats.BlankLines++
+			continue
+		}
+		if line[i] == '#' {
+			if r.stats.Records > 0 {
+				r.stats.LateComments++
+				continue
+			}
+			text := string(line[i+1:])
+			text = strings.TrimPrefix(text, " ")
+			if names, ok := headerColumns(text); ok {
+				// The last column line before the data wins (gmark's writer
+				// puts its own last); an earlier one is an ordinary comment.
+				if r.colLine != "" {
+					r.hdr.addLine(r.colLine)
+				}
+				r.colLine = text
+				r.setColumns(names)
+				continue
+			}
+			r.hdr.addLine(text)
+			continue
+		}
+		if isSpace(line[len(line)-1]) {
+			r.stats.TrailingSpace++
+			line = bytes.TrimRight(line, " \t\r\v\f")
+		}
+		if r.cols == nil {
+			r.cols = make([]int, gwfFields)
+			for k := range r.cols {
+				r.cols[k] = k
+			}
+		}
+		var rec Record
+		if e := r.parse(line[i:], &rec); e != nil {
+			if e := r.skip(e); e != nil {
+				return Record{}, e
+			}
+			continue
+		}
+		r.finish(&rec)
+		return rec, nil
+	}
+}
+
+func (r *gwfReader) parse(line []byte, rec *Record) *ParseError {
+	*rec = missingRecord
+	tabs := bytes.IndexByte(line, '\t') >= 0
+	pos := 0
+	for k, f := range r.cols {
+		var tok []byte
+		if tabs {
+			if pos > len(line) {
+				return r.errorf(r.src.line, 0, "%d fields, this GWF file has %d columns", k, len(r.cols))
+			}
+			end := bytes.IndexByte(line[pos:], '\t')
+			if end < 0 {
+				end = len(line) - pos
+			}
+			tok = bytes.TrimSpace(line[pos : pos+end])
+			pos += end + 1
+		} else {
+			var next int
+			tok, next = nextField(line, pos)
+			if len(tok) == 0 {
+				return r.errorf(r.src.line, 0, "%d fields, this GWF file has %d columns", k, len(r.cols))
+			}
+			pos = next
+		}
+		if f < 0 {
+			continue
+		}
+		if err := r.set(rec, f, tok); err != "" {
+			return r.errorf(r.src.line, k+1, "%s", err)
+		}
+	}
+	if tabs {
+		if pos <= len(line) {
+			r.stats.ExtraFields++
+		}
+	} else if extra, _ := nextField(line, pos); len(extra) > 0 {
+		r.stats.ExtraFields++
+	}
+	return nil
+}
+
+// set stores one field; it returns what is wrong with the value, or "".
+func (r *gwfReader) set(rec *Record, f int, tok []byte) string {
+	if isNumericField(f) {
+		v := float64(Missing)
+		if len(tok) > 0 && !(len(tok) == 2 && tok[0] == '-' && tok[1] == '1') {
+			var ok bool
+			if v, ok = parseNumber(tok); !ok {
+				return quote(tok) + " is not a number (GWF " + fieldName(f) + ")"
+			}
+		}
+		if f == fStatus {
+			if v != float64(int(v)) || v < -1 || v > 5 {
+				return "status " + quote(tok) + " is not one of -1, 0 (failed), 1 (completed), 2, 3, 4 (partial) or 5 (cancelled)"
+			}
+			rec.Status = int(v)
+			return ""
+		}
+		setNumber(rec, f, v)
+		return ""
+	}
+	var s string
+	switch {
+	case len(tok) == 0:
+		s = smallInts[0]
+	case f == fJobID:
+		s = string(tok)
+	default:
+		s = r.in.str(tok)
+	}
+	setString(rec, f, s)
+	return ""
+}
+
+// setString stores a string field.
+func setString(rec *Record, f int, s string) {
+	switch f {
+	case fJobID:
+		rec.JobID = s
+	case fUserID:
+		rec.UserID = s
+	case fGroupID:
+		rec.GroupID = s
+	case fExecutableID:
+		rec.ExecutableID = s
+	case fQueueID:
+		rec.QueueID = s
+	case fPartitionID:
+		rec.PartitionID = s
+	case fOrigSiteID:
+		rec.OrigSiteID = s
+	case fLastRunSiteID:
+		rec.LastRunSiteID = s
+	case fJobStructure:
+		rec.JobStructure = s
+	case fJobStructureParams:
+		rec.JobStructureParams = s
+	case fUsedResources:
+		rec.UsedResources = s
+	case fReqPlatform:
+		rec.ReqPlatform = s
+	case fReqResources:
+		rec.ReqResources = s
+	case fVOID:
+		rec.VOID = s
+	case fProjectID:
+		rec.ProjectID = s
+	case fPrecedingJob:
+		rec.PrecedingJob = s
+	}
+}
+
+func quote(tok []byte) string { return "\"" + truncate(tok) + "\"" }

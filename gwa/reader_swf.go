@@ -1,0 +1,181 @@
+package gwa
+
+import (
+	"bytes"
+	"io"
+)
+
+// swfFields is the number of fields of an SWF record.
+const swfFields = 18
+
+// swfReader reads SWF: ';' comment lines (the header before the first
+// record), then one record of 18 whitespace-separated numbers per line.
+type swfReader struct {
+	common
+	src     *lineSource
+	in      interner
+	pending *Record
+	err     error
+}
+
+func newSWFReader(src *lineSource, opts ReadOptions) (Reader, error) {
+	r := &swfReader{common: common{name: opts.Name, opts: opts}, src: src}
+	r.hdr.Format = SWF
+	r.hdr.SWFFields = true
+	// Read the header and the first record now, so Header is complete.
+	rec, err := r.read()
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if err == nil {
+		r.pending = &rec
+	}
+	return r, nil
+}
+
+func (r *swfReader) Next() (Record, error) {
+	if r.pending != nil {
+		rec := *r.pending
+		r.pending = nil
+		return rec, nil
+	}
+	if r.err != nil {
+		return Record{}, r.err
+	}
+	rec, err := r.read()
+	if err != nil {
+		r.err = err
+	}
+	return rec, err
+}
+
+func (r *swfReader) Close() error { return r.src.close() }
+
+func (r *swfReader) read() (Record, error) {
+	for {
+		line, err := r.src.next()
+		r.stats.Lines, r.stats.Bytes = r.src.line, r.src.bytes
+		if err == errLongLine {
+			if e := r.skip(r.errorf(r.src.line, 0, "%v", err)); e != nil {
+				return Record{}, e
+			}
+			continue
+		}
+		if err != nil {
+			return Record{}, err
+		}
+		// Leading blanks, then a comment, a blank line or a record.
+		i := 0
+		for i < len(line) && isSpace(line[i]) {
+			i++
+		}
+		if i == len(line) {
+			r.stats.BlankLines++
+			continue
+		}
+		if line[i] == ';' {
+			if r.started || r.stats.Records > 0 {
+				r.stats.LateComments++
+			} else {
+				text := line[i+1:]
+				if len(text) > 0 && text[0] == ' ' {
+					text = text[1:]
+				}
+				r.hdr.addLine(string(text))
+			}
+			continue
+		}
+		if isSpace(line[len(line)-1]) {
+			r.stats.TrailingSpace++
+		}
+		var rec Record
+		if e := r.parse(line, &rec); e != nil {
+			if e := r.skip(e); e != nil {
+				return Record{}, e
+			}
+			continue
+		}
+		r.finish(&rec)
+		return rec, nil
+	}
+}
+
+// parse reads the 18 fields of one record.
+func (r *swfReader) parse(line []byte, rec *Record) *ParseError {
+	var num [swfFields]float64
+	var toks [swfFields][]byte
+	pos := 0
+	for k := 0; k < swfFields; k++ {
+		tok, next := nextField(line, pos)
+		if len(tok) == 0 {
+			return r.errorf(r.src.line, 0, "%d fields, SWF records have %d", k, swfFields)
+		}
+		pos = next
+		v, isInt, ok := parseNumberInt(tok)
+		if !ok {
+			return r.errorf(r.src.line, k+1, "%q is not a number", truncate(tok))
+		}
+		// Status and identifiers are whole numbers.
+		if !isInt && wholeSWFField[k] {
+			return r.errorf(r.src.line, k+1, "%q is not a whole number (SWF %s)", truncate(tok), swfFieldNames[k])
+		}
+		num[k], toks[k] = v, tok
+	}
+	if extra, _ := nextField(line, pos); len(extra) > 0 {
+		r.stats.ExtraFields++
+	}
+	if num[10] < -1 || num[10] > 5 {
+		return r.errorf(r.src.line, 11, "status %s is not one of -1, 0 (failed), 1 (completed), 2, 3, 4 (partial) or 5 (cancelled)", toks[10])
+	}
+	*rec = Record{
+		JobID:              string(toks[0]),
+		SubmitTime:         num[1],
+		WaitTime:           num[2],
+		RunTime:            num[3],
+		NProcs:             num[4],
+		AvgCPUTimeUsed:     num[5],
+		UsedMemory:         num[6],
+		ReqNProcs:          num[7],
+		ReqTime:            num[8],
+		ReqMemory:          num[9],
+		Status:             int(num[10]),
+		UserID:             r.in.str(toks[11]),
+		GroupID:            r.in.str(toks[12]),
+		ExecutableID:       r.in.str(toks[13]),
+		QueueID:            r.in.str(toks[14]),
+		PartitionID:        r.in.str(toks[15]),
+		OrigSiteID:         smallInts[0],
+		LastRunSiteID:      smallInts[0],
+		JobStructure:       smallInts[0],
+		JobStructureParams: smallInts[0],
+		UsedNetwork:        Missing,
+		UsedLocalDiskSpace: Missing,
+		UsedResources:      smallInts[0],
+		ReqPlatform:        smallInts[0],
+		ReqNetwork:         Missing,
+		ReqLocalDiskSpace:  Missing,
+		ReqResources:       smallInts[0],
+		VOID:               smallInts[0],
+		ProjectID:          smallInts[0],
+		PrecedingJob:       r.in.str(toks[16]),
+		ThinkTime:          num[17],
+	}
+	return nil
+}
+
+// wholeSWFField marks the fields that must be whole numbers: the job, the
+// status and the identifiers.
+var wholeSWFField = [swfFields]bool{0: true, 10: true, 11: true, 12: true, 13: true, 14: true, 15: true, 16: true}
+
+var swfFieldNames = [swfFields]string{"job number", "submit time", "wait time", "run time", "allocated processors",
+	"average CPU time", "used memory", "requested processors", "requested time", "requested memory", "status",
+	"user", "group", "executable", "queue", "partition", "preceding job", "think time"}
+
+// truncate shortens a bad token for a message.
+func truncate(tok []byte) string {
+	tok = bytes.ToValidUTF8(tok, []byte("?"))
+	if len(tok) > 40 {
+		return string(tok[:40]) + "…"
+	}
+	return string(tok)
+}

@@ -1,0 +1,257 @@
+package gwa
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+)
+
+// Selection is a complete trace selection: filters, an optional
+// representative area, and scaling, in that order:
+//
+//  1. the filters other than FirstN;
+//  2. the area selection over the filtered trace (a first pass), whose
+//     window then restricts the submit times;
+//  3. FirstN;
+//  4. rebasing (submit times from the selection's start: the area's start,
+//     else the window's From, else the first selected job) and scaling.
+type Selection struct {
+	Filter      Filter
+	AreaWidth   float64 // seconds; 0 selects no area
+	AreaTargets []Target
+	Scale       Scale
+	Rebase      bool
+}
+
+// Select opens the selection. open must return a fresh reader of the whole
+// input each time: area selection reads it twice. The area result is nil
+// without area selection.
+func Select(open func() (Reader, error), s Selection) (Reader, *AreaResult, error) {
+	var area *AreaResult
+	f := s.Filter
+	if s.AreaWidth > 0 {
+		r, err := open()
+		if err != nil {
+			return nil, nil, err
+		}
+		pre := f
+		pre.FirstN = 0
+		area, err = SelectArea(Filtered(r, pre), s.AreaWidth, s.AreaTargets)
+		r.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		win := Range{Min: area.Best.Start, Max: area.Best.End, HasMin: true, HasMax: true}
+		f.Submit = intersect(f.Submit, win)
+	}
+	r, err := open()
+	if err != nil {
+		return nil, nil, err
+	}
+	r = Filtered(r, f)
+	if !s.Rebase && s.Scale.Identity() {
+		return r, area, nil
+	}
+	var origin float64
+	switch {
+	case !s.Rebase:
+	case area != nil:
+		origin = area.Best.Start
+	case f.Submit.HasMin:
+		origin = f.Submit.Min
+	default:
+		p := &peeked{Reader: r}
+		first, err := p.peek()
+		if err != nil && !isEOF(err) {
+			r.Close()
+			return nil, nil, err
+		}
+		if err == nil {
+			origin = first.SubmitTime
+		}
+		r = p
+	}
+	return Transform(r, origin, s.Scale), area, nil
+}
+
+func intersect(a, b Range) Range {
+	out := a
+	if b.HasMin && (!out.HasMin || b.Min > out.Min) {
+		out.Min, out.HasMin = b.Min, true
+	}
+	if b.HasMax && (!out.HasMax || b.Max < out.Max) {
+		out.Max, out.HasMax = b.Max, true
+	}
+	return out
+}
+
+// peeked is a reader that can look one record ahead.
+type peeked struct {
+	Reader
+	rec  Record
+	err  error
+	have bool
+}
+
+func (p *peeked) peek() (Record, error) {
+	if !p.have {
+		p.rec, p.err = p.Reader.Next()
+		p.have = true
+	}
+	return p.rec, p.err
+}
+
+func (p *peeked) Next() (Record, error) {
+	if p.have {
+		p.have = false
+		return p.rec, p.err
+	}
+	return p.Reader.Next()
+}
+
+// Describe is a one-line account of a selection, for output headers.
+func (s Selection) Describe() string {
+	var parts []string
+	f := s.Filter
+	if f.Submit.Set() {
+		parts = append(parts, "submit "+f.Submit.String())
+	}
+	if f.RunTime.Set() {
+		parts = append(parts, "runtime "+f.RunTime.String())
+	}
+	if f.Procs.Set() {
+		parts = append(parts, "procs "+f.Procs.String())
+	}
+	if len(f.Sites) > 0 {
+		parts = append(parts, "sites "+strings.Join(f.Sites, ";"))
+	}
+	if len(f.Users) > 0 {
+		parts = append(parts, "users "+strings.Join(f.Users, ";"))
+	}
+	if len(f.Status) > 0 {
+		parts = append(parts, fmt.Sprintf("status %v", f.Status))
+	}
+	if s.AreaWidth > 0 {
+		var ts []string
+		for _, t := range s.AreaTargets {
+			ts = append(ts, t.String())
+		}
+		parts = append(parts, fmt.Sprintf("area %gs %s", s.AreaWidth, strings.Join(ts, ";")))
+	}
+	if f.FirstN > 0 {
+		parts = append(parts, fmt.Sprintf("first %d", f.FirstN))
+	}
+	if !s.Scale.Identity() {
+		parts = append(parts, fmt.Sprintf("scale submit %g runtime %g procs %g", one(s.Scale.Submit), one(s.Scale.RunTime), one(s.Scale.Procs)))
+	}
+	if len(parts) == 0 {
+		return "all jobs"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func one(f float64) float64 {
+	if f == 0 {
+		return 1
+	}
+	return f
+}
+
+// Create makes a writer for a new file in format f (from the name when
+// empty: .swf, .gwf, .db3/.sqlite; .gz compresses text formats). h is the
+// header to write. Closing the writer closes the file.
+func Create(path string, f Format, h *Header) (Writer, error) {
+	if f == "" {
+		f = formatFromName(path)
+	}
+	if f == "" {
+		return nil, fmt.Errorf("%s: cannot tell the output format from the name (.swf, .gwf, .db3); give it", path)
+	}
+	if f == SQLite {
+		return CreateSQLite(path, h)
+	}
+	file, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	fw := &fileWriter{file: file}
+	var out io.Writer = file
+	if strings.HasSuffix(strings.ToLower(path), ".gz") {
+		fw.gz = gzip.NewWriter(file)
+		out = fw.gz
+	}
+	if f == SWF {
+		fw.Writer, err = NewSWFWriterHeader(out, h)
+	} else {
+		fw.Writer, err = NewGWFWriterHeader(out, h)
+	}
+	if err != nil {
+		file.Close()
+		return nil, err
+	}
+	return fw, nil
+}
+
+type fileWriter struct {
+	Writer
+	gz   *gzip.Writer
+	file *os.File
+}
+
+func (w *fileWriter) Close() error {
+	err := w.Writer.Close()
+	if w.gz != nil {
+		if e := w.gz.Close(); err == nil {
+			err = e
+		}
+	}
+	if e := w.file.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// Copy writes every record of r to w and returns how many it wrote.
+// progress, when not nil, is called every 64 Ki records.
+func Copy(w Writer, r Reader, progress func(int64)) (int64, error) {
+	var n int64
+	for {
+		rec, err := r.Next()
+		if isEOF(err) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if err := w.Write(&rec); err != nil {
+			return n, err
+		}
+		n++
+		if progress != nil && n&0xffff == 0 {
+			progress(n)
+		}
+	}
+}
+
+// ParseDurationSeconds reads "90", "90s", "2m", "3h", "1.5d" as seconds.
+func ParseDurationSeconds(s string) (float64, error) {
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"ms", 0.001}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}, {"w", 7 * 86400}}
+	num, mult := strings.TrimSpace(s), 1.0
+	for _, u := range units {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSuffix(num, u.suffix), u.mult
+			break
+		}
+	}
+	v, ok := parseNumber([]byte(num))
+	if !ok || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a duration (a number with an optional unit ms, s, m, h, d or w)", s)
+	}
+	return v * mult, nil
+}

@@ -1,0 +1,129 @@
+package gwa
+
+import (
+	"bufio"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Writer writes records in one trace format.
+type Writer interface {
+	Write(r *Record) error
+	// Close finishes the output (trailing tables, a transaction) and flushes
+	// it; it does not close the io.Writer the writer was made with.
+	Close() error
+}
+
+// The two extra GWF columns that keep SWF's fields 17 and 18 (gmark's
+// extension, written only when the records come from SWF).
+const (
+	colPrecedingJob = "PrecedingJob"
+	colThinkTime    = "ThinkTime"
+)
+
+func appendNum(b []byte, v float64) []byte {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
+}
+
+// word makes a string field safe for whitespace-separated formats.
+func word(s string) string {
+	if s == "" {
+		return "-1"
+	}
+	if strings.ContainsAny(s, " \t\r\n") {
+		return strings.Map(func(r rune) rune {
+			if r == ' ' || r == '\t' || r == '\r' || r == '\n' {
+				return '_'
+			}
+			return r
+		}, s)
+	}
+	return s
+}
+
+// GWFWriter writes GWF text: '#' header lines, a '#' line naming the
+// columns, then one tab-separated line per record.
+type GWFWriter struct {
+	w      *bufio.Writer
+	buf    []byte
+	swf    bool
+	closed bool
+}
+
+// NewGWFWriter writes the header; comments are extra header lines.
+func NewGWFWriter(w io.Writer, comments ...string) (*GWFWriter, error) {
+	return NewGWFWriterHeader(w, &Header{Lines: comments})
+}
+
+// NewGWFWriterHeader writes h's lines (and its time base, when no line
+// holds it) as the header. With h.SWFFields, two columns after the 29 keep
+// SWF's preceding job and think time.
+func NewGWFWriterHeader(w io.Writer, h *Header) (*GWFWriter, error) {
+	g := &GWFWriter{w: bufio.NewWriterSize(w, 256<<10), swf: h != nil && h.SWFFields}
+	for _, l := range h.writerLines() {
+		g.w.WriteString("#")
+		if l != "" {
+			g.w.WriteString(" " + l)
+		}
+		g.w.WriteByte('\n')
+	}
+	cols := strings.Join(GWFFields, "\t")
+	if g.swf {
+		cols += "\t" + colPrecedingJob + "\t" + colThinkTime
+	}
+	_, err := g.w.WriteString("# " + cols + "\n")
+	return g, err
+}
+
+// Write appends one record.
+func (g *GWFWriter) Write(r *Record) error {
+	b := g.buf[:0]
+	b = append(b, word(r.JobID)...)
+	for _, v := range [...]float64{r.SubmitTime, r.WaitTime, r.RunTime, r.NProcs, r.AvgCPUTimeUsed, r.UsedMemory, r.ReqNProcs, r.ReqTime, r.ReqMemory} {
+		b = append(b, '\t')
+		b = appendNum(b, v)
+	}
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, int64(r.Status), 10)
+	for _, s := range [...]string{r.UserID, r.GroupID, r.ExecutableID, r.QueueID, r.PartitionID, r.OrigSiteID, r.LastRunSiteID, r.JobStructure, r.JobStructureParams} {
+		b = append(b, '\t')
+		b = append(b, word(s)...)
+	}
+	for _, v := range [...]float64{r.UsedNetwork, r.UsedLocalDiskSpace} {
+		b = append(b, '\t')
+		b = appendNum(b, v)
+	}
+	b = append(b, '\t')
+	b = append(b, word(r.UsedResources)...)
+	b = append(b, '\t')
+	b = append(b, word(r.ReqPlatform)...)
+	for _, v := range [...]float64{r.ReqNetwork, r.ReqLocalDiskSpace} {
+		b = append(b, '\t')
+		b = appendNum(b, v)
+	}
+	for _, s := range [...]string{r.ReqResources, r.VOID, r.ProjectID} {
+		b = append(b, '\t')
+		b = append(b, word(s)...)
+	}
+	if g.swf {
+		b = append(b, '\t')
+		b = append(b, word(r.PrecedingJob)...)
+		b = append(b, '\t')
+		b = appendNum(b, r.ThinkTime)
+	}
+	b = append(b, '\n')
+	g.buf = b
+	_, err := g.w.Write(b)
+	return err
+}
+
+// Flush writes buffered data.
+func (g *GWFWriter) Flush() error { return g.w.Flush() }
+
+// Close flushes; GWF has no trailer.
+func (g *GWFWriter) Close() error { return g.Flush() }
