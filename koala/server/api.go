@@ -336,9 +336,20 @@ func (s *Server) utilization(w http.ResponseWriter, r *http.Request) {
 
 // events streams every event with seq > since as Server-Sent Events (one
 // "data:" line of JSON per event, its seq as the id), first from the
-// database, then live. ?follow=false stops after the stored ones.
+// database, then live. since=now starts after the last stored event;
+// follow=false stops after the stored ones.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	since, _ := strconv.ParseUint(r.URL.Query().Get("since"), 10, 64)
+	if r.URL.Query().Get("since") == "now" {
+		// Only what happens from now on: a client that asks for the
+		// current state of the jobs it cares about does not need the past.
+		last, err := s.store.LastSeq()
+		if err != nil {
+			fail(w, http.StatusInternalServerError, "%v", err)
+			return
+		}
+		since = last
+	}
 	if id := r.Header.Get("Last-Event-ID"); id != "" {
 		since, _ = strconv.ParseUint(id, 10, 64)
 	}
