@@ -31,6 +31,13 @@ func NewScaled(origin time.Time, scale float64) *Scaled {
 	return &Scaled{Origin: origin, WallOrigin: time.Now(), Scale: scale, now: time.Now}
 }
 
+// NewReal is the wall clock as a Scaled clock of scale 1 whose core time is
+// the wall time (one instant for both origins, so converting is exact).
+func NewReal() *Scaled {
+	now := time.Now()
+	return &Scaled{Origin: now, WallOrigin: now, Scale: 1, now: time.Now}
+}
+
 // Now implements Clock.
 func (s *Scaled) Now() time.Time {
 	wall := s.now().Sub(s.WallOrigin)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gmark/gmark/koala/clock"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/jdf"
 	"github.com/gmark/gmark/workload"
@@ -87,8 +88,16 @@ func (s *Server) do(w http.ResponseWriter, r *http.Request, fn func() (any, erro
 	return v, true
 }
 
+// health says the server is up, and how its clock relates to the wall
+// clock: core time = origin + scale x (wall time - wall_origin). Clients
+// that mix their own wall-clock times with the core's (the submitter)
+// convert with it.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "grid": s.cfg.Grid.Name, "uptime_s": time.Since(s.started).Seconds()})
+	v := map[string]any{"ok": true, "grid": s.cfg.Grid.Name, "uptime_s": time.Since(s.started).Seconds()}
+	if sc, ok := s.clock.(*clock.Scaled); ok {
+		v["clock"] = map[string]any{"scale": sc.Scale, "origin": sc.Origin.UTC(), "wall_origin": sc.WallOrigin.UTC()}
+	}
+	writeJSON(w, http.StatusOK, v)
 }
 
 // submitRequest is the JSON form of a submission.

@@ -128,7 +128,7 @@ func restoreClock(store *persist.Store, cfg Config) (clock.Clock, error) {
 	}
 	scale := cfg.Grid.Scheduler.TimeScale
 	if scale == 1 {
-		return clock.NewScaled(time.Now(), 1), nil
+		return clock.NewReal(), nil
 	}
 	origin, okO, err := store.Meta("clock_origin")
 	if err != nil {

@@ -1,0 +1,173 @@
+package store
+
+// migrations are the schema changes in order: migrations[i] takes a database
+// from version i to version i+1 (PRAGMA user_version). A released migration
+// is never edited; a schema change is a new entry at the end. Every table is
+// append-only: the triggers created with it reject UPDATE and DELETE, so the
+// only way to change what a run recorded is to add to it.
+var migrations = []string{
+	// 0 → 1: the first schema. See docs/store.md for the meaning of every column.
+	`
+CREATE TABLE projects (
+	id          INTEGER PRIMARY KEY,
+	name        TEXT    NOT NULL UNIQUE,
+	description TEXT    NOT NULL DEFAULT '',
+	created_ns  INTEGER NOT NULL
+);
+
+CREATE TABLE scenarios (
+	id          INTEGER PRIMARY KEY,
+	project_id  INTEGER NOT NULL REFERENCES projects(id),
+	name        TEXT    NOT NULL,
+	description TEXT    NOT NULL DEFAULT '',
+	created_ns  INTEGER NOT NULL,
+	UNIQUE (project_id, name)
+);
+
+CREATE TABLE runs (
+	id                TEXT    PRIMARY KEY,
+	scenario_id       INTEGER NOT NULL REFERENCES scenarios(id),
+	created_ns        INTEGER NOT NULL,
+	workload_dir      TEXT    NOT NULL,
+	workload_sha256   TEXT    NOT NULL,
+	jobs              INTEGER NOT NULL,
+	tasks             INTEGER NOT NULL,
+	target            TEXT    NOT NULL,
+	settings          TEXT    NOT NULL,
+	provenance_sha256 TEXT    NOT NULL
+);
+
+CREATE TABLE run_ends (
+	run_id  TEXT    PRIMARY KEY REFERENCES runs(id),
+	end_ns  INTEGER NOT NULL,
+	status  TEXT    NOT NULL CHECK (status IN ('completed', 'aborted')),
+	summary TEXT    NOT NULL
+);
+
+CREATE TABLE provenance (
+	run_id          TEXT    NOT NULL REFERENCES runs(id),
+	seq             INTEGER NOT NULL,
+	recorded_ns     INTEGER NOT NULL,
+	gmark_version   TEXT    NOT NULL,
+	go_version      TEXT    NOT NULL,
+	host            TEXT    NOT NULL,
+	os_arch         TEXT    NOT NULL,
+	user            TEXT    NOT NULL,
+	command_line    TEXT    NOT NULL,
+	working_dir     TEXT    NOT NULL,
+	workload_dir    TEXT    NOT NULL,
+	workload_sha256 TEXT    NOT NULL,
+	spec_path       TEXT    NOT NULL,
+	spec_sha256     TEXT    NOT NULL,
+	includes        TEXT    NOT NULL,
+	seed            INTEGER,
+	manifest        TEXT    NOT NULL,
+	target          TEXT    NOT NULL,
+	target_config   TEXT    NOT NULL,
+	digest          TEXT    NOT NULL,
+	PRIMARY KEY (run_id, seq)
+);
+
+CREATE TABLE submissions (
+	key          TEXT    PRIMARY KEY,
+	run_id       TEXT    NOT NULL REFERENCES runs(id),
+	job_id       TEXT    NOT NULL,
+	parent_id    TEXT    NOT NULL DEFAULT '',
+	attempt      INTEGER NOT NULL CHECK (attempt >= 1),
+	scheduled_ns INTEGER NOT NULL,
+	intent_ns    INTEGER NOT NULL,
+	UNIQUE (run_id, job_id, attempt)
+);
+
+CREATE TABLE submission_results (
+	key         TEXT    PRIMARY KEY REFERENCES submissions(key),
+	run_id      TEXT    NOT NULL REFERENCES runs(id),
+	ok          INTEGER NOT NULL CHECK (ok IN (0, 1)),
+	submit_ns   INTEGER,
+	delay_ns    INTEGER,
+	done_ns     INTEGER NOT NULL,
+	target_id   TEXT    NOT NULL,
+	output      TEXT    NOT NULL,
+	exit_status INTEGER,
+	tries       INTEGER NOT NULL,
+	error       TEXT    NOT NULL,
+	recovered   INTEGER NOT NULL DEFAULT 0 CHECK (recovered IN (0, 1))
+);
+CREATE INDEX submission_results_run ON submission_results(run_id);
+
+CREATE TABLE jobs (
+	run_id             TEXT    NOT NULL REFERENCES runs(id),
+	job_id             TEXT    NOT NULL,
+	parent_id          TEXT    NOT NULL DEFAULT '',
+	unit               INTEGER NOT NULL,
+	idx                INTEGER NOT NULL,
+	kind               TEXT    NOT NULL CHECK (kind IN ('unitary', 'composite')),
+	type               TEXT    NOT NULL,
+	app                TEXT    NOT NULL,
+	site_type          TEXT    NOT NULL,
+	processors         INTEGER NOT NULL,
+	components         TEXT    NOT NULL,
+	sites              TEXT    NOT NULL,
+	walltime_ns        INTEGER NOT NULL,
+	runtime_ns         INTEGER NOT NULL,
+	offset_ns          INTEGER NOT NULL,
+	scheduled_ns       INTEGER,
+	submit_ns          INTEGER,
+	delay_ns           INTEGER,
+	target_submit_ns   INTEGER,
+	target_id          TEXT    NOT NULL,
+	start_ns           INTEGER,
+	end_ns             INTEGER,
+	state              TEXT    NOT NULL CHECK (state IN ('succeeded', 'failed', 'cancelled', 'never-started')),
+	reason             TEXT    NOT NULL,
+	exit_status        INTEGER,
+	attempts           INTEGER NOT NULL,
+	submit_output      TEXT    NOT NULL,
+	submit_exit_status INTEGER,
+	summary            TEXT    NOT NULL,
+	recorded_ns        INTEGER NOT NULL,
+	PRIMARY KEY (run_id, job_id)
+);
+CREATE INDEX jobs_parent ON jobs(run_id, parent_id);
+
+CREATE TABLE events (
+	id      INTEGER PRIMARY KEY,
+	run_id  TEXT    NOT NULL REFERENCES runs(id),
+	job_id  TEXT    NOT NULL DEFAULT '',
+	attempt INTEGER NOT NULL DEFAULT 0,
+	time_ns INTEGER NOT NULL,
+	kind    TEXT    NOT NULL,
+	payload TEXT    NOT NULL DEFAULT '{}'
+);
+CREATE INDEX events_run_job ON events(run_id, job_id);
+
+CREATE TABLE annotations (
+	id         INTEGER PRIMARY KEY,
+	run_id     TEXT    REFERENCES runs(id),
+	project_id INTEGER REFERENCES projects(id),
+	time_ns    INTEGER NOT NULL,
+	kind       TEXT    NOT NULL,
+	key        TEXT    NOT NULL,
+	value      TEXT    NOT NULL,
+	source     TEXT    NOT NULL,
+	CHECK (run_id IS NOT NULL OR project_id IS NOT NULL)
+);
+CREATE INDEX annotations_run ON annotations(run_id, kind);
+` + appendOnly("projects", "scenarios", "runs", "run_ends", "provenance", "submissions",
+		"submission_results", "jobs", "events", "annotations"),
+}
+
+// appendOnly returns the triggers that make the named tables insert-only.
+func appendOnly(tables ...string) string {
+	s := ""
+	for _, t := range tables {
+		s += "CREATE TRIGGER " + t + "_no_update BEFORE UPDATE ON " + t +
+			" BEGIN SELECT RAISE(ABORT, 'gmark store: " + t + " rows are immutable (append-only)'); END;\n" +
+			"CREATE TRIGGER " + t + "_no_delete BEFORE DELETE ON " + t +
+			" BEGIN SELECT RAISE(ABORT, 'gmark store: " + t + " rows are immutable (append-only)'); END;\n"
+	}
+	return s
+}
+
+// SchemaVersion is the version this gmark writes and reads.
+var SchemaVersion = len(migrations)

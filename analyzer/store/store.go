@@ -1,0 +1,233 @@
+// Package store is gmark's results store: one SQLite file holding projects,
+// scenarios, runs, their jobs and events, append-only annotations, and the
+// provenance of every run, linked by run id. docs/store.md documents the
+// schema column by column.
+//
+// The store keeps test data immutable twice over: this API only inserts, and
+// SQLite triggers reject any UPDATE or DELETE on every table, so neither a bug
+// here nor a hand-written query can rewrite what a run recorded. A job's row
+// is written once, when its outcome is final; until then what happens to it
+// is a stream of events, and its submission is recorded before the submit
+// call (submissions) and after it (submission_results).
+//
+// The database runs in WAL mode with a busy timeout, written by one
+// connection (one writer), and carries its schema version in PRAGMA
+// user_version; Open migrates an older file forward and refuses a newer one.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// Store is an open results database.
+type Store struct {
+	db       *sql.DB
+	path     string
+	readOnly bool
+	stmts    map[string]*sql.Stmt
+}
+
+// BusyTimeoutMS is how long a statement waits for a lock held by another
+// process (a report reading while a run writes) before failing.
+const BusyTimeoutMS = 10000
+
+// Open opens or creates the store at path and migrates it to SchemaVersion.
+func Open(path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
+	s, err := open(path, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	if err := s.prepare(); err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// OpenReadOnly opens an existing store for reading only, as reports do while a
+// run may still be writing it. It fails on a missing file or a schema newer
+// than this gmark knows.
+func OpenReadOnly(path string) (*Store, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	s, err := open(path, true)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.SchemaVersion()
+	if err == nil && v > SchemaVersion {
+		err = fmt.Errorf("store: %s has schema version %d, newer than this gmark's %d; use a newer gmark", path, v, SchemaVersion)
+	}
+	if err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func open(path string, readOnly bool) (*Store, error) {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMS))
+	q.Add("_pragma", "foreign_keys(1)")
+	if readOnly {
+		q.Set("mode", "ro")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		// NORMAL is durable against a crash of the writing process (kill -9):
+		// a committed transaction is in the WAL file. Only an operating
+		// system crash or power loss can take the last commits.
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Set("_txlock", "immediate")
+	}
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	// One connection: one writer, and statements see each other's writes.
+	db.SetMaxOpenConns(1)
+	db.SetConnMaxLifetime(0)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return &Store{db: db, path: path, readOnly: readOnly}, nil
+}
+
+// Path is the file the store was opened from.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the database.
+func (s *Store) Close() error {
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	return s.db.Close()
+}
+
+// DB gives read access to the database for ad-hoc SQL (reports, tests).
+// Writes through it are refused by the triggers, except inserts, which
+// bypass this package's checks: use Write.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// SchemaVersion reads the file's schema version.
+func (s *Store) SchemaVersion() (int, error) {
+	var v int
+	err := s.db.QueryRow("PRAGMA user_version").Scan(&v)
+	return v, err
+}
+
+// JournalMode reads the journal mode ("wal").
+func (s *Store) JournalMode() (string, error) {
+	var m string
+	err := s.db.QueryRow("PRAGMA journal_mode").Scan(&m)
+	return m, err
+}
+
+// migrate applies the migrations the file lacks, each in its own transaction
+// together with the version bump, so a crash leaves the file at a version.
+func (s *Store) migrate() error {
+	v, err := s.SchemaVersion()
+	if err != nil {
+		return fmt.Errorf("store: %s: %w", s.path, err)
+	}
+	if v > SchemaVersion {
+		return fmt.Errorf("store: %s has schema version %d, newer than this gmark's %d; use a newer gmark", s.path, v, SchemaVersion)
+	}
+	for ; v < SchemaVersion; v++ {
+		tx, err := s.db.Begin()
+		if err != nil {
+			return fmt.Errorf("store: migrate %s: %w", s.path, err)
+		}
+		if _, err := tx.Exec(migrations[v]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
+		}
+		if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
+		}
+	}
+	return nil
+}
+
+// Write runs fn in one write transaction: everything fn inserts is committed
+// together or not at all.
+func (s *Store) Write(ctx context.Context, fn func(*Tx) error) error {
+	if s.readOnly {
+		return errors.New("store: opened read-only")
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	t := &Tx{tx: tx, s: s, ctx: ctx}
+	if err := fn(t); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+// nullInt maps 0 to NULL, for times (Unix nanoseconds; 0 is "unknown") and
+// optional counts.
+func nullInt(v int64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
+}
+
+// nullIntPtr maps nil to NULL, for values where 0 is meaningful (exit status).
+func nullIntPtr(v *int) any {
+	if v == nil {
+		return nil
+	}
+	return int64(*v)
+}
+
+func fromNull(n sql.NullInt64) int64 {
+	if !n.Valid {
+		return 0
+	}
+	return n.Int64
+}
+
+func ptrFromNull(n sql.NullInt64) *int {
+	if !n.Valid {
+		return nil
+	}
+	v := int(n.Int64)
+	return &v
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,226 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "modernc.org/sqlite"
+)
+
+func openTemp(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// seed writes a project, scenario, run with provenance, one submission with
+// its result, a job, an event and an annotation.
+func seed(t *testing.T, s *Store) {
+	t.Helper()
+	ctx := context.Background()
+	err := s.Write(ctx, func(tx *Tx) error {
+		pid, err := tx.EnsureProject("p", "a project", 1)
+		if err != nil {
+			return err
+		}
+		sid, err := tx.EnsureScenario(pid, "s", "", 2)
+		if err != nil {
+			return err
+		}
+		seedVal := uint64(7)
+		p := Provenance{RunID: "r1", GmarkVersion: "devel", Host: "h", CommandLine: `["gmark","submit"]`, Seed: &seedVal, Target: "dryrun"}
+		if err := tx.InsertRun(Run{ID: "r1", ScenarioID: sid, CreatedNS: 3, WorkloadDir: "w", Target: "dryrun", ProvenanceSHA256: p.ComputeDigest()}); err != nil {
+			return err
+		}
+		if err := tx.InsertProvenance(p); err != nil {
+			return err
+		}
+		if err := tx.InsertSubmission(Submission{Key: "r1/1-0/1", RunID: "r1", JobID: "1-0", Attempt: 1, ScheduledNS: 10, IntentNS: 5}); err != nil {
+			return err
+		}
+		zero := 0
+		if err := tx.InsertResult(Result{Key: "r1/1-0/1", RunID: "r1", OK: true, SubmitNS: 11, DelayNS: 1, DoneNS: 12, TargetID: "x", ExitStatus: &zero, Tries: 1}); err != nil {
+			return err
+		}
+		if err := tx.InsertJob(Job{RunID: "r1", JobID: "1-0", Kind: "unitary", State: Succeeded, SubmitNS: 11, StartNS: 20, EndNS: 30, ExitStatus: &zero, Attempts: 1}); err != nil {
+			return err
+		}
+		if err := tx.InsertEvent(Event{RunID: "r1", JobID: "1-0", Attempt: 1, TimeNS: 20, Kind: "started"}); err != nil {
+			return err
+		}
+		return tx.InsertAnnotation(Annotation{RunID: "r1", TimeNS: 21, Kind: "cluster-status", Key: "alpha", Value: "running=1", Source: "test"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMigrateFromEmpty(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.SchemaVersion()
+	if err != nil || v != SchemaVersion {
+		t.Fatalf("version %d %v, want %d", v, err, SchemaVersion)
+	}
+	mode, err := s.JournalMode()
+	if err != nil || mode != "wal" {
+		t.Fatalf("journal mode %q %v, want wal", mode, err)
+	}
+	seed(t, s)
+	s.Close()
+
+	// Reopening migrates nothing and keeps the data.
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	jobs, err := s.Jobs("r1")
+	if err != nil || len(jobs) != 1 || jobs[0].EndNS != 30 || *jobs[0].ExitStatus != 0 {
+		t.Fatalf("jobs after reopen: %+v %v", jobs, err)
+	}
+	if err := s.VerifyProvenance("r1"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRefusesNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("PRAGMA user_version = 999"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = Open(path)
+	if err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("Open of a newer store: %v", err)
+	}
+}
+
+// Every table refuses UPDATE and DELETE, whoever sends them.
+func TestImmutable(t *testing.T) {
+	s := openTemp(t)
+	seed(t, s)
+	stmts := []string{
+		`UPDATE jobs SET state = 'failed'`,
+		`DELETE FROM jobs`,
+		`UPDATE events SET kind = 'x'`,
+		`DELETE FROM events`,
+		`UPDATE annotations SET value = 'x'`,
+		`DELETE FROM annotations`,
+		`UPDATE runs SET target = 'x'`,
+		`DELETE FROM provenance`,
+		`UPDATE provenance SET host = 'elsewhere'`,
+		`UPDATE submissions SET attempt = 2`,
+		`DELETE FROM submission_results`,
+		`UPDATE projects SET name = 'q'`,
+		`DELETE FROM scenarios`,
+	}
+	for _, q := range stmts {
+		_, err := s.DB().Exec(q)
+		if err == nil || !strings.Contains(err.Error(), "immutable") {
+			t.Errorf("%s: err = %v, want an immutability error", q, err)
+		}
+	}
+	jobs, _ := s.Jobs("r1")
+	if len(jobs) != 1 || jobs[0].State != Succeeded {
+		t.Fatalf("job changed: %+v", jobs)
+	}
+}
+
+// A key is submitted at most once: a second intent under the same key fails,
+// and the whole transaction with it.
+func TestSubmissionKeyUnique(t *testing.T) {
+	s := openTemp(t)
+	seed(t, s)
+	err := s.Write(context.Background(), func(tx *Tx) error {
+		if err := tx.InsertEvent(Event{RunID: "r1", TimeNS: 1, Kind: "x"}); err != nil {
+			return err
+		}
+		return tx.InsertSubmission(Submission{Key: "r1/1-0/1", RunID: "r1", JobID: "1-0", Attempt: 1})
+	})
+	if err == nil {
+		t.Fatal("duplicate key accepted")
+	}
+	ev, _ := s.Events("r1", "")
+	if len(ev) != 1 {
+		t.Fatalf("rolled-back event kept: %d events", len(ev))
+	}
+}
+
+func TestProvenanceTamperDetected(t *testing.T) {
+	s := openTemp(t)
+	seed(t, s)
+	ps, err := s.Provenance("r1")
+	if err != nil || len(ps) != 1 || *ps[0].Seed != 7 {
+		t.Fatalf("%+v %v", ps, err)
+	}
+	// A copy whose provenance was edited (triggers dropped first, as a
+	// determined editor would) no longer verifies.
+	for _, q := range []string{`DROP TRIGGER provenance_no_update`, `UPDATE provenance SET host = 'elsewhere'`} {
+		if _, err := s.DB().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.VerifyProvenance("r1"); err == nil {
+		t.Fatal("tampered provenance verified")
+	}
+}
+
+func TestRejectsBadRows(t *testing.T) {
+	s := openTemp(t)
+	seed(t, s)
+	cases := map[string]func(tx *Tx) error{
+		"bad state":   func(tx *Tx) error { return tx.InsertJob(Job{RunID: "r1", JobID: "z", Kind: "unitary", State: "weird"}) },
+		"bad kind":    func(tx *Tx) error { return tx.InsertJob(Job{RunID: "r1", JobID: "z", Kind: "odd", State: Failed}) },
+		"unknown run": func(tx *Tx) error { return tx.InsertEvent(Event{RunID: "nope", Kind: "x"}) },
+		"run id":      func(tx *Tx) error { return tx.InsertRun(Run{ID: "a/b"}) },
+		"attempt 0": func(tx *Tx) error {
+			return tx.InsertSubmission(Submission{Key: "k", RunID: "r1", JobID: "z"})
+		},
+		"orphan annotation": func(tx *Tx) error { return tx.InsertAnnotation(Annotation{Kind: "k"}) },
+	}
+	for name, fn := range cases {
+		if err := s.Write(context.Background(), fn); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.db")
+	w, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	seed(t, w)
+	r, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	runs, err := r.Runs()
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("%v %v", runs, err)
+	}
+	if err := r.Write(context.Background(), func(*Tx) error { return nil }); err == nil {
+		t.Fatal("write through a read-only store")
+	}
+	if _, err := OpenReadOnly(filepath.Join(t.TempDir(), "missing.db")); err == nil {
+		t.Fatal("opened a missing file")
+	}
+}

@@ -1,0 +1,459 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/batch"
+	"github.com/gmark/gmark/submitter/koalatarget"
+	"github.com/gmark/gmark/submitter/local"
+	"github.com/gmark/gmark/submitter/slurm"
+	"github.com/urfave/cli/v2"
+)
+
+// targetNames are the values of --target.
+var targetNames = []string{"dryrun", "local", "slurm", "condor", "sge", "koala"}
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:      "submit",
+		Usage:     "submit a workload on schedule to a scheduler and record every job",
+		ArgsUsage: "WORKLOAD_DIR",
+		Description: "Submits the jobs of a workload directory (written by 'gmark generate') at their scheduled\n" +
+			"offsets, from a pool of workers, to a target: dryrun (records submissions, runs nothing),\n" +
+			"local (real processes within a processor budget), slurm (sbatch, one or more clusters named\n" +
+			"in --targets), condor, sge. Composite jobs run their tasks as their dependencies succeed.\n" +
+			"Every job, event and submission goes into the results store (--db, SQLite), with the run's\n" +
+			"provenance; docs/store.md describes it, docs/submit.md the submitter.\n\n" +
+			"Each submission is recorded before and after it is made, so after a crash (even kill -9)\n" +
+			"'gmark submit --resume RUN' continues the run without submitting any job twice.\n\n" +
+			"Exit status: 0 when the run completed (failed jobs are results, not errors), 1 when it could\n" +
+			"not (the store failed, the target could not be used, interrupted), 2 on bad usage.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Usage: "where jobs go: " + strings.Join(targetNames, ", ")},
+			&cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"},
+			&cli.StringFlag{Name: "project", Value: "default", Usage: "project the run belongs to"},
+			&cli.StringFlag{Name: "scenario", Usage: "scenario the run belongs to (default: the workload directory's name)"},
+			&cli.IntFlag{Name: "workers", Value: 5, Usage: "submitting workers"},
+			&cli.Float64Flag{Name: "speedup", Value: 1, Usage: "divide every submission offset by this factor"},
+			&cli.IntFlag{Name: "max-in-flight", Usage: "at most this many jobs submitted and not finished (0: no cap)"},
+			&cli.DurationFlag{Name: "tail", Usage: "after the last submission wait this long, then cancel what is left (default: wait for every job)"},
+			&cli.StringFlag{Name: "targets", Usage: "targets file (TOML): clusters of the slurm target, settings of the others"},
+			&cli.StringFlag{Name: "resume", Usage: "continue the run with this id (after a crash or an interrupt)"},
+			&cli.StringFlag{Name: "run-id", Usage: "id of the new run (default: time and random digits)"},
+			&cli.IntFlag{Name: "retries", Usage: "resubmit a failed task of a composite job up to this many times (0: off)"},
+			&cli.IntFlag{Name: "submit-retries", Value: submitter.DefaultSubmitRetries, Usage: "retry a submission failing with a transient error this many times"},
+			&cli.DurationFlag{Name: "backoff", Value: 500 * time.Millisecond, Usage: "first wait before a submission retry; doubled each time, up to 30s"},
+			&cli.IntFlag{Name: "processors", Usage: "local target: processor budget (default: the number of CPUs)"},
+			&cli.StringFlag{Name: "gmark", Usage: "the gmark binary jobs run as 'gmark app NAME …' (default: this one)"},
+			&cli.StringFlag{Name: "run-dir", Usage: "where job scripts and outputs go (default: runs/RUN beside the store)"},
+			&cli.StringFlag{Name: "endpoint", Usage: "koala target: URL of the core's HTTP API (default: start the core in-process from --grid)"},
+			&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala target without --endpoint: grid description of the in-process core"},
+			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala target: the core's token (default: read STATE.token next to a local core's state)"},
+			&cli.StringFlag{Name: "token-file", Usage: "koala target: file holding the core's token"},
+			&cli.StringFlag{Name: "policy", Usage: "koala target: placement policy of every job (WF, CF, CM, FCM; default the core's)"},
+			&cli.StringFlag{Name: "priority", Usage: "koala target: priority of every job (default the core's)"},
+			&cli.StringFlag{Name: "runner", Usage: "koala target: runner of every job: krunner, drunner, irunner"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no log lines, for CI (the run id and summary are still printed)"},
+		},
+		Action: runSubmit,
+	})
+}
+
+func runSubmit(c *cli.Context) error {
+	resume := c.String("resume")
+	if c.NArg() > 1 || (c.NArg() == 0 && resume == "") {
+		return usageErrorf("submit takes one workload directory (see 'gmark submit --help')")
+	}
+	if c.Int("workers") < 1 {
+		return usageErrorf("--workers must be at least 1")
+	}
+	if c.Float64("speedup") <= 0 {
+		return usageErrorf("--speedup must be positive")
+	}
+	if c.Int("max-in-flight") < 0 || c.Int("retries") < 0 || c.Int("submit-retries") < 0 {
+		return usageErrorf("--max-in-flight, --retries and --submit-retries must be >= 0")
+	}
+	if c.IsSet("tail") && c.Duration("tail") < 0 {
+		return usageErrorf("--tail must be >= 0")
+	}
+	if resume != "" && c.IsSet("run-id") {
+		return usageErrorf("--run-id names a new run; --resume continues one")
+	}
+
+	st, err := store.Open(c.String("db"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	// What run, what workload, what target.
+	runID := c.String("run-id")
+	dir := c.Args().First()
+	targetName := c.String("target")
+	if resume != "" {
+		run, err := st.Run(resume)
+		if errors.Is(err, store.ErrNotFound) {
+			return usageErrorf("no run %s in %s", resume, c.String("db"))
+		}
+		if err != nil {
+			return err
+		}
+		runID = run.ID
+		if dir == "" {
+			dir = run.WorkloadDir
+		}
+		if targetName == "" {
+			targetName = run.Target
+		}
+	} else if runID == "" {
+		runID = submitter.NewRunID()
+	}
+	if targetName == "" {
+		return usageErrorf("--target is required: %s", strings.Join(targetNames, ", "))
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return usageErrorf("workload directory: %v", err)
+	}
+	runDir := c.String("run-dir")
+	if runDir == "" {
+		runDir = filepath.Join(filepath.Dir(c.String("db")), "runs", runID)
+	}
+	// A resumed run's target is configured as recorded, unless --targets
+	// says otherwise.
+	var recorded []byte
+	if resume != "" && !c.IsSet("targets") {
+		if ps, err := st.Provenance(resume); err == nil && len(ps) > 0 {
+			recorded = []byte(ps[len(ps)-1].TargetConfig)
+		}
+	}
+	target, targetCfg, err := newTarget(c, targetName, runDir, recorded)
+	if err != nil {
+		return err
+	}
+	defer target.Close()
+
+	// The submitter is a latency-sensitive process: collect garbage less
+	// often (unless the user chose), so fewer collections pause it.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+
+	quiet := c.Bool("quiet")
+	out := c.App.Writer
+	cfg := submitter.Config{
+		WorkloadDir: dir, Store: st, Target: target, TargetConfig: targetCfg,
+		Project: c.String("project"), Scenario: c.String("scenario"), RunID: runID, Resume: resume,
+		OnStart: func(id string) {
+			verb := "run"
+			if resume != "" {
+				verb = "resuming run"
+			}
+			fmt.Fprintf(out, "%s %s\n", verb, id)
+		},
+	}
+	cfg.Workers = c.Int("workers")
+	cfg.Speedup = c.Float64("speedup")
+	cfg.MaxInFlight = c.Int("max-in-flight")
+	if c.IsSet("tail") {
+		cfg.Tail, cfg.HasTail = c.Duration("tail"), true
+	}
+	cfg.Retries = c.Int("retries")
+	cfg.SubmitRetries = c.Int("submit-retries")
+	if cfg.SubmitRetries == 0 {
+		cfg.SubmitRetries = -1 // none; 0 would mean the default
+	}
+	cfg.Backoff = c.Duration("backoff")
+	if !quiet {
+		cfg.Log = logWriter{c.App.ErrWriter}
+	}
+	bar := newProgress(-1, "submitting", "jobs", quiet)
+	cfg.Progress = func(p submitter.Progress) { showProgress(bar, p) }
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := submitter.Run(ctx, cfg)
+	bar.Done()
+	switch {
+	case errors.Is(err, submitter.ErrUnknownRun), errors.Is(err, submitter.ErrRunEnded), errors.Is(err, submitter.ErrRunMismatch):
+		return usageError{err}
+	case errors.Is(err, submitter.ErrInterrupted):
+		printRunSummary(out, sum, c.String("db"))
+		return fmt.Errorf("interrupted; continue with: gmark submit --resume %s --db %s", sum.RunID, c.String("db"))
+	case err != nil && sum == nil:
+		return err
+	case err != nil:
+		printRunSummary(out, sum, c.String("db"))
+		return err
+	}
+	printRunSummary(out, sum, c.String("db"))
+	return nil
+}
+
+// targetsFile is the targets TOML file: one section per target.
+type targetsFile struct {
+	Local  *local.Config   `toml:"local"`
+	Condor *batch.Config   `toml:"condor"`
+	SGE    *batch.Config   `toml:"sge"`
+	Slurm  *toml.Primitive `toml:"slurm"`
+}
+
+// newTarget builds the target named by --target, with its configuration
+// for the provenance record.
+//
+// recorded, when set, is the target configuration a resumed run recorded
+// (JSON): the target is made the same way again, in the same directories.
+func newTarget(c *cli.Context, name, runDir string, recorded []byte) (submitter.Target, any, error) {
+	var tf targetsFile
+	if path := c.String("targets"); path != "" {
+		if _, err := toml.DecodeFile(path, &tf); err != nil {
+			return nil, nil, usageErrorf("targets file %s: %v", path, err)
+		}
+	}
+	fromRecord := func(v any) bool {
+		return len(recorded) > 0 && !c.IsSet("run-dir") && json.Unmarshal(recorded, v) == nil
+	}
+	exe := c.String("gmark")
+	if exe != "" {
+		abs, err := filepath.Abs(exe)
+		if err != nil {
+			return nil, nil, usageErrorf("--gmark: %v", err)
+		}
+		exe = abs
+	}
+	switch name {
+	case "dryrun":
+		return submitter.NewDryRun(), map[string]any{}, nil
+	case "local":
+		var cfg local.Config
+		if tf.Local != nil {
+			cfg = *tf.Local
+		}
+		if !fromRecord(&cfg) {
+			cfg.Dir = filepath.Join(runDir, "local")
+		}
+		if c.IsSet("processors") {
+			cfg.Processors = c.Int("processors")
+		}
+		if exe != "" {
+			cfg.Executable = exe
+		}
+		t, err := local.New(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return t, t.Config(), nil
+	case "slurm":
+		var cfg slurm.Config
+		if path := c.String("targets"); path != "" {
+			var err error
+			if cfg, err = slurm.LoadConfig(path); err != nil {
+				return nil, nil, usageError{err}
+			}
+		} else {
+			fromRecord(&cfg)
+		}
+		if exe != "" {
+			cfg.Executable = exe
+		}
+		if cfg.WorkDir == "" {
+			cfg.WorkDir = filepath.Join(runDir, "slurm")
+		}
+		t, err := slurm.New(cfg)
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		return t, t.Config(), nil
+	case "condor", "sge":
+		var cfg batch.Config
+		if name == "condor" && tf.Condor != nil {
+			cfg = *tf.Condor
+		}
+		if name == "sge" && tf.SGE != nil {
+			cfg = *tf.SGE
+		}
+		fromRecord(&cfg)
+		if exe != "" {
+			cfg.Executable = exe
+		}
+		if cfg.WorkDir == "" {
+			cfg.WorkDir = filepath.Join(runDir, name)
+		}
+		var t *batch.Target
+		var err error
+		if name == "condor" {
+			t, err = batch.NewCondor(cfg)
+		} else {
+			t, err = batch.NewSGE(cfg)
+		}
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		return t, t.Config(), nil
+	case "koala":
+		return newKoalaTarget(c, runDir, recorded)
+	}
+	return nil, nil, usageErrorf("unknown target %q (known: %s)", name, strings.Join(targetNames, ", "))
+}
+
+// logWriter prefixes the submitter's log lines.
+type logWriter struct{ w io.Writer }
+
+func (l logWriter) Write(p []byte) (int, error) {
+	if _, err := fmt.Fprintf(l.w, "gmark submit: %s", p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func showProgress(p *progress, s submitter.Progress) {
+	if p.bar == nil {
+		return
+	}
+	if p.bar.GetMax() != s.Total {
+		p.bar.ChangeMax(s.Total)
+	}
+	desc := fmt.Sprintf("submitted %d · queued %d · running %d · done %d · failed %d · delay %s",
+		s.Submitted, s.Queued, s.Running, s.Succeeded, s.Failed+s.Cancelled, fmtMS(s.LastDelay))
+	if s.InTail {
+		desc += fmt.Sprintf(" · tail %s left", s.TailLeft.Round(time.Second))
+	}
+	p.bar.Describe(desc)
+	_ = p.bar.Set(s.Succeeded + s.Failed + s.Cancelled)
+}
+
+func fmtMS(d time.Duration) string {
+	return fmt.Sprintf("%.3fms", float64(d)/float64(time.Millisecond))
+}
+
+func printRunSummary(w io.Writer, s *submitter.Summary, db string) {
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(w, "run %s %s in %s\n", s.RunID, s.Status, s.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "  submitted: %d", s.Submitted)
+	if s.SubmitFailed > 0 {
+		fmt.Fprintf(w, ", %d submissions failed", s.SubmitFailed)
+	}
+	if s.Retries > 0 {
+		fmt.Fprintf(w, " (%d submit calls retried)", s.Retries)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  jobs:  %s\n", stateCounts(s.Jobs))
+	if len(s.Tasks) > 0 {
+		fmt.Fprintf(w, "  tasks: %s\n", stateCounts(s.Tasks))
+	}
+	if s.Delay.N > 0 {
+		fmt.Fprintf(w, "  submission delay: %s\n", s.Delay)
+	}
+	if s.Recovered > 0 {
+		fmt.Fprintf(w, "  recovered after the restart: %d submissions found at the target\n", s.Recovered)
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	fmt.Fprintf(w, "  store: %s\n", db)
+}
+
+func stateCounts(m map[string]int) string {
+	total := 0
+	var keys []string
+	for k, n := range m {
+		total += n
+		keys = append(keys, k)
+	}
+	order := map[string]int{store.Succeeded: 0, store.Failed: 1, store.Cancelled: 2, store.NeverStarted: 3}
+	sort.Slice(keys, func(i, j int) bool { return order[keys[i]] < order[keys[j]] })
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
+}
+
+// koalaConfig is the koala target's configuration as the provenance records
+// it (never the token).
+type koalaConfig struct {
+	Endpoint string `json:"endpoint,omitempty"`
+	Grid     string `json:"grid,omitempty"`
+	State    string `json:"state,omitempty"`
+	Policy   string `json:"policy,omitempty"`
+	Priority string `json:"priority,omitempty"`
+	Runner   string `json:"runner,omitempty"`
+}
+
+// newKoalaTarget connects to a core at --endpoint, or starts one in this
+// process from --grid, its state in the run directory (so a resumed run
+// finds the same core state, and the core refuses to run a job twice).
+func newKoalaTarget(c *cli.Context, runDir string, recorded []byte) (submitter.Target, any, error) {
+	var cfg koalaConfig
+	if len(recorded) > 0 && !c.IsSet("endpoint") && !c.IsSet("grid") {
+		_ = json.Unmarshal(recorded, &cfg)
+	}
+	for _, f := range []struct {
+		flag string
+		dst  *string
+	}{{"endpoint", &cfg.Endpoint}, {"policy", &cfg.Policy}, {"priority", &cfg.Priority}, {"runner", &cfg.Runner}} {
+		if c.IsSet(f.flag) || *f.dst == "" {
+			*f.dst = c.String(f.flag)
+		}
+	}
+	tc := koalatarget.Config{Policy: cfg.Policy, Priority: cfg.Priority, Runner: cfg.Runner}
+	if cfg.Endpoint != "" {
+		tc.Endpoint, tc.Token = cfg.Endpoint, c.String("token")
+		if f := c.String("token-file"); f != "" {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return nil, nil, usageErrorf("--token-file: %v", err)
+			}
+			tc.Token = strings.TrimSpace(string(b))
+		}
+		t, err := koalatarget.New(tc)
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		return t, cfg, nil
+	}
+	if cfg.Grid == "" || c.IsSet("grid") {
+		cfg.Grid = c.String("grid")
+	}
+	g, err := grid.Load(cfg.Grid)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	if cfg.State == "" {
+		cfg.State = filepath.Join(runDir, "koala.db")
+	}
+	core, err := koalatarget.StartLocal(g, cfg.State)
+	if err != nil {
+		return nil, nil, err
+	}
+	tc.Endpoint, tc.Token = core.Endpoint, core.Token
+	t, err := koalatarget.New(tc)
+	if err != nil {
+		_ = core.Stop()
+		return nil, nil, err
+	}
+	return &koalatarget.Owned{Target: t, Core: core}, cfg, nil
+}

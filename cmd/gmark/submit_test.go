@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/submitter/local"
+	"github.com/gmark/gmark/submitter/slurm/slurmtest"
+)
+
+// genWorkload writes a WDL spec (v1.1 layout) and generates its workload.
+func genWorkload(t *testing.T, dir, spec string) string {
+	t.Helper()
+	path := filepath.Join(dir, "spec.wdl")
+	if err := os.WriteFile(path, []byte("# File-type: text/wl-spec\n# File-version: 1.1\n"+spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wl := filepath.Join(dir, "wl")
+	if _, stderr, code := run(t, dir, "generate", path, "-o", wl, "-q"); code != 0 {
+		t.Fatalf("generate: %d %s", code, stderr)
+	}
+	return wl
+}
+
+var runLine = regexp.MustCompile(`(?m)^run (\S+)$`)
+
+func TestSubmitUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	wl := genWorkload(t, dir, "1\tunitary\t2\thello\tsingle\t1\t*:1\tC(1s)\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"submit"}, "one workload directory"},
+		{[]string{"submit", wl}, "--target is required"},
+		{[]string{"submit", wl, "--target", "nope"}, "unknown target"},
+		{[]string{"submit", wl, "--target", "koala", "--grid", "/no/such/grid.toml"}, "/no/such/grid.toml: no such file"},
+		{[]string{"submit", wl, "--target", "koala", "--endpoint", "ftp://x", "--token", "t"}, "is not an http:// URL"},
+		{[]string{"submit", filepath.Join(dir, "missing"), "--target", "dryrun"}, "workload directory"},
+		{[]string{"submit", wl, "--target", "dryrun", "--workers", "0"}, "--workers"},
+		{[]string{"submit", wl, "--target", "dryrun", "--speedup", "0"}, "--speedup"},
+		{[]string{"submit", "--resume", "nope", "--db", filepath.Join(dir, "r.db")}, "no run nope"},
+		{[]string{"submit", wl, "--target", "slurm", "--targets", filepath.Join(dir, "missing.toml")}, "missing.toml"},
+	}
+	for _, c := range cases {
+		_, stderr, code := run(t, dir, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// A dryrun of composite jobs: every job and task recorded once, and the
+// run id and summary printed.
+func TestSubmitDryRun(t *testing.T) {
+	dir := t.TempDir()
+	wl := genWorkload(t, dir, "1\tunitary\t20\thello\tsingle\t1\t*:1\tPoisson(100ms)\n"+
+		"2\tcomposite\t3\tforkjoin\tsingle\t1\t*:?\tPoisson(100ms)\tN=5-8,L=3-4,AppsWithWeights=hello\n")
+	db := filepath.Join(dir, "results.db")
+	stdout, stderr, code := run(t, dir, "submit", wl, "--target", "dryrun", "--db", db, "--speedup", "10", "--quiet", "--project", "p", "--scenario", "s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m := runLine.FindStringSubmatch(stdout)
+	if m == nil || !strings.Contains(stdout, "jobs:  23 (23 succeeded)") || !strings.Contains(stdout, "submission delay: mean") {
+		t.Fatalf("stdout:\n%s", stdout)
+	}
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, _ := st.Jobs(m[1])
+	if len(rows) < 23+3*5 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	if err := st.VerifyProvenance(m[1]); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := st.Provenance(m[1])
+	if !strings.HasSuffix(ps[0].SpecPath, "spec.wdl") || ps[0].SpecSHA256 == "" || ps[0].Seed == nil || !strings.Contains(ps[0].CommandLine, "--speedup") {
+		t.Fatalf("provenance %+v", ps[0])
+	}
+}
+
+// kill -9 of the submitter mid-run, then --resume: the run completes, no
+// job is lost, none is submitted (launched) twice. Real processes all the
+// way: the gmark binary submitting, the jobs running "gmark app swf".
+func TestSubmitKill9Resume(t *testing.T) {
+	bin := buildGmark(t)
+	dir := t.TempDir()
+	// 30 jobs, one every 100 ms, each running 0.4 s on a budget of 2
+	// processors: at the kill some are done, some running, some queued in
+	// the local target, some not yet due.
+	wl := genWorkload(t, dir, "1\tunitary\t30\tswf\tsingle\t1\t*:1\tC(100ms)\tRunTime=C(400ms)\n")
+	db := filepath.Join(dir, "results.db")
+	cmd := exec.Command(bin, "submit", wl, "--target", "local", "--db", db, "--processors", "2", "--quiet", "--run-id", "r1")
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until a third of the jobs are recorded final, then kill -9.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if n := countRows(t, db, "r1"); n >= 10 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the run did not get going:\n%s", out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	before := countRows(t, db, "r1")
+	if before >= 30 {
+		t.Fatalf("the run finished before the kill (%d jobs)", before)
+	}
+
+	stdout, stderr, code := run(t, dir, "submit", "--resume", "r1", "--db", db, "--quiet")
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "resuming run r1") || !strings.Contains(stdout, "jobs:  30 (30 succeeded)") {
+		t.Fatalf("resume output:\n%s", stdout)
+	}
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, _ := st.Jobs("r1")
+	if len(rows) != 30 {
+		t.Fatalf("%d job rows, want 30", len(rows))
+	}
+	for _, r := range rows {
+		if r.State != store.Succeeded || r.StartNS == 0 || r.EndNS < r.StartNS || r.SubmitNS == 0 {
+			t.Errorf("job %+v", r)
+		}
+	}
+	// One submission record and one result per job.
+	subs, _ := st.Submissions("r1")
+	results, _ := st.Results("r1")
+	if len(subs) != 30 || len(results) != 30 {
+		t.Fatalf("%d submissions, %d results", len(subs), len(results))
+	}
+	// Every job was launched exactly once.
+	launches := map[string]int{}
+	f, err := os.Open(filepath.Join(dir, "runs", "r1", "local", local.LaunchLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		key, _, _ := strings.Cut(sc.Text(), " ")
+		launches[key]++
+	}
+	f.Close()
+	if len(launches) != 30 {
+		t.Fatalf("%d jobs launched, want 30", len(launches))
+	}
+	for k, n := range launches {
+		if n != 1 {
+			t.Errorf("%s launched %d times", k, n)
+		}
+	}
+	ps, _ := st.Provenance("r1")
+	if len(ps) != 2 {
+		t.Fatalf("%d provenance records", len(ps))
+	}
+	t.Logf("killed with %d of 30 jobs recorded; resume finished the rest", before)
+}
+
+func countRows(t *testing.T, db, run string) int {
+	if _, err := os.Stat(db); err != nil {
+		return 0
+	}
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		return 0
+	}
+	defer st.Close()
+	var n int
+	st.DB().QueryRow(`SELECT count(*) FROM jobs WHERE run_id = ?`, run).Scan(&n)
+	return n
+}
+
+// End to end against real Slurm: two single-node clusters on loopback, a
+// generated workload of 210 jobs across both (some naming a cluster, some
+// either, some co-allocated across the two), and every job's submit, start
+// and end in the store matching what Slurm reports for it.
+func TestSubmitSlurmEndToEnd(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
+	bin := buildGmark(t)
+	dir := t.TempDir()
+	wl := genWorkload(t, dir, ""+
+		"1\tunitary\t100\thello\tsingle\t1\talpha:1\tPoisson(200ms)\n"+
+		"2\tunitary\t70\tswf\tsingle\t2\tbeta:2\tPoisson(280ms)\tRunTime=U(100ms,1s)\n"+
+		"3\tunitary\t30\thello\tsingle\t1\t*:1\tPoisson(600ms)\n"+
+		"4\tunitary\t10\tswf\tordered\t2\talpha:1,beta:1\tPoisson(2s)\tRunTime=C(500ms)\n")
+	targets := filepath.Join(dir, "targets.toml")
+	// Single-node clusters cannot run heterogeneous jobs; poll often.
+	toml := strings.Replace(e.TargetsTOML(), "[slurm]\n", "[slurm]\nhetjob = false\npoll = \"500ms\"\n", 1)
+	if err := os.WriteFile(targets, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "results.db")
+	stdout, stderr, code := run(t, dir, "submit", wl, "--target", "slurm", "--targets", targets, "--db", db,
+		"--gmark", bin, "--quiet", "--run-id", "s1", "--workers", "10", "--tail", "5m")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "jobs:  210 (210 succeeded)") {
+		t.Fatalf("summary:\n%s\n%s", stdout, stderr)
+	}
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, _ := st.Jobs("s1")
+	if len(rows) != 210 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	type sj struct{ submit, orig, start, end int64 }
+	slurm := map[string]sj{} // "cluster:id" → times
+	for _, c := range e.Clusters {
+		b, err := c.Cmd("squeue", "--json").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Jobs []struct {
+				ID     int64 `json:"job_id"`
+				Submit int64 `json:"submit_time"`
+				Start  int64 `json:"start_time"`
+				End    int64 `json:"end_time"`
+			} `json:"jobs"`
+		}
+		if err := json.Unmarshal(b, &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range out.Jobs {
+			slurm[fmt.Sprintf("%s:%d", c.Name, j.ID)] = sj{j.Submit, j.Submit, j.Start, j.End}
+		}
+		// A job Slurm requeued (a launch it could not confirm on a loaded
+		// machine) has its submit time reset; the job completion log's
+		// first line of the job has the original.
+		jc, _ := os.ReadFile(c.JobComp)
+		seen := map[string]bool{}
+		for _, line := range strings.Split(string(jc), "\n") {
+			var id int64
+			var submit string
+			for _, f := range strings.Fields(line) {
+				if v, ok := strings.CutPrefix(f, "JobId="); ok {
+					fmt.Sscan(v, &id)
+				}
+				if v, ok := strings.CutPrefix(f, "SubmitTime="); ok {
+					submit = v
+				}
+			}
+			key := fmt.Sprintf("%s:%d", c.Name, id)
+			if s, ok := slurm[key]; ok && !seen[key] && submit != "" {
+				seen[key] = true
+				if ts, err := time.ParseInLocation("2006-01-02T15:04:05", submit, time.Local); err == nil {
+					s.orig = ts.Unix()
+					slurm[key] = s
+				}
+			}
+		}
+	}
+	perCluster := map[string]int{}
+	for _, r := range rows {
+		// A job split across clusters is submitted when its first part
+		// is; it starts when its last part starts, ends with its last.
+		var start, end int64
+		submit, orig := int64(1)<<62, int64(1)<<62
+		seen := map[int64]bool{}
+		for _, id := range strings.Split(r.TargetID, ",") {
+			s, ok := slurm[id]
+			if !ok {
+				t.Fatalf("%s: Slurm has no job %s", r.JobID, id)
+			}
+			cl, _, _ := strings.Cut(id, ":")
+			perCluster[cl]++
+			start, end = max(start, s.start), max(end, s.end)
+			submit, orig = min(submit, s.submit), min(orig, s.orig)
+			seen[s.submit], seen[s.orig] = true, true
+		}
+		// The store has Slurm's submit time (the one gmark first saw: a
+		// job requeued before gmark saw it has only the new one), and
+		// gmark's: when it called sbatch, before Slurm took the job
+		// (sbatch takes a while on a loaded machine).
+		if ts := r.TargetSubmitNS / 1e9; !seen[ts] || ts < orig || ts > submit || r.TargetSubmitNS%1e9 != 0 {
+			t.Errorf("%s: Slurm's submit time %d in the store, %d (first %d) in Slurm", r.JobID, ts, submit, orig)
+		}
+		submit = orig
+		if d := submit - r.SubmitNS/1e9; d < 0 || d > 60 {
+			t.Errorf("%s: sbatch called at %d by gmark's clock, job submitted at %d by Slurm's", r.JobID, r.SubmitNS/1e9, submit)
+		}
+		if r.StartNS != start*1e9 || r.EndNS != end*1e9 {
+			t.Errorf("%s: start/end %d/%d in the store, %d/%d in Slurm", r.JobID, r.StartNS/1e9, r.EndNS/1e9, start, end)
+		}
+		if strings.HasPrefix(r.JobID, "4-") && r.Sites != "alpha,beta" {
+			t.Errorf("co-allocated %s ran on %q", r.JobID, r.Sites)
+		}
+	}
+	if perCluster["alpha"] < 100 || perCluster["beta"] < 70 {
+		t.Fatalf("jobs per cluster: %v", perCluster)
+	}
+	t.Logf("210 jobs, %d Slurm jobs on alpha, %d on beta; %s", perCluster["alpha"], perCluster["beta"],
+		strings.TrimSpace(strings.SplitN(stdout[strings.Index(stdout, "submission delay"):], "\n", 2)[0]))
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package submitter
+
+import "time"
+
+func preciseThread() (release func()) { return func() {} }
+
+func fineSleep(d time.Duration) { time.Sleep(d) }

@@ -1,0 +1,176 @@
+package submitter
+
+import (
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+func stepIDs(d *DAG, steps []Step) string {
+	var ids []string
+	for _, s := range steps {
+		ids = append(ids, d.Task(s.Task).ID[len(d.Job.ID)+1:])
+	}
+	sort.Strings(ids)
+	return strings.Join(ids, ",")
+}
+
+func taskIndex(t *testing.T, d *DAG, name string) int {
+	t.Helper()
+	i, ok := d.Lookup(d.Job.ID + "." + name)
+	if !ok {
+		t.Fatalf("no task %s", name)
+	}
+	return i
+}
+
+// The diamond a → b, c → d: d runs only after both b and c succeeded.
+func TestDAGDiamond(t *testing.T) {
+	j := composite("d", 0, []string{"a", "b", "c", "d"}, "a>b", "a>c", "b>d", "c>d")
+	d := NewDAG(&j, 0)
+	if got := stepIDs(d, d.Start()); got != "a" {
+		t.Fatalf("start: %s", got)
+	}
+	next, skip := d.Finish(taskIndex(t, d, "a"), Succeeded, "")
+	if got := stepIDs(d, next); got != "b,c" || len(skip) != 0 {
+		t.Fatalf("after a: %s %v", got, skip)
+	}
+	next, _ = d.Finish(taskIndex(t, d, "b"), Succeeded, "")
+	if len(next) != 0 {
+		t.Fatalf("d released before c: %s", stepIDs(d, next))
+	}
+	next, _ = d.Finish(taskIndex(t, d, "c"), Succeeded, "")
+	if got := stepIDs(d, next); got != "d" {
+		t.Fatalf("after c: %s", got)
+	}
+	if d.Done() {
+		t.Fatal("done before d")
+	}
+	d.Finish(taskIndex(t, d, "d"), Succeeded, "")
+	if st, _ := d.Outcome(); !d.Done() || st != Succeeded {
+		t.Fatalf("outcome %s done %v", st, d.Done())
+	}
+}
+
+// A failure with retry off fails everything downstream, transitively, and
+// nothing else; the composite job fails with the first failure.
+func TestDAGFailurePropagation(t *testing.T) {
+	j := composite("f", 0, []string{"a", "b", "c", "d", "e"}, "a>b", "a>c", "b>d", "d>e")
+	d := NewDAG(&j, 0)
+	d.Start()
+	next, _ := d.Finish(taskIndex(t, d, "a"), Succeeded, "")
+	if stepIDs(d, next) != "b,c" {
+		t.Fatal(stepIDs(d, next))
+	}
+	next, skip := d.Finish(taskIndex(t, d, "b"), Failed, "exit status 3")
+	if len(next) != 0 {
+		t.Fatalf("released after a failure: %s", stepIDs(d, next))
+	}
+	var skipped []string
+	for _, s := range skip {
+		skipped = append(skipped, d.Task(s.Task).ID)
+		if s.Reason != "predecessor f.b failed" {
+			t.Errorf("reason %q", s.Reason)
+		}
+	}
+	sort.Strings(skipped)
+	if strings.Join(skipped, ",") != "f.d,f.e" {
+		t.Fatalf("skipped %v", skipped)
+	}
+	if d.Done() {
+		t.Fatal("done while c runs")
+	}
+	d.Finish(taskIndex(t, d, "c"), Succeeded, "")
+	st, reason := d.Outcome()
+	if !d.Done() || st != Failed || !strings.Contains(reason, "f.b: exit status 3") {
+		t.Fatalf("outcome %s %q", st, reason)
+	}
+}
+
+// With retries, a failed task is released again (attempt 2) and the run
+// goes on when it succeeds; past the limit it fails for good.
+func TestDAGRetry(t *testing.T) {
+	j := composite("r", 0, []string{"a", "b"}, "a>b")
+	d := NewDAG(&j, 2)
+	d.Start()
+	a := taskIndex(t, d, "a")
+	next, _ := d.Finish(a, Failed, "exit status 1")
+	if len(next) != 1 || next[0].Task != a || next[0].Attempt != 2 {
+		t.Fatalf("retry: %+v", next)
+	}
+	next, _ = d.Finish(a, Succeeded, "")
+	if stepIDs(d, next) != "b" || next[0].Attempt != 1 {
+		t.Fatalf("after retry success: %+v", next)
+	}
+	b := next[0].Task
+	for attempt := 2; attempt <= 3; attempt++ {
+		next, _ = d.Finish(b, Failed, "boom")
+		if len(next) != 1 || next[0].Attempt != attempt {
+			t.Fatalf("attempt %d: %+v", attempt, next)
+		}
+	}
+	next, _ = d.Finish(b, Failed, "boom")
+	if len(next) != 0 || !d.Done() {
+		t.Fatalf("retried past the limit: %+v", next)
+	}
+	if st, _ := d.Outcome(); st != Failed || d.Attempts(b) != 3 {
+		t.Fatalf("outcome %s attempts %d", st, d.Attempts(b))
+	}
+}
+
+func TestDAGCancelAndRestore(t *testing.T) {
+	j := composite("c", 0, []string{"a", "b", "c"}, "a>b", "b>c")
+	d := NewDAG(&j, 0)
+	d.Start()
+	skips := d.Cancel("tail")
+	if len(skips) != 2 {
+		t.Fatalf("cancel skipped %d", len(skips))
+	}
+	d.Finish(taskIndex(t, d, "a"), Cancelled, "tail")
+	if st, _ := d.Outcome(); !d.Done() || st != Cancelled {
+		t.Fatalf("outcome %s", st)
+	}
+
+	// Restore: a succeeded, b in flight → nothing to release; then b
+	// succeeds and c is released.
+	d = NewDAG(&j, 0)
+	d.Restore(taskIndex(t, d, "a"), 1, Succeeded, false, "")
+	d.Restore(taskIndex(t, d, "b"), 1, "", false, "")
+	next, skip := d.Resume()
+	if len(next) != 0 || len(skip) != 0 {
+		t.Fatalf("resume released %v skipped %v", next, skip)
+	}
+	next, _ = d.Finish(taskIndex(t, d, "b"), Succeeded, "")
+	if stepIDs(d, next) != "c" {
+		t.Fatalf("after restore: %s", stepIDs(d, next))
+	}
+
+	// Restore with a failed task: its dependants are skipped.
+	d = NewDAG(&j, 0)
+	d.Restore(taskIndex(t, d, "a"), 1, Failed, false, "x")
+	next, skip = d.Resume()
+	if len(next) != 0 || len(skip) != 2 || !d.Done() {
+		t.Fatalf("resume after failure: %v %v", next, skip)
+	}
+}
+
+func TestDelayStats(t *testing.T) {
+	var d Delays
+	for i := 1; i <= 100; i++ {
+		d.Add(time.Duration(i) * time.Microsecond)
+	}
+	st := d.Stats()
+	if st.N != 100 || st.Mean != 50500*time.Nanosecond || st.P50 != 50*time.Microsecond ||
+		st.P75 != 75*time.Microsecond || st.P99 != 99*time.Microsecond || st.Max != 100*time.Microsecond {
+		t.Fatalf("%+v", st)
+	}
+	// Drift: last tenth (91..100, mean 95.5) minus first tenth (1..10, mean 5.5).
+	if st.Drift != 90*time.Microsecond {
+		t.Fatalf("drift %v", st.Drift)
+	}
+	var empty Delays
+	if s := empty.Stats(); s.N != 0 || s.String() != "no submissions" {
+		t.Fatalf("%+v", s)
+	}
+}

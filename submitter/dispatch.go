@@ -1,0 +1,225 @@
+package submitter
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/gmark/gmark/workload"
+)
+
+// The dispatcher writes the intent records of the jobs due soon ahead of
+// time (up to lookaheadJobs jobs, or lookaheadTime of schedule), so that at
+// a job's instant its record is long committed and handing it to a worker
+// is all that is left to do.
+const (
+	lookaheadJobs = 256
+	lookaheadTime = time.Second
+)
+
+type ahead struct {
+	t     *top
+	tr    *track   // a unitary job's submission
+	roots []*track // a composite job's first tasks
+}
+
+// dispatch walks the schedule in order and hands each top-level job to the
+// workers (a composite job to the loop) at its instant. It is the only
+// goroutine that sleeps on the schedule, so delays do not drift with the
+// number of jobs.
+func (r *Runner) dispatch(ctx context.Context) {
+	release := preciseThread()
+	defer release()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	stop := ctx.Done()
+	var window []ahead
+	next := r.dispatchFrom
+	fill := func() {
+		now := time.Now()
+		for next < len(r.tops) && len(window) < lookaheadJobs {
+			t := r.tops[next]
+			if t.handled {
+				next++
+				continue
+			}
+			due, schedNS := r.dueOf(t.job.Submit)
+			if len(window) > 0 && due.Sub(now) > lookaheadTime {
+				break
+			}
+			t.due, t.scheduledNS = due, schedNS
+			a := ahead{t: t}
+			if t.job.Kind == workload.Composite {
+				// The DAG is made here and handed to the loop with the
+				// first submissions of its tasks.
+				t.dag = NewDAG(t.job, r.settings.Retries)
+				t.tasks = make([]*track, len(t.job.Tasks))
+				for _, st := range t.dag.Start() {
+					tr := r.newTrack(t, st.Task, &t.job.Tasks[st.Task], st.Attempt, due, schedNS)
+					tr.scheduled = true
+					t.tasks[st.Task] = tr
+					a.roots = append(a.roots, tr)
+				}
+			} else {
+				if t.recoverTr != nil {
+					a.tr = t.recoverTr
+					a.tr.due, a.tr.scheduledNS = due, schedNS
+					r.register(a.tr)
+				} else {
+					a.tr = r.newTrack(t, -1, t.job, 1, due, schedNS)
+				}
+				a.tr.scheduled = true
+				t.tr = a.tr
+			}
+			window = append(window, a)
+			next++
+		}
+	}
+	for {
+		fill()
+		if len(window) == 0 {
+			break
+		}
+		a := window[0]
+		window[0] = ahead{}
+		window = window[1:]
+		if r.slots != nil {
+			select {
+			case r.slots <- struct{}{}:
+				a.t.slot = true
+			case <-stop:
+				return
+			}
+		}
+		if !sleepUntil(a.t.due, timer, stop) {
+			return
+		}
+		subs := a.roots
+		if a.tr != nil {
+			subs = []*track{a.tr}
+		}
+		for _, tr := range subs {
+			if r.rec.Wait(tr.intentSeq) != nil {
+				return
+			}
+			r.work.Push(tr)
+		}
+	}
+	select {
+	case r.control <- dispatchDone{}:
+	case <-stop:
+	}
+}
+
+// worker makes submit calls, one at a time.
+func (r *Runner) worker(ctx context.Context, wg *sync.WaitGroup) {
+	defer wg.Done()
+	for {
+		tr, ok := r.work.Pop()
+		if !ok {
+			return
+		}
+		if ctx.Err() != nil {
+			continue // interrupted: its intent is recorded, --resume settles it
+		}
+		if r.rec.Wait(tr.intentSeq) != nil {
+			continue // the loop stops the run
+		}
+		res := submitResult{tr: tr, skipped: "the tail expired before it was submitted"}
+		if !r.tailExpired.Load() {
+			res = r.submit(ctx, tr)
+		}
+		select {
+		case r.results <- res:
+		case <-r.loopDone: // the run stopped (the store failed)
+			return
+		}
+	}
+}
+
+// submit makes one submission: Find first when it is being recovered, then
+// Submit, retrying transient errors with exponential backoff (and asking
+// Find before each retry, when the target can, so a call that got through
+// before failing is not repeated).
+func (r *Runner) submit(ctx context.Context, tr *track) submitResult {
+	// A call in progress is finished even when the run is interrupted, so
+	// its outcome is known and recorded.
+	sctx := context.WithoutCancel(ctx)
+	res := submitResult{tr: tr}
+	backoff := r.settings.Backoff
+	find := r.caps.Find
+	mustFind := tr.recover && find
+	var submitErr error // the last submit call's error
+	fail := func(err error) submitResult {
+		res.err = err
+		if submitErr != nil && err != submitErr {
+			res.err = fmt.Errorf("%w (then could not check whether it got through: %v)", submitErr, err)
+		}
+		return res
+	}
+	for {
+		t := time.Now()
+		if res.t0.IsZero() {
+			res.t0 = t
+		}
+		if mustFind {
+			rc, found, err := r.target.Find(sctx, &tr.sub)
+			if err == nil && found {
+				res.ok, res.receipt, res.recovered, res.tOK, res.err = true, rc, true, t, nil
+				return res
+			}
+			if err == nil {
+				mustFind = false
+				t = time.Now()
+			} else {
+				// Not knowing whether an earlier call got through, do not
+				// submit: ask again later.
+				res.tries++
+				if res.tries > max(r.settings.SubmitRetries, 0) {
+					return fail(err)
+				}
+				if !r.backoff(ctx, tr, res.tries, err, &backoff) {
+					res.interrupted = true
+					return res
+				}
+				continue
+			}
+		}
+		rc, err := r.target.Submit(sctx, &tr.sub)
+		res.tries++
+		if err == nil {
+			res.ok, res.receipt, res.tOK, res.err = true, rc, t, nil
+			return res
+		}
+		submitErr, res.receipt = err, rc
+		if !IsTransient(err) || res.tries > max(r.settings.SubmitRetries, 0) {
+			return fail(err)
+		}
+		if !r.backoff(ctx, tr, res.tries, err, &backoff) {
+			res.interrupted = true
+			return res
+		}
+		mustFind = find
+	}
+}
+
+// backoff records a retry and waits; false when interrupted.
+func (r *Runner) backoff(ctx context.Context, tr *track, try int, err error, backoff *time.Duration) bool {
+	r.retries.Add(1)
+	wait := *backoff
+	r.event(tr.sub.Job.ID, tr.sub.Attempt, time.Now(), "retry", map[string]any{"try": try, "error": err.Error(), "backoff_ns": wait.Nanoseconds()})
+	r.logf("%s: submit failed (%v); retrying in %s", tr.sub.Job.ID, err, wait)
+	*backoff *= 2
+	if *backoff > r.settings.MaxBackoff {
+		*backoff = r.settings.MaxBackoff
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,381 @@
+package submitter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/workload"
+)
+
+// ErrUnknownRun and ErrRunEnded are returned by Run for a --resume that
+// cannot be done; they are usage errors.
+var (
+	ErrUnknownRun   = errors.New("no such run")
+	ErrRunEnded     = errors.New("the run has already ended")
+	ErrRunMismatch  = errors.New("the run was made with another workload or target")
+	errCorruptStore = errors.New("the store's records of the run are inconsistent")
+)
+
+// resumeStep is work the loop does first on resume: finishing a
+// submission whose outcome was recorded as an event but not applied, or
+// releasing the tasks of a composite job in progress.
+type resumeStep struct {
+	t      *top
+	tr     *track // set: finalize it with state/reason, without recording the event again
+	state  State
+	reason string
+	steps  []Step // released tasks to submit
+	skips  []Skip // tasks to record as never run
+}
+
+// What the store says about one submission.
+type keyInfo struct {
+	sub     store.Submission
+	res     *store.Result
+	final   State // from the final event of the attempt, "" if none
+	reason  string
+	exit    *int
+	startNS int64
+	endNS   int64
+	queued  bool
+	summary string
+}
+
+// prepareResume loads the run to resume and works out, job by job, what was
+// done, what is in flight, and what is left.
+//
+// A job with a final row is done. A submission with an intent and a result
+// is in flight: the target tracks it again. A submission with an intent and
+// no result may or may not have reached the target: it is dispatched again
+// with Find first, so it is submitted only if the target does not have it.
+// Jobs with no intent are scheduled as usual. The schedule is shifted by
+// the time the submitter was away, so that the jobs still to come keep
+// their spacing: the first of them is due now.
+func (r *Runner) prepareResume() error {
+	id := r.cfg.Resume
+	run, err := r.st.Run(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: %s", ErrUnknownRun, id)
+	}
+	if err != nil {
+		return err
+	}
+	if _, ended, err := r.st.RunEnd(id); err != nil {
+		return err
+	} else if ended {
+		return fmt.Errorf("%w: %s", ErrRunEnded, id)
+	}
+	if run.WorkloadSHA256 != r.w.sha256 {
+		return fmt.Errorf("%w: run %s was made with workload.jsonl SHA-256 %s, %s has %s", ErrRunMismatch, id, run.WorkloadSHA256, r.cfg.WorkloadDir, r.w.sha256)
+	}
+	if run.Target != r.target.Name() {
+		return fmt.Errorf("%w: run %s used target %s, not %s", ErrRunMismatch, id, run.Target, r.target.Name())
+	}
+	var s Settings
+	if err := json.Unmarshal([]byte(run.Settings), &s); err != nil {
+		return fmt.Errorf("run %s: settings: %v", id, err)
+	}
+	if r.cfg.Workers > 0 {
+		s.Workers = r.cfg.Workers
+	}
+	s.defaults()
+	r.settings = s
+	r.runID = id
+	r.resumed = true
+
+	subs, err := r.st.Submissions(id)
+	if err != nil {
+		return err
+	}
+	results, err := r.st.Results(id)
+	if err != nil {
+		return err
+	}
+	rows, err := r.st.Jobs(id)
+	if err != nil {
+		return err
+	}
+	events, err := r.st.Events(id, "")
+	if err != nil {
+		return err
+	}
+	provs, err := r.st.Provenance(id)
+	if err != nil {
+		return err
+	}
+	r.resumeSeq = len(provs)
+
+	keys := map[string]*keyInfo{}
+	byJob := map[string][]*keyInfo{} // attempts in order
+	for _, x := range subs {
+		k := &keyInfo{sub: x}
+		keys[x.Key] = k
+		byJob[x.JobID] = append(byJob[x.JobID], k)
+	}
+	for i := range results {
+		if k := keys[results[i].Key]; k != nil {
+			k.res = &results[i]
+		}
+	}
+	rowOf := map[string]*store.Job{}
+	for i := range rows {
+		rowOf[rows[i].JobID] = &rows[i]
+	}
+	var anchorNS int64
+	for _, e := range events {
+		switch e.Kind {
+		case "run-start", "run-resume":
+			var p struct {
+				AnchorNS int64 `json:"anchor_ns"`
+			}
+			if json.Unmarshal([]byte(e.Payload), &p) == nil && p.AnchorNS != 0 {
+				anchorNS = p.AnchorNS
+			}
+			continue
+		}
+		if e.JobID == "" {
+			continue
+		}
+		k := keys[Key(id, e.JobID, e.Attempt)]
+		if k == nil {
+			continue
+		}
+		var p struct {
+			Reason   string `json:"reason"`
+			Exit     *int   `json:"exit_status"`
+			StartNS  int64  `json:"start_ns"`
+			EndNS    int64  `json:"end_ns"`
+			Summary  string `json:"summary"`
+			Attempts int    `json:"attempts"`
+		}
+		_ = json.Unmarshal([]byte(e.Payload), &p)
+		switch e.Kind {
+		case "queued":
+			k.queued = true
+		case "started":
+			k.startNS = p.StartNS
+		case string(Succeeded), string(Failed), string(Cancelled):
+			k.final, k.reason, k.exit = State(e.Kind), p.Reason, p.Exit
+			if p.StartNS != 0 {
+				k.startNS = p.StartNS
+			}
+			k.endNS = p.EndNS
+		}
+	}
+	if anchorNS == 0 {
+		anchorNS = run.CreatedNS
+	}
+
+	r.tops = make([]*top, len(r.w.jobs))
+	earliest := time.Duration(math.MaxInt64)
+	for i := range r.w.jobs {
+		t := &top{job: &r.w.jobs[i], idx: i}
+		r.tops[i] = t
+		j := t.job
+		if row := rowOf[j.ID]; row != nil {
+			t.handled, t.final, t.firstSeen = true, true, true
+			r.finalTops++
+			continue
+		}
+		if j.Kind != workload.Composite {
+			atts := byJob[j.ID]
+			if len(atts) == 0 {
+				earliest = min(earliest, j.Submit)
+				continue
+			}
+			k := atts[len(atts)-1]
+			tr := r.restoredTrack(t, -1, j, k)
+			t.tr = tr
+			if k.res == nil {
+				// Outcome unknown: dispatch again, Find first.
+				tr.recover = true
+				t.recoverTr = tr
+				earliest = min(earliest, j.Submit)
+				continue
+			}
+			t.handled, t.firstSeen = true, true
+			r.restoreOutcome(t, tr, k)
+			continue
+		}
+		// A composite job: started if any task has an intent.
+		started := false
+		for ti := range j.Tasks {
+			if len(byJob[j.Tasks[ti].ID]) > 0 || rowOf[j.Tasks[ti].ID] != nil {
+				started = true
+				break
+			}
+		}
+		if !started {
+			earliest = min(earliest, j.Submit)
+			continue
+		}
+		t.handled, t.firstSeen = true, true
+		t.due, t.scheduledNS = time.Now(), anchorNS+int64(time.Duration(float64(j.Submit)/r.settings.Speedup))
+		t.dag = NewDAG(j, r.settings.Retries)
+		t.tasks = make([]*track, len(j.Tasks))
+		var finals []resumeStep
+		for ti := range j.Tasks {
+			task := &j.Tasks[ti]
+			if row := rowOf[task.ID]; row != nil {
+				skipped := row.Attempts == 0
+				t.dag.Restore(ti, row.Attempts, stateFromStore(row.State), skipped, row.Reason)
+				r.aggregate(t, *row)
+				continue
+			}
+			atts := byJob[task.ID]
+			if len(atts) == 0 {
+				continue
+			}
+			k := atts[len(atts)-1]
+			t.dag.Restore(ti, k.sub.Attempt, "", false, "")
+			tr := r.restoredTrack(t, ti, task, k)
+			t.tasks[ti] = tr
+			switch {
+			case k.res == nil:
+				tr.recover = true
+				r.resumeItems = append(r.resumeItems, tr)
+			case !k.res.OK:
+				finals = append(finals, resumeStep{t: t, tr: tr, state: Failed, reason: "submission failed: " + k.res.Error})
+			case k.final != "":
+				finals = append(finals, resumeStep{t: t, tr: tr, state: k.final, reason: k.reason})
+			default:
+				r.resumeTracks = append(r.resumeTracks, tr)
+			}
+		}
+		steps, skips := t.dag.Resume()
+		r.resumeSteps = append(r.resumeSteps, finals...)
+		r.resumeSteps = append(r.resumeSteps, resumeStep{t: t, steps: steps, skips: skips})
+	}
+
+	// Shift the schedule: the earliest job not yet submitted is due now
+	// (after the start lead), unless the original schedule is later.
+	now := time.Now()
+	nowNS := now.UnixNano()
+	r.shiftNS = 0
+	newAnchorNS := anchorNS
+	if earliest != time.Duration(math.MaxInt64) {
+		if cand := nowNS + int64(startLead) - int64(float64(earliest)/r.settings.Speedup); cand > anchorNS {
+			newAnchorNS = cand
+			r.shiftNS = cand - anchorNS
+		}
+	}
+	r.anchorNS = newAnchorNS
+	r.anchor = now.Add(time.Duration(newAnchorNS - nowNS))
+	r.awaitingFirst = 0
+	for _, t := range r.tops {
+		if !t.firstSeen {
+			r.awaitingFirst++
+		}
+	}
+	return nil
+}
+
+// restoredTrack rebuilds a submission from its records.
+func (r *Runner) restoredTrack(t *top, task int, j *workload.Job, k *keyInfo) *track {
+	tr := &track{sub: Submission{Key: k.sub.Key, RunID: r.runID, Job: j, Attempt: k.sub.Attempt, ParentID: k.sub.ParentID},
+		top: t, task: task, scheduledNS: k.sub.ScheduledNS, due: time.Now()}
+	if k.res != nil && k.res.OK {
+		tr.submitted = true
+		tr.submitNS = k.res.SubmitNS
+		tr.delayNS, tr.hasDelay = k.res.DelayNS, true
+		tr.receipt = Receipt{TargetID: k.res.TargetID, Output: k.res.Output, ExitStatus: k.res.ExitStatus}
+		tr.startNS, tr.endNS, tr.exit = k.startNS, k.endNS, k.exit
+		if k.queued {
+			tr.state = Queued
+		}
+		if k.startNS != 0 {
+			tr.state = Running
+		}
+	} else if k.res != nil {
+		tr.receipt = Receipt{Output: k.res.Output, ExitStatus: k.res.ExitStatus}
+	}
+	return tr
+}
+
+// restoreOutcome decides what to do with a unitary job's recorded
+// submission on resume.
+func (r *Runner) restoreOutcome(t *top, tr *track, k *keyInfo) {
+	switch {
+	case !k.res.OK:
+		r.resumeSteps = append(r.resumeSteps, resumeStep{t: t, tr: tr, state: Failed, reason: "submission failed: " + k.res.Error})
+	case k.final != "":
+		r.resumeSteps = append(r.resumeSteps, resumeStep{t: t, tr: tr, state: k.final, reason: k.reason})
+	default:
+		r.resumeTracks = append(r.resumeTracks, tr)
+	}
+}
+
+func stateFromStore(s string) State {
+	switch s {
+	case store.Succeeded:
+		return Succeeded
+	case store.Failed:
+		return Failed
+	case store.Cancelled:
+		return Cancelled
+	}
+	return Cancelled
+}
+
+// recordResume records the resumption: a provenance record and an event.
+func (r *Runner) recordResume() error {
+	prov, err := r.provenance(r.resumeSeq)
+	if err != nil {
+		return err
+	}
+	r.rec.Add(func(tx *store.Tx) error { return tx.InsertProvenance(prov) })
+	r.event("", 0, time.Now(), "run-resume", map[string]any{"anchor_ns": r.anchorNS, "shift_ns": r.shiftNS,
+		"provenance_seq": r.resumeSeq, "workers": r.settings.Workers})
+	return nil
+}
+
+// startResume hands the loop what the resume found, before the dispatcher
+// starts: submissions to track again, to find or make, and outcomes to
+// apply.
+func (r *Runner) startResume(ctx context.Context) {
+	if !r.resumed {
+		return
+	}
+	for _, tr := range r.resumeTracks {
+		r.register(tr)
+		r.setBucket(tr, bQueued)
+		if tr.state == Running {
+			r.setBucket(tr, bRunning)
+		}
+		if err := r.target.Track(ctx, &tr.sub, tr.receipt); err != nil {
+			r.finalize(tr, Failed, fmt.Sprintf("lost on resume: %v", err), time.Now(), nil, true)
+		}
+	}
+	for _, tr := range r.resumeItems {
+		r.register(tr)
+		r.setBucket(tr, bPending)
+		r.work.Push(tr)
+	}
+	for _, s := range r.resumeSteps {
+		if s.tr != nil {
+			r.register(s.tr)
+			r.finalize(s.tr, s.state, s.reason, time.Now(), nil, false)
+			continue
+		}
+		r.skipTasks(s.t, s.skips, time.Now())
+		r.releaseSteps(s.t, s.steps, time.Now(), false)
+		r.checkComposite(s.t)
+	}
+	// Tops in flight hold max-in-flight slots as far as there are any.
+	if r.slots != nil {
+		for _, t := range r.tops {
+			if t.handled && !t.final {
+				select {
+				case r.slots <- struct{}{}:
+					t.slot = true
+				default:
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,240 @@
+package slurm
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// record is what gmark needs of one Slurm job, from squeue --json or the
+// job completion log. Times are Unix seconds (Slurm's resolution), 0 when
+// unknown.
+type record struct {
+	ID       int64  `json:"job_id"`
+	Cluster  string `json:"cluster"`
+	Name     string `json:"name"`
+	Comment  string `json:"comment,omitempty"`
+	State    string `json:"state"`
+	Reason   string `json:"reason,omitempty"`
+	Submit   int64  `json:"submit_time"`
+	Start    int64  `json:"start_time"`
+	End      int64  `json:"end_time"`
+	Exit     int    `json:"exit_code"` // the program's exit status
+	Signal   int    `json:"signal,omitempty"`
+	Nodes    string `json:"nodes,omitempty"`
+	HetJobID int64  `json:"het_job_id,omitempty"`
+	HetOff   int    `json:"het_job_offset,omitempty"`
+	Requeue  bool   `json:"requeue,omitempty"` // Slurm requeues it after a node failure
+	Source   string `json:"source"`            // "squeue" or "jobcomp"
+}
+
+// squeueJob is the part of an squeue --json job that gmark reads. Fields
+// whose shape changed between Slurm versions are decoded by hand: in 22.05
+// job_state is a string and exit_code the wait status as an integer; in
+// 23.02 and later job_state is a list and exit_code an object.
+type squeueJob struct {
+	JobID       int64           `json:"job_id"`
+	Cluster     string          `json:"cluster"`
+	Name        string          `json:"name"`
+	Comment     string          `json:"comment"`
+	JobState    json.RawMessage `json:"job_state"`
+	StateReason string          `json:"state_reason"`
+	SubmitTime  json.RawMessage `json:"submit_time"`
+	StartTime   json.RawMessage `json:"start_time"`
+	EndTime     json.RawMessage `json:"end_time"`
+	ExitCode    json.RawMessage `json:"exit_code"`
+	Nodes       string          `json:"nodes"`
+	HetJobID    json.RawMessage `json:"het_job_id"`
+	HetJobOff   json.RawMessage `json:"het_job_offset"`
+	Requeue     bool            `json:"requeue"`
+}
+
+type squeueOut struct {
+	Errors []struct {
+		Description string `json:"description"`
+		Error       string `json:"error"`
+		Number      int    `json:"error_number"`
+	} `json:"errors"`
+	Jobs []squeueJob `json:"jobs"`
+}
+
+// parseSqueue reads the output of squeue --json. A reply with errors (the
+// controller could not be reached) is an error, whatever the exit status.
+func parseSqueue(b []byte) ([]record, error) {
+	var out squeueOut
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("squeue --json: %v", err)
+	}
+	if len(out.Errors) > 0 {
+		var msgs []string
+		for _, e := range out.Errors {
+			m := e.Description
+			if e.Error != "" {
+				m += ": " + e.Error
+			}
+			msgs = append(msgs, m)
+		}
+		return nil, fmt.Errorf("squeue: %s", strings.Join(msgs, "; "))
+	}
+	recs := make([]record, 0, len(out.Jobs))
+	for _, j := range out.Jobs {
+		r := record{ID: j.JobID, Cluster: j.Cluster, Name: j.Name, Comment: j.Comment, Reason: j.StateReason,
+			Nodes: j.Nodes, Requeue: j.Requeue, Source: "squeue"}
+		r.State = jsonState(j.JobState)
+		r.Submit, r.Start, r.End = jsonNumber(j.SubmitTime), jsonNumber(j.StartTime), jsonNumber(j.EndTime)
+		r.HetJobID, r.HetOff = jsonNumber(j.HetJobID), int(jsonNumber(j.HetJobOff))
+		r.Exit, r.Signal = jsonExit(j.ExitCode)
+		recs = append(recs, r)
+	}
+	return recs, nil
+}
+
+// jsonState reads "RUNNING" or ["RUNNING", …].
+func jsonState(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var list []string
+	if json.Unmarshal(raw, &list) == nil && len(list) > 0 {
+		return list[0]
+	}
+	return ""
+}
+
+// jsonNumber reads 12, null, or {"set":true,"number":12} (Slurm 23+).
+func jsonNumber(raw json.RawMessage) int64 {
+	if len(raw) == 0 {
+		return 0
+	}
+	var n int64
+	if json.Unmarshal(raw, &n) == nil {
+		return n
+	}
+	var f float64
+	if json.Unmarshal(raw, &f) == nil {
+		return int64(f)
+	}
+	var o struct {
+		Set    bool  `json:"set"`
+		Number int64 `json:"number"`
+	}
+	if json.Unmarshal(raw, &o) == nil && o.Set {
+		return o.Number
+	}
+	return 0
+}
+
+// jsonExit reads the exit code: a wait status (22.05) or
+// {"return_code":…, "signal":{"id":…}} (23+).
+func jsonExit(raw json.RawMessage) (exit, signal int) {
+	var n int64
+	if json.Unmarshal(raw, &n) == nil {
+		return int(n>>8) & 0xff, int(n & 0x7f)
+	}
+	var o struct {
+		ReturnCode json.RawMessage `json:"return_code"`
+		Signal     struct {
+			ID json.RawMessage `json:"id"`
+		} `json:"signal"`
+	}
+	if json.Unmarshal(raw, &o) == nil {
+		return int(jsonNumber(o.ReturnCode)), int(jsonNumber(o.Signal.ID))
+	}
+	return 0, 0
+}
+
+// parseJobComp reads a jobcomp/filetxt log: one line per finished job of
+// "Key=Value" fields, times in the controller's local time.
+func parseJobComp(r io.Reader, loc *time.Location) ([]record, error) {
+	var recs []record
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		f := map[string]string{}
+		for _, kv := range strings.Fields(string(line)) {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				f[k] = v
+			}
+		}
+		id, err := strconv.ParseInt(f["JobId"], 10, 64)
+		if err != nil {
+			continue
+		}
+		r := record{ID: id, Name: f["Name"], State: f["JobState"], Source: "jobcomp", Nodes: f["NodeList"]}
+		if r.Nodes == "(null)" {
+			r.Nodes = ""
+		}
+		r.Submit = slurmTime(f["SubmitTime"], loc)
+		r.Start = slurmTime(f["StartTime"], loc)
+		r.End = slurmTime(f["EndTime"], loc)
+		if a, b, ok := strings.Cut(f["ExitCode"], ":"); ok {
+			r.Exit, _ = strconv.Atoi(a)
+			r.Signal, _ = strconv.Atoi(b)
+		}
+		r.HetJobID, _ = strconv.ParseInt(f["HetJobId"], 10, 64)
+		off, _ := strconv.Atoi(f["HetJobOffset"])
+		r.HetOff = off
+		recs = append(recs, r)
+	}
+	return recs, sc.Err()
+}
+
+func slurmTime(s string, loc *time.Location) int64 {
+	if s == "" || s == "Unknown" || s == "None" {
+		return 0
+	}
+	t, err := time.ParseInLocation("2006-01-02T15:04:05", s, loc)
+	if err != nil {
+		return 0
+	}
+	return t.Unix()
+}
+
+// parseConfig reads `scontrol show config` into key → value.
+func parseConfig(b []byte) map[string]string {
+	m := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		m[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return m
+}
+
+// class is the record's state as gmark sees it. A node failure of a job
+// Slurm requeues is not its end: it will run again.
+func (r *record) class() string {
+	if r.State == "NODE_FAIL" && r.Requeue && r.Source == "squeue" {
+		return "queued"
+	}
+	return stateClass(r.State)
+}
+
+// Slurm job states as gmark sees them.
+func stateClass(s string) string {
+	switch s {
+	case "PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD", "POWER_UP_NODE":
+		return "queued"
+	case "RUNNING", "COMPLETING", "SIGNALING", "STAGE_OUT", "SUSPENDED", "RESIZING", "UPDATE_DB":
+		return "running"
+	case "COMPLETED":
+		return "succeeded"
+	case "CANCELLED":
+		return "cancelled"
+	case "FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "PREEMPTED", "SPECIAL_EXIT", "REVOKED":
+		return "failed"
+	}
+	return "queued"
+}

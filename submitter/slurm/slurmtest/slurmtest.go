@@ -1,0 +1,406 @@
+// Package slurmtest starts real single-node Slurm clusters on loopback for
+// tests, following the recipe in DESIGN.md: one munged of its own (own key,
+// own socket), and per cluster a slurm.conf with its own ClusterName, ports,
+// state, spool, pid and log paths, more CPUs declared than the machine has,
+// and the job completion log in a text file; then slurmctld and slurmd in
+// the foreground, started and stopped by pid.
+//
+// Tests call Start, which skips the test with a message when slurm-wlm or
+// munge is not installed (or when not root, which the recipe needs), and
+// stops every daemon it started in t.Cleanup.
+package slurmtest
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Options shape the clusters.
+type Options struct {
+	// CPUs each node declares (more than the machine has is fine). Default 64.
+	CPUs int
+	// MinJobAge is how long Slurm keeps a finished job in squeue, seconds.
+	// Default 600, so tests can compare what Slurm reports.
+	MinJobAge int
+	// MessageTimeout is Slurm's MessageTimeout, seconds. Default 30: on a
+	// loaded machine slurmd can take more than Slurm's default of 10 to
+	// launch a batch job, and a launch it cannot confirm in time is a
+	// NODE_FAIL (the job is requeued two minutes later). A short one makes
+	// calls to a stopped controller fail fast.
+	MessageTimeout int
+	// Extra is appended to every slurm.conf.
+	Extra string
+}
+
+// Env is a set of clusters sharing one munged.
+type Env struct {
+	t           testing.TB
+	Dir         string
+	MungeSocket string
+	Clusters    []*Cluster
+	munged      *exec.Cmd
+}
+
+// Cluster is one single-node Slurm cluster.
+type Cluster struct {
+	Name       string
+	Dir        string
+	Conf       string // its slurm.conf: clients use SLURM_CONF=Conf
+	Node       string
+	CtldPort   int
+	SlurmdPort int
+	JobComp    string // the job completion log
+	env        *Env
+	ctld       *exec.Cmd
+	slurmd     *exec.Cmd
+}
+
+// Available says why Slurm cannot be started here, or "" when it can.
+func Available() string {
+	for _, bin := range []string{"slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "scancel", "sinfo", "munged", "mungekey"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			if _, err2 := os.Stat("/usr/sbin/" + bin); err2 != nil {
+				return fmt.Sprintf("%s not found: install slurm-wlm and munge (apt-get install slurm-wlm munge)", bin)
+			}
+		}
+	}
+	if os.Geteuid() != 0 {
+		return "the Slurm test clusters run as root (SlurmUser=root)"
+	}
+	return ""
+}
+
+func bin(name string) string {
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	return "/usr/sbin/" + name
+}
+
+// Start starts one cluster per name and waits until every node is idle.
+func Start(t testing.TB, opt Options, names ...string) *Env {
+	t.Helper()
+	if why := Available(); why != "" {
+		t.Skip("Slurm not available: " + why)
+	}
+	if opt.CPUs <= 0 {
+		opt.CPUs = 64
+	}
+	if opt.MinJobAge <= 0 {
+		opt.MinJobAge = 600
+	}
+	if opt.MessageTimeout <= 0 {
+		opt.MessageTimeout = 30
+	}
+	opt.Extra = fmt.Sprintf("MessageTimeout=%d\n", opt.MessageTimeout) + opt.Extra
+	// Short paths: munge's socket path must fit a sockaddr_un.
+	dir, err := os.MkdirTemp("", "slurmtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &Env{t: t, Dir: dir, MungeSocket: filepath.Join(dir, "munge.sock")}
+	t.Cleanup(e.stop)
+	if err := e.startMunge(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "localhost"
+	}
+	for _, name := range names {
+		c := &Cluster{Name: name, Dir: filepath.Join(dir, name), Node: name + "n1", env: e}
+		for _, sub := range []string{"state", "spool", "log"} {
+			if err := os.MkdirAll(filepath.Join(c.Dir, sub), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ports, err := freePorts(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.CtldPort, c.SlurmdPort = ports[0], ports[1]
+		c.Conf = filepath.Join(c.Dir, "slurm.conf")
+		c.JobComp = filepath.Join(c.Dir, "jobcomp.txt")
+		conf := fmt.Sprintf(`# A single-node test cluster written by gmark's slurmtest.
+ClusterName=%[1]s
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=%[2]d
+SlurmdPort=%[3]d
+AuthType=auth/munge
+AuthInfo=socket=%[4]s
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=%[5]s/state
+SlurmdSpoolDir=%[5]s/spool
+SlurmctldPidFile=%[5]s/slurmctld.pid
+SlurmdPidFile=%[5]s/slurmd.pid
+SlurmctldLogFile=%[5]s/log/slurmctld.log
+SlurmdLogFile=%[5]s/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SlurmdParameters=config_overrides
+JobCompType=jobcomp/filetxt
+JobCompLoc=%[6]s
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+MpiDefault=none
+ReturnToService=2
+SchedulerType=sched/backfill
+MinJobAge=%[7]d
+NodeName=%[8]s NodeHostname=%[9]s NodeAddr=127.0.0.1 CPUs=%[10]d RealMemory=1000 State=UNKNOWN
+PartitionName=main Nodes=%[8]s Default=YES MaxTime=INFINITE State=UP
+%[11]s
+`, name, c.CtldPort, c.SlurmdPort, e.MungeSocket, c.Dir, c.JobComp, opt.MinJobAge, c.Node, host, opt.CPUs, opt.Extra)
+		if err := os.WriteFile(c.Conf, []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.Clusters = append(e.Clusters, c)
+		if err := c.StartController(true); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.startSlurmd(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range e.Clusters {
+		if err := c.waitIdle(60 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+// Cluster returns the named cluster.
+func (e *Env) Cluster(name string) *Cluster {
+	for _, c := range e.Clusters {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// TargetsTOML is a targets file section naming every cluster, for
+// `gmark submit --targets`.
+func (e *Env) TargetsTOML() string {
+	var b strings.Builder
+	b.WriteString("[slurm]\n")
+	for _, c := range e.Clusters {
+		fmt.Fprintf(&b, "\n[[slurm.clusters]]\nname = %q\nconf = %q\n", c.Name, c.Conf)
+	}
+	return b.String()
+}
+
+func (e *Env) startMunge() error {
+	key := filepath.Join(e.Dir, "munge.key")
+	if out, err := exec.Command(bin("mungekey"), "-c", "-k", key).CombinedOutput(); err != nil {
+		return fmt.Errorf("mungekey: %v: %s", err, out)
+	}
+	log, err := os.Create(filepath.Join(e.Dir, "munged.out"))
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(bin("munged"), "-F", "--force", "-S", e.MungeSocket, "--key-file", key,
+		"--log-file", filepath.Join(e.Dir, "munged.log"), "--pid-file", filepath.Join(e.Dir, "munged.pid"),
+		"--seed-file", filepath.Join(e.Dir, "munged.seed"), "--num-threads=4")
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return fmt.Errorf("munged: %v", err)
+	}
+	log.Close()
+	e.munged = cmd
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(e.MungeSocket); err == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("munged did not create %s", e.MungeSocket)
+}
+
+// Cmd returns a client command (sbatch, squeue, …) pointed at the cluster.
+func (c *Cluster) Cmd(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin(name), args...)
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+c.Conf)
+	return cmd
+}
+
+// StartController starts slurmctld; clean discards saved state (-c).
+func (c *Cluster) StartController(clean bool) error {
+	args := []string{"-D", "-f", c.Conf}
+	if clean {
+		args = append(args, "-c")
+	}
+	cmd, err := c.daemon("slurmctld", args...)
+	if err != nil {
+		return err
+	}
+	c.ctld = cmd
+	return nil
+}
+
+func (c *Cluster) startSlurmd() error {
+	cmd, err := c.daemon("slurmd", "-D", "-N", c.Node, "-f", c.Conf)
+	if err != nil {
+		return err
+	}
+	c.slurmd = cmd
+	return nil
+}
+
+func (c *Cluster) daemon(name string, args ...string) (*exec.Cmd, error) {
+	out, err := os.OpenFile(filepath.Join(c.Dir, "log", name+".out"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close()
+	cmd := exec.Command(bin(name), args...)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Env = append(os.Environ(), "SLURM_CONF="+c.Conf)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return cmd, nil
+}
+
+// StopController kills slurmctld (by pid), as a failing controller would
+// go away; StartController(false) brings it back with its state.
+func (c *Cluster) StopController() {
+	stopDaemon(c.ctld)
+	c.ctld = nil
+}
+
+// CtldPid is slurmctld's pid, 0 when stopped.
+func (c *Cluster) CtldPid() int {
+	if c.ctld == nil {
+		return 0
+	}
+	return c.ctld.Process.Pid
+}
+
+func (c *Cluster) waitIdle(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last []byte
+	for time.Now().Before(deadline) {
+		out, err := c.Cmd("sinfo", "-h", "-o", "%T").CombinedOutput()
+		last = out
+		if err == nil && bytes.Contains(out, []byte("idle")) {
+			return nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(filepath.Join(c.Dir, "log", "slurmctld.log"))
+	return fmt.Errorf("cluster %s not idle after %s: sinfo says %q\nslurmctld.log:\n%s", c.Name, timeout, last, tail(log, 3000))
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// stop cancels what is left on every cluster, then stops every daemon it
+// started, by pid: slurmd, slurmctld, munged.
+func (e *Env) stop() {
+	for _, c := range e.Clusters {
+		if c.ctld != nil {
+			c.Cmd("scancel", "--full", "--user=root").Run()
+		}
+	}
+	for _, c := range e.Clusters {
+		stopDaemon(c.slurmd)
+		c.slurmd = nil
+		stopDaemon(c.ctld)
+		c.ctld = nil
+	}
+	// What the daemons started lives on when its controller died before
+	// it could report (slurmstepd retries forever): every process that
+	// carries one of these clusters' SLURM_CONF in its environment was
+	// started by them (slurmd and sbatch had it), so it is killed by pid.
+	killLeftovers(e.Clusters)
+	stopDaemon(e.munged)
+	e.munged = nil
+	if os.Getenv("GMARK_KEEP_SLURMTEST") == "" {
+		os.RemoveAll(e.Dir)
+	} else {
+		e.t.Logf("slurmtest: kept %s", e.Dir)
+	}
+}
+
+func killLeftovers(clusters []*Cluster) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	for _, ent := range entries {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + ent.Name() + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, c := range clusters {
+			if bytes.Contains(env, []byte("SLURM_CONF="+c.Conf+"\x00")) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				break
+			}
+		}
+	}
+}
+
+// stopDaemon sends SIGTERM to a daemon we started, waits up to 10 s, then
+// SIGKILLs it, by its pid.
+func stopDaemon(cmd *exec.Cmd) {
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	pid := cmd.Process.Pid
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// freePorts finds n free TCP ports on loopback.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}

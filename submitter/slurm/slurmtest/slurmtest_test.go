@@ -1,0 +1,35 @@
+package slurmtest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Two clusters side by side: each takes a batch job and runs it.
+func TestTwoClusters(t *testing.T) {
+	e := Start(t, Options{}, "alpha", "beta")
+	for _, c := range e.Clusters {
+		script := filepath.Join(c.Dir, "hello.sh")
+		os.WriteFile(script, []byte("#!/bin/sh\n#SBATCH --ntasks=4\necho hello from $SLURM_CLUSTER_NAME\n"), 0o755)
+		out, err := c.Cmd("sbatch", "--parsable", "--chdir="+c.Dir, "--output=hello.out", script).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: sbatch: %v %s", c.Name, err, out)
+		}
+	}
+	for _, c := range e.Clusters {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			b, _ := os.ReadFile(filepath.Join(c.Dir, "hello.out"))
+			if strings.Contains(string(b), "hello from "+c.Name) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: job output %q", c.Name, b)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}

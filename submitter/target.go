@@ -1,0 +1,168 @@
+// Package submitter submits a workload on schedule to a target system and
+// records everything that happens to its jobs in the results store.
+//
+// A Runner reads a workload directory, and a single dispatcher goroutine
+// hands each job to a pool of workers at its scheduled instant (offset from
+// the run start, divided by the speedup); the workers call the Target. The
+// dependency executor (DAG) releases the tasks of composite jobs as their
+// predecessors succeed, with per-task retries. Every submission is recorded
+// before it is made (its idempotency key, in the submissions table) and
+// after (submission_results), through one group-committing Recorder, so a
+// crash loses nothing and --resume can ask the target about the submissions
+// whose outcome it did not see.
+package submitter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/gmark/gmark/workload"
+)
+
+// Target is a system jobs are submitted to: a scheduler (Slurm, the bundled
+// core over HTTP), the local machine, or nothing at all (dryrun).
+//
+// The Runner calls Watch once, before any other method; then Submit, Find,
+// Track and Cancel from any goroutine, concurrently; then Close. A target
+// reports what happens to the jobs it was given (by Submit, or by Find and
+// Track on resume) through the Reporter, from any goroutine, until Close: a
+// target with an event stream forwards its events, a target without one
+// polls.
+type Target interface {
+	// Name is the target's registry name (slurm, local, dryrun, …).
+	Name() string
+	// Caps tells what the target can do.
+	Caps() Caps
+	// Watch starts the target's reporting. It returns an error only when the
+	// target cannot work at all (the event stream cannot be opened, a
+	// command is missing); transient trouble later is the target's to retry,
+	// to annotate, and at last to report as failures of the jobs concerned.
+	Watch(ctx context.Context, r Reporter) error
+	// Submit submits one unitary job (a top-level job or a composite job's
+	// task). Errors that may pass (an unreachable controller, a timeout) are
+	// wrapped with Transient: the Runner retries them with backoff under the
+	// same key, asking Find first when the target can, so a submission that
+	// got through before the error is not made twice. Other errors fail the
+	// job.
+	Submit(ctx context.Context, s *Submission) (Receipt, error)
+	// Find looks for a submission made under s.Key whose outcome the Runner
+	// did not record (it crashed between the two records, or a submit call
+	// failed in a way that leaves it unknown). When found the target tracks
+	// the job from then on, as if Submit had returned the receipt.
+	Find(ctx context.Context, s *Submission) (r Receipt, found bool, err error)
+	// Track resumes tracking a job submitted by an earlier process of the
+	// same run (--resume), whose receipt was recorded.
+	Track(ctx context.Context, s *Submission, r Receipt) error
+	// Cancel stops a submitted job, queued or running. The target reports
+	// the job Cancelled (or its real end, if it finished first).
+	Cancel(ctx context.Context, s *Submission) error
+	// Close stops reporting and releases the target's resources. It does not
+	// cancel jobs.
+	Close() error
+}
+
+// Caps are the capabilities of a Target.
+type Caps struct {
+	// Find: the target can find a submission by its key after a crash.
+	// Without it, a submission whose outcome was not recorded is made again
+	// on resume, which only dryrun may do.
+	Find bool
+	// RejectsDuplicateKeys: the target itself refuses a second submission
+	// under a key it has seen (the bundled core), so resubmitting is safe even
+	// without Find.
+	RejectsDuplicateKeys bool
+	// Cancel: Cancel works. Otherwise jobs left at the end of the tail are
+	// recorded cancelled without being stopped.
+	Cancel bool
+	// Events: the target pushes state changes (an event stream) rather than
+	// polling; for information.
+	Events bool
+	// CoAllocates: the target places the components of one job together
+	// (a real co-allocating scheduler), rather than one by one.
+	CoAllocates bool
+}
+
+// Submission is one submit call: a unitary job under an idempotency key.
+type Submission struct {
+	Key      string        // "<run>/<job>/<attempt>": unique per run, job and attempt
+	RunID    string        // the run
+	Job      *workload.Job // the unitary job or task; not to be modified
+	Attempt  int           // 1 for the first submission of the job, 2… for task retries
+	ParentID string        // the composite job of a task; "" for a top-level job
+}
+
+// Receipt is what a target says when it accepts a job.
+type Receipt struct {
+	TargetID   string    // the target's id for the job ("alpha:12", "local:3", …)
+	Output     string    // what the submit command printed, or the API's answer
+	ExitStatus *int      // the submit command's exit status; nil when no command ran
+	Sites      []string  // where the job was sent, when the target decides it at submission
+	Time       time.Time // when the target accepted it; zero: when Submit returned
+}
+
+// State is what a job is doing, as a target reports it.
+type State string
+
+const (
+	Queued    State = "queued"    // accepted, waiting for processors
+	Running   State = "running"   // every component started
+	Succeeded State = "succeeded" // ended with exit status 0
+	Failed    State = "failed"    // ended otherwise, or was lost
+	Cancelled State = "cancelled" // stopped by Cancel or by someone else
+)
+
+// Final reports whether the state is an outcome.
+func (s State) Final() bool { return s == Succeeded || s == Failed || s == Cancelled }
+
+// Update is a state change of one job.
+type Update struct {
+	Key   string    // the submission's key
+	State State     // the new state
+	Time  time.Time // when the change was observed
+	Start time.Time // when the job started, as the target says; zero if unknown or not started
+	End   time.Time // when it ended, as the target says; zero if not ended
+	// Submitted is when the target accepted the job, by the target's own
+	// clock (Slurm's submit_time); zero when the target does not say.
+	Submitted  time.Time
+	ExitStatus *int     // the job's exit status, when it ended and one is known
+	Reason     string   // why it failed or was cancelled
+	Sites      []string // where it ran, when known
+	// Summary is the application's final JSON line, when the target can
+	// read the job's output.
+	Summary string
+	// Detail is target-specific, recorded as the event payload (for
+	// example the scheduler's own record of the job).
+	Detail json.RawMessage
+}
+
+// Reporter receives what targets observe. Its methods never block for long
+// and may be called from any goroutine.
+type Reporter interface {
+	// Report delivers a job's state change.
+	Report(u Update)
+	// Annotate records an observation about the target itself, such as a
+	// cluster status sample or an outage, as an annotation of the run.
+	Annotate(kind, key, value string)
+}
+
+// transientError marks an error worth retrying.
+type transientError struct{ err error }
+
+func (e transientError) Error() string { return e.err.Error() }
+func (e transientError) Unwrap() error { return e.err }
+
+// Transient marks err as transient: the same call may succeed later.
+func Transient(err error) error {
+	if err == nil {
+		return nil
+	}
+	return transientError{err}
+}
+
+// IsTransient reports whether err, or an error it wraps, was marked Transient.
+func IsTransient(err error) bool {
+	var t transientError
+	return errors.As(err, &t)
+}
