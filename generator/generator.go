@@ -38,6 +38,9 @@ type unitPlan struct {
 	comp    *compositePlan
 	source  func() (WorkloadSource, error) // wl: units
 	jobType string
+	// arrivalScale multiplies the unit's inter-arrival times: what
+	// TargetLoad found (1 otherwise).
+	arrivalScale float64
 }
 
 // compositePlan prepares a composite unit: its DAG shape, N and L, and the
@@ -61,6 +64,9 @@ func New(spec *wdl.Spec, seed uint64) (*Generator, error) {
 	for i, u := range spec.Units {
 		p, uerrs := prepareUnit(u, seed)
 		p.order = i
+		if len(uerrs) == 0 && p.source == nil {
+			uerrs = tuneJobUnit(p, seed)
+		}
 		errs = append(errs, uerrs...)
 		g.plans = append(g.plans, p)
 	}
@@ -79,7 +85,7 @@ func New(spec *wdl.Spec, seed uint64) (*Generator, error) {
 
 func prepareUnit(u *wdl.Unit, seed uint64) (*unitPlan, wdl.ErrorList) {
 	var errs wdl.ErrorList
-	p := &unitPlan{unit: u, jobType: u.Type}
+	p := &unitPlan{unit: u, jobType: u.Type, arrivalScale: 1}
 	o := u.Options
 	if d, ok, err := o.Duration("StartAt"); err != nil {
 		errs = append(errs, err.(*wdl.Error))
@@ -135,6 +141,46 @@ func prepareUnit(u *wdl.Unit, seed uint64) (*unitPlan, wdl.ErrorList) {
 	m, merrs := prepareApp(app, optView{o: o}, random)
 	p.app = m
 	return p, append(errs, merrs...)
+}
+
+// tuneJobUnit applies TargetLoad to a job unit: its inter-arrival times are
+// scaled until the offered load (processors x run time over the grid's
+// processors and the unit's span) is within the tolerance. The load needs
+// the jobs' run times, so the unit must give RunTime (or Model).
+func tuneJobUnit(p *unitPlan, seed uint64) wdl.ErrorList {
+	var errs wdl.ErrorList
+	o := p.unit.Options
+	k := newModelKeys(o, &errs)
+	procs, given := gridProcessors(k)
+	s := prepareIWG(k, p.unit, procs, given)
+	if !s.on || len(errs) > 0 {
+		return errs
+	}
+	if !o.Has("RunTime") && !o.Has("Model") {
+		opt, _ := o.Get("TargetLoad")
+		return append(errs, wdl.Errorf(opt.KeyPos, "TargetLoad needs the jobs' run times: give RunTime= (or Model=)"))
+	}
+	scale, err := tuneLoad(s, func(scale float64) (WorkloadSource, error) {
+		st := newUnitStream(p, seed)
+		st.arr.scale = scale
+		return jobUnitSource{st}, nil
+	})
+	if err != nil {
+		return append(errs, err)
+	}
+	p.arrivalScale = scale
+	return errs
+}
+
+// jobUnitSource lets a job unit's stream be read as a WorkloadSource.
+type jobUnitSource struct{ s *unitStream }
+
+func (j jobUnitSource) Next(job *workload.Job) (bool, error) {
+	ok, err := j.s.advance()
+	if ok {
+		*job = j.s.job
+	}
+	return ok, err
 }
 
 func shapeNames() string {
@@ -298,24 +344,28 @@ type unitStream struct {
 }
 
 func (g *Generator) newStream(p *unitPlan) (*unitStream, error) {
-	id := p.unit.ID
-	s := &unitStream{plan: p}
 	if p.source != nil {
 		src, err := p.source()
 		if err != nil {
 			return nil, err
 		}
-		s.source = src
-		return s, nil
+		return &unitStream{plan: p, source: src}, nil
 	}
-	s.arr = arrivals{dist: p.unit.Arrival.Dist, r: stats.NewStream(g.seed, id, purposeArrival), t: p.start}
-	s.rApp = stats.NewStream(g.seed, id, purposeApp)
-	s.rPlace = stats.NewStream(g.seed, id, purposePlacement)
-	s.rAttrs = stats.NewStream(g.seed, id, purposeAttrs)
+	return newUnitStream(p, g.seed), nil
+}
+
+// newUnitStream starts a job unit's stream from its seed.
+func newUnitStream(p *unitPlan, seed uint64) *unitStream {
+	id := p.unit.ID
+	s := &unitStream{plan: p}
+	s.arr = arrivals{dist: p.unit.Arrival.Dist, r: stats.NewStream(seed, id, purposeArrival), t: p.start, scale: p.arrivalScale}
+	s.rApp = stats.NewStream(seed, id, purposeApp)
+	s.rPlace = stats.NewStream(seed, id, purposePlacement)
+	s.rAttrs = stats.NewStream(seed, id, purposeAttrs)
 	if p.comp != nil {
-		s.rDAG = stats.NewStream(g.seed, id, purposeDAG)
+		s.rDAG = stats.NewStream(seed, id, purposeDAG)
 	}
-	return s, nil
+	return s
 }
 
 // advance makes the unit's next job in s.job; false when the unit is done.

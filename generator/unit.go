@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -88,7 +89,7 @@ func prepareAttrs(o *wdl.Options, random bool) (*attrs, wdl.ErrorList) {
 	}
 	if opt, ok := o.Get("RunTime"); ok {
 		if strings.ContainsRune(opt.Value, '(') || isFamilyName(opt.Value) {
-			d, err := wdl.ParseDistribution(opt.Value)
+			d, err := wdl.ParseDistributionIn(opt.Value, wdl.DistContext{Dir: filepath.Dir(opt.Pos.File)})
 			if err != nil {
 				errs = append(errs, wdl.Errorf(opt.Pos, "RunTime: %v", err))
 			}
@@ -98,6 +99,13 @@ func prepareAttrs(o *wdl.Options, random bool) (*attrs, wdl.ErrorList) {
 		} else {
 			a.runFixed = d
 		}
+	} else if opt, ok := o.Get("Model"); ok {
+		// The run time of a Model= fit file (docs/models.md), when it has one.
+		d, err := modelDist(opt, "runtime")
+		if err != nil {
+			errs = append(errs, err.(*wdl.Error))
+		}
+		a.runDist = d
 	}
 	a.users, a.userChoice = weightedStrings(o, "User", "UsersWithWeights", &errs)
 	a.groups, a.groupChoice = weightedStrings(o, "Group", "GroupsWithWeights", &errs)
@@ -192,10 +200,11 @@ func (a *attrs) fill(r *rand.Rand, j *workload.Job) {
 // one an inter-arrival time later. Negative samples (a normal distribution can
 // give them) count as 0.
 type arrivals struct {
-	dist stats.Distribution
-	r    *rand.Rand
-	t    time.Duration
-	k    int
+	dist  stats.Distribution
+	r     *rand.Rand
+	t     time.Duration
+	k     int
+	scale float64 // inter-arrival times are multiplied by it (TargetLoad); 0 means 1
 }
 
 func (a *arrivals) next() (time.Duration, error) {
@@ -203,6 +212,9 @@ func (a *arrivals) next() (time.Duration, error) {
 		dt := a.dist.Rand(a.r)
 		if !(dt > 0) { // also NaN
 			dt = 0
+		}
+		if a.scale > 0 {
+			dt *= a.scale
 		}
 		if dt > maxOffset.Seconds() || a.t+wdl.SecondsToDuration(dt) > maxOffset {
 			return 0, fmt.Errorf("arrival times pass %d years", int(maxOffset.Hours()/24/365))

@@ -189,8 +189,17 @@ func invertCDF(cdf func(float64) float64, p, lo, hi float64) float64 {
 // thesis's tables and of GrenchMark's W(α,β).
 type Weibull struct{ Shape, Scale float64 }
 
-func (w Weibull) d() distuv.Weibull          { return distuv.Weibull{K: w.Shape, Lambda: w.Scale} }
-func (w Weibull) Rand(r *rand.Rand) float64  { return w.Scale * math.Pow(r.ExpFloat64(), 1/w.Shape) }
+func (w Weibull) d() distuv.Weibull { return distuv.Weibull{K: w.Shape, Lambda: w.Scale} }
+
+// Rand inverts the CDF on a standard exponential E: Scale·E^(1/Shape),
+// computed as exp(log(E)/Shape), which is faster than math.Pow.
+func (w Weibull) Rand(r *rand.Rand) float64 {
+	e := r.ExpFloat64()
+	if w.Shape == 1 {
+		return w.Scale * e
+	}
+	return w.Scale * math.Exp(math.Log(e)/w.Shape)
+}
 func (w Weibull) Prob(x float64) float64     { return w.d().Prob(x) }
 func (w Weibull) CDF(x float64) float64      { return w.d().CDF(x) }
 func (w Weibull) Quantile(p float64) float64 { return w.d().Quantile(p) }

@@ -1,9 +1,15 @@
 package wdl
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 
+	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/stats"
 )
 
@@ -20,10 +26,27 @@ func (e *distError) Error() string { return e.msg }
 //	Name(p1,p2,…)   e.g. Poisson(120s), W(4.25,7.86), U(1m,5m)
 //	Name            a family without parameters, e.g. Zero
 //	Emp(v/w;v/w;…)  an empirical distribution (weights default to 1)
+//	Pow2(D)         2^X for X distributed as D: a model of log2 values
+//	HGamma2(p,k1,θ1,k2,θ2)  hyper-gamma: gamma(k1,θ1) with probability p
+//	Fit(file,key)   the model stored under key in a fit file of gmark fit
 //
 // Parameters that are times (the family says which) may carry a unit: ms, s,
-// m, h or d; a bare number is seconds. Other parameters take no unit.
+// m, h or d; a bare number is seconds. Other parameters take no unit. A Fit
+// file's relative path is relative to the working directory; use
+// ParseDistributionIn to resolve it against the file that names it.
 func ParseDistribution(text string) (stats.Distribution, error) {
+	return ParseDistributionIn(text, DistContext{})
+}
+
+// DistContext tells ParseDistributionIn where Fit(file,key) finds its file.
+type DistContext struct {
+	Dir    string            // relative paths are relative to it ("" = the working directory)
+	Open   Opener            // reads the file; nil = os.ReadFile
+	Loaded func(path string) // when set, called with the path of each fit file read
+}
+
+// ParseDistributionIn is ParseDistribution with Fit files resolved in ctx.
+func ParseDistributionIn(text string, ctx DistContext) (stats.Distribution, error) {
 	open := strings.IndexByte(text, '(')
 	name, args := text, ""
 	if open >= 0 {
@@ -38,6 +61,25 @@ func ParseDistribution(text string) (stats.Distribution, error) {
 	lname := strings.ToLower(name)
 	if lname == "emp" || lname == "empirical" {
 		return parseEmpirical(text, args, open+1)
+	}
+	switch lname {
+	case "pow2":
+		if open < 0 || strings.TrimSpace(args) == "" {
+			return nil, &distError{0, "Pow2 takes one distribution: Pow2(D) is 2^X for X distributed as D, e.g. Pow2(W(4.25,7.86))"}
+		}
+		inner, err := ParseDistributionIn(strings.TrimSpace(args), ctx)
+		if err != nil {
+			var de *distError
+			if errors.As(err, &de) {
+				return nil, &distError{open + 1 + de.off, "Pow2: " + de.msg}
+			}
+			return nil, err
+		}
+		return stats.Pow2{Of: inner}, nil
+	case "hgamma2", "hypergamma":
+		return parseHyperGamma(args, open+1)
+	case "fit":
+		return parseFit(args, open+1, ctx)
 	}
 	fam, ok := stats.LookupFamily(name)
 	if !ok {
@@ -107,4 +149,96 @@ func parseEmpirical(text, args string, base int) (stats.Distribution, error) {
 		return nil, &distError{base, fmt.Sprintf("Emp: %v", err)}
 	}
 	return d, nil
+}
+
+// parseHyperGamma reads HGamma2(p,shape1,scale1,shape2,scale2): gamma of
+// shape1 and scale1 with probability p, else of shape2 and scale2 (the
+// Lublin–Feitelson runtime model, on log values: no time units).
+func parseHyperGamma(args string, base int) (stats.Distribution, error) {
+	const sig = "HGamma2(p,shape1,scale1,shape2,scale2)"
+	parts := strings.Split(args, ",")
+	if len(parts) != 5 {
+		return nil, &distError{0, "HGamma2 takes 5 parameters: " + sig}
+	}
+	v := make([]float64, 5)
+	off := base
+	for i, a := range parts {
+		at := off
+		off += len(a) + 1
+		x, err := ParseFloat(strings.TrimSpace(a))
+		if err != nil {
+			return nil, &distError{at, fmt.Sprintf("HGamma2: %v (%s)", err, sig)}
+		}
+		v[i] = x
+	}
+	d, err := stats.NewHyperGamma([]float64{v[0], 1 - v[0]}, []float64{v[1], v[3]}, []float64{v[2], v[4]})
+	if err != nil {
+		return nil, &distError{0, err.Error()}
+	}
+	return d, nil
+}
+
+// parseFit reads Fit(file,key): the model stored under key in a fit file.
+func parseFit(args string, base int, ctx DistContext) (stats.Distribution, error) {
+	comma := strings.LastIndexByte(args, ',')
+	if comma < 0 {
+		return nil, &distError{0, "Fit takes a fit file and a key: Fit(fit.toml,runtime)"}
+	}
+	path, key := strings.TrimSpace(args[:comma]), strings.TrimSpace(args[comma+1:])
+	if path == "" || key == "" {
+		return nil, &distError{0, "Fit takes a fit file and a key: Fit(fit.toml,runtime)"}
+	}
+	recs, full, err := LoadFitFile(path, ctx)
+	if err != nil {
+		return nil, &distError{base, fmt.Sprintf("Fit: %v", err)}
+	}
+	rec, ok := recs[key]
+	if !ok {
+		return nil, &distError{base + comma + 1, fmt.Sprintf("Fit: %s has no model %q (it has: %s)", full, key, strings.Join(FitKeys(recs), ", "))}
+	}
+	d, err := rec.Distribution()
+	if err != nil {
+		return nil, &distError{base + comma + 1, fmt.Sprintf("Fit: %s [%s]: %v", full, key, err)}
+	}
+	return d, nil
+}
+
+// LoadFitFile reads a fit file written by gmark fit: one TOML table of a
+// stats.FitRecord per key (runtime, interarrival, …). A relative path is
+// resolved against ctx.Dir; the resolved path is returned too.
+func LoadFitFile(path string, ctx DistContext) (map[string]stats.FitRecord, string, error) {
+	full := path
+	if !filepath.IsAbs(full) && ctx.Dir != "" {
+		full = filepath.Join(ctx.Dir, full)
+	}
+	full = filepath.Clean(full)
+	open := ctx.Open
+	if open == nil {
+		open = os.ReadFile
+	}
+	src, err := open(full)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, full, fmt.Errorf("%s: no such file (write one with gmark fit TRACE -o %s)", full, filepath.Base(full))
+		}
+		return nil, full, fmt.Errorf("%s: %v", full, err)
+	}
+	recs := map[string]stats.FitRecord{}
+	if _, err := toml.Decode(string(src), &recs); err != nil {
+		return nil, full, fmt.Errorf("%s: not a fit file: %v", full, err)
+	}
+	if ctx.Loaded != nil {
+		ctx.Loaded(full)
+	}
+	return recs, full, nil
+}
+
+// FitKeys lists a fit file's keys, sorted.
+func FitKeys(recs map[string]stats.FitRecord) []string {
+	keys := make([]string, 0, len(recs))
+	for k := range recs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -341,6 +342,8 @@ func (p *parser) rest(u *Unit, line lineRef, f []field, pos []Pos) {
 	p.siteInfo(u, line, f[2])
 	p.arrival(u, line, f[3])
 	p.otherInfo(u, line, f[4])
+	p.modelArrival(u)
+	p.noteFitFiles(u)
 	// Checks across columns would only repeat an error already reported.
 	if len(p.errs) == errsBefore {
 		p.checkUnit(u)
@@ -400,7 +403,7 @@ func (p *parser) arrival(u *Unit, line lineRef, f field) {
 		u.Arrival.Dist = stats.Constant{}
 		return
 	}
-	d, err := ParseDistribution(f.text)
+	d, err := ParseDistributionIn(f.text, p.distContext(line.file))
 	if err != nil {
 		var de *distError
 		if errors.As(err, &de) {
@@ -410,6 +413,76 @@ func (p *parser) arrival(u *Unit, line lineRef, f field) {
 		return
 	}
 	u.Arrival.Dist = d
+}
+
+// distContext resolves Fit(file,key) files against the directory of the
+// file being read, through the parser's opener, and records them among the
+// spec's inputs (their digests go into the workload's provenance).
+func (p *parser) distContext(file string) DistContext {
+	return DistContext{Dir: filepath.Dir(file), Open: p.open, Loaded: p.included}
+}
+
+func (p *parser) included(path string) {
+	for _, inc := range p.spec.Includes {
+		if inc == path {
+			return
+		}
+	}
+	p.spec.Includes = append(p.spec.Includes, path)
+}
+
+// modelArrival gives a job unit whose ArrivalTimeDistr is "-" the
+// inter-arrival time of its Model= fit file, when the file has one
+// ("interarrival"). Workload generators (wl:) read Model= themselves.
+func (p *parser) modelArrival(u *Unit) {
+	if u.Workload || u.Arrival.Text != "-" || !u.Options.Has("Model") {
+		return
+	}
+	opt, _ := u.Options.Get("Model")
+	recs, full, err := LoadFitFile(opt.Value, p.distContext(opt.Pos.File))
+	if err != nil {
+		p.errorf(opt.Pos, "Model: %v", err)
+		return
+	}
+	rec, ok := recs["interarrival"]
+	if !ok {
+		return
+	}
+	d, err := rec.Distribution()
+	if err != nil {
+		p.errorf(opt.Pos, "Model: %s [interarrival]: %v", full, err)
+		return
+	}
+	u.Arrival.Dist = d
+	u.Arrival.Text = "Fit(" + opt.Value + ",interarrival)"
+}
+
+// fitCall finds the file of each Fit(file,key) in a value.
+var fitCall = regexp.MustCompile(`(?i)\bFit\(\s*([^,()]+?)\s*,`)
+
+// noteFitFiles records the fit files a unit's OtherInfo names (Model=, and
+// Fit(file,key) in any value, e.g. RunTime=Fit(fit.toml,runtime)) among the
+// spec's inputs, so the workload's manifest lists them with their digests.
+// Files that cannot be read are left to the generator to report.
+func (p *parser) noteFitFiles(u *Unit) {
+	for _, opt := range u.Options.All() {
+		var files []string
+		if opt.Key == "Model" {
+			files = append(files, opt.Value)
+		}
+		for _, m := range fitCall.FindAllStringSubmatch(opt.Value, -1) {
+			files = append(files, m[1])
+		}
+		for _, f := range files {
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(filepath.Dir(opt.Pos.File), f)
+			}
+			f = filepath.Clean(f)
+			if _, err := p.open(f); err == nil {
+				p.included(f)
+			}
+		}
+	}
 }
 
 // otherInfo reads the comma-separated Key=Value pairs, merging ExternalFile

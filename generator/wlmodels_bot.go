@@ -1,0 +1,314 @@
+package generator
+
+import (
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gmark/gmark/stats"
+	"github.com/gmark/gmark/wdl"
+	"github.com/gmark/gmark/workload"
+)
+
+// wl:bot is the thesis's bag-of-tasks model (§4.4.2, Table 4.9), with the
+// "Avg" row as defaults, every part replaceable:
+//
+//	users             Zipf(1.31, 368), drawn per arrival
+//	inter-arrival     2^W(4.25, 7.86) s, the peak-hour (8AM–5PM) time between bags
+//	daily cycle       W(1.79, 24.16) over the half-hour slot of the day,
+//	                  normalised to weight 1 on average over the peak hours
+//	bag size          round(2^W(1.76, 2.11)) tasks
+//	task run times    per bag, ART ~ 2^N(μ = 6.1, σ = 2.73) s (the table prints
+//	                  N(2.73, 6.1): (σ, μ), see the reference's P1) and
+//	                  RTV ~ 2^W(2.05, 12.25) s² (the variance of the bag's run
+//	                  times); each task ~ N(ART, √RTV), redrawn while ≤ 0
+//	size 1            a single job of the grid Lublin–Feitelson model
+//
+// NTimes is the number of arrivals: bags, and single jobs when the size is
+// 1. A bag is one composite job of shape "bot" whose tasks are unitary swf
+// jobs of one processor, with the bag's submit time and user. Every choice
+// the thesis leaves open is listed with its reason in docs/models.md.
+func init() {
+	RegisterWorkloadGenerator(&WorkloadGenerator{
+		Name:    "bot",
+		Doc:     "the thesis's bags-of-tasks model (Table 4.9, Avg row); NTimes arrivals: bags, or single jobs when the size is 1",
+		Prepare: prepareBoT,
+	})
+}
+
+// The Avg row of Table 4.9, on the data's own scale.
+var (
+	botUsers        = 368
+	botUserExponent = 1.31
+	botDefaultIAT   = stats.Pow2{Of: stats.Weibull{Shape: 4.25, Scale: 7.86}}
+	botDefaultCycle = stats.Weibull{Shape: 1.79, Scale: 24.16}
+	botDefaultSize  = stats.Pow2{Of: stats.Weibull{Shape: 1.76, Scale: 2.11}}
+	botDefaultART   = stats.Pow2{Of: stats.Normal{Mu: 6.1, Sigma: 2.73}}
+	botDefaultRTV   = stats.Pow2{Of: stats.Weibull{Shape: 2.05, Scale: 12.25}}
+)
+
+const (
+	botDefaultGap     = 120 * time.Second // the thesis's Δ
+	botDefaultMaxSize = 100000
+	botMaxRunTime     = 30 * 86400.0
+)
+
+// cycleKey reads DailyCycle: a boolean, or the distribution of the slot
+// index of arrivals (for the bag-of-tasks cycle).
+func cycleKey(k *modelKeys) (on bool, d stats.Distribution, given bool) {
+	opt, ok := k.o.Get("DailyCycle")
+	if !ok {
+		return true, nil, false
+	}
+	if v, err := wdl.ParseBool(opt.Value); err == nil {
+		return v, nil, true
+	}
+	switch strings.ToLower(opt.Value) {
+	case "none":
+		return false, nil, true
+	}
+	d, err := wdl.ParseDistributionIn(opt.Value, wdl.DistContext{Dir: filepath.Dir(opt.Pos.File)})
+	if err != nil {
+		k.add(wdl.Errorf(opt.Pos, "DailyCycle: %v (a boolean, or the distribution of the half-hour slot of arrivals, e.g. W(1.79,24.16))", err))
+		return true, nil, true
+	}
+	return true, d, true
+}
+
+// botCycle is the bag-of-tasks daily cycle: the slot-index distribution of
+// DailyCycle (default W(1.79, 24.16)), its mass per slot, normalised to a
+// mean of 1 over PeakHours (default 8-17), the hours on which the
+// inter-arrival time was fitted.
+func botCycle(k *modelKeys, start float64) (*dailyCycle, error) {
+	_, d, _ := cycleKey(k)
+	if d == nil {
+		d = botDefaultCycle
+	}
+	from, to := 8, 17
+	if r, ok, err := k.o.Range("PeakHours"); err != nil {
+		k.add(err)
+	} else if ok {
+		if r.Max > 24 || r.Max <= r.Min {
+			opt, _ := k.o.Get("PeakHours")
+			k.add(wdl.Errorf(opt.Pos, "PeakHours must be FROM-TO whole hours with FROM < TO ≤ 24, got %v", r))
+		} else {
+			from, to = r.Min, r.Max
+		}
+	}
+	return newCycle(slotWeights(d, 0), 2*from, 2*to, start)
+}
+
+// botPlan is a prepared wl:bot unit.
+type botPlan struct {
+	unit          *wdl.Unit
+	seed          uint64
+	users         int
+	userExp       float64
+	userGap       time.Duration
+	iat           stats.Distribution
+	cycle         *dailyCycle
+	size          stats.Distribution
+	rounding      string
+	maxSize       int
+	art, rtv      stats.Distribution
+	option        string
+	maxRunTime    float64
+	single        lfParams
+	singleRunTime stats.Distribution
+	procs         int
+	app           *appMaker
+	scale         float64
+}
+
+func prepareBoT(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl.ErrorList) {
+	var errs wdl.ErrorList
+	k := newModelKeys(u.Options, &errs)
+	p := &botPlan{unit: u, seed: seed, scale: 1}
+	p.users = k.int("Users", botUsers, 1)
+	p.userExp = k.float("UserExponent", botUserExponent, 1e-9, 100)
+	p.userGap = botDefaultGap
+	if d, ok, err := u.Options.Duration("UserGap"); err != nil {
+		k.add(err)
+	} else if ok {
+		p.userGap = d
+	}
+	if iat, ok := unitArrival(u, k, "bot-interarrival"); ok {
+		p.iat = iat
+	} else {
+		p.iat, _ = k.dist("BoTIAT", "", botDefaultIAT)
+	}
+	if on, _, _ := cycleKey(k); on {
+		c, err := botCycle(k, timeOfDay(k))
+		if err != nil {
+			opt, _ := u.Options.Get("DailyCycle")
+			errs = append(errs, wdl.Errorf(opt.Pos, "DailyCycle: %v", err))
+		}
+		p.cycle = c
+	}
+	p.size, _ = k.dist("BoTSize", "bot-size", botDefaultSize)
+	p.rounding = k.word("SizeRounding", "round", "round", "floor", "ceil")
+	p.maxSize = k.int("MaxBoTSize", botDefaultMaxSize, 1)
+	p.art, _ = k.dist("ART", "bot-art", botDefaultART)
+	p.rtv, _ = k.dist("RTV", "bot-rtv", botDefaultRTV)
+	p.option = k.word("RunTimeOption", "C", "A", "B", "C")
+	p.maxRunTime = k.seconds("MaxRunTime", botMaxRunTime)
+	procsGiven := u.Options.Has("Processors") || u.Options.Has("Grid")
+	p.procs = lfDefaultProcs
+	if n, ok := gridProcessors(k); ok {
+		p.procs = n
+	}
+	p.single = gridParams(p.procs)
+	overrideLF(k, &p.single, "")
+	p.singleRunTime, _ = k.dist("RunTime", "runtime", nil)
+	app, aerrs := swfApp(u.Options)
+	errs = append(errs, aerrs...)
+	p.app = app
+	iwg := prepareIWG(k, u, p.procs, procsGiven)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if iwg.on {
+		s, err := tuneLoad(iwg, func(scale float64) (WorkloadSource, error) {
+			q := *p
+			q.scale = scale
+			return q.newSource()
+		})
+		if err != nil {
+			return nil, wdl.ErrorList{err}
+		}
+		p.scale = s
+	}
+	return p.newSource, nil
+}
+
+// botSource emits a wl:bot unit's arrivals.
+type botSource struct {
+	p                                 *botPlan
+	rArr, rUser, rSize, rRun, rSingle *rand.Rand
+	rApp                              *rand.Rand
+	users                             *userPicker
+	t                                 float64
+	idx                               int
+	buf                               []byte
+}
+
+func (p *botPlan) newSource() (WorkloadSource, error) {
+	id := p.unit.ID
+	up, err := newUserPicker(p.users, p.userExp, p.userGap)
+	if err != nil {
+		return nil, err
+	}
+	return &botSource{p: p, users: up,
+		rArr:    stats.NewStream(p.seed, id, purposeArrival),
+		rUser:   stats.NewStream(p.seed, id, purposeUser),
+		rSize:   stats.NewStream(p.seed, id, purposeSize),
+		rRun:    stats.NewStream(p.seed, id, purposeRunTime),
+		rSingle: stats.NewStream(p.seed, id, purposeSingle),
+		rApp:    stats.NewStream(p.seed, id, purposeApp)}, nil
+}
+
+// bagSize draws a bag size: the size distribution rounded by the unit's
+// rule, at least 1; sizes above MaxBoTSize are redrawn.
+func (p *botPlan) bagSize(r *rand.Rand) int {
+	for i := 0; ; i++ {
+		v := p.size.Rand(r)
+		switch p.rounding {
+		case "floor":
+			v = math.Floor(v)
+		case "ceil":
+			v = math.Ceil(v)
+		default:
+			v = math.Round(v)
+		}
+		if v <= float64(p.maxSize) || i >= 100 {
+			return int(math.Max(1, math.Min(v, float64(p.maxSize))))
+		}
+	}
+}
+
+// taskRunTime draws one task's run time (seconds) in a bag of average run
+// time art and run-time variance rtv, by the unit's RunTimeOption:
+//
+//	C  N(art, √rtv), redrawn while ≤ 0 (default)
+//	A  2^N(log2 art, √(log2 rtv)): RTV read as the variance of log2 run times
+//	B  2^N(log2 art, log2 rtv): the thesis's text taken literally
+//
+// Values above MaxRunTime are redrawn.
+func (p *botPlan) taskRunTime(r *rand.Rand, art, rtv float64) float64 {
+	for i := 0; i < 100; i++ {
+		var v float64
+		switch p.option {
+		case "A":
+			v = math.Exp2(math.Log2(art) + math.Sqrt(math.Max(0, math.Log2(rtv)))*r.NormFloat64())
+		case "B":
+			v = math.Exp2(math.Log2(art) + math.Max(0, math.Log2(rtv))*r.NormFloat64())
+		default:
+			v = art + math.Sqrt(rtv)*r.NormFloat64()
+		}
+		if v > 0 && v <= p.maxRunTime {
+			return v
+		}
+	}
+	return math.Min(art, p.maxRunTime)
+}
+
+func (s *botSource) Next(j *workload.Job) (bool, error) {
+	p := s.p
+	if s.idx >= p.unit.NTimes {
+		return false, nil
+	}
+	if s.idx > 0 {
+		tau := math.Max(0, p.iat.Rand(s.rArr)) * p.scale
+		if p.cycle != nil {
+			s.t = p.cycle.warp(s.t, tau)
+		} else {
+			s.t += tau
+		}
+	}
+	submit := wdl.SecondsToDuration(s.t)
+	if submit > maxOffset || s.t > maxOffset.Seconds() {
+		return false, errArrivalsTooLate
+	}
+	user := s.users.pick(s.rUser, submit)
+	n := p.bagSize(s.rSize)
+	var id string
+	s.buf, id = unitID(s.buf, p.unit.ID, s.idx)
+	if n == 1 {
+		procs := p.single.size(s.rSingle)
+		var rt float64
+		if p.singleRunTime != nil {
+			rt = math.Max(0, p.singleRunTime.Rand(s.rSingle))
+		} else {
+			rt = math.Exp(p.single.logRunTime(s.rSingle, procs))
+		}
+		fillModelJob(j, id, p.unit.ID, s.idx, submit, procs, rt, user, p.app, s.rApp)
+		s.idx++
+		return true, nil
+	}
+	art := p.art.Rand(s.rRun)
+	rtv := math.Max(0, p.rtv.Rand(s.rRun))
+	if !(art > 0) {
+		art = minRunTime
+	}
+	j.ID, j.Unit, j.Index = id, p.unit.ID, s.idx
+	j.Kind, j.Type, j.SiteType = workload.Composite, "bot", ""
+	j.Submit, j.WallTime, j.RunTime = submit, 0, 0
+	j.User, j.Group = user, ""
+	j.Components = j.Components[:0]
+	j.App = workload.App{Params: j.App.Params[:0]}
+	j.Files = j.Files[:0]
+	if cap(j.Tasks) < n {
+		j.Tasks = make([]workload.Job, n)
+	}
+	j.Tasks = j.Tasks[:n]
+	for k := range j.Tasks {
+		rt := p.taskRunTime(s.rRun, art, rtv)
+		fillModelJob(&j.Tasks[k], id+"."+strconv.Itoa(k), p.unit.ID, k, submit, 1, rt, user, p.app, s.rApp)
+	}
+	j.Deps = j.Deps[:0]
+	s.idx++
+	return true, nil
+}

@@ -1,0 +1,289 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mathext"
+)
+
+// The distributions fitting needs beyond the WDL families: the hyper-gamma
+// (Lublin–Feitelson's runtime model, and a fitted family), the distribution
+// of 2^Y (how a model fitted on log2 data is sampled back), and a spliced
+// distribution (a fitted model plus the values set apart below the floor).
+
+// HyperGamma is a mixture of gamma distributions: with probability
+// Weights[i] the value comes from a gamma of shape Shapes[i] and scale
+// Scales[i] (mean Shapes[i]·Scales[i]).
+type HyperGamma struct{ Weights, Shapes, Scales []float64 }
+
+// NewHyperGamma checks the parameters: weights in [0,1] summing to 1 (within
+// 1e-9), shapes and scales > 0.
+func NewHyperGamma(weights, shapes, scales []float64) (HyperGamma, error) {
+	if len(weights) == 0 || len(weights) != len(shapes) || len(weights) != len(scales) {
+		return HyperGamma{}, fmt.Errorf("HGamma: %d weights, %d shapes and %d scales; give one of each per branch", len(weights), len(shapes), len(scales))
+	}
+	sum := 0.0
+	for i := range weights {
+		if err := firstErr(probability("HGamma", "p", weights[i]), positive("HGamma", "shape", shapes[i]), positive("HGamma", "scale", scales[i])); err != nil {
+			return HyperGamma{}, err
+		}
+		sum += weights[i]
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		return HyperGamma{}, fmt.Errorf("HGamma: the branch probabilities sum to %g, not 1", sum)
+	}
+	return HyperGamma{Weights: weights, Shapes: shapes, Scales: scales}, nil
+}
+
+func (h HyperGamma) branch(r *rand.Rand) int {
+	u := r.Float64()
+	i := 0
+	for ; i < len(h.Weights)-1; i++ {
+		if u < h.Weights[i] {
+			break
+		}
+		u -= h.Weights[i]
+	}
+	return i
+}
+
+func (h HyperGamma) Rand(r *rand.Rand) float64 {
+	i := h.branch(r)
+	return Gamma{h.Shapes[i], h.Scales[i]}.Rand(r)
+}
+
+func (h HyperGamma) Prob(x float64) float64 {
+	if x < 0 {
+		return 0
+	}
+	s := 0.0
+	for i, w := range h.Weights {
+		s += w * Gamma{h.Shapes[i], h.Scales[i]}.Prob(x)
+	}
+	return s
+}
+
+func (h HyperGamma) CDF(x float64) float64 {
+	if x <= 0 {
+		return 0
+	}
+	s := 0.0
+	for i, w := range h.Weights {
+		s += w * mathext.GammaIncReg(h.Shapes[i], x/h.Scales[i])
+	}
+	return math.Min(s, 1)
+}
+
+// survival is 1 − CDF computed from the branches' upper tails, accurate far
+// in the right tail.
+func (h HyperGamma) survival(x float64) float64 {
+	if x <= 0 {
+		return 1
+	}
+	s := 0.0
+	for i, w := range h.Weights {
+		s += w * mathext.GammaIncRegComp(h.Shapes[i], x/h.Scales[i])
+	}
+	return math.Min(s, 1)
+}
+
+// Quantile inverts the CDF numerically between the branches' quantiles.
+func (h HyperGamma) Quantile(p float64) float64 {
+	if p <= 0 {
+		return 0
+	}
+	if p >= 1 {
+		return math.Inf(1)
+	}
+	lo, hi := math.Inf(1), 0.0
+	for i := range h.Weights {
+		q := Gamma{h.Shapes[i], h.Scales[i]}.Quantile(p)
+		lo, hi = math.Min(lo, q), math.Max(hi, q)
+	}
+	return invertCDF(h.CDF, p, lo, hi)
+}
+
+func (h HyperGamma) Mean() float64 {
+	m := 0.0
+	for i, w := range h.Weights {
+		m += w * h.Shapes[i] * h.Scales[i]
+	}
+	return m
+}
+
+// String is HGamma2(p,shape1,scale1,shape2,scale2) for two branches (the
+// WDL form), HGamma(p1,…,pk;shape1,…;scale1,…) otherwise.
+func (h HyperGamma) String() string {
+	if len(h.Weights) == 2 {
+		return formatCall("HGamma2", h.Weights[0], h.Shapes[0], h.Scales[0], h.Shapes[1], h.Scales[1])
+	}
+	return "HGamma(" + joinFloats(h.Weights) + ";" + joinFloats(h.Shapes) + ";" + joinFloats(h.Scales) + ")"
+}
+
+func joinFloats(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}
+
+// Pow2 is the distribution of 2^Y for Y distributed as Of: how a model
+// fitted to log2 of the data (as the thesis fits every workload
+// characteristic) is sampled in the data's own units. Y = log2 X, so
+// CDF(x) = Of.CDF(log2 x) and Prob(x) = Of.Prob(log2 x) / (x ln 2).
+type Pow2 struct{ Of Distribution }
+
+func (p Pow2) Rand(r *rand.Rand) float64 { return math.Exp2(p.Of.Rand(r)) }
+
+func (p Pow2) Prob(x float64) float64 {
+	if !(x > 0) {
+		return 0
+	}
+	return p.Of.Prob(math.Log2(x)) / (x * math.Ln2)
+}
+
+func (p Pow2) CDF(x float64) float64 {
+	if !(x > 0) {
+		return p.Of.CDF(math.Inf(-1))
+	}
+	return p.Of.CDF(math.Log2(x))
+}
+
+func (p Pow2) Quantile(q float64) float64 { return math.Exp2(p.Of.Quantile(q)) }
+
+// Mean is E[2^Y]: in closed form where there is one, +Inf where it does not
+// exist (log-normal, Pareto, Weibull of shape < 1 on log2 data: their
+// back-transformed tails are heavier than any power), and otherwise by
+// numerical integration over the quantile function.
+func (p Pow2) Mean() float64 {
+	t := math.Ln2
+	switch d := p.Of.(type) {
+	case Constant:
+		return math.Exp2(d.Value)
+	case Normal:
+		return math.Exp(t*d.Mu + t*t*d.Sigma*d.Sigma/2)
+	case Uniform:
+		if d.Max == d.Min {
+			return math.Exp2(d.Min)
+		}
+		return (math.Exp2(d.Max) - math.Exp2(d.Min)) / (t * (d.Max - d.Min))
+	case Exponential:
+		if d.Rate <= t {
+			return math.Inf(1)
+		}
+		return d.Rate / (d.Rate - t)
+	case Gamma:
+		if t*d.Scale >= 1 {
+			return math.Inf(1)
+		}
+		return math.Pow(1-t*d.Scale, -d.Shape)
+	case HyperExponential:
+		m := 0.0
+		for i, w := range d.Weights {
+			m += w * Pow2{Exponential{d.Rates[i]}}.Mean()
+		}
+		return m
+	case HyperGamma:
+		m := 0.0
+		for i, w := range d.Weights {
+			m += w * Pow2{Gamma{d.Shapes[i], d.Scales[i]}}.Mean()
+		}
+		return m
+	case LogNormal, Pareto:
+		return math.Inf(1)
+	case Weibull:
+		if d.Shape < 1 || (d.Shape == 1 && t*d.Scale >= 1) {
+			return math.Inf(1)
+		}
+	}
+	return quantileMean(func(u float64) float64 { return math.Exp2(p.Of.Quantile(u)) })
+}
+
+// quantileMean integrates q over (0,1) (the mean of the distribution whose
+// quantile function is q) with 8-point Gauss–Legendre panels: [1/4, 3/4],
+// then [2^-(j+1), 2^-j] and its mirror image for j = 2…45, finer towards
+// both ends. Beyond 1 − 2^-46 float64 cannot resolve the quantile, so a mass
+// of about 1e-14 of the upper tail is left out; when the last panel still
+// weighs more than 1e-9 of the total, the mean is taken not to exist (+Inf).
+func quantileMean(q func(float64) float64) float64 {
+	panel := func(a, b float64) float64 {
+		s := 0.0
+		for i, x := range glNodes8 {
+			s += glWeights8[i] * q(a+(b-a)*(x+1)/2)
+		}
+		return s * (b - a) / 2
+	}
+	sum := panel(0.25, 0.75)
+	for j := 2; j <= 45; j++ {
+		a, b := math.Ldexp(1, -(j+1)), math.Ldexp(1, -j)
+		sum += panel(a, b)
+		hi := panel(1-b, 1-a)
+		if math.IsInf(hi, 0) || math.IsNaN(hi) {
+			return math.Inf(1)
+		}
+		sum += hi
+		if hi < 1e-16*sum && j > 8 {
+			return sum
+		}
+		if j == 45 && hi > 1e-9*sum {
+			return math.Inf(1) // still growing at the edge of float64: no mean
+		}
+	}
+	return sum
+}
+
+var (
+	glNodes8   = [8]float64{-0.9602898564975363, -0.7966664774136267, -0.5255324099163290, -0.1834346424956498, 0.1834346424956498, 0.5255324099163290, 0.7966664774136267, 0.9602898564975363}
+	glWeights8 = [8]float64{0.1012285362903763, 0.2223810344533745, 0.3137066458778873, 0.3626837833783620, 0.3626837833783620, 0.3137066458778873, 0.2223810344533745, 0.1012285362903763}
+)
+
+func (p Pow2) String() string { return "Pow2(" + p.Of.String() + ")" }
+
+// Spliced joins two distributions whose supports do not overlap: with
+// probability LowShare a value from Low, otherwise from High, every value of
+// Low lying below every value of High. A fit uses it to put back the values
+// it set apart at or below the floor (zeros under log2, for instance): Low
+// is their empirical distribution, High the fitted model.
+type Spliced struct {
+	Low      Distribution
+	LowShare float64
+	High     Distribution
+}
+
+func (s Spliced) Rand(r *rand.Rand) float64 {
+	if r.Float64() < s.LowShare {
+		return s.Low.Rand(r)
+	}
+	return s.High.Rand(r)
+}
+
+func (s Spliced) Prob(x float64) float64 {
+	return s.LowShare*s.Low.Prob(x) + (1-s.LowShare)*s.High.Prob(x)
+}
+
+func (s Spliced) CDF(x float64) float64 {
+	return s.LowShare*s.Low.CDF(x) + (1-s.LowShare)*s.High.CDF(x)
+}
+
+func (s Spliced) Quantile(p float64) float64 {
+	if p <= s.LowShare {
+		if s.LowShare == 0 {
+			return s.High.Quantile(0)
+		}
+		return s.Low.Quantile(p / s.LowShare)
+	}
+	return s.High.Quantile((p - s.LowShare) / (1 - s.LowShare))
+}
+
+func (s Spliced) Mean() float64 {
+	return s.LowShare*s.Low.Mean() + (1-s.LowShare)*s.High.Mean()
+}
+
+func (s Spliced) String() string {
+	return "Spliced(" + strconv.FormatFloat(s.LowShare, 'g', -1, 64) + ";" + s.Low.String() + ";" + s.High.String() + ")"
+}
