@@ -18,10 +18,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/procexec"
 	"github.com/gmark/gmark/koala/server"
+	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/workload"
 	"github.com/urfave/cli/v2"
 )
@@ -222,6 +224,10 @@ func koalaSimulateCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of background load and failures"},
 			&cli.StringFlag{Name: "events", Usage: "write every event as JSON lines to this file"},
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
+			&cli.StringFlag{Name: "db", Usage: "also record the simulated run in this results store (for 'gmark report')"},
+			&cli.StringFlag{Name: "project", Value: "default", Usage: "with --db: project of the run"},
+			&cli.StringFlag{Name: "scenario", Usage: "with --db: scenario of the run (default: the workload directory's name)"},
+			&cli.StringFlag{Name: "run-id", Usage: "with --db: id of the run (default: time and random digits)"},
 		},
 		Action: runKoalaSimulate,
 	}
@@ -346,6 +352,15 @@ func runKoalaSimulate(c *cli.Context) error {
 		sum.MakespanS = end.Sub(first).Seconds()
 	}
 	sum.Utilization = k.Utilization()
+	if db := c.String("db"); db != "" {
+		runID, err := recordSimulation(c, g, k, arrivals)
+		if err != nil {
+			return err
+		}
+		if !c.Bool("json") {
+			fmt.Fprintf(c.App.Writer, "run %s recorded in %s\n", runID, db)
+		}
+	}
 	if c.Bool("json") {
 		enc := json.NewEncoder(c.App.Writer)
 		enc.SetIndent("", "  ")
@@ -371,4 +386,128 @@ func printSimSummary(w io.Writer, g *grid.Grid, s simSummary) {
 	for _, r := range reasons {
 		fmt.Fprintf(w, "  failed (%d): %s\n", s.FailureReasons[r], r)
 	}
+}
+
+// recordSimulation writes a simulated run into the results store as if it
+// had been submitted: every job submitted at its arrival with no delay, its
+// start and end those of the simulation, on the simulation's clock (which
+// starts at 2000-01-01, so simulated runs stand apart from real ones), and
+// the core's events as annotations.
+func recordSimulation(c *cli.Context, g *grid.Grid, k *core.Core, arrivals []core.Arrival) (string, error) {
+	st, err := store.Open(c.String("db"))
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	runID := c.String("run-id")
+	if runID == "" {
+		runID = submitter.NewRunID()
+	}
+	cfg := map[string]any{"grid": c.String("grid"), "policy": g.Scheduler.Policy, "seed": g.Scheduler.Seed,
+		"warmup": c.Duration("warmup").String(), "simulated": true}
+	rec, err := submitter.DescribeRun(runID, c.Args().First(), "koala-sim", cfg, map[string]any{"simulated": true}, os.Args)
+	if err != nil {
+		return "", err
+	}
+	scenario := c.String("scenario")
+	if scenario == "" {
+		abs, _ := filepath.Abs(c.Args().First())
+		scenario = filepath.Base(abs)
+	}
+	byName := map[string]*core.Job{}
+	for _, j := range k.Jobs() {
+		byName[j.Spec.ID] = j
+	}
+	ns := func(t time.Time) int64 {
+		if t.IsZero() {
+			return 0
+		}
+		return t.UnixNano()
+	}
+	end := k.Now()
+	err = st.Write(c.Context, func(tx *store.Tx) error {
+		now := time.Now().UnixNano()
+		pid, err := tx.EnsureProject(c.String("project"), "", now)
+		if err != nil {
+			return err
+		}
+		sid, err := tx.EnsureScenario(pid, scenario, "", now)
+		if err != nil {
+			return err
+		}
+		rec.Run.ScenarioID = sid
+		if err := tx.InsertRun(rec.Run); err != nil {
+			return err
+		}
+		if err := tx.InsertProvenance(rec.Provenance); err != nil {
+			return err
+		}
+		for _, a := range arrivals {
+			spec := a.Job
+			key := runID + "/" + spec.ID + "/1"
+			sched := a.At.UnixNano()
+			if err := tx.InsertSubmission(store.Submission{Key: key, RunID: runID, JobID: spec.ID, Attempt: 1, ScheduledNS: sched, IntentNS: sched}); err != nil {
+				return err
+			}
+			comps, _ := json.Marshal(spec.Components)
+			row := store.Job{RunID: runID, JobID: spec.ID, Unit: spec.Unit, Index: spec.Index, Kind: string(spec.Kind),
+				Type: spec.Type, App: spec.App.Name, SiteType: string(spec.SiteType), Processors: spec.Processors(),
+				Components: string(comps), WallTimeNS: int64(spec.WallTime), RunTimeNS: int64(spec.RunTime),
+				OffsetNS: int64(spec.Submit), ScheduledNS: sched, Attempts: 1, RecordedNS: now}
+			j, ok := byName[spec.ID]
+			if !ok { // refused by the core
+				row.State, row.Reason = store.Failed, "refused by the scheduler"
+				if err := tx.InsertResult(store.Result{Key: key, RunID: runID, OK: false, DoneNS: sched, Tries: 1, Error: row.Reason}); err != nil {
+					return err
+				}
+				if err := tx.InsertJob(row); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := tx.InsertResult(store.Result{Key: key, RunID: runID, OK: true, SubmitNS: sched, DoneNS: sched,
+				TargetID: "koala:" + j.ID, Tries: 1}); err != nil {
+				return err
+			}
+			row.SubmitNS, row.TargetSubmitNS, row.TargetID = sched, ns(j.Submitted), "koala:"+j.ID
+			row.StartNS, row.EndNS, row.Sites = ns(j.Start), ns(j.End), strings.Join(j.Sites(), ",")
+			row.Reason = j.Reason
+			switch j.State {
+			case core.Finished:
+				row.State = store.Succeeded
+			case core.Failed:
+				row.State = store.Failed
+			case core.Cancelled:
+				row.State = store.Cancelled
+			default: // the simulation stopped first
+				row.State, row.Reason = store.NeverStarted, "the simulation ended before the job did"
+				if !j.Start.IsZero() {
+					row.State, row.EndNS = store.Cancelled, end.UnixNano()
+				}
+			}
+			for _, ev := range []struct {
+				kind string
+				t    time.Time
+			}{{"submitted", a.At}, {"started", j.Start}, {row.State, j.End}} {
+				if ev.t.IsZero() || ev.kind == store.NeverStarted {
+					continue
+				}
+				payload, _ := json.Marshal(map[string]any{"start_ns": row.StartNS, "end_ns": row.EndNS, "reason": row.Reason,
+					"placement_tries": j.PlacementTries, "claim_tries": j.ClaimTries, "ftt_ns": int64(j.FTT),
+					"placement_ns": int64(j.TotalPlacementTime), "restarts": j.Restarts})
+				if err := tx.InsertEvent(store.Event{RunID: runID, JobID: spec.ID, Attempt: 1, TimeNS: ev.t.UnixNano(), Kind: ev.kind, Payload: string(payload)}); err != nil {
+					return err
+				}
+			}
+			if err := tx.InsertJob(row); err != nil {
+				return err
+			}
+		}
+		u, _ := json.Marshal(k.Utilization())
+		if err := tx.InsertAnnotation(store.Annotation{RunID: runID, TimeNS: end.UnixNano(), Kind: "koala-utilization", Key: "summary", Value: string(u), Source: "koala simulate"}); err != nil {
+			return err
+		}
+		return tx.InsertRunEnd(store.RunEnd{RunID: runID, EndNS: end.UnixNano(), Status: "completed", Summary: "{}"})
+	})
+	return runID, err
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -228,6 +229,28 @@ func TestKoalaSimulateW30(t *testing.T) {
 	}
 	if s.Jobs != 200 || s.Finished != 200 || s.Utilization.Grid < 0.2 || s.Utilization.Stacked < 0.55 {
 		t.Errorf("summary %s", stdout)
+	}
+	// --db records the simulated run in the results store.
+	stdout, stderr, code = run(t, dir, "koala", "simulate", "--grid", abs(t, "../../examples/das2.toml"), "--db", "sim.db", "--run-id", "sim-1", "w30")
+	if code != 0 || !strings.Contains(stdout, "run sim-1 recorded in sim.db") {
+		t.Fatalf("exit %d: %s %s", code, stdout, stderr)
+	}
+	st, err := store.OpenReadOnly(filepath.Join(dir, "sim.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	jobs, err := st.Jobs("sim-1")
+	if err != nil || len(jobs) != 200 {
+		t.Fatalf("%d jobs recorded (%v)", len(jobs), err)
+	}
+	for _, j := range jobs {
+		if j.State != "succeeded" || j.StartNS < j.SubmitNS || j.EndNS <= j.StartNS || j.Sites == "" {
+			t.Fatalf("recorded job %+v", j)
+		}
+	}
+	if err := st.VerifyProvenance("sim-1"); err != nil {
+		t.Errorf("provenance: %v", err)
 	}
 }
 
