@@ -1,0 +1,635 @@
+// Package gate is gmark's regression gate: it compares the metrics of new
+// runs with those of baseline runs, metric by metric, knowing for each
+// whether higher or lower is better, and calls a change a regression only
+// when it is both statistically significant (so noise does not fail the
+// gate) and larger than a threshold (so a significant but negligible change
+// does not either). docs/report.md documents the tests.
+package gate
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gmark/gmark/analyzer/metrics"
+	"github.com/gmark/gmark/analyzer/sampstat"
+)
+
+// Direction says which way a metric improves.
+type Direction int
+
+// Directions.
+const (
+	LowerIsBetter Direction = iota
+	HigherIsBetter
+)
+
+func (d Direction) String() string {
+	if d == HigherIsBetter {
+		return "higher"
+	}
+	return "lower"
+}
+
+// Kind is what a metric is computed from.
+type Kind int
+
+// Kinds of metric.
+const (
+	// Distribution: a statistic (mean or quantile) of per-job values.
+	Distribution Kind = iota
+	// Proportion: the share of jobs with a property.
+	Proportion
+	// RunLevel: a figure of the whole run (throughput, makespan).
+	RunLevel
+)
+
+// Metric is a metric the gate knows.
+type Metric struct {
+	Name   string
+	Doc    string
+	Unit   string
+	Better Direction
+	Kind   Kind
+	// Q is the quantile a Distribution metric is (0.5 for p50); 0 for a mean.
+	Q float64
+	// MinChange is the smallest absolute change that counts, whatever the
+	// relative threshold says (a median wait going from 0 s to 0.2 s is an
+	// infinite relative change and no regression).
+	MinChange float64
+	// value is a job's value (Distribution, Proportion: 1 or 0); NaN when
+	// the job has none. Jobs are the top-level jobs of metrics.Samples.
+	value func(s *metrics.Samples, i int) float64
+	// runLevel computes a RunLevel metric from some of a run's jobs.
+	runLevel func(s *metrics.Samples, idx []int) float64
+}
+
+func at(get func(*metrics.Samples) []float64) func(*metrics.Samples, int) float64 {
+	return func(s *metrics.Samples, i int) float64 { return get(s)[i] }
+}
+
+var (
+	wait     = at(func(s *metrics.Samples) []float64 { return s.JobWait })
+	response = at(func(s *metrics.Samples) []float64 { return s.JobResponse })
+	runTime  = at(func(s *metrics.Samples) []float64 { return s.JobRun })
+	bsld     = at(func(s *metrics.Samples) []float64 { return s.JobBSld })
+	delay    = at(func(s *metrics.Samples) []float64 { return s.JobDelay })
+	goodput  = at(func(s *metrics.Samples) []float64 { return s.JobGoodput })
+)
+
+func succeeded(s *metrics.Samples, i int) float64 {
+	if s.JobOK[i] {
+		return 1
+	}
+	return 0
+}
+
+// span is the time from the first submission to the last end of the jobs.
+func span(s *metrics.Samples, idx []int) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, i := range idx {
+		if v := s.JobSubmit[i]; !math.IsNaN(v) {
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		if v := s.JobEnd[i]; !math.IsNaN(v) {
+			hi = max(hi, v)
+		}
+	}
+	return hi - lo
+}
+
+// Metrics are the metrics the gate knows, by name.
+var Metrics = func() map[string]*Metric {
+	ms := []*Metric{
+		{Name: "mean-wait", Doc: "mean wait time", Unit: "s", MinChange: 1, value: wait},
+		{Name: "p50-wait", Doc: "median wait time", Unit: "s", Q: 0.5, MinChange: 1, value: wait},
+		{Name: "p95-wait", Doc: "95th percentile of the wait time", Unit: "s", Q: 0.95, MinChange: 1, value: wait},
+		{Name: "mean-response", Doc: "mean response time", Unit: "s", MinChange: 1, value: response},
+		{Name: "p50-response", Doc: "median response time", Unit: "s", Q: 0.5, MinChange: 1, value: response},
+		{Name: "p95-response", Doc: "95th percentile of the response time", Unit: "s", Q: 0.95, MinChange: 1, value: response},
+		{Name: "mean-run", Doc: "mean run time", Unit: "s", MinChange: 1, value: runTime},
+		{Name: "mean-bsld", Doc: "mean bounded slowdown", MinChange: 0.05, value: bsld},
+		{Name: "p50-bsld", Doc: "median bounded slowdown", Q: 0.5, MinChange: 0.05, value: bsld},
+		{Name: "p95-bsld", Doc: "95th percentile of the bounded slowdown", Q: 0.95, MinChange: 0.05, value: bsld},
+		{Name: "mean-delay", Doc: "mean submission delay", Unit: "s", MinChange: 0.001, value: delay},
+		{Name: "p99-delay", Doc: "99th percentile of the submission delay", Unit: "s", Q: 0.99, MinChange: 0.001, value: delay},
+		{Name: "goodput", Doc: "processor-seconds of successful work per job", Unit: "processor-s", Better: HigherIsBetter, value: goodput},
+		{Name: "success-rate", Doc: "successful jobs / submitted jobs", Better: HigherIsBetter, Kind: Proportion, MinChange: 0.001, value: succeeded},
+		{Name: "throughput", Doc: "successful jobs per hour", Unit: "jobs/h", Better: HigherIsBetter, Kind: RunLevel,
+			runLevel: func(s *metrics.Samples, idx []int) float64 {
+				n := 0
+				for _, i := range idx {
+					if s.JobOK[i] {
+						n++
+					}
+				}
+				return float64(n) / (span(s, idx) / 3600)
+			}},
+		{Name: "makespan", Doc: "first submission to last end", Unit: "s", Kind: RunLevel, MinChange: 1, runLevel: span},
+	}
+	m := map[string]*Metric{}
+	for _, x := range ms {
+		m[x.Name] = x
+	}
+	return m
+}()
+
+// Names lists the metrics the gate knows, sorted.
+func Names() []string {
+	var n []string
+	for k := range Metrics {
+		n = append(n, k)
+	}
+	slices.Sort(n)
+	return n
+}
+
+// DefaultMetrics are compared when none are named: job-level metrics, which
+// runs of the same scenario with different seeds share. (Throughput and
+// makespan of an open workload follow its arrivals: compare them between
+// runs of the same workload.)
+var DefaultMetrics = []string{"mean-wait", "p50-wait", "p95-wait", "p50-response", "p95-bsld", "success-rate"}
+
+// Tests.
+const (
+	// BlockBootstrap (the default) resamples blocks of consecutive jobs.
+	BlockBootstrap = "block-bootstrap"
+	// IID treats jobs as independent: Mann–Whitney U, Mood's quantile
+	// test, the two-proportion z test, the bootstrap of the means.
+	IID = "iid"
+)
+
+// Config tunes the comparison.
+type Config struct {
+	Metrics   []string // names (DefaultMetrics when empty)
+	Threshold float64  // relative change that counts (0.05 when 0)
+	Alpha     float64  // significance level (0.01 when 0)
+	Test      string   // BlockBootstrap (default) or IID
+	// Resamples of the bootstrap (1000 when 0; 200 when a side has more
+	// than 20,000 jobs).
+	Resamples int
+	Seed      uint64 // of the bootstrap's generator
+}
+
+// Row is the comparison of one metric.
+type Row struct {
+	Metric      string     `json:"metric"`
+	Unit        string     `json:"unit,omitempty"`
+	Better      string     `json:"better"` // "lower" or "higher"
+	Baseline    float64    `json:"baseline"`
+	New         float64    `json:"new"`
+	Change      float64    `json:"change"`          // new − baseline
+	Relative    float64    `json:"relative_change"` // change / |baseline|
+	Test        string     `json:"test"`
+	P           float64    `json:"p"`                // one-sided p-value of "new is worse"
+	PAdj        float64    `json:"p_holm"`           // P adjusted for the number of metrics (Holm–Bonferroni)
+	CI          [2]float64 `json:"diff_ci"`          // (1 − 2α) bootstrap interval of new − baseline
+	Significant bool       `json:"significant"`      // new is worse at α over all the metrics (PAdj < α)
+	Beyond      bool       `json:"beyond_threshold"` // the change is worse by more than the threshold
+	Improved    bool       `json:"improved"`         // the change is better by more than the threshold
+	Verdict     string     `json:"verdict"`          // ok, REGRESSION, improved, untested
+	Note        string     `json:"note,omitempty"`   // e.g. too few values for the test
+	NBase       int        `json:"n_baseline"`       // values compared
+	NNew        int        `json:"n_new"`
+}
+
+// Result is the gate's outcome.
+type Result struct {
+	BaselineRuns []string `json:"baseline_runs"`
+	NewRuns      []string `json:"new_runs"`
+	Alpha        float64  `json:"alpha"`
+	Threshold    float64  `json:"threshold"`
+	Test         string   `json:"test"`
+	Rows         []Row    `json:"rows"`
+	Regressed    []string `json:"regressed"` // the metrics that regressed
+}
+
+// side is one side of the comparison: its runs, each with its top-level
+// jobs in submission order.
+type side struct {
+	runs  []*metrics.Samples
+	order [][]int
+}
+
+func newSide(runs []*metrics.RunMetrics) *side {
+	s := &side{}
+	for _, r := range runs {
+		smp := &r.Samples
+		idx := make([]int, len(smp.JobSubmit))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int {
+			x, y := smp.JobSubmit[a], smp.JobSubmit[b]
+			switch {
+			case math.IsNaN(x) && math.IsNaN(y):
+				return 0
+			case math.IsNaN(x):
+				return 1
+			case math.IsNaN(y):
+				return -1
+			}
+			return cmp.Compare(x, y)
+		})
+		s.runs = append(s.runs, smp)
+		s.order = append(s.order, idx)
+	}
+	return s
+}
+
+// values pools the defined values of the jobs idx[r] of every run r.
+func (s *side) values(mt *Metric, idx [][]int) []float64 {
+	var out []float64
+	for r, smp := range s.runs {
+		for _, i := range idx[r] {
+			if v := mt.value(smp, i); !math.IsNaN(v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// eval computes the metric over the jobs idx[r] of every run r.
+func (s *side) eval(mt *Metric, idx [][]int) float64 {
+	if mt.Kind == RunLevel {
+		t := 0.0
+		for r, smp := range s.runs {
+			t += mt.runLevel(smp, idx[r])
+		}
+		return t / float64(len(s.runs))
+	}
+	v := s.values(mt, idx)
+	if mt.Q > 0 {
+		return quantileOf(v, mt.Q)
+	}
+	return meanOf(v)
+}
+
+// resample draws, per run, a moving-block bootstrap sample of its jobs in
+// submission order: ⌈n/L⌉ blocks of L = ⌈√n⌉ consecutive jobs, starting
+// anywhere, cut to n jobs. Blocks keep the dependence between jobs that
+// arrive together (a burst delays many at once), which resampling single
+// jobs would break. With block = false, single jobs (L = 1).
+func (s *side) resample(r *rand.Rand, block bool, buf [][]int) [][]int {
+	for k, ord := range s.order {
+		n := len(ord)
+		out := buf[k][:0]
+		if n == 0 {
+			buf[k] = out
+			continue
+		}
+		l := 1
+		if block {
+			l = blockLen(n)
+		}
+		for len(out) < n {
+			start := r.IntN(n - l + 1)
+			for j := start; j < start+l && len(out) < n; j++ {
+				out = append(out, ord[j])
+			}
+		}
+		buf[k] = out
+	}
+	return buf
+}
+
+func (s *side) size() int {
+	n := 0
+	for _, o := range s.order {
+		n += len(o)
+	}
+	return n
+}
+
+// Compare compares new runs with baseline runs. Runs on each side are
+// pooled: per-job values of every run together, run-level figures averaged
+// over the runs.
+func Compare(baseline, new []*metrics.RunMetrics, cfg Config) (*Result, error) {
+	if len(baseline) == 0 || len(new) == 0 {
+		return nil, fmt.Errorf("the gate needs at least one baseline run and one new run")
+	}
+	if cfg.Threshold == 0 {
+		cfg.Threshold = 0.05
+	}
+	if cfg.Alpha == 0 {
+		cfg.Alpha = 0.01
+	}
+	if cfg.Test == "" {
+		cfg.Test = BlockBootstrap
+	}
+	if cfg.Test != BlockBootstrap && cfg.Test != IID {
+		return nil, fmt.Errorf("unknown test %q (%s or %s)", cfg.Test, BlockBootstrap, IID)
+	}
+	names := cfg.Metrics
+	if len(names) == 0 {
+		names = DefaultMetrics
+	}
+	res := &Result{Alpha: cfg.Alpha, Threshold: cfg.Threshold, Test: cfg.Test, Regressed: []string{}}
+	for _, m := range baseline {
+		res.BaselineRuns = append(res.BaselineRuns, m.RunID)
+	}
+	for _, m := range new {
+		res.NewRuns = append(res.NewRuns, m.RunID)
+	}
+	b, n := newSide(baseline), newSide(new)
+	for _, name := range names {
+		mt, ok := Metrics[name]
+		if !ok {
+			return nil, fmt.Errorf("unknown metric %q (known: %s)", name, strings.Join(Names(), ", "))
+		}
+		res.Rows = append(res.Rows, compare(mt, b, n, cfg))
+	}
+	holm(res.Rows, cfg.Alpha)
+	for i := range res.Rows {
+		row := &res.Rows[i]
+		switch {
+		case row.Verdict == "untested":
+		case row.Significant && row.Beyond:
+			row.Verdict = "REGRESSION"
+			res.Regressed = append(res.Regressed, row.Metric)
+		case row.Improved:
+			row.Verdict = "improved"
+		default:
+			row.Verdict = "ok"
+		}
+	}
+	return res, nil
+}
+
+// holm decides significance with the Holm–Bonferroni procedure: the gate
+// fails when any metric regresses, so the chance that noise fails it is
+// kept at α over all the metrics compared, not α per metric. With p-values
+// sorted ascending, the k-th (from 0) is significant when it and every
+// smaller one is below α/(m − k). Row.PAdj is the adjusted p-value.
+func holm(rows []Row, alpha float64) {
+	idx := make([]int, 0, len(rows))
+	for i := range rows {
+		if rows[i].Test != "none" && rows[i].Verdict != "untested" {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(rows[a].P, rows[b].P) })
+	m := len(idx)
+	adj := 0.0
+	for k, i := range idx {
+		adj = max(adj, min(1, float64(m-k)*rows[i].P))
+		rows[i].PAdj = adj
+		rows[i].Significant = adj < alpha
+	}
+}
+
+func compare(mt *Metric, b, n *side, cfg Config) Row {
+	row := Row{Metric: mt.Name, Unit: mt.Unit, Better: mt.Better.String(), P: 1, PAdj: 1, CI: [2]float64{math.NaN(), math.NaN()}}
+	worse := func(d float64) bool { // d = new − baseline
+		if mt.Better == HigherIsBetter {
+			return d < 0
+		}
+		return d > 0
+	}
+	row.Baseline, row.New = b.eval(mt, b.order), n.eval(mt, n.order)
+	if mt.Kind == RunLevel {
+		row.NBase, row.NNew = b.size(), n.size()
+	} else {
+		row.NBase, row.NNew = len(b.values(mt, b.order)), len(n.values(mt, n.order))
+	}
+	switch {
+	case math.IsNaN(row.Baseline) || math.IsNaN(row.New):
+		row.Verdict, row.Note, row.Test = "untested", "no values on a side", "none"
+		return row
+	case row.NBase < 10 || row.NNew < 10:
+		row.Note, row.Test = "fewer than 10 values on a side: no test", "none"
+	case cfg.Test == IID && mt.Kind != RunLevel:
+		row.Test, row.P = iidTest(mt, b.values(mt, b.order), n.values(mt, n.order))
+	default:
+		row.Test = "moving-block bootstrap of the difference"
+		if cfg.Test == IID {
+			row.Test = "bootstrap of the difference"
+		}
+		row.CI, row.P = bootstrap(mt, b, n, cfg, worse)
+	}
+	row.Change = row.New - row.Baseline
+	row.Relative = 0
+	if row.Change != 0 {
+		row.Relative = row.Change / math.Abs(row.Baseline)
+	}
+	big := math.Abs(row.Change) > max(cfg.Threshold*math.Abs(row.Baseline), mt.MinChange)
+	row.Beyond = worse(row.Change) && big
+	row.Improved = !worse(row.Change) && row.Change != 0 && big
+	return row
+}
+
+// bootstrap resamples both sides (blocks of jobs, or single jobs for the
+// iid test) and returns the (1 − 2α) percentile interval of new − baseline
+// and the one-sided p-value of "new is worse": the share of resamples in
+// which it is not, (k + 1)/(B + 1) (the bootstrap's achieved significance
+// level).
+func bootstrap(mt *Metric, b, n *side, cfg Config, worse func(float64) bool) ([2]float64, float64) {
+	resamples := cfg.Resamples
+	if resamples == 0 {
+		resamples = 2000
+		if b.size() > 20000 || n.size() > 20000 {
+			resamples = 200
+		}
+	}
+	r := rand.New(rand.NewPCG(cfg.Seed, 0x6a09e667f3bcc908))
+	block := cfg.Test == BlockBootstrap
+	bb, nb := make([][]int, len(b.order)), make([][]int, len(n.order))
+	d := make([]float64, 0, resamples)
+	notWorse := 0
+	for range resamples {
+		bb = b.resample(r, block, bb)
+		nb = n.resample(r, block, nb)
+		x := n.eval(mt, nb) - b.eval(mt, bb)
+		if math.IsNaN(x) {
+			x = 0
+		}
+		d = append(d, x)
+		if !worse(x) {
+			notWorse++
+		}
+	}
+	slices.Sort(d)
+	return [2]float64{sampstat.Quantile(d, cfg.Alpha), sampstat.Quantile(d, 1-cfg.Alpha)}, float64(notWorse+1) / float64(resamples+1)
+}
+
+// iidTest tests per-job values as independent: Mood's quantile test for a
+// quantile, the two-proportion z test for a proportion, the Mann–Whitney U
+// test for a mean (a shift of the whole distribution).
+func iidTest(mt *Metric, b, n []float64) (string, float64) {
+	switch {
+	case mt.Kind == Proportion:
+		kb, kn := 0, 0
+		for _, v := range b {
+			kb += int(v)
+		}
+		for _, v := range n {
+			kn += int(v)
+		}
+		_, p := sampstat.TwoProportionLess(kb, len(b), kn, len(n))
+		return "two-proportion z (one-sided, pooled)", p
+	case mt.Q > 0:
+		return fmt.Sprintf("Mood's quantile test: share beyond the pooled p%g, two-proportion z", 100*mt.Q), quantileTest(b, n, mt.Q, mt.Better)
+	}
+	var mw sampstat.MannWhitney
+	if mt.Better == HigherIsBetter {
+		mw = sampstat.MannWhitneyGreater(n, b) // is the baseline larger (new smaller, worse)?
+	} else {
+		mw = sampstat.MannWhitneyGreater(b, n) // is new larger (worse)?
+	}
+	return "Mann–Whitney U (one-sided, normal approximation with ties)", mw.P
+}
+
+// quantileTest is Mood's median test generalized to the q-quantile: the
+// pooled sample's q-quantile c splits both samples, and the two-proportion z
+// test asks whether the new sample has more values beyond c (above it when
+// lower is better) than the baseline. Under the null hypothesis (the same
+// q-quantile) both shares are 1 − q. It returns the one-sided p-value.
+func quantileTest(b, n []float64, q float64, better Direction) float64 {
+	all := append(slices.Clone(b), n...)
+	slices.Sort(all)
+	c := sampstat.Quantile(all, q)
+	beyond := func(v []float64) int {
+		k := 0
+		for _, x := range v {
+			if better == LowerIsBetter && x > c || better == HigherIsBetter && x < c {
+				k++
+			}
+		}
+		return k
+	}
+	_, p := sampstat.TwoProportionLess(beyond(n), len(n), beyond(b), len(b))
+	return p
+}
+
+func meanOf(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	t := 0.0
+	for _, x := range v {
+		t += x
+	}
+	return t / float64(len(v))
+}
+
+// quantileOf is the type-7 quantile of v, which it reorders: two
+// selections instead of a sort.
+func quantileOf(v []float64, q float64) float64 {
+	n := len(v)
+	if n == 0 {
+		return math.NaN()
+	}
+	h := float64(n-1) * q
+	i := int(h)
+	lo := selectK(v, i)
+	if i+1 >= n || h == float64(i) {
+		return lo
+	}
+	hi := v[i+1]
+	for _, x := range v[i+1:] {
+		hi = min(hi, x)
+	}
+	return lo + (h-float64(i))*(hi-lo)
+}
+
+// selectK reorders v so that v[k] is its k-th smallest value, everything
+// before it no larger and everything after it no smaller (Hoare's
+// quickselect, median-of-three pivots), and returns v[k].
+func selectK(v []float64, k int) float64 {
+	lo, hi := 0, len(v)-1
+	for hi > lo {
+		mid := lo + (hi-lo)/2
+		if v[mid] < v[lo] {
+			v[mid], v[lo] = v[lo], v[mid]
+		}
+		if v[hi] < v[lo] {
+			v[hi], v[lo] = v[lo], v[hi]
+		}
+		if v[hi] < v[mid] {
+			v[hi], v[mid] = v[mid], v[hi]
+		}
+		p := v[mid]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < p {
+				i++
+			}
+			for v[j] > p {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
+}
+
+// WriteText prints the comparison as a table and a verdict line.
+func (r *Result) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "baseline: %s\nnew:      %s\n", strings.Join(r.BaselineRuns, ", "), strings.Join(r.NewRuns, ", "))
+	fmt.Fprintf(tw, "a regression is a change for the worse beyond %.3g%% that is significant at α = %g over the metrics (%s test, Holm–Bonferroni)\n\n", 100*r.Threshold, r.Alpha, r.Test)
+	fmt.Fprintln(tw, "metric\tbetter\tbaseline\tnew\tchange\tp\tp (Holm)\tverdict\t")
+	for _, x := range r.Rows {
+		rel := "–"
+		switch {
+		case math.IsNaN(x.Relative):
+		case math.IsInf(x.Relative, 0):
+			rel = fmt.Sprintf("%+.4g", x.Change)
+		default:
+			rel = fmt.Sprintf("%+.1f%%", 100*x.Relative)
+		}
+		p, pa := "–", "–"
+		if x.Test != "none" {
+			p, pa = fmt.Sprintf("%.2g", x.P), fmt.Sprintf("%.2g", x.PAdj)
+		}
+		v := x.Verdict
+		if x.Note != "" {
+			v += " (" + x.Note + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", x.Metric, x.Better, fmtVal(x.Baseline, x.Unit), fmtVal(x.New, x.Unit), rel, p, pa, v)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var err error
+	if len(r.Regressed) > 0 {
+		_, err = fmt.Fprintf(w, "\nREGRESSION: %s\n", strings.Join(r.Regressed, ", "))
+	} else {
+		_, err = fmt.Fprintln(w, "\nno significant regression")
+	}
+	return err
+}
+
+func fmtVal(v float64, unit string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	s := fmt.Sprintf("%.4g", v)
+	if unit != "" {
+		s += " " + unit
+	}
+	return s
+}
+
+// blockLen is the block length of the moving-block bootstrap: a tenth of the
+// run, as in the batch-means method of simulation output analysis (ten
+// batches), so that congestion episodes of many jobs stay within a block.
+func blockLen(n int) int { return max(1, (n+9)/10) }

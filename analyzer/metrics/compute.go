@@ -1,0 +1,833 @@
+package metrics
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/sampstat"
+)
+
+// Options tune Compute.
+type Options struct {
+	// Tau is the bounded slowdown's threshold τ (DefaultTau when 0).
+	Tau time.Duration
+	// WorkloadTime reports a run submitted with --speedup X in workload
+	// time: durations × X, rates ÷ X. Ratios (slowdown, utilization, success
+	// rate) do not change; the submission delay stays in wall time (it is
+	// the submitter's accuracy, which a speedup does not compress).
+	WorkloadTime bool
+	// Bins is the number of intervals of the time series (100 when 0).
+	Bins int
+	// MaxGroups caps the rows of the per-type, per-site and per-user tables;
+	// the smallest groups are merged into "(other)" (50 when 0).
+	MaxGroups int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Tau == 0 {
+		o.Tau = DefaultTau
+	}
+	if o.Bins <= 0 {
+		o.Bins = 100
+	}
+	if o.MaxGroups <= 0 {
+		o.MaxGroups = 50
+	}
+	return o
+}
+
+// Counts are jobs by final state.
+type Counts struct {
+	Submitted    int `json:"submitted"` // every job of the run, whether or not it was submitted
+	Succeeded    int `json:"succeeded"`
+	Failed       int `json:"failed"`
+	Cancelled    int `json:"cancelled"`
+	NeverStarted int `json:"never_started"`
+}
+
+func (c *Counts) add(state string) {
+	c.Submitted++
+	switch state {
+	case Succeeded:
+		c.Succeeded++
+	case Failed:
+		c.Failed++
+	case Cancelled:
+		c.Cancelled++
+	case NeverStarted:
+		c.NeverStarted++
+	}
+}
+
+// SuccessRate is succeeded / submitted (NaN for no jobs).
+func (c Counts) SuccessRate() float64 {
+	if c.Submitted == 0 {
+		return math.NaN()
+	}
+	return float64(c.Succeeded) / float64(c.Submitted)
+}
+
+// ReasonCount is how many jobs ended in a state for one reason.
+type ReasonCount struct {
+	State  string  `json:"state"`
+	Reason string  `json:"reason"`
+	Count  int     `json:"count"`
+	Rate   float64 `json:"rate"` // of the submitted jobs
+}
+
+// Group is one row of a per-type, per-site or per-user table.
+type Group struct {
+	Key         string  `json:"key"`
+	Jobs        int     `json:"jobs"`
+	Succeeded   int     `json:"succeeded"`
+	SuccessRate float64 `json:"success_rate"`
+	MeanWait    float64 `json:"mean_wait_s"`
+	P50Wait     float64 `json:"p50_wait_s"`
+	P95Wait     float64 `json:"p95_wait_s"`
+	MeanRun     float64 `json:"mean_run_s"`
+	MeanBSld    float64 `json:"mean_bsld"`
+	ProcSeconds float64 `json:"processor_seconds"`
+}
+
+// TimeSeries are the run's metrics over time, in Bins equal intervals from
+// the first submission to the last end.
+type TimeSeries struct {
+	BinSeconds float64   `json:"bin_s"`
+	T          []float64 `json:"t_s"` // start of each bin, seconds since the first submission
+	// Utilization is busy processor-seconds / (processors × bin) per bin;
+	// nil when the system size is unknown.
+	Utilization []float64 `json:"utilization,omitempty"`
+	// Goodput is the processor-seconds of successful jobs in each bin per
+	// second of the bin: the processors' worth of useful work delivered.
+	Goodput []float64 `json:"goodput_processors"`
+	// Throughput is the jobs that succeeded in each bin, per hour.
+	Throughput []float64 `json:"throughput_per_h"`
+}
+
+// OpGroup is the operational level of a group of composite jobs (workflows,
+// bags of tasks) of one type.
+type OpGroup struct {
+	Type        string           `json:"type"`
+	Jobs        int              `json:"jobs"`
+	Succeeded   int              `json:"succeeded"`
+	SuccessRate float64          `json:"success_rate"`
+	Tasks       int              `json:"tasks"`
+	FailedTasks int              `json:"failed_tasks"` // failed, cancelled or never started
+	Retries     int              `json:"retries"`      // Σ (attempts − 1) over the tasks
+	Makespan    sampstat.Summary `json:"makespan_s"`   // last task end − first task submission, per completed composite job
+}
+
+// Operational is the operational level: composite jobs as aggregates, and
+// their sub-jobs.
+type Operational struct {
+	All    OpGroup   `json:"all"`
+	ByType []OpGroup `json:"by_type"`
+	// The sub-jobs (tasks), each on its own.
+	TaskWait      sampstat.Summary `json:"task_wait_s"`
+	TaskRun       sampstat.Summary `json:"task_run_s"`
+	TaskResponse  sampstat.Summary `json:"task_response_s"`
+	TaskBSlowdown sampstat.Summary `json:"task_bounded_slowdown"`
+}
+
+// Phase is one part of the response-time breakdown.
+type Phase struct {
+	Name string  `json:"name"`
+	Mean float64 `json:"mean_s"`
+}
+
+// Breakdown is the mean response time split into phases, over the jobs
+// whose every phase is known.
+type Breakdown struct {
+	Jobs   int     `json:"jobs"`
+	Source string  `json:"source"`
+	Phases []Phase `json:"phases"`
+}
+
+// CoreMetrics are the bundled core's own figures.
+type CoreMetrics struct {
+	Jobs           int              `json:"jobs"` // jobs the core recorded figures for
+	Placement      sampstat.Summary `json:"placement_s"`
+	Transfer       sampstat.Summary `json:"transfer_s"`
+	ClaimTries     sampstat.Summary `json:"claim_tries"`
+	PlacementTries int              `json:"placement_tries"` // failed placement tries, in all
+	Replacements   int              `json:"replacements"`
+	Restarts       int              `json:"restarts"`
+	// WastedProcSeconds is processor time claimed and held idle until the
+	// job's start (PWT); NaN when unknown.
+	WastedProcSeconds float64          `json:"wasted_processor_s"`
+	WastedSource      string           `json:"wasted_source"`
+	TimeScale         float64          `json:"time_scale"`
+	Utilization       *CoreUtilization `json:"utilization,omitempty"`
+}
+
+// Samples are the per-job values behind the summaries, for plots and the
+// regression gate. The distribution samples are sorted ascending.
+type Samples struct {
+	Wait, Run, Response, Slowdown, BSlowdown, Delay []float64
+	// Pairs of (wait, run) of completed jobs, in arrival order, for the
+	// slowdown-fairness scatter plot.
+	PairWait, PairRun []float64
+	// WaitByType: wait times of each top-level job type (unsorted).
+	WaitByType map[string][]float64
+	// Per top-level job, in the order recorded, for resampling run-level
+	// metrics: submit and end (seconds since the run's first submission,
+	// NaN when unknown), whether it succeeded, and its processor-seconds
+	// when it did (0 otherwise).
+	JobSubmit, JobEnd, JobGoodput []float64
+	JobOK                         []bool
+	// The same jobs' wait, run, response, bounded slowdown and submission
+	// delay, NaN where undefined (the regression gate resamples them in
+	// submission order).
+	JobWait, JobRun, JobResponse, JobBSld, JobDelay []float64
+	// JobsPerSite counts the jobs (and tasks) that ran on each site.
+	JobsPerSite map[string]int
+}
+
+// RunMetrics are the metrics of one run.
+type RunMetrics struct {
+	RunID    string  `json:"run_id"`
+	Project  string  `json:"project"`
+	Scenario string  `json:"scenario"`
+	Target   string  `json:"target"`
+	Status   string  `json:"status"`
+	Speedup  float64 `json:"speedup"`
+	TimeBase string  `json:"time_base"` // "wall" or "workload"
+	TauS     float64 `json:"tau_s"`
+
+	StartNS int64 `json:"start_ns"` // first submission
+	EndNS   int64 `json:"end_ns"`   // last end
+
+	Jobs        Counts        `json:"jobs"`  // top-level jobs (unitary and composite)
+	Tasks       Counts        `json:"tasks"` // sub-jobs of composite jobs
+	SuccessRate float64       `json:"success_rate"`
+	FailureRate float64       `json:"failure_rate"` // 1 − success rate: failed, cancelled and never started
+	Failures    []ReasonCount `json:"failures"`
+	CoAllocated int           `json:"coallocated"`
+	// CensoredWaits are jobs cancelled before they started: their wait is
+	// only known to exceed the time until the cancellation.
+	CensoredWaits int `json:"censored_waits"`
+
+	Wait      sampstat.Summary `json:"wait_s"`
+	Run       sampstat.Summary `json:"run_s"`
+	Response  sampstat.Summary `json:"response_s"`
+	Slowdown  sampstat.Summary `json:"slowdown"`
+	BSlowdown sampstat.Summary `json:"bounded_slowdown"`
+	Delay     sampstat.Summary `json:"submission_delay_s"`
+
+	Makespan    float64 `json:"makespan_s"`          // last end − first submission
+	Throughput  float64 `json:"throughput_per_h"`    // succeeded top-level jobs per hour of the makespan
+	Goodput     float64 `json:"goodput_processor_s"` // processor-seconds of successful jobs and tasks
+	GoodputRate float64 `json:"goodput_processors"`  // Goodput / makespan
+	// Utilization is busy processor-seconds / (Processors × makespan); NaN
+	// when the system size is unknown.
+	Utilization      float64 `json:"utilization"`
+	Processors       int     `json:"processors"`
+	ProcessorsSource string  `json:"processors_source"`
+
+	Series    TimeSeries   `json:"series"`
+	ByType    []Group      `json:"by_type"`
+	BySite    []Group      `json:"by_site"`
+	ByUser    []Group      `json:"by_user,omitempty"`
+	Composite *Operational `json:"composite,omitempty"`
+	Breakdown Breakdown    `json:"breakdown"`
+	Core      *CoreMetrics `json:"core,omitempty"`
+	Notes     []string     `json:"notes,omitempty"`
+
+	Samples Samples `json:"-"`
+}
+
+// groupAcc accumulates one group.
+type groupAcc struct {
+	jobs, ok int
+	wait     []float64
+	runSum   float64
+	runN     int
+	bsldSum  float64
+	bsldN    int
+	procSec  float64
+}
+
+func (g *groupAcc) add(j *Job, f float64, tau time.Duration) {
+	g.jobs++
+	if j.State == Succeeded {
+		g.ok++
+	}
+	if w, ok := Wait(j); ok {
+		g.wait = append(g.wait, w*f)
+	}
+	if r, ok := RunTime(j); ok {
+		g.runSum += r * f
+		g.runN++
+	}
+	if b, ok := scaledBSld(j, f, tau); ok {
+		g.bsldSum += b
+		g.bsldN++
+	}
+	g.procSec += ProcessorSeconds(j) * f
+}
+
+func (g *groupAcc) row(key string) Group {
+	r := Group{Key: key, Jobs: g.jobs, Succeeded: g.ok, SuccessRate: float64(g.ok) / float64(g.jobs),
+		MeanWait: math.NaN(), P50Wait: math.NaN(), P95Wait: math.NaN(), MeanRun: math.NaN(), MeanBSld: math.NaN(), ProcSeconds: g.procSec}
+	if len(g.wait) > 0 {
+		slices.Sort(g.wait)
+		sum := 0.0
+		for _, w := range g.wait {
+			sum += w
+		}
+		r.MeanWait = sum / float64(len(g.wait))
+		r.P50Wait, r.P95Wait = sampstat.Quantile(g.wait, 0.5), sampstat.Quantile(g.wait, 0.95)
+	}
+	if g.runN > 0 {
+		r.MeanRun = g.runSum / float64(g.runN)
+	}
+	if g.bsldN > 0 {
+		r.MeanBSld = g.bsldSum / float64(g.bsldN)
+	}
+	return r
+}
+
+func (g *groupAcc) merge(o *groupAcc) {
+	g.jobs += o.jobs
+	g.ok += o.ok
+	g.wait = append(g.wait, o.wait...)
+	g.runSum += o.runSum
+	g.runN += o.runN
+	g.bsldSum += o.bsldSum
+	g.bsldN += o.bsldN
+	g.procSec += o.procSec
+}
+
+// groups turns accumulators into rows, largest first, merging the smallest
+// beyond max into "(other)".
+func groups(m map[string]*groupAcc, maxRows int) []Group {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if c := cmp.Compare(m[b].jobs, m[a].jobs); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	var out []Group
+	var other *groupAcc
+	for i, k := range keys {
+		if i >= maxRows-1 && len(keys) > maxRows {
+			if other == nil {
+				other = &groupAcc{}
+			}
+			other.merge(m[k])
+			continue
+		}
+		out = append(out, m[k].row(k))
+	}
+	if other != nil {
+		out = append(out, other.row("(other)"))
+	}
+	return out
+}
+
+// scaledBSld is the bounded slowdown with the times scaled by f.
+func scaledBSld(j *Job, f float64, tau time.Duration) (float64, bool) {
+	r, ok := RunTime(j)
+	if !ok {
+		return 0, false
+	}
+	resp, _ := Response(j)
+	d := max(r*f, tau.Seconds())
+	if d <= 0 {
+		return 1, true
+	}
+	return max(1, resp*f/d), true
+}
+
+// Compute computes the metrics of a run.
+func Compute(rd *RunData, opts Options) *RunMetrics {
+	opts = opts.withDefaults()
+	f := 1.0
+	m := &RunMetrics{RunID: rd.ID, Project: rd.Project, Scenario: rd.Scenario, Target: rd.Target, Status: rd.Status,
+		Speedup: rd.Speedup, TimeBase: "wall", TauS: opts.Tau.Seconds(), Processors: rd.Processors,
+		ProcessorsSource: rd.ProcessorsSource, Utilization: math.NaN(), Notes: slices.Clone(rd.Notes)}
+	if opts.WorkloadTime && rd.Speedup != 1 {
+		f = rd.Speedup
+		m.TimeBase = "workload"
+	}
+	s := &m.Samples
+	n := len(rd.Jobs)
+	for _, p := range []*[]float64{&s.Wait, &s.Run, &s.Response, &s.Slowdown, &s.BSlowdown, &s.Delay, &s.PairWait, &s.PairRun,
+		&s.JobSubmit, &s.JobEnd, &s.JobGoodput, &s.JobWait, &s.JobRun, &s.JobResponse, &s.JobBSld, &s.JobDelay} {
+		*p = make([]float64, 0, n)
+	}
+	s.JobOK = make([]bool, 0, n)
+	s.WaitByType = map[string][]float64{}
+	s.JobsPerSite = map[string]int{}
+
+	// The interval: first submission (or scheduled instant) to last end.
+	var t0, t1 int64
+	for i := range rd.Jobs {
+		j := &rd.Jobs[i]
+		for _, t := range []int64{j.SubmitNS, j.ScheduledNS} {
+			if t != 0 && (t0 == 0 || t < t0) {
+				t0 = t
+			}
+		}
+		for _, t := range []int64{j.EndNS, j.StartNS, j.SubmitNS} {
+			if t > t1 {
+				t1 = t
+			}
+		}
+	}
+	m.StartNS, m.EndNS = t0, t1
+	span := sec(t1 - t0)
+
+	reasons := map[[2]string]int{}
+	byType, byUser, bySite := map[string]*groupAcc{}, map[string]*groupAcc{}, map[string]*groupAcc{}
+	siteSplit := map[string][]string{}
+	type compAcc struct {
+		tasks, failed, retries int
+	}
+	comp := map[string]*compAcc{}
+	var taskWait, taskRun, taskResp, taskBSld []float64
+	busy, good := 0.0, 0.0
+	// The goodput of a composite job is its successful tasks'.
+	taskGood := map[string]float64{}
+	for i := range rd.Jobs {
+		if j := &rd.Jobs[i]; j.Parent != "" && j.State == Succeeded {
+			taskGood[j.Parent] += ProcessorSeconds(j)
+		}
+	}
+
+	for i := range rd.Jobs {
+		j := &rd.Jobs[i]
+		if !j.Composite { // unitary jobs and tasks use processors and sites
+			ps := ProcessorSeconds(j)
+			busy += ps
+			if j.State == Succeeded {
+				good += ps
+			}
+			sites, ok := siteSplit[j.Sites]
+			if !ok {
+				sites = j.SiteList()
+				if len(sites) == 0 {
+					sites = []string{"(unknown)"}
+				}
+				siteSplit[j.Sites] = sites
+			}
+			if j.Started() {
+				for _, site := range sites {
+					s.JobsPerSite[site]++
+					g := bySite[site]
+					if g == nil {
+						g = &groupAcc{}
+						bySite[site] = g
+					}
+					g.add(j, f, opts.Tau)
+				}
+			}
+		}
+		if j.Parent != "" { // a task of a composite job
+			m.Tasks.add(j.State)
+			c := comp[j.Parent]
+			if c == nil {
+				c = &compAcc{}
+				comp[j.Parent] = c
+			}
+			c.tasks++
+			if j.State != Succeeded {
+				c.failed++
+			}
+			c.retries += max(0, j.Attempts-1)
+			if w, ok := Wait(j); ok {
+				taskWait = append(taskWait, w*f)
+			}
+			if r, ok := RunTime(j); ok {
+				taskRun = append(taskRun, r*f)
+				resp, _ := Response(j)
+				taskResp = append(taskResp, resp*f)
+			}
+			if b, ok := scaledBSld(j, f, opts.Tau); ok {
+				taskBSld = append(taskBSld, b)
+			}
+			continue
+		}
+		// A top-level job: unitary or composite.
+		m.Jobs.add(j.State)
+		if j.State != Succeeded {
+			reasons[[2]string{j.State, reasonClass(j.Reason)}]++
+		}
+		if j.Components > 1 {
+			m.CoAllocated++
+		}
+		if j.State == Cancelled && j.StartNS == 0 && j.SubmitNS != 0 {
+			m.CensoredWaits++
+		}
+		w, wok := Wait(j)
+		if wok {
+			s.Wait = append(s.Wait, w*f)
+			s.WaitByType[j.Type] = append(s.WaitByType[j.Type], w*f)
+		}
+		if r, ok := RunTime(j); ok {
+			s.Run = append(s.Run, r*f)
+			resp, _ := Response(j)
+			s.Response = append(s.Response, resp*f)
+			s.PairWait = append(s.PairWait, w*f)
+			s.PairRun = append(s.PairRun, r*f)
+		}
+		if sd, ok := Slowdown(j); ok {
+			s.Slowdown = append(s.Slowdown, sd)
+		}
+		if b, ok := scaledBSld(j, f, opts.Tau); ok {
+			s.BSlowdown = append(s.BSlowdown, b)
+		}
+		if d, ok := Delay(j); ok {
+			s.Delay = append(s.Delay, d)
+		}
+		sub, end := math.NaN(), math.NaN()
+		if j.SubmitNS != 0 {
+			sub = sec(j.SubmitNS-t0) * f
+		}
+		if j.EndNS != 0 {
+			end = sec(j.EndNS-t0) * f
+		}
+		gp := 0.0
+		if j.Composite {
+			gp = taskGood[j.ID] * f
+		} else if j.State == Succeeded {
+			gp = ProcessorSeconds(j) * f
+		}
+		s.JobSubmit, s.JobEnd, s.JobOK, s.JobGoodput = append(s.JobSubmit, sub), append(s.JobEnd, end), append(s.JobOK, j.State == Succeeded), append(s.JobGoodput, gp)
+		s.JobWait = append(s.JobWait, orNaN(w*f, wok))
+		rt, rok := RunTime(j)
+		resp, _ := Response(j)
+		s.JobRun, s.JobResponse = append(s.JobRun, orNaN(rt*f, rok)), append(s.JobResponse, orNaN(resp*f, rok))
+		b, bok := scaledBSld(j, f, opts.Tau)
+		s.JobBSld = append(s.JobBSld, orNaN(b, bok))
+		d, dok := Delay(j)
+		s.JobDelay = append(s.JobDelay, orNaN(d, dok))
+		for _, pair := range []struct {
+			m   map[string]*groupAcc
+			key string
+		}{{byType, j.Type}, {byUser, j.User}} {
+			if pair.key == "" {
+				continue
+			}
+			g := pair.m[pair.key]
+			if g == nil {
+				g = &groupAcc{}
+				pair.m[pair.key] = g
+			}
+			g.add(j, f, opts.Tau)
+		}
+	}
+
+	m.SuccessRate = m.Jobs.SuccessRate()
+	m.FailureRate = 1 - m.SuccessRate
+	for k, n := range reasons {
+		m.Failures = append(m.Failures, ReasonCount{State: k[0], Reason: k[1], Count: n, Rate: float64(n) / float64(m.Jobs.Submitted)})
+	}
+	slices.SortFunc(m.Failures, func(a, b ReasonCount) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		return strings.Compare(a.State+a.Reason, b.State+b.Reason)
+	})
+	m.Wait = sampstat.Summarize(s.Wait)
+	m.Run = sampstat.Summarize(s.Run)
+	m.Response = sampstat.Summarize(s.Response)
+	m.Slowdown = sampstat.Summarize(s.Slowdown)
+	m.BSlowdown = sampstat.Summarize(s.BSlowdown)
+	m.Delay = sampstat.Summarize(s.Delay)
+	m.ByType = groups(byType, opts.MaxGroups)
+	m.BySite = groups(bySite, opts.MaxGroups)
+	if len(byUser) > 0 {
+		m.ByUser = groups(byUser, opts.MaxGroups)
+	}
+
+	m.Makespan = span * f
+	m.Goodput = good * f
+	m.Throughput, m.GoodputRate = math.NaN(), math.NaN()
+	if span > 0 {
+		m.Throughput = float64(m.Jobs.Succeeded) / (span * f / 3600)
+		m.GoodputRate = good / span
+		if rd.Processors > 0 {
+			m.Utilization = busy / (float64(rd.Processors) * span)
+		}
+	}
+	m.Series = series(rd, t0, t1, opts.Bins, f)
+
+	if len(comp) > 0 || m.hasComposite(rd) {
+		m.Composite = operational(rd, f, func(id string) (int, int, int) {
+			if c := comp[id]; c != nil {
+				return c.tasks, c.failed, c.retries
+			}
+			return 0, 0, 0
+		})
+		m.Composite.TaskWait = sampstat.Summarize(taskWait)
+		m.Composite.TaskRun = sampstat.Summarize(taskRun)
+		m.Composite.TaskResponse = sampstat.Summarize(taskResp)
+		m.Composite.TaskBSlowdown = sampstat.Summarize(taskBSld)
+	}
+	m.Breakdown = breakdown(rd, f, m)
+	if rd.Koala != nil {
+		m.Core = coreMetrics(rd, f)
+	}
+	if m.CensoredWaits > 0 {
+		m.Notes = append(m.Notes, itoa(m.CensoredWaits)+" jobs were cancelled before they started: their waits are censored and not in the wait statistics")
+	}
+	return m
+}
+
+func (m *RunMetrics) hasComposite(rd *RunData) bool {
+	for i := range rd.Jobs {
+		if rd.Jobs[i].Composite {
+			return true
+		}
+	}
+	return false
+}
+
+// series bins utilization, goodput and throughput over [t0, t1].
+func series(rd *RunData, t0, t1 int64, bins int, f float64) TimeSeries {
+	ts := TimeSeries{}
+	if t1 <= t0 {
+		return ts
+	}
+	width := float64(t1-t0) / float64(bins) // ns
+	ts.BinSeconds = width / 1e9 * f
+	ts.T = make([]float64, bins)
+	for i := range ts.T {
+		ts.T[i] = float64(i) * ts.BinSeconds
+	}
+	busy := make([]float64, bins) // processor-ns
+	good := make([]float64, bins)
+	done := make([]float64, bins)
+	dBusy := make([]float64, bins+1) // difference arrays for whole bins
+	dGood := make([]float64, bins+1)
+	spread := func(s, e int64, p float64, acc, diff []float64) {
+		a, b := float64(s-t0)/width, float64(e-t0)/width
+		ia, ib := min(int(a), bins-1), min(int(b), bins-1)
+		if ia == ib {
+			acc[ia] += p * (b - a) * width
+			return
+		}
+		acc[ia] += p * (float64(ia+1) - a) * width
+		acc[ib] += p * (b - float64(ib)) * width
+		if ib > ia+1 { // whole bins ia+1 … ib−1
+			diff[ia+1] += p * width
+			diff[ib] -= p * width
+		}
+	}
+	for i := range rd.Jobs {
+		j := &rd.Jobs[i]
+		if j.Parent == "" && j.State == Succeeded && j.EndNS >= t0 && j.EndNS <= t1 {
+			done[min(int(float64(j.EndNS-t0)/width), bins-1)]++
+		}
+		if j.Composite || !j.Started() || j.EndNS <= j.StartNS {
+			continue
+		}
+		p := float64(j.Processors)
+		spread(j.StartNS, j.EndNS, p, busy, dBusy)
+		if j.State == Succeeded {
+			spread(j.StartNS, j.EndNS, p, good, dGood)
+		}
+	}
+	run1, run2 := 0.0, 0.0
+	for i := range bins {
+		run1 += dBusy[i]
+		run2 += dGood[i]
+		busy[i] += run1
+		good[i] += run2
+	}
+	ts.Goodput = make([]float64, bins)
+	ts.Throughput = make([]float64, bins)
+	for i := range bins {
+		ts.Goodput[i] = good[i] / width
+		ts.Throughput[i] = done[i] / (ts.BinSeconds / 3600)
+	}
+	if rd.Processors > 0 {
+		ts.Utilization = make([]float64, bins)
+		for i := range bins {
+			ts.Utilization[i] = busy[i] / (width * float64(rd.Processors))
+		}
+	}
+	return ts
+}
+
+// operational computes the composite jobs' aggregates.
+func operational(rd *RunData, f float64, tasksOf func(id string) (tasks, failed, retries int)) *Operational {
+	byType := map[string]*OpGroup{}
+	makespans := map[string][]float64{}
+	all := &OpGroup{Type: "all"}
+	var allMS []float64
+	for i := range rd.Jobs {
+		j := &rd.Jobs[i]
+		if !j.Composite || j.Parent != "" {
+			continue
+		}
+		g := byType[j.Type]
+		if g == nil {
+			g = &OpGroup{Type: j.Type}
+			byType[j.Type] = g
+		}
+		n, failed, retries := tasksOf(j.ID)
+		for _, x := range []*OpGroup{g, all} {
+			x.Jobs++
+			if j.State == Succeeded {
+				x.Succeeded++
+			}
+			x.Tasks += n
+			x.FailedTasks += failed
+			x.Retries += retries
+		}
+		if r, ok := Response(j); ok {
+			makespans[j.Type] = append(makespans[j.Type], r*f)
+			allMS = append(allMS, r*f)
+		}
+	}
+	op := &Operational{}
+	all.SuccessRate = float64(all.Succeeded) / float64(max(all.Jobs, 1))
+	all.Makespan = sampstat.Summarize(allMS)
+	op.All = *all
+	for t, g := range byType {
+		g.SuccessRate = float64(g.Succeeded) / float64(max(g.Jobs, 1))
+		g.Makespan = sampstat.Summarize(makespans[t])
+		op.ByType = append(op.ByType, *g)
+	}
+	slices.SortFunc(op.ByType, func(a, b OpGroup) int { return strings.Compare(a.Type, b.Type) })
+	return op
+}
+
+// breakdown splits the mean response time into phases. Every run has
+// submission delay → wait → run; for the bundled core the wait is split
+// further by the core's events.
+func breakdown(rd *RunData, f float64, m *RunMetrics) Breakdown {
+	var n int
+	var delay, wait, run, place, claim, hold, placeSim float64
+	live := rd.Koala != nil && !rd.Koala.Simulated
+	sim := rd.Koala != nil && rd.Koala.Simulated
+	for i := range rd.Jobs {
+		j := &rd.Jobs[i]
+		if j.Parent != "" || j.Composite || !j.Completed() {
+			continue
+		}
+		var cj *CoreJob
+		if rd.Koala != nil {
+			cj = rd.Koala.Jobs[j.ID]
+			if cj == nil || (live && !cj.HasPhases) {
+				continue
+			}
+		}
+		w, _ := Wait(j)
+		r, _ := RunTime(j)
+		d, _ := Delay(j)
+		n++
+		delay += d
+		wait += w * f
+		run += r * f
+		if live {
+			place += cj.Place * f
+			claim += cj.Claim * f
+			hold += cj.Hold * f
+		}
+		if sim {
+			placeSim += min(cj.Placement, w) * f
+		}
+	}
+	b := Breakdown{Jobs: n}
+	if n == 0 {
+		b.Source = "no completed job with every phase known"
+		return b
+	}
+	k := 1 / float64(n)
+	switch {
+	case live:
+		b.Source = "the bundled core's events (koala-event annotations): submitted → placed → claimed → started → ended"
+		// The submitter's wait includes the request's latency: the part not
+		// seen by the core goes to "submission (target latency)".
+		rest := wait - place - claim - hold
+		b.Phases = []Phase{{"submission delay", delay * k}, {"placement", place * k}, {"claiming (placed → claimed)", claim * k},
+			{"held idle (claimed → started)", hold * k}, {"other (target latency)", max(0, rest) * k}, {"run", run * k}}
+	case sim:
+		b.Source = "the simulated core's per-job placement time (koala simulate --db)"
+		b.Phases = []Phase{{"submission delay", delay * k}, {"placement", placeSim * k},
+			{"placed → started (file transfer, claiming)", (wait - placeSim) * k}, {"run", run * k}}
+	default:
+		b.Source = "job records: scheduled → submitted → started → ended"
+		b.Phases = []Phase{{"submission delay", delay * k}, {"wait", wait * k}, {"run", run * k}}
+	}
+	return b
+}
+
+// coreMetrics summarizes the bundled core's per-job figures.
+func coreMetrics(rd *RunData, f float64) *CoreMetrics {
+	k := rd.Koala
+	c := &CoreMetrics{TimeScale: k.TimeScale, Utilization: k.Utilization, WastedProcSeconds: math.NaN()}
+	var placement, transfer, tries []float64
+	wasted, wastedN := 0.0, 0
+	procs := map[string]int{}
+	for i := range rd.Jobs {
+		procs[rd.Jobs[i].ID] = rd.Jobs[i].Processors
+	}
+	for id, j := range k.Jobs {
+		c.Jobs++
+		if !math.IsNaN(j.Placement) {
+			placement = append(placement, j.Placement*f)
+		}
+		transfer = append(transfer, j.Transfer*f)
+		tries = append(tries, float64(j.ClaimTries))
+		c.PlacementTries += j.PlacementTries
+		c.Replacements += j.Replacements
+		c.Restarts += j.Restarts
+		if j.HasPhases {
+			wasted += j.Hold * f * float64(procs[id])
+			wastedN++
+		}
+	}
+	c.Placement = sampstat.Summarize(placement)
+	c.Transfer = sampstat.Summarize(transfer)
+	c.ClaimTries = sampstat.Summarize(tries)
+	switch {
+	case k.Simulated && k.Utilization != nil && rd.Processors > 0:
+		c.WastedProcSeconds = k.Utilization.Wasted * float64(rd.Processors) * k.Utilization.Seconds * f
+		c.WastedSource = "the core's accounting: wasted fraction × grid processors × measured seconds"
+	case wastedN > 0:
+		c.WastedProcSeconds = wasted
+		c.WastedSource = "Σ processors × (started − claimed) over the jobs (a lower bound: with incremental claiming, components claimed at earlier tries were held longer)"
+	default:
+		c.WastedSource = "unknown"
+	}
+	return c
+}
+
+// reasonClass groups failure reasons that differ only in a job id
+// ("predecessor 2-0.b failed") or a count.
+func reasonClass(r string) string {
+	if r == "" {
+		return "(no reason given)"
+	}
+	if strings.HasPrefix(r, "predecessor ") && strings.HasSuffix(r, " failed") {
+		return "predecessor failed"
+	}
+	if strings.HasPrefix(r, "predecessor ") && strings.HasSuffix(r, " cancelled") {
+		return "predecessor cancelled"
+	}
+	if len(r) > 200 {
+		r = r[:200] + "…"
+	}
+	return r
+}
+
+func orNaN(v float64, ok bool) float64 {
+	if !ok {
+		return math.NaN()
+	}
+	return v
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

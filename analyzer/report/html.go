@@ -1,0 +1,278 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/metrics"
+	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/analyzer/store"
+)
+
+// page is what the template renders.
+type page struct {
+	*Report
+	Figures  *FigureSet
+	FigDir   string
+	Versions []string
+}
+
+func (r *Report) html(w io.Writer, figs *FigureSet) error {
+	return pageTemplate.Execute(w, page{Report: r, Figures: figs, FigDir: FiguresDir})
+}
+
+// num formats a number for a table: 4 significant digits, "–" for unknown.
+func num(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	if v != 0 && (math.Abs(v) >= 1e6 || math.Abs(v) < 1e-3) {
+		return fmt.Sprintf("%.3e", v)
+	}
+	s := fmt.Sprintf("%.4g", v)
+	if strings.Contains(s, "e") {
+		s = fmt.Sprintf("%.1f", v)
+	}
+	return s
+}
+
+func pct(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%%", 100*v)
+}
+
+func ci(c [2]float64) string {
+	if math.IsNaN(c[0]) {
+		return ""
+	}
+	return "[" + num(c[0]) + ", " + num(c[1]) + "]"
+}
+
+func nsTime(ns int64) string {
+	if ns == 0 {
+		return "–"
+	}
+	return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05.000 UTC")
+}
+
+// shellQuote renders a JSON array of arguments as a shell command line.
+func shellQuote(argsJSON string) string {
+	var args []string
+	if json.Unmarshal([]byte(argsJSON), &args) != nil {
+		return argsJSON
+	}
+	return quoteArgs(args)
+}
+
+func quoteArgs(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@%+", r))
+		}) < 0 {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func prettyJSON(s string) string {
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(s), "", "  ") != nil {
+		return s
+	}
+	return b.String()
+}
+
+type distRow struct {
+	Name string
+	S    sampstat.Summary
+}
+
+func dists(m *metrics.RunMetrics) []distRow {
+	u := " (s)"
+	if m.TimeBase == "workload" {
+		u = " (workload s)"
+	}
+	return []distRow{{"wait" + u, m.Wait}, {"run time" + u, m.Run}, {"response time" + u, m.Response},
+		{"slowdown", m.Slowdown}, {"bounded slowdown (τ = " + num(m.TauS) + " s)", m.BSlowdown}, {"submission delay (s)", m.Delay}}
+}
+
+func seed(p store.Provenance) string {
+	if p.Seed == nil {
+		return "–"
+	}
+	return fmt.Sprint(*p.Seed)
+}
+
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"num": num, "pct": pct, "ci": ci, "nsTime": nsTime, "shell": shellQuote, "quote": quoteArgs, "pretty": prettyJSON,
+	"dists": dists, "seed": seed, "hours": func(s float64) string { return num(s / 3600) },
+	"ms": func(s float64) string { return num(s * 1e3) },
+	"dict": func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	},
+}).Parse(pageHTML))
+
+const pageHTML = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>gmark report{{range .Runs}} {{.Label}}{{end}}</title>
+<script>
+// Marks the page for automated checks: data-images (count), data-images-loaded
+// (decoded ones), data-errors (script and resource errors), data-ready.
+(function () {
+  var errors = 0, root = document.documentElement;
+  window.addEventListener("error", function () { errors++; root.setAttribute("data-errors", errors); }, true);
+  window.addEventListener("load", function () {
+    var imgs = document.images, ok = 0, bad = [];
+    for (var i = 0; i < imgs.length; i++) {
+      if (imgs[i].complete && imgs[i].naturalWidth > 0) { ok++; } else { bad.push(imgs[i].getAttribute("src")); }
+    }
+    root.setAttribute("data-images", imgs.length);
+    root.setAttribute("data-images-loaded", ok);
+    root.setAttribute("data-images-missing", bad.join(" "));
+    root.setAttribute("data-errors", errors);
+    root.setAttribute("data-ready", "1");
+  });
+})();
+</script>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; } h3 { margin-top: 1.5em; }
+table { border-collapse: collapse; margin: .5em 0 1em; font-size: .9em; }
+th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; vertical-align: top; }
+th { background: #f3f5f8; } td.l, th.l { text-align: left; }
+code, pre { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .85em; }
+pre { background: #f6f8fa; padding: .6em; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
+figure { margin: 1.5em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
+figcaption { font-size: .9em; color: #444; } .note { color: #666; font-size: .9em; }
+nav a { margin-right: 1em; }
+</style>
+</head>
+<body>
+<h1>gmark report</h1>
+<p>Store <code>{{.DB}}</code>, {{len .Runs}} run(s), generated {{.Generated.Format "2006-01-02 15:04:05 UTC"}}.
+{{if .Command}}Made by <code>{{quote .Command}}</code>.{{end}}
+Times are in seconds; formulas in <code>docs/metrics.md</code>.</p>
+<nav><a href="#runs">Runs</a><a href="#summary">Summary</a><a href="#distributions">Distributions</a><a href="#failures">Failures</a>
+<a href="#groups">Per type, site, user</a><a href="#operational">Composite jobs</a><a href="#breakdown">Breakdown</a><a href="#figures">Figures</a><a href="#provenance">Provenance</a></nav>
+
+<h2 id="runs">Runs</h2>
+<table>
+<tr><th class="l">label</th><th class="l">run</th><th class="l">project / scenario</th><th class="l">target</th><th class="l">status</th><th>speedup</th><th class="l">time base</th><th>jobs</th><th>tasks</th><th class="l">first submission</th><th>makespan (s)</th><th class="l">system size</th></tr>
+{{range .Runs}}{{$m := .Metrics}}<tr><td class="l">{{.Label}}</td><td class="l"><code>{{$m.RunID}}</code></td><td class="l">{{$m.Project}} / {{$m.Scenario}}</td><td class="l">{{$m.Target}}</td><td class="l">{{$m.Status}}</td>
+<td>{{num $m.Speedup}}</td><td class="l">{{$m.TimeBase}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{$m.Tasks.Submitted}}</td><td class="l">{{nsTime $m.StartNS}}</td><td>{{num $m.Makespan}}</td>
+<td class="l">{{if $m.Processors}}{{$m.Processors}} processors ({{$m.ProcessorsSource}}){{else}}unknown{{end}}</td></tr>
+{{end}}</table>
+{{range .Runs}}{{if .Metrics.Notes}}<p class="note"><b>{{.Label}}:</b> {{range .Metrics.Notes}}{{.}}. {{end}}</p>{{end}}{{end}}
+
+<h2 id="summary">Summary</h2>
+<table>
+<tr><th class="l">run</th><th>jobs</th><th>succeeded</th><th>failed</th><th>cancelled</th><th>never started</th><th>success rate</th><th>co-allocated</th>
+<th>mean wait [95% CI]</th><th>median wait</th><th>p95 wait</th><th>mean run</th><th>mean response</th><th>mean bounded slowdown</th><th>p95 bounded slowdown</th>
+<th>mean delay (ms)</th><th>throughput (jobs/h)</th><th>goodput (processor-h)</th><th>utilization</th></tr>
+{{range .Runs}}{{$m := .Metrics}}<tr><td class="l">{{.Label}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{$m.Jobs.Succeeded}}</td><td>{{$m.Jobs.Failed}}</td><td>{{$m.Jobs.Cancelled}}</td><td>{{$m.Jobs.NeverStarted}}</td>
+<td>{{pct $m.SuccessRate}}</td><td>{{$m.CoAllocated}}</td><td>{{num $m.Wait.Mean}} {{ci $m.Wait.MeanCI}}</td><td>{{num $m.Wait.P50}}</td><td>{{num $m.Wait.P95}}</td><td>{{num $m.Run.Mean}}</td><td>{{num $m.Response.Mean}}</td>
+<td>{{num $m.BSlowdown.Mean}}</td><td>{{num $m.BSlowdown.P95}}</td><td>{{ms $m.Delay.Mean}}</td><td>{{num $m.Throughput}}</td><td>{{hours $m.Goodput}}</td><td>{{pct $m.Utilization}}</td></tr>
+{{end}}</table>
+<p class="note">Jobs are the workload's top-level jobs (unitary and composite); a job that never started counts in the rates, not in the
+wait or run statistics. Wait, run and response of completed jobs (succeeded or failed). Confidence intervals: percentile bootstrap
+({{"1000"}} resamples) up to 20,000 values, normal approximation beyond.</p>
+
+<h2 id="distributions">Distributions</h2>
+{{range .Runs}}{{$m := .Metrics}}
+<h3>{{.Label}} <code>{{$m.RunID}}</code></h3>
+<table>
+<tr><th class="l">metric</th><th>n</th><th>mean</th><th>95% CI of the mean</th><th>std</th><th>min</th><th>p25</th><th>median</th><th>95% CI of the median</th><th>p75</th><th>p90</th><th>p95</th><th>p99</th><th>max</th></tr>
+{{range dists $m}}<tr><td class="l">{{.Name}}</td><td>{{.S.N}}</td><td>{{num .S.Mean}}</td><td>{{ci .S.MeanCI}}</td><td>{{num .S.Std}}</td><td>{{num .S.Min}}</td><td>{{num .S.P25}}</td>
+<td>{{num .S.P50}}</td><td>{{ci .S.MedianCI}}</td><td>{{num .S.P75}}</td><td>{{num .S.P90}}</td><td>{{num .S.P95}}</td><td>{{num .S.P99}}</td><td>{{num .S.Max}}</td></tr>
+{{end}}</table>
+<p class="note">Makespan {{num $m.Makespan}} s; throughput {{num $m.Throughput}} successful jobs per hour; goodput {{num $m.Goodput}} processor-seconds
+({{num $m.GoodputRate}} processors on average); utilization {{pct $m.Utilization}}.</p>
+{{end}}
+
+<h2 id="failures">Failures</h2>
+{{range .Runs}}{{$m := .Metrics}}
+<h3>{{.Label}}: success rate {{pct $m.SuccessRate}}, failure rate {{pct $m.FailureRate}}</h3>
+{{if $m.Failures}}<table><tr><th class="l">state</th><th class="l">reason</th><th>jobs</th><th>share of the submitted</th></tr>
+{{range $m.Failures}}<tr><td class="l">{{.State}}</td><td class="l">{{.Reason}}</td><td>{{.Count}}</td><td>{{pct .Rate}}</td></tr>
+{{end}}</table>{{else}}<p>Every job succeeded.</p>{{end}}
+{{end}}
+
+<h2 id="groups">Per job type, site and user</h2>
+{{range .Runs}}{{$m := .Metrics}}
+<h3>{{.Label}}</h3>
+{{range $name, $g := dict "job type" $m.ByType "site (each job counted on every site it ran on)" $m.BySite "user" $m.ByUser}}{{if $g}}
+<table><tr><th class="l">{{$name}}</th><th>jobs</th><th>succeeded</th><th>success rate</th><th>mean wait</th><th>median wait</th><th>p95 wait</th><th>mean run</th><th>mean bounded slowdown</th><th>processor-s</th></tr>
+{{range $g}}<tr><td class="l">{{.Key}}</td><td>{{.Jobs}}</td><td>{{.Succeeded}}</td><td>{{pct .SuccessRate}}</td><td>{{num .MeanWait}}</td><td>{{num .P50Wait}}</td><td>{{num .P95Wait}}</td><td>{{num .MeanRun}}</td><td>{{num .MeanBSld}}</td><td>{{num .ProcSeconds}}</td></tr>
+{{end}}</table>{{end}}{{end}}
+{{end}}
+
+<h2 id="operational">Composite jobs and bags of tasks (operational level)</h2>
+{{range .Runs}}{{$r := .}}{{$m := .Metrics}}{{with $m.Composite}}
+<h3>{{$r.Label}}</h3>
+<table><tr><th class="l">type</th><th>jobs</th><th>succeeded</th><th>success rate</th><th>tasks</th><th>failed tasks</th><th>task retries</th><th>mean makespan</th><th>median makespan</th><th>p95 makespan</th></tr>
+{{range .ByType}}<tr><td class="l">{{.Type}}</td><td>{{.Jobs}}</td><td>{{.Succeeded}}</td><td>{{pct .SuccessRate}}</td><td>{{.Tasks}}</td><td>{{.FailedTasks}}</td><td>{{.Retries}}</td><td>{{num .Makespan.Mean}}</td><td>{{num .Makespan.P50}}</td><td>{{num .Makespan.P95}}</td></tr>
+{{end}}{{with .All}}<tr><th class="l">all</th><th>{{.Jobs}}</th><th>{{.Succeeded}}</th><th>{{pct .SuccessRate}}</th><th>{{.Tasks}}</th><th>{{.FailedTasks}}</th><th>{{.Retries}}</th><th>{{num .Makespan.Mean}}</th><th>{{num .Makespan.P50}}</th><th>{{num .Makespan.P95}}</th></tr>{{end}}
+</table>
+<p>Sub-jobs: wait mean {{num .TaskWait.Mean}} s (median {{num .TaskWait.P50}}), run mean {{num .TaskRun.Mean}} s, response mean {{num .TaskResponse.Mean}} s,
+bounded slowdown mean {{num .TaskBSlowdown.Mean}} (p95 {{num .TaskBSlowdown.P95}}).</p>
+{{else}}<p class="note">{{.Label}}: no composite jobs.</p>{{end}}{{end}}
+
+<h2 id="breakdown">Response-time breakdown and the bundled core</h2>
+{{range .Runs}}{{$m := .Metrics}}
+<h3>{{.Label}}</h3>
+{{if $m.Breakdown.Phases}}<table><tr><th class="l">phase (mean over {{$m.Breakdown.Jobs}} jobs)</th><th>seconds</th></tr>
+{{range $m.Breakdown.Phases}}<tr><td class="l">{{.Name}}</td><td>{{num .Mean}}</td></tr>{{end}}</table>
+<p class="note">From {{$m.Breakdown.Source}}.</p>{{else}}<p class="note">{{$m.Breakdown.Source}}.</p>{{end}}
+{{with $m.Core}}<table><tr><th class="l">the core's figures</th><th>mean</th><th>median</th><th>p95</th><th>max</th></tr>
+<tr><td class="l">placement time (s)</td><td>{{num .Placement.Mean}}</td><td>{{num .Placement.P50}}</td><td>{{num .Placement.P95}}</td><td>{{num .Placement.Max}}</td></tr>
+<tr><td class="l">file transfer time, estimated (s)</td><td>{{num .Transfer.Mean}}</td><td>{{num .Transfer.P50}}</td><td>{{num .Transfer.P95}}</td><td>{{num .Transfer.Max}}</td></tr>
+<tr><td class="l">claiming tries</td><td>{{num .ClaimTries.Mean}}</td><td>{{num .ClaimTries.P50}}</td><td>{{num .ClaimTries.P95}}</td><td>{{num .ClaimTries.Max}}</td></tr>
+</table>
+<p>{{.Jobs}} jobs; failed placement tries {{.PlacementTries}}, re-placements {{.Replacements}}, restarts {{.Restarts}};
+wasted processor time {{num .WastedProcSeconds}} processor-s ({{.WastedSource}}); core time scale {{num .TimeScale}}.
+{{with .Utilization}}The core's accounting over {{num .Seconds}} s: background {{pct .Background}}, grid jobs {{pct .Grid}}, wasted {{pct .Wasted}}, gained {{pct .Gained}}, in use {{pct .Total}}.{{end}}</p>{{end}}
+{{end}}
+
+<h2 id="figures">Figures</h2>
+<p class="note">Each figure links to its SVG. Runs are labelled as in the <a href="#runs">runs table</a>.</p>
+{{range .Figures.Figures}}<figure id="fig-{{.Name}}"><a href="{{$.FigDir}}/{{.SVG}}"><img src="{{$.FigDir}}/{{.PNG}}" alt="{{.Title}}" width="768" height="384"></a>
+<figcaption><b>{{.Title}}</b>{{if .Note}}. {{.Note}}{{end}}. <a href="{{$.FigDir}}/{{.SVG}}">SVG</a></figcaption></figure>
+{{end}}{{range .Figures.Missing}}<p class="note">Not drawn: {{.Title}} ({{.Reason}}).</p>{{end}}
+
+<h2 id="provenance">Provenance</h2>
+{{range .Runs}}{{$m := .Metrics}}
+<h3>{{.Label}} <code>{{$m.RunID}}</code></h3>
+<p>Submitter settings: <code>{{.Settings}}</code></p>
+{{range .Provenance}}<table>
+<tr><th class="l" colspan="2">record {{.Seq}} ({{if eq .Seq 0}}the run{{else}}resume {{.Seq}}{{end}}), {{nsTime .RecordedNS}}</th></tr>
+<tr><td class="l">command line</td><td class="l"><code>{{shell .CommandLine}}</code></td></tr>
+<tr><td class="l">working directory</td><td class="l"><code>{{.WorkingDir}}</code></td></tr>
+<tr><td class="l">gmark, Go</td><td class="l">{{.GmarkVersion}}, {{.GoVersion}}</td></tr>
+<tr><td class="l">host, OS/arch, user</td><td class="l">{{.Host}}, {{.OSArch}}, {{.User}}</td></tr>
+<tr><td class="l">workload</td><td class="l"><code>{{.WorkloadDir}}</code> (workload.jsonl SHA-256 <code>{{.WorkloadSHA256}}</code>)</td></tr>
+<tr><td class="l">spec</td><td class="l"><code>{{.SpecPath}}</code> (SHA-256 <code>{{.SpecSHA256}}</code>), seed {{seed .}}</td></tr>
+<tr><td class="l">target</td><td class="l">{{.Target}} <pre>{{pretty .TargetConfig}}</pre></td></tr>
+<tr><td class="l">digest</td><td class="l"><code>{{.Digest}}</code></td></tr>
+</table>{{end}}
+{{end}}
+</body>
+</html>
+`

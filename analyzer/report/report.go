@@ -1,0 +1,158 @@
+// Package report turns runs in the results store into reports: a static
+// HTML page with every table and figure and the provenance of each run
+// (Write), a short text summary (Summary), and full text, JSON and CSV
+// (Build, then WriteText, WriteJSON, WriteCSV). Metrics come from
+// analyzer/metrics, figures from analyzer/plots.
+package report
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/metrics"
+	"github.com/gmark/gmark/analyzer/store"
+)
+
+// Options tune a report.
+type Options struct {
+	// Tau is the bounded slowdown's threshold (10 s when 0).
+	Tau time.Duration
+	// Processors is the system size for utilization (0: from the run's
+	// records; see docs/metrics.md).
+	Processors int
+	// WorkloadTime reports runs submitted with --speedup in workload time.
+	WorkloadTime bool
+	// Bins is the number of intervals of the time series (100 when 0).
+	Bins int
+	// Command is the command line that asked for the report, shown in it.
+	Command []string
+	// Log, when set, receives a line per step (reading a run, drawing).
+	Log io.Writer
+}
+
+func (o Options) metrics() metrics.Options {
+	return metrics.Options{Tau: o.Tau, WorkloadTime: o.WorkloadTime, Bins: o.Bins}
+}
+
+func (o Options) logf(format string, args ...any) {
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, format+"\n", args...)
+	}
+}
+
+// Run is one run of a report.
+type Run struct {
+	Label      string              `json:"label"` // R1, R2, … in the figures
+	Metrics    *metrics.RunMetrics `json:"metrics"`
+	Settings   string              `json:"settings"`
+	CreatedNS  int64               `json:"created_ns"`
+	Provenance []store.Provenance  `json:"provenance"`
+}
+
+// Report is the metrics of a set of runs of one store.
+type Report struct {
+	DB        string    `json:"db"`
+	Generated time.Time `json:"generated"`
+	Command   []string  `json:"command,omitempty"`
+	TauS      float64   `json:"tau_s"`
+	Runs      []*Run    `json:"runs"`
+}
+
+// Build reads the runs (every run of the store when runIDs is empty, oldest
+// first) and computes their metrics.
+func Build(ctx context.Context, dbPath string, runIDs []string, opts Options) (*Report, error) {
+	st, err := store.OpenReadOnly(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	if len(runIDs) == 0 {
+		runs, err := st.Runs()
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range runs {
+			runIDs = append(runIDs, r.ID)
+		}
+		if len(runIDs) == 0 {
+			return nil, fmt.Errorf("%s holds no run", dbPath)
+		}
+	}
+	mo := opts.metrics()
+	rep := &Report{DB: dbPath, Generated: time.Now().UTC(), Command: opts.Command, TauS: metrics.DefaultTau.Seconds()}
+	if opts.Tau > 0 {
+		rep.TauS = opts.Tau.Seconds()
+	}
+	for i, id := range runIDs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		opts.logf("reading run %s", id)
+		rd, err := metrics.Load(st, id, metrics.LoadOptions{Processors: opts.Processors})
+		if err != nil {
+			return nil, err
+		}
+		m := metrics.Compute(rd, mo)
+		rep.Runs = append(rep.Runs, &Run{Label: fmt.Sprintf("R%d", i+1), Metrics: m, Settings: rd.Settings,
+			CreatedNS: rd.CreatedNS, Provenance: rd.Provenance})
+	}
+	return rep, nil
+}
+
+// Write writes the HTML report of the runs (every run of the store when
+// runIDs is empty) into dir: index.html and its figures (PNG, and SVG
+// linked from each), a page that opens in a browser with no server. It
+// returns the path of index.html.
+func Write(ctx context.Context, dbPath string, runIDs []string, dir string, opts Options) (indexPath string, err error) {
+	rep, err := Build(ctx, dbPath, runIDs, opts)
+	if err != nil {
+		return "", err
+	}
+	return rep.WriteHTML(ctx, dir, opts)
+}
+
+// WriteHTML writes the report's page and figures into dir.
+func (r *Report) WriteHTML(ctx context.Context, dir string, opts Options) (string, error) {
+	figDir := filepath.Join(dir, FiguresDir)
+	if err := os.MkdirAll(figDir, 0o755); err != nil {
+		return "", err
+	}
+	opts.logf("drawing the figures")
+	figs, err := Figures(ctx, r, figDir)
+	if err != nil {
+		return "", err
+	}
+	index := filepath.Join(dir, "index.html")
+	tmp := index + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return "", err
+	}
+	if err := r.html(f, figs); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	if err := os.Rename(tmp, index); err != nil {
+		return "", err
+	}
+	return index, nil
+}
+
+// Summary prints a short text summary of the runs (every run of the store
+// when runIDs is empty).
+func Summary(w io.Writer, dbPath string, runIDs []string, opts Options) error {
+	rep, err := Build(context.Background(), dbPath, runIDs, opts)
+	if err != nil {
+		return err
+	}
+	return rep.WriteSummary(w)
+}

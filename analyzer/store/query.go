@@ -1,0 +1,228 @@
+package store
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Read-only query helpers for reports: they read only the columns a report
+// needs, stream the rows to a callback instead of building a slice, and share
+// repeated strings (types, states, reasons, sites), so that a run of a million
+// jobs is read in a second or two.
+
+// JobFacts is the part of a job row that metrics read. Times are Unix
+// nanoseconds, 0 when unknown (NULL); HasDelay tells whether DelayNS is known.
+type JobFacts struct {
+	JobID       string
+	ParentID    string
+	Kind        string
+	Type        string
+	Processors  int
+	Components  int // components asked for (counted in the stored JSON; at least 1)
+	Sites       string
+	ScheduledNS int64
+	SubmitNS    int64
+	DelayNS     int64
+	HasDelay    bool
+	StartNS     int64
+	EndNS       int64
+	State       string
+	Reason      string
+	Attempts    int
+}
+
+// interner shares equal strings read from many rows.
+type interner map[string]string
+
+func (in interner) get(b []byte) string {
+	if s, ok := in[string(b)]; ok { // no allocation for the lookup
+		return s
+	}
+	if len(in) > 1<<16 { // too many distinct values: stop sharing
+		return string(b)
+	}
+	s := string(b)
+	in[s] = s
+	return s
+}
+
+// jobsQuery reads a job row as one text of fields separated by US (0x1f):
+// modernc's SQLite costs about as much per column read as per row, so one
+// column per row reads a run twice as fast as one per field. NULL times
+// become empty fields; the components JSON becomes its number of
+// components; the free-text reason comes last, so that nothing it contains
+// can shift the other fields.
+const jobsQuery = `SELECT concat(job_id, char(31), parent_id, char(31), kind, char(31), type, char(31), processors, char(31),
+	(length(components) - length(replace(lower(components), '"site"', ''))) / 6, char(31), sites, char(31),
+	scheduled_ns, char(31), submit_ns, char(31), delay_ns, char(31), start_ns, char(31), end_ns, char(31),
+	state, char(31), attempts, char(31), reason) FROM jobs %s WHERE run_id = ?`
+
+const jobFields = 15
+
+// ScanJobs calls fn for every job row of a run (top-level jobs, tasks and
+// composite jobs). The JobFacts passed to fn is reused between calls: fn
+// copies what it keeps. Rows come in the order of the table when the run is
+// most of it, else in the order of job ids.
+func (s *Store) ScanJobs(runID string, fn func(*JobFacts) error) error {
+	var n, total int
+	if err := s.db.QueryRow(`SELECT count(*) FROM jobs WHERE run_id = ?`, runID).Scan(&n); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if err := s.db.QueryRow(`SELECT count(*) FROM jobs`).Scan(&total); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	hint := ""
+	if 3*n >= total { // most of the table: a scan beats an index lookup per row
+		hint = "NOT INDEXED"
+	}
+	rows, err := s.db.Query(fmt.Sprintf(jobsQuery, hint), runID)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	in := interner{}
+	var j JobFacts
+	var line sql.RawBytes
+	var f [jobFields][]byte
+	for rows.Next() {
+		if err := rows.Scan(&line); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		rest := []byte(line)
+		for i := range jobFields - 1 {
+			k := bytes.IndexByte(rest, 0x1f)
+			if k < 0 {
+				return fmt.Errorf("store: run %s: a job row with too few fields", runID)
+			}
+			f[i], rest = rest[:k], rest[k+1:]
+		}
+		f[jobFields-1] = rest
+		j.JobID = string(f[0])
+		j.ParentID, j.Kind, j.Type = in.get(f[1]), in.get(f[2]), in.get(f[3])
+		j.Processors, j.Components = int(atoi(f[4])), int(max(1, atoi(f[5])))
+		j.Sites = in.get(f[6])
+		j.ScheduledNS, j.SubmitNS, j.DelayNS = atoi(f[7]), atoi(f[8]), atoi(f[9])
+		j.HasDelay = len(f[9]) > 0
+		j.StartNS, j.EndNS = atoi(f[10]), atoi(f[11])
+		j.State, j.Attempts, j.Reason = in.get(f[12]), int(atoi(f[13])), in.get(f[14])
+		if err := fn(&j); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// atoi reads a decimal integer; empty (NULL) is 0.
+func atoi(b []byte) int64 {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var v int64
+	for _, c := range b {
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		return -v
+	}
+	return v
+}
+
+// CountJobs is the number of job rows of a run.
+func (s *Store) CountJobs(runID string) (int, error) {
+	var n int
+	err := s.db.QueryRow(`SELECT count(*) FROM jobs WHERE run_id = ?`, runID).Scan(&n)
+	return n, err
+}
+
+// SimJobFacts is what a simulated run of the bundled core ('gmark koala
+// simulate --db') records of each job in its events' payloads.
+type SimJobFacts struct {
+	JobID          string
+	PlacementNS    int64 // total placement time
+	FTTNS          int64 // estimated file transfer time of the last placement
+	PlacementTries int
+	ClaimTries     int
+	Restarts       int
+}
+
+// ScanSimJobFacts calls fn with the core's per-job figures of a simulated
+// run: the payload of each job's "started" event (or, for a job that never
+// started, of its last event), read with SQLite's json_extract.
+func (s *Store) ScanSimJobFacts(runID string, fn func(SimJobFacts) error) error {
+	rows, err := s.db.Query(`SELECT job_id,
+		COALESCE(json_extract(payload, '$.placement_ns'), 0), COALESCE(json_extract(payload, '$.ftt_ns'), 0),
+		COALESCE(json_extract(payload, '$.placement_tries'), 0), COALESCE(json_extract(payload, '$.claim_tries'), 0),
+		COALESCE(json_extract(payload, '$.restarts'), 0)
+		FROM events WHERE run_id = ? AND job_id <> '' AND kind IN ('started', 'failed', 'cancelled')
+		AND json_extract(payload, '$.claim_tries') IS NOT NULL ORDER BY id`, runID)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var f SimJobFacts
+		if err := rows.Scan(&f.JobID, &f.PlacementNS, &f.FTTNS, &f.PlacementTries, &f.ClaimTries, &f.Restarts); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		if err := fn(f); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// CoreEventTime is one event of the bundled core about a job, on the core's
+// clock, as the koala target recorded it: the "queued" and "started" events
+// carry the core's "submitted" and "started" events in their detail, and the
+// other core events (placed, claim_try, claimed, replaced, …) are annotations
+// of kind "koala-event" keyed by the submission key.
+type CoreEventTime struct {
+	JobID   string // "" when only the key is known
+	Key     string // submission key, for annotations
+	Kind    string // the core's kind: submitted, placed, claim_try, claimed, started, finished, replaced, …
+	CoreRFC string // the core's time, RFC 3339
+	FTTNS   int64  // placed: the estimated file transfer time
+	OK      bool   // claim_try: every component claimed
+}
+
+// ScanCoreEvents calls fn for the bundled core's events of a live koala run:
+// the job events whose payload has the core's event as detail, then the
+// koala-event annotations.
+func (s *Store) ScanCoreEvents(runID string, fn func(CoreEventTime) error) error {
+	rows, err := s.db.Query(`SELECT job_id, '', COALESCE(json_extract(payload, '$.detail.kind'), ''),
+		COALESCE(json_extract(payload, '$.detail.time'), ''), 0, 0
+		FROM events WHERE run_id = ? AND job_id <> '' AND json_extract(payload, '$.detail.time') IS NOT NULL
+		UNION ALL
+		SELECT '', key, COALESCE(json_extract(value, '$.kind'), ''), COALESCE(json_extract(value, '$.time'), ''),
+		COALESCE(json_extract(value, '$.ftt_ns'), 0), COALESCE(json_extract(value, '$.ok'), 0)
+		FROM annotations WHERE run_id = ? AND kind = 'koala-event' AND json_valid(value)`, runID, runID)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e CoreEventTime
+		var ok int
+		if err := rows.Scan(&e.JobID, &e.Key, &e.Kind, &e.CoreRFC, &e.FTTNS, &ok); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		e.OK = ok != 0
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// RunExists tells whether a run is in the store.
+func (s *Store) RunExists(id string) (bool, error) {
+	var n int
+	err := s.db.QueryRow(`SELECT count(*) FROM runs WHERE id = ?`, id).Scan(&n)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, err
+	}
+	return n > 0, nil
+}

@@ -1,0 +1,354 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/gate"
+	"github.com/gmark/gmark/analyzer/metrics"
+	"github.com/gmark/gmark/analyzer/report"
+	"github.com/gmark/gmark/analyzer/store"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:  "report",
+		Usage: "report on runs in the results store: HTML page, text, JSON, CSV, or a regression gate",
+		Description: "Reads runs from the results store (--db; every run unless --run names some) and writes\n" +
+			"the metrics of docs/metrics.md: an HTML page with every table, figure and the provenance of\n" +
+			"each run (--format html, into -o DIR: open DIR/index.html, no server needed), or text, JSON or\n" +
+			"CSV on standard output.\n\n" +
+			"With --baseline OLD.db it is a regression gate: the runs of --db are compared with those of\n" +
+			"OLD.db, metric by metric (--metrics), and a change for the worse that is both statistically\n" +
+			"significant (--alpha) and beyond --threshold is a regression. docs/report.md has the tests.\n\n" +
+			"'gmark report sql QUERY' runs a read-only SQL query on the store.\n\n" +
+			"Exit status: 0 ok (gate: no regression), 1 a regression or a failure, 2 bad usage.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"},
+			&cli.StringSliceFlag{Name: "run", Usage: "run to report on (repeat, or comma-separated; default: every run of --db)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report", Usage: "directory of the HTML report"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "html", Usage: "html, text, summary, json or csv"},
+			&cli.DurationFlag{Name: "tau", Value: metrics.DefaultTau, Usage: "threshold τ of the bounded slowdown"},
+			&cli.IntFlag{Name: "processors", Usage: "system size for utilization (default: from the run's grid or processor budget)"},
+			&cli.BoolFlag{Name: "workload-time", Usage: "report runs made with --speedup in workload time (durations × speedup)"},
+			&cli.IntFlag{Name: "bins", Value: 100, Usage: "intervals of the time series (utilization, goodput, throughput over time)"},
+			&cli.StringFlag{Name: "baseline", Usage: "regression gate: the baseline's results store"},
+			&cli.StringSliceFlag{Name: "baseline-run", Usage: "regression gate: baseline run (default: every run of --baseline)"},
+			&cli.StringFlag{Name: "metrics", Usage: "regression gate: metrics to compare, comma-separated (default " +
+				strings.Join(gate.DefaultMetrics, ",") + "; known: " + strings.Join(gate.Names(), ", ") + ")"},
+			&cli.StringFlag{Name: "threshold", Value: "5%", Usage: "regression gate: smallest relative change that counts (5% or 0.05)"},
+			&cli.Float64Flag{Name: "alpha", Value: 0.01, Usage: "regression gate: significance level over all the metrics compared"},
+			&cli.StringFlag{Name: "test", Value: gate.BlockBootstrap, Usage: "regression gate: " + gate.BlockBootstrap + " (blocks of consecutive jobs) or " + gate.IID + " (jobs as independent: Mann–Whitney U, Mood, z)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines on standard error"},
+		},
+		Action: runReport,
+		Subcommands: []*cli.Command{{
+			Name:      "sql",
+			Usage:     "run a read-only SQL query on the results store",
+			ArgsUsage: "QUERY",
+			Description: "Opens the store read-only and prints the query's rows (the schema is in docs/store.md):\n" +
+				"  gmark report sql --db results.db \"SELECT state, count(*) FROM jobs GROUP BY state\"\n" +
+				"Statements that would write are refused.",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"},
+				&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text, csv or json"},
+			},
+			Action: runReportSQL,
+		}},
+	})
+}
+
+// parseThreshold reads "5%" or "0.05".
+func parseThreshold(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	pc := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("--threshold %q: want a percentage (5%%) or a fraction (0.05)", s)
+	}
+	if pc {
+		v /= 100
+	}
+	return v, nil
+}
+
+// checkDB fails with a usage error when the store does not exist, and
+// checks that the named runs are in it.
+func checkDB(path string, runs []string) error {
+	if _, err := os.Stat(path); err != nil {
+		return usageErrorf("results store %s: %v", path, errors.Unwrap(err))
+	}
+	st, err := store.OpenReadOnly(path)
+	if err != nil {
+		return usageError{err}
+	}
+	defer st.Close()
+	for _, r := range runs {
+		ok, err := st.RunExists(r)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return usageErrorf("run %s is not in %s (list the runs with: gmark report sql --db %s \"SELECT id, created_ns, target FROM runs\")", r, path, path)
+		}
+	}
+	return nil
+}
+
+func runReport(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageErrorf("report takes no arguments (did you mean 'gmark report sql QUERY'?)")
+	}
+	if c.Duration("tau") < 0 || c.Int("processors") < 0 || c.Int("bins") < 1 {
+		return usageErrorf("--tau and --processors must be >= 0, --bins >= 1")
+	}
+	db := c.String("db")
+	runs := splitList(c.StringSlice("run"))
+	if err := checkDB(db, runs); err != nil {
+		return err
+	}
+	opts := report.Options{Tau: c.Duration("tau"), Processors: c.Int("processors"), WorkloadTime: c.Bool("workload-time"),
+		Bins: c.Int("bins"), Command: os.Args}
+	if !c.Bool("quiet") {
+		opts.Log = prefixWriter{w: c.App.ErrWriter, prefix: "gmark report: "}
+	}
+	if c.String("baseline") != "" {
+		return runGate(c, db, runs, opts)
+	}
+	format := c.String("format")
+	switch format {
+	case "html":
+		start := time.Now()
+		index, err := report.Write(c.Context, db, runs, c.String("output"), opts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.Writer, "report written to %s (%s)\n", index, time.Since(start).Round(time.Millisecond))
+		return nil
+	case "text", "summary", "json", "csv":
+		opts.Log = nil
+		rep, err := report.Build(c.Context, db, runs, opts)
+		if err != nil {
+			return err
+		}
+		switch format {
+		case "text":
+			return rep.WriteText(c.App.Writer)
+		case "summary":
+			return rep.WriteSummary(c.App.Writer)
+		case "json":
+			return rep.WriteJSON(c.App.Writer)
+		default:
+			return rep.WriteCSV(c.App.Writer)
+		}
+	}
+	return usageErrorf("--format %q: want html, text, summary, json or csv", format)
+}
+
+// runGate compares the runs of --db with those of --baseline.
+func runGate(c *cli.Context, db string, runs []string, opts report.Options) error {
+	threshold, err := parseThreshold(c.String("threshold"))
+	if err != nil {
+		return usageError{err}
+	}
+	alpha := c.Float64("alpha")
+	if !(alpha > 0 && alpha < 1) {
+		return usageErrorf("--alpha must be between 0 and 1")
+	}
+	names := splitList([]string{c.String("metrics")})
+	for _, n := range names {
+		if gate.Metrics[n] == nil {
+			return usageErrorf("--metrics: unknown metric %q (known: %s)", n, strings.Join(gate.Names(), ", "))
+		}
+	}
+	test := c.String("test")
+	if test != gate.BlockBootstrap && test != gate.IID {
+		return usageErrorf("--test %q: want %s or %s", test, gate.BlockBootstrap, gate.IID)
+	}
+	format := c.String("format")
+	if c.IsSet("format") && format != "text" && format != "json" {
+		return usageErrorf("with --baseline, --format is text or json")
+	}
+	baseDB := c.String("baseline")
+	baseRuns := splitList(c.StringSlice("baseline-run"))
+	if err := checkDB(baseDB, baseRuns); err != nil {
+		return err
+	}
+	opts.Log = nil
+	base, err := report.Build(c.Context, baseDB, baseRuns, opts)
+	if err != nil {
+		return err
+	}
+	cur, err := report.Build(c.Context, db, runs, opts)
+	if err != nil {
+		return err
+	}
+	res, err := gate.Compare(runMetrics(base), runMetrics(cur), gate.Config{Metrics: names, Threshold: threshold, Alpha: alpha, Test: test})
+	if err != nil {
+		return usageError{err}
+	}
+	if format == "json" {
+		b, err := report.MarshalJSON(res)
+		if err != nil {
+			return err
+		}
+		if _, err := c.App.Writer.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	} else if err := res.WriteText(c.App.Writer); err != nil {
+		return err
+	}
+	if len(res.Regressed) > 0 {
+		return cli.Exit("regression in "+strings.Join(res.Regressed, ", "), exitFailure)
+	}
+	return nil
+}
+
+func runMetrics(r *report.Report) []*metrics.RunMetrics {
+	out := make([]*metrics.RunMetrics, len(r.Runs))
+	for i, run := range r.Runs {
+		out[i] = run.Metrics
+	}
+	return out
+}
+
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, p.prefix); err != nil {
+		return 0, err
+	}
+	return p.w.Write(b)
+}
+
+// readOnlyStart are the first keywords of statements that only read.
+var readOnlyStart = []string{"SELECT", "WITH", "EXPLAIN", "VALUES", "PRAGMA"}
+
+func runReportSQL(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageErrorf("report sql takes one query, quoted: gmark report sql --db results.db \"SELECT …\"")
+	}
+	q := strings.TrimSpace(c.Args().First())
+	first := strings.ToUpper(strings.FieldsFunc(q+" ", func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '(' })[0])
+	ok := false
+	for _, k := range readOnlyStart {
+		if first == k {
+			ok = true
+		}
+	}
+	if !ok || first == "PRAGMA" && strings.Contains(q, "=") {
+		return usageErrorf("report sql runs read-only queries (SELECT, WITH, EXPLAIN, VALUES, PRAGMA without '='); %q would write: the store is append-only and only gmark writes it", firstWord(q))
+	}
+	format := c.String("format")
+	if format != "text" && format != "csv" && format != "json" {
+		return usageErrorf("--format %q: want text, csv or json", format)
+	}
+	db := c.String("db")
+	if err := checkDB(db, nil); err != nil {
+		return err
+	}
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	// A second guard: the connection refuses writes whatever the query says.
+	if _, err := st.DB().Exec("PRAGMA query_only = ON"); err != nil {
+		return err
+	}
+	rows, err := st.DB().QueryContext(c.Context, q)
+	if err != nil {
+		if strings.Contains(err.Error(), "readonly") || strings.Contains(err.Error(), "query_only") {
+			return usageErrorf("report sql: the store is opened read-only: %v", err)
+		}
+		return usageErrorf("report sql: %v", err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	var out [][]string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		rec := make([]string, len(cols))
+		for i, v := range vals {
+			switch x := v.(type) {
+			case nil:
+				rec[i] = "NULL"
+			case []byte:
+				rec[i] = string(x)
+			case float64:
+				rec[i] = strconv.FormatFloat(x, 'g', -1, 64)
+			default:
+				rec[i] = fmt.Sprint(x)
+			}
+		}
+		out = append(out, rec)
+	}
+	if err := rows.Err(); err != nil {
+		if strings.Contains(err.Error(), "readonly") || strings.Contains(err.Error(), "query_only") {
+			return usageErrorf("report sql: the store is opened read-only: %v", err)
+		}
+		return usageErrorf("report sql: %v", err)
+	}
+	w := c.App.Writer
+	switch format {
+	case "csv":
+		return writeCSVRows(w, cols, out)
+	case "json":
+		objs := make([]map[string]string, len(out))
+		for i, rec := range out {
+			objs[i] = map[string]string{}
+			for k, col := range cols {
+				objs[i][col] = rec[k]
+			}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(objs)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(cols, "\t")+"\t")
+	for _, rec := range out {
+		fmt.Fprintln(tw, strings.Join(rec, "\t")+"\t")
+	}
+	return tw.Flush()
+}
+
+func firstWord(q string) string {
+	if f := strings.Fields(q); len(f) > 0 {
+		return f[0]
+	}
+	return q
+}
+
+func writeCSVRows(w io.Writer, cols []string, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(cols); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	return cw.Error()
+}

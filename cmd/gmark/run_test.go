@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var reportLineRE = regexp.MustCompile(`(?m)^report: (\S+/index\.html) `)
+
+// The README's main job: `gmark run examples/quickstart.wdl` from the
+// repository root, on the bundled scheduler in-process, with no outside
+// service: every job runs and the report is written.
+func TestRunQuickstart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the quick start for about a minute; skipped with -short")
+	}
+	out := t.TempDir()
+	stdout, stderr, code := run(t, abs(t, "../.."), "run", "examples/quickstart.wdl", "-o", out, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"jobs 56: 56 succeeded", "tasks 45: 45 succeeded", "success rate 100.0%"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	m := reportLineRE.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no report line in:\n%s", stdout)
+	}
+	page, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	imgs := regexp.MustCompile(`<img[^>]+src="([^"]+)"`).FindAllStringSubmatch(string(page), -1)
+	if len(imgs) < 8 {
+		t.Errorf("the report has %d images", len(imgs))
+	}
+	for _, img := range imgs {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(m[1]), img[1])); err != nil {
+			t.Errorf("image %s: %v", img[1], err)
+		}
+	}
+	// A second run adds to the same store.
+	if _, err := os.Stat(filepath.Join(out, "results.db")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run"}, "run takes one WDL file"},
+		{[]string{"run", abs(t, "../../examples/quickstart.wdl"), "--speedup", "0"}, "--speedup must be positive"},
+		{[]string{"run", abs(t, "../../examples/quickstart.wdl"), "--target", "pbs"}, `unknown target "pbs"`},
+		{[]string{"run", abs(t, "../../testdata/bad/unknown-distribution.wdl")}, "unknown distribution"},
+		{[]string{"run", abs(t, "../../examples/quickstart.wdl"), "--grid", "/no/grid.toml"}, "/no/grid.toml"},
+	} {
+		_, stderr, code := run(t, dir, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("failed runs wrote %v", entries)
+	}
+}
