@@ -97,6 +97,44 @@ type common struct {
 	stats   ReadStats
 	prev    float64
 	started bool
+
+	// What the reader has read ahead of Next: the first record, read when
+	// the reader opens so that its Header is complete, and the error that
+	// ended the stream, returned again by every later Next.
+	pending *Record
+	err     error
+}
+
+// readAhead keeps the first record, read by the reader's constructor; the
+// end of an empty stream is kept for Next, any other error returned.
+func (c *common) readAhead(rec Record, err error) error {
+	switch {
+	case err == nil:
+		c.pending = &rec
+	case err == io.EOF:
+		c.err = err
+	default:
+		return err
+	}
+	return nil
+}
+
+// ahead answers Next from what was read ahead, if anything was: the pending
+// record, or the error that ended the stream.
+func (c *common) ahead() (rec Record, err error, ok bool) {
+	if c.pending != nil {
+		rec, c.pending = *c.pending, nil
+		return rec, nil, true
+	}
+	return Record{}, c.err, c.err != nil
+}
+
+// keep returns what the reader read for Next, remembering an error.
+func (c *common) keep(rec Record, err error) (Record, error) {
+	if err != nil {
+		c.err = err
+	}
+	return rec, err
 }
 
 func (c *common) Header() *Header   { return &c.hdr }

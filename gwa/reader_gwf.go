@@ -2,7 +2,6 @@ package gwa
 
 import (
 	"bytes"
-	"io"
 	"strings"
 )
 
@@ -112,37 +111,22 @@ type gwfReader struct {
 	in      interner
 	cols    []int // field of each column; -1 ignores the column
 	colLine string
-	pending *Record
-	err     error
 }
 
 func newGWFReader(src *lineSource, opts ReadOptions) (Reader, error) {
 	r := &gwfReader{common: common{name: opts.Name, opts: opts}, src: src}
 	r.hdr.Format = GWF
-	rec, err := r.read()
-	if err != nil && err != io.EOF {
+	if err := r.readAhead(r.read()); err != nil {
 		return nil, err
-	}
-	if err == nil {
-		r.pending = &rec
 	}
 	return r, nil
 }
 
 func (r *gwfReader) Next() (Record, error) {
-	if r.pending != nil {
-		rec := *r.pending
-		r.pending = nil
-		return rec, nil
+	if rec, err, ok := r.ahead(); ok {
+		return rec, err
 	}
-	if r.err != nil {
-		return Record{}, r.err
-	}
-	rec, err := r.read()
-	if err != nil {
-		r.err = err
-	}
-	return rec, err
+	return r.keep(r.read())
 }
 
 func (r *gwfReader) Close() error { return r.src.close() }

@@ -1,9 +1,6 @@
 package gwa
 
-import (
-	"bytes"
-	"io"
-)
+import "bytes"
 
 // swfFields is the number of fields of an SWF record.
 const swfFields = 18
@@ -12,10 +9,8 @@ const swfFields = 18
 // record), then one record of 18 whitespace-separated numbers per line.
 type swfReader struct {
 	common
-	src     *lineSource
-	in      interner
-	pending *Record
-	err     error
+	src *lineSource
+	in  interner
 }
 
 func newSWFReader(src *lineSource, opts ReadOptions) (Reader, error) {
@@ -23,30 +18,17 @@ func newSWFReader(src *lineSource, opts ReadOptions) (Reader, error) {
 	r.hdr.Format = SWF
 	r.hdr.SWFFields = true
 	// Read the header and the first record now, so Header is complete.
-	rec, err := r.read()
-	if err != nil && err != io.EOF {
+	if err := r.readAhead(r.read()); err != nil {
 		return nil, err
-	}
-	if err == nil {
-		r.pending = &rec
 	}
 	return r, nil
 }
 
 func (r *swfReader) Next() (Record, error) {
-	if r.pending != nil {
-		rec := *r.pending
-		r.pending = nil
-		return rec, nil
+	if rec, err, ok := r.ahead(); ok {
+		return rec, err
 	}
-	if r.err != nil {
-		return Record{}, r.err
-	}
-	rec, err := r.read()
-	if err != nil {
-		r.err = err
-	}
-	return rec, err
+	return r.keep(r.read())
 }
 
 func (r *swfReader) Close() error { return r.src.close() }

@@ -149,14 +149,12 @@ func (w *SQLiteWriter) Close() error {
 // sqliteReader streams the Jobs table.
 type sqliteReader struct {
 	common
-	db      *sql.DB
-	rows    *sql.Rows
-	cols    []int
-	vals    []any
-	ptrs    []any
-	row     int64
-	pending *Record
-	err     error
+	db   *sql.DB
+	rows *sql.Rows
+	cols []int
+	vals []any
+	ptrs []any
+	row  int64
 }
 
 // OpenSQLite opens a GWF-SQLite database for reading.
@@ -178,13 +176,9 @@ func OpenSQLite(path string, opts ReadOptions) (Reader, error) {
 		db.Close()
 		return nil, fmt.Errorf("%s: %v", opts.Name, err)
 	}
-	rec, err := r.read()
-	if err != nil && err != io.EOF {
+	if err := r.readAhead(r.read()); err != nil {
 		r.Close()
 		return nil, err
-	}
-	if err == nil {
-		r.pending = &rec
 	}
 	return r, nil
 }
@@ -240,19 +234,10 @@ func (r *sqliteReader) open() error {
 }
 
 func (r *sqliteReader) Next() (Record, error) {
-	if r.pending != nil {
-		rec := *r.pending
-		r.pending = nil
-		return rec, nil
+	if rec, err, ok := r.ahead(); ok {
+		return rec, err
 	}
-	if r.err != nil {
-		return Record{}, r.err
-	}
-	rec, err := r.read()
-	if err != nil {
-		r.err = err
-	}
-	return rec, err
+	return r.keep(r.read())
 }
 
 func (r *sqliteReader) read() (Record, error) {
