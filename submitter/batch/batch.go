@@ -175,48 +175,13 @@ func jobName(s *submitter.Submission) string {
 	return "gmark-" + s.Job.ID + ".a" + strconv.Itoa(s.Attempt) + "-" + s.RunID
 }
 
-// cmdError is a failed command.
-type cmdError struct {
-	name   string
-	status int
-	stderr string
-}
-
-func (e *cmdError) Error() string {
-	return fmt.Sprintf("%s (exit status %d): %s", e.name, e.status, strings.TrimSpace(e.stderr))
-}
-func (e *cmdError) ExitStatus() int { return e.status }
-
+// transientMessages are the batch systems' ways of saying "not now".
 var transientMessages = []string{"Failed to connect", "Connection refused", "timed out", "temporarily",
 	"unable to contact qmaster", "unable to send message to qmaster", "Can't find address of local schedd",
 	"failed receiving gdi request", "Connection reset"}
 
 func (t *Target) run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.cfg.CommandTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if err == nil {
-		return stdout.Bytes(), nil
-	}
-	ce := &cmdError{name: name, status: -1, stderr: stderr.String()}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		ce.status = ee.ExitCode()
-	} else if ce.stderr == "" {
-		ce.stderr = err.Error()
-	}
-	if ctx.Err() != nil {
-		return stdout.Bytes(), submitter.Transient(ce)
-	}
-	for _, m := range transientMessages {
-		if strings.Contains(ce.stderr, m) {
-			return stdout.Bytes(), submitter.Transient(ce)
-		}
-	}
-	return stdout.Bytes(), ce
+	return submitter.Command{Timeout: t.cfg.CommandTimeout, TransientMessages: transientMessages}.Run(ctx, name, args...)
 }
 
 // Submit prints the job's description and submits it.

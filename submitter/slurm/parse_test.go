@@ -1,9 +1,13 @@
 package slurm
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gmark/gmark/submitter"
 )
 
 // Outputs of Slurm 22.05 (Debian 12's slurm-wlm), trimmed.
@@ -80,12 +84,25 @@ func TestParseJobComp(t *testing.T) {
 	}
 }
 
+// Slurm's "not now" is transient; a bad request is not. Each message is said
+// on standard error by a real command that fails.
 func TestTransientMessages(t *testing.T) {
-	if !isTransient("sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)") {
-		t.Fatal("controller down is transient")
-	}
-	if isTransient("sbatch: error: Batch job submission failed: Requested node configuration is not available") {
-		t.Fatal("a bad request is not transient")
+	cmd := submitter.Command{Timeout: time.Minute, TransientMessages: transientMessages}
+	for _, tc := range []struct {
+		stderr    string
+		transient bool
+	}{
+		{"sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)", true},
+		{"sbatch: error: Batch job submission failed: Requested node configuration is not available", false},
+	} {
+		_, err := cmd.Run(context.Background(), "sh", "-c", `printf '%s\n' "$1" >&2; exit 1`, "sh", tc.stderr)
+		var ce *submitter.CommandError
+		if !errors.As(err, &ce) || ce.Status != 1 {
+			t.Fatalf("%q: error %v, want a command error with exit status 1", tc.stderr, err)
+		}
+		if got := submitter.IsTransient(err); got != tc.transient {
+			t.Errorf("%q: transient %v, want %v", tc.stderr, got, tc.transient)
+		}
 	}
 }
 

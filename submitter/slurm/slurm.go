@@ -233,27 +233,6 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	return nil
 }
 
-// cmdError is a failed Slurm command.
-type cmdError struct {
-	name   string
-	status int
-	stderr string
-}
-
-func (e *cmdError) Error() string {
-	msg := strings.TrimSpace(e.stderr)
-	if msg == "" {
-		msg = "no message"
-	}
-	if e.status < 0 {
-		return fmt.Sprintf("%s: %s", e.name, msg)
-	}
-	return fmt.Sprintf("%s (exit status %d): %s", e.name, e.status, msg)
-}
-
-// ExitStatus is the command's exit status, recorded with a failed submission.
-func (e *cmdError) ExitStatus() int { return e.status }
-
 // transientMessages are Slurm's ways of saying "not now".
 var transientMessages = []string{
 	"Unable to contact slurm controller", "Socket timed out", "Connection refused", "Zero Bytes were transmitted",
@@ -262,42 +241,9 @@ var transientMessages = []string{
 	"unable to connect", "Connection reset",
 }
 
-func isTransient(msg string) bool {
-	for _, m := range transientMessages {
-		if strings.Contains(msg, m) {
-			return true
-		}
-	}
-	return false
-}
-
 // run runs a Slurm command against a cluster.
 func (t *Target) run(ctx context.Context, c *cluster, name string, args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.cfg.CommandTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = c.env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if err == nil {
-		return stdout.Bytes(), nil
-	}
-	ce := &cmdError{name: name, status: -1, stderr: stderr.String()}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		ce.status = ee.ExitCode()
-	} else if ce.stderr == "" {
-		ce.stderr = err.Error()
-	}
-	if ctx.Err() != nil {
-		ce.stderr = strings.TrimSpace(ce.stderr + " (timed out after " + t.cfg.CommandTimeout.String() + ")")
-		return stdout.Bytes(), submitter.Transient(ce)
-	}
-	if isTransient(ce.stderr) {
-		return stdout.Bytes(), submitter.Transient(ce)
-	}
-	return stdout.Bytes(), ce
+	return submitter.Command{Timeout: t.cfg.CommandTimeout, Env: c.env, TransientMessages: transientMessages}.Run(ctx, name, args...)
 }
 
 // planned is where one part of a job goes.
