@@ -220,34 +220,21 @@ func (h *hyperExp) step(b *binned, m int, c float64) float64 {
 
 func fitHyperExp(s *sample, k int) (fitResult, error) {
 	b := s.points()
-	var best *hyperExp
-	bestLL := math.Inf(-1)
-	for _, split := range emSplits[k] {
-		w, sx, _ := quantileGroups(b, split)
+	// Each branch starts as the exponential of its group: rate 1/mean.
+	h, err := bestStart(s, b, k, func(w, sx, _ []float64) (*hyperExp, bool) {
 		h := &hyperExp{p: make([]float64, k), rate: make([]float64, k)}
-		ok := true
 		for i := range w {
 			if w[i] == 0 || sx[i] <= 0 {
-				ok = false
-				break
+				return nil, false
 			}
 			h.p[i] = w[i] / b.total
 			h.rate[i] = w[i] / sx[i]
 		}
-		if !ok {
-			continue
-		}
-		for it := 0; it < emProbe; it++ {
-			h.step(b, s.m, s.c)
-		}
-		if ll := h.loglik(b, s.m, s.c, nil); ll > bestLL {
-			best, bestLL = h, ll
-		}
+		return h, true
+	})
+	if err != nil {
+		return fitResult{}, err
 	}
-	if best == nil {
-		return fitResult{}, fmt.Errorf("too few distinct values for %d branches", k)
-	}
-	h := best
 	it, conv := emRun(func() float64 { return h.step(b, s.m, s.c) })
 	// Polish: BFGS on θ = (a_1..a_{k−1}, ln rate_1..k), p = softmax(a, 0).
 	unpack := func(x []float64) *hyperExp {
@@ -311,6 +298,37 @@ func fitHyperExp(s *sample, k int) (fitResult, error) {
 	}
 	se = append(se, seFree[k-1:]...)
 	return fitResult{params: params, stderr: se, logL: logL, iterations: it, converged: conv}, nil
+}
+
+// emMixture is a mixture in the making, as EM sees it.
+type emMixture interface {
+	step(b *binned, m int, c float64) float64
+	loglik(b *binned, m int, c float64, acc *[3][]float64) float64
+}
+
+// bestStart tries the starts of emSplits[k]: start makes one from the
+// groups of a split (their weights, Σw·x and Σw·ln x), or reports that a
+// group cannot start a branch. Each start runs emProbe EM iterations; the
+// most likely goes on.
+func bestStart[M emMixture](s *sample, b *binned, k int, start func(w, sx, slx []float64) (M, bool)) (M, error) {
+	var best M
+	found, bestLL := false, math.Inf(-1)
+	for _, split := range emSplits[k] {
+		h, ok := start(quantileGroups(b, split))
+		if !ok {
+			continue
+		}
+		for it := 0; it < emProbe; it++ {
+			h.step(b, s.m, s.c)
+		}
+		if ll := h.loglik(b, s.m, s.c, nil); ll > bestLL {
+			best, bestLL, found = h, ll, true
+		}
+	}
+	if !found {
+		return best, fmt.Errorf("too few distinct values for %d branches", k)
+	}
+	return best, nil
 }
 
 // emRun iterates step until the log-likelihood gain falls below the
@@ -508,41 +526,27 @@ func (h *hyperGammaFit) step(b *binned, m int, c float64) float64 {
 func fitHyperGamma(s *sample) (fitResult, error) {
 	const k = 2
 	b := s.points()
-	var best *hyperGammaFit
-	bestLL := math.Inf(-1)
-	for _, split := range emSplits[k] {
-		w, sx, slx := quantileGroups(b, split)
+	// Each branch starts as the gamma MLE of its group.
+	h, err := bestStart(s, b, k, func(w, sx, slx []float64) (*hyperGammaFit, bool) {
 		h := &hyperGammaFit{p: make([]float64, k), shape: make([]float64, k), scale: make([]float64, k)}
-		ok := true
 		for i := range w {
 			if w[i] == 0 {
-				ok = false
-				break
+				return nil, false
 			}
 			mean := sx[i] / w[i]
 			sv := math.Log(mean) - slx[i]/w[i]
 			if !(sv > 0) {
-				ok = false
-				break
+				return nil, false
 			}
 			shape, _, _ := gammaShape(sv)
 			shape = math.Min(shape, maxBranchShape)
 			h.p[i], h.shape[i], h.scale[i] = w[i]/b.total, shape, mean/shape
 		}
-		if !ok {
-			continue
-		}
-		for it := 0; it < emProbe; it++ {
-			h.step(b, s.m, s.c)
-		}
-		if ll := h.loglik(b, s.m, s.c, nil); ll > bestLL {
-			best, bestLL = h, ll
-		}
+		return h, true
+	})
+	if err != nil {
+		return fitResult{}, err
 	}
-	if best == nil {
-		return fitResult{}, fmt.Errorf("too few distinct values for %d branches", k)
-	}
-	h := best
 	it, conv := emRun(func() float64 { return h.step(b, s.m, s.c) })
 	unpack := func(x []float64) *hyperGammaFit {
 		return &hyperGammaFit{p: softmax(x[:k-1]), shape: expAll(x[k-1 : 2*k-1]), scale: expAll(x[2*k-1:])}
