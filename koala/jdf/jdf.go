@@ -271,29 +271,15 @@ func (p *parser) apply(r *subreq, attr, namePos int) error {
 		}
 		r.site = v.s
 	case aCount:
-		v, err := p.one(what, "a whole number >= 1")
+		n, err := p.positive(what, "", MaxCount)
 		if err != nil {
 			return err
-		}
-		n, ok := atoi(v.s, MaxCount)
-		if !ok || n < 1 {
-			if ok || !allDigits(v.s) {
-				return p.errorf(v.pos, "count must be a whole number >= 1, got %q", v.s)
-			}
-			return p.errorf(v.pos, "count must be a whole number from 1 to %d, got %s", MaxCount, v.s)
 		}
 		r.count = int(n)
 	case aMaxWallTime:
-		v, err := p.one(what, "a whole number of minutes >= 1")
+		n, err := p.positive(what, " of minutes", MaxWallMinutes)
 		if err != nil {
 			return err
-		}
-		n, ok := atoi(v.s, MaxWallMinutes)
-		if !ok || n < 1 {
-			if ok || !allDigits(v.s) {
-				return p.errorf(v.pos, "maxWallTime must be a whole number of minutes >= 1, got %q", v.s)
-			}
-			return p.errorf(v.pos, "maxWallTime must be a whole number of minutes from 1 to %d, got %s", MaxWallMinutes, v.s)
 		}
 		r.wall = n
 	case aExecutable:
@@ -376,6 +362,23 @@ func (p *parser) one(what, want string) (val, error) {
 		return v, p.errorf(p.vals[v.end].pos, "expected ')' after the value of %s, which takes one value", what)
 	}
 	return v, nil
+}
+
+// positive reads the relation's one value as a whole number from 1 to max;
+// unit (" of minutes") qualifies the number in the messages.
+func (p *parser) positive(what, unit string, max int64) (int64, error) {
+	v, err := p.one(what, "a whole number"+unit+" >= 1")
+	if err != nil {
+		return 0, err
+	}
+	n, ok := atoi(v.s, max)
+	if !ok || n < 1 {
+		if ok || !allDigits(v.s) {
+			return 0, p.errorf(v.pos, "%s must be a whole number%s >= 1, got %q", what, unit, v.s)
+		}
+		return 0, p.errorf(v.pos, "%s must be a whole number%s from 1 to %d, got %s", what, unit, max, v.s)
+	}
+	return n, nil
 }
 
 // atoi reads a whole number of at most max (>= 0), digits only.
