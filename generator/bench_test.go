@@ -7,12 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/internal/heappeak"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/wdl"
 	"github.com/gmark/gmark/workload"
@@ -155,36 +154,18 @@ func TestTenMillionJobsBoundedMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runtime.GC()
-		var max atomic.Uint64
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			var ms runtime.MemStats
-			for {
-				runtime.ReadMemStats(&ms)
-				if ms.HeapInuse > max.Load() {
-					max.Store(ms.HeapInuse)
-				}
-				select {
-				case <-stop:
-					return
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
-		}()
-		w := workload.NewWriter(bufio.NewWriter(io.Discard))
-		sum, err := g.Generate(w.Write)
-		close(stop)
-		<-done
+		var sum *Summary
+		peak := heappeak.During(func() {
+			w := workload.NewWriter(bufio.NewWriter(io.Discard))
+			sum, err = g.Generate(w.Write)
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if sum.Jobs != n {
 			t.Fatalf("generated %d jobs, want %d", sum.Jobs, n)
 		}
-		return max.Load()
+		return peak
 	}
 	small := peak(100_000)
 	big := peak(10_000_000)

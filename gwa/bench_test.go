@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"io"
 	"os/exec"
-	"runtime"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gmark/gmark/internal/heappeak"
 )
 
 // The speed targets, measured here on the real LCG trace (quote them
@@ -214,38 +214,21 @@ func TestTenMillionJobsBoundedMemory(t *testing.T) {
 		t.Skip("analyses 10^7 jobs; skipped with -short")
 	}
 	peak := func(n int) (uint64, *Analysis) {
-		runtime.GC()
-		var max atomic.Uint64
-		stop, done := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(done)
-			var ms runtime.MemStats
-			for {
-				runtime.ReadMemStats(&ms)
-				if ms.HeapInuse > max.Load() {
-					max.Store(ms.HeapInuse)
-				}
-				select {
-				case <-stop:
-					return
-				case <-time.After(50 * time.Millisecond):
-				}
+		var a *Analysis
+		var err error
+		peak := heappeak.During(func() {
+			var r Reader
+			if r, err = NewReader(bufio.NewReaderSize(&synthTrace{n: n}, 1<<16), ReadOptions{Strict: true, Name: "synth"}); err == nil {
+				a, err = Analyze(r, AnalysisOptions{}, nil)
 			}
-		}()
-		r, err := NewReader(bufio.NewReaderSize(&synthTrace{n: n}, 1<<16), ReadOptions{Strict: true, Name: "synth"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := Analyze(r, AnalysisOptions{}, nil)
-		close(stop)
-		<-done
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if a.Totals.Jobs != int64(n) {
 			t.Fatalf("analysed %d jobs, want %d", a.Totals.Jobs, n)
 		}
-		return max.Load(), a
+		return peak, a
 	}
 	small, _ := peak(100_000)
 	big, a := peak(10_000_000)

@@ -1,0 +1,26 @@
+package heappeak
+
+import "testing"
+
+var sink []byte
+
+// Work that holds 64 MiB peaks above 64 MiB; work that holds nothing stays
+// well below.
+func TestDuring(t *testing.T) {
+	const size = 64 << 20
+	held := During(func() {
+		sink = make([]byte, size)
+		for i := range sink {
+			sink[i] = byte(i)
+		}
+	})
+	sink = nil
+	idle := During(func() {})
+	t.Logf("holding 64 MiB: %d bytes; idle: %d bytes", held, idle)
+	if held < size {
+		t.Errorf("peak %d bytes while 64 MiB were held", held)
+	}
+	if idle >= size {
+		t.Errorf("peak %d bytes with nothing held", idle)
+	}
+}
