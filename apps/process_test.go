@@ -3,7 +3,6 @@ package apps
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -21,17 +20,7 @@ import (
 
 var gmark string
 
-func TestMain(m *testing.M) {
-	path, cleanup, err := testbin.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	gmark = path
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &gmark) }
 
 // syncBuffer is a buffer the test may read while the process writes it.
 type syncBuffer struct {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,17 +18,7 @@ import (
 
 var gmark string
 
-func TestMain(m *testing.M) {
-	path, cleanup, err := testbin.Build()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	gmark = path
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &gmark) }
 
 // hangGuard bounds a test that would otherwise hang on a bug; it is not a
 // timing assertion.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
 )
 
 // Build compiles github.com/gmark/gmark/cmd/gmark into a new temporary
@@ -30,4 +31,18 @@ func Build() (path string, cleanup func(), err error) {
 		return "", nil, fmt.Errorf("go build github.com/gmark/gmark/cmd/gmark: %v\n%s", err, out)
 	}
 	return path, cleanup, nil
+}
+
+// Main is a test package's TestMain: it builds the binary into *path, runs
+// the tests and removes the binary; a failed build fails the package.
+func Main(m *testing.M, path *string) {
+	p, cleanup, err := Build()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*path = p
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }
