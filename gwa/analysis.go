@@ -539,26 +539,22 @@ func (a *Analyzer) Result() *Analysis {
 		}
 		return s
 	}
-	sort.Slice(names, func(i, j int) bool {
-		x, y := a.users[names[i]], a.users[names[j]]
-		if x.jobs != y.jobs {
-			return x.jobs > y.jobs
+	// top lists the TopN users by key, largest first, ties by name.
+	top := func(key func(*groupStat) float64) (list []UserShare) {
+		sort.Slice(names, func(i, j int) bool {
+			x, y := key(a.users[names[i]]), key(a.users[names[j]])
+			if x != y {
+				return x > y
+			}
+			return names[i] < names[j]
+		})
+		for _, n := range names[:min(len(names), a.opts.TopN)] {
+			list = append(list, share(n))
 		}
-		return names[i] < names[j]
-	})
-	for _, n := range names[:min(len(names), a.opts.TopN)] {
-		r.Users.TopByJob = append(r.Users.TopByJob, share(n))
+		return list
 	}
-	sort.Slice(names, func(i, j int) bool {
-		x, y := a.users[names[i]], a.users[names[j]]
-		if x.cpu != y.cpu {
-			return x.cpu > y.cpu
-		}
-		return names[i] < names[j]
-	})
-	for _, n := range names[:min(len(names), a.opts.TopN)] {
-		r.Users.TopByCPU = append(r.Users.TopByCPU, share(n))
-	}
+	r.Users.TopByJob = top(func(u *groupStat) float64 { return float64(u.jobs) })
+	r.Users.TopByCPU = top(func(u *groupStat) float64 { return u.cpu })
 	r.Sites = []SiteStat{}
 	for n, s := range a.sites {
 		ss := SiteStat{Site: n, Jobs: s.jobs, CPU: s.cpu}
