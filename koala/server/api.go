@@ -72,10 +72,21 @@ func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
+// errNoJob is returned by a command that looked up a job the core does not
+// know; do answers it with 404.
+type errNoJob string
+
+func (e errNoJob) Error() string {
+	return fmt.Sprintf("no job %q (give the id the server returned, or the idempotency key)", string(e))
+}
+
 func (s *Server) do(w http.ResponseWriter, r *http.Request, fn func() (any, error)) (any, bool) {
 	v, err := s.Do(r.Context(), fn)
 	if err != nil {
+		var noJob errNoJob
 		switch {
+		case errors.As(err, &noJob):
+			fail(w, http.StatusNotFound, "%v", err)
 		case errors.Is(err, errShuttingDown):
 			fail(w, http.StatusServiceUnavailable, "%v", err)
 		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -210,19 +221,13 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 			j, found = s.core.JobByKey(id)
 		}
 		if !found {
-			return nil, nil
+			return nil, errNoJob(id)
 		}
-		view := viewOf(j)
-		return &view, nil
+		return viewOf(j), nil
 	})
-	if !ok {
-		return
+	if ok {
+		writeJSON(w, http.StatusOK, v)
 	}
-	if v.(*jobView) == nil {
-		fail(w, http.StatusNotFound, "no job %q (give the id the server returned, or the idempotency key)", id)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
 }
 
 // listJobs lists jobs, optionally of one state (?state=running), in
@@ -248,26 +253,23 @@ func (s *Server) cancelJob(w http.ResponseWriter, r *http.Request) {
 	v, ok := s.do(w, r, func() (any, error) {
 		j, found := s.core.Job(id)
 		if !found {
-			return http.StatusNotFound, nil
+			return nil, errNoJob(id)
 		}
+		// A job that cannot be cancelled (it already ended) is a
+		// conflict, not a server failure: answered as a value.
 		if err := s.core.Cancel(j.ID, "cancelled through the API"); err != nil {
 			return err.Error(), nil
 		}
-		return http.StatusOK, nil
+		return nil, nil
 	})
 	if !ok {
 		return
 	}
-	switch x := v.(type) {
-	case string:
-		fail(w, http.StatusConflict, "%s", x)
-	case int:
-		if x == http.StatusNotFound {
-			fail(w, http.StatusNotFound, "no job %q", id)
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]string{"id": id, "state": string(core.Cancelled)})
+	if msg, conflict := v.(string); conflict {
+		fail(w, http.StatusConflict, "%s", msg)
+		return
 	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": id, "state": string(core.Cancelled)})
 }
 
 func (s *Server) clusters(w http.ResponseWriter, r *http.Request) {

@@ -256,6 +256,15 @@ func TestCancelAndClusters(t *testing.T) {
 	if code, _ := request(t, "DELETE", hs.URL+"/v1/jobs/k999", "", "", true); code != http.StatusNotFound {
 		t.Errorf("cancel of an unknown job: %d", code)
 	}
+	// Looking up an id or key the core does not know is a 404 with a
+	// message, not a crashed handler (an empty reply): the koala target's
+	// crash recovery asks exactly this of every intent without a result.
+	for _, id := range []string{"k999", "no-such-key", "%00", "j-1"} {
+		code, body := request(t, "GET", hs.URL+"/v1/jobs/"+id, "", "", false)
+		if code != http.StatusNotFound || !strings.Contains(string(body), "no job") {
+			t.Errorf("GET unknown job %q: %d %s", id, code, body)
+		}
+	}
 	code, body := request(t, "POST", hs.URL+"/v1/clusters/fs3/down", `{"reason":"maintenance"}`, "application/json", true)
 	if code != http.StatusOK || !strings.Contains(string(body), `"disabled":"maintenance"`) {
 		t.Errorf("down: %d %s", code, body)
