@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gmark/gmark/apps/internal/testbin"
 	"github.com/gmark/gmark/apps/output"
+	"github.com/gmark/gmark/internal/testbin"
 )
 
 // These tests run the applications as jobs do: the gmark binary, built

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gmark/gmark/apps/internal/testbin"
 	"github.com/gmark/gmark/apps/output"
+	"github.com/gmark/gmark/internal/testbin"
 )
 
 var gmark string

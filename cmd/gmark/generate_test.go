@@ -11,30 +11,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gmark/gmark/internal/testbin"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/workload"
 )
 
-// gmarkBin is the gmark binary built once for the tests that run it as a
-// real process (exit codes, files written, nothing written on errors).
-var gmarkBin string
+// gmarkBin is the gmark binary, built once for the tests that run it as a
+// real process (exit codes, files written, nothing written on errors) and
+// removed when they are done.
+var gmarkBin testbin.Lazy
+
+func TestMain(m *testing.M) { testbin.MainLazy(m, &gmarkBin) }
 
 func buildGmark(t *testing.T) string {
 	t.Helper()
-	if gmarkBin != "" {
-		return gmarkBin
-	}
-	dir, err := os.MkdirTemp("", "gmark-bin-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "gmark")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	gmarkBin = bin
-	return bin
+	return gmarkBin.Path(t)
 }
 
 // run runs gmark in dir and returns stdout, stderr and the exit code.

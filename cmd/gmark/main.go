@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sort"
 
 	"github.com/gmark/gmark/internal/version"
@@ -21,6 +22,10 @@ var commands []*cli.Command
 const (
 	exitFailure = 1
 	exitUsage   = 2
+
+	// helpTopicMissing is urfave/cli's exit code for 'gmark help NAME' of
+	// an unknown NAME: bad usage, so it exits 2.
+	helpTopicMissing = 3
 )
 
 // usageError marks an error caused by the user's input, which exits with 2.
@@ -33,8 +38,45 @@ func usageErrorf(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// onUsageError makes a flag the command does not know, or a flag value that
+// does not parse, a usage error (exit 2) like every other bad input.
+func onUsageError(_ *cli.Context, err error, _ bool) error {
+	return usageError{err}
+}
+
+// markUsageErrors sets onUsageError on cmds and their subcommands, and
+// gives each command that only groups subcommands an action that refuses
+// an unknown subcommand as bad usage (urfave/cli would exit 3).
+func markUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = onUsageError
+		if len(c.Subcommands) > 0 && c.Action == nil {
+			c.Action = unknownCommand
+		}
+		markUsageErrors(c.Subcommands)
+	}
+}
+
+// unknownCommand is the action of the app and of the commands that group
+// subcommands: with no argument it shows the help, with one it is bad usage.
+func unknownCommand(c *cli.Context) error {
+	sub := c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name
+	if c.NArg() == 0 {
+		if sub {
+			return cli.ShowSubcommandHelp(c)
+		}
+		return cli.ShowAppHelp(c)
+	}
+	name := c.App.Name
+	if sub {
+		name += " " + c.Command.FullName()
+	}
+	return usageErrorf("%q is not a command of %s; run '%s --help' for the list", c.Args().First(), name, name)
+}
+
 func newApp() *cli.App {
 	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
+	markUsageErrors(commands)
 	return &cli.App{
 		Name:                 "gmark",
 		Usage:                "grid and cluster workload generation and benchmarking",
@@ -46,10 +88,22 @@ func newApp() *cli.App {
 			"Run 'gmark COMMAND --help' for the flags of a command.",
 		// Errors are printed by main, once, with the right exit code.
 		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   onUsageError,
+		// Without an action of its own, the app hands an unknown command
+		// to the help command, which exits 3; it is bad usage.
+		Action: unknownCommand,
 	}
 }
 
 func main() {
+	// A panic is a bug in gmark, never bad input: it exits 1 with the
+	// stack, not with the runtime's 2 that would read as a usage error.
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "gmark: internal error: %v\n%s\nThis is a bug in gmark; please report it with the command that caused it.\n", r, debug.Stack())
+			os.Exit(exitFailure)
+		}
+	}()
 	app := newApp()
 	err := app.Run(interspersed(app, os.Args))
 	if err == nil {
@@ -60,6 +114,8 @@ func main() {
 	var ec cli.ExitCoder
 	switch {
 	case errors.As(err, &ue):
+		os.Exit(exitUsage)
+	case errors.As(err, &ec) && ec.ExitCode() == helpTopicMissing:
 		os.Exit(exitUsage)
 	case errors.As(err, &ec):
 		os.Exit(ec.ExitCode())

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -44,5 +45,42 @@ func Main(m *testing.M, path *string) {
 	*path = p
 	code := m.Run()
 	cleanup()
+	os.Exit(code)
+}
+
+// Lazy builds the binary the first time a test asks for it, so a run of
+// tests that never start it does not pay for the build. The test
+// package's TestMain calls Remove after m.Run, so no binary is left in the
+// temporary directory.
+type Lazy struct {
+	once    sync.Once
+	path    string
+	cleanup func()
+	err     error
+}
+
+// Path returns the binary's path, building it on first use; a failed
+// build fails the test.
+func (l *Lazy) Path(t testing.TB) string {
+	t.Helper()
+	l.once.Do(func() { l.path, l.cleanup, l.err = Build() })
+	if l.err != nil {
+		t.Fatal(l.err)
+	}
+	return l.path
+}
+
+// Remove deletes the binary if it was built.
+func (l *Lazy) Remove() {
+	if l.cleanup != nil {
+		l.cleanup()
+	}
+}
+
+// MainLazy is a test package's TestMain for a Lazy binary: it runs the
+// tests, then removes the binary.
+func MainLazy(m *testing.M, l *Lazy) {
+	code := m.Run()
+	l.Remove()
 	os.Exit(code)
 }
