@@ -64,8 +64,8 @@ func init() {
 			&cli.StringFlag{Name: "run-dir", Usage: "where job scripts and outputs go (default: runs/RUN beside the store)"},
 			&cli.StringFlag{Name: "endpoint", Usage: "koala target: URL of the core's HTTP API (default: start the core in-process from --grid)"},
 			&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala target without --endpoint: grid description of the in-process core"},
-			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala target: the core's token (default: read STATE.token next to a local core's state)"},
-			&cli.StringFlag{Name: "token-file", Usage: "koala target: file holding the core's token"},
+			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala target with --endpoint: the core's token; prefer --token-file or $GMARK_KOALA_TOKEN (a command line is visible to every user of the machine)"},
+			&cli.StringFlag{Name: "token-file", Usage: "koala target with --endpoint: file holding the core's token (the server's STATE.token); --resume reads it again"},
 			&cli.StringFlag{Name: "policy", Usage: "koala target: placement policy of every job (WF, CF, CM, FCM; default the core's)"},
 			&cli.StringFlag{Name: "priority", Usage: "koala target: priority of every job (default the core's)"},
 			&cli.StringFlag{Name: "runner", Usage: "koala target: runner of every job: krunner, drunner, irunner"},
@@ -393,11 +393,14 @@ func stateCounts(m map[string]int) string {
 // it (never the token).
 type koalaConfig struct {
 	Endpoint string `json:"endpoint,omitempty"`
-	Grid     string `json:"grid,omitempty"`
-	State    string `json:"state,omitempty"`
-	Policy   string `json:"policy,omitempty"`
-	Priority string `json:"priority,omitempty"`
-	Runner   string `json:"runner,omitempty"`
+	// TokenFile is where the token was read (a path is no secret): a
+	// resumed run reads it there again.
+	TokenFile string `json:"token_file,omitempty"`
+	Grid      string `json:"grid,omitempty"`
+	State     string `json:"state,omitempty"`
+	Policy    string `json:"policy,omitempty"`
+	Priority  string `json:"priority,omitempty"`
+	Runner    string `json:"runner,omitempty"`
 }
 
 // newKoalaTarget connects to a core at --endpoint, or starts one in this
@@ -418,9 +421,20 @@ func newKoalaTarget(c *cli.Context, runDir string, recorded []byte) (submitter.T
 	}
 	tc := koalatarget.Config{Policy: cfg.Policy, Priority: cfg.Priority, Runner: cfg.Runner}
 	if cfg.Endpoint != "" {
-		tc.Endpoint, tc.Token = cfg.Endpoint, c.String("token")
-		if f := c.String("token-file"); f != "" {
-			b, err := os.ReadFile(f)
+		tc.Endpoint = cfg.Endpoint
+		switch {
+		case c.IsSet("token-file"):
+			abs, err := filepath.Abs(c.String("token-file"))
+			if err != nil {
+				return nil, nil, usageErrorf("--token-file: %v", err)
+			}
+			cfg.TokenFile = abs
+		case c.String("token") != "":
+			cfg.TokenFile = "" // given again: it wins over the recorded file
+			tc.Token = c.String("token")
+		}
+		if cfg.TokenFile != "" {
+			b, err := os.ReadFile(cfg.TokenFile)
 			if err != nil {
 				return nil, nil, usageErrorf("--token-file: %v", err)
 			}

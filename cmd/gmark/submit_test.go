@@ -47,6 +47,9 @@ func TestSubmitUsageErrors(t *testing.T) {
 		{[]string{"submit", wl, "--target", "nope"}, "unknown target"},
 		{[]string{"submit", wl, "--target", "koala", "--grid", "/no/such/grid.toml"}, "/no/such/grid.toml: no such file"},
 		{[]string{"submit", wl, "--target", "koala", "--endpoint", "ftp://x", "--token", "t"}, "is not an http:// URL"},
+		// The missing token names the real ways to give it.
+		{[]string{"submit", wl, "--target", "koala", "--endpoint", "http://127.0.0.1:1"}, "needs the core's token: --token-file FILE (e.g. the server's STATE.token file) or $GMARK_KOALA_TOKEN"},
+		{[]string{"submit", wl, "--target", "koala", "--endpoint", "http://127.0.0.1:1", "--token-file", filepath.Join(dir, "none")}, "--token-file: open " + filepath.Join(dir, "none")},
 		{[]string{"submit", filepath.Join(dir, "missing"), "--target", "dryrun"}, "workload directory"},
 		{[]string{"submit", wl, "--target", "dryrun", "--workers", "0"}, "--workers"},
 		{[]string{"submit", wl, "--target", "dryrun", "--speedup", "0"}, "--speedup"},

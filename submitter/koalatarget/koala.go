@@ -65,7 +65,7 @@ func New(cfg Config) (*Target, error) {
 		return nil, fmt.Errorf("koala endpoint %q is not an http:// URL", cfg.Endpoint)
 	}
 	if cfg.Token == "" {
-		return nil, errors.New("the koala target needs the core's token (--koala-token, $GMARK_KOALA_TOKEN, or the STATE.token file)")
+		return nil, errors.New("the koala target needs the core's token: --token-file FILE (e.g. the server's STATE.token file) or $GMARK_KOALA_TOKEN")
 	}
 	c := cfg.Client
 	if c == nil {
