@@ -1,0 +1,379 @@
+package main
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/workload"
+)
+
+// The fault tests: kill -9 of a real `gmark submit` at several points of a
+// run, and again during the recovery of the `--resume` that follows, for
+// every target; then a last `--resume` to the end. Every job must be
+// submitted exactly once, as the scheduler itself says (its job list, its
+// job completion log, the processes that ran), and none may be recorded as
+// failed because of a kill.
+//
+// The kill points are read from the store's progress, not guessed with
+// sleeps: the run is killed when the store shows what the point needs.
+
+// faultSpec: 24 short jobs, one every 60 ms; two long ones, the second of
+// which ends last by seconds (so "near the end" is a state the run cannot
+// pass between two looks at the store); two composite fork/join jobs.
+const faultSpec = "1\tunitary\t24\tswf\tsingle\t1\t*:1\tC(60ms)\tRunTime=C(400ms)\n" +
+	"2\tunitary\t2\tswf\tsingle\t1\t*:1\tC(1500ms)\tRunTime=C(4s)\n" +
+	"3\tcomposite\t2\tforkjoin\tsingle\t1\t*:?\tC(600ms)\tN=4,L=3,AppsWithWeights=hello\n"
+
+// runProgress is what the store says of a run.
+type runProgress struct {
+	results int // submissions with a recorded outcome
+	rows    int // jobs and tasks with a final row
+	resumes int // run-resume events: processes that took the run over
+}
+
+// killPoint says when to kill, given the progress and the run's size.
+type killPoint struct {
+	name string
+	due  func(p runProgress, keys int) bool
+}
+
+// faultPlan is the kills of every target, in order; after the last one, a
+// --resume runs to the end.
+var faultPlan = []killPoint{
+	{"early (third submission recorded)", func(p runProgress, _ int) bool { return p.results >= 3 }},
+	{"during recovery (first --resume)", func(p runProgress, _ int) bool { return p.resumes >= 1 }},
+	{"mid-run (half the jobs final)", func(p runProgress, n int) bool { return p.rows >= n/2 }},
+	{"during recovery (third --resume)", func(p runProgress, _ int) bool { return p.resumes >= 3 }},
+	{"near the end (all but the last job final)", func(p runProgress, n int) bool { return p.rows >= n-1 }},
+}
+
+// faultRun is one run of the fault plan.
+type faultRun struct {
+	dir, db, wl, runID string
+	keys               []string // every submission key the run must make once
+	kills              int
+}
+
+func newFaultRun(t *testing.T, runID string) *faultRun {
+	t.Helper()
+	dir := t.TempDir()
+	wl := genWorkload(t, dir, faultSpec)
+	jobs, err := workload.ReadAll(wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &faultRun{dir: dir, db: filepath.Join(dir, "results.db"), wl: wl, runID: runID}
+	for _, j := range jobs {
+		if j.Kind == workload.Composite {
+			for _, task := range j.Tasks {
+				f.keys = append(f.keys, submitter.Key(runID, task.ID, 1))
+			}
+			continue
+		}
+		f.keys = append(f.keys, submitter.Key(runID, j.ID, 1))
+	}
+	return f
+}
+
+// progress reads the run's progress from the store, read-only (a missing
+// store is no progress yet).
+func (f *faultRun) progress(t *testing.T) runProgress {
+	t.Helper()
+	var p runProgress
+	if _, err := os.Stat(f.db); err != nil {
+		return p
+	}
+	db, err := sql.Open("sqlite", "file:"+f.db+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// Before the schema exists the queries fail: no progress yet.
+	_ = db.QueryRow(`SELECT
+		(SELECT count(*) FROM submission_results WHERE run_id = ?1),
+		(SELECT count(*) FROM jobs WHERE run_id = ?1 AND state != ''),
+		(SELECT count(*) FROM events WHERE run_id = ?1 AND kind = 'run-resume')`, f.runID).Scan(&p.results, &p.rows, &p.resumes)
+	return p
+}
+
+// gmarkProc is a gmark process the test may kill.
+type gmarkProc struct {
+	cmd  *exec.Cmd
+	out  bytes.Buffer
+	done chan struct{}
+}
+
+func startGmark(t *testing.T, dir string, args ...string) *gmarkProc {
+	t.Helper()
+	p := &gmarkProc{cmd: exec.Command(buildGmark(t), args...), done: make(chan struct{})}
+	p.cmd.Dir = dir
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() { p.kill() })
+	return p
+}
+
+// kill sends SIGKILL to the process (by pid) and reaps it.
+func (p *gmarkProc) kill() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = syscall.Kill(p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+}
+
+// submitArgs are the arguments of the run's first process; resumes are
+// `submit --resume RUN --db DB -q`.
+func (f *faultRun) play(t *testing.T, first []string, extra ...string) {
+	t.Helper()
+	args := append([]string{"submit", f.wl, "--db", f.db, "--run-id", f.runID, "-q"}, first...)
+	for _, k := range faultPlan {
+		p := startGmark(t, f.dir, append(args, extra...)...)
+		deadline := time.Now().Add(2 * time.Minute)
+		for !k.due(f.progress(t), len(f.keys)) {
+			select {
+			case <-p.done:
+				t.Fatalf("kill %q: the process ended before the kill point (%+v):\n%s", k.name, f.progress(t), p.out.String())
+			case <-time.After(10 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("kill %q: not reached in 2 minutes (%+v):\n%s", k.name, f.progress(t), p.out.String())
+			}
+		}
+		p.kill()
+		f.kills++
+		args = []string{"submit", "--resume", f.runID, "--db", f.db, "-q"}
+	}
+	p := startGmark(t, f.dir, append(args, extra...)...)
+	select {
+	case <-p.done:
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("the last --resume did not end in 3 minutes:\n%s", p.out.String())
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("the last --resume: exit %d:\n%s", code, p.out.String())
+	}
+}
+
+// checkStore checks the store's side: one submission and one result per
+// key, every job and task succeeded. It returns the keys the store lost
+// (no final row).
+func (f *faultRun) checkStore(t *testing.T) (lost int) {
+	t.Helper()
+	st, err := store.OpenReadOnly(f.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	subs, _ := st.Submissions(f.runID)
+	results, _ := st.Results(f.runID)
+	if len(subs) != len(f.keys) || len(results) != len(f.keys) {
+		t.Errorf("%d submission records and %d results; want %d of each", len(subs), len(results), len(f.keys))
+	}
+	for _, r := range results {
+		if !r.OK {
+			t.Errorf("submission %s failed: %s", r.Key, r.Error)
+		}
+	}
+	rows, _ := st.Jobs(f.runID)
+	final := map[string]bool{}
+	for _, r := range rows {
+		if r.State != store.Succeeded {
+			t.Errorf("job %s: %s (%s)", r.JobID, r.State, r.Reason)
+		}
+		final[r.JobID] = true
+	}
+	for _, k := range f.keys {
+		_, rest, _ := strings.Cut(k, "/")
+		id, _, _ := strings.Cut(rest, "/")
+		if !final[id] {
+			lost++
+		}
+	}
+	return lost
+}
+
+// checkTarget compares what the scheduler saw (how many times each key was
+// submitted, or ran) with the keys: it returns the keys it never saw and
+// those it saw more than once.
+func (f *faultRun) checkTarget(t *testing.T, target string, seen map[string]int) (lost, dup int) {
+	t.Helper()
+	want := map[string]bool{}
+	for _, k := range f.keys {
+		want[k] = true
+		switch n := seen[k]; {
+		case n == 0:
+			lost++
+			t.Errorf("%s never saw %s", target, k)
+		case n > 1:
+			dup++
+			t.Errorf("%s saw %s %d times", target, k, n)
+		}
+	}
+	var extra []string
+	for k := range seen {
+		if !want[k] {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	if len(extra) > 0 {
+		t.Errorf("%s saw submissions that are not the run's: %v", target, extra)
+	}
+	return lost, dup
+}
+
+// report logs the figures of a target's fault run.
+func (f *faultRun) report(t *testing.T, target string, lost, dup int) {
+	t.Logf("fault figures: target %s: %d kills (%d points + recovery), %d submissions, jobs lost %d, jobs duplicated %d",
+		target, f.kills, len(faultPlan), len(f.keys), lost, dup)
+	if lost != 0 || dup != 0 {
+		t.Errorf("%s: %d lost, %d duplicated", target, lost, dup)
+	}
+}
+
+func TestSubmitFaultsDryRun(t *testing.T) {
+	f := newFaultRun(t, "fd")
+	f.play(t, []string{"--target", "dryrun"})
+	lost := f.checkStore(t)
+	// dryrun has nothing outside the process to ask: the store is its
+	// only witness (one submission record and one result per key).
+	st, err := store.OpenReadOnly(f.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	results, _ := st.Results(f.runID)
+	seen := map[string]int{}
+	for _, r := range results {
+		seen[r.Key]++
+	}
+	l, dup := f.checkTarget(t, "the store", seen)
+	f.report(t, "dryrun", lost+l, dup)
+}
+
+// The local target's witness is the processes themselves: every job runs
+// through a wrapper that appends a line before it execs gmark, so a job run
+// twice shows twice, whatever the target believes.
+func TestSubmitFaultsLocal(t *testing.T) {
+	f := newFaultRun(t, "fl")
+	witness := filepath.Join(f.dir, "witness.log")
+	wrapper := filepath.Join(f.dir, "gmark-wrapper")
+	script := fmt.Sprintf("#!/bin/sh\necho \"$PWD $GMARK_RANK\" >> %s\nexec %s \"$@\"\n", witness, buildGmark(t))
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.play(t, []string{"--target", "local", "--processors", "4", "--gmark", wrapper})
+	lost := f.checkStore(t)
+	b, err := os.ReadFile(witness)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The job directory is RUN_DIR/local/<job>/a<attempt>.
+	seen := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		path, _, _ := strings.Cut(line, " ")
+		job, att := filepath.Base(filepath.Dir(path)), strings.TrimPrefix(filepath.Base(path), "a")
+		seen[f.runID+"/"+job+"/"+att]++
+	}
+	l, dup := f.checkTarget(t, "the processes", seen)
+	// The launch log says the same.
+	lb, err := os.ReadFile(filepath.Join(f.dir, "runs", f.runID, "local", "launches.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	launches := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(lb)), "\n") {
+		key, _, _ := strings.Cut(line, " ")
+		launches[key]++
+	}
+	f.checkTarget(t, "launches.log", launches)
+	f.report(t, "local", lost+l, dup)
+}
+
+// faultGrid is a small grid whose scheduler scans its queues often, so the
+// jobs of faultSpec run as they come.
+const faultGrid = "name = \"pair\"\n[scheduler]\npolicy = \"WF\"\nscan_interval = \"200ms\"\ndefault_runtime = \"300ms\"\n" +
+	"[[cluster]]\nname = \"A\"\nprocessors = 8\n[[cluster]]\nname = \"B\"\nprocessors = 8\n"
+
+func writeFile(t *testing.T, path, text string, mode os.FileMode) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), mode); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// coreSeen counts, per submission key, the jobs the core holds and the
+// jobs it started more than once (from its whole event log).
+func coreSeen(t *testing.T, k *koalaProc) (jobs map[string]int, startedTwice []string) {
+	t.Helper()
+	code, body := k.do(t, "GET", "/v1/jobs", "")
+	if code != 200 {
+		t.Fatalf("GET /v1/jobs: %d %s", code, body)
+	}
+	var list []apiJob
+	if err := json.Unmarshal(body, &list); err != nil {
+		t.Fatal(err)
+	}
+	jobs = map[string]int{}
+	for _, j := range list {
+		jobs[j.Key]++
+		if j.State != "finished" {
+			t.Errorf("the core's job %s (%s): %s %s", j.ID, j.Key, j.State, j.Reason)
+		}
+	}
+	code, body = k.do(t, "GET", "/v1/events?since=0&follow=false", "")
+	if code != 200 {
+		t.Fatalf("GET /v1/events: %d", code)
+	}
+	started := map[string]int{}
+	for _, line := range strings.Split(string(body), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			var e struct{ Kind, Key string }
+			if json.Unmarshal([]byte(data), &e) == nil && e.Kind == "started" {
+				started[e.Key]++
+			}
+		}
+	}
+	for key, n := range started {
+		if n > 1 {
+			startedTwice = append(startedTwice, key)
+		}
+	}
+	return jobs, startedTwice
+}
+
+// The bundled core as a real `gmark koala serve` process: the submitter
+// is killed, the core is not.
+func TestSubmitFaultsKoalaHTTP(t *testing.T) {
+	f := newFaultRun(t, "fk")
+	grid := writeFile(t, filepath.Join(f.dir, "grid.toml"), faultGrid, 0o644)
+	tokenFile := writeFile(t, filepath.Join(f.dir, "token"), "tok\n", 0o600)
+	k := startKoala(t, "--grid", grid, "--state", filepath.Join(f.dir, "core.db"), "--token", "tok")
+	f.play(t, []string{"--target", "koala", "--endpoint", k.base, "--token-file", tokenFile})
+	lost := f.checkStore(t)
+	jobs, twice := coreSeen(t, k)
+	l, dup := f.checkTarget(t, "the core", jobs)
+	for _, key := range twice {
+		t.Errorf("the core started %s twice", key)
+	}
+	f.report(t, "koala over HTTP", lost+l, dup+len(twice))
+}
