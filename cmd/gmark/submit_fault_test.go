@@ -16,6 +16,7 @@ import (
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -376,4 +377,85 @@ func TestSubmitFaultsKoalaHTTP(t *testing.T) {
 		t.Errorf("the core started %s twice", key)
 	}
 	f.report(t, "koala over HTTP", lost+l, dup+len(twice))
+}
+
+// Two Slurm clusters on loopback: what Slurm saw is every job it was
+// given, by name (the name carries the submission key), from squeue and
+// the job completion log, counted once per Slurm job id.
+func TestSubmitFaultsSlurm(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
+	f := newFaultRun(t, "fs")
+	// sbatch as slow as on a loaded controller: a kill -9 then leaves
+	// sbatch commands running, which submit their jobs after the submitter
+	// died (the --resume must wait for them, not submit the jobs again).
+	sbatch, err := exec.LookPath("sbatch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := filepath.Join(f.dir, "bin")
+	if err := os.Mkdir(slow, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(slow, "sbatch"), "#!/bin/sh\nsleep 0.5\nexec "+sbatch+" \"$@\"\n", 0o755)
+	t.Setenv("PATH", slow+":"+os.Getenv("PATH"))
+	// Single-node clusters cannot run heterogeneous jobs; poll often.
+	targets := writeFile(t, filepath.Join(f.dir, "targets.toml"),
+		strings.Replace(e.TargetsTOML(), "[slurm]\n", "[slurm]\nhetjob = false\npoll = \"300ms\"\n", 1), 0o644)
+	f.play(t, []string{"--target", "slurm", "--targets", targets, "--gmark", buildGmark(t), "--workers", "8"})
+	lost := f.checkStore(t)
+	ids := map[string]map[string]bool{} // job name → cluster:id
+	add := func(cluster, name string, id int64) {
+		if ids[name] == nil {
+			ids[name] = map[string]bool{}
+		}
+		ids[name][fmt.Sprintf("%s:%d", cluster, id)] = true
+	}
+	for _, c := range e.Clusters {
+		b, err := c.Cmd("squeue", "--json").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var q struct {
+			Jobs []struct {
+				ID   int64  `json:"job_id"`
+				Name string `json:"name"`
+			} `json:"jobs"`
+		}
+		if err := json.Unmarshal(b, &q); err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range q.Jobs {
+			add(c.Name, j.Name, j.ID)
+		}
+		jc, _ := os.ReadFile(c.JobComp)
+		for _, line := range strings.Split(string(jc), "\n") {
+			var id int64
+			name := ""
+			for _, fld := range strings.Fields(line) {
+				if v, ok := strings.CutPrefix(fld, "JobId="); ok {
+					fmt.Sscan(v, &id)
+				}
+				if v, ok := strings.CutPrefix(fld, "Name="); ok {
+					name = v
+				}
+			}
+			if id != 0 {
+				add(c.Name, name, id)
+			}
+		}
+	}
+	// gmark-<job>.a<attempt>-<run> is the key <run>/<job>/<attempt>.
+	seen := map[string]int{}
+	for name, set := range ids {
+		rest, ok := strings.CutPrefix(name, "gmark-")
+		rest, ok2 := strings.CutSuffix(rest, "-"+f.runID)
+		i := strings.LastIndex(rest, ".a")
+		if !ok || !ok2 || i < 0 {
+			t.Errorf("Slurm ran a job named %q", name)
+			continue
+		}
+		seen[f.runID+"/"+rest[:i]+"/"+rest[i+2:]] += len(set)
+	}
+	l, dup := f.checkTarget(t, "Slurm", seen)
+	f.report(t, "slurm", lost+l, dup)
 }

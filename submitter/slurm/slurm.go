@@ -108,7 +108,9 @@ type Target struct {
 	memo map[string][]*part // parts of submissions not yet complete, by key
 	rr   int
 	stop chan struct{}
-	wg   sync.WaitGroup
+	// orphans are the sbatch commands a killed submitter left running.
+	orphans submitter.Orphans
+	wg      sync.WaitGroup
 }
 
 type cluster struct {
@@ -513,6 +515,16 @@ func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.R
 	wantComp := map[string]int{}
 	for i := range s.Job.Components {
 		wantComp[jobName(s, i)] = i
+	}
+	// An sbatch of this submission that a killed submitter left running
+	// may still be submitting it: wait for it, then look.
+	if err := t.orphans.Wait(ctx, wantWhole, t.cfg.CommandTimeout); err != nil {
+		return submitter.Receipt{}, false, err
+	}
+	for name := range wantComp {
+		if err := t.orphans.Wait(ctx, name, t.cfg.CommandTimeout); err != nil {
+			return submitter.Receipt{}, false, err
+		}
 	}
 	var found []*part
 	for _, c := range t.clusters {
