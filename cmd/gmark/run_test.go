@@ -11,7 +11,7 @@ import (
 var reportLineRE = regexp.MustCompile(`(?m)^report: (\S+/index\.html) `)
 
 // The README's main job: `gmark run examples/quickstart.wdl` from the
-// repository root, on the bundled scheduler in-process, with no outside
+// repository root, on the bundled scheduler started for the run, with no outside
 // service: every job runs and the report is written.
 func TestRunQuickstart(t *testing.T) {
 	if testing.Short() {

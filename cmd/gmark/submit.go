@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -62,8 +63,8 @@ func init() {
 			&cli.IntFlag{Name: "processors", Usage: "local target: processor budget (default: the number of CPUs)"},
 			&cli.StringFlag{Name: "gmark", Usage: "the gmark binary jobs run as 'gmark app NAME …' (default: this one)"},
 			&cli.StringFlag{Name: "run-dir", Usage: "where job scripts and outputs go (default: runs/RUN beside the store)"},
-			&cli.StringFlag{Name: "endpoint", Usage: "koala target: URL of the core's HTTP API (default: start the core in-process from --grid)"},
-			&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala target without --endpoint: grid description of the in-process core"},
+			&cli.StringFlag{Name: "endpoint", Usage: "koala target: URL of the core's HTTP API (default: start a core for the run from --grid)"},
+			&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala target without --endpoint: grid description of the core started for the run"},
 			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala target with --endpoint: the core's token; prefer --token-file or $GMARK_KOALA_TOKEN (a command line is visible to every user of the machine)"},
 			&cli.StringFlag{Name: "token-file", Usage: "koala target with --endpoint: file holding the core's token (the server's STATE.token); --resume reads it again"},
 			&cli.StringFlag{Name: "policy", Usage: "koala target: placement policy of every job (WF, CF, CM, FCM; default the core's)"},
@@ -134,6 +135,11 @@ func runSubmit(c *cli.Context) error {
 	if runDir == "" {
 		runDir = filepath.Join(filepath.Dir(c.String("db")), "runs", runID)
 	}
+	// Absolute: the target's configuration records it, and a --resume may
+	// run from another directory.
+	if runDir, err = filepath.Abs(runDir); err != nil {
+		return err
+	}
 	// A resumed run's target is configured as recorded, unless --targets
 	// says otherwise.
 	var recorded []byte
@@ -193,6 +199,7 @@ func runSubmit(c *cli.Context) error {
 	case errors.Is(err, submitter.ErrUnknownRun), errors.Is(err, submitter.ErrRunEnded), errors.Is(err, submitter.ErrRunMismatch):
 		return usageError{err}
 	case errors.Is(err, submitter.ErrInterrupted):
+		keepCore(target, c.App.ErrWriter)
 		printRunSummary(out, sum, c.String("db"))
 		return fmt.Errorf("interrupted; continue with: gmark submit --resume %s --db %s", sum.RunID, c.String("db"))
 	case err != nil && sum == nil:
@@ -311,6 +318,17 @@ func newTarget(c *cli.Context, name, runDir string, recorded []byte) (submitter.
 	return nil, nil, usageErrorf("unknown target %q (known: %s)", name, strings.Join(targetNames, ", "))
 }
 
+// keepCore leaves the bundled core of an interrupted run running, with the
+// jobs it runs: the --resume reconnects to it.
+func keepCore(t submitter.Target, w io.Writer) {
+	if o, ok := t.(*koalatarget.Owned); ok {
+		if core, ok := o.Core.(*koalatarget.Core); ok {
+			o.Keep()
+			fmt.Fprintf(w, "gmark: the bundled core keeps running the jobs (pid %d); --resume reconnects to it and stops it at the end\n", core.Pid)
+		}
+	}
+}
+
 // logWriter prefixes the submitter's log lines.
 type logWriter struct{ w io.Writer }
 
@@ -401,11 +419,14 @@ type koalaConfig struct {
 	Policy    string `json:"policy,omitempty"`
 	Priority  string `json:"priority,omitempty"`
 	Runner    string `json:"runner,omitempty"`
+	// The bundled core's clock and scan interval, when they override the
+	// grid's ('gmark run --speedup'): a resumed run's core runs the same.
+	TimeScale    float64 `json:"time_scale,omitempty"`
+	ScanInterval string  `json:"scan_interval,omitempty"`
 }
 
-// newKoalaTarget connects to a core at --endpoint, or starts one in this
-// process from --grid, its state in the run directory (so a resumed run
-// finds the same core state, and the core refuses to run a job twice).
+// newKoalaTarget connects to a core at --endpoint, or starts one for the
+// run from --grid (bundledKoalaTarget).
 func newKoalaTarget(c *cli.Context, runDir string, recorded []byte) (submitter.Target, any, error) {
 	var cfg koalaConfig
 	if len(recorded) > 0 && !c.IsSet("endpoint") && !c.IsSet("grid") {
@@ -449,9 +470,23 @@ func newKoalaTarget(c *cli.Context, runDir string, recorded []byte) (submitter.T
 	if cfg.Grid == "" || c.IsSet("grid") {
 		cfg.Grid = c.String("grid")
 	}
-	g, err := grid.Load(cfg.Grid)
-	if err != nil {
+	return bundledKoalaTarget(c.Context, cfg, tc, runDir)
+}
+
+// bundledKoalaTarget starts the bundled core of cfg.Grid as a process of
+// its own (or reconnects to the one a killed submitter left running), its
+// state in the run directory, and returns the target that uses it and
+// owns it. The core outlives a kill -9 of the submitter, so the jobs it
+// runs do not die with the submitter; the resumed run finds the same core
+// or, if it is gone, restarts one on the same state, which refuses to run
+// a job twice.
+func bundledKoalaTarget(ctx context.Context, cfg koalaConfig, tc koalatarget.Config, runDir string) (submitter.Target, any, error) {
+	if _, err := grid.Load(cfg.Grid); err != nil {
 		return nil, nil, usageError{err}
+	}
+	var err error
+	if cfg.Grid, err = filepath.Abs(cfg.Grid); err != nil {
+		return nil, nil, err
 	}
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return nil, nil, err
@@ -459,7 +494,21 @@ func newKoalaTarget(c *cli.Context, runDir string, recorded []byte) (submitter.T
 	if cfg.State == "" {
 		cfg.State = filepath.Join(runDir, "koala.db")
 	}
-	core, err := koalatarget.StartLocal(g, cfg.State)
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	var args []string
+	if cfg.Policy != "" {
+		args = append(args, "--policy", cfg.Policy)
+	}
+	if cfg.TimeScale > 0 {
+		args = append(args, "--time-scale", strconv.FormatFloat(cfg.TimeScale, 'g', -1, 64))
+	}
+	if cfg.ScanInterval != "" {
+		args = append(args, "--scan-interval", cfg.ScanInterval)
+	}
+	core, err := koalatarget.StartCore(ctx, koalatarget.CoreSpec{Executable: exe, Grid: cfg.Grid, State: cfg.State, Args: args})
 	if err != nil {
 		return nil, nil, err
 	}

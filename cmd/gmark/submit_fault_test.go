@@ -16,6 +16,7 @@ import (
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 	"github.com/gmark/gmark/workload"
 )
@@ -458,4 +459,153 @@ func TestSubmitFaultsSlurm(t *testing.T) {
 	}
 	l, dup := f.checkTarget(t, "Slurm", seen)
 	f.report(t, "slurm", lost+l, dup)
+}
+
+// The bundled core started by the submitter itself (--target koala with a
+// grid and no endpoint): its state lives in the run directory.
+func TestSubmitFaultsKoalaBundled(t *testing.T) {
+	f := newFaultRun(t, "fb")
+	grid := writeFile(t, filepath.Join(f.dir, "grid.toml"), faultGrid, 0o644)
+	runDir := filepath.Join(f.dir, "runs", f.runID)
+	stopBundledCore(t, runDir)
+	f.play(t, []string{"--target", "koala", "--grid", grid})
+	lost := f.checkStore(t)
+	// The core outlived every kill (none of its jobs failed for a restart)
+	// and the last --resume stopped it.
+	if pid := bundledCorePid(t, runDir); pid == 0 || processRuns(pid) {
+		t.Errorf("the bundled core (pid %d) still runs after the run ended", pid)
+	}
+	// The core's own records: its state database, read once the run is over.
+	core, err := sql.Open("sqlite", "file:"+filepath.Join(f.dir, "runs", f.runID, "koala.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer core.Close()
+	jobs := map[string]int{}
+	rows, err := core.Query(`SELECT key, state, reason FROM jobs`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var key, state, reason string
+		if err := rows.Scan(&key, &state, &reason); err != nil {
+			t.Fatal(err)
+		}
+		jobs[key]++
+		if state != "finished" {
+			t.Errorf("the core's job %s: %s %s", key, state, reason)
+		}
+	}
+	rows.Close()
+	started := map[string]int{}
+	rows, err = core.Query(`SELECT data FROM events WHERE kind = 'started'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var data string
+		var e struct{ Key string }
+		if rows.Scan(&data) == nil && json.Unmarshal([]byte(data), &e) == nil {
+			started[e.Key]++
+		}
+	}
+	rows.Close()
+	twice := 0
+	for key, n := range started {
+		if n > 1 {
+			twice++
+			t.Errorf("the core started %s %d times", key, n)
+		}
+	}
+	l, dup := f.checkTarget(t, "the core", jobs)
+	f.report(t, "koala bundled", lost+l, dup+twice)
+}
+
+// bundledCorePid is the pid of the bundled core of a run, from its record
+// in the run directory (0 if there is none).
+func bundledCorePid(t *testing.T, runDir string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(runDir, koalatarget.CoreRecord))
+	if err != nil {
+		return 0
+	}
+	var rec struct{ Pid int }
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec.Pid
+}
+
+// stopBundledCore makes sure the test leaves no bundled core of the run
+// running (it is not the test's child: a process of its own, made to
+// outlive the submitter): its cleanup kills it, by pid.
+func stopBundledCore(t *testing.T, runDir string) {
+	t.Cleanup(func() {
+		if pid := bundledCorePid(t, runDir); pid > 0 && processRuns(pid) {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			if strings.Contains(string(b), runDir) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+}
+
+// processRuns reports whether pid is a live process (not a zombie).
+func processRuns(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}
+
+// Ctrl-C (SIGINT) of a run on the bundled core: the submitter stops, the
+// core keeps running the jobs it has, and the --resume reconnects to it,
+// so no job fails for the interruption; at the end the core is stopped.
+func TestSubmitInterruptKeepsBundledCore(t *testing.T) {
+	f := newFaultRun(t, "fi")
+	grid := writeFile(t, filepath.Join(f.dir, "grid.toml"), faultGrid, 0o644)
+	runDir := filepath.Join(f.dir, "runs", f.runID)
+	stopBundledCore(t, runDir)
+	p := startGmark(t, f.dir, "submit", f.wl, "--db", f.db, "--run-id", f.runID, "-q", "--target", "koala", "--grid", grid)
+	deadline := time.Now().Add(2 * time.Minute)
+	for f.progress(t).rows < len(f.keys)/3 {
+		select {
+		case <-p.done:
+			t.Fatalf("the run ended before the interruption:\n%s", p.out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no progress in 2 minutes:\n%s", p.out.String())
+		}
+	}
+	if err := syscall.Kill(p.cmd.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the submitter did not stop within a minute of SIGINT")
+	}
+	pid := bundledCorePid(t, runDir)
+	if code := p.cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(p.out.String(), fmt.Sprintf("keeps running the jobs (pid %d)", pid)) {
+		t.Fatalf("interrupted: exit %d:\n%s", code, p.out.String())
+	}
+	if !processRuns(pid) {
+		t.Fatalf("the bundled core (pid %d) stopped with the interrupted submitter", pid)
+	}
+	stdout, stderr, code := run(t, f.dir, "submit", "--resume", f.runID, "--db", f.db, "-q")
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if n := f.checkStore(t); n != 0 {
+		t.Errorf("%d jobs lost", n)
+	}
+	if bundledCorePid(t, runDir) != pid {
+		t.Errorf("the --resume started another core instead of reconnecting to pid %d", pid)
+	}
+	if processRuns(pid) {
+		t.Errorf("the bundled core (pid %d) still runs after the run ended", pid)
+	}
 }
