@@ -68,11 +68,8 @@ func runRun(c *cli.Context) error {
 	}
 	specPath := c.Args().First()
 	name := strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))
-	if c.Float64("speedup") <= 0 {
-		return usageErrorf("--speedup must be positive")
-	}
-	if c.Int("workers") < 1 {
-		return usageErrorf("--workers must be at least 1")
+	if err := checkSubmitRanges(c); err != nil {
+		return err
 	}
 	targetName := c.String("target")
 	found := false

@@ -60,6 +60,7 @@ func init() {
 			&cli.IntFlag{Name: "retries", Usage: "resubmit a failed task of a composite job up to this many times (0: off)"},
 			&cli.IntFlag{Name: "submit-retries", Value: submitter.DefaultSubmitRetries, Usage: "retry a submission failing with a transient error this many times"},
 			&cli.DurationFlag{Name: "backoff", Value: 500 * time.Millisecond, Usage: "first wait before a submission retry; doubled each time, up to 30s"},
+			&cli.DurationFlag{Name: "retry-for", Value: submitter.DefaultRetryFor, Usage: "retry a call failing with transient errors (a scheduler restarting or unreachable) for at least this long, with backoff (0: --submit-retries alone)"},
 			&cli.IntFlag{Name: "processors", Usage: "local target: processor budget (default: the number of CPUs)"},
 			&cli.StringFlag{Name: "gmark", Usage: "the gmark binary jobs run as 'gmark app NAME …' (default: this one)"},
 			&cli.StringFlag{Name: "run-dir", Usage: "where job scripts and outputs go (default: runs/RUN beside the store)"},
@@ -81,17 +82,8 @@ func runSubmit(c *cli.Context) error {
 	if c.NArg() > 1 || (c.NArg() == 0 && resume == "") {
 		return usageErrorf("submit takes one workload directory (see 'gmark submit --help')")
 	}
-	if c.Int("workers") < 1 {
-		return usageErrorf("--workers must be at least 1")
-	}
-	if c.Float64("speedup") <= 0 {
-		return usageErrorf("--speedup must be positive")
-	}
-	if c.Int("max-in-flight") < 0 || c.Int("retries") < 0 || c.Int("submit-retries") < 0 {
-		return usageErrorf("--max-in-flight, --retries and --submit-retries must be >= 0")
-	}
-	if c.IsSet("tail") && c.Duration("tail") < 0 {
-		return usageErrorf("--tail must be >= 0")
+	if err := checkSubmitRanges(c); err != nil {
+		return err
 	}
 	if resume != "" && c.IsSet("run-id") {
 		return usageErrorf("--run-id names a new run; --resume continues one")
@@ -185,6 +177,10 @@ func runSubmit(c *cli.Context) error {
 		cfg.SubmitRetries = -1 // none; 0 would mean the default
 	}
 	cfg.Backoff = c.Duration("backoff")
+	cfg.RetryFor = c.Duration("retry-for")
+	if cfg.RetryFor == 0 {
+		cfg.RetryFor = -1 // none; 0 would mean the default
+	}
 	if !quiet {
 		cfg.Log = logWriter{c.App.ErrWriter}
 	}

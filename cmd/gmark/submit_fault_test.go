@@ -244,8 +244,8 @@ func (f *faultRun) checkTarget(t *testing.T, target string, seen map[string]int)
 
 // report logs the figures of a target's fault run.
 func (f *faultRun) report(t *testing.T, target string, lost, dup int) {
-	t.Logf("fault figures: target %s: %d kills (%d points + recovery), %d submissions, jobs lost %d, jobs duplicated %d",
-		target, f.kills, len(faultPlan), len(f.keys), lost, dup)
+	t.Logf("fault figures: target %s: %d kills, %d submissions, jobs lost %d, jobs duplicated %d",
+		target, f.kills, len(f.keys), lost, dup)
 	if lost != 0 || dup != 0 {
 		t.Errorf("%s: %d lost, %d duplicated", target, lost, dup)
 	}
@@ -324,8 +324,9 @@ func writeFile(t *testing.T, path, text string, mode os.FileMode) string {
 }
 
 // coreSeen counts, per submission key, the jobs the core holds and the
-// jobs it started more than once (from its whole event log).
-func coreSeen(t *testing.T, k *koalaProc) (jobs map[string]int, startedTwice []string) {
+// jobs it started more than once (from its whole event log). Every job must
+// have finished, or ended in one of the terminal states given.
+func coreSeen(t *testing.T, k *koalaProc, terminal ...string) (jobs map[string]int, startedTwice []string) {
 	t.Helper()
 	code, body := k.do(t, "GET", "/v1/jobs", "")
 	if code != 200 {
@@ -338,7 +339,11 @@ func coreSeen(t *testing.T, k *koalaProc) (jobs map[string]int, startedTwice []s
 	jobs = map[string]int{}
 	for _, j := range list {
 		jobs[j.Key]++
-		if j.State != "finished" {
+		ok := j.State == "finished"
+		for _, st := range terminal {
+			ok = ok || j.State == st
+		}
+		if !ok {
 			t.Errorf("the core's job %s (%s): %s %s", j.ID, j.Key, j.State, j.Reason)
 		}
 	}
@@ -608,4 +613,132 @@ func TestSubmitInterruptKeepsBundledCore(t *testing.T) {
 	if processRuns(pid) {
 		t.Errorf("the bundled core (pid %d) still runs after the run ended", pid)
 	}
+}
+
+// kill -9 of the `gmark koala serve` a run submits to, while jobs are
+// queued and running and more are due; the server is restarted on its
+// state, at the same address, once the submitter has met the outage. The
+// submitter rides through it (it retries with backoff, its event stream
+// reconnects and catches up), every job ends, none is submitted twice, and
+// none fails for the outage: a job that was running when the core died
+// fails, by the core's own rule (running it again would run it twice),
+// and only those.
+func TestSubmitRidesThroughCoreRestart(t *testing.T) {
+	f := newFaultRun(t, "fo")
+	grid := writeFile(t, filepath.Join(f.dir, "grid.toml"), faultGrid, 0o644)
+	tokenFile := writeFile(t, filepath.Join(f.dir, "token"), "tok\n", 0o600)
+	state := filepath.Join(f.dir, "core.db")
+	k := startKoala(t, "--grid", grid, "--state", state, "--token", "tok")
+	p := startGmark(t, f.dir, "submit", f.wl, "--db", f.db, "--run-id", f.runID, "-q",
+		"--target", "koala", "--endpoint", k.base, "--token-file", tokenFile, "--backoff", "100ms")
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Minute)
+		for !cond() {
+			select {
+			case <-p.done:
+				t.Fatalf("%s: the submitter ended first:\n%s", what, p.out.String())
+			case <-time.After(10 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not in 2 minutes (%+v):\n%s", what, f.progress(t), p.out.String())
+			}
+		}
+	}
+	waitFor("a third of the jobs final", func() bool { return f.progress(t).rows >= len(f.keys)/3 })
+	if err := k.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = k.cmd.Wait()
+	// The outage lasts longer than --submit-retries' tries alone would
+	// ride through: until a submission has been retried more often (or
+	// has failed: the defect this test guards against).
+	waitFor("a long outage", func() bool {
+		return maxRetries(t, f.db, f.runID) > submitter.DefaultSubmitRetries || countEvents(t, f.db, f.runID, "submit-failed") > 0
+	})
+	k = startKoala(t, "--grid", grid, "--state", state, "--token", "tok", "--listen", strings.TrimPrefix(k.base, "http://"))
+	select {
+	case <-p.done:
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("the run did not end in 3 minutes after the restart:\n%s", p.out.String())
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.out.String())
+	}
+	st, err := store.OpenReadOnly(f.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	results, _ := st.Results(f.runID)
+	seenStore := map[string]int{}
+	for _, r := range results {
+		seenStore[r.Key]++
+		if !r.OK {
+			t.Errorf("submission %s failed: %s", r.Key, r.Error)
+		}
+	}
+	rows, _ := st.Jobs(f.runID)
+	failed := 0
+	for _, r := range rows {
+		if r.State == store.Failed && (strings.Contains(r.Reason, "the core restarted while the job ran") ||
+			strings.HasPrefix(r.Reason, "predecessor ") || strings.Contains(r.Reason, "tasks failed")) {
+			failed++ // killed with the core; a task after such a task; their composite job
+			continue
+		}
+		if r.State != store.Succeeded {
+			t.Errorf("job %s: %s (%s)", r.JobID, r.State, r.Reason)
+		}
+	}
+	// A task whose predecessor failed is never submitted: the keys the
+	// run had to make are those it recorded an intent for.
+	subs, _ := st.Submissions(f.runID)
+	f.keys = f.keys[:0]
+	for _, s := range subs {
+		f.keys = append(f.keys, s.Key)
+	}
+	lost := 0
+	final := map[string]bool{}
+	for _, r := range rows {
+		final[r.JobID] = true
+	}
+	for _, s := range subs {
+		if !final[s.JobID] {
+			lost++
+			t.Errorf("job %s has no final record", s.JobID)
+		}
+	}
+	jobs, twice := coreSeen(t, k, "finished", "failed")
+	l, dup := f.checkTarget(t, "the core", jobs)
+	for _, key := range twice {
+		t.Errorf("the core started %s twice", key)
+	}
+	t.Logf("core kill -9 and restart during a run of %d submissions: %d jobs and tasks failed as running at the crash (or after such a task)", len(subs), failed)
+	f.kills = 1
+	f.report(t, "koala over HTTP, server killed", lost+l, dup+len(twice))
+}
+
+func countEvents(t *testing.T, db, runID, kind string) int {
+	t.Helper()
+	d, err := sql.Open("sqlite", "file:"+db+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	n := 0
+	_ = d.QueryRow(`SELECT count(*) FROM events WHERE run_id = ? AND kind = ?`, runID, kind).Scan(&n)
+	return n
+}
+
+// maxRetries is the most retry events of one submission of the run.
+func maxRetries(t *testing.T, db, runID string) int {
+	t.Helper()
+	d, err := sql.Open("sqlite", "file:"+db+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	n := 0
+	_ = d.QueryRow(`SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM events WHERE run_id = ? AND kind = 'retry' GROUP BY job_id, attempt)`, runID).Scan(&n)
+	return n
 }

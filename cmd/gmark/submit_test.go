@@ -53,6 +53,18 @@ func TestSubmitUsageErrors(t *testing.T) {
 		{[]string{"submit", filepath.Join(dir, "missing"), "--target", "dryrun"}, "workload directory"},
 		{[]string{"submit", wl, "--target", "dryrun", "--workers", "0"}, "--workers"},
 		{[]string{"submit", wl, "--target", "dryrun", "--speedup", "0"}, "--speedup"},
+		// Every number is checked against its documented range.
+		{[]string{"submit", wl, "--target", "dryrun", "--speedup", "NaN"}, "--speedup must be a number above 0 and at most 1e+06, not NaN"},
+		{[]string{"submit", wl, "--target", "dryrun", "--speedup", "+Inf"}, "--speedup must be"},
+		{[]string{"submit", wl, "--target", "dryrun", "--speedup", "1e7"}, "--speedup must be"},
+		{[]string{"submit", wl, "--target", "dryrun", "--workers", "10001"}, "--workers must be between 1 and 10000, not 10001"},
+		{[]string{"submit", wl, "--target", "dryrun", "--max-in-flight", "-1"}, "--max-in-flight must be between 0"},
+		{[]string{"submit", wl, "--target", "dryrun", "--retries", "101"}, "--retries must be between 0 and 100"},
+		{[]string{"submit", wl, "--target", "dryrun", "--submit-retries", "-1"}, "--submit-retries must be between 0 and 1000"},
+		{[]string{"submit", wl, "--target", "local", "--processors", "0"}, "--processors must be between 1 and 1000000"},
+		{[]string{"submit", wl, "--target", "dryrun", "--tail", "-1s"}, "--tail must be between 0s and 720h0m0s"},
+		{[]string{"submit", wl, "--target", "dryrun", "--backoff", "0s"}, "--backoff must be between 1ms and 10m0s"},
+		{[]string{"submit", wl, "--target", "dryrun", "--retry-for", "25h"}, "--retry-for must be between 0s and 24h0m0s"},
 		{[]string{"submit", "--resume", "nope", "--db", filepath.Join(dir, "r.db")}, "no run nope"},
 		{[]string{"submit", wl, "--target", "slurm", "--targets", filepath.Join(dir, "missing.toml")}, "missing.toml"},
 	}
