@@ -40,7 +40,8 @@ type Config struct {
 	Resume string
 
 	Settings
-	// CommandLine is recorded in the provenance (os.Args by default).
+	// CommandLine is recorded in the provenance (os.Args by default), its
+	// secrets redacted (RedactArgs).
 	CommandLine []string
 	// Progress, when set, is called from one goroutine about four times a
 	// second and once at the end.
@@ -264,7 +265,9 @@ func provenanceRecord(runID string, seq int, w *workloadInfo, dir, target string
 	if u, err := user.Current(); err == nil {
 		uname = u.Username
 	}
-	cl, _ := json.Marshal(commandLine)
+	// The store is meant to be shared and its rows cannot be scrubbed:
+	// never a secret in it.
+	cl, _ := json.Marshal(RedactArgs(commandLine))
 	tc := []byte("{}")
 	if targetConfig != nil {
 		b, err := json.Marshal(targetConfig)

@@ -211,7 +211,7 @@ func runRun(c *cli.Context) error {
 	// A compressed run is reported in workload time (durations times the
 	// speedup): what the workload would have seen, and what τ of the bounded
 	// slowdown is meant for.
-	opts := report.Options{WorkloadTime: c.Float64("speedup") != 1, Command: os.Args}
+	opts := report.Options{WorkloadTime: c.Float64("speedup") != 1, Command: submitter.RedactArgs(os.Args)}
 	reportDir := filepath.Join(dir, "report-"+runID)
 	index, err := report.Write(context.Background(), db, []string{runID}, reportDir, opts)
 	if err != nil {

@@ -47,6 +47,7 @@ func TestSubmitUsageErrors(t *testing.T) {
 		{[]string{"submit", wl, "--target", "nope"}, "unknown target"},
 		{[]string{"submit", wl, "--target", "koala", "--grid", "/no/such/grid.toml"}, "/no/such/grid.toml: no such file"},
 		{[]string{"submit", wl, "--target", "koala", "--endpoint", "ftp://x", "--token", "t"}, "is not an http:// URL"},
+		{[]string{"submit", wl, "--target", "koala", "--endpoint", "http://u:pw@127.0.0.1:1", "--token", "t"}, "carries credentials"},
 		// The missing token names the real ways to give it.
 		{[]string{"submit", wl, "--target", "koala", "--endpoint", "http://127.0.0.1:1"}, "needs the core's token: --token-file FILE (e.g. the server's STATE.token file) or $GMARK_KOALA_TOKEN"},
 		{[]string{"submit", wl, "--target", "koala", "--endpoint", "http://127.0.0.1:1", "--token-file", filepath.Join(dir, "none")}, "--token-file: open " + filepath.Join(dir, "none")},
@@ -342,4 +343,80 @@ func TestSubmitSlurmEndToEnd(t *testing.T) {
 	}
 	t.Logf("210 jobs, %d Slurm jobs on alpha, %d on beta; %s", perCluster["alpha"], perCluster["beta"],
 		strings.TrimSpace(strings.SplitN(stdout[strings.Index(stdout, "submission delay"):], "\n", 2)[0]))
+}
+
+// Item 5: a token given on the command line reaches neither the results
+// store (meant to be shared, its rows immutable), nor the output, nor the
+// report, in any of the forms a flag takes.
+func TestSubmitRedactsSecrets(t *testing.T) {
+	dir := t.TempDir()
+	// Run times and waits with some spread (the report plots them on log
+	// scales).
+	spec := "1\tunitary\t4\tswf\tsingle\t1\t*:1\tC(50ms)\tRunTime=U(100ms,300ms)\n"
+	wl := genWorkload(t, dir, spec)
+	const secret = "s3cret-70k3n"
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"--token X", []string{"--token", secret}},
+		{"--token=X", []string{"--token=" + secret}},
+		{"-token X", []string{"-token", secret}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db := filepath.Join(dir, fmt.Sprintf("r%d.db", i))
+			stdout, stderr, code := run(t, dir, append([]string{"submit", wl, "--target", "dryrun", "--db", db, "-q"}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if strings.Contains(stdout+stderr, secret) {
+				t.Errorf("the output shows the token:\n%s\n%s", stdout, stderr)
+			}
+			st, err := store.OpenReadOnly(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := runLine.FindStringSubmatch(stdout)
+			ps, _ := st.Provenance(m[1])
+			st.Close()
+			if len(ps) != 1 || !strings.Contains(ps[0].CommandLine, "REDACTED") {
+				t.Errorf("provenance %+v", ps)
+			}
+			assertNoSecretIn(t, secret, db+"*")
+		})
+	}
+	// gmark run: the store and the report page.
+	out := filepath.Join(dir, "run")
+	specPath := filepath.Join(dir, "spec.wdl")
+	stdout, stderr, code := run(t, dir, "run", specPath, "--target", "local", "--processors", "1", "-o", out, "-q", "--token", secret)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout+stderr, secret) {
+		t.Errorf("gmark run shows the token:\n%s\n%s", stdout, stderr)
+	}
+	assertNoSecretIn(t, secret, filepath.Join(out, "results.db*"), filepath.Join(out, "report-*", "*"))
+}
+
+// assertNoSecretIn checks that no file matching the patterns holds secret.
+func assertNoSecretIn(t *testing.T, secret string, patterns ...string) {
+	t.Helper()
+	n := 0
+	for _, p := range patterns {
+		files, _ := filepath.Glob(p)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue // a directory
+			}
+			n++
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds the token", f)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no file matches %v", patterns)
+	}
 }
