@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/submitter"
@@ -24,6 +23,7 @@ import (
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/local"
 	"github.com/gmark/gmark/submitter/slurm"
+	"github.com/gmark/gmark/submitter/targets"
 	"github.com/urfave/cli/v2"
 )
 
@@ -208,25 +208,19 @@ func runSubmit(c *cli.Context) error {
 	return nil
 }
 
-// targetsFile is the targets TOML file: one section per target.
-type targetsFile struct {
-	Local  *local.Config   `toml:"local"`
-	Condor *batch.Config   `toml:"condor"`
-	SGE    *batch.Config   `toml:"sge"`
-	Slurm  *toml.Primitive `toml:"slurm"`
-}
-
 // newTarget builds the target named by --target, with its configuration
 // for the provenance record.
 //
 // recorded, when set, is the target configuration a resumed run recorded
 // (JSON): the target is made the same way again, in the same directories.
 func newTarget(c *cli.Context, name, runDir string, recorded []byte) (submitter.Target, any, error) {
-	var tf targetsFile
+	var tf targets.File
 	if path := c.String("targets"); path != "" {
-		if _, err := toml.DecodeFile(path, &tf); err != nil {
-			return nil, nil, usageErrorf("targets file %s: %v", path, err)
+		f, err := targets.Load(path)
+		if err != nil {
+			return nil, nil, usageErrorf("targets file %v", err)
 		}
+		tf = *f
 	}
 	fromRecord := func(v any) bool {
 		return len(recorded) > 0 && !c.IsSet("run-dir") && json.Unmarshal(recorded, v) == nil
@@ -264,10 +258,10 @@ func newTarget(c *cli.Context, name, runDir string, recorded []byte) (submitter.
 	case "slurm":
 		var cfg slurm.Config
 		if path := c.String("targets"); path != "" {
-			var err error
-			if cfg, err = slurm.LoadConfig(path); err != nil {
-				return nil, nil, usageError{err}
+			if tf.Slurm == nil {
+				return nil, nil, usageErrorf("targets file %s: no [slurm] section", path)
 			}
+			cfg = *tf.Slurm
 		} else {
 			fromRecord(&cfg)
 		}

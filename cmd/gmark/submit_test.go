@@ -38,6 +38,9 @@ var runLine = regexp.MustCompile(`(?m)^run (\S+)$`)
 func TestSubmitUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	wl := genWorkload(t, dir, "1\tunitary\t2\thello\tsingle\t1\t*:1\tC(1s)\n")
+	typo, negative := filepath.Join(dir, "typo.toml"), filepath.Join(dir, "negative.toml")
+	os.WriteFile(typo, []byte("[local]\nprocesors = 4\n"), 0o644)
+	os.WriteFile(negative, []byte("[local]\nprocessors = -4\n"), 0o644)
 	cases := []struct {
 		args []string
 		want string
@@ -68,6 +71,11 @@ func TestSubmitUsageErrors(t *testing.T) {
 		{[]string{"submit", wl, "--target", "dryrun", "--retry-for", "25h"}, "--retry-for must be between 0s and 24h0m0s"},
 		{[]string{"submit", "--resume", "nope", "--db", filepath.Join(dir, "r.db")}, "no run nope"},
 		{[]string{"submit", wl, "--target", "slurm", "--targets", filepath.Join(dir, "missing.toml")}, "missing.toml"},
+		// Item 12: the targets file refuses typos, unknown sections and
+		// numbers out of range, with the line.
+		{[]string{"submit", wl, "--target", "local", "--targets", typo}, typo + ":2: unknown key local.procesors"},
+		{[]string{"submit", wl, "--target", "local", "--targets", negative}, negative + ":2: local.processors: -4 is out of range"},
+		{[]string{"submit", wl, "--target", "slurm", "--targets", negative}, negative + ":2: local.processors"},
 	}
 	for _, c := range cases {
 		_, stderr, code := run(t, dir, c.args...)

@@ -50,7 +50,7 @@ type Config struct {
 	// Default: the running program (os.Executable).
 	Executable string `json:"executable" toml:"executable"`
 	// Dir holds the jobs' directories. Required.
-	Dir string `json:"dir" toml:"dir"`
+	Dir string `json:"dir" toml:"-"` // set by the submitter: RUN_DIR/local
 	// Env is added to every job's environment (KEY=VALUE).
 	Env []string `json:"env,omitempty" toml:"env"`
 	// KillGrace is how long a job killed for its wall time or cancelled

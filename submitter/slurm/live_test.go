@@ -241,7 +241,9 @@ func TestLiveControllerDown(t *testing.T) {
 	beta := e.Cluster("beta")
 	cfg := submitter.Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: tg,
 		OnStart: func(string) { time.AfterFunc(1200*time.Millisecond, beta.StopController) }}
-	cfg.SubmitRetries, cfg.Backoff = 2, 200*time.Millisecond
+	// The controller stays down: the retries are counted, with no time
+	// budget (--retry-for 0), so some submissions fail for good.
+	cfg.SubmitRetries, cfg.Backoff, cfg.RetryFor = 2, 200*time.Millisecond, -1
 	var log strings.Builder
 	cfg.Log = &log
 	sum, err := submitter.Run(context.Background(), cfg)

@@ -35,7 +35,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/workload"
@@ -71,27 +70,6 @@ type Config struct {
 	SbatchArgs []string `toml:"sbatch_args" json:"sbatch_args,omitempty"`
 	// CommandTimeout bounds every Slurm command. Default 60s.
 	CommandTimeout time.Duration `toml:"command_timeout" json:"command_timeout_ns"`
-}
-
-// LoadConfig reads the [slurm] section of a targets file. Unknown keys in
-// it are errors, so a typo does not pass silently.
-func LoadConfig(path string) (Config, error) {
-	var f struct {
-		Slurm *Config `toml:"slurm"`
-	}
-	md, err := toml.DecodeFile(path, &f)
-	if err != nil {
-		return Config{}, fmt.Errorf("%s: %v", path, err)
-	}
-	for _, k := range md.Undecoded() {
-		if len(k) > 0 && k[0] == "slurm" {
-			return Config{}, fmt.Errorf("%s: unknown key %s", path, k.String())
-		}
-	}
-	if f.Slurm == nil {
-		return Config{}, fmt.Errorf("%s: no [slurm] section", path)
-	}
-	return *f.Slurm, nil
 }
 
 // Target is the Slurm target.
