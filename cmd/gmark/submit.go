@@ -116,6 +116,8 @@ func runSubmit(c *cli.Context) error {
 		}
 	} else if runID == "" {
 		runID = submitter.NewRunID()
+	} else if err := submitter.CheckRunID(runID); err != nil {
+		return usageErrorf("--run-id: %v", err)
 	}
 	if targetName == "" {
 		return usageErrorf("--target is required: %s", strings.Join(targetNames, ", "))
@@ -132,6 +134,16 @@ func runSubmit(c *cli.Context) error {
 	if runDir, err = filepath.Abs(runDir); err != nil {
 		return err
 	}
+	// One process at a time submits a run; the lock lives in the run's
+	// directory beside the store, wherever --run-dir puts the rest.
+	release, err := submitter.LockRun(filepath.Join(filepath.Dir(c.String("db")), "runs", runID))
+	if errors.Is(err, submitter.ErrRunBusy) {
+		return usageErrorf("run %s: %v", runID, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
 	// A resumed run's target is configured as recorded, unless --targets
 	// says otherwise.
 	var recorded []byte

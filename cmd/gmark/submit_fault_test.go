@@ -276,26 +276,9 @@ func TestSubmitFaultsDryRun(t *testing.T) {
 // twice shows twice, whatever the target believes.
 func TestSubmitFaultsLocal(t *testing.T) {
 	f := newFaultRun(t, "fl")
-	witness := filepath.Join(f.dir, "witness.log")
-	wrapper := filepath.Join(f.dir, "gmark-wrapper")
-	script := fmt.Sprintf("#!/bin/sh\necho \"$PWD $GMARK_RANK\" >> %s\nexec %s \"$@\"\n", witness, buildGmark(t))
-	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	f.play(t, []string{"--target", "local", "--processors", "4", "--gmark", wrapper})
+	f.play(t, []string{"--target", "local", "--processors", "4", "--gmark", f.witnessWrapper(t)})
 	lost := f.checkStore(t)
-	b, err := os.ReadFile(witness)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The job directory is RUN_DIR/local/<job>/a<attempt>.
-	seen := map[string]int{}
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		path, _, _ := strings.Cut(line, " ")
-		job, att := filepath.Base(filepath.Dir(path)), strings.TrimPrefix(filepath.Base(path), "a")
-		seen[f.runID+"/"+job+"/"+att]++
-	}
-	l, dup := f.checkTarget(t, "the processes", seen)
+	l, dup := f.checkTarget(t, "the processes", f.witnessed(t))
 	// The launch log says the same.
 	lb, err := os.ReadFile(filepath.Join(f.dir, "runs", f.runID, "local", "launches.log"))
 	if err != nil {
@@ -308,6 +291,81 @@ func TestSubmitFaultsLocal(t *testing.T) {
 	}
 	f.checkTarget(t, "launches.log", launches)
 	f.report(t, "local", lost+l, dup)
+}
+
+// witnessWrapper writes a wrapper of gmark for the local target's jobs
+// (--gmark) that appends a line to the run's witness log before it execs
+// gmark: a job run twice shows twice, whatever the target believes.
+func (f *faultRun) witnessWrapper(t *testing.T) string {
+	t.Helper()
+	script := fmt.Sprintf("#!/bin/sh\necho \"$PWD $GMARK_RANK\" >> %s\nexec %s \"$@\"\n", filepath.Join(f.dir, "witness.log"), buildGmark(t))
+	return writeFile(t, filepath.Join(f.dir, "gmark-wrapper"), script, 0o755)
+}
+
+// witnessed counts the processes of each submission key in the witness
+// log (one process per job here).
+func (f *faultRun) witnessed(t *testing.T) map[string]int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(f.dir, "witness.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The job directory is RUN_DIR/local/<job>/a<attempt>.
+	seen := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		path, _, _ := strings.Cut(line, " ")
+		job, att := filepath.Base(filepath.Dir(path)), strings.TrimPrefix(filepath.Base(path), "a")
+		seen[f.runID+"/"+job+"/"+att]++
+	}
+	return seen
+}
+
+// Two `gmark submit --resume RUN` at once on the same store: the second is
+// refused (exit 2) while the first runs, which completes the run with
+// every job run once; a third, after the end, is refused too.
+func TestSubmitResumeTwiceAtOnce(t *testing.T) {
+	f := newFaultRun(t, "f2")
+	p := startGmark(t, f.dir, "submit", f.wl, "--db", f.db, "--run-id", f.runID, "-q",
+		"--target", "local", "--processors", "4", "--gmark", f.witnessWrapper(t))
+	f.waitFor(t, p, "a fifth of the jobs final", func(pr runProgress) bool { return pr.rows >= len(f.keys)/5 })
+	p.kill()
+	a := startGmark(t, f.dir, "submit", "--resume", f.runID, "--db", f.db, "-q")
+	f.waitFor(t, a, "the first --resume under way", func(pr runProgress) bool { return pr.resumes >= 1 })
+	_, stderr, code := run(t, f.dir, "submit", "--resume", f.runID, "--db", f.db, "-q")
+	if code != 2 || !strings.Contains(stderr, "is being submitted by another process (pid "+fmt.Sprint(a.cmd.Process.Pid)) {
+		t.Errorf("a second --resume at once: exit %d, %s", code, stderr)
+	}
+	select {
+	case <-a.done:
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("the first --resume did not end:\n%s", a.out.String())
+	}
+	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("the first --resume: exit %d\n%s", code, a.out.String())
+	}
+	lost := f.checkStore(t)
+	l, dup := f.checkTarget(t, "the processes", f.witnessed(t))
+	f.kills = 1
+	f.report(t, "local, two --resume at once", lost+l, dup)
+	if _, stderr, code := run(t, f.dir, "submit", "--resume", f.runID, "--db", f.db, "-q"); code != 2 || !strings.Contains(stderr, "already ended") {
+		t.Errorf("--resume of an ended run: exit %d, %s", code, stderr)
+	}
+}
+
+// waitFor polls the store until cond holds, failing if p ends first.
+func (f *faultRun) waitFor(t *testing.T, p *gmarkProc, what string, cond func(runProgress) bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !cond(f.progress(t)) {
+		select {
+		case <-p.done:
+			t.Fatalf("%s: the process ended first (%+v):\n%s", what, f.progress(t), p.out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not in 2 minutes (%+v):\n%s", what, f.progress(t), p.out.String())
+		}
+	}
 }
 
 // faultGrid is a small grid whose scheduler scans its queues often, so the

@@ -70,6 +70,9 @@ func TestSubmitUsageErrors(t *testing.T) {
 		{[]string{"submit", wl, "--target", "dryrun", "--backoff", "0s"}, "--backoff must be between 1ms and 10m0s"},
 		{[]string{"submit", wl, "--target", "dryrun", "--retry-for", "25h"}, "--retry-for must be between 0s and 24h0m0s"},
 		{[]string{"submit", "--resume", "nope", "--db", filepath.Join(dir, "r.db")}, "no run nope"},
+		{[]string{"submit", "--resume", "../../etc", "--db", filepath.Join(dir, "r.db")}, `no run ../../etc`},
+		{[]string{"submit", wl, "--target", "dryrun", "--run-id", "../escape"}, `--run-id: run id "../escape": 1 to 100 letters`},
+		{[]string{"submit", wl, "--target", "dryrun", "--run-id", "a/b"}, `--run-id: run id "a/b"`},
 		{[]string{"submit", wl, "--target", "slurm", "--targets", filepath.Join(dir, "missing.toml")}, "missing.toml"},
 		// Item 12: the targets file refuses typos, unknown sections and
 		// numbers out of range, with the line.
