@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -157,12 +158,24 @@ func (t *Target) openStream(ctx context.Context, since string) (io.ReadCloser, e
 	return resp.Body, nil
 }
 
-// wall converts a core time to the wall clock.
+// wall converts a core time to the wall clock. A time the core sent that
+// is out of range (before 1970, after 2242) is unknown: the zero time.
 func (t *Target) wall(core time.Time) time.Time {
-	if core.IsZero() || t.scale == 1 && t.origin.Equal(t.wallOrigin) {
+	if core.IsZero() {
 		return core
 	}
-	return t.wallOrigin.Add(time.Duration(float64(core.Sub(t.origin)) / t.scale))
+	w := core
+	if !(t.scale == 1 && t.origin.Equal(t.wallOrigin)) {
+		d := float64(core.Sub(t.origin)) / t.scale
+		if math.Abs(d) > float64(submitter.MaxUnixSeconds)*1e9 {
+			return time.Time{}
+		}
+		w = t.wallOrigin.Add(time.Duration(d))
+	}
+	if submitter.UnixSeconds(w.Unix()) == 0 {
+		return time.Time{}
+	}
+	return w
 }
 
 // coreEvent is the part of a core event the target reads.
@@ -246,7 +259,9 @@ func (t *Target) read(body io.Reader, last *uint64) (int, error) {
 		if err := json.Unmarshal([]byte(data), &e); err != nil {
 			continue
 		}
-		e.Time = t.wall(e.Time)
+		if e.Time = t.wall(e.Time); e.Time.IsZero() {
+			e.Time = time.Now() // when we heard of it
+		}
 		n++
 		if e.Seq > *last {
 			*last = e.Seq
