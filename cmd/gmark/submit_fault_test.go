@@ -200,7 +200,14 @@ func (f *faultRun) checkStore(t *testing.T) (lost int) {
 		if r.State != store.Succeeded {
 			t.Errorf("job %s: %s (%s)", r.JobID, r.State, r.Reason)
 		}
+		if r.SubmitNS == 0 || r.StartNS == 0 || r.EndNS < r.StartNS {
+			t.Errorf("job %s: submit %d, start %d, end %d", r.JobID, r.SubmitNS, r.StartNS, r.EndNS)
+		}
 		final[r.JobID] = true
+	}
+	// Each process that worked on the run recorded its provenance.
+	if ps, _ := st.Provenance(f.runID); f.kills > 0 && len(ps) != f.kills+1 {
+		t.Errorf("%d provenance records after %d kills", len(ps), f.kills)
 	}
 	for _, k := range f.keys {
 		_, rest, _ := strings.Cut(k, "/")

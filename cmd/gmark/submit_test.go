@@ -1,21 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
-	"github.com/gmark/gmark/submitter/local"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 )
 
@@ -119,114 +115,6 @@ func TestSubmitDryRun(t *testing.T) {
 	if !strings.HasSuffix(ps[0].SpecPath, "spec.wdl") || ps[0].SpecSHA256 == "" || ps[0].Seed == nil || !strings.Contains(ps[0].CommandLine, "--speedup") {
 		t.Fatalf("provenance %+v", ps[0])
 	}
-}
-
-// kill -9 of the submitter mid-run, then --resume: the run completes, no
-// job is lost, none is submitted (launched) twice. Real processes all the
-// way: the gmark binary submitting, the jobs running "gmark app swf".
-func TestSubmitKill9Resume(t *testing.T) {
-	bin := buildGmark(t)
-	dir := t.TempDir()
-	// 30 jobs, one every 100 ms, each running 0.4 s on a budget of 2
-	// processors: at the kill some are done, some running, some queued in
-	// the local target, some not yet due.
-	wl := genWorkload(t, dir, "1\tunitary\t30\tswf\tsingle\t1\t*:1\tC(100ms)\tRunTime=C(400ms)\n")
-	db := filepath.Join(dir, "results.db")
-	cmd := exec.Command(bin, "submit", wl, "--target", "local", "--db", db, "--processors", "2", "--quiet", "--run-id", "r1")
-	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Wait until a third of the jobs are recorded final, then kill -9.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if n := countRows(t, db, "r1"); n >= 10 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("the run did not get going:\n%s", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	before := countRows(t, db, "r1")
-	if before >= 30 {
-		t.Fatalf("the run finished before the kill (%d jobs)", before)
-	}
-
-	stdout, stderr, code := run(t, dir, "submit", "--resume", "r1", "--db", db, "--quiet")
-	if code != 0 {
-		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	if !strings.Contains(stdout, "resuming run r1") || !strings.Contains(stdout, "jobs:  30 (30 succeeded)") {
-		t.Fatalf("resume output:\n%s", stdout)
-	}
-	st, err := store.OpenReadOnly(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	rows, _ := st.Jobs("r1")
-	if len(rows) != 30 {
-		t.Fatalf("%d job rows, want 30", len(rows))
-	}
-	for _, r := range rows {
-		if r.State != store.Succeeded || r.StartNS == 0 || r.EndNS < r.StartNS || r.SubmitNS == 0 {
-			t.Errorf("job %+v", r)
-		}
-	}
-	// One submission record and one result per job.
-	subs, _ := st.Submissions("r1")
-	results, _ := st.Results("r1")
-	if len(subs) != 30 || len(results) != 30 {
-		t.Fatalf("%d submissions, %d results", len(subs), len(results))
-	}
-	// Every job was launched exactly once.
-	launches := map[string]int{}
-	f, err := os.Open(filepath.Join(dir, "runs", "r1", "local", local.LaunchLog))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		key, _, _ := strings.Cut(sc.Text(), " ")
-		launches[key]++
-	}
-	f.Close()
-	if len(launches) != 30 {
-		t.Fatalf("%d jobs launched, want 30", len(launches))
-	}
-	for k, n := range launches {
-		if n != 1 {
-			t.Errorf("%s launched %d times", k, n)
-		}
-	}
-	ps, _ := st.Provenance("r1")
-	if len(ps) != 2 {
-		t.Fatalf("%d provenance records", len(ps))
-	}
-	t.Logf("killed with %d of 30 jobs recorded; resume finished the rest", before)
-}
-
-func countRows(t *testing.T, db, run string) int {
-	if _, err := os.Stat(db); err != nil {
-		return 0
-	}
-	st, err := store.OpenReadOnly(db)
-	if err != nil {
-		return 0
-	}
-	defer st.Close()
-	var n int
-	st.DB().QueryRow(`SELECT count(*) FROM jobs WHERE run_id = ?`, run).Scan(&n)
-	return n
 }
 
 // End to end against real Slurm: two single-node clusters on loopback, a
