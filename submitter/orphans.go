@@ -74,25 +74,40 @@ func (o *Orphans) Wait(ctx context.Context, name string, timeout time.Duration) 
 // scan reads the command lines of the processes that are not this
 // process's children.
 func (o *Orphans) scan() {
+	self := os.Getpid()
+	for _, p := range Procs() {
+		if p.Pid != self && ppid(p.Pid) != self {
+			o.procs = append(o.procs, orphan{pid: p.Pid, cmdline: p.Cmdline})
+		}
+	}
+}
+
+// Proc is a process of this machine and its command line.
+type Proc struct {
+	Pid     int
+	Cmdline []byte // NUL-separated arguments, as /proc has them
+}
+
+// Procs lists the processes of this machine that have a command line
+// (not kernel threads, not zombies), from /proc.
+func Procs() []Proc {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return
+		return nil
 	}
-	self := os.Getpid()
+	var out []Proc
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
-			continue
-		}
-		if ppid(pid) == self {
+		if err != nil {
 			continue
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
 		if err != nil || len(b) == 0 {
 			continue
 		}
-		o.procs = append(o.procs, orphan{pid: pid, cmdline: b})
+		out = append(out, Proc{Pid: pid, Cmdline: b})
 	}
+	return out
 }
 
 // running reports whether the process still runs the same command (a

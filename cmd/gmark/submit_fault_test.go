@@ -665,6 +665,12 @@ func TestSubmitInterruptKeepsBundledCore(t *testing.T) {
 	if !processRuns(pid) {
 		t.Fatalf("the bundled core (pid %d) stopped with the interrupted submitter", pid)
 	}
+	// As if the submitter had died between starting the core and recording
+	// it: the --resume must find it all the same, not start a second core
+	// on the same state.
+	if err := os.Remove(filepath.Join(runDir, koalatarget.CoreRecord)); err != nil {
+		t.Fatal(err)
+	}
 	stdout, stderr, code := run(t, f.dir, "submit", "--resume", f.runID, "--db", f.db, "-q")
 	if code != 0 {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)

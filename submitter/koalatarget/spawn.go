@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/outfile"
+	"github.com/gmark/gmark/submitter"
 )
 
 // Core is a bundled core the submitter runs as a process of its own
@@ -110,25 +111,39 @@ func StartCore(ctx context.Context, spec CoreSpec) (*Core, error) {
 	return c, nil
 }
 
-// adoptCore returns the recorded core if it still runs (nil if there is
-// none).
+// adoptCore returns the core an earlier submitter left running on the
+// state, if there is one (nil if there is none): the recorded one, or one
+// found in the process table (the earlier submitter died before it
+// recorded the core it had just started). Two cores never serve one state.
 func adoptCore(ctx context.Context, spec CoreSpec, dir string) (*Core, error) {
-	b, err := os.ReadFile(filepath.Join(dir, CoreRecord))
-	if err != nil {
-		return nil, nil
-	}
 	var rec coreRecord
-	if json.Unmarshal(b, &rec) != nil || rec.Pid <= 0 {
+	if b, err := os.ReadFile(filepath.Join(dir, CoreRecord)); err == nil {
+		_ = json.Unmarshal(b, &rec)
+	}
+	serves := func(args []byte) bool {
+		return bytes.Contains(args, []byte("koala\x00serve\x00")) && bytes.Contains(args, []byte("\x00--state\x00"+spec.State+"\x00"))
+	}
+	c := &Core{}
+	if args, err := os.ReadFile("/proc/" + strconv.Itoa(rec.Pid) + "/cmdline"); rec.Pid > 0 && err == nil && serves(args) {
+		c.Pid, c.args = rec.Pid, args
+	} else {
+		for _, p := range submitter.Procs() {
+			if serves(p.Cmdline) {
+				c.Pid, c.args = p.Pid, p.Cmdline
+				rec = coreRecord{Pid: p.Pid}
+				b, _ := json.Marshal(rec)
+				if err := outfile.WriteFile(filepath.Join(dir, CoreRecord), b); err != nil {
+					return nil, err
+				}
+				break
+			}
+		}
+	}
+	if c.Pid == 0 {
 		return nil, nil
 	}
-	args, err := os.ReadFile("/proc/" + strconv.Itoa(rec.Pid) + "/cmdline")
-	// The recorded pid must still be a core serving this state.
-	if err != nil || !bytes.Contains(args, []byte("koala\x00serve\x00")) || !bytes.Contains(args, []byte("\x00"+spec.State+"\x00")) {
-		return nil, nil
-	}
-	c := &Core{Pid: rec.Pid, args: args}
 	if err := c.await(ctx, spec, filepath.Join(dir, CoreLog), rec.LogOffset); err != nil {
-		return nil, fmt.Errorf("the bundled core left running (pid %d): %v", rec.Pid, err)
+		return nil, fmt.Errorf("the bundled core left running (pid %d): %v", c.Pid, err)
 	}
 	return c, nil
 }
@@ -171,13 +186,16 @@ func servingIn(logPath string, offset int64) string {
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return ""
 	}
+	// The last one: from offset 0 the log holds earlier cores' lines too,
+	// and the core that runs is the latest.
+	ep := ""
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
-			return m[1]
+			ep = m[1]
 		}
 	}
-	return ""
+	return ep
 }
 
 func logTail(logPath string, offset int64) string {
