@@ -148,29 +148,24 @@ func (f *faultRun) play(t *testing.T, first []string, extra ...string) {
 	args := append([]string{"submit", f.wl, "--db", f.db, "--run-id", f.runID, "-q"}, first...)
 	for _, k := range faultPlan {
 		p := startGmark(t, f.dir, append(args, extra...)...)
-		deadline := time.Now().Add(2 * time.Minute)
-		for !k.due(f.progress(t), len(f.keys)) {
-			select {
-			case <-p.done:
-				t.Fatalf("kill %q: the process ended before the kill point (%+v):\n%s", k.name, f.progress(t), p.out.String())
-			case <-time.After(10 * time.Millisecond):
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("kill %q: not reached in 2 minutes (%+v):\n%s", k.name, f.progress(t), p.out.String())
-			}
-		}
+		f.waitFor(t, p, "kill "+k.name, func(pr runProgress) bool { return k.due(pr, len(f.keys)) })
 		p.kill()
 		f.kills++
 		args = []string{"submit", "--resume", f.runID, "--db", f.db, "-q"}
 	}
-	p := startGmark(t, f.dir, append(args, extra...)...)
+	startGmark(t, f.dir, append(args, extra...)...).waitOK(t, "the last --resume")
+}
+
+// waitOK waits for the process to end, at most 3 minutes, with exit 0.
+func (p *gmarkProc) waitOK(t *testing.T, what string) {
+	t.Helper()
 	select {
 	case <-p.done:
 	case <-time.After(3 * time.Minute):
-		t.Fatalf("the last --resume did not end in 3 minutes:\n%s", p.out.String())
+		t.Fatalf("%s did not end in 3 minutes:\n%s", what, p.out.String())
 	}
 	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("the last --resume: exit %d:\n%s", code, p.out.String())
+		t.Fatalf("%s: exit %d:\n%s", what, code, p.out.String())
 	}
 }
 
@@ -264,6 +259,14 @@ func TestSubmitFaultsDryRun(t *testing.T) {
 	lost := f.checkStore(t)
 	// dryrun has nothing outside the process to ask: the store is its
 	// only witness (one submission record and one result per key).
+	l, dup := f.checkTarget(t, "the store", f.results(t))
+	f.report(t, "dryrun", lost+l, dup)
+}
+
+// results counts the recorded submission results of each key; a failed
+// submission is an error.
+func (f *faultRun) results(t *testing.T) map[string]int {
+	t.Helper()
 	st, err := store.OpenReadOnly(f.db)
 	if err != nil {
 		t.Fatal(err)
@@ -273,9 +276,11 @@ func TestSubmitFaultsDryRun(t *testing.T) {
 	seen := map[string]int{}
 	for _, r := range results {
 		seen[r.Key]++
+		if !r.OK {
+			t.Errorf("submission %s failed: %s", r.Key, r.Error)
+		}
 	}
-	l, dup := f.checkTarget(t, "the store", seen)
-	f.report(t, "dryrun", lost+l, dup)
+	return seen
 }
 
 // The local target's witness is the processes themselves: every job runs
@@ -342,14 +347,7 @@ func TestSubmitResumeTwiceAtOnce(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "is being submitted by another process (pid "+fmt.Sprint(a.cmd.Process.Pid)) {
 		t.Errorf("a second --resume at once: exit %d, %s", code, stderr)
 	}
-	select {
-	case <-a.done:
-	case <-time.After(3 * time.Minute):
-		t.Fatalf("the first --resume did not end:\n%s", a.out.String())
-	}
-	if code := a.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("the first --resume: exit %d\n%s", code, a.out.String())
-	}
+	a.waitOK(t, "the first --resume")
 	lost := f.checkStore(t)
 	l, dup := f.checkTarget(t, "the processes", f.witnessed(t))
 	f.kills = 1
@@ -482,36 +480,14 @@ func TestSubmitFaultsSlurm(t *testing.T) {
 		ids[name][fmt.Sprintf("%s:%d", cluster, id)] = true
 	}
 	for _, c := range e.Clusters {
-		b, err := c.Cmd("squeue", "--json").Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var q struct {
-			Jobs []struct {
-				ID   int64  `json:"job_id"`
-				Name string `json:"name"`
-			} `json:"jobs"`
-		}
-		if err := json.Unmarshal(b, &q); err != nil {
-			t.Fatal(err)
-		}
-		for _, j := range q.Jobs {
+		for _, j := range slurmQueue(t, c) {
 			add(c.Name, j.Name, j.ID)
 		}
-		jc, _ := os.ReadFile(c.JobComp)
-		for _, line := range strings.Split(string(jc), "\n") {
+		for _, rec := range slurmJobComp(t, c) {
 			var id int64
-			name := ""
-			for _, fld := range strings.Fields(line) {
-				if v, ok := strings.CutPrefix(fld, "JobId="); ok {
-					fmt.Sscan(v, &id)
-				}
-				if v, ok := strings.CutPrefix(fld, "Name="); ok {
-					name = v
-				}
-			}
+			fmt.Sscan(rec["JobId"], &id)
 			if id != 0 {
-				add(c.Name, name, id)
+				add(c.Name, rec["Name"], id)
 			}
 		}
 	}
@@ -639,17 +615,7 @@ func TestSubmitInterruptKeepsBundledCore(t *testing.T) {
 	runDir := filepath.Join(f.dir, "runs", f.runID)
 	stopBundledCore(t, runDir)
 	p := startGmark(t, f.dir, "submit", f.wl, "--db", f.db, "--run-id", f.runID, "-q", "--target", "koala", "--grid", grid)
-	deadline := time.Now().Add(2 * time.Minute)
-	for f.progress(t).rows < len(f.keys)/3 {
-		select {
-		case <-p.done:
-			t.Fatalf("the run ended before the interruption:\n%s", p.out.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no progress in 2 minutes:\n%s", p.out.String())
-		}
-	}
+	f.waitFor(t, p, "a third of the jobs final", func(pr runProgress) bool { return pr.rows >= len(f.keys)/3 })
 	if err := syscall.Kill(p.cmd.Process.Pid, syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -702,21 +668,7 @@ func TestSubmitRidesThroughCoreRestart(t *testing.T) {
 	k := startKoala(t, "--grid", grid, "--state", state, "--token", "tok")
 	p := startGmark(t, f.dir, "submit", f.wl, "--db", f.db, "--run-id", f.runID, "-q",
 		"--target", "koala", "--endpoint", k.base, "--token-file", tokenFile, "--backoff", "100ms")
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(2 * time.Minute)
-		for !cond() {
-			select {
-			case <-p.done:
-				t.Fatalf("%s: the submitter ended first:\n%s", what, p.out.String())
-			case <-time.After(10 * time.Millisecond):
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not in 2 minutes (%+v):\n%s", what, f.progress(t), p.out.String())
-			}
-		}
-	}
-	waitFor("a third of the jobs final", func() bool { return f.progress(t).rows >= len(f.keys)/3 })
+	f.waitFor(t, p, "a third of the jobs final", func(pr runProgress) bool { return pr.rows >= len(f.keys)/3 })
 	if err := k.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -724,31 +676,17 @@ func TestSubmitRidesThroughCoreRestart(t *testing.T) {
 	// The outage lasts longer than --submit-retries' tries alone would
 	// ride through: until a submission has been retried more often (or
 	// has failed: the defect this test guards against).
-	waitFor("a long outage", func() bool {
+	f.waitFor(t, p, "a long outage", func(runProgress) bool {
 		return maxRetries(t, f.db, f.runID) > submitter.DefaultSubmitRetries || countEvents(t, f.db, f.runID, "submit-failed") > 0
 	})
 	k = startKoala(t, "--grid", grid, "--state", state, "--token", "tok", "--listen", strings.TrimPrefix(k.base, "http://"))
-	select {
-	case <-p.done:
-	case <-time.After(3 * time.Minute):
-		t.Fatalf("the run did not end in 3 minutes after the restart:\n%s", p.out.String())
-	}
-	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("exit %d:\n%s", code, p.out.String())
-	}
+	p.waitOK(t, "the run, after the restart,")
+	f.results(t)
 	st, err := store.OpenReadOnly(f.db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	results, _ := st.Results(f.runID)
-	seenStore := map[string]int{}
-	for _, r := range results {
-		seenStore[r.Key]++
-		if !r.OK {
-			t.Errorf("submission %s failed: %s", r.Key, r.Error)
-		}
-	}
 	rows, _ := st.Jobs(f.runID)
 	failed := 0
 	for _, r := range rows {
@@ -812,4 +750,49 @@ func maxRetries(t *testing.T, db, runID string) int {
 	n := 0
 	_ = d.QueryRow(`SELECT coalesce(max(n), 0) FROM (SELECT count(*) AS n FROM events WHERE run_id = ? AND kind = 'retry' GROUP BY job_id, attempt)`, runID).Scan(&n)
 	return n
+}
+
+// slurmJob is what the tests read of a job in squeue --json.
+type slurmJob struct {
+	ID     int64  `json:"job_id"`
+	Name   string `json:"name"`
+	Submit int64  `json:"submit_time"`
+	Start  int64  `json:"start_time"`
+	End    int64  `json:"end_time"`
+}
+
+// slurmQueue is the jobs a cluster's controller knows (squeue --json).
+func slurmQueue(t *testing.T, c *slurmtest.Cluster) []slurmJob {
+	t.Helper()
+	b, err := c.Cmd("squeue", "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q struct {
+		Jobs []slurmJob `json:"jobs"`
+	}
+	if err := json.Unmarshal(b, &q); err != nil {
+		t.Fatal(err)
+	}
+	return q.Jobs
+}
+
+// slurmJobComp is a cluster's job completion log: the Key=Value fields of
+// each line, in order.
+func slurmJobComp(t *testing.T, c *slurmtest.Cluster) []map[string]string {
+	t.Helper()
+	b, _ := os.ReadFile(c.JobComp)
+	var recs []map[string]string
+	for _, line := range strings.Split(string(b), "\n") {
+		rec := map[string]string{}
+		for _, fld := range strings.Fields(line) {
+			if k, v, ok := strings.Cut(fld, "="); ok {
+				rec[k] = v
+			}
+		}
+		if len(rec) > 0 {
+			recs = append(recs, rec)
+		}
+	}
+	return recs
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -157,44 +156,18 @@ func TestSubmitSlurmEndToEnd(t *testing.T) {
 	type sj struct{ submit, orig, start, end int64 }
 	slurm := map[string]sj{} // "cluster:id" → times
 	for _, c := range e.Clusters {
-		b, err := c.Cmd("squeue", "--json").Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out struct {
-			Jobs []struct {
-				ID     int64 `json:"job_id"`
-				Submit int64 `json:"submit_time"`
-				Start  int64 `json:"start_time"`
-				End    int64 `json:"end_time"`
-			} `json:"jobs"`
-		}
-		if err := json.Unmarshal(b, &out); err != nil {
-			t.Fatal(err)
-		}
-		for _, j := range out.Jobs {
+		for _, j := range slurmQueue(t, c) {
 			slurm[fmt.Sprintf("%s:%d", c.Name, j.ID)] = sj{j.Submit, j.Submit, j.Start, j.End}
 		}
 		// A job Slurm requeued (a launch it could not confirm on a loaded
 		// machine) has its submit time reset; the job completion log's
 		// first line of the job has the original.
-		jc, _ := os.ReadFile(c.JobComp)
 		seen := map[string]bool{}
-		for _, line := range strings.Split(string(jc), "\n") {
-			var id int64
-			var submit string
-			for _, f := range strings.Fields(line) {
-				if v, ok := strings.CutPrefix(f, "JobId="); ok {
-					fmt.Sscan(v, &id)
-				}
-				if v, ok := strings.CutPrefix(f, "SubmitTime="); ok {
-					submit = v
-				}
-			}
-			key := fmt.Sprintf("%s:%d", c.Name, id)
-			if s, ok := slurm[key]; ok && !seen[key] && submit != "" {
+		for _, rec := range slurmJobComp(t, c) {
+			key := c.Name + ":" + rec["JobId"]
+			if s, ok := slurm[key]; ok && !seen[key] && rec["SubmitTime"] != "" {
 				seen[key] = true
-				if ts, err := time.ParseInLocation("2006-01-02T15:04:05", submit, time.Local); err == nil {
+				if ts, err := time.ParseInLocation("2006-01-02T15:04:05", rec["SubmitTime"], time.Local); err == nil {
 					s.orig = ts.Unix()
 					slurm[key] = s
 				}

@@ -611,18 +611,10 @@ func adoptedOutcome(j *job) (end time.Time, exit *int, failed string) {
 // processesIn lists the processes whose working directory is dir: the
 // processes of the job that runs there.
 func processesIn(dir string) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if cwd, err := os.Readlink("/proc/" + e.Name() + "/cwd"); err == nil && cwd == dir && alive(pid, dir) {
-			pids = append(pids, pid)
+	for _, p := range submitter.Procs() {
+		if cwd, err := os.Readlink("/proc/" + strconv.Itoa(p.Pid) + "/cwd"); err == nil && cwd == dir && alive(p.Pid, dir) {
+			pids = append(pids, p.Pid)
 		}
 	}
 	return pids
