@@ -292,3 +292,47 @@ func assertNoSecretIn(t *testing.T, secret string, patterns ...string) {
 		t.Errorf("no file matches %v", patterns)
 	}
 }
+
+// Degenerate workloads on each kind of target: an empty one completes at
+// once, one job runs, a workload whose every job fails completes (exit 0:
+// failed jobs are results) and says why.
+func TestSubmitDegenerateWorkloads(t *testing.T) {
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "grid.toml")
+	if err := os.WriteFile(grid, []byte("name = \"one\"\n[scheduler]\nscan_interval = \"200ms\"\n[[cluster]]\nname = \"A\"\nprocessors = 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	workloads := map[string]string{
+		"empty": "1\tunitary\t0\thello\tsingle\t1\t*:1\tC(10ms)\n",
+		"one":   "1\tunitary\t1\tswf\tsingle\t1\t*:1\tC(10ms)\tRunTime=C(100ms)\n",
+		// 8 processors: more than the local budget and the grid have.
+		"all fail": "1\tunitary\t3\thello\tsingle\t8\t*:8\tC(10ms)\n",
+	}
+	cases := []struct {
+		workload string
+		target   []string
+		want     string
+	}{
+		{"empty", []string{"--target", "dryrun"}, "jobs:  0\n"},
+		{"empty", []string{"--target", "local"}, "jobs:  0\n"},
+		{"empty", []string{"--target", "koala", "--grid", grid}, "jobs:  0\n"},
+		{"one", []string{"--target", "dryrun"}, "jobs:  1 (1 succeeded)"},
+		{"one", []string{"--target", "local"}, "jobs:  1 (1 succeeded)"},
+		{"one", []string{"--target", "koala", "--grid", grid}, "jobs:  1 (1 succeeded)"},
+		{"all fail", []string{"--target", "local", "--processors", "2"}, "jobs:  3 (3 failed)\n  note: 3 failed: submission failed: job JOB asks for 8 processors; the local budget is 2"},
+		{"all fail", []string{"--target", "koala", "--grid", grid}, "jobs:  3 (3 failed)\n  note: 3 failed: submission failed: the core refused job"},
+	}
+	for i, c := range cases {
+		t.Run(c.workload+" "+c.target[1], func(t *testing.T) {
+			sub := filepath.Join(dir, fmt.Sprint(i))
+			if err := os.Mkdir(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			wl := genWorkload(t, sub, workloads[c.workload])
+			stdout, stderr, code := run(t, sub, append([]string{"submit", wl, "--db", filepath.Join(sub, "r.db"), "-q"}, c.target...)...)
+			if code != 0 || !strings.Contains(stdout, c.want) {
+				t.Fatalf("exit %d, want 0 and %q:\n%s\n%s", code, c.want, stdout, stderr)
+			}
+		})
+	}
+}
