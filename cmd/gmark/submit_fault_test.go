@@ -31,18 +31,23 @@ import (
 // The kill points are read from the store's progress, not guessed with
 // sleeps: the run is killed when the store shows what the point needs.
 
-// faultSpec: 24 short jobs, one every 60 ms; two long ones, the second of
-// which ends last by seconds (so "near the end" is a state the run cannot
-// pass between two looks at the store); two composite fork/join jobs.
+// faultSpec: 24 short jobs, one every 60 ms; two composite fork/join
+// jobs; two long jobs, at 0 and 2 s, so that the second, lastJob, is the
+// last to end, seconds after every other: "near the end" (every job final
+// but lastJob) is a state the run cannot pass between two looks at the
+// store.
 const faultSpec = "1\tunitary\t24\tswf\tsingle\t1\t*:1\tC(60ms)\tRunTime=C(400ms)\n" +
-	"2\tunitary\t2\tswf\tsingle\t1\t*:1\tC(1500ms)\tRunTime=C(4s)\n" +
-	"3\tcomposite\t2\tforkjoin\tsingle\t1\t*:?\tC(600ms)\tN=4,L=3,AppsWithWeights=hello\n"
+	"2\tunitary\t2\tswf\tsingle\t1\t*:1\tC(2s)\tRunTime=C(6s)\n" +
+	"3\tcomposite\t2\tforkjoin\tsingle\t1\t*:?\tC(300ms)\tN=4,L=3,AppsWithWeights=hello\n"
+
+const lastJob = "2-1"
 
 // runProgress is what the store says of a run.
 type runProgress struct {
-	results int // submissions with a recorded outcome
-	rows    int // jobs and tasks with a final row
-	resumes int // run-resume events: processes that took the run over
+	results int  // submissions with a recorded outcome
+	rows    int  // jobs and tasks with a final row
+	resumes int  // run-resume events: processes that took the run over
+	last    bool // lastJob is final
 }
 
 // killPoint says when to kill, given the progress and the run's size.
@@ -58,7 +63,7 @@ var faultPlan = []killPoint{
 	{"during recovery (first --resume)", func(p runProgress, _ int) bool { return p.resumes >= 1 }},
 	{"mid-run (half the jobs final)", func(p runProgress, n int) bool { return p.rows >= n/2 }},
 	{"during recovery (third --resume)", func(p runProgress, _ int) bool { return p.resumes >= 3 }},
-	{"near the end (all but the last job final)", func(p runProgress, n int) bool { return p.rows >= n-1 }},
+	{"near the end (every job final but the last)", func(p runProgress, n int) bool { return p.rows >= n-1 && !p.last }},
 }
 
 // faultRun is one run of the fault plan.
@@ -106,7 +111,8 @@ func (f *faultRun) progress(t *testing.T) runProgress {
 	_ = db.QueryRow(`SELECT
 		(SELECT count(*) FROM submission_results WHERE run_id = ?1),
 		(SELECT count(*) FROM jobs WHERE run_id = ?1 AND state != ''),
-		(SELECT count(*) FROM events WHERE run_id = ?1 AND kind = 'run-resume')`, f.runID).Scan(&p.results, &p.rows, &p.resumes)
+		(SELECT count(*) FROM events WHERE run_id = ?1 AND kind = 'run-resume'),
+		(SELECT count(*) > 0 FROM jobs WHERE run_id = ?1 AND job_id = ?2)`, f.runID, lastJob).Scan(&p.results, &p.rows, &p.resumes, &p.last)
 	return p
 }
 
@@ -150,6 +156,9 @@ func (f *faultRun) play(t *testing.T, first []string, extra ...string) {
 		p := startGmark(t, f.dir, append(args, extra...)...)
 		f.waitFor(t, p, "kill "+k.name, func(pr runProgress) bool { return k.due(pr, len(f.keys)) })
 		p.kill()
+		if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+			t.Fatalf("kill %q: the process ended by itself first (%v):\n%s", k.name, p.cmd.ProcessState, p.out.String())
+		}
 		f.kills++
 		args = []string{"submit", "--resume", f.runID, "--db", f.db, "-q"}
 	}
@@ -504,6 +513,32 @@ func TestSubmitFaultsSlurm(t *testing.T) {
 		seen[f.runID+"/"+rest[:i]+"/"+rest[i+2:]] += len(set)
 	}
 	l, dup := f.checkTarget(t, "Slurm", seen)
+	if dup > 0 {
+		// What Slurm and the store say of each duplicate, to see how.
+		for name, set := range ids {
+			if len(set) < 2 {
+				continue
+			}
+			t.Logf("%s: Slurm jobs %v", name, set)
+			for _, c := range e.Clusters {
+				for _, rec := range slurmJobComp(t, c) {
+					if rec["Name"] == name {
+						t.Logf("  %s job completion log: %v", c.Name, rec)
+					}
+				}
+			}
+			rest := strings.TrimSuffix(strings.TrimPrefix(name, "gmark-"), "-"+f.runID)
+			st, err := store.OpenReadOnly(f.db)
+			if err != nil {
+				continue
+			}
+			evs, _ := st.Events(f.runID, rest[:strings.LastIndex(rest, ".a")])
+			st.Close()
+			for _, ev := range evs {
+				t.Logf("  event %d %s %s", ev.TimeNS, ev.Kind, ev.Payload)
+			}
+		}
+	}
 	f.report(t, "slurm", lost+l, dup)
 }
 

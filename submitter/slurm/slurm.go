@@ -418,6 +418,12 @@ func (t *Target) submitPart(ctx context.Context, pl planned, s *submitter.Submis
 	now := time.Now()
 	out, err := t.run(ctx, pl.c, "sbatch", args...)
 	text := strings.TrimSpace(string(out))
+	if err != nil && outcomeOpen(err) {
+		if p := t.settle(ctx, pl.c, name, pl.comp, now); p != nil {
+			p.submitted = now
+			return p, fmt.Sprintf("%s: job %d, found by its name after: %v", pl.c.name, p.id, err), nil
+		}
+	}
 	if err != nil {
 		return nil, text, err
 	}
@@ -504,33 +510,14 @@ func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.R
 			return submitter.Receipt{}, false, err
 		}
 	}
+	wantComp[wantWhole] = -1
 	var found []*part
 	for _, c := range t.clusters {
-		recs, err := t.squeue(ctx, c)
+		parts, err := t.partsNamed(ctx, c, wantComp)
 		if err != nil {
 			return submitter.Receipt{}, false, err
 		}
-		if comp, ok := t.jobComp(ctx, c); ok {
-			recs = append(recs, comp...)
-		}
-		seen := map[int64]bool{}
-		for i := range recs {
-			r := &recs[i]
-			if seen[r.ID] || (r.HetJobID != 0 && r.HetOff != 0) {
-				continue
-			}
-			comp := -2
-			if r.Name == wantWhole {
-				comp = -1
-			} else if ci, ok := wantComp[r.Name]; ok {
-				comp = ci
-			}
-			if comp == -2 {
-				continue
-			}
-			seen[r.ID] = true
-			found = append(found, &part{c: c, comp: comp, id: r.ID, name: r.Name, submitted: time.Unix(r.Submit, 0), class: "queued"})
-		}
+		found = append(found, parts...)
 	}
 	if len(found) == 0 {
 		return submitter.Receipt{}, false, nil
@@ -555,6 +542,69 @@ func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.R
 	t.jobs[s.Key] = sj
 	zero := 0
 	return submitter.Receipt{TargetID: targetID(sj.parts), Output: "found in Slurm by job name", ExitStatus: &zero, Sites: sites(sj.parts)}, true, nil
+}
+
+// partsNamed finds the jobs of cluster c whose names are in want (name →
+// component, -1 for a whole job), in squeue and the job completion log.
+func (t *Target) partsNamed(ctx context.Context, c *cluster, want map[string]int) ([]*part, error) {
+	recs, err := t.squeue(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if comp, ok := t.jobComp(ctx, c); ok {
+		recs = append(recs, comp...)
+	}
+	var found []*part
+	seen := map[int64]bool{}
+	for i := range recs {
+		r := &recs[i]
+		comp, ok := want[r.Name]
+		if !ok || seen[r.ID] || (r.HetJobID != 0 && r.HetOff != 0) {
+			continue
+		}
+		seen[r.ID] = true
+		found = append(found, &part{c: c, comp: comp, id: r.ID, name: r.Name, submitted: time.Unix(r.Submit, 0), class: "queued"})
+	}
+	return found, nil
+}
+
+// SubmitSettle is how long the target looks for a job by its name after an
+// sbatch that failed in a way that leaves the outcome open (it timed out,
+// the connection broke): the controller may have received the request and
+// create the job a moment later, and submitting it again would run it
+// twice. Twice Slurm's default MessageTimeout.
+const SubmitSettle = 20 * time.Second
+
+// outcomeOpen reports whether a failed sbatch may have reached the
+// controller: a timeout or a broken connection, not a refused one.
+func outcomeOpen(err error) bool {
+	msg := err.Error()
+	for _, m := range []string{"timed out", "Zero Bytes were transmitted", "Connection reset"} {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// settle looks for the job named name on c until it appears or
+// SubmitSettle has passed since the sbatch (nil then).
+func (t *Target) settle(ctx context.Context, c *cluster, name string, comp int, since time.Time) *part {
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if parts, err := t.partsNamed(ctx, c, map[string]int{name: comp}); err == nil && len(parts) > 0 {
+			return parts[0]
+		}
+		if time.Since(since) > SubmitSettle {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }
 
 // Track resumes tracking a job from its target id ("alpha:12,beta:7").
