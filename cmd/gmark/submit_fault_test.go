@@ -619,13 +619,13 @@ func bundledCorePid(t *testing.T, runDir string) int {
 
 // stopBundledCore makes sure the test leaves no bundled core of the run
 // running (it is not the test's child: a process of its own, made to
-// outlive the submitter): its cleanup kills it, by pid.
+// outlive the submitter): its cleanup kills, by pid, every `koala serve`
+// whose state is in the run directory.
 func stopBundledCore(t *testing.T, runDir string) {
 	t.Cleanup(func() {
-		if pid := bundledCorePid(t, runDir); pid > 0 && processRuns(pid) {
-			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-			if strings.Contains(string(b), runDir) {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+		for _, p := range submitter.Procs() {
+			if bytes.Contains(p.Cmdline, []byte("koala\x00serve\x00")) && bytes.Contains(p.Cmdline, []byte(runDir+"/")) {
+				_ = syscall.Kill(p.Pid, syscall.SIGKILL)
 			}
 		}
 	})
