@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/outfile"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/procexec"
@@ -251,6 +253,7 @@ type simSummary struct {
 	Finished        int                     `json:"finished"`
 	Failed          int                     `json:"failed"`
 	Refused         int                     `json:"refused"`
+	Ended           int                     `json:"ended"` // jobs that ended before the limit: MakespanS is 0 without one
 	LastArrivalS    float64                 `json:"last_arrival_s"`
 	MakespanS       float64                 `json:"makespan_s"`
 	MeanWaitS       float64                 `json:"mean_wait_s"`
@@ -284,19 +287,29 @@ func runKoalaSimulate(c *cli.Context) error {
 		return usageError{err}
 	}
 	var sink core.Sink
+	saveEvents := func() error { return nil }
 	if path := c.String("events"); path != "" {
-		f, err := os.Create(path)
+		f, err := outfile.Create(path)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		ew := &eventWriter{enc: json.NewEncoder(f)}
+		bw := bufio.NewWriter(f)
+		ew := &eventWriter{enc: json.NewEncoder(bw)}
 		sink = ew
-		defer func() {
-			if ew.err != nil {
-				fmt.Fprintln(c.App.ErrWriter, "gmark: writing events:", ew.err)
+		saveEvents = func() error {
+			err := ew.err
+			if err == nil {
+				err = bw.Flush()
 			}
-		}()
+			if err == nil {
+				err = f.Commit()
+			}
+			if err != nil {
+				return fmt.Errorf("writing the events to %s: %v", path, err)
+			}
+			return nil
+		}
 	}
 	start := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	k, err := core.New(g, start, sink, nil)
@@ -313,13 +326,16 @@ func runKoalaSimulate(c *cli.Context) error {
 	}
 	k.MeasureFrom(first)
 	errs := k.Simulate(arrivals, first.Add(c.Duration("limit")))
+	if err := saveEvents(); err != nil {
+		return err
+	}
 	sum := simSummary{Jobs: len(arrivals), Refused: len(errs), FailureReasons: map[string]int{}}
 	for _, e := range errs {
 		fmt.Fprintln(c.App.ErrWriter, "refused:", e)
 	}
 	var end time.Time
 	var wait, ftt, placement time.Duration
-	tries := 0
+	tries, started := 0, 0
 	for _, j := range k.Jobs() {
 		switch j.State {
 		case core.Finished:
@@ -328,10 +344,14 @@ func runKoalaSimulate(c *cli.Context) error {
 			sum.Failed++
 			sum.FailureReasons[j.Reason]++
 		}
-		if j.End.After(end) {
-			end = j.End
+		if !j.End.IsZero() {
+			sum.Ended++
+			if j.End.After(end) {
+				end = j.End
+			}
 		}
 		if !j.Start.IsZero() {
+			started++
 			wait += j.Start.Sub(j.Submitted)
 		}
 		ftt += j.FTT
@@ -341,14 +361,18 @@ func runKoalaSimulate(c *cli.Context) error {
 			sum.CoAllocatedJobs++
 		}
 	}
+	if started > 0 { // a job that never started has no wait
+		sum.MeanWaitS = wait.Seconds() / float64(started)
+	}
 	if n := len(k.Jobs()); n > 0 {
-		sum.MeanWaitS = wait.Seconds() / float64(n)
 		sum.MeanFTTS = ftt.Seconds() / float64(n)
 		sum.MeanPlacementS = placement.Seconds() / float64(n)
 		sum.MeanClaimTries = float64(tries) / float64(n)
 	}
 	if len(arrivals) > 0 {
 		sum.LastArrivalS = arrivals[len(arrivals)-1].At.Sub(first).Seconds()
+	}
+	if sum.Ended > 0 {
 		sum.MakespanS = end.Sub(first).Seconds()
 	}
 	sum.Utilization = k.Utilization()
@@ -373,7 +397,11 @@ func runKoalaSimulate(c *cli.Context) error {
 func printSimSummary(w io.Writer, g *grid.Grid, s simSummary) {
 	u := s.Utilization
 	fmt.Fprintf(w, "grid %s, policy %s: %d jobs, %d finished, %d failed, %d refused\n", g.Name, g.Scheduler.Policy, s.Jobs, s.Finished, s.Failed, s.Refused)
-	fmt.Fprintf(w, "  last arrival %.0fs, last end %.0fs after the first arrival\n", s.LastArrivalS, s.MakespanS)
+	if s.Ended > 0 {
+		fmt.Fprintf(w, "  last arrival %.0fs, last end %.0fs after the first arrival\n", s.LastArrivalS, s.MakespanS)
+	} else {
+		fmt.Fprintf(w, "  last arrival %.0fs; no job ended before the limit\n", s.LastArrivalS)
+	}
 	fmt.Fprintf(w, "  mean wait %.1fs, placement time %.1fs, file transfer %.1fs, claiming tries %.2f; %d co-allocated jobs\n",
 		s.MeanWaitS, s.MeanPlacementS, s.MeanFTTS, s.MeanClaimTries, s.CoAllocatedJobs)
 	fmt.Fprintf(w, "  utilization: background %.1f%%, grid jobs %.1f%%, wasted (PWT) %.2f%%, gained (PGT) %.2f%%; in use %.1f%%, stacked %.1f%%\n",

@@ -319,3 +319,63 @@ func TestKoalaRunsCoAllocatedSmpi(t *testing.T) {
 		})
 	}
 }
+
+// writeJobs writes a workload directory holding just these jobs.
+func writeJobs(t *testing.T, dir string, jobs ...workload.Job) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b []byte
+	for _, j := range jobs {
+		b = append(j.AppendJSON(b), '\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, workload.JobsFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Item 4 of issue 11: when no job ends (every job refused, none submitted
+// before the limit, or still running at it) the summary says so instead of
+// "last end -9223372037s".
+func TestKoalaSimulateSummaryWhenNoJobEnds(t *testing.T) {
+	unit := func(id string, submit, runtime time.Duration, procs int) workload.Job {
+		return workload.Job{ID: id, Kind: workload.Unitary, Type: "swf", SiteType: workload.Single, Submit: submit,
+			RunTime: runtime, App: workload.App{Name: "swf"}, Components: []workload.Component{{Site: "*", Count: procs}}}
+	}
+	cases := []struct {
+		name  string
+		jobs  []workload.Job
+		flags []string
+		text  string
+	}{
+		{"every job refused", []workload.Job{unit("1-0", 0, time.Minute, 100000), unit("1-1", time.Second, time.Minute, 100000)}, nil, "2 refused"},
+		{"none submitted before the limit", []workload.Job{unit("1-0", time.Hour, time.Minute, 1)}, []string{"--limit", "10m"}, "0 finished"},
+		{"still running at the limit", []workload.Job{unit("1-0", 0, 10*time.Minute, 1)}, []string{"--limit", "5m"}, "0 finished"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeJobs(t, filepath.Join(dir, "w"), tc.jobs...)
+			args := append([]string{"koala", "simulate", "--grid", abs(t, "../../examples/das2.toml"), "--warmup", "0s"}, tc.flags...)
+			stdout, stderr, code := run(t, dir, append(args, "w")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, tc.text) || !strings.Contains(stdout, "no job ended") || strings.Contains(stdout, "-9223372037") {
+				t.Errorf("summary:\n%s", stdout)
+			}
+			stdout, stderr, code = run(t, dir, append(args, "--json", "w")...)
+			var s struct {
+				MakespanS, MeanWaitS float64
+				Ended                int
+			}
+			if err := json.Unmarshal([]byte(stdout), &s); code != 0 || err != nil {
+				t.Fatalf("exit %d (%v): %s %s", code, err, stdout, stderr)
+			}
+			if s.MakespanS != 0 || s.Ended != 0 || s.MeanWaitS < 0 {
+				t.Errorf("summary %s", stdout)
+			}
+		})
+	}
+}

@@ -230,6 +230,9 @@ func (c *Core) Submit(spec workload.Job, opts Options) (*Job, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkWallTime(spec.WallTime); err != nil {
+		return nil, fmt.Errorf("job %s: %v", spec.ID, err)
+	}
 	if opts.Key != "" {
 		if id, dup := c.keys[opts.Key]; dup {
 			return c.jobs[id], ErrDuplicateKey

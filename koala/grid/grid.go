@@ -111,6 +111,11 @@ type Event struct {
 	Action  string   `toml:"action"`
 }
 
+// LongestRun is the longest any job may run on the core (a leap year): the
+// upper end of a job's walltime and of max_runtime. A job that gives neither
+// is killed after it, so every job that starts has an end.
+const LongestRun = 366 * 24 * time.Hour
+
 // Duration is a time.Duration written as "90s", "1m", "1h30m".
 type Duration struct{ time.Duration }
 

@@ -346,3 +346,38 @@ func TestRestartKeepsJobs(t *testing.T) {
 		t.Errorf("new job id %q collides with %q", b.ID, a.ID)
 	}
 }
+
+// Item 4 of issue 11: a wall time outside its range is refused with the
+// reason, through JSON and through a JDF; nothing is queued for it.
+func TestWallTimeOutOfRangeIsRefused(t *testing.T) {
+	hs, _, _ := start(t, "")
+	withWall := func(wall string) string {
+		j := jobJSON("w", 1, time.Minute)
+		return `{"job":` + strings.Replace(j, `{`, `{"walltime":`+wall+`,`, 1) + `}`
+	}
+	jdfWith := func(minutes string) string {
+		return `&(count=1)(executable="gmark")(arguments="app" "hello")(maxWallTime=` + minutes + `)`
+	}
+	cases := []struct {
+		name, body, contentType, want string
+	}{
+		{"negative", withWall("-5"), "application/json", "negative"},
+		{"below a second", withWall("0.000001"), "application/json", "below 1s"},
+		{"absurd", withWall("1e9"), "application/json", "walltime"},
+		{"JDF absurd", jdfWith("999999999"), "text/plain", "maxWallTime"},
+		{"JDF zero", jdfWith("0"), "text/plain", "maxWallTime"},
+		{"JDF negative", jdfWith("-3"), "text/plain", "maxWallTime"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := request(t, "POST", hs.URL+"/v1/jobs", tc.body, tc.contentType, true)
+			var e apiError
+			if code != http.StatusBadRequest || json.Unmarshal(body, &e) != nil || !strings.Contains(e.Error, tc.want) {
+				t.Errorf("%d %s", code, body)
+			}
+		})
+	}
+	if code, body := request(t, "GET", hs.URL+"/v1/jobs", "", "", false); code != http.StatusOK || string(bytes.TrimSpace(body)) != "[]" {
+		t.Errorf("refused jobs were kept: %d %s", code, body)
+	}
+}
