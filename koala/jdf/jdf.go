@@ -127,7 +127,7 @@ const MaxDepth = 8
 
 // Limits on numbers, so that sums and durations cannot overflow.
 const (
-	MaxCount       = 1 << 20                             // processors of one component
+	MaxCount       = 1 << 20                              // processors of one component
 	MaxWallMinutes = int64(grid.LongestRun / time.Minute) // the longest run the core allows
 )
 
