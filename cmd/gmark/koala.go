@@ -65,6 +65,9 @@ func loadGrid(c *cli.Context) (*grid.Grid, error) {
 			return nil, usageErrorf("--scan-interval must be > 0")
 		}
 	}
+	if err := g.Check(); err != nil { // the overrides meet the grid file's ranges too
+		return nil, usageErrorf("%s with the command line's settings: %v", c.String("grid"), err)
+	}
 	return g, nil
 }
 

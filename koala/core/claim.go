@@ -37,7 +37,7 @@ func NextClaim(jct, jst time.Time, L float64, eps time.Duration) (next time.Time
 	if !jct.Before(jst) {
 		return time.Time{}, false
 	}
-	next = jct.Add(time.Duration(L * float64(jst.Sub(jct))))
+	next = jct.Add(scaled(jst.Sub(jct), L))
 	if L <= 0 || jst.Sub(next) < eps {
 		next = jst
 	}
