@@ -163,7 +163,7 @@ func runKoalaServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := srv.Listen(addr)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func runKoalaServe(c *cli.Context) error {
 			})
 		}
 	}
-	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := srv.HTTPServer()
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Run(ctx) }()
 	go func() {

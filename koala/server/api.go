@@ -35,7 +35,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/utilization", s.utilization)
 	mux.HandleFunc("GET /v1/events", s.events)
 	mux.HandleFunc("GET /metrics", s.metrics)
-	return mux
+	return limitBodies(mux)
 }
 
 type apiError struct {
@@ -58,8 +58,8 @@ func fail(w http.ResponseWriter, status int, format string, args ...any) {
 // "Authorization: Bearer TOKEN".
 func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || got == "" {
+		got, ok := bearerToken(r.Header.Get("Authorization"))
+		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="gmark-koala"`)
 			fail(w, http.StatusUnauthorized, "this request changes state: send the server's token as 'Authorization: Bearer TOKEN'")
 			return
@@ -70,6 +70,32 @@ func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r)
 	}
+}
+
+// bearerToken reads "Bearer TOKEN"; the scheme is case-insensitive
+// (RFC 7235, section 2.1) and may be followed by several blanks.
+func bearerToken(header string) (string, bool) {
+	scheme, tok, ok := strings.Cut(header, " ")
+	tok = strings.TrimLeft(tok, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
+		return "", false
+	}
+	return tok, true
+}
+
+// decodeJSON reads exactly one JSON value with only known fields from a
+// body: trailing data, even a second value, is refused, so that a client
+// bug never passes silently.
+func decodeJSON(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
 }
 
 // errNoJob is returned by a command that looked up a job the core does not
@@ -124,18 +150,16 @@ type submitRequest struct {
 // or as a KOALA/RSL JDF (any other content type; options in the query:
 // ?policy=CF&priority=high&runner=krunner&key=K).
 func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, jdf.MaxSize+1))
+	body, err := io.ReadAll(r.Body) // bounded by limitBodies
 	if err != nil {
-		fail(w, http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", jdf.MaxSize)
+		bodyError(w, err)
 		return
 	}
 	var spec workload.Job
 	var req submitRequest
 	ct := r.Header.Get("Content-Type")
 	if strings.HasPrefix(ct, "application/json") {
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
+		if err := decodeJSON(bytes.NewReader(body), &req); err != nil {
 			fail(w, http.StatusBadRequest, "request: %v", err)
 			return
 		}
@@ -282,7 +306,17 @@ func (s *Server) clusterDown(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Reason string `json:"reason"`
 	}
-	_ = json.NewDecoder(io.LimitReader(r.Body, 4096)).Decode(&body)
+	raw, err := io.ReadAll(r.Body) // bounded by limitBodies
+	if err != nil {
+		bodyError(w, err)
+		return
+	}
+	if len(bytes.TrimSpace(raw)) > 0 { // the body, and the reason, are optional
+		if err := decodeJSON(bytes.NewReader(raw), &body); err != nil {
+			fail(w, http.StatusBadRequest, `body: %v (want {"reason": "…"} or nothing)`, err)
+			return
+		}
+	}
 	name := r.PathValue("name")
 	if body.Reason == "" {
 		body.Reason = "taken down through the API"
@@ -318,7 +352,12 @@ func (s *Server) localJob(w http.ResponseWriter, r *http.Request) {
 		Size    int    `json:"size"`
 		Runtime string `json:"runtime"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 4096)).Decode(&body); err != nil {
+	raw, err := io.ReadAll(r.Body) // bounded by limitBodies
+	if err != nil {
+		bodyError(w, err)
+		return
+	}
+	if err := decodeJSON(bytes.NewReader(raw), &body); err != nil {
 		fail(w, http.StatusBadRequest, `body: %v (want {"size": 8, "runtime": "10m"})`, err)
 		return
 	}
@@ -365,7 +404,18 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		since, _ = strconv.ParseUint(id, 10, 64)
 	}
 	follow := r.URL.Query().Get("follow") != "false"
-	flusher, _ := w.(http.Flusher)
+	s.streams.Add(1)
+	defer s.streams.Add(-1)
+	// The stream outlives the server's read and write timeouts: clear them
+	// (an expired read deadline would cancel the request), and instead give
+	// every write its own deadline, so that a client that stopped reading is
+	// cut off; the keep-alive comments find clients that went away.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+	writeTimeout := s.cfg.HTTP.WriteTimeout
+	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(writeTimeout)) }
+	flush := func() bool { deadline(); return rc.Flush() == nil }
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -380,12 +430,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return true
 		}
 		last = seq
+		deadline()
 		_, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", seq, data)
 		return err == nil
 	}
 	for {
 		batch, err := s.store.Events(last, 1000)
 		if err != nil {
+			deadline()
 			fmt.Fprintf(w, "event: error\ndata: %q\n\n", err.Error())
 			return
 		}
@@ -398,24 +450,23 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	if flusher != nil {
-		flusher.Flush()
-	}
-	if !follow {
+	if !flush() || !follow {
 		return
 	}
-	keepAlive := time.NewTicker(15 * time.Second)
+	keepAlive := time.NewTicker(s.cfg.HTTP.StreamKeepAlive)
 	defer keepAlive.Stop()
 	for {
 		select {
 		case <-r.Context().Done():
 			return
 		case <-keepAlive.C:
+			deadline()
 			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
 				return
 			}
 		case ev, open := <-sub.ch:
 			if !open {
+				deadline()
 				fmt.Fprintf(w, "event: error\ndata: %q\n\n", "the client fell behind; reconnect with since="+strconv.FormatUint(last, 10))
 				return
 			}
@@ -423,8 +474,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		if flusher != nil {
-			flusher.Flush()
+		if !flush() {
+			return
 		}
 	}
 }
@@ -550,6 +601,6 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(&b, "gmark_koala_events_total{kind=%q} %d\n", k, s.stats.events[core.EventKind(k)])
 	}
 	s.stats.mu.Unlock()
-	fmt.Fprintf(&b, "# HELP gmark_koala_stream_clients Event-stream clients.\n# TYPE gmark_koala_stream_clients gauge\ngmark_koala_stream_clients %d\n", s.stream.count())
+	fmt.Fprintf(&b, "# HELP gmark_koala_stream_clients Event-stream clients.\n# TYPE gmark_koala_stream_clients gauge\ngmark_koala_stream_clients %d\n", s.streams.Load())
 	_, _ = io.WriteString(w, b.String())
 }
