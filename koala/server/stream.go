@@ -52,4 +52,3 @@ func (b *broadcaster) publish(seq uint64, data []byte) {
 		}
 	}
 }
-
