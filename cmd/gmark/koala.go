@@ -153,7 +153,7 @@ func runKoalaServe(c *cli.Context) error {
 		if n := procexec.Cleanup(dir); n > 0 {
 			fmt.Fprintf(c.App.ErrWriter, "gmark koala: killed %d processes left by the previous run\n", n)
 		}
-		px = &procexec.Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale}
+		px = &procexec.Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale, MaxOutput: int64(g.Scheduler.MaxOutput)}
 	}
 	cfg := server.Config{Grid: g, State: state, Token: token}
 	if px != nil {
