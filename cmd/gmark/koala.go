@@ -84,7 +84,8 @@ func koalaServeCommand() *cli.Command {
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve on"},
 			&cli.BoolFlag{Name: "allow-remote", Usage: "allow --listen on an address other than loopback"},
 			&cli.StringFlag{Name: "state", Value: "koala-state.db", Usage: "SQLite database of the scheduler's state"},
-			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "token for state-changing requests"},
+			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "token for state-changing requests (visible to other users in the process list: prefer --token-file or the environment variable)"},
+			&cli.StringFlag{Name: "token-file", Usage: "file holding the token for state-changing requests"},
 			&cli.StringFlag{Name: "policy", Usage: "default placement policy (WF, CF, CM, FCM); overrides the grid file"},
 			&cli.Float64Flag{Name: "time-scale", Usage: "core seconds per wall second; overrides the grid file"},
 			&cli.DurationFlag{Name: "scan-interval", Usage: "placement-queue scan interval; overrides the grid file"},
@@ -107,6 +108,26 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// serveToken is the token given to serve: from --token-file, which wins,
+// or --token (or $GMARK_KOALA_TOKEN); "" when none is given (one is
+// generated). The token itself is never printed: errors name where it came
+// from.
+func serveToken(c *cli.Context) (string, error) {
+	file := c.String("token-file")
+	if file == "" {
+		return c.String("token"), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", usageErrorf("--token-file: %v", err)
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" || strings.ContainsAny(token, " \t\r\n") {
+		return "", usageErrorf("--token-file %s: the file must hold one token (one word)", file)
+	}
+	return token, nil
+}
+
 func runKoalaServe(c *cli.Context) error {
 	g, err := loadGrid(c)
 	if err != nil {
@@ -117,7 +138,10 @@ func runKoalaServe(c *cli.Context) error {
 		return usageErrorf("--listen %s is not a loopback address; add --allow-remote to serve beyond this machine", addr)
 	}
 	state := c.String("state")
-	token := c.String("token")
+	token, err := serveToken(c)
+	if err != nil {
+		return err
+	}
 	tokenFile := ""
 	if token == "" {
 		tokenFile = state + ".token"

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,8 +23,18 @@ import (
 
 // koalaProc is a `gmark koala serve` process.
 type koalaProc struct {
-	cmd  *exec.Cmd
-	base string
+	cmd    *exec.Cmd
+	base   string
+	mu     sync.Mutex
+	stdout strings.Builder // every line the server printed
+	stderr *bytes.Buffer   // read only after the process ended
+}
+
+// output is what the server printed; call it after the process ended.
+func (k *koalaProc) output() string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.stdout.String() + k.stderr.String()
 }
 
 var servingRE = regexp.MustCompile(`serving http://([0-9.:]+)/v1/`)
@@ -32,14 +43,23 @@ var servingRE = regexp.MustCompile(`serving http://([0-9.:]+)/v1/`)
 // The test's cleanup stops it by pid.
 func startKoala(t *testing.T, args ...string) *koalaProc {
 	t.Helper()
+	return startKoalaEnv(t, nil, args...)
+}
+
+// startKoalaEnv starts the server with these variables added to the
+// environment.
+func startKoalaEnv(t *testing.T, env []string, args ...string) *koalaProc {
+	t.Helper()
 	cmd := exec.Command(buildGmark(t), append([]string{"koala", "serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Dir = abs(t, "../..")
+	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	k := &koalaProc{cmd: cmd, stderr: &stderr}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +73,9 @@ func startKoala(t *testing.T, args ...string) *koalaProc {
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
+			k.mu.Lock()
+			k.stdout.WriteString(sc.Text() + "\n")
+			k.mu.Unlock()
 			if m := servingRE.FindStringSubmatch(sc.Text()); m != nil {
 				addr <- m[1]
 			}
@@ -62,9 +85,11 @@ func startKoala(t *testing.T, args ...string) *koalaProc {
 	select {
 	case a, ok := <-addr:
 		if !ok {
+			_ = cmd.Wait()
 			t.Fatalf("the server exited: %s", stderr.String())
 		}
-		return &koalaProc{cmd: cmd, base: "http://" + a}
+		k.base = "http://" + a
+		return k
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the server did not start: %s", stderr.String())
 	}
@@ -377,5 +402,83 @@ func TestKoalaSimulateSummaryWhenNoJobEnds(t *testing.T) {
 				t.Errorf("summary %s", stdout)
 			}
 		})
+	}
+}
+
+// Issue 11, secrets (server side): the token comes from --token-file, the
+// environment or the generated STATE.token; it works for requests and is
+// never printed.
+func TestKoalaServeTokenSources(t *testing.T) {
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "token")
+	if err := os.WriteFile(tokenFile, []byte("file-secret-1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		env   []string
+		args  []string
+		token string // "" : read from STATE.token
+	}{
+		{"token file", nil, []string{"--token-file", tokenFile}, "file-secret-1"},
+		{"environment", []string{"GMARK_KOALA_TOKEN=env-secret-2"}, nil, "env-secret-2"},
+		{"generated", nil, nil, ""},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			state := filepath.Join(dir, fmt.Sprintf("s%d.db", i))
+			k := startKoalaEnv(t, tc.env, append([]string{"--grid", "examples/das2.toml", "--state", state}, tc.args...)...)
+			token := tc.token
+			if token == "" {
+				b, err := os.ReadFile(state + ".token")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fi, _ := os.Stat(state + ".token"); fi.Mode().Perm() != 0o600 {
+					t.Errorf("STATE.token has mode %v", fi.Mode().Perm())
+				}
+				token = strings.TrimSpace(string(b))
+			}
+			for _, c := range []struct {
+				token string
+				want  int
+			}{{token, http.StatusOK}, {"wrong", http.StatusForbidden}} {
+				req, _ := http.NewRequest("POST", k.base+"/v1/clusters/fs0/up", nil)
+				req.Header.Set("Authorization", "Bearer "+c.token)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != c.want {
+					t.Errorf("token %q: %d, want %d", c.token, resp.StatusCode, c.want)
+				}
+			}
+			if err := k.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			_ = k.cmd.Wait()
+			if out := k.output(); strings.Contains(out, token) {
+				t.Errorf("the server printed its token:\n%s", out)
+			}
+		})
+	}
+	// Bad token sources are usage errors, and nothing is created.
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, []byte(" \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--token-file", empty},
+		{"--token-file", filepath.Join(dir, "missing")},
+	} {
+		state := filepath.Join(dir, "bad.db")
+		_, stderr, code := run(t, dir, append([]string{"koala", "serve", "--grid", abs(t, "../../examples/das2.toml"), "--listen", "127.0.0.1:0", "--state", state}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "token") || strings.Contains(stderr, "file-secret-1") {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+		if _, err := os.Stat(state); err == nil {
+			t.Errorf("%v: the state database was created", args)
+		}
 	}
 }

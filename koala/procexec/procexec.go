@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,7 +75,7 @@ func (e *Executor) Start(j *core.Job, sites []string, _ []float64) ([]time.Durat
 	var files []*os.File
 	var mu sync.Mutex
 	spec := launch.Spec{
-		JobID: j.ID, Executable: e.Gmark, Args: args, Components: comps, Dir: dir,
+		JobID: j.ID, Executable: e.Gmark, Args: args, Components: comps, Dir: dir, Env: jobEnv(os.Environ()),
 		NoRendezvous: j.Opts.Runner != core.IRunner, KillGrace: 2 * time.Second,
 		Output: func(p launch.Proc) (io.Writer, io.Writer) {
 			out, err1 := os.Create(filepath.Join(dir, fmt.Sprintf("rank-%d.out", p.Rank)))
@@ -136,6 +137,22 @@ func (e *Executor) Start(j *core.Job, sites []string, _ []float64) ([]time.Durat
 		}
 	}()
 	return nil, nil
+}
+
+// secretVars are variables of the server's environment that its jobs must
+// not see: with the token, a job could change the scheduler's state.
+var secretVars = []string{"GMARK_KOALA_TOKEN"}
+
+// jobEnv is the server's environment less its secrets.
+func jobEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(secretVars, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // jobDir makes the job's directory afresh under Dir: whatever an earlier

@@ -137,3 +137,11 @@ func TestJobsAreConfinedToTheirDirectory(t *testing.T) {
 		t.Errorf("an escaping job started: %v", err)
 	}
 }
+
+// The server's token never reaches its jobs' environment.
+func TestJobEnvironmentHasNoSecrets(t *testing.T) {
+	env := jobEnv([]string{"PATH=/bin", "GMARK_KOALA_TOKEN=s3cret", "GMARK_KOALA_TOKENX=kept", "HOME=/root"})
+	if got := strings.Join(env, " "); got != "PATH=/bin GMARK_KOALA_TOKENX=kept HOME=/root" {
+		t.Errorf("job environment %s", got)
+	}
+}
