@@ -35,7 +35,27 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/utilization", s.utilization)
 	mux.HandleFunc("GET /v1/events", s.events)
 	mux.HandleFunc("GET /metrics", s.metrics)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { noRoute(mux, w, r) })
 	return limitBodies(mux)
+}
+
+// noRoute answers a request no route takes, in JSON like every other
+// answer: 405 with Allow when the path has routes for other methods, else
+// 404.
+func noRoute(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		probe := &http.Request{Method: m, URL: r.URL, Host: r.Host}
+		if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		fail(w, http.StatusMethodNotAllowed, "%s %s: this route takes %s", r.Method, r.URL.Path, strings.Join(allow, ", "))
+		return
+	}
+	fail(w, http.StatusNotFound, "no route %s %s (docs/koala.md lists the API)", r.Method, r.URL.Path)
 }
 
 type apiError struct {

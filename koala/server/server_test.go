@@ -463,3 +463,33 @@ func TestJSONBodiesWithTrailingDataAreRefused(t *testing.T) {
 		t.Errorf("down without a body: %d %s", code, body)
 	}
 }
+
+// Every answer is JSON, also for a route that does not exist (404) or a
+// method a route does not take (405, with Allow).
+func TestUnknownRoutesAnswerJSON(t *testing.T) {
+	hs, _, _ := start(t, "")
+	cases := []struct {
+		method, path string
+		want         int
+		allow        string
+	}{
+		{"GET", "/nowhere", http.StatusNotFound, ""},
+		{"GET", "/v1/jobs/k1/extra", http.StatusNotFound, ""},
+		{"PUT", "/v1/jobs", http.StatusMethodNotAllowed, "GET, POST"},
+		{"POST", "/v1/health", http.StatusMethodNotAllowed, "GET"},
+		{"PATCH", "/v1/jobs/k1", http.StatusMethodNotAllowed, "GET, DELETE"},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest(tc.method, hs.URL+tc.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e apiError
+		err = json.NewDecoder(resp.Body).Decode(&e)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want || err != nil || e.Error == "" || resp.Header.Get("Allow") != tc.allow {
+			t.Errorf("%s %s: %d %q (Allow %q), %v", tc.method, tc.path, resp.StatusCode, e.Error, resp.Header.Get("Allow"), err)
+		}
+	}
+}
