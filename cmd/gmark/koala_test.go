@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -117,75 +118,216 @@ type apiJob struct {
 	Reason string `json:"reason"`
 }
 
-// kill -9 of the server mid-run, then a restart on the same state: every job
-// the server accepted is still known and ends in a terminal state, none is
-// started twice, and keys stay taken.
-func TestKoalaSurvivesKill9(t *testing.T) {
-	state := filepath.Join(t.TempDir(), "koala.db")
-	args := []string{"--grid", "examples/das2.toml", "--state", state, "--token", "tok", "--time-scale", "300", "--scan-interval", "10s"}
-	k := startKoala(t, args...)
-	accepted := map[string]bool{}
-	for i := 0; i < 60; i++ {
-		j := workload.Job{ID: fmt.Sprintf("1-%d", i), Kind: workload.Unitary, Type: "swf", SiteType: workload.Unordered,
-			RunTime: time.Duration(60+i*5) * time.Second, App: workload.App{Name: "swf"},
-			Components: []workload.Component{{Site: "*", Count: 8 + i%4*8}, {Site: "*", Count: 8}}}
-		key := fmt.Sprintf("run/1-%d", i)
-		body := fmt.Sprintf(`{"job":%s,"key":%q,"policy":"WF"}`, j.AppendJSON(nil), key)
-		if code, resp := k.do(t, "POST", "/v1/jobs", body); code == http.StatusCreated {
-			accepted[key] = true
-		} else {
-			t.Fatalf("submit %s: %d %s", key, code, resp)
-		}
-	}
-	time.Sleep(500 * time.Millisecond) // let some jobs run and finish (150 s of core time)
+// kill9 stops the server at once, by pid, and reaps it.
+func (k *koalaProc) kill9(t *testing.T) {
+	t.Helper()
 	if err := k.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = k.cmd.Wait()
+}
 
-	k2 := startKoala(t, args...)
+// listJobs is the server's job list.
+func (k *koalaProc) listJobs(t *testing.T, query string) []apiJob {
+	t.Helper()
+	code, body := k.do(t, "GET", "/v1/jobs"+query, "")
+	if code != http.StatusOK {
+		t.Fatalf("list: %d %s", code, body)
+	}
 	var jobs []apiJob
-	deadline := time.Now().Add(60 * time.Second)
+	if err := json.Unmarshal(body, &jobs); err != nil {
+		t.Fatal(err)
+	}
+	return jobs
+}
+
+// waitJobs polls the job list until done says so, for at most a minute.
+func (k *koalaProc) waitJobs(t *testing.T, what string, done func([]apiJob) bool) []apiJob {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
 	for {
-		code, body := k2.do(t, "GET", "/v1/jobs", "")
-		if code != http.StatusOK {
-			t.Fatalf("list: %d %s", code, body)
-		}
-		jobs = nil
-		if err := json.Unmarshal(body, &jobs); err != nil {
-			t.Fatal(err)
-		}
-		active := 0
-		for _, j := range jobs {
-			if j.State != "finished" && j.State != "failed" && j.State != "cancelled" {
-				active++
-			}
-		}
-		if active == 0 {
-			break
+		jobs := k.listJobs(t, "")
+		if done(jobs) {
+			return jobs
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d jobs still active a minute after the restart", active)
+			t.Fatalf("after a minute, still not %s", what)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+func terminal(state string) bool { return state == "finished" || state == "failed" || state == "cancelled" }
+
+// submitAll submits the jobs of these keys from four clients at once, as a
+// submitter would: 201 and 409 (the key was taken before: an earlier
+// submission whose answer was lost) both mean accepted. It stops at the
+// first connection error (the server was killed) and returns the keys
+// accepted. onAccept is called after each acceptance.
+func submitAll(k *koalaProc, keys []string, bodyOf func(string) string, onAccept func(int)) map[string]bool {
+	var mu sync.Mutex
+	accepted := map[string]bool{}
+	next := make(chan string)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for key := range next {
+				req, _ := http.NewRequest("POST", k.base+"/v1/jobs", strings.NewReader(bodyOf(key)))
+				req.Header.Set("Authorization", "Bearer tok")
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					continue // killed: the key stays unconfirmed and is sent again
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusCreated || resp.StatusCode == http.StatusConflict {
+					mu.Lock()
+					accepted[key] = true
+					n := len(accepted)
+					mu.Unlock()
+					if onAccept != nil {
+						onAccept(n)
+					}
+				}
+			}
+		}()
+	}
+	for _, key := range keys {
+		next <- key
+	}
+	close(next)
+	wg.Wait()
+	return accepted
+}
+
+// Issue 11, item 7: kill -9 of the server at several points — while jobs
+// are being submitted, while jobs are queued and running, and during its
+// own recovery right after a restart — each time restarted on the same
+// state. Every accepted job ends terminal, none is lost, none starts
+// twice, and idempotency keys stay taken.
+func TestKoalaSurvivesKill9(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "koala.db")
+	args := []string{"--grid", "examples/das2.toml", "--state", state, "--token", "tok", "--time-scale", "300", "--scan-interval", "10s"}
+	const n = 80
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("run/1-%d", i)
+	}
+	bodyOf := func(key string) string {
+		var i int
+		fmt.Sscanf(key, "run/1-%d", &i)
+		// Large jobs: a few run at once, the others wait in the queues.
+		j := workload.Job{ID: fmt.Sprintf("1-%d", i), Kind: workload.Unitary, Type: "swf", SiteType: workload.Unordered,
+			RunTime: time.Duration(60+i*5) * time.Second, App: workload.App{Name: "swf"},
+			Components: []workload.Component{{Site: "*", Count: 32 + i%4*8}, {Site: "*", Count: 32}}}
+		return fmt.Sprintf(`{"job":%s,"key":%q,"policy":"WF"}`, j.AppendJSON(nil), key)
+	}
+	accepted := map[string]bool{}
+	pending := func() []string {
+		var out []string
+		for _, k := range keys {
+			if !accepted[k] {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	kills := 0
+
+	// 1. Killed while clients submit: once a quarter is accepted.
+	k := startKoala(t, args...)
+	var once sync.Once
+	got := submitAll(k, keys, bodyOf, func(n int) {
+		if n >= len(keys)/4 {
+			once.Do(func() { _ = k.cmd.Process.Signal(syscall.SIGKILL) })
+		}
+	})
+	_ = k.cmd.Wait()
+	kills++
+	for key := range got {
+		accepted[key] = true
+	}
+	t.Logf("kill %d during submission: %d accepted before it", kills, len(accepted))
+
+	// 2. Restarted: the rest is submitted (the unanswered ones again, by
+	// key); killed once jobs are running and others queued.
+	k = startKoala(t, args...)
+	for key := range submitAll(k, pending(), bodyOf, nil) {
+		accepted[key] = true
+	}
+	if left := pending(); len(left) > 0 {
+		t.Fatalf("%d submissions refused by a running server", len(left))
+	}
+	k.waitJobs(t, "running with a queue", func(jobs []apiJob) bool {
+		running, queued := 0, 0
+		for _, j := range jobs {
+			switch j.State {
+			case "running":
+				running++
+			case "queued", "claiming":
+				queued++
+			}
+		}
+		return running > 0 && queued > 0
+	})
+	k.kill9(t)
+	kills++
+
+	// 3. Killed during its own recovery: the restore and its commit come
+	// before the server listens; the kills land at several points of it.
+	for _, delay := range []time.Duration{0, 5 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond, 150 * time.Millisecond} {
+		cmd := exec.Command(buildGmark(t), append([]string{"koala", "serve", "--listen", "127.0.0.1:0"}, args...)...)
+		cmd.Dir = abs(t, "../..")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		<-time.After(delay)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = cmd.Wait()
+		kills++
+	}
+
+	// 4. Restarted once more and killed while jobs run, if any still do.
+	k = startKoala(t, args...)
+	if jobs := k.listJobs(t, ""); slices.ContainsFunc(jobs, func(j apiJob) bool { return !terminal(j.State) }) {
+		k.waitJobs(t, "running", func(jobs []apiJob) bool {
+			return slices.ContainsFunc(jobs, func(j apiJob) bool { return j.State == "running" }) ||
+				!slices.ContainsFunc(jobs, func(j apiJob) bool { return !terminal(j.State) })
+		})
+	}
+	k.kill9(t)
+	kills++
+
+	// The last restart: every job ends.
+	k2 := startKoala(t, args...)
+	jobs := k2.waitJobs(t, "every job terminal", func(jobs []apiJob) bool {
+		return !slices.ContainsFunc(jobs, func(j apiJob) bool { return !terminal(j.State) })
+	})
 	seen := map[string]bool{}
-	failedByRestart := 0
+	failedByRestart, finished := 0, 0
 	for _, j := range jobs {
 		if seen[j.Key] {
 			t.Errorf("key %s appears twice", j.Key)
 		}
 		seen[j.Key] = true
-		if j.State == "failed" {
+		switch j.State {
+		case "failed":
 			if !strings.Contains(j.Reason, "the core restarted while the job ran") {
 				t.Errorf("job %s failed: %s", j.ID, j.Reason)
 			}
 			failedByRestart++
+		case "finished":
+			finished++
 		}
 	}
+	lost := 0
 	for key := range accepted {
 		if !seen[key] {
 			t.Errorf("accepted job %s was lost", key)
+			lost++
 		}
 	}
 	// No job started twice: count "started" events per job in the whole log.
@@ -204,19 +346,20 @@ func TestKoalaSurvivesKill9(t *testing.T) {
 			}
 		}
 	}
+	twice := 0
 	for id, n := range started {
 		if n > 1 {
 			t.Errorf("job %s started %d times", id, n)
+			twice++
 		}
 	}
-	// Keys stay taken across the restart.
-	j := workload.Job{ID: "1-0", Kind: workload.Unitary, Type: "swf", App: workload.App{Name: "swf"}, SiteType: workload.Single,
-		Components: []workload.Component{{Site: "*", Count: 1}}}
-	if code, _ := k2.do(t, "POST", "/v1/jobs", fmt.Sprintf(`{"job":%s,"key":"run/1-0"}`, j.AppendJSON(nil))); code != http.StatusConflict {
-		t.Errorf("resubmitting a key after the restart: %d", code)
+	// Keys stay taken across the restarts.
+	if code, _ := k2.do(t, "POST", "/v1/jobs", bodyOf(keys[0])); code != http.StatusConflict {
+		t.Errorf("resubmitting a key after the restarts: %d", code)
 	}
-	t.Logf("%d jobs accepted; after kill -9 and restart: %d terminal, %d failed because they were running at the crash, %d started once",
-		len(accepted), len(jobs), failedByRestart, len(started))
+	t.Logf("%d kills -9 (1 during submission, 2 with jobs running and queued, %d during recovery); %d jobs accepted, "+
+		"%d lost, %d started twice; %d finished, %d failed because they ran at a kill",
+		kills, kills-3, len(accepted), lost, twice, finished, failedByRestart)
 	if err := k2.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
