@@ -157,7 +157,9 @@ func (k *koalaProc) waitJobs(t *testing.T, what string, done func([]apiJob) bool
 	}
 }
 
-func terminal(state string) bool { return state == "finished" || state == "failed" || state == "cancelled" }
+func terminal(state string) bool {
+	return state == "finished" || state == "failed" || state == "cancelled"
+}
 
 // submitAll submits the jobs of these keys from four clients at once, as a
 // submitter would: 201 and 409 (the key was taken before: an earlier
