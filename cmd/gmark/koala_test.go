@@ -627,3 +627,46 @@ func TestKoalaServeTokenSources(t *testing.T) {
 		}
 	}
 }
+
+// Issue 11, item 9, through the API: with process execution, a JDF whose
+// arguments point --workdir out of the job's directory, or ask for an output
+// over max_output, is refused with the reason; nothing is written outside.
+func TestKoalaProcessJobsAreConfined(t *testing.T) {
+	dir := t.TempDir()
+	gridFile := filepath.Join(dir, "grid.toml")
+	if err := os.WriteFile(gridFile, []byte("[scheduler]\nexecution = \"process\"\nmax_output = \"1MB\"\n"+
+		"[[cluster]]\nname = \"A\"\nprocessors = 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(dir, "outside")
+	k := startKoala(t, "--grid", gridFile, "--state", filepath.Join(dir, "s.db"), "--token", "tok")
+	jdf := func(args string) string {
+		return `&(count=1)(executable="gmark")(arguments="app" "sserio" ` + args + `)(maxWallTime=5)`
+	}
+	cases := []struct{ name, args, want string }{
+		{"absolute workdir", `"--workdir" "` + outside + `" "--output1" "4"`, "leaves the job's directory"},
+		{"dot-dot workdir", `"--workdir" "../../outside"`, "leaves the job's directory"},
+		{"inline workdir", `"--workdir=` + outside + `"`, "leaves the job's directory"},
+		{"1 TiB output", `"--output1" "1073741824"`, "max_output"},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest("POST", k.base+"/v1/jobs", strings.NewReader(jdf(tc.args)))
+		req.Header.Set("Authorization", "Bearer tok")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e struct{ Error string }
+		_ = json.NewDecoder(resp.Body).Decode(&e)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(e.Error, tc.want) {
+			t.Errorf("%s: %d %s", tc.name, resp.StatusCode, e.Error)
+		}
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Error("a job wrote outside its directory")
+	}
+	if jobs := k.listJobs(t, ""); len(jobs) != 0 {
+		t.Errorf("refused jobs were kept: %+v", jobs)
+	}
+}
