@@ -278,6 +278,12 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 // submission order.
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	state := r.URL.Query().Get("state")
+	switch core.State(state) {
+	case "", core.Queued, core.Claiming, core.Running, core.Finished, core.Failed, core.Cancelled:
+	default:
+		fail(w, http.StatusBadRequest, "state %q: give queued, claiming, running, finished, failed or cancelled", state)
+		return
+	}
 	v, ok := s.do(w, r, func() (any, error) {
 		out := []jobView{}
 		for _, j := range s.core.Jobs() {
@@ -409,8 +415,19 @@ func (s *Server) utilization(w http.ResponseWriter, r *http.Request) {
 // database, then live. since=now starts after the last stored event;
 // follow=false stops after the stored ones.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	since, _ := strconv.ParseUint(r.URL.Query().Get("since"), 10, 64)
-	if r.URL.Query().Get("since") == "now" {
+	q := r.URL.Query()
+	var since uint64
+	switch v := q.Get("since"); v {
+	case "", "now":
+	default:
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			fail(w, http.StatusBadRequest, "since %q: give an event's seq (0 or more) or now", v)
+			return
+		}
+		since = n
+	}
+	if q.Get("since") == "now" {
 		// Only what happens from now on: a client that asks for the
 		// current state of the jobs it cares about does not need the past.
 		last, err := s.store.LastSeq()
@@ -421,9 +438,22 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		since = last
 	}
 	if id := r.Header.Get("Last-Event-ID"); id != "" {
-		since, _ = strconv.ParseUint(id, 10, 64)
+		n, err := strconv.ParseUint(id, 10, 64)
+		if err != nil {
+			fail(w, http.StatusBadRequest, "Last-Event-ID %q: give the id of the last event read", id)
+			return
+		}
+		since = n
 	}
-	follow := r.URL.Query().Get("follow") != "false"
+	var follow bool
+	switch v := q.Get("follow"); v {
+	case "", "true":
+		follow = true
+	case "false":
+	default:
+		fail(w, http.StatusBadRequest, "follow %q: give true or false", v)
+		return
+	}
 	s.streams.Add(1)
 	defer s.streams.Add(-1)
 	// The stream outlives the server's read and write timeouts: clear them

@@ -493,3 +493,47 @@ func TestUnknownRoutesAnswerJSON(t *testing.T) {
 		}
 	}
 }
+
+// Numbers and names in query strings and local jobs are checked: a bad
+// since, Last-Event-ID, state or follow, or a local job's run time out of
+// range, is a 400 that says what is allowed.
+func TestQueryAndLocalJobRanges(t *testing.T) {
+	hs, _, _ := start(t, "")
+	cases := []struct {
+		method, path, body string
+		header             string
+		want               string
+	}{
+		{"GET", "/v1/events?since=abc&follow=false", "", "", "since"},
+		{"GET", "/v1/events?since=-1&follow=false", "", "", "since"},
+		{"GET", "/v1/events?since=0&follow=maybe", "", "", "follow"},
+		{"GET", "/v1/events?follow=false", "", "x", "Last-Event-ID"},
+		{"GET", "/v1/jobs?state=sleeping", "", "", "state"},
+		{"POST", "/v1/clusters/fs0/local-jobs", `{"size": 1, "runtime": "-10m"}`, "", "runtime"},
+		{"POST", "/v1/clusters/fs0/local-jobs", `{"size": 1, "runtime": "1ns"}`, "", "runtime"},
+		{"POST", "/v1/clusters/fs0/local-jobs", `{"size": 1, "runtime": "100000h"}`, "", "runtime"},
+		{"POST", "/v1/clusters/fs0/local-jobs", `{"size": 0, "runtime": "1m"}`, "", "processors"},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest(tc.method, hs.URL+tc.path, strings.NewReader(tc.body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		if tc.header != "" {
+			req.Header.Set("Last-Event-ID", tc.header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e apiError
+		err = json.NewDecoder(resp.Body).Decode(&e)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || err != nil || !strings.Contains(e.Error, tc.want) {
+			t.Errorf("%s %s (%q): %d %q", tc.method, tc.path, tc.body, resp.StatusCode, e.Error)
+		}
+	}
+	for _, path := range []string{"/v1/events?since=0&follow=false", "/v1/events?since=now&follow=false", "/v1/events?follow=false", "/v1/jobs?state=finished"} {
+		if code, body := request(t, "GET", hs.URL+path, "", "", false); code != http.StatusOK {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+	}
+}
