@@ -46,7 +46,7 @@
 //
 //	resourceManagerContact  the component's site (one literal); absent: workload.AnySite
 //	count                   processors, a whole number >= 1; absent: 1 (RSL's default)
-//	maxWallTime             minutes, a whole number >= 1; the job's WallTime is the
+//	maxWallTime             minutes, a whole number from 1 to MaxWallMinutes; the job's WallTime is the
 //	                        largest over the subrequests; absent everywhere: no limit
 //	executable              the program, required
 //	arguments               its words (literals only)
@@ -107,6 +107,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -126,8 +127,8 @@ const MaxDepth = 8
 
 // Limits on numbers, so that sums and durations cannot overflow.
 const (
-	MaxCount       = 1 << 20                             // processors of one component
-	MaxWallMinutes = int64(1<<63-1) / int64(time.Minute) // what a time.Duration holds
+	MaxCount       = 1 << 20                              // processors of one component
+	MaxWallMinutes = int64(grid.LongestRun / time.Minute) // the longest run the core allows
 )
 
 // ExecApp is the App.Name of a program that is not a gmark application.

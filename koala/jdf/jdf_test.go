@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/workload"
 )
@@ -436,11 +437,12 @@ func TestLimits(t *testing.T) {
 // re-print that reads back as the same job.
 func checkJob(t *testing.T, src []byte, j *workload.Job) {
 	t.Helper()
-	if j.Kind != workload.Unitary || len(j.Components) == 0 || j.App.Name == "" || j.Type != j.App.Name || j.Submit != 0 || j.WallTime < 0 {
+	if j.Kind != workload.Unitary || len(j.Components) == 0 || j.App.Name == "" || j.Type != j.App.Name || j.Submit != 0 ||
+		j.WallTime < 0 || j.WallTime > grid.LongestRun {
 		t.Fatalf("insane job %#v from %q", j, src)
 	}
 	for _, c := range j.Components {
-		if c.Count < 1 || c.Site == "" {
+		if c.Count < 1 || c.Count > MaxCount || c.Site == "" {
 			t.Fatalf("bad component %+v from %q", c, src)
 		}
 	}
@@ -498,6 +500,11 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"&(executable=g)", `&(executable='g')(arguments=^*a**b* "c""d")`, "+(&(executable=g))(&(executable=g)(count=2))",
 		"&(executable=g)(environment=((((x)))))", "(* c *)&(count=1 (executable=g)", "&(executable=/bin/sh)(arguments=-c --x)",
+		// The range checks: wall times and counts at and past their limits.
+		"&(executable=g)(maxWallTime=0)", "&(executable=g)(maxWallTime=-1)", "&(executable=g)(maxWallTime=527040)",
+		"&(executable=g)(maxWallTime=527041)", "&(executable=g)(maxWallTime=99999999999999999999)",
+		"&(executable=g)(count=1048576)", "&(executable=g)(count=1048577)", "&(executable=g)(count=0)",
+		`&(executable=g)(koalaInputFiles=("f" 9223372036854775807))`, `&(executable=g)(koalaInputFiles=("f" -1))`,
 	} {
 		f.Add([]byte(s))
 	}
