@@ -332,7 +332,7 @@ func collectFields(c *cli.Context, path string, o *fitOptions) (map[string][]flo
 			break
 		}
 		if err != nil {
-			return nil, nil, traceError(err)
+			return nil, nil, traceError(c, err)
 		}
 		n++
 		if n%4096 == 0 {

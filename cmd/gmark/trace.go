@@ -140,10 +140,16 @@ func readOptions(c *cli.Context) (gwa.ReadOptions, error) {
 }
 
 // traceError classifies a read error: malformed input exits with 2.
-func traceError(err error) error {
+func traceError(c *cli.Context, err error) error {
 	var pe *gwa.ParseError
-	if errors.As(err, &pe) {
+	var ne *gwa.NoRecordsError
+	switch {
+	case errors.As(err, &ne) || errors.Is(err, gwa.ErrOutOfRange):
+		return usageError{err}
+	case errors.As(err, &pe) && c.Bool("strict"):
 		return usageError{fmt.Errorf("%v (without --strict, malformed lines are skipped and counted)", err)}
+	case errors.As(err, &pe):
+		return usageError{err}
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		return usageError{err}
@@ -159,7 +165,7 @@ func openTrace(c *cli.Context, path string) (gwa.Reader, error) {
 	}
 	r, err := gwa.Open(path, o)
 	if err != nil {
-		return nil, traceError(err)
+		return nil, traceError(c, err)
 	}
 	return r, nil
 }
@@ -214,7 +220,7 @@ func analyse(c *cli.Context, path string) (*gwa.Analysis, error) {
 	a, err := gwa.Analyze(r, opts, prog)
 	bar.Done()
 	if err != nil {
-		return nil, traceError(err)
+		return nil, traceError(c, err)
 	}
 	a.Trace.Name = filepath.Base(path)
 	reportSkipped(c, path, r.Stats())
@@ -488,7 +494,7 @@ func writeTrace(c *cli.Context, r gwa.Reader, path string, f gwa.Format, h *gwa.
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return n, traceError(err)
+		return n, traceError(c, err)
 	}
 	os.Remove(path)
 	return n, os.Rename(tmp, path)
@@ -548,7 +554,7 @@ func runTraceSelect(c *cli.Context) error {
 	}
 	r, area, err := gwa.Select(open, sel)
 	if err != nil {
-		return traceError(err)
+		return traceError(c, err)
 	}
 	defer r.Close()
 	h := *r.Header()
@@ -623,7 +629,7 @@ func runTraceBoTs(c *cli.Context) error {
 		}
 	})
 	if err != nil {
-		return traceError(err)
+		return traceError(c, err)
 	}
 	reportSkipped(c, c.Args().First(), r.Stats())
 	w := c.App.Writer
