@@ -257,7 +257,12 @@ func runTraceStats(c *cli.Context) error {
 	return nil
 }
 
-func human(secs float64) string {
+// human writes a time span as days and a Go duration, or n/a.
+func human(span gwa.Stat) string {
+	if !span.OK() {
+		return "n/a"
+	}
+	secs := span.Value
 	d := time.Duration(secs * float64(time.Second))
 	if secs >= 86400 {
 		days := int(secs / 86400)
@@ -266,11 +271,20 @@ func human(secs float64) string {
 	return d.Round(time.Second).String()
 }
 
-func pct(a, b float64) float64 {
-	if b == 0 {
-		return 0
+// percent writes a share as a percentage with prec decimals, or n/a.
+func percent(share gwa.Stat, prec int) string {
+	if !share.OK() {
+		return "n/a"
 	}
-	return 100 * a / b
+	return strconv.FormatFloat(100*share.Value, 'f', prec, 64) + "%"
+}
+
+// pct is the percentage a/b, n/a when b is 0.
+func pct(a, b float64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return percent(gwa.Stat{Value: a / b}, 1)
 }
 
 func printAnalysis(w io.Writer, a *gwa.Analysis) {
@@ -286,11 +300,15 @@ func printAnalysis(w io.Writer, a *gwa.Analysis) {
 	}
 	fmt.Fprintf(w, "  time base:    %s\n", base)
 	fmt.Fprintf(w, "  span:         %s (submits %g..%g s), last job ends at %g s\n", human(t.Span), t.FirstSubmit, t.LastSubmit, t.LastEnd)
-	fmt.Fprintf(w, "  consumed:     %.2f CPU-years; goodput %.1f CPU-years/year; utilization %.2f%%\n", t.CPUYears, t.Goodput, 100*a.Utilization.Average)
+	goodput := "n/a"
+	if t.Goodput.OK() {
+		goodput = fmt.Sprintf("%.1f CPU-years/year", t.Goodput.Value)
+	}
+	fmt.Fprintf(w, "  consumed:     %.2f CPU-years; goodput %s; utilization %s\n", t.CPUYears, goodput, percent(a.Utilization.Average, 2))
 	s := a.Status
 	fmt.Fprintf(w, "  status:       completed %d, failed %d, cancelled %d, partial %d, unknown %d\n", s.Completed, s.Failed, s.Cancelled, s.Partial, s.Unknown)
 	z := a.Size
-	fmt.Fprintf(w, "  size:         %d sequential (%.1f%% of CPU), %d parallel (%.1f%% of CPU), %d unknown\n",
+	fmt.Fprintf(w, "  size:         %d sequential (%s of CPU), %d parallel (%s of CPU), %d unknown\n",
 		z.SequentialJobs, pct(z.SequentialCPU, z.SequentialCPU+z.ParallelCPU), z.ParallelJobs, pct(z.ParallelCPU, z.SequentialCPU+z.ParallelCPU), z.UnknownSize)
 	fmt.Fprintf(w, "  distributions %8s %10s %10s %10s %10s %10s %10s\n", "count", "mean", "median", "p90", "p99", "max", "missing")
 	d := a.Distributions
@@ -322,11 +340,15 @@ func printAnalysis(w io.Writer, a *gwa.Analysis) {
 	for _, v := range u.BusiestHourly {
 		peak = math.Max(peak, v)
 	}
-	fmt.Fprintf(w, "  load:         busiest month %s (hourly peak %.1f%%), spike %d jobs running in a day\n", u.BusiestMonth, 100*peak, u.Spike)
+	if u.BusiestMonth == "" {
+		fmt.Fprintf(w, "  load:         busiest month n/a, spike %d jobs running in a day\n", u.Spike)
+	} else {
+		fmt.Fprintf(w, "  load:         busiest month %s (hourly peak %.1f%%), spike %d jobs running in a day\n", u.BusiestMonth, 100*peak, u.Spike)
+	}
 	printUsers := func(title string, us []gwa.UserShare) {
 		var parts []string
 		for _, x := range us {
-			parts = append(parts, fmt.Sprintf("%s %.1f%%/%.1f%%", x.User, 100*x.JobShare, 100*x.CPUShare))
+			parts = append(parts, fmt.Sprintf("%s %s/%s", x.User, percent(x.JobShare, 1), percent(x.CPUShare, 1)))
 		}
 		fmt.Fprintf(w, "  %-13s %s\n", title, strings.Join(parts, ", "))
 	}
@@ -644,7 +666,7 @@ func runTraceBoTs(c *cli.Context) error {
 	fmt.Fprintf(w, "%s: bags-of-tasks (a user's jobs with submit gaps <= Δ)\n", c.Args().First())
 	fmt.Fprintf(w, "  %8s %8s %8s %8s %8s %9s %9s %10s %10s\n", "Δ (s)", "batches", "jobs%", "CPU%", "max", "mean size", "IAT p50", "ART p50", "RTV p50")
 	for _, s := range res {
-		fmt.Fprintf(w, "  %8g %8d %8.1f %8.1f %8d %9.2f %9.4g %10.4g %10.4g\n", s.Delta, s.Batches, 100*s.JobShare, 100*s.CPUShare, s.MaxSize,
+		fmt.Fprintf(w, "  %8g %8d %8s %8s %8d %9.2f %9.4g %10.4g %10.4g\n", s.Delta, s.Batches, percent(s.JobShare, 1), percent(s.CPUShare, 1), s.MaxSize,
 			s.Size.Mean, s.InterArrival.Median, s.MeanRunTime.Median, s.RunTimeStd.Median)
 	}
 	fmt.Fprintf(w, "  size classes (Δ = %gs):", res[0].Delta)
@@ -692,12 +714,21 @@ func runTraceRank(c *cli.Context) error {
 		}
 		sig := a.Ranking
 		if len(works) > 0 {
-			sig = gwa.Classify(gwa.TraceFacts{Sites: a.Totals.Sites, Cores: a.Totals.Processors, Users: a.Totals.Users,
-				Jobs: a.Totals.Jobs, Utilization: 100 * a.Utilization.Average, ReportedWork: works[i]})
+			sig = gwa.Classify(a.Facts(works[i]))
+		}
+		var unknown []string
+		for _, cat := range cats {
+			if !sig.Known[cat] {
+				unknown = append(unknown, cat.String())
+			}
+		}
+		if len(unknown) > 0 {
+			return usageErrorf("%s: the ranking categories %s are unknown for this trace (reported_work needs --reported-work; cores and utilization need a system size, --procs, and jobs that ran); leave them out of --categories",
+				path, strings.Join(unknown, ", "))
 		}
 		v, err := gwa.Distance(cats, sig, gwa.Signature{Known: sig.Known})
 		if err != nil {
-			return usageErrorf("%s: %v (give --reported-work, or leave reported_work out of --categories)", path, err)
+			return usageErrorf("%s: %v", path, err)
 		}
 		out = append(out, ranked{Trace: path, Signature: sig, Value: v})
 	}
