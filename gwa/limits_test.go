@@ -150,7 +150,7 @@ func TestNoValidRecord(t *testing.T) {
 		if strings.HasPrefix(text, "#") {
 			name = "t.gwf"
 		}
-		r, err := newTextReader(strings.NewReader(text), nil, ReadOptions{Name: name, Format: formatFromName(name)}, true)
+		r, err := newTextReader(strings.NewReader(text), nil, ReadOptions{Name: name, Format: FormatFromName(name)}, true)
 		if err != nil {
 			t.Fatalf("%q: %v", text, err)
 		}

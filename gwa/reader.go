@@ -261,7 +261,7 @@ func Open(path string, opts ReadOptions) (Reader, error) {
 		return nil, err
 	}
 	if opts.Format == "" {
-		opts.Format = formatFromName(path)
+		opts.Format = FormatFromName(path)
 	}
 	r, err := newTextReader(f, f, opts, true)
 	if err != nil {
@@ -271,8 +271,9 @@ func Open(path string, opts ReadOptions) (Reader, error) {
 	return r, nil
 }
 
-// formatFromName guesses a format from a file name ("" when it cannot).
-func formatFromName(path string) Format {
+// FormatFromName guesses a format from a file name ("" when it cannot):
+// .swf, .gwf, .db3/.sqlite/.sqlite3/.db, each optionally .gz.
+func FormatFromName(path string) Format {
 	base := strings.ToLower(filepath.Base(path))
 	base = strings.TrimSuffix(base, ".gz")
 	switch filepath.Ext(base) {

@@ -1,11 +1,8 @@
 package gwa
 
 import (
-	"compress/gzip"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"strings"
 )
 
@@ -158,60 +155,6 @@ func one(f float64) float64 {
 		return 1
 	}
 	return f
-}
-
-// Create makes a writer for a new file in format f (from the name when
-// empty: .swf, .gwf, .db3/.sqlite; .gz compresses text formats). h is the
-// header to write. Closing the writer closes the file.
-func Create(path string, f Format, h *Header) (Writer, error) {
-	if f == "" {
-		f = formatFromName(path)
-	}
-	if f == "" {
-		return nil, fmt.Errorf("%s: cannot tell the output format from the name (.swf, .gwf, .db3); give it", path)
-	}
-	if f == SQLite {
-		return CreateSQLite(path, h)
-	}
-	file, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	fw := &fileWriter{file: file}
-	var out io.Writer = file
-	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		fw.gz = gzip.NewWriter(file)
-		out = fw.gz
-	}
-	if f == SWF {
-		fw.Writer, err = NewSWFWriterHeader(out, h)
-	} else {
-		fw.Writer, err = NewGWFWriterHeader(out, h)
-	}
-	if err != nil {
-		file.Close()
-		return nil, err
-	}
-	return fw, nil
-}
-
-type fileWriter struct {
-	Writer
-	gz   *gzip.Writer
-	file *os.File
-}
-
-func (w *fileWriter) Close() error {
-	err := w.Writer.Close()
-	if w.gz != nil {
-		if e := w.gz.Close(); err == nil {
-			err = e
-		}
-	}
-	if e := w.file.Close(); err == nil {
-		err = e
-	}
-	return err
 }
 
 // Copy writes every record of r to w and returns how many it wrote.

@@ -26,6 +26,7 @@ var SQLiteColumns = []string{"JobID", "SubmitTime", "WaitTime", "RunTime", "NPro
 
 // SQLiteWriter writes a GWF-SQLite database.
 type SQLiteWriter struct {
+	path string
 	db   *sql.DB
 	tx   *sql.Tx
 	stmt *sql.Stmt
@@ -47,7 +48,7 @@ func CreateSQLite(path string, h *Header) (*SQLiteWriter, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	w := &SQLiteWriter{db: db, swf: h != nil && h.SWFFields}
+	w := &SQLiteWriter{path: path, db: db, swf: h != nil && h.SWFFields}
 	var cols []string
 	for i, c := range SQLiteColumns {
 		typ := "TEXT"
@@ -137,13 +138,26 @@ func (w *SQLiteWriter) commit() error {
 	return err
 }
 
-// Close commits and closes the database.
+// Close commits and closes the database, and flushes it to stable
+// storage: it is written with synchronous=OFF for speed, so nothing else
+// does.
 func (w *SQLiteWriter) Close() error {
 	var err error
 	if w.tx != nil {
 		err = w.commit()
 	}
 	if e := w.db.Close(); err == nil {
+		err = e
+	}
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(w.path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if e := f.Close(); err == nil {
 		err = e
 	}
 	return err

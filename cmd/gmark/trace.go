@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/internal/outfile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -376,6 +377,9 @@ func runTracePlot(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("trace plot takes one trace file and -o DIR")
 	}
+	if err := checkFigureDir(c.String("output")); err != nil {
+		return err
+	}
 	a, err := analyse(c, c.Args().First())
 	if err != nil {
 		return err
@@ -466,7 +470,8 @@ func parseSelection(c *cli.Context) (gwa.Selection, error) {
 	return s, nil
 }
 
-// checkOutputFile refuses to replace a file without --force.
+// checkOutputFile reads --format and checks the output path (see
+// checkOutput) before any input is read.
 func checkOutputFile(c *cli.Context, path string) (gwa.Format, error) {
 	var f gwa.Format
 	if s := c.String("format"); s != "" {
@@ -475,51 +480,59 @@ func checkOutputFile(c *cli.Context, path string) (gwa.Format, error) {
 			return f, usageErrorf("--format %q: swf, gwf or sqlite", s)
 		}
 	}
-	if _, err := os.Stat(path); err == nil {
-		if !c.Bool("force") {
-			return f, usageErrorf("%s exists; use --force to replace it", path)
+	if f == "" {
+		if f = gwa.FormatFromName(path); f == "" {
+			return f, usageErrorf("%s: cannot tell the output format from the name; use .swf, .gwf, .db3 or --format", path)
 		}
 	}
-	return f, nil
+	return f, checkOutput(c, path, f == gwa.SQLite)
 }
 
-// writeTrace writes r to path through a temporary file renamed into place,
-// so a failure leaves no half-written output.
-func writeTrace(c *cli.Context, r gwa.Reader, path string, f gwa.Format, h *gwa.Header) (int64, error) {
-	if f == "" {
-		name := strings.TrimSuffix(strings.ToLower(path), ".gz")
-		switch filepath.Ext(name) {
-		case ".swf":
-			f = gwa.SWF
-		case ".gwf":
-			f = gwa.GWF
-		case ".db3", ".sqlite", ".db", ".sqlite3":
-			f = gwa.SQLite
-		default:
-			return 0, usageErrorf("%s: cannot tell the output format from the name; use .swf, .gwf, .db3 or --format", path)
+// checkOutput checks an output file's path the way internal/outfile will
+// write it, so that a bad path is a usage error before any work: a
+// directory, a socket or a missing directory is refused; a regular file
+// (at the end of any symbolic links) is replaced only with --force; a FIFO
+// or a device is written through, which replaces nothing, unless the
+// writer needs a regular file (GWF-SQLite).
+func checkOutput(c *cli.Context, path string, needRegular bool) error {
+	final, through, err := outfile.Resolve(path)
+	if err != nil {
+		return usageError{err}
+	}
+	if through {
+		if needRegular {
+			return usageErrorf("%s is not a regular file; a GWF-SQLite database must be written to a file", path)
 		}
+		return nil
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".partial-"+strconv.Itoa(os.Getpid()))
-	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		tmp += ".gz"
+	if fi, err := os.Stat(filepath.Dir(final)); err != nil || !fi.IsDir() {
+		return usageErrorf("%s: the directory %s does not exist", path, filepath.Dir(final))
 	}
-	os.Remove(tmp)
-	w, err := gwa.Create(tmp, f, h)
-	if err != nil {
-		return 0, err
+	if _, err := os.Stat(final); err == nil && !c.Bool("force") {
+		return usageErrorf("%s exists; use --force to replace it", path)
 	}
+	return nil
+}
+
+// checkFigureDir checks a directory of figures: made if missing, refused
+// if something else is at the path.
+func checkFigureDir(path string) error {
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		return usageErrorf("%s is not a directory; give a directory for the figures", path)
+	}
+	return nil
+}
+
+// writeTrace writes r to path as an output of internal/outfile (see
+// gwa.WriteTrace): a failure leaves no half-written file.
+func writeTrace(c *cli.Context, r gwa.Reader, path string, f gwa.Format, h *gwa.Header) (int64, error) {
 	bar, prog := recordProgress(c, r, "writing "+filepath.Base(path))
-	n, err := gwa.Copy(w, r, prog)
+	n, err := gwa.WriteTrace(path, f, h, r, prog)
 	bar.Done()
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		os.Remove(tmp)
 		return n, traceError(c, err)
 	}
-	os.Remove(path)
-	return n, os.Rename(tmp, path)
+	return n, nil
 }
 
 func runTraceSelect(c *cli.Context) error {
