@@ -101,3 +101,21 @@ func writable(r *Record) error {
 	}
 	return nil
 }
+
+// checkHeader tells why a writer cannot write h so that a reader reads it
+// back (a time base moved out of range by a selection), or nil.
+func checkHeader(h *Header) error {
+	if h == nil {
+		return nil
+	}
+	for _, x := range []struct {
+		key    string
+		v, max int64
+	}{{"UnixStartTime", h.UnixStartTime, MaxSubmitTime}, {"MaxProcs", int64(h.MaxProcs), MaxProcs},
+		{"MaxNodes", int64(h.MaxNodes), MaxProcs}, {"MaxJobs", int64(h.MaxJobs), MaxHeaderJobs}} {
+		if x.v < Missing || x.v > x.max {
+			return fmt.Errorf("header %s %d is out of range (0 … %d): %w", x.key, x.v, x.max, ErrOutOfRange)
+		}
+	}
+	return nil
+}

@@ -6,8 +6,10 @@ import (
 	"database/sql"
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -231,5 +233,92 @@ func TestWritersRefuseOutOfRange(t *testing.T) {
 	recs, err := drain(Transform(r, 0, Scale{RunTime: 2}))
 	if len(recs) != 1 || !errors.Is(err, ErrOutOfRange) || !strings.Contains(err.Error(), "after rebasing and scaling, job 1: RunTime 10000000000 is out of range") {
 		t.Errorf("scaled: %v", err)
+	}
+}
+
+// Durations given by a user (flags, WDL keys) are bounded like a trace's.
+func TestParseDurationSecondsRange(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+		err  string
+	}{
+		{"90", 90, ""},
+		{"1.5d", 129600, ""},
+		{"-2h", -7200, ""},
+		{"9223372036s", 9223372036, ""},
+		{"9223372037", 0, "out of range"},
+		{"1e300", 0, "out of range"},
+		{"-300y", 0, "not a duration"},
+		{"1e6w", 0, "out of range"},
+		{"1e999", 0, "not a duration"},
+		{"NaN", 0, "not a duration"},
+		{"inf", 0, "not a duration"},
+	} {
+		got, err := ParseDurationSeconds(c.in)
+		if c.err == "" && (err != nil || got != c.want) || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%q: %g, %v; want %g, %q", c.in, got, err, c.want, c.err)
+		}
+	}
+}
+
+// A representative-area width so small that the window index overflowed an
+// int panicked (index out of range); it is now an error.
+func TestAreaWidthTooSmall(t *testing.T) {
+	for _, w := range []float64{1e-300, 1e-9} {
+		r, _ := NewReader(strings.NewReader(swfRecord("0", "0", "1", "1")+swfRecord("5", "0", "1", "1")), ReadOptions{})
+		_, err := SelectArea(r, w, nil)
+		if !errors.Is(err, ErrOutOfRange) || !strings.Contains(err.Error(), "windows over the trace") {
+			t.Errorf("width %g: %v", w, err)
+		}
+	}
+}
+
+// Writers refuse a header they could not read back: a time base moved past
+// 2106 by a selection, a negative system size.
+func TestWritersRefuseHeadersOutOfRange(t *testing.T) {
+	for _, h := range []*Header{{UnixStartTime: MaxSubmitTime + 1}, {UnixStartTime: -5}, {MaxProcs: -3}, {MaxNodes: MaxProcs + 1}} {
+		var buf bytes.Buffer
+		_, e1 := NewGWFWriterHeader(&buf, h)
+		_, e2 := NewSWFWriterHeader(&buf, h)
+		_, e3 := CreateSQLite(filepath.Join(t.TempDir(), "h.db3"), h)
+		for _, err := range []error{e1, e2, e3} {
+			if !errors.Is(err, ErrOutOfRange) || !strings.Contains(err.Error(), "is out of range") {
+				t.Errorf("%+v: %v", h, err)
+			}
+		}
+	}
+}
+
+// A trace can come through a pipe (gmark trace stats <(zcat t.swf.gz)):
+// Open peeks at its start instead of seeking back.
+func TestOpenReadsAPipe(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	text := swfRecord("0", "0", "1", "1") + swfRecord("5", "0", "1", "1")
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	z.Write([]byte(text))
+	z.Close()
+	for _, content := range [][]byte{[]byte(text), buf.Bytes()} {
+		go func() {
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			f.Write(content)
+			f.Close()
+		}()
+		r, err := Open(p, ReadOptions{Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := drain(r)
+		r.Close()
+		if err != nil || len(recs) != 2 {
+			t.Errorf("%d records, %v", len(recs), err)
+		}
 	}
 }

@@ -250,20 +250,18 @@ func Open(path string, opts ReadOptions) (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	var magic [16]byte
-	n, _ := io.ReadFull(f, magic[:])
-	if opts.Format == SQLite || (opts.Format == "" && n == 16 && string(magic[:]) == "SQLite format 3\x00") {
+	// Peek rather than read and seek back: a trace may come through a pipe
+	// (gmark trace stats <(zcat trace.swf.gz)).
+	br := bufio.NewReaderSize(f, textBuffer)
+	magic, _ := br.Peek(16)
+	if opts.Format == SQLite || (opts.Format == "" && string(magic) == "SQLite format 3\x00") {
 		f.Close()
 		return OpenSQLite(path, opts)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
 	}
 	if opts.Format == "" {
 		opts.Format = FormatFromName(path)
 	}
-	r, err := newTextReader(f, f, opts, true)
+	r, err := newTextReader(br, f, opts, true)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -298,14 +296,14 @@ func NewReader(r io.Reader, opts ReadOptions) (Reader, error) {
 
 func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool) (Reader, error) {
 	src := &lineSource{closer: closer, name: opts.Name}
-	br := bufio.NewReaderSize(r, 256<<10)
+	br := bufio.NewReaderSize(r, textBuffer) // r itself when it is a big enough bufio.Reader
 	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
 		z, err := newAsyncGunzip(br)
 		if err != nil {
 			return nil, &ParseError{File: opts.Name, Msg: "gzip: " + err.Error()}
 		}
 		src.unzip = z
-		br = bufio.NewReaderSize(z, 256<<10)
+		br = bufio.NewReaderSize(z, textBuffer)
 	}
 	src.br = br
 	head, err := br.Peek(64 << 10)
@@ -371,6 +369,9 @@ type lineSource struct {
 	line   int64
 	bytes  int64
 }
+
+// textBuffer is the read buffer of text traces.
+const textBuffer = 256 << 10
 
 // maxLine bounds one line; a longer one is malformed (and a binary file fed
 // as a trace does not eat the memory).

@@ -179,7 +179,9 @@ func Copy(w Writer, r Reader, progress func(int64)) (int64, error) {
 	}
 }
 
-// ParseDurationSeconds reads "90", "90s", "2m", "3h", "1.5d" as seconds.
+// ParseDurationSeconds reads "90", "90s", "2m", "3h", "1.5d" as seconds,
+// at most MaxDuration in magnitude (so that it converts to a
+// time.Duration, and compares with any time a trace holds).
 func ParseDurationSeconds(s string) (float64, error) {
 	units := []struct {
 		suffix string
@@ -195,6 +197,9 @@ func ParseDurationSeconds(s string) (float64, error) {
 	v, ok := parseNumber([]byte(num))
 	if !ok || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%q is not a duration (a number with an optional unit ms, s, m, h, d or w)", s)
+	}
+	if v*mult > MaxDuration || v*mult < -MaxDuration {
+		return 0, fmt.Errorf("%q is out of range (at most %d s, about 292 years, in magnitude)", s, int64(MaxDuration))
 	}
 	return v * mult, nil
 }

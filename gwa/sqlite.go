@@ -40,6 +40,9 @@ const sqliteBatch = 20000
 
 // CreateSQLite creates a new database at path (which must not exist).
 func CreateSQLite(path string, h *Header) (*SQLiteWriter, error) {
+	if err := checkHeader(h); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("%s exists", path)
 	}

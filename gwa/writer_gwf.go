@@ -49,6 +49,9 @@ func NewGWFWriter(w io.Writer, comments ...string) (*GWFWriter, error) {
 // holds it) as the header. With h.SWFFields, two columns after the 29 keep
 // SWF's preceding job and think time.
 func NewGWFWriterHeader(w io.Writer, h *Header) (*GWFWriter, error) {
+	if err := checkHeader(h); err != nil {
+		return nil, err
+	}
 	g := &GWFWriter{w: bufio.NewWriterSize(w, 256<<10), swf: h != nil && h.SWFFields}
 	for _, hl := range h.writerLines() {
 		for _, l := range commentLines(hl) {

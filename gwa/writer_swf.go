@@ -116,6 +116,9 @@ func NewSWFWriter(w io.Writer, header ...string) (*SWFWriter, error) {
 // NewSWFWriterHeader writes h's lines as the header, after a "Version: 2.2"
 // line when h has none.
 func NewSWFWriterHeader(w io.Writer, h *Header) (*SWFWriter, error) {
+	if err := checkHeader(h); err != nil {
+		return nil, err
+	}
 	s := &SWFWriter{w: bufio.NewWriterSize(w, 256<<10)}
 	if h == nil || !h.hasKey("Version") {
 		s.w.WriteString("; Version: 2.2\n")

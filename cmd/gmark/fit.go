@@ -142,6 +142,9 @@ func parseFitOptions(c *cli.Context) (*fitOptions, error) {
 	if len(o.families) == 0 {
 		return nil, usageErrorf("--families: give at least one of %s", strings.Join(stats.FitFamilies(), ", "))
 	}
+	if f := c.Float64("floor"); math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, usageErrorf("--floor %v: a finite number on the fitted scale", f)
+	}
 	o.opts = stats.FitOptions{Log2: c.Bool("log2"), Floor: c.Float64("floor"), NoFloor: c.Bool("no-floor")}
 	if s := c.String("censor-at"); s != "" {
 		v, err := gwa.ParseDurationSeconds(s)

@@ -214,8 +214,8 @@ func analyse(c *cli.Context, path string) (*gwa.Analysis, error) {
 	if n := c.Int("reported-work"); n >= 0 && c.Command.Name == "stats" {
 		opts.ReportedWork, opts.ReportedWorkKnown = n, true
 	}
-	if opts.Processors < 0 {
-		return nil, usageErrorf("--procs must be > 0")
+	if opts.Processors < 0 || opts.Processors > gwa.MaxProcs {
+		return nil, usageErrorf("--procs must be from 1 to %d", gwa.MaxProcs)
 	}
 	bar, prog := recordProgress(c, r, "analysing "+filepath.Base(path))
 	a, err := gwa.Analyze(r, opts, prog)
@@ -461,8 +461,8 @@ func parseSelection(c *cli.Context) (gwa.Selection, error) {
 		return s, usageErrorf("--target needs --area-width")
 	}
 	for _, n := range []string{"submit-scale", "runtime-scale", "proc-scale"} {
-		if !(c.Float64(n) > 0) {
-			return s, usageErrorf("--%s must be > 0", n)
+		if v := c.Float64(n); !(v > 0) || math.IsInf(v, 0) {
+			return s, usageErrorf("--%s must be a finite number > 0", n)
 		}
 	}
 	s.Scale = gwa.Scale{Submit: c.Float64("submit-scale"), RunTime: c.Float64("runtime-scale"), Procs: c.Float64("proc-scale")}

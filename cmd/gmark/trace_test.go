@@ -229,3 +229,37 @@ func TestTraceStatsDegenerate(t *testing.T) {
 		t.Errorf("rank zeros.swf: exit %d %s", code, stderr)
 	}
 }
+
+// Numbers given on the command line are checked against their ranges
+// before any work: exit 2 with the flag named, never a panic (a tiny
+// --area-width overflowed the window index) or a silently overflowing
+// value (--runtime-scale Inf made NaN times).
+func TestTraceFlagRanges(t *testing.T) {
+	dir := t.TempDir()
+	writeSmallTrace(t, dir)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trace", "select", "--area-width", "1e-300", "-o", "o.swf", "small.swf"}, "windows over the trace"},
+		{[]string{"trace", "select", "--submit-scale", "Inf", "-o", "o.swf", "small.swf"}, "--submit-scale must be a finite number > 0"},
+		{[]string{"trace", "select", "--runtime-scale", "NaN", "-o", "o.swf", "small.swf"}, "--runtime-scale must be a finite number > 0"},
+		{[]string{"trace", "select", "--runtime-scale", "1e12", "-o", "o.swf", "small.swf"}, "after rebasing and scaling, job 1: RunTime 100000000000000 is out of range"},
+		{[]string{"trace", "select", "--from", "1e300", "-o", "o.swf", "small.swf"}, `--from: "1e300" is out of range`},
+		{[]string{"trace", "select", "--max-runtime", "1e10", "-o", "o.swf", "small.swf"}, `--max-runtime: "1e10" is out of range`},
+		{[]string{"trace", "select", "--from", "4e9", "--rebase", "-o", "o.swf", "small.swf"}, "header UnixStartTime 5200000000 is out of range"},
+		{[]string{"trace", "stats", "--procs", "99999999999", "small.swf"}, "--procs must be from 1 to 2147483647"},
+		{[]string{"trace", "bots", "--delta", "1e300", "small.swf"}, "--delta"},
+		{[]string{"fit", "--floor", "NaN", "small.swf"}, "--floor NaN"},
+		{[]string{"fit", "--censor-at", "1e400", "small.swf"}, "--censor-at"},
+	}
+	for _, c := range cases {
+		_, stderr, code := run(t, dir, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "internal error") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "o.swf")); err == nil {
+		t.Errorf("a refused selection left its output")
+	}
+}
