@@ -1,6 +1,7 @@
 package gwa
 
 import (
+	"bufio"
 	"strconv"
 	"strings"
 	"unicode"
@@ -74,4 +75,18 @@ func commentLines(line string) []string {
 		return []string{line}
 	}
 	return strings.FieldsFunc(strings.ReplaceAll(line, "\r\n", "\n"), func(r rune) bool { return r == '\n' || r == '\r' })
+}
+
+// writeComments writes h's header lines (see Header.writerLines) as comment
+// lines starting with mark.
+func writeComments(w *bufio.Writer, mark string, h *Header) {
+	for _, hl := range h.writerLines() {
+		for _, l := range commentLines(hl) {
+			w.WriteString(mark)
+			if l != "" {
+				w.WriteString(" " + l)
+			}
+			w.WriteByte('\n')
+		}
+	}
 }

@@ -74,10 +74,7 @@ func WriteTrace(path string, f Format, h *Header, r Reader, progress func(int64)
 		if err != nil {
 			return 0, err
 		}
-		n, err := Copy(w, r, progress)
-		if e := w.Close(); err == nil {
-			err = e
-		}
+		n, err := copyAndClose(w, r, progress)
 		if err != nil {
 			return n, err
 		}
@@ -92,12 +89,18 @@ func WriteTrace(path string, f Format, h *Header, r Reader, progress func(int64)
 	if err != nil {
 		return 0, err
 	}
-	n, err := Copy(w, r, progress)
-	if e := w.Close(); err == nil {
-		err = e
-	}
+	n, err := copyAndClose(w, r, progress)
 	if err != nil {
 		return n, err
 	}
 	return n, out.Commit()
+}
+
+// copyAndClose copies r into w and finishes w, returning the first error.
+func copyAndClose(w Writer, r Reader, progress func(int64)) (int64, error) {
+	n, err := Copy(w, r, progress)
+	if e := w.Close(); err == nil {
+		err = e
+	}
+	return n, err
 }

@@ -1,6 +1,7 @@
 package gwa
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -171,15 +172,11 @@ func SavePlot(p *plot.Plot, w, h vg.Length, path string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	out, err := outfile.Create(path)
-	if err != nil {
-		return err
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
 	}
-	defer out.Close()
-	if _, err := wt.WriteTo(out); err != nil {
-		return err
-	}
-	return out.Commit()
+	return outfile.WriteFile(path, buf.Bytes())
 }
 
 func indexed(vals []float64, scale float64) plotter.XYs {

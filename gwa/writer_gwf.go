@@ -53,15 +53,7 @@ func NewGWFWriterHeader(w io.Writer, h *Header) (*GWFWriter, error) {
 		return nil, err
 	}
 	g := &GWFWriter{w: bufio.NewWriterSize(w, 256<<10), swf: h != nil && h.SWFFields}
-	for _, hl := range h.writerLines() {
-		for _, l := range commentLines(hl) {
-			g.w.WriteString("#")
-			if l != "" {
-				g.w.WriteString(" " + l)
-			}
-			g.w.WriteByte('\n')
-		}
-	}
+	writeComments(g.w, "#", h)
 	cols := strings.Join(GWFFields, "\t")
 	if g.swf {
 		cols += "\t" + colPrecedingJob + "\t" + colThinkTime

@@ -123,15 +123,7 @@ func NewSWFWriterHeader(w io.Writer, h *Header) (*SWFWriter, error) {
 	if h == nil || !h.hasKey("Version") {
 		s.w.WriteString("; Version: 2.2\n")
 	}
-	for _, hl := range h.writerLines() {
-		for _, l := range commentLines(hl) {
-			s.w.WriteString(";")
-			if l != "" {
-				s.w.WriteString(" " + l)
-			}
-			s.w.WriteByte('\n')
-		}
-	}
+	writeComments(s.w, ";", h)
 	return s, nil
 }
 
