@@ -51,7 +51,17 @@ func fieldBound(f int) (bound float64, unit string) {
 }
 
 // checkField tells what is wrong with value v of numeric field f, or "".
+// It is on the parser's hot path: a value within the smallest bound (almost
+// every value) is let through without looking at the field; NaN fails the
+// comparison and goes on to the full check.
 func checkField(f int, v float64) string {
+	if v <= MaxProcs && v >= -MaxProcs {
+		return ""
+	}
+	return checkFieldBound(f, v)
+}
+
+func checkFieldBound(f int, v float64) string {
 	bound, unit := fieldBound(f)
 	if math.Abs(v) <= bound {
 		return ""
