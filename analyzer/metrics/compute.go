@@ -595,7 +595,7 @@ func (m *RunMetrics) hasComposite(rd *RunData) bool {
 // series bins utilization, goodput and throughput over [t0, t1].
 func series(rd *RunData, t0, t1 int64, bins int, f float64) TimeSeries {
 	ts := TimeSeries{}
-	if t1 <= t0 {
+	if t1 <= t0 || t1-t0 < 0 { // no time, or a span beyond int64 (absurd times)
 		return ts
 	}
 	width := float64(t1-t0) / float64(bins) // ns
@@ -610,6 +610,13 @@ func series(rd *RunData, t0, t1 int64, bins int, f float64) TimeSeries {
 	dBusy := make([]float64, bins+1) // difference arrays for whole bins
 	dGood := make([]float64, bins+1)
 	spread := func(s, e int64, p float64, acc, diff []float64) {
+		// A job can start before the first submission on a clock coarser
+		// than the submitter's (Slurm's whole seconds): only [t0, t1]
+		// is binned.
+		s, e = max(s, t0), min(e, t1)
+		if e <= s {
+			return
+		}
 		a, b := float64(s-t0)/width, float64(e-t0)/width
 		ia, ib := min(int(a), bins-1), min(int(b), bins-1)
 		if ia == ib {
