@@ -633,3 +633,24 @@ func fmtVal(v float64, unit string) string {
 // run, as in the batch-means method of simulation output analysis (ten
 // batches), so that congestion episodes of many jobs stay within a block.
 func blockLen(n int) int { return max(1, (n+9)/10) }
+
+// NullReason says why a number of the row is undefined (NaN or infinite),
+// by its JSON name, for the JSON form's list of nulls.
+func (r *Row) NullReason(field string) string {
+	switch field {
+	case "baseline":
+		return "the baseline runs have no value of " + r.Metric
+	case "new":
+		return "the new runs have no value of " + r.Metric
+	case "change":
+		return "a side has no value"
+	case "relative_change":
+		if r.Baseline == 0 {
+			return "the baseline is 0: a relative change is infinite; see change"
+		}
+		return "a side has no value"
+	case "diff_ci":
+		return "no bootstrap was run (" + r.Test + ")"
+	}
+	return ""
+}

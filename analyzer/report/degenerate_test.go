@@ -1,4 +1,4 @@
-package report
+package report_test
 
 import (
 	"bytes"
@@ -7,18 +7,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/analyzer/report"
+	"github.com/gmark/gmark/analyzer/report/reporttest"
 	"github.com/gmark/gmark/analyzer/store"
 )
-
-// defaultFigures are the file names of the figures every report draws
-// when it has the data for them.
-var defaultFigures = []string{"cdf_wait", "cdf_run", "cdf_response", "box_wait", "xbar_delay", "scatter_wait_run", "pareto_sites",
-	"bihist_wait", "utilization", "goodput", "throughput", "success_rate", "breakdown"}
 
 // testRun is a run written to a store by writeRuns.
 type testRun struct {
@@ -145,13 +142,13 @@ func TestWriteDegenerateRuns(t *testing.T) {
 		{"one job", []testRun{{id: "r", ended: true, jobs: jobs(1, store.Succeeded, constant(2), constant(3))}},
 			[]string{"cdf_wait", "cdf_run", "cdf_response", "box_wait", "xbar_delay", "scatter_wait_run", "pareto_sites", "success_rate", "breakdown"}},
 		{"every wait zero", []testRun{{id: "r", ended: true, jobs: jobs(20, store.Succeeded, constant(0), constant(4), "sser", "smpi")}},
-			defaultFigures},
+			reporttest.DefaultFigures},
 		{"every value zero", []testRun{{id: "r", ended: true, jobs: jobs(20, store.Succeeded, constant(0), constant(0), "sser", "smpi")}},
 			[]string{"cdf_wait", "cdf_run", "cdf_response", "box_wait", "xbar_delay", "scatter_wait_run", "pareto_sites", "bihist_wait", "success_rate", "breakdown"}},
 		{"every value equal", []testRun{{id: "r", ended: true, jobs: jobs(20, store.Succeeded, constant(0.5), constant(0.5), "sser", "smpi")}},
-			defaultFigures},
+			reporttest.DefaultFigures},
 		{"every value equal and large", []testRun{{id: "r", ended: true, jobs: jobs(20, store.Succeeded, constant(300), constant(300), "sser", "smpi")}},
-			defaultFigures},
+			reporttest.DefaultFigures},
 		{"every job failed", []testRun{{id: "r", ended: true, jobs: jobs(10, store.Failed, constant(1), constant(0), "sser", "smpi")}},
 			[]string{"cdf_wait", "cdf_run", "box_wait", "success_rate"}},
 		{"no job started", []testRun{{id: "r", ended: true, jobs: jobs(10, store.NeverStarted, nil, nil)}},
@@ -160,9 +157,9 @@ func TestWriteDegenerateRuns(t *testing.T) {
 		{"system size unknown", []testRun{{id: "r", ended: true, tc: "{}", jobs: jobs(20, store.Succeeded, func(i int) float64 { return float64(i) }, constant(3), "sser", "smpi")}},
 			[]string{"cdf_wait", "goodput", "throughput"}},
 		{"negative waits (a clock of whole seconds)", []testRun{{id: "r", ended: true, jobs: jobs(20, store.Succeeded, func(i int) float64 { return -0.4 + float64(i%3) }, constant(2), "sser", "smpi")}},
-			defaultFigures},
+			reporttest.DefaultFigures},
 		{"an empty run beside a full one", []testRun{{id: "e", ended: true}, {id: "f", ended: true, jobs: jobs(30, store.Succeeded, func(i int) float64 { return float64(i * i) }, constant(60), "sser", "smpi")}},
-			defaultFigures},
+			reporttest.DefaultFigures},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -170,13 +167,15 @@ func TestWriteDegenerateRuns(t *testing.T) {
 			db := filepath.Join(dir, "r.db")
 			writeRuns(t, db, c.runs...)
 			out := filepath.Join(dir, "out")
-			index, err := Write(context.Background(), db, nil, out, Options{})
+			index, err := report.Write(context.Background(), db, nil, out, report.Options{})
 			if err != nil {
 				t.Fatalf("Write: %v", err)
 			}
-			checkPage(t, index, c.drawn)
+			for _, r := range reporttest.CheckPage(t, index, c.drawn...) {
+				t.Logf("not drawn: %s", r)
+			}
 
-			rep, err := Build(context.Background(), db, nil, Options{})
+			rep, err := report.Build(context.Background(), db, nil, report.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,48 +203,90 @@ func TestWriteDegenerateRuns(t *testing.T) {
 	}
 }
 
-var (
-	imgSrc     = regexp.MustCompile(`<img[^>]+src="([^"]+)"`)
-	figLink    = regexp.MustCompile(`<a href="(` + FiguresDir + `/[^"]+)"`)
-	notDrawnRE = regexp.MustCompile(`Not drawn: <b>([^<]*)</b>: ([^<]*)\.</p>`)
-)
+// Item 3 of issue 11: the report's directory. A directory, a new one or a
+// symbolic link to one is written into (the link stays a link); a regular
+// file, a FIFO, a device or a dangling link is refused before any work,
+// with an error that says what it is; index.html itself may be a link to a
+// file elsewhere, which is followed.
+func TestWriteOutputDirectory(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "r.db")
+	writeRuns(t, db, testRun{id: "r", ended: true, jobs: jobs(3, store.Succeeded, constant(1), constant(2))})
+	cases := []struct {
+		name  string
+		setup func(t *testing.T, dir string) string // returns -o
+		want  string                                // error; "" for success
+		check func(t *testing.T, dir, out string)
+	}{
+		{"absent", func(t *testing.T, dir string) string { return filepath.Join(dir, "new", "report") }, "", nil},
+		{"an existing directory", func(t *testing.T, dir string) string { return dir }, "", nil},
+		{"a symbolic link to a directory", func(t *testing.T, dir string) string {
+			mustDo(t, os.Mkdir(filepath.Join(dir, "target"), 0o755))
+			mustDo(t, os.Symlink("target", filepath.Join(dir, "link")))
+			return filepath.Join(dir, "link")
+		}, "", func(t *testing.T, dir, out string) {
+			if fi, err := os.Lstat(out); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the link is no longer a link: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "target", "index.html")); err != nil {
+				t.Errorf("not written into the link's target: %v", err)
+			}
+		}},
+		{"index.html a link to a file elsewhere", func(t *testing.T, dir string) string {
+			mustDo(t, os.Mkdir(filepath.Join(dir, "out"), 0o755))
+			mustDo(t, os.WriteFile(filepath.Join(dir, "page.html"), []byte("old"), 0o644))
+			mustDo(t, os.Symlink(filepath.Join(dir, "page.html"), filepath.Join(dir, "out", "index.html")))
+			return filepath.Join(dir, "out")
+		}, "", func(t *testing.T, dir, out string) {
+			if b, err := os.ReadFile(filepath.Join(dir, "page.html")); err != nil || !bytes.Contains(b, []byte("<html")) {
+				t.Errorf("the link's target does not hold the page: %v", err)
+			}
+		}},
+		{"a regular file", func(t *testing.T, dir string) string {
+			mustDo(t, os.WriteFile(filepath.Join(dir, "f"), []byte("keep"), 0o644))
+			return filepath.Join(dir, "f")
+		}, "is a regular file, not a directory", func(t *testing.T, dir, out string) {
+			if b, _ := os.ReadFile(out); string(b) != "keep" {
+				t.Errorf("the file was changed: %q", b)
+			}
+		}},
+		{"a FIFO", func(t *testing.T, dir string) string {
+			mustDo(t, syscall.Mkfifo(filepath.Join(dir, "p"), 0o644))
+			return filepath.Join(dir, "p")
+		}, "is a FIFO (named pipe), not a directory", nil},
+		{"a character device", func(t *testing.T, dir string) string { return "/dev/null" }, "is a character device, not a directory", nil},
+		{"a dangling link", func(t *testing.T, dir string) string {
+			mustDo(t, os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "dangling")))
+			return filepath.Join(dir, "dangling")
+		}, "which does not exist", nil},
+		{"figures/ a regular file", func(t *testing.T, dir string) string {
+			mustDo(t, os.WriteFile(filepath.Join(dir, report.FiguresDir), nil, 0o644))
+			return dir
+		}, "figures is a regular file", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := c.setup(t, dir)
+			index, err := report.Write(context.Background(), db, nil, out, report.Options{})
+			if c.want != "" {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("error %v, want %q", err, c.want)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			} else {
+				reporttest.CheckPage(t, index, "cdf_wait")
+			}
+			if c.check != nil {
+				c.check(t, dir, out)
+			}
+		})
+	}
+}
 
-// checkPage checks that the page at index exists, that every figure it
-// shows or links to exists and is not empty, that every default figure is
-// either shown or said not to be drawn with a reason, and that the figures
-// named in drawn are shown.
-func checkPage(t *testing.T, index string, drawn []string) {
+func mustDo(t *testing.T, err error) {
 	t.Helper()
-	b, err := os.ReadFile(index)
 	if err != nil {
 		t.Fatal(err)
-	}
-	page := string(b)
-	dir := filepath.Dir(index)
-	for _, m := range append(imgSrc.FindAllStringSubmatch(page, -1), figLink.FindAllStringSubmatch(page, -1)...) {
-		if fi, err := os.Stat(filepath.Join(dir, m[1])); err != nil || fi.Size() == 0 {
-			t.Errorf("the page refers to %s: %v", m[1], err)
-		}
-	}
-	shown := func(name string) bool { return strings.Contains(page, `src="`+FiguresDir+"/"+name+`.png"`) }
-	missing := notDrawnRE.FindAllStringSubmatch(page, -1)
-	for _, m := range missing {
-		t.Logf("%s", m[0])
-	}
-	for _, m := range missing {
-		if r := strings.TrimSpace(m[2]); r == "" || r == "no data" {
-			t.Errorf("not drawn without a reason: %s", m[0])
-		}
-		if strings.Contains(m[2], "internal error") {
-			t.Errorf("%s", m[0])
-		}
-	}
-	if n := len(imgSrc.FindAllString(page, -1)) + len(missing); n != len(defaultFigures) {
-		t.Errorf("%d figures shown or said not drawn, want %d", n, len(defaultFigures))
-	}
-	for _, name := range drawn {
-		if !shown(name) {
-			t.Errorf("figure %s not drawn; not drawn: %q", name, missing)
-		}
 	}
 }
