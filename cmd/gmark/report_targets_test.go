@@ -214,3 +214,36 @@ func TestReportOutputsAndExitCodes(t *testing.T) {
 		t.Errorf("%d jobs after the SQL, want 10", n)
 	}
 }
+
+// Item 2 of issue 11: the report step of `gmark run` panicked the same way
+// when every job waited 0 s (a grid larger than the workload); the loop
+// now ends with the report written.
+func TestRunReportsZeroWaits(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "zero.wdl")
+	if err := os.WriteFile(spec, []byte("# File-type: text/wl-spec\n# File-version: 1.1\n"+reportSpec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	grid := filepath.Join(dir, "grid.toml")
+	if err := os.WriteFile(grid, []byte(reportGrid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, dir, "run", spec, "--grid", grid, "-o", "out", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	m := reportLineRE.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no report line in:\n%s", stdout)
+	}
+	index := m[1]
+	if !filepath.IsAbs(index) {
+		index = filepath.Join(dir, index)
+	}
+	reporttest.CheckPage(t, index, "cdf_wait", "box_wait", "scatter_wait_run")
+	// The data that made it panic: no job waited.
+	if out, _, _ := run(t, dir, "report", "sql", "--db", filepath.Join("out", "results.db"), "--format", "csv",
+		"SELECT count(*), max(start_ns - submit_ns) FROM jobs"); out != "count(*),max(start_ns - submit_ns)\n10,0\n" {
+		t.Errorf("the jobs of the run: %q, want 10 jobs, none waiting", out)
+	}
+}
