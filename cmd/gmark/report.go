@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -68,13 +69,17 @@ func init() {
 	})
 }
 
+// maxBins bounds --bins: the time series take a few numbers per bin and
+// run, and a figure cannot show more points than it has pixels anyway.
+const maxBins = 10000
+
 // parseThreshold reads "5%" or "0.05".
 func parseThreshold(s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	pc := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("--threshold %q: want a percentage (5%%) or a fraction (0.05)", s)
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("--threshold %q: want a percentage (5%%) or a fraction (0.05), 0 or more", s)
 	}
 	if pc {
 		v /= 100
@@ -118,8 +123,8 @@ func runReport(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrorf("report takes no arguments (did you mean 'gmark report sql QUERY'?)")
 	}
-	if c.Duration("tau") < 0 || c.Int("processors") < 0 || c.Int("bins") < 1 {
-		return usageErrorf("--tau and --processors must be >= 0, --bins >= 1")
+	if c.Duration("tau") < 0 || c.Int("processors") < 0 || c.Int("bins") < 1 || c.Int("bins") > maxBins {
+		return usageErrorf("--tau and --processors must be >= 0, --bins from 1 to %d", maxBins)
 	}
 	db := c.String("db")
 	runs := splitList(c.StringSlice("run"))
