@@ -88,8 +88,9 @@ func parseThreshold(s string) (float64, error) {
 }
 
 // checkDB fails with a usage error when the store does not exist, and
-// checks that the named runs are in it.
-func checkDB(path string, runs []string) error {
+// checks that the named runs are in it, or (none named, reporting) that it
+// holds a run.
+func checkDB(path string, runs []string, reporting bool) error {
 	if _, err := os.Stat(path); err != nil {
 		return usageErrorf("results store %s: %v", path, errors.Unwrap(err))
 	}
@@ -98,7 +99,7 @@ func checkDB(path string, runs []string) error {
 		return usageError{err}
 	}
 	defer st.Close()
-	if len(runs) == 0 {
+	if len(runs) == 0 && reporting {
 		all, err := st.Runs()
 		if err != nil {
 			return err
@@ -128,7 +129,7 @@ func runReport(c *cli.Context) error {
 	}
 	db := c.String("db")
 	runs := splitList(c.StringSlice("run"))
-	if err := checkDB(db, runs); err != nil {
+	if err := checkDB(db, runs, true); err != nil {
 		return err
 	}
 	opts := report.Options{Tau: c.Duration("tau"), Processors: c.Int("processors"), WorkloadTime: c.Bool("workload-time"),
@@ -200,7 +201,7 @@ func runGate(c *cli.Context, db string, runs []string, opts report.Options) erro
 	}
 	baseDB := c.String("baseline")
 	baseRuns := splitList(c.StringSlice("baseline-run"))
-	if err := checkDB(baseDB, baseRuns); err != nil {
+	if err := checkDB(baseDB, baseRuns, true); err != nil {
 		return err
 	}
 	opts.Log = nil
@@ -279,7 +280,7 @@ func runReportSQL(c *cli.Context) error {
 		return usageErrorf("--format %q: want text, csv or json", format)
 	}
 	db := c.String("db")
-	if err := checkDB(db, nil); err != nil {
+	if err := checkDB(db, nil, false); err != nil {
 		return err
 	}
 	st, err := store.OpenReadOnly(db)

@@ -176,6 +176,7 @@ func TestReportOutputsAndExitCodes(t *testing.T) {
 		{[]string{"report", "--db", "r.db", "-o", "/dev/null"}, 2, "-o: /dev/null is a character device, not a directory"},
 		{[]string{"report", "--db", "r.db", "-o", "blocked"}, 1, "index.html is a directory"},
 		{[]string{"report", "--db", "norun.db"}, 2, "norun.db holds no run"},
+		{[]string{"report", "sql", "--db", "norun.db", "SELECT count(*) AS n FROM runs"}, 0, "n  \n0"},
 		{[]string{"report", "--db", "empty.db", "-o", "empty"}, 0, "report written to empty/index.html"},
 		{[]string{"report", "--db", "empty.db", "--format", "json"}, 0, `the run has no jobs"`},
 		{[]string{"report", "--db", "r.db", "--baseline", "empty.db"}, 2, "the baseline runs (e1) have no jobs: nothing to compare against"},
