@@ -4,168 +4,62 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gmark/gmark/analyzer/report"
 	"github.com/gmark/gmark/analyzer/report/reporttest"
 	"github.com/gmark/gmark/analyzer/store"
 )
 
-// testRun is a run written to a store by writeRuns.
-type testRun struct {
-	id    string
-	jobs  []store.Job
-	ended bool   // with an end record
-	tc    string // the target configuration (JSON); {"processors":64} when ""
-}
-
-// writeRuns writes runs to a new store at path.
-func writeRuns(t *testing.T, path string, runs ...testRun) {
-	t.Helper()
-	st, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	base := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
-	err = st.Write(context.Background(), func(tx *store.Tx) error {
-		pid, err := tx.EnsureProject("p", "", base)
-		if err != nil {
-			return err
-		}
-		sid, err := tx.EnsureScenario(pid, "s", "", base)
-		if err != nil {
-			return err
-		}
-		for k, r := range runs {
-			tc := r.tc
-			if tc == "" {
-				tc = `{"processors":64}`
-			}
-			created := base + int64(k)*1e9
-			prov := store.Provenance{RunID: r.id, RecordedNS: created, Target: "local", TargetConfig: tc, CommandLine: `["gmark","submit"]`}
-			if err := tx.InsertRun(store.Run{ID: r.id, ScenarioID: sid, CreatedNS: created, Jobs: len(r.jobs), Target: "local",
-				Settings: `{"speedup":1}`, ProvenanceSHA256: prov.ComputeDigest()}); err != nil {
-				return err
-			}
-			if err := tx.InsertProvenance(prov); err != nil {
-				return err
-			}
-			end := created
-			for i, j := range r.jobs {
-				j.RunID, j.Index, j.Kind, j.SiteType, j.Attempts, j.RecordedNS = r.id, i, "unitary", "single", 1, created
-				if j.JobID == "" {
-					j.JobID = fmt.Sprintf("0-%d", i)
-				}
-				if j.Components == "" {
-					j.Components = `[{"site":"*","count":1}]`
-				}
-				if j.Processors == 0 {
-					j.Processors = 1
-				}
-				// Times in the case tables are offsets from the run's creation.
-				for _, p := range []*int64{&j.ScheduledNS, &j.SubmitNS, &j.StartNS, &j.EndNS} {
-					if *p != 0 {
-						*p += created
-					}
-				}
-				end = max(end, j.EndNS)
-				if err := tx.InsertJob(j); err != nil {
-					return err
-				}
-			}
-			if r.ended {
-				if err := tx.InsertRunEnd(store.RunEnd{RunID: r.id, EndNS: end, Status: store.RunCompleted}); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// jobs makes n jobs: job i is scheduled at i s (submitted 1 ms later), waits
-// wait(i) and runs run(i) seconds (no start or end when wait(i) < 0… see the
-// cases), of type types[i % len(types)] on site "a" or "b" alternately.
-func jobs(n int, state string, wait, run func(i int) float64, types ...string) []store.Job {
-	if len(types) == 0 {
-		types = []string{"sser"}
-	}
-	out := make([]store.Job, n)
-	for i := range out {
-		sched := int64(i) * 1e9
-		j := store.Job{Type: types[i%len(types)], App: types[i%len(types)], ScheduledNS: max(sched, 1), SubmitNS: sched + 1e6,
-			DelayNS: 1e6, State: state, Sites: []string{"a", "b"}[i%2]}
-		if state != store.NeverStarted {
-			j.StartNS = j.SubmitNS + int64(wait(i)*1e9)
-			j.EndNS = j.StartNS + int64(run(i)*1e9)
-		}
-		if state == store.Failed {
-			j.Reason = "exit status 1"
-		}
-		if state == store.NeverStarted {
-			j.Sites = ""
-		}
-		out[i] = j
-	}
-	return out
-}
-
-func constant(v float64) func(int) float64 { return func(int) float64 { return v } }
-
 // Item 2 of issue 11: a report of degenerate data (no spread, nothing at
 // all, every job failed, no end, unknown system size, negative waits from a
 // coarse clock) writes the whole page: every figure drawn or, on the page,
 // the reason it is not; no panic, no error; the other formats too.
 func TestWriteDegenerateRuns(t *testing.T) {
+	jobs, constant := reporttest.Jobs, reporttest.Constant
 	noEnd := jobs(6, store.Cancelled, constant(1), constant(2), "sser", "smpi")
 	for i := range noEnd {
 		noEnd[i].EndNS = 0 // started, cut off by a kill: no end
 	}
 	cases := []struct {
 		name string
-		runs []testRun
+		runs []reporttest.Run
 		// drawn are figures that must be drawn; the rest may be listed
 		// as not drawn, with a reason.
 		drawn []string
 	}{
-		{"zero jobs", []testRun{{id: "r", ended: true}}, nil},
-		{"one job", []testRun{{id: "r", ended: true, jobs: jobs(1, store.Succeeded, constant(2), constant(3))}},
+		{"zero jobs", []reporttest.Run{{ID: "r", Ended: true}}, nil},
+		{"one job", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(1, store.Succeeded, constant(2), constant(3))}},
 			[]string{"cdf_wait", "cdf_run", "cdf_response", "box_wait", "xbar_delay", "scatter_wait_run", "pareto_sites", "success_rate", "breakdown"}},
-		{"every wait zero", []testRun{{id: "r", ended: true, jobs: jobs(20, store.Succeeded, constant(0), constant(4), "sser", "smpi")}},
+		{"every wait zero", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, constant(0), constant(4), "sser", "smpi")}},
 			reporttest.DefaultFigures},
-		{"every value zero", []testRun{{id: "r", ended: true, jobs: jobs(20, store.Succeeded, constant(0), constant(0), "sser", "smpi")}},
+		{"every value zero", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, constant(0), constant(0), "sser", "smpi")}},
 			[]string{"cdf_wait", "cdf_run", "cdf_response", "box_wait", "xbar_delay", "scatter_wait_run", "pareto_sites", "bihist_wait", "success_rate", "breakdown"}},
-		{"every value equal", []testRun{{id: "r", ended: true, jobs: jobs(20, store.Succeeded, constant(0.5), constant(0.5), "sser", "smpi")}},
+		{"every value equal", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, constant(0.5), constant(0.5), "sser", "smpi")}},
 			reporttest.DefaultFigures},
-		{"every value equal and large", []testRun{{id: "r", ended: true, jobs: jobs(20, store.Succeeded, constant(300), constant(300), "sser", "smpi")}},
+		{"every value equal and large", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, constant(300), constant(300), "sser", "smpi")}},
 			reporttest.DefaultFigures},
-		{"every job failed", []testRun{{id: "r", ended: true, jobs: jobs(10, store.Failed, constant(1), constant(0), "sser", "smpi")}},
+		{"every job failed", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(10, store.Failed, constant(1), constant(0), "sser", "smpi")}},
 			[]string{"cdf_wait", "cdf_run", "box_wait", "success_rate"}},
-		{"no job started", []testRun{{id: "r", ended: true, jobs: jobs(10, store.NeverStarted, nil, nil)}},
+		{"no job started", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(10, store.NeverStarted, nil, nil)}},
 			[]string{"xbar_delay", "success_rate"}},
-		{"a run with no end", []testRun{{id: "r", jobs: noEnd}}, []string{"cdf_wait", "box_wait", "bihist_wait", "success_rate"}},
-		{"system size unknown", []testRun{{id: "r", ended: true, tc: "{}", jobs: jobs(20, store.Succeeded, func(i int) float64 { return float64(i) }, constant(3), "sser", "smpi")}},
+		{"a run with no end", []reporttest.Run{{ID: "r", Jobs: noEnd}}, []string{"cdf_wait", "box_wait", "bihist_wait", "success_rate"}},
+		{"system size unknown", []reporttest.Run{{ID: "r", Ended: true, TargetConfig: "{}", Jobs: jobs(20, store.Succeeded, func(i int) float64 { return float64(i) }, constant(3), "sser", "smpi")}},
 			[]string{"cdf_wait", "goodput", "throughput"}},
-		{"negative waits (a clock of whole seconds)", []testRun{{id: "r", ended: true, jobs: jobs(20, store.Succeeded, func(i int) float64 { return -0.4 + float64(i%3) }, constant(2), "sser", "smpi")}},
+		{"negative waits (a clock of whole seconds)", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, func(i int) float64 { return -0.4 + float64(i%3) }, constant(2), "sser", "smpi")}},
 			reporttest.DefaultFigures},
-		{"an empty run beside a full one", []testRun{{id: "e", ended: true}, {id: "f", ended: true, jobs: jobs(30, store.Succeeded, func(i int) float64 { return float64(i * i) }, constant(60), "sser", "smpi")}},
+		{"an empty run beside a full one", []reporttest.Run{{ID: "e", Ended: true}, {ID: "f", Ended: true, Jobs: jobs(30, store.Succeeded, func(i int) float64 { return float64(i * i) }, constant(60), "sser", "smpi")}},
 			reporttest.DefaultFigures},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			db := filepath.Join(dir, "r.db")
-			writeRuns(t, db, c.runs...)
+			reporttest.WriteRuns(t, db, c.runs...)
 			out := filepath.Join(dir, "out")
 			index, err := report.Write(context.Background(), db, nil, out, report.Options{})
 			if err != nil {
@@ -210,7 +104,7 @@ func TestWriteDegenerateRuns(t *testing.T) {
 // file elsewhere, which is followed.
 func TestWriteOutputDirectory(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "r.db")
-	writeRuns(t, db, testRun{id: "r", ended: true, jobs: jobs(3, store.Succeeded, constant(1), constant(2))})
+	reporttest.WriteRuns(t, db, reporttest.Run{ID: "r", Ended: true, Jobs: reporttest.Jobs(3, store.Succeeded, reporttest.Constant(1), reporttest.Constant(2))})
 	cases := []struct {
 		name  string
 		setup func(t *testing.T, dir string) string // returns -o

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gmark/gmark/analyzer/report"
+	"github.com/gmark/gmark/analyzer/report/reporttest"
 	"github.com/gmark/gmark/analyzer/store"
 )
 
@@ -99,8 +100,8 @@ func TestMarshalJSONNulls(t *testing.T) {
 // the nulls say why, in the metrics' own words.
 func TestReportJSONNullReasons(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "r.db")
-	writeRuns(t, db, testRun{id: "empty", ended: true},
-		testRun{id: "nosize", ended: true, tc: "{}", jobs: jobs(12, store.Succeeded, constant(1), constant(2))})
+	reporttest.WriteRuns(t, db, reporttest.Run{ID: "empty", Ended: true},
+		reporttest.Run{ID: "nosize", Ended: true, TargetConfig: "{}", Jobs: reporttest.Jobs(12, store.Succeeded, reporttest.Constant(1), reporttest.Constant(2))})
 	rep, err := report.Build(context.Background(), db, nil, report.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gmark/gmark/analyzer/report/reporttest"
 	"github.com/gmark/gmark/analyzer/store"
@@ -103,37 +101,6 @@ func TestReportEveryTarget(t *testing.T) {
 	}
 }
 
-// writeEmptyRun records a run of no jobs in a new store at db, as a
-// submitter killed before its first submission leaves it.
-func writeEmptyRun(t *testing.T, db, runID string) {
-	t.Helper()
-	st, err := store.Open(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	now := time.Now().UnixNano()
-	err = st.Write(context.Background(), func(tx *store.Tx) error {
-		pid, err := tx.EnsureProject("p", "", now)
-		if err != nil {
-			return err
-		}
-		sid, err := tx.EnsureScenario(pid, "s", "", now)
-		if err != nil {
-			return err
-		}
-		prov := store.Provenance{RunID: runID, RecordedNS: now, Target: "dryrun", TargetConfig: "{}", CommandLine: `["gmark","submit"]`}
-		if err := tx.InsertRun(store.Run{ID: runID, ScenarioID: sid, CreatedNS: now, Target: "dryrun", Settings: "{}",
-			ProvenanceSHA256: prov.ComputeDigest()}); err != nil {
-			return err
-		}
-		return tx.InsertProvenance(prov)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Items 3 and 4 of issue 11: where the report goes, and the exit status of
 // each outcome: 0 done, 1 a failure while writing, 2 bad usage or bad input
 // (before any work, with a message that says what is wrong).
@@ -158,7 +125,9 @@ func TestReportOutputsAndExitCodes(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "blocked", "index.html"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeEmptyRun(t, filepath.Join(dir, "empty.db"), "e1")
+	// A run of no jobs, as a submitter killed before its first submission
+	// leaves it.
+	reporttest.WriteRuns(t, filepath.Join(dir, "empty.db"), reporttest.Run{ID: "e1"})
 	if st, err := store.Open(filepath.Join(dir, "norun.db")); err != nil {
 		t.Fatal(err)
 	} else {
