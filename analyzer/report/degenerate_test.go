@@ -184,3 +184,11 @@ func mustDo(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// A report with no run (made by hand: Build never makes one) is an error
+// to draw, not a panic.
+func TestFiguresOfNoRun(t *testing.T) {
+	if _, err := report.Figures(context.Background(), &report.Report{}, t.TempDir()); err == nil || !strings.Contains(err.Error(), "no run") {
+		t.Errorf("error %v", err)
+	}
+}

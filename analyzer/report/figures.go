@@ -38,6 +38,9 @@ func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
 		draw        func() (*plots.Drawing, error)
 	}
 	runs := r.Runs
+	if len(runs) == 0 { // Build never makes one; a Report made by hand may be
+		return nil, fmt.Errorf("the report has no run to draw")
+	}
 	labels := make([]string, len(runs))
 	for i, run := range runs {
 		labels[i] = run.Label
