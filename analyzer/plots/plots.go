@@ -210,14 +210,16 @@ func (s scale) at(v float64) float64 {
 }
 
 // apply sets ax to the scale; call it after adding every plotter, which
-// would widen the range. A log axis spans whole decades around the values.
+// would widen the range. A log axis spans the decades of the values, from
+// half the lowest one's start, so that values at its start (those drawn at
+// LogFloor) are off the axis line and their tick is labelled.
 func (s scale) apply(ax *plot.Axis) {
 	if !s.log {
 		return
 	}
 	ax.Scale = plot.LogScale{}
 	ax.Tick.Marker = plot.LogTicks{Prec: -1}
-	ax.Min = math.Pow(10, math.Floor(math.Log10(s.lo)))
+	ax.Min = math.Pow(10, math.Floor(math.Log10(s.lo))) / 2
 	ax.Max = min(math.Pow(10, math.Ceil(math.Log10(s.hi))), math.MaxFloat64)
 	if ax.Max <= ax.Min {
 		ax.Max = 10 * ax.Min
