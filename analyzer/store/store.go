@@ -23,8 +23,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Store is an open results database.
@@ -90,7 +92,6 @@ func open(path string, readOnly bool) (*Store, error) {
 	if readOnly {
 		q.Set("mode", "ro")
 	} else {
-		q.Add("_pragma", "journal_mode(WAL)")
 		// NORMAL is durable against a crash of the writing process (kill -9):
 		// a committed transaction is in the WAL file. Only an operating
 		// system crash or power loss can take the last commits.
@@ -109,7 +110,40 @@ func open(path string, readOnly bool) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	if !readOnly {
+		if err := setWAL(db); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store: open %s: %w", path, err)
+		}
+	}
 	return &Store{db: db, path: path, readOnly: readOnly}, nil
+}
+
+// setWAL puts the file in WAL mode, which the file then keeps. Of several
+// processes creating the same store, all but one find the change already
+// made, or race it: SQLite answers the loser with SQLITE_BUSY at once,
+// without waiting on the busy timeout (its read lock cannot wait for the
+// write lock the change needs, as that could deadlock), so the change is
+// retried here for as long as the busy timeout.
+func setWAL(db *sql.DB) error {
+	deadline := time.Now().Add(BusyTimeoutMS * time.Millisecond)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		var mode string
+		err := db.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode)
+		if err == nil && mode != "wal" {
+			return fmt.Errorf("journal mode is %q, not wal (is the file on a file system without shared memory?)", mode)
+		}
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
+	}
+}
+
+// isBusy tells whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // Path is the file the store was opened from.
@@ -145,31 +179,48 @@ func (s *Store) JournalMode() (string, error) {
 // migrate applies the migrations the file lacks, each in its own transaction
 // together with the version bump, so a crash leaves the file at a version.
 func (s *Store) migrate() error {
-	v, err := s.SchemaVersion()
+	for {
+		done, err := s.migrateStep()
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// migrateStep applies the next migration the file lacks, if any. The version
+// is read inside the write transaction (BEGIN IMMEDIATE, see open), not
+// before it: of two processes creating the same store, the second then
+// waits for the first's migration and finds it done instead of repeating it.
+func (s *Store) migrateStep() (done bool, err error) {
+	tx, err := s.db.Begin()
 	if err != nil {
-		return fmt.Errorf("store: %s: %w", s.path, err)
+		return false, fmt.Errorf("store: migrate %s: %w", s.path, err)
 	}
-	if v > SchemaVersion {
-		return fmt.Errorf("store: %s has schema version %d, newer than this gmark's %d; use a newer gmark", s.path, v, SchemaVersion)
-	}
-	for ; v < SchemaVersion; v++ {
-		tx, err := s.db.Begin()
-		if err != nil {
-			return fmt.Errorf("store: migrate %s: %w", s.path, err)
-		}
-		if _, err := tx.Exec(migrations[v]); err != nil {
+	defer func() {
+		if err != nil || done {
 			tx.Rollback()
-			return fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
 		}
-		if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
-		}
+	}()
+	var v int
+	if err := tx.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		return false, fmt.Errorf("store: %s: %w", s.path, err)
 	}
-	return nil
+	switch {
+	case v > SchemaVersion:
+		return false, fmt.Errorf("store: %s has schema version %d, newer than this gmark's %d; use a newer gmark", s.path, v, SchemaVersion)
+	case v == SchemaVersion:
+		return true, nil
+	}
+	if _, err := tx.Exec(migrations[v]); err != nil {
+		return false, fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
+	}
+	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+		return false, fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
+	}
+	return false, nil
 }
 
 // Write runs fn in one write transaction: everything fn inserts is committed
