@@ -23,6 +23,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -41,15 +42,29 @@ type Store struct {
 // process (a report reading while a run writes) before failing.
 const BusyTimeoutMS = 10000
 
-// Open opens or creates the store at path and migrates it to SchemaVersion.
+// ErrDamaged is returned by Open and OpenReadOnly for a file that is not a
+// sound SQLite database: corrupted pages, or not a database at all.
+var ErrDamaged = errors.New("damaged store")
+
+// Open opens or creates the store at path for writing and migrates it to
+// SchemaVersion. It refuses a path that is not a regular file (a directory,
+// a FIFO, a device) and, before writing anything, a damaged file: SQLite's
+// quick check must pass.
 func Open(path string) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 	}
+	if err := checkRegular(path, true); err != nil {
+		return nil, err
+	}
 	s, err := open(path, false)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.quickCheck(); err != nil {
+		s.db.Close()
 		return nil, err
 	}
 	if err := s.migrate(); err != nil {
@@ -67,8 +82,8 @@ func Open(path string) (*Store, error) {
 // run may still be writing it. It fails on a missing file or a schema newer
 // than this gmark knows.
 func OpenReadOnly(path string) (*Store, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+	if err := checkRegular(path, false); err != nil {
+		return nil, err
 	}
 	s, err := open(path, true)
 	if err != nil {
@@ -80,9 +95,71 @@ func OpenReadOnly(path string) (*Store, error) {
 	}
 	if err != nil {
 		s.db.Close()
-		return nil, err
+		return nil, openError(path, err)
 	}
 	return s, nil
+}
+
+// checkRegular refuses a store path that is not a regular file (after its
+// symbolic links): SQLite would block on a FIFO, write into a device, or
+// fail obscurely on a directory. A missing file is fine when it may be
+// created.
+func checkRegular(path string, mayCreate bool) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && mayCreate:
+		return nil
+	case err != nil:
+		return fmt.Errorf("store: %w", err)
+	case fi.IsDir():
+		return fmt.Errorf("store: %s is a directory; give the path of a results file (e.g. %s)", path, filepath.Join(path, "results.db"))
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("store: %s is not a regular file (%s); a results store must be a SQLite file", path, fi.Mode().Type())
+	}
+	return nil
+}
+
+// quickCheck runs SQLite's quick check (the structure of every page, not
+// the consistency of indexes with their tables, which the full
+// integrity_check would add at several times the cost) and refuses a
+// damaged file before anything is written to it.
+func (s *Store) quickCheck() error {
+	rows, err := s.db.Query("PRAGMA quick_check(10)")
+	if err != nil {
+		return openError(s.path, err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return openError(s.path, err)
+		}
+		if line != "ok" {
+			problems = append(problems, strings.ReplaceAll(line, "\n", " "))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("store: %s: %w (SQLite's quick check: %s); nothing was written to it: restore it from a copy, or give --db a new file", s.path, ErrDamaged, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// openError explains SQLite's errors about a damaged or foreign file.
+func openError(path string, err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_CORRUPT:
+			return fmt.Errorf("store: %s: %w (%v): restore it from a copy, or give --db a new file", path, ErrDamaged, err)
+		case sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("store: %s: %w: it is not a SQLite database (%v)", path, ErrDamaged, err)
+		}
+	}
+	return fmt.Errorf("store: %s: %w", path, err)
 }
 
 func open(path string, readOnly bool) (*Store, error) {
@@ -108,12 +185,12 @@ func open(path string, readOnly bool) (*Store, error) {
 	db.SetConnMaxLifetime(0)
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, openError(path, err)
 	}
 	if !readOnly {
 		if err := setWAL(db); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("store: open %s: %w", path, err)
+			return nil, openError(path, err)
 		}
 	}
 	return &Store{db: db, path: path, readOnly: readOnly}, nil
