@@ -17,13 +17,6 @@ import (
 // as one of several real processes racing to create the same store.
 const helperDBEnv = "GMARK_STORE_TEST_OPEN"
 
-func TestMain(m *testing.M) {
-	if path := os.Getenv(helperDBEnv); path != "" {
-		os.Exit(helperOpen(path))
-	}
-	os.Exit(m.Run())
-}
-
 // helperOpen waits for the go signal on stdin (so that every process opens
 // at the same moment), opens the store, records a project named after its
 // pid and closes it.

@@ -100,6 +100,44 @@ func OpenReadOnly(path string) (*Store, error) {
 	return s, nil
 }
 
+// How a read-only store meets SQLite's WAL, whose readers need the -wal and
+// -shm files beside the database: a connection opened read-only creates
+// them but, unlike a read-write one, never removes them when it is the last
+// to close, and cannot create them in a directory it may not write.
+type readAccess int
+
+const (
+	// readShared: the file and its directory are writable, so a writer may
+	// be at work or may start. The reader opens the file as SQLite's
+	// writers do and refuses every write itself (PRAGMA query_only, and
+	// Write): it shares the WAL with the writer and, when it is the last
+	// connection to close, SQLite removes -wal and -shm as it always does.
+	readShared readAccess = iota
+	// readImmutable: the file or its directory is not writable and there is
+	// no -wal, so no writer is at work and none can start (it could not
+	// create the -wal): the file is read as an immutable file, with no
+	// locks, no -wal and no -shm.
+	readImmutable
+	// readWAL: not writable, but a -wal is there (a writer that may write
+	// the file is at work, or one was killed): read-only WAL access, which
+	// needs the -shm to exist or be creatable.
+	readWAL
+)
+
+func readMode(path string) readAccess {
+	real, err := filepath.EvalSymlinks(path) // SQLite puts -wal beside the link's target
+	if err != nil {
+		real = path
+	}
+	if writable(real) && writable(filepath.Dir(real)) {
+		return readShared
+	}
+	if _, err := os.Lstat(real + "-wal"); errors.Is(err, os.ErrNotExist) {
+		return readImmutable
+	}
+	return readWAL
+}
+
 // checkRegular refuses a store path that is not a regular file (after its
 // symbolic links): SQLite would block on a FIFO, write into a device, or
 // fail obscurely on a directory. A missing file is fine when it may be
@@ -167,7 +205,16 @@ func open(path string, readOnly bool) (*Store, error) {
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMS))
 	q.Add("_pragma", "foreign_keys(1)")
 	if readOnly {
-		q.Set("mode", "ro")
+		switch readMode(path) {
+		case readShared:
+			q.Set("mode", "rw")
+			q.Add("_pragma", "query_only(1)")
+		case readImmutable:
+			q.Set("mode", "ro")
+			q.Set("immutable", "1")
+		default:
+			q.Set("mode", "ro")
+		}
 	} else {
 		// NORMAL is durable against a crash of the writing process (kill -9):
 		// a committed transaction is in the WAL file. Only an operating
