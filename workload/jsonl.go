@@ -446,7 +446,7 @@ type Reader struct {
 // NewReader reads jobs from r; name is used in error messages ("name:line: …").
 func NewReader(r io.Reader, name string) *Reader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	sc.Buffer(make([]byte, 64<<10), MaxLineBytes)
 	return &Reader{name: name, sc: sc}
 }
 
@@ -465,7 +465,9 @@ func (r *Reader) Next() (Job, error) {
 		}
 		return j, nil
 	}
-	if err := r.sc.Err(); err != nil {
+	if err := r.sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return Job{}, fmt.Errorf("%s:%d: a line longer than %d MiB", r.name, r.line+1, MaxLineBytes>>20)
+	} else if err != nil {
 		return Job{}, fmt.Errorf("%s:%d: %v", r.name, r.line+1, err)
 	}
 	return Job{}, io.EOF
