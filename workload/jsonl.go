@@ -409,29 +409,33 @@ func decodeJob(data []byte) (Job, error) {
 	return j, nil
 }
 
-// Writer streams jobs to workload.jsonl, one line each.
+// Writer streams jobs to workload.jsonl, one line each, and keeps the
+// digest of what it wrote for the manifest.
 type Writer struct {
-	w   *bufio.Writer
-	buf []byte
-	n   int
+	w      *bufio.Writer
+	buf    []byte
+	digest digester
 }
 
 // NewWriter returns a Writer that buffers its output to w; call Flush at the end.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: bufio.NewWriterSize(w, 256<<10), buf: make([]byte, 0, 1024)}
+	return &Writer{w: bufio.NewWriterSize(w, 256<<10), buf: make([]byte, 0, 1024), digest: newDigester()}
 }
 
 // Write appends one job line.
 func (w *Writer) Write(j *Job) error {
 	w.buf = j.AppendJSON(w.buf[:0])
 	w.buf = append(w.buf, '\n')
-	w.n++
+	w.digest.Write(w.buf)
 	_, err := w.w.Write(w.buf)
 	return err
 }
 
 // Count is the number of jobs written so far.
-func (w *Writer) Count() int { return w.n }
+func (w *Writer) Count() int { return w.digest.jobs }
+
+// Digest identifies what was written so far: the manifest's workload_jsonl.
+func (w *Writer) Digest() JobsDigest { return w.digest.sum() }
 
 // Flush writes any buffered data to the underlying writer.
 func (w *Writer) Flush() error { return w.w.Flush() }

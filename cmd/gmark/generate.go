@@ -227,6 +227,11 @@ func writeWorkload(spec *wdl.Spec, gen *generator.Generator, o generateOptions, 
 	if err != nil {
 		return nil, err
 	}
+	d := jw.Digest()
+	m.JobsFile = &d
+	if d.Jobs != m.Jobs {
+		return nil, fmt.Errorf("internal error: wrote %d job lines for %d jobs", d.Jobs, m.Jobs)
+	}
 	mf, err := os.Create(filepath.Join(tmp, workload.ManifestFile))
 	if err != nil {
 		return nil, err

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -183,6 +185,19 @@ func TestGenerateWritesManifestAndReadableJobs(t *testing.T) {
 	jobs, err := workload.ReadAll(filepath.Join(dir, "w"))
 	if err != nil || len(jobs) != 100 {
 		t.Fatalf("read back %d jobs: %v", len(jobs), err)
+	}
+	// The manifest identifies workload.jsonl exactly (item 7 of issue 11).
+	b, err := os.ReadFile(filepath.Join(dir, "w", workload.JobsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	want := workload.JobsDigest{SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(b)), Jobs: 100}
+	if m.JobsFile == nil || *m.JobsFile != want {
+		t.Errorf("manifest's workload_jsonl %+v, want %+v", m.JobsFile, want)
+	}
+	if warning, err := workload.Check(filepath.Join(dir, "w")); warning != "" || err != nil {
+		t.Errorf("Check of a fresh workload: %q, %v", warning, err)
 	}
 	// A second run into the same directory is refused without --force.
 	if _, stderr, code := run(t, dir, "generate", abs(t, "../../examples/thesis/fig5_4.wdl"), "-o", "w"); code != 2 || !strings.Contains(stderr, "--force") {
