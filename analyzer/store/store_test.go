@@ -14,7 +14,7 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-func openTemp(t *testing.T) *Store {
+func openTemp(t testing.TB) *Store {
 	t.Helper()
 	s, err := Open(filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {
@@ -26,7 +26,7 @@ func openTemp(t *testing.T) *Store {
 
 // seed writes a project, scenario, run with provenance, one submission with
 // its result, a job, an event and an annotation.
-func seed(t *testing.T, s *Store) {
+func seed(t testing.TB, s *Store) {
 	t.Helper()
 	ctx := context.Background()
 	err := s.Write(ctx, func(tx *Tx) error {
@@ -231,7 +231,7 @@ func TestReadOnly(t *testing.T) {
 
 // seededFile writes a store with seed's rows, closes it and returns its
 // path and the root page of its jobs table.
-func seededFile(t *testing.T) (path string, jobsRoot int64) {
+func seededFile(t testing.TB) (path string, jobsRoot int64) {
 	t.Helper()
 	path = filepath.Join(t.TempDir(), "results.db")
 	s, err := Open(path)
@@ -341,5 +341,56 @@ func TestOpenRefusesNonRegularPaths(t *testing.T) {
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the link is no longer a link: %v %v", fi, err)
+	}
+}
+
+// ScanJobs reads SQLite's text of each row: a value no gmark writes (a unit
+// separator in an id, text or a real in an integer column, as an edited
+// store may hold) is an error, not a row read with shifted or garbled
+// fields, which it was before FuzzScanJobs found it.
+func TestScanJobsRefusesEditedRows(t *testing.T) {
+	cases := []struct{ set, want string }{
+		{`job_id = 'a' || char(31) || 'b'`, "unit separator (0x1f)"},
+		{`sites = 'x' || char(31)`, "unit separator (0x1f)"},
+		{`processors = 'many'`, `processors is "many", not a whole number`},
+		{`processors = 1.5`, `processors is "1.5", not a whole number`},
+		{`start_ns = '12abc'`, `start_ns is "12abc", not a whole number`},
+		{`attempts = '-'`, `attempts is "-", not a whole number`},
+		{`reason = 'a' || char(31) || 'b'`, ""}, // the last field: free text
+	}
+	for _, c := range cases {
+		s := openTemp(t)
+		seed(t, s)
+		for _, q := range []string{`DROP TRIGGER jobs_no_update`, `UPDATE jobs SET ` + c.set} {
+			if _, err := s.DB().Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []JobFacts
+		err := s.ScanJobs("r1", func(f *JobFacts) error { got = append(got, *f); return nil })
+		switch {
+		case c.want == "" && (err != nil || len(got) != 1 || got[0].Reason != "a\x1fb" || got[0].EndNS != 30):
+			t.Errorf("%s: %+v, %v", c.set, got, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error %v, want %q (read %+v)", c.set, err, c.want, got)
+		}
+	}
+}
+
+func TestAtoi(t *testing.T) {
+	cases := []struct {
+		text string
+		v    int64
+		ok   bool
+	}{
+		{"", 0, true}, {"0", 0, true}, {"42", 42, true}, {"-7", -7, true},
+		{"9223372036854775807", 9223372036854775807, true}, {"-9223372036854775808", -9223372036854775808, true},
+		{"9223372036854775808", 0, false}, {"-9223372036854775809", 0, false}, {"99999999999999999999", 0, false},
+		{"-", 0, false}, {"1.5", 0, false}, {"1e3", 0, false}, {" 1", 0, false}, {"+1", 0, false}, {"x", 0, false},
+	}
+	for _, c := range cases {
+		if v, ok := atoi([]byte(c.text)); v != c.v || ok != c.ok {
+			t.Errorf("atoi(%q) = %d, %v; want %d, %v", c.text, v, ok, c.v, c.ok)
+		}
 	}
 }
