@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -12,8 +13,8 @@ import (
 )
 
 // digester computes a JobsDigest of bytes written to it: the SHA-256, the
-// size and the number of non-blank lines (the jobs, as Reader counts them),
-// in one pass with no limit on line length.
+// size and the number of lines that are not blank (the jobs, as Reader
+// counts them: see asciiSpace), in one pass with no limit on line length.
 type digester struct {
 	h        hash.Hash
 	bytes    int64
@@ -24,21 +25,33 @@ type digester struct {
 func newDigester() digester { return digester{h: sha256.New()} }
 
 func (d *digester) Write(p []byte) (int, error) {
+	n := len(p)
 	d.h.Write(p)
-	d.bytes += int64(len(p))
-	for _, c := range p {
-		switch c {
-		case '\n':
-			if d.lineText {
-				d.jobs++
-			}
-			d.lineText = false
-		case ' ', '\t', '\r', '\v', '\f':
-		default:
-			d.lineText = true
+	d.bytes += int64(n)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		seg := p
+		if i >= 0 {
+			seg = p[:i]
 		}
+		d.lineText = d.lineText || len(bytes.Trim(seg, asciiSpace)) > 0
+		if i < 0 {
+			break
+		}
+		if d.lineText {
+			d.jobs++
+		}
+		d.lineText = false
+		p = p[i+1:]
 	}
-	return len(p), nil
+	return n, nil
+}
+
+// job adds one job's line, newline included, as Writer writes it.
+func (d *digester) job(line []byte) {
+	d.h.Write(line)
+	d.bytes += int64(len(line))
+	d.jobs++
 }
 
 func (d *digester) sum() JobsDigest {

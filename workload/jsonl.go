@@ -426,7 +426,7 @@ func NewWriter(w io.Writer) *Writer {
 func (w *Writer) Write(j *Job) error {
 	w.buf = j.AppendJSON(w.buf[:0])
 	w.buf = append(w.buf, '\n')
-	w.digest.Write(w.buf)
+	w.digest.job(w.buf)
 	_, err := w.w.Write(w.buf)
 	return err
 }
@@ -439,6 +439,10 @@ func (w *Writer) Digest() JobsDigest { return w.digest.sum() }
 
 // Flush writes any buffered data to the underlying writer.
 func (w *Writer) Flush() error { return w.w.Flush() }
+
+// asciiSpace is the white space around a job line; a line of nothing else
+// is blank, skipped by Reader and not counted as a job by DigestJobs.
+const asciiSpace = " \t\r\v\f"
 
 // Reader streams jobs from workload.jsonl.
 type Reader struct {
@@ -459,7 +463,7 @@ func NewReader(r io.Reader, name string) *Reader {
 func (r *Reader) Next() (Job, error) {
 	for r.sc.Scan() {
 		r.line++
-		line := bytes.TrimSpace(r.sc.Bytes())
+		line := bytes.Trim(r.sc.Bytes(), asciiSpace)
 		if len(line) == 0 {
 			continue
 		}
