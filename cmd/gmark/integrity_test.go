@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/workload"
@@ -70,5 +75,107 @@ func TestSubmitChecksWorkloadAgainstManifest(t *testing.T) {
 				t.Errorf("%d jobs recorded (%v), want %d", jobs, err, c.jobs)
 			}
 		})
+	}
+}
+
+// Item 3 of issue 11: two gmark submit creating the same new store at once
+// raced in the schema migration and one failed ("table projects already
+// exists", "database is locked"). Both must run and be recorded.
+func TestConcurrentSubmitsCreateOneStore(t *testing.T) {
+	dir := t.TempDir()
+	wl := genWorkload(t, dir, "1\tunitary\t3\thello\tsingle\t1\t*:1\tC(1s)\n")
+	for trial := range 3 {
+		db := filepath.Join(dir, fmt.Sprintf("results-%d.db", trial))
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		var cmds []*exec.Cmd
+		var stderrs []*bytes.Buffer
+		for range 2 {
+			cmd := exec.CommandContext(ctx, buildGmark(t), "submit", wl, "--target", "dryrun", "--db", db, "--speedup", "100", "--quiet")
+			cmd.Dir = dir
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			must(t, cmd.Start())
+			cmds, stderrs = append(cmds, cmd), append(stderrs, &stderr)
+		}
+		for i, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("trial %d, submit %d: %v: %s", trial, i, err, stderrs[i])
+			}
+		}
+		cancel()
+		s, err := store.OpenReadOnly(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := s.Runs()
+		s.Close()
+		if err != nil || len(runs) != 2 {
+			t.Errorf("trial %d: %d runs recorded (%v), want 2", trial, len(runs), err)
+		}
+	}
+}
+
+// Item 12 of issue 11: a read-only gmark report left results.db-wal and
+// results.db-shm behind.
+func TestReportLeavesNoWALFiles(t *testing.T) {
+	dir := t.TempDir()
+	wl := genWorkload(t, dir, "1\tunitary\t3\thello\tsingle\t1\t*:1\tC(1s)\n")
+	db := filepath.Join(dir, "store", "results.db")
+	if _, stderr, code := run(t, dir, "submit", wl, "--target", "dryrun", "--db", db, "--speedup", "100", "--quiet"); code != 0 {
+		t.Fatalf("submit: %d %s", code, stderr)
+	}
+	// The run directory beside the store is the submitter's; only the
+	// store's own files count.
+	storeFiles := func() []string {
+		m, err := filepath.Glob(db + "*")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	before := storeFiles()
+	// Not html: its figures of this run are another part of issue 11 (item 2).
+	for _, format := range []string{"text", "json", "csv"} {
+		if _, stderr, code := run(t, dir, "report", "--db", db, "-f", format, "-o", filepath.Join(dir, "report-"+format)); code != 0 {
+			t.Fatalf("report -f %s: %d %s", format, code, stderr)
+		}
+		if after := storeFiles(); !slices.Equal(after, before) {
+			t.Errorf("report -f %s: store files %v, were %v", format, after, before)
+		}
+	}
+}
+
+// Item 7 of issue 11: a store with corrupted pages was written to with exit
+// 0, and only the report noticed. gmark submit now refuses it before
+// writing, and leaves it as it was.
+func TestSubmitRefusesDamagedStore(t *testing.T) {
+	dir := t.TempDir()
+	wl := genWorkload(t, dir, "1\tunitary\t3\thello\tsingle\t1\t*:1\tC(1s)\n")
+	db := filepath.Join(dir, "results.db")
+	if _, stderr, code := run(t, dir, "submit", wl, "--target", "dryrun", "--db", db, "--speedup", "100", "--quiet"); code != 0 {
+		t.Fatalf("submit: %d %s", code, stderr)
+	}
+	s, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root int64
+	err = s.DB().QueryRow(`SELECT rootpage FROM sqlite_master WHERE name = 'jobs'`).Scan(&root)
+	s.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(b[(root-1)*4096:], bytes.Repeat([]byte{0xa5}, 16)) // the jobs table's page header
+	must(t, os.WriteFile(db, b, 0o644))
+	_, stderr, code := run(t, dir, "submit", wl, "--target", "dryrun", "--db", db, "--speedup", "100", "--quiet")
+	if code != 1 || !strings.Contains(stderr, db+": damaged store (SQLite's quick check") || !strings.Contains(stderr, "nothing was written") {
+		t.Errorf("exit %d, stderr %q; want 1 and a damaged-store error", code, stderr)
+	}
+	if after, err := os.ReadFile(db); err != nil || !bytes.Equal(after, b) {
+		t.Errorf("the damaged store was written to (%v)", err)
 	}
 }
