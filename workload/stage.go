@@ -29,6 +29,32 @@ import (
 // start, or another writer put it there meanwhile.
 var ErrOutputExists = errors.New("output directory exists and is not empty")
 
+// ErrNotWorkload is returned for an output that is a non-empty directory
+// but not a workload directory: --force replaces workloads, never, say, a
+// home directory given as -o by mistake.
+var ErrNotWorkload = errors.New("is not a workload directory (it has neither " + ManifestFile + " nor " + JobsFile + "); it is never replaced")
+
+// CheckOutput tells whether a workload may be written at dir (a path from
+// ResolveOutputDir): when nothing or an empty directory is there, or, with
+// replace, a workload directory.
+func CheckOutput(dir string, replace bool) error {
+	empty, err := isEmptyDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || err == nil && empty:
+		return nil
+	case err != nil:
+		return err
+	case !replace:
+		return fmt.Errorf("%s: %w; use --force to replace it, or -o to choose another", dir, ErrOutputExists)
+	}
+	for _, name := range []string{ManifestFile, JobsFile} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("output %s %w", dir, ErrNotWorkload)
+}
+
 // Staging is a workload directory being written.
 type Staging struct {
 	// Dir is where to write the workload's files.
@@ -160,8 +186,9 @@ func removeStale(out string) error {
 }
 
 // Commit puts the staged workload at the output. An output that exists and
-// is not empty is replaced only when replace is true, else Commit fails with
-// ErrOutputExists and the staging directory stays for Abort.
+// is not empty is replaced only when replace is true and it is a workload
+// (CheckOutput), else Commit fails with ErrOutputExists or ErrNotWorkload
+// and the staging directory stays for Abort.
 func (s *Staging) Commit(replace bool) error {
 	unlock, err := lockDir(filepath.Dir(s.out))
 	if err != nil {
@@ -182,12 +209,9 @@ func (s *Staging) Commit(replace bool) error {
 	case !fi.IsDir():
 		return fmt.Errorf("output %s became a %s while the workload was generated; nothing was replaced", s.out, fileKind(fi.Mode()))
 	default:
-		if !replace {
-			if empty, err := isEmptyDir(s.out); err != nil {
-				return err
-			} else if !empty {
-				return fmt.Errorf("%s: %w (another gmark wrote it while this one generated?); use --force to replace it", s.out, ErrOutputExists)
-			}
+		if err := CheckOutput(s.out, replace); err != nil {
+			// It was checked before generating: another writer put it there.
+			return fmt.Errorf("%w (another gmark wrote it while this one generated)", err)
 		}
 		// The old output is moved aside under a staging name, locked, so
 		// that a crash from here on leaves it for the next writer to remove.

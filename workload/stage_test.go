@@ -194,3 +194,51 @@ func TestResolveOutputDir(t *testing.T) {
 		t.Errorf("the file changed: %q %v", b, err)
 	}
 }
+
+// --force replaces a workload directory, never another non-empty directory
+// (a home directory given as -o by mistake).
+func TestCheckOutput(t *testing.T) {
+	parent := t.TempDir()
+	wl := filepath.Join(parent, "wl")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Mkdir(wl, 0o755))
+	writeDir(t, wl, 1)
+	home := filepath.Join(parent, "home")
+	must(os.Mkdir(home, 0o755))
+	must(os.WriteFile(filepath.Join(home, ".profile"), []byte("x"), 0o644))
+	empty := filepath.Join(parent, "empty")
+	must(os.Mkdir(empty, 0o755))
+	cases := []struct {
+		dir     string
+		replace bool
+		want    error
+	}{
+		{filepath.Join(parent, "absent"), false, nil},
+		{empty, false, nil},
+		{wl, false, ErrOutputExists},
+		{wl, true, nil},
+		{home, false, ErrOutputExists},
+		{home, true, ErrNotWorkload},
+	}
+	for _, c := range cases {
+		if err := CheckOutput(c.dir, c.replace); !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+			t.Errorf("CheckOutput(%s, %v) = %v, want %v", filepath.Base(c.dir), c.replace, err, c.want)
+		}
+	}
+	// Commit holds to the same rule when the directory appeared meanwhile.
+	s, err := Stage(home)
+	must(err)
+	defer s.Abort()
+	writeDir(t, s.Dir, 1)
+	if err := s.Commit(true); !errors.Is(err, ErrNotWorkload) {
+		t.Errorf("Commit over a home directory: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(home, ".profile")); err != nil || string(b) != "x" {
+		t.Errorf("the home directory changed: %q %v", b, err)
+	}
+}

@@ -128,11 +128,13 @@ func runGenerate(c *cli.Context) error {
 	if o.out == "" {
 		o.out = strings.TrimSuffix(filepath.Base(o.spec), filepath.Ext(o.spec))
 	}
-	if _, err := workload.ResolveOutputDir(o.out); err != nil {
-		return usageError{err}
+	// Before generating: the output must be a directory gmark may write.
+	out, err := workload.ResolveOutputDir(o.out)
+	if err == nil {
+		err = workload.CheckOutput(out, o.force)
 	}
-	if err := checkOutputDir(o.out, o.force); err != nil {
-		return err
+	if err != nil {
+		return usageError{err}
 	}
 	start := time.Now()
 	sum, err := writeWorkload(spec, gen, o, planned)
@@ -141,20 +143,6 @@ func runGenerate(c *cli.Context) error {
 	}
 	if !o.quiet {
 		printSummary(c.App.Writer, spec, sum, o, time.Since(start))
-	}
-	return nil
-}
-
-// checkOutputDir refuses to overwrite a non-empty directory without --force.
-func checkOutputDir(dir string, force bool) error {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return usageErrorf("output %s: %v", dir, err)
-	case len(entries) > 0 && !force:
-		return usageErrorf("output directory %s exists and is not empty; use --force to replace it or -o to choose another", dir)
 	}
 	return nil
 }
@@ -177,7 +165,7 @@ func writeWorkload(spec *wdl.Spec, gen *generator.Generator, o generateOptions, 
 	if err != nil {
 		return nil, err
 	}
-	if err := st.Commit(o.force); errors.Is(err, workload.ErrOutputExists) {
+	if err := st.Commit(o.force); errors.Is(err, workload.ErrOutputExists) || errors.Is(err, workload.ErrNotWorkload) {
 		return nil, usageError{err}
 	} else if err != nil {
 		return nil, err

@@ -346,6 +346,10 @@ func TestGenerateOutputKinds(t *testing.T) {
 				t.Fatal(stderr)
 			}
 		}, nil, 2, "use --force"},
+		{"a directory that is not a workload, --force", func(t *testing.T, dir string) {
+			must(t, os.Mkdir(filepath.Join(dir, "out"), 0o755))
+			must(t, os.WriteFile(filepath.Join(dir, "out", "thesis.tex"), []byte("keep"), 0o644))
+		}, []string{"--force"}, 2, "is not a workload directory"},
 		{"regular file", func(t *testing.T, dir string) {
 			must(t, os.WriteFile(filepath.Join(dir, "out"), []byte("keep"), 0o644))
 		}, []string{"--force"}, 2, "is a regular file, not a directory"},
@@ -380,9 +384,11 @@ func TestGenerateOutputKinds(t *testing.T) {
 			if code == 0 {
 				wantCompleteWorkload(t, out, 3)
 			}
-			if c.name == "regular file" {
-				if b, err := os.ReadFile(out); err != nil || string(b) != "keep" {
-					t.Errorf("the file changed: %q %v", b, err)
+			for _, keep := range []string{out, filepath.Join(out, "thesis.tex")} {
+				if fi, err := os.Lstat(keep); err == nil && fi.Mode().IsRegular() {
+					if b, err := os.ReadFile(keep); err != nil || string(b) != "keep" {
+						t.Errorf("%s changed: %q %v", keep, b, err)
+					}
 				}
 			}
 			if left := append(stagingDirs(t, dir, "out"), stagingDirs(t, dir, "target")...); len(left) > 0 {
