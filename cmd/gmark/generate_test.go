@@ -483,30 +483,16 @@ func TestGenerateConcurrentSameOutput(t *testing.T) {
 				if force {
 					args = append(args, "--force")
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				var cmds []*exec.Cmd
-				var stderrs []*bytes.Buffer
-				for range 2 {
-					cmd := exec.CommandContext(ctx, buildGmark(t), args...)
-					cmd.Dir = dir
-					var stderr bytes.Buffer
-					cmd.Stderr = &stderr
-					must(t, cmd.Start())
-					cmds, stderrs = append(cmds, cmd), append(stderrs, &stderr)
-				}
 				ok := 0
-				for i, cmd := range cmds {
-					err := cmd.Wait()
-					var ee *exec.ExitError
+				for i, r := range runTogether(t, dir, 2, args...) {
 					switch {
-					case err == nil:
+					case r.code == 0:
 						ok++
-					case !force && errors.As(err, &ee) && ee.ExitCode() == 2 && strings.Contains(stderrs[i].String(), "exists and is not empty"):
+					case !force && r.code == 2 && strings.Contains(r.stderr, "exists and is not empty"):
 					default:
-						t.Errorf("trial %d, process %d: %v: %s", trial, i, err, stderrs[i])
+						t.Errorf("trial %d, process %d: exit %d: %s", trial, i, r.code, r.stderr)
 					}
 				}
-				cancel()
 				// Without --force the second to finish must not replace the
 				// first's workload; with it, both replace.
 				if want := map[bool]int{false: 1, true: 2}[force]; ok != want {
@@ -519,6 +505,44 @@ func TestGenerateConcurrentSameOutput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// result is how a gmark process ended.
+type result struct {
+	code   int
+	stderr string
+}
+
+// runTogether starts n gmark processes with the same arguments in dir at
+// once, and waits for them all, for two minutes at most (then they are
+// killed by pid).
+func runTogether(t *testing.T, dir string, n int, args ...string) []result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmds := make([]*exec.Cmd, n)
+	stderrs := make([]bytes.Buffer, n)
+	for i := range cmds {
+		cmds[i] = exec.CommandContext(ctx, buildGmark(t), args...)
+		cmds[i].Dir = dir
+		cmds[i].Stderr = &stderrs[i]
+		must(t, cmds[i].Start())
+	}
+	results := make([]result, n)
+	for i, cmd := range cmds {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		switch {
+		case ctx.Err() != nil:
+			t.Fatalf("gmark %v did not end within two minutes", args)
+		case errors.As(err, &ee):
+			results[i].code = ee.ExitCode()
+		case err != nil:
+			t.Fatal(err)
+		}
+		results[i].stderr = stderrs[i].String()
+	}
+	return results
 }
 
 func must(t *testing.T, err error) {

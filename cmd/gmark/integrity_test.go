@@ -2,15 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/workload"
@@ -86,23 +83,11 @@ func TestConcurrentSubmitsCreateOneStore(t *testing.T) {
 	wl := genWorkload(t, dir, "1\tunitary\t3\thello\tsingle\t1\t*:1\tC(1s)\n")
 	for trial := range 3 {
 		db := filepath.Join(dir, fmt.Sprintf("results-%d.db", trial))
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		var cmds []*exec.Cmd
-		var stderrs []*bytes.Buffer
-		for range 2 {
-			cmd := exec.CommandContext(ctx, buildGmark(t), "submit", wl, "--target", "dryrun", "--db", db, "--speedup", "100", "--quiet")
-			cmd.Dir = dir
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			must(t, cmd.Start())
-			cmds, stderrs = append(cmds, cmd), append(stderrs, &stderr)
-		}
-		for i, cmd := range cmds {
-			if err := cmd.Wait(); err != nil {
-				t.Errorf("trial %d, submit %d: %v: %s", trial, i, err, stderrs[i])
+		for i, r := range runTogether(t, dir, 2, "submit", wl, "--target", "dryrun", "--db", db, "--speedup", "100", "--quiet") {
+			if r.code != 0 {
+				t.Errorf("trial %d, submit %d: exit %d: %s", trial, i, r.code, r.stderr)
 			}
 		}
-		cancel()
 		s, err := store.OpenReadOnly(db)
 		if err != nil {
 			t.Fatal(err)
