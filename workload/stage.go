@@ -114,6 +114,17 @@ func fileKind(m fs.FileMode) string {
 // stagingPrefix is the name prefix of the staging directories of out.
 func stagingPrefix(out string) string { return "." + filepath.Base(out) + ".partial-" }
 
+// isStagingName tells whether name is that of a staging directory, of any
+// output: ".NAME.partial-" and MkdirTemp's decimal suffix.
+func isStagingName(name string) bool {
+	i := strings.LastIndex(name, ".partial-")
+	if i < 2 || name[0] != '.' {
+		return false
+	}
+	digits := name[i+len(".partial-"):]
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
+}
+
 // Stage starts writing the workload directory out (a path from
 // ResolveOutputDir). It first removes the staging directories that killed
 // writers to the same output left behind.
@@ -154,19 +165,21 @@ func Stage(out string) (*Staging, error) {
 	return &Staging{Dir: dir, out: out, lock: lock}, nil
 }
 
-// removeStale removes out's staging directories whose writers are dead
-// (their lock is free). The caller holds the parent directory's lock.
+// removeStale removes the staging directories beside out whose writers are
+// dead (their lock is free): out's own, and those of other outputs in the
+// same directory, which nothing else would remove (gmark run writes each
+// run's workload to a new name). The caller holds the parent's lock.
 func removeStale(out string) error {
 	if !haveLocks {
 		return nil
 	}
-	parent, prefix := filepath.Dir(out), stagingPrefix(out)
+	parent := filepath.Dir(out)
 	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return err
 	}
 	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), prefix) {
+		if !e.IsDir() || !isStagingName(e.Name()) {
 			continue // not a staging directory; a symbolic link is never followed
 		}
 		dir := filepath.Join(parent, e.Name())

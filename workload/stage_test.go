@@ -82,7 +82,7 @@ func TestStageCommit(t *testing.T) {
 }
 
 // Item 10 of issue 11: a killed gmark generate left .NAME.partial-N
-// directories that nothing removed. The next Stage to the same output
+// directories that nothing removed. The next Stage in the same directory
 // removes those of dead writers (no lock) and leaves a live writer's alone.
 func TestStageRemovesOnlyDeadWritersDirectories(t *testing.T) {
 	parent := t.TempDir()
@@ -99,17 +99,24 @@ func TestStageRemovesOnlyDeadWritersDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer live.Abort()
-	// Not staging directories: another output's, a file and a link that
-	// only look like one. None is touched, and the link is not followed.
-	other := filepath.Join(parent, ".wl2.partial-9")
+	// Another output's, left by a killed writer: removed too (gmark run
+	// never writes to the same name twice).
+	if err := os.Mkdir(filepath.Join(parent, ".run-7.partial-42"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Not staging directories: a directory, files and a link that only
+	// look like one. None is touched, and the link is not followed.
 	victim := t.TempDir()
 	writeDir(t, victim, 1)
-	for _, p := range []string{other, filepath.Join(parent, ".wl.partial-file")} {
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+	if err := os.Mkdir(filepath.Join(parent, ".mine.partial-draft"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".wl2.partial-9", ".wl.partial-123-file"} {
+		if err := os.WriteFile(filepath.Join(parent, p), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink(victim, filepath.Join(parent, ".wl.partial-link")); err != nil {
+	if err := os.Symlink(victim, filepath.Join(parent, ".wl.partial-7")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -117,7 +124,7 @@ func TestStageRemovesOnlyDeadWritersDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := listDir(t, parent)
-	want := []string{".wl.partial-file", ".wl.partial-link", filepath.Base(live.Dir), ".wl2.partial-9", "wl"}
+	want := []string{".mine.partial-draft", ".wl.partial-123-file", ".wl.partial-7", filepath.Base(live.Dir), ".wl2.partial-9", "wl"}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("after a second writer: %v, want %v", got, want)
@@ -240,5 +247,16 @@ func TestCheckOutput(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(home, ".profile")); err != nil || string(b) != "x" {
 		t.Errorf("the home directory changed: %q %v", b, err)
+	}
+}
+
+func TestIsStagingName(t *testing.T) {
+	for name, want := range map[string]bool{
+		".wl.partial-123": true, ".a.b.partial-0": true, "..partial-1": false, ".partial-1": false,
+		".wl.partial-": false, ".wl.partial-12x": false, "wl.partial-1": false, ".wl.partial-123-4f": false, ".wl": false,
+	} {
+		if got := isStagingName(name); got != want {
+			t.Errorf("isStagingName(%q) = %v", name, got)
+		}
 	}
 }
