@@ -34,23 +34,17 @@ func buildGmark(t *testing.T) string {
 	return gmarkBin.Path(t)
 }
 
-// run runs gmark in dir and returns stdout, stderr and the exit code.
+// run runs gmark in dir and returns stdout, stderr and the exit code. A
+// gmark that hangs (on a FIFO, a lock) is killed after runLimit and fails
+// the test.
 func run(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(buildGmark(t), args...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), stderr.String(), code
+	return runBounded(t, runLimit, dir, args...)
 }
+
+// runLimit bounds every gmark process of these tests; the longest (real
+// submissions to Slurm, the quick-start run) take about a minute.
+const runLimit = 10 * time.Minute
 
 func abs(t *testing.T, rel string) string {
 	t.Helper()

@@ -2,47 +2,18 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/gwa"
 )
-
-// runBounded is run with a time limit: a command writing to a FIFO nobody
-// reads would otherwise wait forever. The process is killed by pid when the
-// limit passes.
-func runBounded(t *testing.T, dir string, args ...string) (string, string, int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, buildGmark(t), args...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("%v: no exit within the time limit", args)
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return stdout.String(), stderr.String(), ee.ExitCode()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), stderr.String(), 0
-}
 
 // fifoReader makes a FIFO at path and reads it while a command writes to
 // it. It holds a write end of its own so that the read sees no end of file
@@ -149,10 +120,10 @@ func TestTraceOutputPaths(t *testing.T) {
 			if err := os.Symlink("target"+w.ext, link); err != nil {
 				t.Fatal(err)
 			}
-			if _, stderr, code := runBounded(t, sub, w.args(link, false)...); code != 2 || !strings.Contains(stderr, "exists; use --force") {
+			if _, stderr, code := run(t, sub, w.args(link, false)...); code != 2 || !strings.Contains(stderr, "exists; use --force") {
 				t.Errorf("link to a file without --force: exit %d %s", code, stderr)
 			}
-			if _, stderr, code := runBounded(t, sub, w.args(link, true)...); code != 0 {
+			if _, stderr, code := run(t, sub, w.args(link, true)...); code != 0 {
 				t.Fatalf("link: exit %d %s", code, stderr)
 			}
 			if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
@@ -167,7 +138,7 @@ func TestTraceOutputPaths(t *testing.T) {
 			// replaced), and still a FIFO.
 			fifo := filepath.Join(sub, "fifo"+w.ext)
 			done := fifoReader(t, fifo)
-			_, stderr, code := runBounded(t, sub, w.args(fifo, false)...)
+			_, stderr, code := run(t, sub, w.args(fifo, false)...)
 			b = done()
 			if code != 0 {
 				t.Fatalf("FIFO: exit %d %s", code, stderr)
@@ -181,7 +152,7 @@ func TestTraceOutputPaths(t *testing.T) {
 
 			// A full device: a write error, exit 1, the device intact.
 			if _, err := os.Stat("/dev/full"); err == nil {
-				_, stderr, code := runBounded(t, sub, w.args("/dev/full", false)...)
+				_, stderr, code := run(t, sub, w.args("/dev/full", false)...)
 				if code != 1 || !strings.Contains(stderr, "no space left on device") {
 					t.Errorf("/dev/full: exit %d %s", code, stderr)
 				}
@@ -193,11 +164,11 @@ func TestTraceOutputPaths(t *testing.T) {
 			// A directory: refused before any work, exit 2.
 			d := filepath.Join(sub, "dir"+w.ext)
 			os.Mkdir(d, 0o755)
-			if _, stderr, code := runBounded(t, sub, w.args(d, true)...); code != 2 || !strings.Contains(stderr, "is a directory") {
+			if _, stderr, code := run(t, sub, w.args(d, true)...); code != 2 || !strings.Contains(stderr, "is a directory") {
 				t.Errorf("directory: exit %d %s", code, stderr)
 			}
 			// A directory that does not exist: exit 2.
-			if _, stderr, code := runBounded(t, sub, w.args(filepath.Join(sub, "nosuch", "out"+w.ext), false)...); code != 2 || !strings.Contains(stderr, "does not exist") {
+			if _, stderr, code := run(t, sub, w.args(filepath.Join(sub, "nosuch", "out"+w.ext), false)...); code != 2 || !strings.Contains(stderr, "does not exist") {
 				t.Errorf("missing directory: exit %d %s", code, stderr)
 			}
 			if entries, _ := os.ReadDir(sub); len(entries) != 4 {
@@ -215,7 +186,7 @@ func TestTraceSQLiteOutputPaths(t *testing.T) {
 	writeSmallTrace(t, dir)
 	small := filepath.Join(dir, "small.swf")
 	os.Symlink("target.db3", filepath.Join(dir, "link.db3"))
-	if _, stderr, code := runBounded(t, dir, "trace", "convert", small, "link.db3"); code != 0 {
+	if _, stderr, code := run(t, dir, "trace", "convert", small, "link.db3"); code != 0 {
 		t.Fatalf("link: exit %d %s", code, stderr)
 	}
 	if fi, err := os.Lstat(filepath.Join(dir, "link.db3")); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
@@ -228,7 +199,7 @@ func TestTraceSQLiteOutputPaths(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	for _, out := range []string{"fifo.db3", "/dev/full", "/dev/null"} {
-		_, stderr, code := runBounded(t, dir, "trace", "convert", "--format", "sqlite", small, out)
+		_, stderr, code := run(t, dir, "trace", "convert", "--format", "sqlite", small, out)
 		if code != 2 || !strings.Contains(stderr, "is not a regular file; a GWF-SQLite database must be written to a file") {
 			t.Errorf("%s: exit %d %s", out, code, stderr)
 		}
@@ -261,7 +232,7 @@ func TestFigureOutputPaths(t *testing.T) {
 				t.Fatal(err)
 			}
 			done := fifoReader(t, filepath.Join(figs, p.figure))
-			_, stderr, code := runBounded(t, dir, p.args(link)...)
+			_, stderr, code := run(t, dir, p.args(link)...)
 			b := done()
 			if code != 0 {
 				t.Fatalf("exit %d %s", code, stderr)
@@ -279,14 +250,14 @@ func TestFigureOutputPaths(t *testing.T) {
 			if _, err := os.Stat("/dev/full"); err == nil {
 				os.Remove(filepath.Join(figs, p.figure))
 				os.Symlink("/dev/full", filepath.Join(figs, p.figure))
-				if _, stderr, code := runBounded(t, dir, p.args(link)...); code != 1 || !strings.Contains(stderr, "no space left on device") {
+				if _, stderr, code := run(t, dir, p.args(link)...); code != 1 || !strings.Contains(stderr, "no space left on device") {
 					t.Errorf("figure on /dev/full: exit %d %s", code, stderr)
 				}
 			}
 			// Not a directory: refused, exit 2.
 			os.WriteFile(filepath.Join(dir, "file"), []byte("x"), 0o644)
 			for _, out := range []string{"file", "/dev/full"} {
-				if _, stderr, code := runBounded(t, dir, p.args(out)...); code != 2 || !strings.Contains(stderr, "is not a directory") {
+				if _, stderr, code := run(t, dir, p.args(out)...); code != 2 || !strings.Contains(stderr, "is not a directory") {
 					t.Errorf("%s: exit %d %s", out, code, stderr)
 				}
 			}
