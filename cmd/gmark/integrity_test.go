@@ -71,6 +71,11 @@ func TestSubmitChecksWorkloadAgainstManifest(t *testing.T) {
 			if err := s.DB().QueryRow(`SELECT count(*) FROM jobs`).Scan(&jobs); err != nil || jobs != c.jobs {
 				t.Errorf("%d jobs recorded (%v), want %d", jobs, err, c.jobs)
 			}
+			// koala simulate checks the workload the same way.
+			_, stderr, code = run(t, dir, "koala", "simulate", "--grid", abs(t, "../../examples/das2.toml"), wl)
+			if code != c.code || !strings.Contains(stderr, c.stderr) {
+				t.Errorf("koala simulate: exit %d, stderr %q; want %d and %q", code, stderr, c.code, c.stderr)
+			}
 		})
 	}
 }

@@ -309,7 +309,15 @@ func runKoalaSimulate(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	jobs, err := workload.ReadAll(c.Args().First())
+	// As submit does: nothing runs from a workload.jsonl that is not the
+	// file its manifest was written with.
+	dir := c.Args().First()
+	if warning, err := workload.Check(dir); err != nil {
+		return usageError{err}
+	} else if warning != "" {
+		fmt.Fprintln(c.App.ErrWriter, "warning:", warning)
+	}
+	jobs, err := workload.ReadAll(dir)
 	if err != nil {
 		return usageError{err}
 	}
