@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -41,7 +40,7 @@ func ParseDistribution(text string) (stats.Distribution, error) {
 // DistContext tells ParseDistributionIn where Fit(file,key) finds its file.
 type DistContext struct {
 	Dir    string            // relative paths are relative to it ("" = the working directory)
-	Open   Opener            // reads the file; nil = os.ReadFile
+	Open   Opener            // reads the file; nil = ReadFile
 	Loaded func(path string) // when set, called with the path of each fit file read
 }
 
@@ -51,12 +50,12 @@ func ParseDistributionIn(text string, ctx DistContext) (stats.Distribution, erro
 	name, args := text, ""
 	if open >= 0 {
 		if !strings.HasSuffix(text, ")") {
-			return nil, &distError{len(text), fmt.Sprintf("distribution %q: missing ')'", text)}
+			return nil, &distError{len(text), fmt.Sprintf("distribution %q: missing ')'", Excerpt(text))}
 		}
 		name, args = text[:open], text[open+1:len(text)-1]
 	}
 	if name == "" {
-		return nil, &distError{0, fmt.Sprintf("distribution %q has no name", text)}
+		return nil, &distError{0, fmt.Sprintf("distribution %q has no name", Excerpt(text))}
 	}
 	lname := strings.ToLower(name)
 	if lname == "emp" || lname == "empirical" {
@@ -83,7 +82,7 @@ func ParseDistributionIn(text string, ctx DistContext) (stats.Distribution, erro
 	}
 	fam, ok := stats.LookupFamily(name)
 	if !ok {
-		return nil, &distError{0, fmt.Sprintf("unknown distribution %q (known: %s)", name, strings.Join(stats.FamilyNames(), ", "))}
+		return nil, &distError{0, fmt.Sprintf("unknown distribution %q (known: %s)", Excerpt(name), strings.Join(stats.FamilyNames(), ", "))}
 	}
 	var params []float64
 	if strings.TrimSpace(args) != "" {
@@ -123,7 +122,7 @@ func parseParam(fam *stats.Family, ps stats.ParamSpec, a string) (float64, error
 	v, err := ParseFloat(a)
 	if err != nil {
 		if _, hasUnit, uerr := ParseSeconds(a); uerr == nil && hasUnit {
-			return 0, fmt.Errorf("%s: %s takes no time unit (%q); only time parameters do", fam.Name, ps.Name, a)
+			return 0, fmt.Errorf("%s: %s takes no time unit (%q); only time parameters do", fam.Name, ps.Name, Excerpt(a))
 		}
 		return 0, fmt.Errorf("%s: %s: %v", fam.Name, ps.Name, err)
 	}
@@ -194,7 +193,7 @@ func parseFit(args string, base int, ctx DistContext) (stats.Distribution, error
 	}
 	rec, ok := recs[key]
 	if !ok {
-		return nil, &distError{base + comma + 1, fmt.Sprintf("Fit: %s has no model %q (it has: %s)", full, key, strings.Join(FitKeys(recs), ", "))}
+		return nil, &distError{base + comma + 1, fmt.Sprintf("Fit: %s has no model %q (it has: %s)", full, Excerpt(key), strings.Join(FitKeys(recs), ", "))}
 	}
 	d, err := rec.Distribution()
 	if err != nil {
@@ -214,7 +213,7 @@ func LoadFitFile(path string, ctx DistContext) (map[string]stats.FitRecord, stri
 	full = filepath.Clean(full)
 	open := ctx.Open
 	if open == nil {
-		open = os.ReadFile
+		open = ReadFile
 	}
 	src, err := open(full)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -19,11 +18,14 @@ type Opener func(path string) ([]byte, error)
 
 // ParseFile reads and parses the WDL file at path.
 func ParseFile(path string) (*Spec, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, errors.Unwrap(err))
+		if u := errors.Unwrap(err); u != nil {
+			err = u
+		}
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	return Parse(path, src, os.ReadFile)
+	return Parse(path, src, ReadFile)
 }
 
 // Parse parses WDL text. name is used in positions and to resolve the
@@ -55,6 +57,7 @@ type parser struct {
 	cache   map[string]*extFile
 	stack   []string // external files being read, to catch include cycles
 	sawUnit bool
+	stop    bool // a limit was passed: read no further
 }
 
 func (p *parser) errorf(pos Pos, format string, args ...any) {
@@ -91,12 +94,16 @@ var (
 
 func (p *parser) parse(src []byte) {
 	text := string(src)
+	if len(src) > MaxFileBytes {
+		p.errorf(Pos{File: p.spec.File, Line: 1, Col: 1}, "the file is %s", ErrTooLarge)
+		return
+	}
 	if strings.IndexByte(text, 0) >= 0 {
 		p.errorf(Pos{File: p.spec.File, Line: 1, Col: 1}, "this is a binary file, not a WDL text file")
 		return
 	}
 	for i, raw := range strings.Split(text, "\n") {
-		if len(p.errs) >= maxErrors {
+		if len(p.errs) >= maxErrors || p.stop {
 			return
 		}
 		line := lineRef{file: p.spec.File, num: i + 1, text: strings.TrimRight(raw, "\r")}
@@ -125,7 +132,7 @@ func (p *parser) header(line lineRef, trimmed string) {
 	switch strings.ToLower(strings.TrimSpace(key)) {
 	case "file-type":
 		if value != "text/wl-spec" {
-			p.errorf(valPos, "File-type is %q; gmark reads text/wl-spec workload descriptions", value)
+			p.errorf(valPos, "File-type is %q; gmark reads text/wl-spec workload descriptions", Excerpt(value))
 		}
 	case "file-version":
 		if p.sawUnit {
@@ -135,7 +142,7 @@ func (p *parser) header(line lineRef, trimmed string) {
 		v, err := strconv.ParseFloat(value, 64)
 		switch {
 		case err != nil:
-			p.errorf(valPos, "File-version %q is not a number (1.0 or 1.1)", value)
+			p.errorf(valPos, "File-version %q is not a number (1.0 or 1.1)", Excerpt(value))
 		case v == 1.0:
 			p.spec.Version = "1.0"
 		case v >= 1.1 && v < 2:
@@ -189,6 +196,11 @@ func splitFields(line string) ([]field, error) {
 
 func (p *parser) unitLine(line lineRef) {
 	p.sawUnit = true
+	if len(p.spec.Units) == MaxUnits {
+		p.errorf(line.at(0), "more than %d units: split the workload into several files", MaxUnits)
+		p.stop = true
+		return
+	}
 	fields, err := splitFields(line.text)
 	if err != nil {
 		p.errorf(line.at(err.(*distError).off), "%v", err)
@@ -267,6 +279,10 @@ func layoutHelp(version string) string {
 // GrenchMark did. Appending a unit therefore never renumbers earlier ones,
 // and so never changes their random streams.
 func (p *parser) autoID(u *Unit) {
+	if p.maxID >= MaxUnitID {
+		p.errorf(u.Cols.ID, "no unit ID is left after %d for ?: number the units yourself", MaxUnitID)
+		return
+	}
 	u.ID, u.AutoID = p.maxID+1, true
 	p.claimID(u, u.Cols.ID)
 }
@@ -277,8 +293,8 @@ func (p *parser) unitID(u *Unit, s string) {
 		return
 	}
 	id, err := strconv.Atoi(s)
-	if err != nil || id < 0 {
-		p.errorf(u.Cols.ID, "unit ID %q must be a whole number >= 0 or ? (assign automatically)", s)
+	if err != nil || id < 0 || id > MaxUnitID {
+		p.errorf(u.Cols.ID, "unit ID %q must be a whole number from 0 to %d, or ? (assign automatically)", Excerpt(s), MaxUnitID)
 		return
 	}
 	u.ID = id
@@ -298,8 +314,8 @@ func (p *parser) claimID(u *Unit, at Pos) {
 
 func (p *parser) nTimes(u *Unit, s string) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		p.errorf(u.Cols.NTimes, "the number of jobs %q must be a whole number >= 0", s)
+	if err != nil || n < 0 || n > MaxJobs {
+		p.errorf(u.Cols.NTimes, "the number of jobs %q must be a whole number from 0 to %d", Excerpt(s), MaxJobs)
 		return
 	}
 	u.NTimes = n
@@ -323,7 +339,7 @@ func (p *parser) unitType(u *Unit, s string) {
 		u.Workload, name = true, s[3:]
 	}
 	if !validName(name) {
-		p.errorf(u.Cols.Type, "bad unit type %q: a name of letters, digits, '_', '-' and '.', optionally prefixed with wl:", s)
+		p.errorf(u.Cols.Type, "bad unit type %q: a name of letters, digits, '_', '-' and '.', optionally prefixed with wl:", Excerpt(s))
 		return
 	}
 	u.Type = name
@@ -336,7 +352,7 @@ func (p *parser) rest(u *Unit, line lineRef, f []field, pos []Pos) {
 	if st, ok := ParseSiteType(f[0].text); ok {
 		u.SiteType = st
 	} else {
-		p.errorf(pos[0], "unknown SiteType %q (single, unordered, ordered, semi-ordered, or flexible; KOALA's fixed, nonfixed and semifixed are accepted too)", f[0].text)
+		p.errorf(pos[0], "unknown SiteType %q (single, unordered, ordered, semi-ordered, or flexible; KOALA's fixed, nonfixed and semifixed are accepted too)", Excerpt(f[0].text))
 	}
 	p.total(u, f[1].text, pos[1])
 	p.siteInfo(u, line, f[2])
@@ -356,8 +372,8 @@ func (p *parser) total(u *Unit, s string, at Pos) {
 		return
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		p.errorf(at, "Total %q must be a whole number >= 1 or ?", s)
+	if err != nil || n < 1 || n > MaxProcessors {
+		p.errorf(at, "Total %q must be a whole number from 1 to %d, or ?", Excerpt(s), MaxProcessors)
 		u.Total = 1
 		return
 	}
@@ -370,23 +386,27 @@ func (p *parser) siteInfo(u *Unit, line lineRef, f field) {
 		return
 	}
 	off := f.off
-	for _, item := range strings.Split(f.text, ",") {
+	for i, item := range strings.Split(f.text, ",") {
 		at := line.at(off)
+		if i == MaxComponents {
+			p.errorf(at, "SiteInfo has more than %d entries, the most components a job may have", MaxComponents)
+			return
+		}
 		off += len(item) + 1
 		site, amount, ok := strings.Cut(item, ":")
 		if !ok {
-			p.errorf(at, "SiteInfo entry %q must be site:amount (site a name or *, amount a number or ?)", item)
+			p.errorf(at, "SiteInfo entry %q must be site:amount (site a name or *, amount a number or ?)", Excerpt(item))
 			continue
 		}
 		if site != AnySite && !validName(site) {
-			p.errorf(at, "bad site name %q in SiteInfo", site)
+			p.errorf(at, "bad site name %q in SiteInfo", Excerpt(site))
 			continue
 		}
 		sa := SiteAmount{Site: site, Amount: Unknown, Pos: at}
 		if amount != "?" {
 			n, err := strconv.Atoi(amount)
-			if err != nil || n < 1 {
-				p.errorf(line.at(off-len(amount)-1), "SiteInfo amount %q must be a whole number >= 1 or ?", amount)
+			if err != nil || n < 1 || n > MaxProcessors {
+				p.errorf(line.at(off-len(amount)-1), "SiteInfo amount %q must be a whole number from 1 to %d, or ?", Excerpt(amount), MaxProcessors)
 				continue
 			}
 			sa.Amount = n
@@ -409,6 +429,10 @@ func (p *parser) arrival(u *Unit, line lineRef, f field) {
 		if errors.As(err, &de) {
 			at = line.at(f.off + de.off)
 		}
+		p.errorf(at, "%v", err)
+		return
+	}
+	if err := InterArrivals.CheckDist(d); err != nil {
 		p.errorf(at, "%v", err)
 		return
 	}
@@ -450,6 +474,10 @@ func (p *parser) modelArrival(u *Unit) {
 	}
 	d, err := rec.Distribution()
 	if err != nil {
+		p.errorf(opt.Pos, "Model: %s [interarrival]: %v", full, err)
+		return
+	}
+	if err := InterArrivals.CheckDist(d); err != nil {
 		p.errorf(opt.Pos, "Model: %s [interarrival]: %v", full, err)
 		return
 	}
@@ -522,11 +550,11 @@ func scanPairs(line lineRef, s string, base int) ([]pair, error) {
 			if comma >= 0 {
 				end = i + comma
 			}
-			return nil, Errorf(line.at(base+start), "expected Key=Value, got %q", s[start:end])
+			return nil, Errorf(line.at(base+start), "expected Key=Value, got %q", Excerpt(s[start:end]))
 		}
 		key := strings.TrimSpace(s[i : i+eq])
 		if !validKey(key) {
-			return nil, Errorf(line.at(base+start), "bad key %q: keys are letters, digits, '_', '-' and '.' and start with a letter", key)
+			return nil, Errorf(line.at(base+start), "bad key %q: keys are letters, digits, '_', '-' and '.' and start with a letter", Excerpt(key))
 		}
 		i += eq + 1
 		vstart := i
@@ -635,7 +663,7 @@ func (p *parser) applyPairs(o *Options, pairs []pair, dir string) {
 			continue
 		}
 		if seen[pr.key] {
-			p.warnf(pr.keyPos, "%s is defined again; the later value %q wins", pr.key, pr.value)
+			p.warnf(pr.keyPos, "%s is defined again; the later value %q wins", pr.key, Excerpt(pr.value))
 		}
 		seen[pr.key] = true
 		o.Set(Option{Key: pr.key, Value: pr.value, Pos: pr.valPos, KeyPos: pr.keyPos})
@@ -710,13 +738,20 @@ func (p *parser) parseExt(name string, src []byte) []pair {
 			continue
 		}
 		key, value, ok := strings.Cut(body, "=")
-		if !ok {
-			p.errorf(line.at(base), "expected Key=Value, got %q", body)
-			continue
-		}
 		key = strings.TrimSpace(key)
-		if !validKey(key) {
-			p.errorf(line.at(base), "bad key %q: keys are letters, digits, '_', '-' and '.' and start with a letter", key)
+		if !ok || !validKey(key) {
+			if len(out) == 0 {
+				// The first line is no Key=Value pair: most likely the wrong
+				// file (ExternalFile=/etc/passwd). One error, and none of
+				// its lines echoed past a short excerpt.
+				p.errorf(line.at(base), "this is not a Key=Value extension file: line %d starts %q", line.num, Excerpt(body))
+				return nil
+			}
+			if !ok {
+				p.errorf(line.at(base), "expected Key=Value, got %q", Excerpt(body))
+			} else {
+				p.errorf(line.at(base), "bad key %q: keys are letters, digits, '_', '-' and '.' and start with a letter", Excerpt(key))
+			}
 			continue
 		}
 		voff := base + strings.IndexByte(body, '=') + 1 + (len(value) - len(strings.TrimLeft(value, " \t")))

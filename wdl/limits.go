@@ -1,0 +1,203 @@
+package wdl
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gmark/gmark/stats"
+)
+
+// The ranges of the numbers a WDL file, its extension files and its fit
+// files may give. Each number is checked where it is read, before anything
+// is allocated for it or scheduled by it, so that a slip such as
+// NSites=10000000 is an error at its column rather than gigabytes of
+// memory. docs/wdl.md#limits lists them all; keep the two in step.
+const (
+	// MaxFileBytes bounds a WDL, extension or fit file (and so its lines).
+	MaxFileBytes = 16 << 20
+	// MaxUnits bounds the unit lines of one WDL file.
+	MaxUnits = 10000
+	// MaxUnitID bounds a unit's ID (it names the unit's jobs).
+	MaxUnitID = 999_999_999
+	// MaxJobs bounds NTimes: the jobs (composite jobs, arrivals, replays) of one unit.
+	MaxJobs = 1_000_000_000
+	// MaxProcessors bounds the processors of a job, of a component and of a grid.
+	MaxProcessors = 1 << 24
+	// MaxComponents bounds the components of a co-allocated job (NSites,
+	// NComponentsWithWeights, SiteInfo entries).
+	MaxComponents = 1024
+	// MaxTasks bounds the tasks of a composite job or a bag of tasks.
+	MaxTasks = 100_000
+	// MaxWeight bounds one weight of a weighted list.
+	MaxWeight = 1e12
+	// MaxBytes bounds a file size (InputFile=name:size): 1 PiB.
+	MaxBytes = 1 << 50
+	// MaxSeconds bounds every duration and every submit offset: a workload
+	// spanning more than a century is a slip in the spec (e.g. C(1e12)), and
+	// the bound keeps nanosecond counts far from int64 overflow.
+	MaxSeconds = 100 * 365 * 86400
+)
+
+// MaxDuration is MaxSeconds as a Duration.
+const MaxDuration = MaxSeconds * time.Second
+
+// Limit is the documented range of one kind of number, and the one place
+// where a number read or drawn as a float becomes a Duration or an int: a
+// float64 beyond the range of int64 converts to an arbitrary value (a
+// negative run time, or 0), so every such conversion goes through Check.
+type Limit struct {
+	What     string  // what the number is, for messages: "a run time"
+	Min, Max float64 // the range, inclusive
+	Unit     string  // "s" for seconds, "" for plain numbers
+}
+
+// The limits shared by the parser and the generator.
+var (
+	// Durations are the fixed durations of OtherInfo and every submit offset.
+	Durations = Limit{What: "a duration", Min: 0, Max: MaxSeconds, Unit: "s"}
+	// RunTimes are drawn run times: a negative one is a mistake, not a 0.
+	RunTimes = Limit{What: "a run time", Min: 0, Max: MaxSeconds, Unit: "s"}
+	// InterArrivals are drawn inter-arrival times. Negative draws (a normal
+	// can give them) count as 0, as in GrenchMark; only the upper end is
+	// a limit.
+	InterArrivals = Limit{What: "an inter-arrival time", Min: math.Inf(-1), Max: MaxSeconds, Unit: "s"}
+)
+
+func (l Limit) format(v float64) string {
+	text := strconv.FormatFloat(v, 'g', 4, 64)
+	if l.Unit == "" {
+		return text
+	}
+	if year := 365 * 86400.0; l.Unit == "s" && math.Abs(v) >= year && !math.IsInf(v, 0) {
+		return fmt.Sprintf("%s s (%.3g years)", text, v/year)
+	}
+	return text + " " + l.Unit
+}
+
+func (l Limit) rangeText() string {
+	if math.IsInf(l.Min, -1) {
+		return "at most " + l.format(l.Max)
+	}
+	return "from " + l.format(l.Min) + " to " + l.format(l.Max)
+}
+
+// Check tells whether v is a number in the range.
+func (l Limit) Check(v float64) error {
+	switch {
+	case math.IsNaN(v):
+		return fmt.Errorf("%s is not a number (NaN)", l.What)
+	case v < l.Min || v > l.Max:
+		return fmt.Errorf("%s of %s is out of range: it must be %s", l.What, l.format(v), l.rangeText())
+	}
+	return nil
+}
+
+// Duration converts secs to a Duration rounded to the millisecond, after
+// checking it against the range. Submit offsets and run times in gmark have
+// millisecond resolution: far finer than the 1 s recording accuracy the
+// thesis asks for, and it keeps workload files short and exact.
+func (l Limit) Duration(secs float64) (time.Duration, error) {
+	if err := l.Check(secs); err != nil {
+		return 0, err
+	}
+	if secs < 0 || secs > MaxSeconds {
+		return 0, fmt.Errorf("%s of %s does not fit a duration of 0 to 100 years", l.What, l.format(secs))
+	}
+	return time.Duration(math.Round(secs*1000)) * time.Millisecond, nil
+}
+
+// Int rounds v to the nearest whole number after checking it against the
+// range (which must lie within the range of int).
+func (l Limit) Int(v float64) (int, error) {
+	if err := l.Check(v); err != nil {
+		return 0, err
+	}
+	r := math.Round(v)
+	if r < math.MinInt32 || r > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%s of %s does not fit a whole number", l.What, l.format(v))
+	}
+	return int(r), nil
+}
+
+// tail is the probability left out at each end when a distribution is
+// checked against a limit: a distribution may put at most this much mass
+// outside the range; the rare draw beyond it is an error when drawn.
+const tail = 1e-6
+
+// CheckDist tells whether the draws of d stay in the range, as far as that
+// can be known before drawing: d must have a finite mean (or its draws grow
+// without bound: sooner or later one passes any limit), and at most a
+// millionth of its mass may lie below Min or above Max. The message says
+// what to change.
+func (l Limit) CheckDist(d stats.Distribution) error {
+	if m := d.Mean(); math.IsNaN(m) || math.IsInf(m, 0) {
+		return fmt.Errorf("%s has no finite mean, so its draws grow without bound and one passes %s sooner or later; "+
+			"as %s give it a lighter tail (Pareto: alpha > 1; LogNorm and Pow2: a smaller mu or sigma)", d, l.format(l.Max), l.What)
+	}
+	if hi := d.Quantile(1 - tail); !(hi <= l.Max) {
+		return fmt.Errorf("%s gives values above %s (its 99.9999th percentile is %s); as %s it must stay %s: lower its scale",
+			d, l.format(l.Max), l.format(hi), l.What, l.rangeText())
+	}
+	if !math.IsInf(l.Min, -1) {
+		if lo := d.Quantile(tail); !(lo >= l.Min) {
+			below := d.CDF(math.Nextafter(l.Min, math.Inf(-1)))
+			return fmt.Errorf("%s gives values below %s (with probability %.2g); as %s it must stay %s: use a distribution of positive values (LogNorm, W, Gamma) or move it up",
+				d, l.format(l.Min), below, l.What, l.rangeText())
+		}
+	}
+	return nil
+}
+
+// ReadFile reads a WDL, extension or fit file of at most MaxFileBytes. It
+// reads through a limit rather than trusting the size a stat reports, so
+// that a device or a FIFO (ExternalFile=/dev/zero) is refused too instead of
+// filling the memory.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileBytes {
+		return nil, ErrTooLarge
+	}
+	return b, nil
+}
+
+// ErrTooLarge is the error of ReadFile for a file beyond MaxFileBytes.
+var ErrTooLarge = errors.New("larger than 16 MiB: not a workload description, extension or fit file")
+
+// maxExcerpt is the most characters of input an error message quotes.
+const maxExcerpt = 24
+
+// Excerpt is what an error message may quote of a text read from outside:
+// its first characters, with an ellipsis when it was longer, and control
+// characters and invalid UTF-8 replaced. An error about a file that is no
+// WDL at all (ExternalFile=/etc/passwd) must not echo its lines.
+func Excerpt(s string) string {
+	out := make([]rune, 0, maxExcerpt+1)
+	for i, n := 0, 0; i < len(s); n++ {
+		if n == maxExcerpt {
+			out = append(out, '…')
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			r = '\uFFFD'
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
