@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -193,11 +194,11 @@ func parseFit(args string, base int, ctx DistContext) (stats.Distribution, error
 	}
 	rec, ok := recs[key]
 	if !ok {
-		return nil, &distError{base + comma + 1, fmt.Sprintf("Fit: %s has no model %q (it has: %s)", full, Excerpt(key), strings.Join(FitKeys(recs), ", "))}
+		return nil, &distError{base + comma + 1, fmt.Sprintf("Fit: %s has no model %q (it has: %s)", ExcerptPath(full), Excerpt(key), ExcerptPath(strings.Join(FitKeys(recs), ", ")))}
 	}
 	d, err := rec.Distribution()
 	if err != nil {
-		return nil, &distError{base + comma + 1, fmt.Sprintf("Fit: %s [%s]: %v", full, key, err)}
+		return nil, &distError{base + comma + 1, fmt.Sprintf("Fit: %s [%s]: %v", ExcerptPath(full), Excerpt(key), err)}
 	}
 	return d, nil
 }
@@ -218,19 +219,50 @@ func LoadFitFile(path string, ctx DistContext) (map[string]stats.FitRecord, stri
 	src, err := open(full)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, full, fmt.Errorf("%s: no such file (write one with gmark fit TRACE -o %s)", full, filepath.Base(full))
+			return nil, full, fmt.Errorf("%s: no such file (write one with gmark fit TRACE -o %s)", ExcerptPath(full), ExcerptPath(filepath.Base(full)))
 		}
-		return nil, full, fmt.Errorf("%s: %v", full, err)
+		return nil, full, fmt.Errorf("%s: %s", ExcerptPath(full), readError(err))
 	}
-	recs := map[string]stats.FitRecord{}
-	if _, err := toml.Decode(string(src), &recs); err != nil {
-		return nil, full, fmt.Errorf("%s: not a fit file: %v", full, err)
+	recs, err := decodeFitFile(ExcerptPath(full), src)
+	if err != nil {
+		return nil, full, err
 	}
 	if ctx.Loaded != nil {
 		ctx.Loaded(full)
 	}
 	return recs, full, nil
 }
+
+// decodeFitFile reads the TOML of a fit file. Its errors are "file:line:
+// what is wrong", quoting at most a short excerpt of the file (it may be any
+// file a spec names); a key no fit file has (a typo) is an error, not
+// silently a default.
+func decodeFitFile(name string, src []byte) (map[string]stats.FitRecord, error) {
+	recs := map[string]stats.FitRecord{}
+	md, err := toml.Decode(string(src), &recs)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s:%d: not a fit file: %s", name, pe.Position.Line, excerpt(pe.Message, 80))
+		}
+		// Type errors are plain errors: "toml: line N (last key "k"): msg".
+		if m := tomlError.FindStringSubmatch(err.Error()); m != nil {
+			at := name
+			if m[1] != "" {
+				at += ":" + m[1]
+			}
+			return nil, fmt.Errorf("%s: not a fit file: %s", at, excerpt(m[2], 80))
+		}
+		return nil, fmt.Errorf("%s: not a fit file: %s", name, excerpt(err.Error(), 80))
+	}
+	if keys := md.Undecoded(); len(keys) > 0 {
+		return nil, fmt.Errorf("%s: unknown key %q in a fit file (a typo? the keys are described in docs/models.md)", name, Excerpt(keys[0].String()))
+	}
+	return recs, nil
+}
+
+// tomlError splits the TOML decoder's errors that are not a ParseError.
+var tomlError = regexp.MustCompile(`^toml: (?:line (\d+) )?(?:\(last key "(?:[^"\\]|\\.)*"\): )?(.*)$`)
 
 // FitKeys lists a fit file's keys, sorted.
 func FitKeys(recs map[string]stats.FitRecord) []string {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -178,17 +179,41 @@ func ReadFile(path string) ([]byte, error) {
 // ErrTooLarge is the error of ReadFile for a file beyond MaxFileBytes.
 var ErrTooLarge = errors.New("larger than 16 MiB: not a workload description, extension or fit file")
 
-// maxExcerpt is the most characters of input an error message quotes.
-const maxExcerpt = 24
+// readError is what an error says about a file that could not be read:
+// the reason, without the path the caller names itself.
+func readError(err error) string {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "no such file"
+	case errors.As(err, &pe):
+		return excerpt(pe.Op+": "+pe.Err.Error(), maxPathExcerpt)
+	}
+	return excerpt(err.Error(), maxPathExcerpt)
+}
+
+// maxExcerpt is the most characters of input an error message quotes, and
+// maxPathExcerpt of a path it names.
+const (
+	maxExcerpt     = 24
+	maxPathExcerpt = 128
+)
 
 // Excerpt is what an error message may quote of a text read from outside:
 // its first characters, with an ellipsis when it was longer, and control
 // characters and invalid UTF-8 replaced. An error about a file that is no
 // WDL at all (ExternalFile=/etc/passwd) must not echo its lines.
-func Excerpt(s string) string {
-	out := make([]rune, 0, maxExcerpt+1)
+func Excerpt(s string) string { return excerpt(s, maxExcerpt) }
+
+// ExcerptPath is Excerpt for a path an error names: longer, for paths are
+// long, but as printable (a spec may name any file).
+func ExcerptPath(path string) string { return excerpt(path, maxPathExcerpt) }
+
+// excerpt is Excerpt of at most max characters.
+func excerpt(s string, max int) string {
+	out := make([]rune, 0, max+1)
 	for i, n := 0, 0; i < len(s); n++ {
-		if n == maxExcerpt {
+		if n == max {
 			out = append(out, '…')
 			break
 		}

@@ -3,7 +3,6 @@ package wdl
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -474,11 +473,11 @@ func (p *parser) modelArrival(u *Unit) {
 	}
 	d, err := rec.Distribution()
 	if err != nil {
-		p.errorf(opt.Pos, "Model: %s [interarrival]: %v", full, err)
+		p.errorf(opt.Pos, "Model: %s [interarrival]: %v", ExcerptPath(full), err)
 		return
 	}
 	if err := InterArrivals.CheckDist(d); err != nil {
-		p.errorf(opt.Pos, "Model: %s [interarrival]: %v", full, err)
+		p.errorf(opt.Pos, "Model: %s [interarrival]: %v", ExcerptPath(full), err)
 		return
 	}
 	u.Arrival.Dist = d
@@ -680,7 +679,7 @@ func (p *parser) loadExt(path string, from Pos) *extFile {
 	clean := filepath.Clean(path)
 	for _, s := range p.stack {
 		if s == clean {
-			p.errorf(from, "ExternalFile %s includes itself (through %s)", path, strings.Join(p.stack, " -> "))
+			p.errorf(from, "ExternalFile %s includes itself (through %s)", ExcerptPath(path), ExcerptPath(strings.Join(p.stack, " -> ")))
 			return nil
 		}
 	}
@@ -689,11 +688,7 @@ func (p *parser) loadExt(path string, from Pos) *extFile {
 	}
 	src, err := p.open(clean)
 	if err != nil {
-		msg := err.Error()
-		if errors.Is(err, fs.ErrNotExist) {
-			msg = "no such file"
-		}
-		p.errorf(from, "ExternalFile %s: %s", path, msg)
+		p.errorf(from, "ExternalFile %s: %s", ExcerptPath(path), readError(err))
 		p.cache[clean] = nil
 		return nil
 	}
