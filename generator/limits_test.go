@@ -55,24 +55,24 @@ func TestBadDrawIsAnErrorAtTheUnit(t *testing.T) {
 			func(g *Generator) {
 				g.plans[0].attrs.runDist, g.plans[0].attrs.runKey = stats.Constant{Value: math.Inf(1)}, "RunTime"
 			},
-			"w.wdl:1:1: unit 1: job 1-0: RunTime drew a run time of +Inf s is out of range: it must be from 0 s to 3.154e+09 s (100 years)"},
+			"w.wdl:1:1: unit 1: job 1-0: RunTime: a run time of +Inf s is out of range: it must be from 0 s to 3.154e+09 s (100 years)"},
 		{"run time NaN", "5\tsser\tsingle\t1\t*:?\tZero\tRunTime=1s",
 			func(g *Generator) { g.plans[0].attrs.runDist, g.plans[0].attrs.runKey = nan, "RunTime" },
-			"w.wdl:1:1: unit 1: job 1-0: RunTime drew a run time is not a number (NaN)"},
+			"w.wdl:1:1: unit 1: job 1-0: RunTime: a run time is not a number (NaN)"},
 		{"run time negative", "5\tsser\tsingle\t1\t*:?\tZero\tRunTime=1s",
 			func(g *Generator) {
 				g.plans[0].attrs.runDist, g.plans[0].attrs.runKey = stats.Constant{Value: -1}, "RunTime"
 			},
-			"job 1-0: RunTime drew a run time of -1 s is out of range"},
+			"job 1-0: RunTime: a run time of -1 s is out of range"},
 		{"task run time", "2\tchain\tsingle\t1\t*:?\tZero\tN=3,RunTime=1s",
 			func(g *Generator) { g.plans[0].attrs.runDist, g.plans[0].attrs.runKey = huge, "RunTime" },
-			"w.wdl:1:1: unit 1: job 1-0: RunTime drew a run time of 1e+300 s"},
+			"w.wdl:1:1: unit 1: job 1-0: RunTime: a run time of 1e+300 s"},
 		{"inter-arrival NaN", "5\tsser\tsingle\t1\t*:?\tZero",
 			func(g *Generator) { g.plans[0].unit.Arrival.Dist = nan },
-			"w.wdl:1:1: unit 1: the inter-arrival time C(NaN) drew an inter-arrival time is not a number (NaN)"},
+			"w.wdl:1:1: unit 1: the inter-arrival time C(NaN): an inter-arrival time is not a number (NaN)"},
 		{"inter-arrival huge", "5\tsser\tsingle\t1\t*:?\tZero",
 			func(g *Generator) { g.plans[0].unit.Arrival.Dist = huge },
-			"w.wdl:1:1: unit 1: the inter-arrival time C(1e+300) drew an inter-arrival time of 1e+300 s"},
+			"w.wdl:1:1: unit 1: the inter-arrival time C(1e+300): an inter-arrival time of 1e+300 s"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -122,10 +122,10 @@ func TestModelBadDraws(t *testing.T) {
 		mod  func(*lfStreamPlan)
 		want string // "" when the unit generates
 	}{
-		{"NaN size", func(s *lfStreamPlan) { s.size = nan }, "Size C(NaN) drew a size is not a number"},
-		{"+Inf run time", func(s *lfStreamPlan) { s.runtime = stats.Constant{Value: math.Inf(1)} }, "job 1-0: the run time drew a run time of +Inf s is out of range"},
-		{"NaN run time", func(s *lfStreamPlan) { s.runtime = nan }, "job 1-0: the run time drew a run time is not a number"},
-		{"NaN arrival", func(s *lfStreamPlan) { s.arrival = nan }, "drew an inter-arrival time is not a number"},
+		{"NaN size", func(s *lfStreamPlan) { s.size = nan }, "Size C(NaN): a size is not a number"},
+		{"+Inf run time", func(s *lfStreamPlan) { s.runtime = stats.Constant{Value: math.Inf(1)} }, "job 1-0: a run time of +Inf s is out of range"},
+		{"NaN run time", func(s *lfStreamPlan) { s.runtime = nan }, "job 1-0: a run time is not a number"},
+		{"NaN arrival", func(s *lfStreamPlan) { s.arrival = nan }, ": an inter-arrival time is not a number"},
 		// An infinite size is clamped to the machine, as a huge finite one is.
 		{"+Inf size", func(s *lfStreamPlan) { s.size = stats.Constant{Value: math.Inf(1)} }, ""},
 	}

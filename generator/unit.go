@@ -184,7 +184,7 @@ func (a *attrs) fill(r *rand.Rand, j *workload.Job) error {
 	if a.runDist != nil {
 		d, err := wdl.RunTimes.Duration(a.runDist.Rand(r))
 		if err != nil {
-			return fmt.Errorf("job %s: %s drew %v; change the distribution so that its draws stay in range", j.ID, a.runKey, err)
+			return fmt.Errorf("job %s: %s: %v; change the distribution so that its draws stay in range", j.ID, a.runKey, err)
 		}
 		j.RunTime = d
 	}
@@ -243,7 +243,7 @@ func (a *arrivals) next() (time.Duration, error) {
 func drawInterArrival(d stats.Distribution, r *rand.Rand) (float64, error) {
 	v := d.Rand(r)
 	if err := wdl.InterArrivals.Check(v); err != nil {
-		return 0, fmt.Errorf("the inter-arrival time %s drew %v", d, err)
+		return 0, fmt.Errorf("the inter-arrival time %s: %v; change the distribution so that its draws stay in range", d, err)
 	}
 	return math.Max(0, v), nil
 }

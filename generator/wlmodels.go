@@ -44,7 +44,7 @@ func modelDist(opt wdl.Option, key string, lim wdl.Limit) (stats.Distribution, e
 		err = lim.CheckDist(d)
 	}
 	if err != nil {
-		return nil, wdl.Errorf(opt.Pos, "Model: %s [%s]: %v", full, key, err)
+		return nil, wdl.Errorf(opt.Pos, "Model: %s [%s]: %v", wdl.ExcerptPath(full), key, err)
 	}
 	return d, nil
 }
@@ -94,7 +94,7 @@ func (k *modelKeys) fromModel(fitKey string, lim *wdl.Limit) (stats.Distribution
 		err = lim.CheckDist(d)
 	}
 	if err != nil {
-		k.add(wdl.Errorf(k.model.Pos, "Model: %s [%s]: %v", k.fullPath, fitKey, err))
+		k.add(wdl.Errorf(k.model.Pos, "Model: %s [%s]: %v", wdl.ExcerptPath(k.fullPath), fitKey, err))
 		return nil, false
 	}
 	return d, true
@@ -335,7 +335,7 @@ const minRunTime = 0.001
 func fillModelJob(j *workload.Job, id string, unit, idx int, submit time.Duration, procs int, runtime float64, user string, app *appMaker, r *rand.Rand) error {
 	rt, err := wdl.RunTimes.Duration(math.Max(runtime, minRunTime))
 	if err != nil {
-		return fmt.Errorf("job %s: the run time drew %v; change RunTime (or the Model) so that its draws stay in range", id, err)
+		return fmt.Errorf("job %s: %v; change RunTime (or the Model) so that its draws stay in range", id, err)
 	}
 	j.ID, j.Unit, j.Index = id, unit, idx
 	j.Kind, j.Type, j.SiteType = workload.Unitary, "swf", workload.Single

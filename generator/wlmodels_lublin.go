@@ -371,7 +371,7 @@ func (s *lfStream) draw() (lfJob, error) {
 		v := pl.size.Rand(s.rSize)
 		var err error
 		if n, err = jobSize.Int(math.Min(math.Max(v, 1), float64(s.procs))); err != nil {
-			return lfJob{}, fmt.Errorf("Size %s drew %v", pl.size, err)
+			return lfJob{}, fmt.Errorf("Size %s: %v", pl.size, err)
 		}
 	} else {
 		n = pl.params.size(s.rSize)
