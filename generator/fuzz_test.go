@@ -13,14 +13,54 @@ import (
 )
 
 // Bounds of one FuzzGenerate run, so that a spec within the documented
-// limits (10^9 jobs of 10^5 tasks) still runs in a fraction of a second:
-// every unit makes at most fuzzJobs jobs, TargetLoad searches at most
-// fuzzIterations steps, and generation stops after fuzzTasks jobs and tasks.
+// limits (10^9 jobs of 10^5 tasks, random DAGs of O(N²) work) still runs in
+// a fraction of a second: every unit makes at most fuzzJobs jobs of at most
+// fuzzTasks tasks, TargetLoad searches at most fuzzIterations steps,
+// generation stops after fuzzTasks jobs and tasks, and a trace replay reads
+// no file above fuzzTraceBytes. The costs of the largest sizes are the
+// subject of TestDependencyCap and TestSizesCheckedBeforeAllocation.
 const (
 	fuzzJobs       = 5
 	fuzzIterations = 2
-	fuzzTasks      = 2000
+	fuzzTasks      = 500
+	fuzzTraceBytes = 1 << 20
 )
+
+// boundForFuzzing applies the bounds above to a parsed spec; false when the
+// spec is not worth generating under them.
+func boundForFuzzing(spec *wdl.Spec) bool {
+	for _, u := range spec.Units {
+		o := u.Options
+		u.NTimes = min(u.NTimes, fuzzJobs)
+		if o.Has("TargetLoad") {
+			o.Set(wdl.Option{Key: "MaxIterations", Value: fmt.Sprint(fuzzIterations), Pos: u.Pos})
+		}
+		for _, key := range []string{"N", "NJobs", "MaxBoTSize"} {
+			if opt, ok := o.Get(key); ok {
+				if r, err := wdl.ParseRange(opt.Value); err == nil && r.Max > fuzzTasks {
+					opt.Value = fmt.Sprint(fuzzTasks)
+					if r.Min < fuzzTasks {
+						opt.Value = fmt.Sprintf("%d-%d", r.Min, fuzzTasks)
+					}
+					o.Set(opt)
+				}
+			}
+		}
+		if u.Workload && u.Type == "bot" && !o.Has("MaxBoTSize") {
+			o.Set(wdl.Option{Key: "MaxBoTSize", Value: fmt.Sprint(fuzzTasks), Pos: u.Pos})
+		}
+		if opt, ok := o.Get("File"); ok && u.Workload && u.Type == "trace" {
+			path := opt.Value
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(filepath.Dir(opt.Pos.File), path)
+			}
+			if fi, err := os.Stat(path); err == nil && fi.Size() > fuzzTraceBytes {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 var (
 	errFuzzBudget = errors.New("budget spent")
@@ -61,11 +101,8 @@ func FuzzGenerate(f *testing.F) {
 		if err != nil {
 			return // FuzzParse checks the parser's errors
 		}
-		for _, u := range spec.Units {
-			u.NTimes = min(u.NTimes, fuzzJobs)
-			if u.Options.Has("TargetLoad") {
-				u.Options.Set(wdl.Option{Key: "MaxIterations", Value: fmt.Sprint(fuzzIterations), Pos: u.Pos})
-			}
+		if !boundForFuzzing(spec) {
+			return
 		}
 		g, err := New(spec, seed)
 		if err != nil {

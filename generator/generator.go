@@ -76,7 +76,9 @@ func New(spec *wdl.Spec, seed uint64) (*Generator, error) {
 	g.Warnings = append(g.Warnings, spec.Warnings...)
 	for _, u := range spec.Units {
 		for _, opt := range u.Options.Unused() {
-			g.Warnings = append(g.Warnings, wdl.Errorf(opt.KeyPos, "%s is not used by unit type %s (a typo?)", opt.Key, u.FullType()))
+			if len(g.Warnings) < wdl.MaxWarnings {
+				g.Warnings = append(g.Warnings, wdl.Errorf(opt.KeyPos, "%s is not used by unit type %s (a typo?)", opt.Key, u.FullType()))
+			}
 		}
 	}
 	g.Warnings.Sort()

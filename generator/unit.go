@@ -41,7 +41,7 @@ type attrs struct {
 	wallGiven   bool
 	runFixed    time.Duration
 	runDist     stats.Distribution
-	runKey      string // where runDist came from, for errors: "RunTime" or "Model runtime"
+	runKey      string // where runDist came from, for errors: "RunTime" or "Model [runtime]"
 	users       []string
 	userChoice  *stats.Choice
 	groups      []string

@@ -158,9 +158,10 @@ var lfKeys = []struct {
 }{
 	{"SerialProb", 0, 1, func(p *lfParams) *float64 { return &p.Serial }},
 	{"Pow2Prob", 0, 1, func(p *lfParams) *float64 { return &p.Pow2 }},
-	{"ULow", 0, 30, func(p *lfParams) *float64 { return &p.ULow }},
-	{"UMed", 0, 30, func(p *lfParams) *float64 { return &p.UMed }},
-	{"UHi", 0, 30, func(p *lfParams) *float64 { return &p.UHi }},
+	// log2 of sizes: at most log2 of wdl.MaxProcessors.
+	{"ULow", 0, 24, func(p *lfParams) *float64 { return &p.ULow }},
+	{"UMed", 0, 24, func(p *lfParams) *float64 { return &p.UMed }},
+	{"UHi", 0, 24, func(p *lfParams) *float64 { return &p.UHi }},
 	{"UProb", 0, 1, func(p *lfParams) *float64 { return &p.UProb }},
 	{"A1", 1e-9, 1e6, func(p *lfParams) *float64 { return &p.A1 }},
 	{"B1", 1e-9, 1e6, func(p *lfParams) *float64 { return &p.B1 }},

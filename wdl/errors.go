@@ -78,6 +78,14 @@ type lineRef struct {
 	file string
 	num  int
 	text string
+	// last is the last offset turned into a column, and its column: a
+	// line's offsets are mostly asked for in order, and counting from there
+	// keeps a long line of many pairs linear rather than quadratic.
+	last *struct{ off, col int }
+}
+
+func newLineRef(file string, num int, text string) lineRef {
+	return lineRef{file: file, num: num, text: text, last: &struct{ off, col int }{0, 1}}
 }
 
 // at is the position of the byte at offset off of the line.
@@ -88,5 +96,13 @@ func (l lineRef) at(off int) Pos {
 	if off < 0 {
 		off = 0
 	}
-	return Pos{File: l.file, Line: l.num, Col: utf8.RuneCountInString(l.text[:off]) + 1}
+	from, col := 0, 1
+	if l.last != nil && l.last.off <= off {
+		from, col = l.last.off, l.last.col
+	}
+	col += utf8.RuneCountInString(l.text[from:off])
+	if l.last != nil {
+		l.last.off, l.last.col = off, col
+	}
+	return Pos{File: l.file, Line: l.num, Col: col}
 }

@@ -40,6 +40,14 @@ const (
 	MaxWeight = 1e12
 	// MaxBytes bounds a file size (InputFile=name:size): 1 PiB.
 	MaxBytes = 1 << 50
+	// MaxInputBytes bounds what a spec and all the files it includes hold.
+	MaxInputBytes = 64 << 20
+	// MaxListItems bounds the items of a list or a weighted list.
+	MaxListItems = 100_000
+	// MaxPairs bounds the Key=Value pairs of one unit line or extension file.
+	MaxPairs = 10_000
+	// MaxWarnings bounds the warnings kept: past it, they repeat a mistake.
+	MaxWarnings = 100
 	// MaxSeconds bounds every duration and every submit offset: a workload
 	// spanning more than a century is a slip in the spec (e.g. C(1e12)), and
 	// the bound keeps nanosecond counts far from int64 overflow.

@@ -307,3 +307,56 @@ func TestReadFileErrors(t *testing.T) {
 		t.Error("a directory read as a file")
 	}
 }
+
+// The size of the text bounds what it makes: a 16 MiB list of 8 million
+// items took 1.3 GB and 14 s, a line of 4 million Key=Value pairs as much in
+// warnings. Lists, pairs, warnings and the bytes of all included files have
+// their own limits, checked before the work.
+func TestTextLimits(t *testing.T) {
+	items := strings.Repeat("1;", MaxListItems) + "1"
+	pairs := strings.Repeat("a=1,", MaxPairs) + "a=1"
+	cases := []struct{ name, line, want string }{
+		{"weighted list", "5\tsmpi\tsingle\t1\t*:?\tZero\tNComponentsWithWeights=" + items, "w.wdl:1:49: NComponentsWithWeights: the list has 100001 items; a list has at most 100000"},
+		{"empirical distribution", "5\tsser\tsingle\t1\t*:?\tEmp(" + items + ")", "Emp: the list has 100001 items"},
+		{"pairs", "5\tsser\tsingle\t1\t*:?\tZero\t" + pairs, "w.wdl:1:40026: more than 10000 Key=Value pairs"},
+	}
+	for _, c := range cases {
+		var err error
+		bytes := heappeak.Allocated(func() { _, err = Parse("w.wdl", []byte(c.line+"\n"), memFS{}.open) })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v\nwant %s", c.name, err, c.want)
+		}
+		if bytes > 16<<20 {
+			t.Errorf("%s: refusing it allocated %d MB", c.name, bytes>>20)
+		}
+	}
+
+	// One key defined 5000 times: the warnings stop at MaxWarnings.
+	spec, err := Parse("w.wdl", []byte("5\tsser\tsingle\t1\t*:?\tZero\t"+strings.Repeat("a=1,", 5000)+"a=1\n"), memFS{}.open)
+	if err != nil || len(spec.Warnings) != MaxWarnings {
+		t.Errorf("%v, %d warnings; want %d", err, len(spec.Warnings), MaxWarnings)
+	}
+
+	// Seven units naming seven different files of 10 MiB: past 64 MiB in all.
+	big := []byte("# " + strings.Repeat("x", 10<<20) + "\n")
+	open := func(string) ([]byte, error) { return big, nil }
+	var src strings.Builder
+	for i := 0; i < 7; i++ {
+		src.WriteString("5\tsser\tsingle\t1\t*:?\tZero\tExternalFile=f" + string(rune('0'+i)) + ".xin\n")
+	}
+	_, err = Parse("w.wdl", []byte(src.String()), open)
+	if err == nil || !strings.Contains(err.Error(), "w.wdl:7:39: ExternalFile f6.xin: the spec and the files it names hold more than 64 MiB") {
+		t.Errorf("seven files of 10 MiB: %v", err)
+	}
+	// The same file named by every unit is read once.
+	reads := 0
+	once := func(string) ([]byte, error) { reads++; return big, nil }
+	var same strings.Builder
+	for i := 0; i < 20; i++ {
+		same.WriteString("5\tsser\tsingle\t1\t*:?\tZero\tExternalFile=f.xin,RunTime=Fit(f.xin,r)\n")
+	}
+	Parse("w.wdl", []byte(same.String()), once)
+	if reads != 1 {
+		t.Errorf("one file named by 20 units read %d times", reads)
+	}
+}

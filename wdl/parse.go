@@ -35,7 +35,9 @@ func Parse(name string, src []byte, open Opener) (*Spec, error) {
 		open:  open,
 		ids:   map[int]Pos{},
 		cache: map[string]*extFile{},
+		files: map[string][]byte{},
 	}
+	p.inputBytes = len(src)
 	p.parse(src)
 	if len(p.errs) == 0 && len(p.spec.Units) == 0 {
 		p.errorf(Pos{File: name, Line: 1, Col: 1}, "the workload has no units: write one line per unit, e.g.\n\t25\tsser\tsingle\t1\t*:?\tPoisson(120s)\tStartAt=0s")
@@ -57,6 +59,9 @@ type parser struct {
 	stack   []string // external files being read, to catch include cycles
 	sawUnit bool
 	stop    bool // a limit was passed: read no further
+	files   map[string][]byte
+	// inputBytes counts the spec's bytes and those of the files it names.
+	inputBytes int
 }
 
 func (p *parser) errorf(pos Pos, format string, args ...any) {
@@ -66,7 +71,29 @@ func (p *parser) errorf(pos Pos, format string, args ...any) {
 }
 
 func (p *parser) warnf(pos Pos, format string, args ...any) {
-	p.spec.Warnings = append(p.spec.Warnings, Errorf(pos, format, args...))
+	if len(p.spec.Warnings) < MaxWarnings {
+		p.spec.Warnings = append(p.spec.Warnings, Errorf(pos, format, args...))
+	}
+}
+
+// read reads an included file (an extension or a fit file), once: every
+// unit may name the same one. What the spec and its files hold counts
+// against MaxInputBytes, so ten thousand units naming ten thousand files
+// are refused rather than read.
+func (p *parser) read(path string) ([]byte, error) {
+	if b, ok := p.files[path]; ok {
+		return b, nil
+	}
+	b, err := p.open(path)
+	if err != nil {
+		return nil, err
+	}
+	p.inputBytes += len(b)
+	if p.inputBytes > MaxInputBytes {
+		return nil, fmt.Errorf("the spec and the files it names hold more than %d MiB", MaxInputBytes>>20)
+	}
+	p.files[path] = b
+	return b, nil
 }
 
 func (p *parser) addErr(err error) {
@@ -105,7 +132,7 @@ func (p *parser) parse(src []byte) {
 		if len(p.errs) >= maxErrors || p.stop {
 			return
 		}
-		line := lineRef{file: p.spec.File, num: i + 1, text: strings.TrimRight(raw, "\r")}
+		line := newLineRef(p.spec.File, i+1, strings.TrimRight(raw, "\r"))
 		trimmed := strings.TrimSpace(line.text)
 		switch {
 		case trimmed == "":
@@ -442,7 +469,7 @@ func (p *parser) arrival(u *Unit, line lineRef, f field) {
 // file being read, through the parser's opener, and records them among the
 // spec's inputs (their digests go into the workload's provenance).
 func (p *parser) distContext(file string) DistContext {
-	return DistContext{Dir: filepath.Dir(file), Open: p.open, Loaded: p.included}
+	return DistContext{Dir: filepath.Dir(file), Open: p.read, Loaded: p.included}
 }
 
 func (p *parser) included(path string) {
@@ -505,7 +532,7 @@ func (p *parser) noteFitFiles(u *Unit) {
 				f = filepath.Join(filepath.Dir(opt.Pos.File), f)
 			}
 			f = filepath.Clean(f)
-			if _, err := p.open(f); err == nil {
+			if _, err := p.read(f); err == nil {
 				p.included(f)
 			}
 		}
@@ -575,6 +602,9 @@ func scanPairs(line lineRef, s string, base int) ([]pair, error) {
 		}
 		if value == "" {
 			return nil, Errorf(line.at(base+vstart), "%s has no value", key)
+		}
+		if len(out) == MaxPairs {
+			return nil, Errorf(line.at(base+start), "more than %d Key=Value pairs", MaxPairs)
 		}
 		out = append(out, pair{key: key, value: value, keyPos: line.at(base + start), valPos: line.at(base + vstart)})
 		if i >= len(s) {
@@ -686,7 +716,7 @@ func (p *parser) loadExt(path string, from Pos) *extFile {
 	if e, ok := p.cache[clean]; ok {
 		return e
 	}
-	src, err := p.open(clean)
+	src, err := p.read(clean)
 	if err != nil {
 		p.errorf(from, "ExternalFile %s: %s", ExcerptPath(path), readError(err))
 		p.cache[clean] = nil
@@ -717,7 +747,11 @@ func (p *parser) parseExt(name string, src []byte) []pair {
 	}
 	var out []pair
 	for i, raw := range strings.Split(string(src), "\n") {
-		line := lineRef{file: name, num: i + 1, text: strings.TrimRight(raw, "\r")}
+		line := newLineRef(name, i+1, strings.TrimRight(raw, "\r"))
+		if len(out) > MaxPairs {
+			p.errorf(line.at(0), "more than %d Key=Value pairs in one extension file", MaxPairs)
+			return nil
+		}
 		body := strings.TrimSpace(line.text)
 		if body == "" || body[0] == '#' {
 			continue

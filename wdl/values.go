@@ -144,6 +144,9 @@ func (r Range) String() string {
 
 // ParseList splits "a;b;c" into its non-empty, trimmed items.
 func ParseList(s string) ([]string, error) {
+	if err := checkItems(s); err != nil {
+		return nil, err
+	}
 	var items []string
 	for _, it := range strings.Split(s, ";") {
 		it = strings.TrimSpace(it)
@@ -153,6 +156,15 @@ func ParseList(s string) ([]string, error) {
 		items = append(items, it)
 	}
 	return items, nil
+}
+
+// checkItems refuses a list of more than MaxListItems items before it is
+// split.
+func checkItems(s string) error {
+	if n := strings.Count(s, ";") + 1; n > MaxListItems {
+		return fmt.Errorf("the list has %d items; a list has at most %d", n, MaxListItems)
+	}
+	return nil
 }
 
 // Weighted is one item of a weighted list.
@@ -166,6 +178,9 @@ type Weighted struct {
 // separated by ';', each a value and an optional weight after the last '/'
 // (default 1). Weights are finite numbers >= 0, not all 0.
 func ParseWeighted(s string) ([]Weighted, error) {
+	if err := checkItems(s); err != nil {
+		return nil, err
+	}
 	var items []Weighted
 	off := 0
 	total := 0.0
