@@ -161,6 +161,7 @@ func TestSizesCheckedBeforeAllocation(t *testing.T) {
 		{"1\twl:bot\tsingle\t1\t*:?\t-\tMaxBoTSize=100001", "MaxBoTSize must be a whole number from 1 to 100000"},
 		{"1\twl:bot\tsingle\t1\t*:?\t-\tUsers=2000000", "Users must be a whole number from 1 to 1048576"},
 		{"1\twl:lublin\tsingle\t1\t*:?\t-\tProcessors=16777217", "Processors must be a whole number from 1 to 16777216"},
+		{"1\twl:lublin\tsingle\t1\t*:?\t-\tUHi=30", "UHi must be in [0, 24], got 30"},
 		{"1\twl:lublin\tsingle\t1\t*:?\t-\tProcessors=8,TargetLoad=0.5,MaxIterations=101", "MaxIterations must be a whole number from 1 to 100"},
 	}
 	for _, c := range cases {
