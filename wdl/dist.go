@@ -47,6 +47,14 @@ type DistContext struct {
 
 // ParseDistributionIn is ParseDistribution with Fit files resolved in ctx.
 func ParseDistributionIn(text string, ctx DistContext) (stats.Distribution, error) {
+	return parseDist(text, ctx, 0)
+}
+
+// maxNesting bounds how deep Pow2 may nest: a distribution is parsed (and
+// drawn) recursively, and a line of a million Pow2( overflowed the stack.
+const maxNesting = 8
+
+func parseDist(text string, ctx DistContext, depth int) (stats.Distribution, error) {
 	open := strings.IndexByte(text, '(')
 	name, args := text, ""
 	if open >= 0 {
@@ -67,7 +75,10 @@ func ParseDistributionIn(text string, ctx DistContext) (stats.Distribution, erro
 		if open < 0 || strings.TrimSpace(args) == "" {
 			return nil, &distError{0, "Pow2 takes one distribution: Pow2(D) is 2^X for X distributed as D, e.g. Pow2(W(4.25,7.86))"}
 		}
-		inner, err := ParseDistributionIn(strings.TrimSpace(args), ctx)
+		if depth == maxNesting {
+			return nil, &distError{0, fmt.Sprintf("Pow2 nests more than %d deep", maxNesting)}
+		}
+		inner, err := parseDist(strings.TrimSpace(args), ctx, depth+1)
 		if err != nil {
 			var de *distError
 			if errors.As(err, &de) {
@@ -88,7 +99,7 @@ func ParseDistributionIn(text string, ctx DistContext) (stats.Distribution, erro
 	var params []float64
 	if strings.TrimSpace(args) != "" {
 		off := open + 1
-		for i, a := range strings.Split(args, ",") {
+		for i, a := range strings.SplitN(args, ",", len(fam.Params)+1) {
 			at := off
 			off += len(a) + 1
 			a = strings.TrimSpace(a)
@@ -156,7 +167,7 @@ func parseEmpirical(text, args string, base int) (stats.Distribution, error) {
 // Lublin–Feitelson runtime model, on log values: no time units).
 func parseHyperGamma(args string, base int) (stats.Distribution, error) {
 	const sig = "HGamma2(p,shape1,scale1,shape2,scale2)"
-	parts := strings.Split(args, ",")
+	parts := strings.SplitN(args, ",", 6)
 	if len(parts) != 5 {
 		return nil, &distError{0, "HGamma2 takes 5 parameters: " + sig}
 	}

@@ -78,18 +78,19 @@ type lineRef struct {
 	file string
 	num  int
 	text string
-	// last is the last offset turned into a column, and its column: a
-	// line's offsets are mostly asked for in order, and counting from there
-	// keeps a long line of many pairs linear rather than quadratic.
-	last *struct{ off, col int }
+	// lastOff is the last offset turned into a column, lastCol its column
+	// (0: none yet): a line's offsets are mostly asked for in order, and
+	// counting on from there keeps a long line of many pairs linear rather
+	// than quadratic. Copies of a lineRef each keep their own.
+	lastOff, lastCol int
 }
 
 func newLineRef(file string, num int, text string) lineRef {
-	return lineRef{file: file, num: num, text: text, last: &struct{ off, col int }{0, 1}}
+	return lineRef{file: file, num: num, text: text}
 }
 
 // at is the position of the byte at offset off of the line.
-func (l lineRef) at(off int) Pos {
+func (l *lineRef) at(off int) Pos {
 	if off > len(l.text) {
 		off = len(l.text)
 	}
@@ -97,12 +98,10 @@ func (l lineRef) at(off int) Pos {
 		off = 0
 	}
 	from, col := 0, 1
-	if l.last != nil && l.last.off <= off {
-		from, col = l.last.off, l.last.col
+	if l.lastCol > 0 && l.lastOff <= off {
+		from, col = l.lastOff, l.lastCol
 	}
 	col += utf8.RuneCountInString(l.text[from:off])
-	if l.last != nil {
-		l.last.off, l.last.col = off, col
-	}
+	l.lastOff, l.lastCol = off, col
 	return Pos{File: l.file, Line: l.num, Col: col}
 }

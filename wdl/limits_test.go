@@ -331,6 +331,31 @@ func TestTextLimits(t *testing.T) {
 		}
 	}
 
+	// A line of a million nested Pow2( overflowed the stack (a fatal error,
+	// not even a panic); a million fields or parameters were all split out
+	// before the count was checked.
+	deep := strings.Repeat("Pow2(", 1_000_000) + "Zero" + strings.Repeat(")", 1_000_000)
+	more := []struct{ name, line, want string }{
+		{"nested Pow2", "5\tsser\tsingle\t1\t*:?\t" + deep, "w.wdl:1:61: Pow2: Pow2: Pow2: Pow2: Pow2: Pow2: Pow2: Pow2: Pow2 nests more than 8 deep"},
+		{"fields", strings.Repeat("5 ", 1_000_000), "w.wdl:1:15: this line has more than 9 columns"},
+		{"parameters", "5\tsser\tsingle\t1\t*:?\tC(" + strings.Repeat("1,", 1_000_000) + "1)", "w.wdl:1:25: C takes 1 parameter(s): C(a)"},
+		{"SiteInfo", "5\tsser\tunordered\t?\t" + strings.Repeat("*:1,", 1_000_000) + "*:1\tZero", "SiteInfo has more than 1024 entries"},
+	}
+	for _, c := range more {
+		var err error
+		bytes := heappeak.Allocated(func() { _, err = Parse("w.wdl", []byte(c.line+"\n"), memFS{}.open) })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %.300v\nwant %s", c.name, err, c.want)
+		}
+		if bytes > 64<<20 {
+			t.Errorf("%s: refusing it allocated %d MB", c.name, bytes>>20)
+		}
+	}
+	empty := strings.Repeat("\n", 4_000_000)
+	if bytes := heappeak.Allocated(func() { Parse("w.wdl", []byte(empty), memFS{}.open) }); bytes > 64<<20 {
+		t.Errorf("4 million empty lines: %d MB", bytes>>20)
+	}
+
 	// One key defined 5000 times: the warnings stop at MaxWarnings.
 	spec, err := Parse("w.wdl", []byte("5\tsser\tsingle\t1\t*:?\tZero\t"+strings.Repeat("a=1,", 5000)+"a=1\n"), memFS{}.open)
 	if err != nil || len(spec.Warnings) != MaxWarnings {
