@@ -2,6 +2,7 @@ package wdl
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -354,6 +355,17 @@ func TestTextLimits(t *testing.T) {
 	empty := strings.Repeat("\n", 4_000_000)
 	if bytes := heappeak.Allocated(func() { Parse("w.wdl", []byte(empty), memFS{}.open) }); bytes > 64<<20 {
 		t.Errorf("4 million empty lines: %d MB", bytes>>20)
+	}
+
+	// A chain of extension files, each including the next: 16 deep at most.
+	chain := func(path string) ([]byte, error) {
+		var n int
+		fmt.Sscanf(path, "e%d.xin", &n)
+		return []byte(fmt.Sprintf("A%d=1\nExternalFile=e%d.xin\n", n, n+1)), nil
+	}
+	_, err := Parse("w.wdl", []byte("5\tsser\tsingle\t1\t*:?\tZero\tExternalFile=e0.xin\n"), chain)
+	if err == nil || !strings.Contains(err.Error(), "e15.xin:2:14: ExternalFile e16.xin: extension files nest more than 16 deep") {
+		t.Errorf("a chain of includes: %v", err)
 	}
 
 	// One key defined 5000 times: the warnings stop at MaxWarnings.

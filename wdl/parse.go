@@ -713,6 +713,10 @@ type extFile struct {
 	pairs []pair
 }
 
+// maxIncludeDepth bounds how deep extension files include each other: they
+// are read recursively.
+const maxIncludeDepth = 16
+
 // loadExt reads an extension file once (it may be named by many units).
 func (p *parser) loadExt(path string, from Pos) *extFile {
 	clean := filepath.Clean(path)
@@ -724,6 +728,10 @@ func (p *parser) loadExt(path string, from Pos) *extFile {
 	}
 	if e, ok := p.cache[clean]; ok {
 		return e
+	}
+	if len(p.stack) == maxIncludeDepth {
+		p.errorf(from, "ExternalFile %s: extension files nest more than %d deep", ExcerptPath(path), maxIncludeDepth)
+		return nil
 	}
 	src, err := p.read(clean)
 	if err != nil {
