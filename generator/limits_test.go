@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,9 +41,10 @@ func TestOverflowingDistributionsRejected(t *testing.T) {
 	}
 }
 
-// A rare bad draw that no check before drawing can rule out (here put in
-// place of the unit's distributions) is an error at the unit's line, naming
-// the job, never a negative or wrapped duration.
+// A draw that is not a number, or that stays out of range draw after draw
+// (here distributions put in place of the unit's, past the check before
+// drawing), is an error at the unit's line naming the job, never a negative
+// or wrapped duration.
 func TestBadDrawIsAnErrorAtTheUnit(t *testing.T) {
 	nan := stats.Constant{Value: math.NaN()}
 	huge := stats.Constant{Value: 1e300}
@@ -55,24 +57,24 @@ func TestBadDrawIsAnErrorAtTheUnit(t *testing.T) {
 			func(g *Generator) {
 				g.plans[0].attrs.runDist, g.plans[0].attrs.runKey = stats.Constant{Value: math.Inf(1)}, "RunTime"
 			},
-			"w.wdl:1:1: unit 1: job 1-0: RunTime: a run time of +Inf s is out of range: it must be from 0 s to 3.154e+09 s (100 years)"},
+			"w.wdl:1:1: unit 1: job 1-0: RunTime: 100 draws in a row of C(+Inf) were out of range, the last: a run time of +Inf s is out of range: it must be from 0 s to 3.154e+09 s (100 years); change the distribution"},
 		{"run time NaN", "5\tsser\tsingle\t1\t*:?\tZero\tRunTime=1s",
 			func(g *Generator) { g.plans[0].attrs.runDist, g.plans[0].attrs.runKey = nan, "RunTime" },
-			"w.wdl:1:1: unit 1: job 1-0: RunTime: a run time is not a number (NaN)"},
+			"w.wdl:1:1: unit 1: job 1-0: RunTime: C(NaN) drew NaN, not a number"},
 		{"run time negative", "5\tsser\tsingle\t1\t*:?\tZero\tRunTime=1s",
 			func(g *Generator) {
 				g.plans[0].attrs.runDist, g.plans[0].attrs.runKey = stats.Constant{Value: -1}, "RunTime"
 			},
-			"job 1-0: RunTime: a run time of -1 s is out of range"},
+			"job 1-0: RunTime: 100 draws in a row of C(-1) were out of range, the last: a run time of -1 s is out of range"},
 		{"task run time", "2\tchain\tsingle\t1\t*:?\tZero\tN=3,RunTime=1s",
 			func(g *Generator) { g.plans[0].attrs.runDist, g.plans[0].attrs.runKey = huge, "RunTime" },
-			"w.wdl:1:1: unit 1: job 1-0: RunTime: a run time of 1e+300 s"},
+			"w.wdl:1:1: unit 1: job 1-0: RunTime: 100 draws in a row of C(1e+300) were out of range"},
 		{"inter-arrival NaN", "5\tsser\tsingle\t1\t*:?\tZero",
 			func(g *Generator) { g.plans[0].unit.Arrival.Dist = nan },
-			"w.wdl:1:1: unit 1: the inter-arrival time C(NaN): an inter-arrival time is not a number (NaN)"},
+			"w.wdl:1:1: unit 1: the inter-arrival time: C(NaN) drew NaN, not a number"},
 		{"inter-arrival huge", "5\tsser\tsingle\t1\t*:?\tZero",
 			func(g *Generator) { g.plans[0].unit.Arrival.Dist = huge },
-			"w.wdl:1:1: unit 1: the inter-arrival time C(1e+300): an inter-arrival time of 1e+300 s"},
+			"w.wdl:1:1: unit 1: the inter-arrival time: 100 draws in a row of C(1e+300) were out of range"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -93,6 +95,52 @@ func TestBadDrawIsAnErrorAtTheUnit(t *testing.T) {
 		})
 	}
 }
+
+// The rare draw out of range of a distribution that passed the check (at
+// most wdl.Tail of its mass) is drawn again: the run times are the
+// distribution truncated to 0 to 100 years, and the rest of the job is as
+// it would have been.
+func TestRareDrawsOutOfRangeAreDrawnAgain(t *testing.T) {
+	// A 10⁻⁵ chance of 5·10⁹ s (158 years), the rest 1 s: it passes.
+	rare, err := stats.NewEmpirical([]float64{1, 5e9}, []float64{99999, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wdl.RunTimes.CheckDist(rare); err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(parse(t, "w.wdl", "300000\thello\tsingle\t1\t*:?\tZero\tRunTime=1s\n"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := &countingDist{Distribution: rare}
+	g.plans[0].attrs.runDist, g.plans[0].attrs.runKey = counted, "RunTime"
+	ones := 0
+	if _, err := g.Generate(func(j *workload.Job) error {
+		if j.RunTime == time.Second {
+			ones++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if ones != 300000 {
+		t.Errorf("%d of 300000 run times are 1 s", ones)
+	}
+	// The draws did come out there (the stream is fixed): a few were drawn again.
+	if counted.n == 300000 {
+		t.Error("no draw out of range in 300000: the test tests nothing")
+	}
+	t.Logf("%d draws for 300000 run times", counted.n)
+}
+
+// countingDist counts the draws of a distribution.
+type countingDist struct {
+	stats.Distribution
+	n int
+}
+
+func (c *countingDist) Rand(r *rand.Rand) float64 { c.n++; return c.Distribution.Rand(r) }
 
 // The models check their draws the same way: a size or a run time that is
 // not a number, or beyond the limits, stops the unit with an error.
@@ -123,9 +171,9 @@ func TestModelBadDraws(t *testing.T) {
 		want string // "" when the unit generates
 	}{
 		{"NaN size", func(s *lfStreamPlan) { s.size = nan }, "Size C(NaN): a size is not a number"},
-		{"+Inf run time", func(s *lfStreamPlan) { s.runtime = stats.Constant{Value: math.Inf(1)} }, "job 1-0: a run time of +Inf s is out of range"},
-		{"NaN run time", func(s *lfStreamPlan) { s.runtime = nan }, "job 1-0: a run time is not a number"},
-		{"NaN arrival", func(s *lfStreamPlan) { s.arrival = nan }, ": an inter-arrival time is not a number"},
+		{"+Inf run time", func(s *lfStreamPlan) { s.runtime = stats.Constant{Value: math.Inf(1)} }, "RunTime: 100 draws in a row of C(+Inf) were out of range"},
+		{"NaN run time", func(s *lfStreamPlan) { s.runtime = nan }, "RunTime: C(NaN) drew NaN, not a number"},
+		{"NaN arrival", func(s *lfStreamPlan) { s.arrival = nan }, "the inter-arrival time: C(NaN) drew NaN, not a number"},
 		// An infinite size is clamped to the machine, as a huge finite one is.
 		{"+Inf size", func(s *lfStreamPlan) { s.size = stats.Constant{Value: math.Inf(1)} }, ""},
 	}

@@ -173,8 +173,8 @@ func parseFile(s string) (workload.File, error) {
 	return workload.File{Name: name, Size: n}, nil
 }
 
-// fill sets the shared attributes of j. Its error is a drawn run time
-// beyond the limits (the distribution passed CheckDist, so it is rare).
+// fill sets the shared attributes of j. Its error is a run time that could
+// not be drawn in range (docs/wdl.md#distributions-and-their-draws).
 func (a *attrs) fill(r *rand.Rand, j *workload.Job) error {
 	j.WallTime = a.wallFixed
 	if a.wallChoice != nil {
@@ -182,11 +182,11 @@ func (a *attrs) fill(r *rand.Rand, j *workload.Job) error {
 	}
 	j.RunTime = a.runFixed
 	if a.runDist != nil {
-		d, err := wdl.RunTimes.Duration(a.runDist.Rand(r))
+		secs, err := wdl.RunTimes.Draw(a.runDist, r)
 		if err != nil {
 			return fmt.Errorf("job %s: %s: %v; change the distribution so that its draws stay in range", j.ID, a.runKey, err)
 		}
-		j.RunTime = d
+		j.RunTime, _ = wdl.RunTimes.Duration(secs) // in range: Draw checked it
 	}
 	// A drawn limit shorter than the job's known run time would kill it; unless
 	// the unit fixed the limit, raise it to the run time in whole minutes.
@@ -238,12 +238,12 @@ func (a *arrivals) next() (time.Duration, error) {
 }
 
 // drawInterArrival draws an inter-arrival time in seconds. Negative draws
-// (a normal can give them) count as 0, as in GrenchMark (docs/wdl.md); NaN
-// is an error, and so is a draw past the limit of durations.
+// (a normal can give them) count as 0, as in GrenchMark, and the rare draw
+// past the limit of durations is drawn again (docs/wdl.md); NaN is an error.
 func drawInterArrival(d stats.Distribution, r *rand.Rand) (float64, error) {
-	v := d.Rand(r)
-	if err := wdl.InterArrivals.Check(v); err != nil {
-		return 0, fmt.Errorf("the inter-arrival time %s: %v; change the distribution so that its draws stay in range", d, err)
+	v, err := wdl.InterArrivals.Draw(d, r)
+	if err != nil {
+		return 0, fmt.Errorf("the inter-arrival time: %v; change the distribution so that its draws stay in range", err)
 	}
 	return math.Max(0, v), nil
 }

@@ -292,7 +292,9 @@ func (s *botSource) Next(j *workload.Job) (bool, error) {
 		procs := p.single.size(s.rSingle)
 		var rt float64
 		if p.singleRunTime != nil {
-			rt = math.Max(0, p.singleRunTime.Rand(s.rSingle))
+			if rt, err = wdl.RunTimes.Draw(p.singleRunTime, s.rSingle); err != nil {
+				return false, fmt.Errorf("job %s: RunTime: %v", id, err)
+			}
 		} else {
 			rt = math.Exp(p.single.logRunTime(s.rSingle, procs))
 		}

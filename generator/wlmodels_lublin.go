@@ -379,7 +379,10 @@ func (s *lfStream) draw() (lfJob, error) {
 	}
 	var rt float64
 	if pl.runtime != nil {
-		rt = math.Max(0, pl.runtime.Rand(s.rRun))
+		var err error
+		if rt, err = wdl.RunTimes.Draw(pl.runtime, s.rRun); err != nil {
+			return lfJob{}, fmt.Errorf("RunTime: %v", err)
+		}
 	} else {
 		rt = math.Exp(pl.params.logRunTime(s.rRun, n))
 	}

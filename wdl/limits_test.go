@@ -209,6 +209,36 @@ func TestExcerpt(t *testing.T) {
 	}
 }
 
+// Draw is a draw of the distribution truncated to the range: a value out of
+// it is drawn again; NaN, or a hundred draws in a row out of it, an error.
+func TestLimitDraw(t *testing.T) {
+	r := stats.NewStream(1, 1, "draw")
+	rare, err := stats.NewEmpirical([]float64{-1, 5, 1e12}, []float64{1, 100, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 1000; i++ {
+		if v, err := RunTimes.Draw(rare, r); err != nil || v != 5 {
+			t.Fatalf("draw %d: %g, %v", i, v, err)
+		}
+	}
+	if v, err := InterArrivals.Draw(stats.Constant{Value: -1}, r); err != nil || v != -1 {
+		t.Errorf("a negative inter-arrival time: %g, %v (the caller counts it as 0)", v, err)
+	}
+	for _, c := range []struct {
+		d    stats.Distribution
+		want string
+	}{
+		{stats.Constant{Value: math.NaN()}, "C(NaN) drew NaN, not a number"},
+		{stats.Constant{Value: -1}, "100 draws in a row of C(-1) were out of range, the last: a run time of -1 s is out of range"},
+		{stats.Constant{Value: math.Inf(1)}, "100 draws in a row of C(+Inf) were out of range"},
+	} {
+		if _, err := RunTimes.Draw(c.d, r); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.d, err, c.want)
+		}
+	}
+}
+
 // Limit is the one conversion of a float to a Duration or an int: NaN,
 // infinities and values out of range are errors, never a wrapped int64.
 func TestLimitConversions(t *testing.T) {
@@ -264,7 +294,7 @@ func TestCheckDist(t *testing.T) {
 	}{
 		{"LogNorm(1000,1000)", RunTimes, "LogNorm(1000,1000) has no finite mean"},
 		{"Pareto(0.5,10s)", RunTimes, "Pareto(0.5,10) has no finite mean, so its draws grow without bound and one passes 3.154e+09 s (100 years) sooner or later; as a run time give it a lighter tail"},
-		{"Pow2(N(40,1))", RunTimes, "Pow2(N(40,1)) gives values above 3.154e+09 s (100 years) (its 99.9999th percentile is 2.966e+13 s (9.4e+05 years)); as a run time it must stay from 0 s to 3.154e+09 s (100 years): lower its scale"},
+		{"Pow2(N(40,1))", RunTimes, "Pow2(N(40,1)) gives values above 3.154e+09 s (100 years) (its 99.99th percentile is 1.448e+13 s (4.59e+05 years)); as a run time it must stay from 0 s to 3.154e+09 s (100 years): lower its scale"},
 		{"N(60s,30s)", RunTimes, "N(60,30) gives values below 0 s (with probability 0.023); as a run time it must stay from 0 s to 3.154e+09 s (100 years)"},
 		{"Emp(-5s/1;10s/1)", RunTimes, "gives values below 0 s (with probability 0.5)"},
 		{"Exp(1e-12)", RunTimes, "gives values above"},
@@ -290,13 +320,19 @@ func TestCheckDist(t *testing.T) {
 		}
 	}
 	// The weights of an empirical distribution decide: a huge value with
-	// probability 1e-7 passes (its rare draw is an error when drawn).
-	d, err := stats.NewEmpirical([]float64{1, 1e12}, []float64{1e7, 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := RunTimes.CheckDist(d); err != nil {
-		t.Errorf("Emp(1/1e7;1e12/1): %v", err)
+	// probability 1e-5 passes (Draw draws again when it comes), with 1e-3
+	// it does not.
+	for _, c := range []struct {
+		w    float64
+		pass bool
+	}{{1e5, true}, {1e3, false}} {
+		d, err := stats.NewEmpirical([]float64{1, 1e12}, []float64{c.w, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := RunTimes.CheckDist(d); (err == nil) != c.pass {
+			t.Errorf("Emp(1/%g;1e12/1): %v", c.w, err)
+		}
 	}
 }
 
