@@ -139,12 +139,23 @@ func runGenerate(c *cli.Context) error {
 	start := time.Now()
 	sum, err := writeWorkload(spec, gen, o, planned)
 	if err != nil {
-		return err
+		return specError(err)
 	}
 	if !o.quiet {
 		printSummary(c.App.Writer, spec, sum, o, time.Since(start))
 	}
 	return nil
+}
+
+// specError makes an error of the spec that only generation finds (a draw
+// out of range, arrivals past the limit: a *wdl.Error at the unit's line) a
+// usage error, exit 2, like those found before generating.
+func specError(err error) error {
+	var we *wdl.Error
+	if errors.As(err, &we) {
+		return usageError{err}
+	}
+	return err
 }
 
 // writeWorkload generates into a staging directory beside the output and
