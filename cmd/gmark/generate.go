@@ -213,7 +213,7 @@ func writeStaged(tmp string, spec *wdl.Spec, gen *generator.Generator, o generat
 			}
 		}
 		if err := tw.write(j); err != nil {
-			return err
+			return unitTraceError(spec, j, err)
 		}
 		bar.Add(1)
 		return nil
@@ -341,6 +341,21 @@ func (t *traceWriters) write(j *workload.Job) error {
 		}
 	}
 	return nil
+}
+
+// unitTraceError places a job the trace formats cannot hold (a submit offset
+// beyond what GWF and SWF can tell from an absolute time) at the line of
+// the unit that made it: an error of the spec for this output, exit 2.
+func unitTraceError(spec *wdl.Spec, j *workload.Job, err error) error {
+	if !errors.Is(err, gwa.ErrOutOfRange) {
+		return err
+	}
+	for _, u := range spec.Units {
+		if u.ID == j.Unit {
+			return wdl.Errorf(u.Pos, "cannot be written as a trace (--format): %v", err)
+		}
+	}
+	return err
 }
 
 func (t *traceWriters) close() error {

@@ -288,20 +288,17 @@ func runReportSQL(c *cli.Context) error {
 		return err
 	}
 	defer st.Close()
-	// A second guard: the connection refuses writes whatever the query
-	// says. One connection, so that the pragma holds for the query.
-	conn, err := st.DB().Conn(c.Context)
+	// A second guard: SQLite refuses to compile anything but a read on
+	// this connection, whatever the query says.
+	conn, release, err := st.QueryConn(c.Context)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(c.Context, "PRAGMA query_only = ON"); err != nil {
-		return err
-	}
+	defer release()
 	rows, err := conn.QueryContext(c.Context, q)
 	if err != nil {
-		if strings.Contains(err.Error(), "readonly") || strings.Contains(err.Error(), "query_only") {
-			return usageErrorf("report sql: the store is opened read-only: %v", err)
+		if store.IsNotAuthorized(err) {
+			return usageErrorf("report sql: the store is opened read-only (queries only): %v", err)
 		}
 		return usageErrorf("report sql: %v", err)
 	}
@@ -336,8 +333,8 @@ func runReportSQL(c *cli.Context) error {
 		out = append(out, rec)
 	}
 	if err := rows.Err(); err != nil {
-		if strings.Contains(err.Error(), "readonly") || strings.Contains(err.Error(), "query_only") {
-			return usageErrorf("report sql: the store is opened read-only: %v", err)
+		if store.IsNotAuthorized(err) {
+			return usageErrorf("report sql: the store is opened read-only (queries only): %v", err)
 		}
 		return usageErrorf("report sql: %v", err)
 	}

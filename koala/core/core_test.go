@@ -400,9 +400,9 @@ func TestWallTimeRange(t *testing.T) {
 		wantEnd   float64
 		wantState State
 	}{
-		{"negative", -time.Second, time.Minute, `"15m"`, "negative", 0, ""},
-		{"most negative", math.MinInt64, time.Minute, `"15m"`, "negative", 0, ""},
-		{"below a second", time.Nanosecond, time.Minute, `"15m"`, "below 1s", 0, ""},
+		{"negative", -time.Second, time.Minute, `"15m"`, "out of range", 0, ""},
+		{"most negative", math.MinInt64, time.Minute, `"15m"`, "out of range", 0, ""},
+		{"below a second", time.Nanosecond, time.Minute, `"15m"`, "out of range", 0, ""},
 		{"absurd", grid.LongestRun + time.Second, time.Minute, `"15m"`, "longer than", 0, ""},
 		{"none: max_runtime ends it", 0, 2 * time.Hour, `"15m"`, "", 900, Failed},
 		{"longer than max_runtime: killed at it", time.Hour, 2 * time.Hour, `"15m"`, "", 900, Failed},

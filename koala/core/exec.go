@@ -94,10 +94,8 @@ func (c *Core) limit(j *Job) time.Duration {
 // grid.LongestRun.
 func checkWallTime(w time.Duration) error {
 	switch {
-	case w < 0:
-		return fmt.Errorf("walltime %v is negative (give 0 for none, or %v to %v)", w, MinWallTime, grid.LongestRun)
-	case w > 0 && w < MinWallTime:
-		return fmt.Errorf("walltime %v is below %v (give 0 for none, or %v to %v)", w, MinWallTime, MinWallTime, grid.LongestRun)
+	case w < 0, w > 0 && w < MinWallTime:
+		return fmt.Errorf("walltime %v is out of range (give 0 for none, or %v to %v)", w, MinWallTime, grid.LongestRun)
 	case w > grid.LongestRun:
 		return fmt.Errorf("walltime %v is longer than %v, the longest run the core allows", w, grid.LongestRun)
 	}

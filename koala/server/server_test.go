@@ -373,8 +373,8 @@ func TestWallTimeOutOfRangeIsRefused(t *testing.T) {
 	cases := []struct {
 		name, body, contentType, want string
 	}{
-		{"negative", withWall("-5"), "application/json", "negative"},
-		{"below a second", withWall("0.000001"), "application/json", "below 1s"},
+		{"negative", withWall("-5"), "application/json", "walltime -5s out of range"},
+		{"below a second", withWall("0.000001"), "application/json", "walltime 1µs is out of range"},
 		{"absurd", withWall("1e9"), "application/json", "walltime"},
 		{"JDF absurd", jdfWith("999999999"), "text/plain", "maxWallTime"},
 		{"JDF zero", jdfWith("0"), "text/plain", "maxWallTime"},
