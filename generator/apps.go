@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -30,9 +31,18 @@ type AppParam struct {
 	// FromJob, when set, computes the value from the job instead (used by
 	// swf, which replays the job's own run time and size).
 	FromJob func(j *workload.Job) string
-	// Check validates a value a unit gives; nil means a whole number >= 0.
+	// Check validates a value a unit gives: the range the application
+	// itself accepts (apps/), so that a job never fails on its arguments.
 	Check func(string) error
 }
+
+// The applications' own limits (apps/sser.go, apps/smpi.go, apps/sserio.go).
+const (
+	maxAppParam = math.MaxInt32 // supersteps, memory, elements, compute
+	maxExchange = 32 << 20      // smpi: elements sent per superstep
+	maxFileKB   = 1 << 30       // sserio: file sizes, 1 TiB
+	maxSWFScale = 1e6           // swf: run-time factor
+)
 
 // AppSpec describes one application a unit generator instantiates.
 type AppSpec struct {
@@ -44,20 +54,20 @@ type AppSpec struct {
 
 var (
 	supersteps = AppParam{Flag: "supersteps", Key: "Supersteps", Doc: "number of supersteps N",
-		Values: []string{"1", "2", "5", "10", "20", "50", "100"}, Default: "10", Check: atLeast(1)}
+		Values: []string{"1", "2", "5", "10", "20", "50", "100"}, Default: "10", Check: between(1, maxAppParam)}
 	memory = AppParam{Flag: "memory", Key: "Memory", Doc: "memory items M, in thousands",
-		Values: []string{"10", "25", "50", "100", "250", "500", "1000", "5000"}, Default: "100", Check: atLeast(1)}
+		Values: []string{"10", "25", "50", "100", "250", "500", "1000", "5000"}, Default: "100", Check: between(1, maxAppParam)}
 	elements = AppParam{Flag: "elements", Key: "Elements", Doc: "elements per memory item S",
-		Values: []string{"3", "4", "10", "100", "500", "1000"}, Default: "10", Check: atLeast(1)}
+		Values: []string{"3", "4", "10", "100", "500", "1000"}, Default: "10", Check: between(1, maxAppParam)}
 	compute = AppParam{Flag: "compute", Key: "Compute", Doc: "computation per memory item C",
-		Values: []string{"2", "10", "100", "1000"}, Default: "10", Check: atLeast(1)}
+		Values: []string{"2", "10", "100", "1000"}, Default: "10", Check: between(1, maxAppParam)}
 	exchange = AppParam{Flag: "exchange", Key: "Exchange", Doc: "elements exchanged per superstep X",
-		Values: []string{"100", "500", "1000", "10000", "50000"}, Default: "1000"}
+		Values: []string{"100", "500", "1000", "10000", "50000"}, Default: "1000", Check: between(0, maxExchange)}
 	ioSizes = []string{"0", "16", "32", "64", "128", "256"}
 )
 
 func ioParam(flag, key, doc string) AppParam {
-	return AppParam{Flag: flag, Key: key, Doc: doc, Values: ioSizes, Default: "64"}
+	return AppParam{Flag: flag, Key: key, Doc: doc, Values: ioSizes, Default: "64", Check: between(0, maxFileKB)}
 }
 
 var appSpecs = []*AppSpec{
@@ -86,7 +96,7 @@ var appSpecs = []*AppSpec{
 				}},
 			{Flag: "procs", Key: "", Doc: "processors (the job's total)",
 				FromJob: func(j *workload.Job) string { return strconv.Itoa(j.Processors()) }},
-			{Flag: "scale", Key: "Scale", Doc: "run time scale factor", Default: "1", Check: positiveNumber},
+			{Flag: "scale", Key: "Scale", Doc: "run time scale factor", Default: "1", Check: swfScale},
 			{Flag: "mode", Key: "Mode", Doc: "sleep, or cpu to keep the processors busy",
 				Default: "sleep", Check: oneOf("sleep", "cpu")}}},
 	{Name: "hello", Doc: "prints a line and exits: for overhead tests"},
@@ -193,39 +203,22 @@ func checkParamValue(p AppParam, v string) error {
 	if p.Check != nil {
 		return p.Check(v)
 	}
-	return wholeNumber(v)
-}
-
-func wholeNumber(v string) error {
-	if n, err := strconv.Atoi(v); err != nil || n < 0 {
-		return fmt.Errorf("%q must be a whole number >= 0", v)
-	}
 	return nil
-}
-
-// atLeast accepts whole numbers >= n.
-func atLeast(n int) func(string) error {
-	return func(v string) error {
-		if k, err := strconv.Atoi(v); err != nil || k < n {
-			return fmt.Errorf("%q must be a whole number >= %d", v, n)
-		}
-		return nil
-	}
 }
 
 // between accepts whole numbers in [lo, hi].
 func between(lo, hi int) func(string) error {
 	return func(v string) error {
 		if k, err := strconv.Atoi(v); err != nil || k < lo || k > hi {
-			return fmt.Errorf("%q must be a whole number from %d to %d", v, lo, hi)
+			return fmt.Errorf("%q must be a whole number from %d to %d", wdl.Excerpt(v), lo, hi)
 		}
 		return nil
 	}
 }
 
-func positiveNumber(v string) error {
-	if f, err := wdl.ParseFloat(v); err != nil || f <= 0 {
-		return fmt.Errorf("%q must be a number > 0", v)
+func swfScale(v string) error {
+	if f, err := wdl.ParseFloat(v); err != nil || f <= 0 || f > maxSWFScale {
+		return fmt.Errorf("%q must be a number > 0 and at most %g", wdl.Excerpt(v), float64(maxSWFScale))
 	}
 	return nil
 }
@@ -237,7 +230,7 @@ func oneOf(words ...string) func(string) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("%q is not one of %s", v, strings.Join(words, ", "))
+		return fmt.Errorf("%q is not one of %s", wdl.Excerpt(v), strings.Join(words, ", "))
 	}
 }
 

@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sort"
 
@@ -43,6 +44,19 @@ type dagParams struct {
 	meanPred int     // samepred, layrpred: mean number of predecessors
 }
 
+// Limits of composite jobs beyond wdl.MaxTasks (docs/wdl.md#limits). The
+// random structures draw each candidate edge, O(N²) work per job, and can
+// make O(N²) dependencies: N is smaller for them, and a job's dependencies
+// are capped while they are drawn, so memory stays bounded whatever the
+// draws.
+const (
+	maxRandomDAGTasks = 10_000
+	maxDependencies   = 1_000_000
+)
+
+// errTooManyDeps is the error of a DAG that passed maxDependencies.
+var errTooManyDeps = fmt.Errorf("more than %d dependencies in one composite job: lower EdgeProb or MeanPred, or N", maxDependencies)
+
 // DAGShape is a composite-job structure, registered by name.
 type DAGShape struct {
 	Name     string
@@ -50,44 +64,97 @@ type DAGShape struct {
 	Doc      string
 	DefaultN wdl.Range
 	DefaultL wdl.Range
-	// feasible tells whether an (N, L) pair can be built.
-	feasible func(n, l int) bool
-	make     func(r *rand.Rand, n, l int, p dagParams) DAG
+	// MaxN is the most tasks a job of this structure may have.
+	MaxN int
+	// byPred: the structure draws MeanPred predecessors per task.
+	byPred bool
+	// heights is the interval of the heights L an N-task DAG can have (for
+	// every structure they form one interval; lo > hi when there is none).
+	heights func(n int) (lo, hi int)
+	make    func(r *rand.Rand, n, l int, p dagParams) (DAG, error)
+}
+
+// feasible tells whether an (N, L) pair can be built.
+func (s *DAGShape) feasible(n, l int) bool {
+	lo, hi := s.heights(n)
+	return n >= 1 && lo <= l && l <= hi
+}
+
+// dagSizes are the feasible (N, L) pairs of a composite unit, in the order
+// N, then L, ascending; a job draws one uniformly. They are counted per N
+// rather than listed, so wide ranges (N=1-100000 of a chain, whose L range
+// is anything) cost one number per N.
+type dagSizes struct {
+	nMin int
+	lr   wdl.Range
+	cum  []int // cum[i]: pairs with N <= nMin+i
+	lo   []int // lo[i]: the smallest feasible L for N = nMin+i
+}
+
+func newDAGSizes(shape *DAGShape, nr, lr wdl.Range) dagSizes {
+	d := dagSizes{nMin: nr.Min, lr: lr}
+	total := 0
+	for n := nr.Min; n <= nr.Max; n++ {
+		lo, hi := shape.heights(n)
+		lo, hi = max(lo, lr.Min, 1), min(hi, lr.Max)
+		if hi >= lo {
+			total += hi - lo + 1
+		}
+		d.cum = append(d.cum, total)
+		d.lo = append(d.lo, lo)
+	}
+	return d
+}
+
+func (d dagSizes) count() int {
+	if len(d.cum) == 0 {
+		return 0
+	}
+	return d.cum[len(d.cum)-1]
+}
+
+// pick draws a pair uniformly.
+func (d dagSizes) pick(r *rand.Rand) (n, l int) {
+	k := r.IntN(d.count())
+	i := sort.Search(len(d.cum), func(i int) bool { return d.cum[i] > k })
+	before := 0
+	if i > 0 {
+		before = d.cum[i-1]
+	}
+	return d.nMin + i, d.lo[i] + k - before
 }
 
 var thesisN = wdl.Range{Min: 30, Max: 50} // Table 7.3: every shape has N 30-50
 
 var dagShapes = []*DAGShape{
 	{Name: "chain", Aliases: []string{"S-1", "sequence"}, Doc: "S-1: a sequence of tasks (L = N)",
-		DefaultN: thesisN, DefaultL: wdl.Range{Min: 1, Max: 1 << 30},
-		feasible: func(n, l int) bool { return n == l },
-		make:     func(_ *rand.Rand, n, _ int, _ dagParams) DAG { return chain(n) }},
+		DefaultN: thesisN, DefaultL: wdl.Range{Min: 1, Max: 1 << 30}, MaxN: wdl.MaxTasks,
+		heights: func(n int) (int, int) { return n, n },
+		make:    func(_ *rand.Rand, n, _ int, _ dagParams) (DAG, error) { return chain(n), nil }},
 	{Name: "forkjoin", Aliases: []string{"S-2", "fork-join", "master-worker"}, Doc: "S-2: parallel fork/join stages, alternating one coordinating task and a wide level of workers",
-		DefaultN: thesisN, DefaultL: wdl.Range{Min: 5, Max: 15},
-		feasible: func(n, l int) bool {
-			return l >= 1 && (forkJoinWide(l) == 0 && n == l || forkJoinWide(l) > 0 && n >= l)
-		},
-		make: func(_ *rand.Rand, n, l int, _ dagParams) DAG { return forkJoin(n, l) }},
+		DefaultN: thesisN, DefaultL: wdl.Range{Min: 5, Max: 15}, MaxN: wdl.MaxTasks,
+		heights: rootedHeights,
+		make:    func(_ *rand.Rand, n, l int, _ dagParams) (DAG, error) { return forkJoin(n, l), nil }},
 	{Name: "hybrid", Aliases: []string{"S-3"}, Doc: "S-3: the root forks into short chains that join in one final task (L = 3 by default: a bag of tasks between a root and a sink)",
-		DefaultN: thesisN, DefaultL: wdl.Range{Min: 3, Max: 3},
-		feasible: func(n, l int) bool { return l >= 3 && n >= l || l == n && l <= 2 && l >= 1 },
-		make:     func(_ *rand.Rand, n, l int, _ dagParams) DAG { return hybrid(n, l) }},
+		DefaultN: thesisN, DefaultL: wdl.Range{Min: 3, Max: 3}, MaxN: wdl.MaxTasks,
+		heights: rootedHeights,
+		make:    func(_ *rand.Rand, n, l int, _ dagParams) (DAG, error) { return hybrid(n, l), nil }},
 	{Name: "bot", Aliases: []string{"bag-of-tasks"}, Doc: "a bag of independent tasks (L = 1)",
-		DefaultN: thesisN, DefaultL: wdl.Range{Min: 1, Max: 1},
-		feasible: func(n, l int) bool { return l == 1 && n >= 1 },
-		make:     func(_ *rand.Rand, n, _ int, _ dagParams) DAG { return DAG{N: n} }},
+		DefaultN: thesisN, DefaultL: wdl.Range{Min: 1, Max: 1}, MaxN: wdl.MaxTasks,
+		heights: func(int) (int, int) { return 1, 1 },
+		make:    func(_ *rand.Rand, n, _ int, _ dagParams) (DAG, error) { return DAG{N: n}, nil }},
 	{Name: "sameprob", Aliases: []string{"C-1"}, Doc: "C-1: every forward edge between levels exists with the same probability EdgeProb",
-		DefaultN: thesisN, DefaultL: wdl.Range{Min: 5, Max: 15}, feasible: randomFeasible,
-		make: func(r *rand.Rand, n, l int, p dagParams) DAG { return randomDAG(r, n, l, p, false, false) }},
+		DefaultN: thesisN, DefaultL: wdl.Range{Min: 5, Max: 15}, MaxN: maxRandomDAGTasks, heights: randomHeights,
+		make: func(r *rand.Rand, n, l int, p dagParams) (DAG, error) { return randomDAG(r, n, l, p, false, false) }},
 	{Name: "samepred", Aliases: []string{"C-2"}, Doc: "C-2: every task has the same expected number of predecessors MeanPred",
-		DefaultN: thesisN, DefaultL: wdl.Range{Min: 5, Max: 15}, feasible: randomFeasible,
-		make: func(r *rand.Rand, n, l int, p dagParams) DAG { return randomDAG(r, n, l, p, true, false) }},
+		DefaultN: thesisN, DefaultL: wdl.Range{Min: 5, Max: 15}, MaxN: maxRandomDAGTasks, heights: randomHeights, byPred: true,
+		make: func(r *rand.Rand, n, l int, p dagParams) (DAG, error) { return randomDAG(r, n, l, p, true, false) }},
 	{Name: "layrprob", Aliases: []string{"C-3"}, Doc: "C-3: layered; each edge between consecutive levels exists with probability EdgeProb",
-		DefaultN: thesisN, DefaultL: wdl.Range{Min: 5, Max: 10}, feasible: randomFeasible,
-		make: func(r *rand.Rand, n, l int, p dagParams) DAG { return randomDAG(r, n, l, p, false, true) }},
+		DefaultN: thesisN, DefaultL: wdl.Range{Min: 5, Max: 10}, MaxN: maxRandomDAGTasks, heights: randomHeights,
+		make: func(r *rand.Rand, n, l int, p dagParams) (DAG, error) { return randomDAG(r, n, l, p, false, true) }},
 	{Name: "layrpred", Aliases: []string{"C-4"}, Doc: "C-4: layered; each task has MeanPred predecessors on average, all in the level before",
-		DefaultN: thesisN, DefaultL: wdl.Range{Min: 5, Max: 10}, feasible: randomFeasible,
-		make: func(r *rand.Rand, n, l int, p dagParams) DAG { return randomDAG(r, n, l, p, true, true) }},
+		DefaultN: thesisN, DefaultL: wdl.Range{Min: 5, Max: 10}, MaxN: maxRandomDAGTasks, heights: randomHeights, byPred: true,
+		make: func(r *rand.Rand, n, l int, p dagParams) (DAG, error) { return randomDAG(r, n, l, p, true, true) }},
 }
 
 var dagIndex = func() map[string]*DAGShape {
@@ -110,7 +177,17 @@ func LookupDAGShape(name string) (*DAGShape, bool) {
 // DAGShapes lists the composite structures.
 func DAGShapes() []*DAGShape { return dagShapes }
 
-func randomFeasible(n, l int) bool { return l >= 1 && n >= l }
+// randomHeights: the random structures spread N tasks over any L ≤ N levels.
+func randomHeights(n int) (int, int) { return 1, n }
+
+// rootedHeights are the heights of forkjoin and hybrid: below 3 levels they
+// are chains (L = N); from 3 levels on, any L ≤ N.
+func rootedHeights(n int) (int, int) {
+	if n <= 2 {
+		return n, n
+	}
+	return 3, n
+}
 
 func chain(n int) DAG {
 	d := DAG{N: n}
@@ -231,7 +308,9 @@ func levelSizes(r *rand.Rand, n, l int) []int {
 // predecessors, mean MeanPred) over sameprob/layrprob (each candidate edge
 // with probability EdgeProb). layered keeps all edges between consecutive
 // levels (layrprob, layrpred) rather than between any two levels.
-func randomDAG(r *rand.Rand, n, l int, p dagParams, byPred, layered bool) DAG {
+//
+// The error is errTooManyDeps, as soon as the edges pass maxDependencies.
+func randomDAG(r *rand.Rand, n, l int, p dagParams, byPred, layered bool) (DAG, error) {
 	sizes := levelSizes(r, n, l)
 	d := DAG{N: n}
 	start := 0 // first node of the current level
@@ -269,6 +348,9 @@ func randomDAG(r *rand.Rand, n, l int, p dagParams, byPred, layered bool) DAG {
 					}
 				}
 				sort.Ints(preds)
+				if len(d.Edges)+len(preds) > maxDependencies {
+					return DAG{}, errTooManyDeps
+				}
 				for _, c := range preds {
 					d.Edges = append(d.Edges, [2]int{c, v})
 				}
@@ -277,7 +359,7 @@ func randomDAG(r *rand.Rand, n, l int, p dagParams, byPred, layered bool) DAG {
 		prevStart = start
 		start += size
 	}
-	return d
+	return d, nil
 }
 
 func contains(s []int, v int) bool {

@@ -47,7 +47,7 @@ type unitPlan struct {
 // applications of its tasks.
 type compositePlan struct {
 	shape     *DAGShape
-	pairs     [][2]int // feasible (N, L)
+	pairs     dagSizes // the feasible (N, L)
 	appNames  []string
 	apps      []*appMaker
 	appChoice *stats.Choice
@@ -76,7 +76,9 @@ func New(spec *wdl.Spec, seed uint64) (*Generator, error) {
 	g.Warnings = append(g.Warnings, spec.Warnings...)
 	for _, u := range spec.Units {
 		for _, opt := range u.Options.Unused() {
-			g.Warnings = append(g.Warnings, wdl.Errorf(opt.KeyPos, "%s is not used by unit type %s (a typo?)", opt.Key, u.FullType()))
+			if len(g.Warnings) < wdl.MaxWarnings {
+				g.Warnings = append(g.Warnings, wdl.Errorf(opt.KeyPos, "%s is not used by unit type %s (a typo?)", opt.Key, u.FullType()))
+			}
 		}
 	}
 	g.Warnings.Sort()
@@ -101,7 +103,7 @@ func prepareUnit(u *wdl.Unit, seed uint64) (*unitPlan, wdl.ErrorList) {
 	if u.Workload {
 		gen, ok := workloadGenerators[u.Type]
 		if !ok {
-			errs = append(errs, wdl.Errorf(u.Cols.Type, "unknown workload generator %q (known: %s)", u.FullType(), strings.Join(WorkloadGeneratorNames(), ", ")))
+			errs = append(errs, wdl.Errorf(u.Cols.Type, "unknown workload generator %q (known: %s)", wdl.Excerpt(u.FullType()), strings.Join(WorkloadGeneratorNames(), ", ")))
 			return p, errs
 		}
 		src, gerrs := gen.Prepare(u, seed)
@@ -114,7 +116,7 @@ func prepareUnit(u *wdl.Unit, seed uint64) (*unitPlan, wdl.ErrorList) {
 		for _, s := range dagShapes {
 			names = append(names, s.Name)
 		}
-		errs = append(errs, wdl.Errorf(u.Cols.Type, "unknown composite structure %q (known: %s)", u.Type, strings.Join(names, ", ")))
+		errs = append(errs, wdl.Errorf(u.Cols.Type, "unknown composite structure %q (known: %s)", wdl.Excerpt(u.Type), strings.Join(names, ", ")))
 		return p, errs
 	}
 	place, perrs := preparePlacement(u)
@@ -134,7 +136,7 @@ func prepareUnit(u *wdl.Unit, seed uint64) (*unitPlan, wdl.ErrorList) {
 	app, ok := LookupApp(u.Type)
 	if !ok {
 		errs = append(errs, wdl.Errorf(u.Cols.Type, "unknown unit type %q (applications: %s; composite structures: %s; workload generators: wl:…)",
-			u.Type, strings.Join(AppNames(), ", "), shapeNames()))
+			wdl.Excerpt(u.Type), strings.Join(AppNames(), ", "), shapeNames()))
 		return p, errs
 	}
 	p.jobType = app.Name
@@ -217,32 +219,36 @@ func prepareComposite(u *wdl.Unit, shape *DAGShape, random bool) (*compositePlan
 	if nr.Min < 1 {
 		nr.Min = 1
 	}
-	for n := nr.Min; n <= nr.Max && len(errs) == 0; n++ {
-		for l := max(1, lr.Min); l <= min(lr.Max, n); l++ {
-			if shape.feasible(n, l) {
-				c.pairs = append(c.pairs, [2]int{n, l})
+	if nr.Max > shape.MaxN {
+		at := u.Cols.OtherInfo
+		for _, key := range []string{"N", "NJobs"} {
+			if opt, ok := o.Get(key); ok {
+				at = opt.Pos
+				break
 			}
 		}
-		if len(c.pairs) > 1<<20 {
-			break
+		errs = append(errs, wdl.Errorf(at, "N %v: a %s job has at most %d tasks", nr, shape.Name, shape.MaxN))
+	}
+	if len(errs) == 0 {
+		c.pairs = newDAGSizes(shape, nr, lr)
+		if c.pairs.count() == 0 {
+			errs = append(errs, wdl.Errorf(u.Cols.OtherInfo, "no %s DAG has N in %v and L in %v (%s)", shape.Name, nr, lr, shape.Doc))
 		}
 	}
-	if len(errs) == 0 && len(c.pairs) == 0 {
-		errs = append(errs, wdl.Errorf(u.Cols.OtherInfo, "no %s DAG has N in %v and L in %v (%s)", shape.Name, nr, lr, shape.Doc))
-	}
-	if p, ok, err := o.Float("EdgeProb", 0); err != nil {
+	if p, ok, err := o.Float("EdgeProb", 0, 1); err != nil {
 		errs = append(errs, err.(*wdl.Error))
 	} else if ok {
-		if p > 1 {
-			opt, _ := o.Get("EdgeProb")
-			errs = append(errs, wdl.Errorf(opt.Pos, "EdgeProb must be a probability in [0,1], got %g", p))
-		}
 		c.params.edgeProb = p
 	}
-	if m, ok, err := o.Int("MeanPred", 1); err != nil {
+	if m, ok, err := o.Int("MeanPred", 1, wdl.MaxTasks); err != nil {
 		errs = append(errs, err.(*wdl.Error))
 	} else if ok {
 		c.params.meanPred = m
+		// A task draws up to 2·MeanPred−1 predecessors: bound them all.
+		if worst := nr.Max * (2*m - 1); shape.byPred && worst > maxDependencies {
+			opt, _ := o.Get("MeanPred")
+			errs = append(errs, wdl.Errorf(opt.Pos, "MeanPred=%d with N up to %d can give %d dependencies in one job, more than %d: lower MeanPred or N", m, nr.Max, worst, maxDependencies))
+		}
 	}
 	items := []wdl.Weighted{{Value: "sser", Weight: 1}}
 	opt, ok := o.Get("AppsWithWeights")
@@ -255,7 +261,7 @@ func prepareComposite(u *wdl.Unit, shape *DAGShape, random bool) (*compositePlan
 	for i, it := range items {
 		app, found := LookupApp(it.Value)
 		if !found {
-			errs = append(errs, wdl.Errorf(opt.ItemPos(it), "AppsWithWeights: unknown application %q (known: %s)", it.Value, strings.Join(AppNames(), ", ")))
+			errs = append(errs, wdl.Errorf(opt.ItemPos(it), "AppsWithWeights: unknown application %q (known: %s)", wdl.Excerpt(it.Value), strings.Join(AppNames(), ", ")))
 			continue
 		}
 		m, merrs := prepareApp(app, optView{o: o, prefix: it.Value + "."}, random)
@@ -277,10 +283,10 @@ func (g *Generator) Generate(emit func(*workload.Job) error) (*Summary, error) {
 	for _, p := range g.plans {
 		s, err := g.newStream(p)
 		if err != nil {
-			return sum, fmt.Errorf("%s: %v", p.unit.Pos, err)
+			return sum, unitError(p, err)
 		}
 		if ok, err := s.advance(); err != nil {
-			return sum, fmt.Errorf("%s: unit %d: %v", p.unit.Pos, p.unit.ID, err)
+			return sum, unitError(p, err)
 		} else if ok {
 			h = append(h, s)
 		}
@@ -295,7 +301,7 @@ func (g *Generator) Generate(emit func(*workload.Job) error) (*Summary, error) {
 		}
 		ok, err := s.advance()
 		if err != nil {
-			return sum, fmt.Errorf("%s: unit %d: %v", s.plan.unit.Pos, s.plan.unit.ID, err)
+			return sum, unitError(s.plan, err)
 		}
 		if ok {
 			heap.Fix(&h, 0)
@@ -304,6 +310,13 @@ func (g *Generator) Generate(emit func(*workload.Job) error) (*Summary, error) {
 		}
 	}
 	return sum, nil
+}
+
+// unitError places an error of a unit's generation (a bad draw, arrivals
+// past the limit, a trace that fails to read) at the unit's line: it is the
+// spec's error, so it is a *wdl.Error like those of New.
+func unitError(p *unitPlan, err error) *wdl.Error {
+	return wdl.Errorf(p.unit.Pos, "unit %d: %v", p.unit.ID, err)
 }
 
 // Summary describes a generated workload.
@@ -389,11 +402,15 @@ func (s *unitStream) advance() (bool, error) {
 	j.ID = s.makeID(s.idx)
 	j.Unit, j.Index, j.Submit, j.Type = p.unit.ID, s.idx, t, p.jobType
 	if p.comp != nil {
-		s.makeComposite(j)
+		if err := s.makeComposite(j); err != nil {
+			return false, err
+		}
 	} else {
 		j.Kind = workload.Unitary
 		p.place.fill(s.rPlace, j)
-		p.attrs.fill(s.rAttrs, j)
+		if err := p.attrs.fill(s.rAttrs, j); err != nil {
+			return false, err
+		}
 		p.app.fill(s.rApp, j)
 		j.Tasks, j.Deps = j.Tasks[:0], j.Deps[:0]
 	}
@@ -409,14 +426,19 @@ func (s *unitStream) makeID(idx int) string {
 	return string(b)
 }
 
-func (s *unitStream) makeComposite(j *workload.Job) {
+func (s *unitStream) makeComposite(j *workload.Job) error {
 	p := s.plan
 	c := p.comp
-	pair := c.pairs[s.rDAG.IntN(len(c.pairs))]
-	dag := c.shape.make(s.rDAG, pair[0], pair[1], c.params)
+	n, l := c.pairs.pick(s.rDAG)
+	dag, err := c.shape.make(s.rDAG, n, l, c.params)
+	if err != nil {
+		return fmt.Errorf("job %s (N=%d, L=%d): %v", j.ID, n, l, err)
+	}
 	j.Kind = workload.Composite
 	j.SiteType, j.Components, j.App = "", j.Components[:0], workload.App{Params: j.App.Params[:0]}
-	p.attrs.fill(s.rAttrs, j)
+	if err := p.attrs.fill(s.rAttrs, j); err != nil {
+		return err
+	}
 	user, group := j.User, j.Group
 	j.WallTime, j.RunTime, j.Files = 0, 0, j.Files[:0]
 	if cap(j.Tasks) < dag.N {
@@ -430,7 +452,9 @@ func (s *unitStream) makeComposite(j *workload.Job) {
 		a := c.appChoice.Pick(s.rApp)
 		t.Type = c.appNames[a]
 		p.place.fill(s.rPlace, t)
-		p.attrs.fill(s.rAttrs, t)
+		if err := p.attrs.fill(s.rAttrs, t); err != nil {
+			return err
+		}
 		t.User, t.Group = user, group
 		c.apps[a].fill(s.rApp, t)
 		t.Tasks, t.Deps = nil, nil
@@ -439,6 +463,7 @@ func (s *unitStream) makeComposite(j *workload.Job) {
 	for _, e := range dag.Edges {
 		j.Deps = append(j.Deps, workload.Dependency{From: j.Tasks[e[0]].ID, To: j.Tasks[e[1]].ID})
 	}
+	return nil
 }
 
 // streamHeap orders unit streams by their pending job's submit time.

@@ -347,7 +347,10 @@ func TestDAGShapesHaveRequestedNAndL(t *testing.T) {
 					continue
 				}
 				for rep := 0; rep < 3; rep++ {
-					d := shape.make(r, n, l, dagParams{edgeProb: 0.2, meanPred: 2})
+					d, err := shape.make(r, n, l, dagParams{edgeProb: 0.2, meanPred: 2})
+					if err != nil {
+						t.Fatalf("%s N=%d L=%d: %v", shape.Name, n, l, err)
+					}
 					tried++
 					checkDAG(t, shape.Name, d, n, l)
 				}
@@ -458,7 +461,7 @@ func TestGeneratorErrors(t *testing.T) {
 		{"unknown type", "5\tfoo\tsingle\t1\t*:?\tZero\t-", "e.wdl:1:3: unknown unit type \"foo\""},
 		{"unknown wl", "5\twl:nope\tsingle\t1\t*:?\tZero\t-", "e.wdl:1:3: unknown workload generator \"wl:nope\""},
 		{"unknown structure", "# File-version: 1.1\n1\tcomposite\t2\tstar\tsingle\t1\t*:?\tZero\t-", "e.wdl:2:15: unknown composite structure \"star\""},
-		{"bad param", "5\tsser\tsingle\t1\t*:?\tZero\tSupersteps=-2", "e.wdl:1:37: Supersteps: \"-2\" must be a whole number >= 1"},
+		{"bad param", "5\tsser\tsingle\t1\t*:?\tZero\tSupersteps=-2", "e.wdl:1:37: Supersteps: \"-2\" must be a whole number from 1 to 2147483647"},
 		{"bad param in list", "5\tlunar\tsingle\t1\t*:?\tZero\tFlavourWithWeights=normal;huge/2", "e.wdl:1:53: FlavourWithWeights: \"huge\" is not one of normal, large"},
 		{"fixed without sites", "5\tsmpi\tsingle\t1\t*:?\tZero\tSiteTypesWithWeights=fixed,TotalCPUsWithWeights=2;4", "e.wdl:1:47: fixed and semi-fixed jobs need sites"},
 		{"infeasible chain", "5\tchain\tsingle\t1\t*:?\tZero\tN=10,L=5", "e.wdl:1:27: no chain DAG has N in 10 and L in 5"},

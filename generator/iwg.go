@@ -3,7 +3,6 @@ package generator
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/BurntSushi/toml"
@@ -33,6 +32,9 @@ import (
 //	Tolerance=0.02       |load − target| allowed (absolute; default 0.01)
 //	MaxIterations=30     steps before giving up (default 30)
 
+// maxIterations bounds MaxIterations: each step generates the whole unit.
+const maxIterations = 100
+
 type iwgSpec struct {
 	on        bool
 	target    float64
@@ -45,7 +47,7 @@ type iwgSpec struct {
 // gridProcessors reads Processors=N, or Grid=FILE (a grid.toml: the sum of
 // its clusters' processors).
 func gridProcessors(k *modelKeys) (int, bool) {
-	if n, ok, err := k.o.Int("Processors", 1); err != nil {
+	if n, ok, err := k.o.Int("Processors", 1, wdl.MaxProcessors); err != nil {
 		k.add(err)
 	} else if ok {
 		return n, true
@@ -69,7 +71,7 @@ func gridProcessors(k *modelKeys) (int, bool) {
 // gridFileProcessors sums the processors of the [[cluster]] tables of a
 // grid description (the format of docs/koala.md).
 func gridFileProcessors(path string) (int, error) {
-	src, err := os.ReadFile(path)
+	src, err := wdl.ReadFile(path)
 	if err != nil {
 		return 0, err
 	}
@@ -82,11 +84,17 @@ func gridFileProcessors(path string) (int, error) {
 		return 0, fmt.Errorf("%s: %v", path, err)
 	}
 	n := 0
-	for _, c := range g.Cluster {
+	for i, c := range g.Cluster {
+		if c.Processors < 0 || c.Processors > wdl.MaxProcessors {
+			return 0, fmt.Errorf("%s: cluster %d has %d processors; a cluster has 0 to %d", path, i+1, c.Processors, wdl.MaxProcessors)
+		}
 		n += c.Processors
 	}
 	if n < 1 {
 		return 0, fmt.Errorf("%s: no [[cluster]] with processors", path)
+	}
+	if n > wdl.MaxProcessors {
+		return 0, fmt.Errorf("%s: the clusters have %d processors in all; a grid has at most %d", path, n, wdl.MaxProcessors)
 	}
 	return n, nil
 }
@@ -106,10 +114,10 @@ func prepareIWG(k *modelKeys, u *wdl.Unit, procs int, procsGiven bool) iwgSpec {
 	s.on, s.targetPos = true, opt.Pos
 	s.target = k.float("TargetLoad", 0, 1e-9, 1e6)
 	if !(s.target > 0) {
-		k.add(wdl.Errorf(opt.Pos, "TargetLoad must be > 0, got %q", opt.Value))
+		k.add(wdl.Errorf(opt.Pos, "TargetLoad must be > 0, got %q", wdl.Excerpt(opt.Value)))
 	}
 	s.tol = k.float("Tolerance", s.tol, 1e-9, 1e6)
-	s.maxIter = k.int("MaxIterations", s.maxIter, 1)
+	s.maxIter = k.int("MaxIterations", s.maxIter, 1, maxIterations)
 	if !procsGiven {
 		k.add(wdl.Errorf(opt.KeyPos, "TargetLoad needs the grid's size: Processors=N or Grid=grid.toml"))
 	}

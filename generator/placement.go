@@ -3,6 +3,7 @@ package generator
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/gmark/gmark/stats"
@@ -73,7 +74,7 @@ func preparePlacement(u *wdl.Unit) (*placement, wdl.ErrorList) {
 	var errs wdl.ErrorList
 	o := u.Options
 	p := &placement{st: u.SiteType, colTotal: u.Total, colSites: u.Sites}
-	if n, ok, err := o.Int("NSites", 1); err != nil {
+	if n, ok, err := o.Int("NSites", 1, wdl.MaxComponents); err != nil {
 		errs = append(errs, err.(*wdl.Error))
 	} else if ok {
 		p.nsites = n
@@ -100,6 +101,13 @@ func preparePlacement(u *wdl.Unit) (*placement, wdl.ErrorList) {
 	if p.totChoice != nil && p.szChoice != nil {
 		opt, _ := o.Get(wdl.KeyComponentSizes)
 		errs = append(errs, wdl.Errorf(opt.Pos, "give %s or %s, not both", wdl.KeyTotalCPUs, wdl.KeyComponentSizes))
+	}
+	if p.szChoice != nil {
+		// A job's total is its component count times the drawn size.
+		if n, size := p.maxComponents(), slices.Max(p.sizes); n*size > wdl.MaxProcessors {
+			opt, _ := o.Get(wdl.KeyComponentSizes)
+			errs = append(errs, wdl.Errorf(opt.Pos, "%s: %d components of %d processors make %d, more than the %d a job may have", wdl.KeyComponentSizes, n, size, n*size, wdl.MaxProcessors))
+		}
 	}
 	if !p.drawn() {
 		comps, err := wdl.Resolve(u.SiteType, u.Total, u.Sites, p.nsites)
@@ -131,6 +139,15 @@ func preparePlacement(u *wdl.Unit) (*placement, wdl.ErrorList) {
 		errs = append(errs, wdl.Errorf(u.Cols.Total, "the total is ?: give %s, %s, or the SiteInfo amounts", wdl.KeyTotalCPUs, wdl.KeyComponentSizes))
 	}
 	return p, errs
+}
+
+// maxComponents is the most components drawShape can give a job.
+func (p *placement) maxComponents() int {
+	n := max(1, p.nsites, len(p.colSites)+1)
+	if len(p.ncomps) > 0 {
+		n = max(n, slices.Max(p.ncomps))
+	}
+	return n
 }
 
 func (p *placement) drawn() bool {

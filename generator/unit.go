@@ -25,10 +25,6 @@ const (
 	purposeDAG       = "dag"
 )
 
-// maxOffset bounds submit times: a workload spanning more than a century is
-// a mistake in the spec (e.g. C(1e12)), not a benchmark.
-const maxOffset = 100 * 365 * 24 * time.Hour
-
 // wallTimeMinutes is GrenchMark's value set for the maximum wall time, and
 // defaultWallTime the limit used when RandomWorkload=false.
 var (
@@ -45,6 +41,7 @@ type attrs struct {
 	wallGiven   bool
 	runFixed    time.Duration
 	runDist     stats.Distribution
+	runKey      string // where runDist came from, for errors: "RunTime" or "Model [runtime]"
 	users       []string
 	userChoice  *stats.Choice
 	groups      []string
@@ -61,10 +58,11 @@ func prepareAttrs(o *wdl.Options, random bool) (*attrs, wdl.ErrorList) {
 		}
 	}
 	a := &attrs{wallFixed: defaultWallTime}
-	if m, ok, err := o.Float("RunTimeInMinutes", 0); err != nil {
+	if m, ok, err := o.Float("RunTimeInMinutes", 0, maxMinutes); err != nil {
 		add(err)
 	} else if ok {
-		a.wallFixed, a.wallGiven = minutes(m), true
+		a.wallFixed, _ = minutes(m)
+		a.wallGiven = true
 	} else if items, ok, err := o.Weighted("RunTimeInMinutesWithWeights"); err != nil {
 		add(err)
 	} else if ok {
@@ -72,10 +70,11 @@ func prepareAttrs(o *wdl.Options, random bool) (*attrs, wdl.ErrorList) {
 		w := make([]float64, len(items))
 		for i, it := range items {
 			m, err := wdl.ParseFloat(it.Value)
-			if err != nil || m <= 0 {
-				errs = append(errs, wdl.Errorf(opt.ItemPos(it), "RunTimeInMinutesWithWeights: %q must be a number of minutes > 0", it.Value))
+			d, derr := minutes(m)
+			if err != nil || m <= 0 || derr != nil {
+				errs = append(errs, wdl.Errorf(opt.ItemPos(it), "RunTimeInMinutesWithWeights: %q must be a number of minutes > 0 and at most %d (100 years)", wdl.Excerpt(it.Value), maxMinutes))
 			}
-			a.wallVals = append(a.wallVals, minutes(m))
+			a.wallVals = append(a.wallVals, d)
 			w[i] = it.Weight
 		}
 		a.wallChoice, _ = stats.NewChoice(w)
@@ -90,10 +89,13 @@ func prepareAttrs(o *wdl.Options, random bool) (*attrs, wdl.ErrorList) {
 	if opt, ok := o.Get("RunTime"); ok {
 		if strings.ContainsRune(opt.Value, '(') || isFamilyName(opt.Value) {
 			d, err := wdl.ParseDistributionIn(opt.Value, wdl.DistContext{Dir: filepath.Dir(opt.Pos.File)})
+			if err == nil {
+				err = wdl.RunTimes.CheckDist(d)
+			}
 			if err != nil {
 				errs = append(errs, wdl.Errorf(opt.Pos, "RunTime: %v", err))
 			}
-			a.runDist = d
+			a.runDist, a.runKey = d, "RunTime"
 		} else if d, err := wdl.ParseDuration(opt.Value); err != nil {
 			errs = append(errs, wdl.Errorf(opt.Pos, "RunTime: %v (a duration, or a distribution such as LogNorm(4,1))", err))
 		} else {
@@ -101,11 +103,11 @@ func prepareAttrs(o *wdl.Options, random bool) (*attrs, wdl.ErrorList) {
 		}
 	} else if opt, ok := o.Get("Model"); ok {
 		// The run time of a Model= fit file (docs/models.md), when it has one.
-		d, err := modelDist(opt, "runtime")
+		d, err := modelDist(opt, "runtime", wdl.RunTimes)
 		if err != nil {
 			errs = append(errs, err.(*wdl.Error))
 		}
-		a.runDist = d
+		a.runDist, a.runKey = d, "Model [runtime]"
 	}
 	a.users, a.userChoice = weightedStrings(o, "User", "UsersWithWeights", &errs)
 	a.groups, a.groupChoice = weightedStrings(o, "Group", "GroupsWithWeights", &errs)
@@ -130,7 +132,10 @@ func isFamilyName(s string) bool {
 	return ok
 }
 
-func minutes(m float64) time.Duration { return wdl.SecondsToDuration(m * 60) }
+// maxMinutes is MaxSeconds in minutes: the longest wall time.
+const maxMinutes = wdl.MaxSeconds / 60
+
+func minutes(m float64) (time.Duration, error) { return wdl.Durations.Duration(m * 60) }
 
 // weightedStrings reads either Key=value or KeyWithWeights=v/w;….
 func weightedStrings(o *wdl.Options, key, wkey string, errs *wdl.ErrorList) ([]string, *stats.Choice) {
@@ -159,24 +164,29 @@ func weightedStrings(o *wdl.Options, key, wkey string, errs *wdl.ErrorList) ([]s
 func parseFile(s string) (workload.File, error) {
 	name, size, ok := strings.Cut(s, ":")
 	if !ok || name == "" {
-		return workload.File{}, fmt.Errorf("input file %q must be name:size, e.g. dataset-1:2GB", s)
+		return workload.File{}, fmt.Errorf("input file %q must be name:size, e.g. dataset-1:2GB", wdl.Excerpt(s))
 	}
 	n, err := wdl.ParseBytes(size)
 	if err != nil {
-		return workload.File{}, fmt.Errorf("input file %q: %v", s, err)
+		return workload.File{}, fmt.Errorf("input file %q: %v", wdl.Excerpt(s), err)
 	}
 	return workload.File{Name: name, Size: n}, nil
 }
 
-// fill sets the shared attributes of j.
-func (a *attrs) fill(r *rand.Rand, j *workload.Job) {
+// fill sets the shared attributes of j. Its error is a run time that could
+// not be drawn in range (docs/wdl.md#distributions-and-their-draws).
+func (a *attrs) fill(r *rand.Rand, j *workload.Job) error {
 	j.WallTime = a.wallFixed
 	if a.wallChoice != nil {
 		j.WallTime = a.wallVals[a.wallChoice.Pick(r)]
 	}
 	j.RunTime = a.runFixed
 	if a.runDist != nil {
-		j.RunTime = wdl.SecondsToDuration(math.Max(0, a.runDist.Rand(r)))
+		secs, err := wdl.RunTimes.Draw(a.runDist, r)
+		if err != nil {
+			return fmt.Errorf("job %s: %s: %v; change the distribution so that its draws stay in range", j.ID, a.runKey, err)
+		}
+		j.RunTime, _ = wdl.RunTimes.Duration(secs) // in range: Draw checked it
 	}
 	// A drawn limit shorter than the job's known run time would kill it; unless
 	// the unit fixed the limit, raise it to the run time in whole minutes.
@@ -194,11 +204,11 @@ func (a *attrs) fill(r *rand.Rand, j *workload.Job) {
 	if a.fileChoice != nil {
 		j.Files = append(j.Files, a.files[a.fileChoice.Pick(r)])
 	}
+	return nil
 }
 
 // arrivals is a unit's arrival process: the first job at StartAt, each next
-// one an inter-arrival time later. Negative samples (a normal distribution can
-// give them) count as 0.
+// one an inter-arrival time later.
 type arrivals struct {
 	dist  stats.Distribution
 	r     *rand.Rand
@@ -209,18 +219,43 @@ type arrivals struct {
 
 func (a *arrivals) next() (time.Duration, error) {
 	if a.k > 0 {
-		dt := a.dist.Rand(a.r)
-		if !(dt > 0) { // also NaN
-			dt = 0
+		dt, err := drawInterArrival(a.dist, a.r)
+		if err != nil {
+			return 0, err
 		}
 		if a.scale > 0 {
 			dt *= a.scale
 		}
-		if dt > maxOffset.Seconds() || a.t+wdl.SecondsToDuration(dt) > maxOffset {
-			return 0, fmt.Errorf("arrival times pass %d years", int(maxOffset.Hours()/24/365))
+		// Each step is rounded to the millisecond, then added.
+		step, err := wdl.Durations.Duration(dt)
+		if err != nil || a.t+step > wdl.MaxDuration {
+			return 0, errArrivalsTooLate
 		}
-		a.t += wdl.SecondsToDuration(dt)
+		a.t += step
 	}
 	a.k++
 	return a.t, nil
+}
+
+// drawInterArrival draws an inter-arrival time in seconds. Negative draws
+// (a normal can give them) count as 0, as in GrenchMark, and the rare draw
+// past the limit of durations is drawn again (docs/wdl.md); NaN is an error.
+func drawInterArrival(d stats.Distribution, r *rand.Rand) (float64, error) {
+	v, err := wdl.InterArrivals.Draw(d, r)
+	if err != nil {
+		return 0, fmt.Errorf("the inter-arrival time: %v; change the distribution so that its draws stay in range", err)
+	}
+	return math.Max(0, v), nil
+}
+
+// errArrivalsTooLate ends a unit whose submit times pass the limit.
+var errArrivalsTooLate = fmt.Errorf("arrival times pass %d years, the limit of submit offsets: give fewer jobs or shorter inter-arrival times", wdl.MaxSeconds/(365*86400))
+
+// submitOffset converts a submit time in seconds from the workload start to
+// an offset, or errArrivalsTooLate past MaxSeconds.
+func submitOffset(secs float64) (time.Duration, error) {
+	if !(secs <= wdl.MaxSeconds) {
+		return 0, errArrivalsTooLate
+	}
+	return wdl.Durations.Duration(secs)
 }

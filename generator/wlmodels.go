@@ -28,9 +28,9 @@ const (
 	purposeSingle  = "single"
 )
 
-// modelDist reads key from the Model= fit file named by opt; (nil, nil)
-// when the file has no such key.
-func modelDist(opt wdl.Option, key string) (stats.Distribution, error) {
+// modelDist reads key from the Model= fit file named by opt, checked
+// against lim; (nil, nil) when the file has no such key.
+func modelDist(opt wdl.Option, key string, lim wdl.Limit) (stats.Distribution, error) {
 	recs, full, err := wdl.LoadFitFile(opt.Value, wdl.DistContext{Dir: filepath.Dir(opt.Pos.File)})
 	if err != nil {
 		return nil, wdl.Errorf(opt.Pos, "Model: %v", err)
@@ -40,8 +40,11 @@ func modelDist(opt wdl.Option, key string) (stats.Distribution, error) {
 		return nil, nil
 	}
 	d, err := rec.Distribution()
+	if err == nil {
+		err = lim.CheckDist(d)
+	}
 	if err != nil {
-		return nil, wdl.Errorf(opt.Pos, "Model: %s [%s]: %v", full, key, err)
+		return nil, wdl.Errorf(opt.Pos, "Model: %s [%s]: %v", wdl.ExcerptPath(full), key, err)
 	}
 	return d, nil
 }
@@ -76,8 +79,9 @@ func (k *modelKeys) add(err error) {
 	}
 }
 
-// fromModel is the Model file's distribution under fitKey, if it has one.
-func (k *modelKeys) fromModel(fitKey string) (stats.Distribution, bool) {
+// fromModel is the Model file's distribution under fitKey, if it has one;
+// when lim is not nil, it must pass lim.CheckDist.
+func (k *modelKeys) fromModel(fitKey string, lim *wdl.Limit) (stats.Distribution, bool) {
 	if k.model == nil || fitKey == "" {
 		return nil, false
 	}
@@ -86,25 +90,33 @@ func (k *modelKeys) fromModel(fitKey string) (stats.Distribution, bool) {
 		return nil, false
 	}
 	d, err := rec.Distribution()
+	if err == nil && lim != nil {
+		err = lim.CheckDist(d)
+	}
 	if err != nil {
-		k.add(wdl.Errorf(k.model.Pos, "Model: %s [%s]: %v", k.fullPath, fitKey, err))
+		k.add(wdl.Errorf(k.model.Pos, "Model: %s [%s]: %v", wdl.ExcerptPath(k.fullPath), fitKey, err))
 		return nil, false
 	}
 	return d, true
 }
 
 // dist returns the distribution of key, else of fitKey in the Model file,
-// else def; given tells whether the unit set it (by key or model).
-func (k *modelKeys) dist(key, fitKey string, def stats.Distribution) (d stats.Distribution, given bool) {
+// else def; given tells whether the unit set it (by key or model). A
+// distribution the unit gives must pass lim.CheckDist when lim is not nil
+// (the defaults are the model's own and pass by construction).
+func (k *modelKeys) dist(key, fitKey string, def stats.Distribution, lim *wdl.Limit) (d stats.Distribution, given bool) {
 	if opt, ok := k.o.Get(key); ok {
 		d, err := wdl.ParseDistributionIn(opt.Value, wdl.DistContext{Dir: filepath.Dir(opt.Pos.File)})
+		if err == nil && lim != nil {
+			err = lim.CheckDist(d)
+		}
 		if err != nil {
 			k.add(wdl.Errorf(opt.Pos, "%s: %v", key, err))
 			return def, true
 		}
 		return d, true
 	}
-	if d, ok := k.fromModel(fitKey); ok {
+	if d, ok := k.fromModel(fitKey, lim); ok {
 		return d, true
 	}
 	return def, false
@@ -128,9 +140,9 @@ func (k *modelKeys) float(key string, def, lo, hi float64) float64 {
 	return v
 }
 
-// int returns the whole number of key (at least lo) or def.
-func (k *modelKeys) int(key string, def, lo int) int {
-	v, ok, err := k.o.Int(key, lo)
+// int returns the whole number of key (in [lo, hi]) or def.
+func (k *modelKeys) int(key string, def, lo, hi int) int {
+	v, ok, err := k.o.Int(key, lo, hi)
 	if err != nil {
 		k.add(err)
 		return def
@@ -165,7 +177,7 @@ func (k *modelKeys) word(key, def string, choices ...string) string {
 			return c
 		}
 	}
-	k.add(wdl.Errorf(opt.Pos, "%s: %q is not one of %s", key, opt.Value, strings.Join(choices, ", ")))
+	k.add(wdl.Errorf(opt.Pos, "%s: %q is not one of %s", key, wdl.Excerpt(opt.Value), strings.Join(choices, ", ")))
 	return def
 }
 
@@ -307,23 +319,35 @@ func (u *userPicker) pick(r *rand.Rand, t time.Duration) string {
 	return strconv.Itoa(k)
 }
 
+// maxUsers bounds Users: the Zipf table of user ranks is precomputed.
+const maxUsers = 1 << 20
+
+// jobSize is the limit of a drawn job or bag size, clamped into its range
+// before the conversion (so only NaN is refused).
+var jobSize = wdl.Limit{What: "a size", Min: 1, Max: wdl.MaxProcessors}
+
 // minRunTime keeps drawn run times from rounding to 0, which in a workload
 // means "unknown".
 const minRunTime = 0.001
 
 // fillModelJob makes j a unitary swf job of procs processors on any site,
-// running for runtime seconds.
-func fillModelJob(j *workload.Job, id string, unit, idx int, submit time.Duration, procs int, runtime float64, user string, app *appMaker, r *rand.Rand) {
+// running for runtime seconds. Its error is a run time beyond the limits.
+func fillModelJob(j *workload.Job, id string, unit, idx int, submit time.Duration, procs int, runtime float64, user string, app *appMaker, r *rand.Rand) error {
+	rt, err := wdl.RunTimes.Duration(math.Max(runtime, minRunTime))
+	if err != nil {
+		return fmt.Errorf("job %s: %v; change RunTime (or the Model) so that its draws stay in range", id, err)
+	}
 	j.ID, j.Unit, j.Index = id, unit, idx
 	j.Kind, j.Type, j.SiteType = workload.Unitary, "swf", workload.Single
 	j.Submit = submit
-	j.RunTime = wdl.SecondsToDuration(math.Max(runtime, minRunTime))
+	j.RunTime = rt
 	j.WallTime = 0
 	j.User, j.Group = user, ""
 	j.Components = append(j.Components[:0], workload.Component{Site: workload.AnySite, Count: max(procs, 1)})
 	j.Files = j.Files[:0]
 	j.Tasks, j.Deps = j.Tasks[:0], j.Deps[:0]
 	app.fill(r, j)
+	return nil
 }
 
 // swfApp prepares the swf application of a model unit (Scale=, Mode=).

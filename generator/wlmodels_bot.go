@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -127,7 +128,7 @@ func prepareBoT(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl.E
 	var errs wdl.ErrorList
 	k := newModelKeys(u.Options, &errs)
 	p := &botPlan{unit: u, seed: seed, scale: 1}
-	p.users = k.int("Users", botUsers, 1)
+	p.users = k.int("Users", botUsers, 1, maxUsers)
 	p.userExp = k.float("UserExponent", botUserExponent, 1e-9, 100)
 	p.userGap = botDefaultGap
 	if d, ok, err := u.Options.Duration("UserGap"); err != nil {
@@ -138,7 +139,7 @@ func prepareBoT(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl.E
 	if iat, ok := unitArrival(u, k, "bot-interarrival"); ok {
 		p.iat = iat
 	} else {
-		p.iat, _ = k.dist("BoTIAT", "", botDefaultIAT)
+		p.iat, _ = k.dist("BoTIAT", "", botDefaultIAT, &wdl.InterArrivals)
 	}
 	if on, _, _ := cycleKey(k); on {
 		c, err := botCycle(k, timeOfDay(k))
@@ -148,11 +149,11 @@ func prepareBoT(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl.E
 		}
 		p.cycle = c
 	}
-	p.size, _ = k.dist("BoTSize", "bot-size", botDefaultSize)
+	p.size, _ = k.dist("BoTSize", "bot-size", botDefaultSize, nil)
 	p.rounding = k.word("SizeRounding", "round", "round", "floor", "ceil")
-	p.maxSize = k.int("MaxBoTSize", botDefaultMaxSize, 1)
-	p.art, _ = k.dist("ART", "bot-art", botDefaultART)
-	p.rtv, _ = k.dist("RTV", "bot-rtv", botDefaultRTV)
+	p.maxSize = k.int("MaxBoTSize", botDefaultMaxSize, 1, wdl.MaxTasks)
+	p.art, _ = k.dist("ART", "bot-art", botDefaultART, &wdl.RunTimes)
+	p.rtv, _ = k.dist("RTV", "bot-rtv", botDefaultRTV, nil)
 	p.option = k.word("RunTimeOption", "C", "A", "B", "C")
 	p.maxRunTime = k.seconds("MaxRunTime", botMaxRunTime)
 	procsGiven := u.Options.Has("Processors") || u.Options.Has("Grid")
@@ -162,7 +163,7 @@ func prepareBoT(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl.E
 	}
 	p.single = gridParams(p.procs)
 	overrideLF(k, &p.single, "")
-	p.singleRunTime, _ = k.dist("RunTime", "runtime", nil)
+	p.singleRunTime, _ = k.dist("RunTime", "runtime", nil, &wdl.RunTimes)
 	app, aerrs := swfApp(u.Options)
 	errs = append(errs, aerrs...)
 	p.app = app
@@ -211,10 +212,14 @@ func (p *botPlan) newSource() (WorkloadSource, error) {
 }
 
 // bagSize draws a bag size: the size distribution rounded by the unit's
-// rule, at least 1; sizes above MaxBoTSize are redrawn.
-func (p *botPlan) bagSize(r *rand.Rand) int {
+// rule, at least 1; sizes above MaxBoTSize are redrawn. A draw that is not
+// a number is an error.
+func (p *botPlan) bagSize(r *rand.Rand) (int, error) {
 	for i := 0; ; i++ {
 		v := p.size.Rand(r)
+		if math.IsNaN(v) {
+			return 0, fmt.Errorf("BoTSize %s drew NaN, not a number of tasks", p.size)
+		}
 		switch p.rounding {
 		case "floor":
 			v = math.Floor(v)
@@ -224,7 +229,7 @@ func (p *botPlan) bagSize(r *rand.Rand) int {
 			v = math.Round(v)
 		}
 		if v <= float64(p.maxSize) || i >= 100 {
-			return int(math.Max(1, math.Min(v, float64(p.maxSize))))
+			return jobSize.Int(math.Max(1, math.Min(v, float64(p.maxSize))))
 		}
 	}
 }
@@ -261,30 +266,41 @@ func (s *botSource) Next(j *workload.Job) (bool, error) {
 		return false, nil
 	}
 	if s.idx > 0 {
-		tau := math.Max(0, p.iat.Rand(s.rArr)) * p.scale
+		tau, err := drawInterArrival(p.iat, s.rArr)
+		if err != nil {
+			return false, err
+		}
+		tau *= p.scale
 		if p.cycle != nil {
 			s.t = p.cycle.warp(s.t, tau)
 		} else {
 			s.t += tau
 		}
 	}
-	submit := wdl.SecondsToDuration(s.t)
-	if submit > maxOffset || s.t > maxOffset.Seconds() {
-		return false, errArrivalsTooLate
+	submit, err := submitOffset(s.t)
+	if err != nil {
+		return false, err
 	}
 	user := s.users.pick(s.rUser, submit)
-	n := p.bagSize(s.rSize)
+	n, err := p.bagSize(s.rSize)
+	if err != nil {
+		return false, err
+	}
 	var id string
 	s.buf, id = unitID(s.buf, p.unit.ID, s.idx)
 	if n == 1 {
 		procs := p.single.size(s.rSingle)
 		var rt float64
 		if p.singleRunTime != nil {
-			rt = math.Max(0, p.singleRunTime.Rand(s.rSingle))
+			if rt, err = wdl.RunTimes.Draw(p.singleRunTime, s.rSingle); err != nil {
+				return false, fmt.Errorf("job %s: RunTime: %v", id, err)
+			}
 		} else {
 			rt = math.Exp(p.single.logRunTime(s.rSingle, procs))
 		}
-		fillModelJob(j, id, p.unit.ID, s.idx, submit, procs, rt, user, p.app, s.rApp)
+		if err := fillModelJob(j, id, p.unit.ID, s.idx, submit, procs, rt, user, p.app, s.rApp); err != nil {
+			return false, err
+		}
 		s.idx++
 		return true, nil
 	}
@@ -306,7 +322,9 @@ func (s *botSource) Next(j *workload.Job) (bool, error) {
 	j.Tasks = j.Tasks[:n]
 	for k := range j.Tasks {
 		rt := p.taskRunTime(s.rRun, art, rtv)
-		fillModelJob(&j.Tasks[k], id+"."+strconv.Itoa(k), p.unit.ID, k, submit, 1, rt, user, p.app, s.rApp)
+		if err := fillModelJob(&j.Tasks[k], id+"."+strconv.Itoa(k), p.unit.ID, k, submit, 1, rt, user, p.app, s.rApp); err != nil {
+			return false, err
+		}
 	}
 	j.Deps = j.Deps[:0]
 	s.idx++

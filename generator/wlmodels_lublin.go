@@ -158,9 +158,10 @@ var lfKeys = []struct {
 }{
 	{"SerialProb", 0, 1, func(p *lfParams) *float64 { return &p.Serial }},
 	{"Pow2Prob", 0, 1, func(p *lfParams) *float64 { return &p.Pow2 }},
-	{"ULow", 0, 30, func(p *lfParams) *float64 { return &p.ULow }},
-	{"UMed", 0, 30, func(p *lfParams) *float64 { return &p.UMed }},
-	{"UHi", 0, 30, func(p *lfParams) *float64 { return &p.UHi }},
+	// log2 of sizes: at most log2 of wdl.MaxProcessors.
+	{"ULow", 0, 24, func(p *lfParams) *float64 { return &p.ULow }},
+	{"UMed", 0, 24, func(p *lfParams) *float64 { return &p.UMed }},
+	{"UHi", 0, 24, func(p *lfParams) *float64 { return &p.UHi }},
 	{"UProb", 0, 1, func(p *lfParams) *float64 { return &p.UProb }},
 	{"A1", 1e-9, 1e6, func(p *lfParams) *float64 { return &p.A1 }},
 	{"B1", 1e-9, 1e6, func(p *lfParams) *float64 { return &p.B1 }},
@@ -238,8 +239,8 @@ func prepareLublin(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wd
 	// Replacements shared by the streams: the ArrivalTimeDistr column or
 	// Model's interarrival; RunTime; Size.
 	arrival, arrGiven := unitArrival(u, k, "interarrival")
-	runtime, _ := k.dist("RunTime", "runtime", nil)
-	size, _ := k.dist("Size", "size", nil)
+	runtime, _ := k.dist("RunTime", "runtime", nil, &wdl.RunTimes)
+	size, _ := k.dist("Size", "size", nil, nil)
 	cycleOn := !arrGiven
 	if on, d, given := cycleKey(k); given {
 		cycleOn = on
@@ -290,7 +291,7 @@ func prepareLublin(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wd
 	case "grid":
 		addStream("grid", lfTypeless, "")
 	}
-	p.users = k.int("Users", 0, 1)
+	p.users = k.int("Users", 0, 1, maxUsers)
 	p.userExp = k.float("UserExponent", botUserExponent, 1e-9, 100)
 	app, aerrs := swfApp(u.Options)
 	errs = append(errs, aerrs...)
@@ -319,7 +320,7 @@ func unitArrival(u *wdl.Unit, k *modelKeys, fitKey string) (stats.Distribution, 
 	if u.Arrival.Text != "-" && u.Arrival.Dist != nil {
 		return u.Arrival.Dist, true
 	}
-	return k.fromModel(fitKey)
+	return k.fromModel(fitKey, &wdl.InterArrivals)
 }
 
 // lfStream generates one stream's jobs.
@@ -337,17 +338,24 @@ type lfStream struct {
 // lfJob is one drawn job.
 type lfJob struct {
 	submit  time.Duration
+	tooLate bool // the submit time passed the limit of submit offsets
 	procs   int
 	runtime float64
 	order   int
 }
 
-func (s *lfStream) draw() lfJob {
+// draw makes the stream's next job. Its error is a draw that is not a
+// number; a submit time past the limit is marked by tooLate, an error only
+// when the job is due.
+func (s *lfStream) draw() (lfJob, error) {
 	pl := s.plan
 	if s.started {
 		var tau float64
 		if pl.arrival != nil {
-			tau = math.Max(0, pl.arrival.Rand(s.rArr))
+			var err error
+			if tau, err = drawInterArrival(pl.arrival, s.rArr); err != nil {
+				return lfJob{}, err
+			}
 		} else {
 			tau = pl.params.interArrival(s.rArr)
 		}
@@ -361,18 +369,28 @@ func (s *lfStream) draw() lfJob {
 	s.started = true
 	var n int
 	if pl.size != nil {
-		n = int(math.Round(pl.size.Rand(s.rSize)))
-		n = min(max(n, 1), s.procs)
+		v := pl.size.Rand(s.rSize)
+		var err error
+		if n, err = jobSize.Int(math.Min(math.Max(v, 1), float64(s.procs))); err != nil {
+			return lfJob{}, fmt.Errorf("Size %s: %v", pl.size, err)
+		}
 	} else {
 		n = pl.params.size(s.rSize)
 	}
 	var rt float64
 	if pl.runtime != nil {
-		rt = math.Max(0, pl.runtime.Rand(s.rRun))
+		var err error
+		if rt, err = wdl.RunTimes.Draw(pl.runtime, s.rRun); err != nil {
+			return lfJob{}, fmt.Errorf("RunTime: %v", err)
+		}
 	} else {
 		rt = math.Exp(pl.params.logRunTime(s.rRun, n))
 	}
-	return lfJob{submit: wdl.SecondsToDuration(s.t), procs: n, runtime: rt, order: s.order}
+	submit, err := submitOffset(s.t)
+	if err != nil {
+		submit = wdl.MaxDuration + 1 // after every job in time, so due last
+	}
+	return lfJob{submit: submit, tooLate: err != nil, procs: n, runtime: rt, order: s.order}, nil
 }
 
 // lfHeap merges the streams by submit time (ties: stream order).
@@ -422,7 +440,10 @@ func (p *lublinPlan) newSource() (WorkloadSource, error) {
 			rArr:  stats.NewStream(p.seed, id, sp.name+"."+purposeArrival),
 			rSize: stats.NewStream(p.seed, id, sp.name+"."+purposeSize),
 			rRun:  stats.NewStream(p.seed, id, sp.name+"."+purposeRunTime)}
-		s.next = s.draw()
+		var err error
+		if s.next, err = s.draw(); err != nil {
+			return nil, err
+		}
 		src.h = append(src.h, s)
 	}
 	heap.Init(&src.h)
@@ -436,10 +457,13 @@ func (s *lublinSource) Next(j *workload.Job) (bool, error) {
 	}
 	st := s.h[0]
 	job := st.next
-	if job.submit > maxOffset {
+	if job.tooLate {
 		return false, errArrivalsTooLate
 	}
-	st.next = st.draw()
+	var err error
+	if st.next, err = st.draw(); err != nil {
+		return false, err
+	}
 	heap.Fix(&s.h, 0)
 	user := ""
 	if s.users != nil {
@@ -447,9 +471,9 @@ func (s *lublinSource) Next(j *workload.Job) (bool, error) {
 	}
 	var id string
 	s.buf, id = unitID(s.buf, p.unit.ID, s.idx)
-	fillModelJob(j, id, p.unit.ID, s.idx, job.submit, job.procs, job.runtime, user, p.app, s.rApp)
+	if err := fillModelJob(j, id, p.unit.ID, s.idx, job.submit, job.procs, job.runtime, user, p.app, s.rApp); err != nil {
+		return false, err
+	}
 	s.idx++
 	return true, nil
 }
-
-var errArrivalsTooLate = fmt.Errorf("arrival times pass %d years", int(maxOffset.Hours()/24/365))

@@ -417,7 +417,7 @@ func TestModelKeyErrors(t *testing.T) {
 		{"bot", "RunTimeOption=D", `RunTimeOption: "D" is not one of A, B, C`},
 		{"bot", "TargetLoad=0.5", "TargetLoad needs the grid's size"},
 		{"bot", "Tolerance=0.1", "Tolerance needs TargetLoad"},
-		{"bot", "Users=0", "Users must be at least 1"},
+		{"bot", "Users=0", "Users must be a whole number from 1 to 1048576, got 0"},
 		{"bot", "Grid=nogrid.toml,TargetLoad=1", "Grid: open"},
 		{"bot", "PeakHours=17-8", "PeakHours"},
 	}

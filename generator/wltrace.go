@@ -2,6 +2,7 @@ package generator
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -69,7 +70,7 @@ func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl
 	if opt, ok := o.Get("Format"); ok {
 		f, known := gwa.ParseFormat(opt.Value)
 		if !known {
-			errs = append(errs, wdl.Errorf(opt.Pos, "Format: %q is not swf, gwf or sqlite", opt.Value))
+			errs = append(errs, wdl.Errorf(opt.Pos, "Format: %q is not swf, gwf or sqlite", wdl.Excerpt(opt.Value)))
 		}
 		p.opts.Format = f
 	}
@@ -90,7 +91,7 @@ func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl
 			errs = append(errs, wdl.Errorf(opt.Pos, "To (%gs) must be after From (%gs)", d, f.Submit.Min))
 		}
 	}
-	if n, ok, err := o.Int("FirstN", 1); err != nil {
+	if n, ok, err := o.Int("FirstN", 1, math.MaxInt32); err != nil {
 		add(err)
 	} else if ok {
 		f.FirstN = int64(n)
@@ -137,13 +138,13 @@ func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl
 	}
 	bound("MinRunTime", "MaxRunTime", &f.RunTime, func(k string) (float64, bool, error) { return traceSeconds(o, k) })
 	bound("MinProcs", "MaxProcs", &f.Procs, func(k string) (float64, bool, error) {
-		n, ok, err := o.Int(k, 1)
+		n, ok, err := o.Int(k, 1, wdl.MaxProcessors)
 		return float64(n), ok, err
 	})
 
 	// Scaling.
 	scale := func(key string) float64 {
-		v, ok, err := o.Float(key, 0)
+		v, ok, err := o.Float(key, 0, maxTraceScale)
 		if err != nil {
 			add(err)
 			return 1
@@ -204,7 +205,7 @@ func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl
 			from, to, ok := strings.Cut(it, ":")
 			from, to = strings.TrimSpace(from), strings.TrimSpace(to)
 			if !ok || from == "" || to == "" {
-				errs = append(errs, wdl.Errorf(opt.Pos, "SiteMap: %q must be TRACESITE:CLUSTER, e.g. 12:fs0 or grid.ici.ro:fs1", it))
+				errs = append(errs, wdl.Errorf(opt.Pos, "SiteMap: %q must be TRACESITE:CLUSTER, e.g. 12:fs0 or grid.ici.ro:fs1", wdl.Excerpt(it)))
 				continue
 			}
 			p.siteMap[from] = to
@@ -225,6 +226,11 @@ func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl
 	_, period, err := p.firstPass()
 	if err != nil {
 		return nil, wdl.ErrorList{wdl.Errorf(fileOpt.Pos, "File: %v", err)}
+	}
+	// Replays follow each other: the last one starts (NTimes−1) periods in.
+	if u.NTimes > 1 && period > wdl.MaxDuration/time.Duration(u.NTimes-1) {
+		return nil, wdl.ErrorList{wdl.Errorf(u.Cols.NTimes, "%d replays of a %v selection pass %d years, the limit of submit offsets: give fewer replays or a shorter selection",
+			u.NTimes, period, wdl.MaxSeconds/(365*86400))}
 	}
 	p.period = period
 	return func() (WorkloadSource, error) { return p.newSource() }, nil
@@ -282,7 +288,11 @@ func (p *tracePlan) firstPass() (int, time.Duration, error) {
 	default:
 		length = 1
 	}
-	return n, wdl.SecondsToDuration(math.Max(length, 0.001)), nil
+	period, err := wdl.Durations.Duration(math.Max(length, 0.001))
+	if err != nil {
+		return 0, 0, fmt.Errorf("the replay period: %v", err)
+	}
+	return n, period, nil
 }
 
 // traceSource replays the selection NTimes times back to back.
@@ -348,13 +358,40 @@ func (s *traceSource) Next(j *workload.Job) (bool, error) {
 			s.replay++
 			continue
 		}
-		s.fill(j, &rec)
+		if err := s.fill(j, &rec); err != nil {
+			return false, fmt.Errorf("%s: job %q: %v", p.path, wdl.Excerpt(rec.JobID), err)
+		}
 		return true, nil
 	}
 }
 
-func (s *traceSource) fill(j *workload.Job, rec *gwa.Record) {
+// fill makes j of the trace record. Its error is a time or a size beyond
+// the limits of a workload (after the unit's scaling).
+func (s *traceSource) fill(j *workload.Job, rec *gwa.Record) error {
 	p := s.p
+	submit, err := wdl.Durations.Duration(math.Max(0, rec.SubmitTime))
+	if err != nil {
+		return fmt.Errorf("submit time: %v", err)
+	}
+	submit += time.Duration(s.replay) * p.period // at most MaxDuration: checked in prepareTrace
+	if submit > wdl.MaxDuration {
+		return errArrivalsTooLate
+	}
+	var runTime, wallTime time.Duration
+	if rec.RunTime > 0 {
+		if runTime, err = wdl.RunTimes.Duration(rec.RunTime); err != nil {
+			return err
+		}
+	}
+	if rec.ReqTime > 0 {
+		if wallTime, err = traceWallTimes.Duration(rec.ReqTime); err != nil {
+			return err
+		}
+	}
+	procs, err := jobSize.Int(math.Max(1, rec.Procs()))
+	if err != nil {
+		return err
+	}
 	b := strconv.AppendInt(s.idBuf[:0], int64(p.unit.ID), 10)
 	b = append(b, '-')
 	b = strconv.AppendInt(b, int64(s.idx), 10)
@@ -362,15 +399,7 @@ func (s *traceSource) fill(j *workload.Job, rec *gwa.Record) {
 	j.ID, j.Unit, j.Index = string(b), p.unit.ID, s.idx
 	s.idx++
 	j.Kind, j.Type, j.SiteType = workload.Unitary, "swf", workload.Single
-	j.Submit = wdl.SecondsToDuration(math.Max(0, rec.SubmitTime)) + time.Duration(s.replay)*p.period
-	j.RunTime = 0
-	if rec.RunTime > 0 {
-		j.RunTime = wdl.SecondsToDuration(rec.RunTime)
-	}
-	j.WallTime = 0
-	if rec.ReqTime > 0 {
-		j.WallTime = wdl.SecondsToDuration(rec.ReqTime)
-	}
+	j.Submit, j.RunTime, j.WallTime = submit, runTime, wallTime
 	// A limit below the recorded run time would cut the replay short: raise
 	// it to the run time, in whole seconds.
 	if j.WallTime > 0 && j.WallTime < j.RunTime {
@@ -383,12 +412,15 @@ func (s *traceSource) fill(j *workload.Job, rec *gwa.Record) {
 	if rec.GroupID != "" && rec.GroupID != "-1" {
 		j.Group = rec.GroupID
 	}
-	procs := int(math.Round(rec.Procs()))
-	if procs < 1 {
-		procs = 1
-	}
 	j.Components = append(j.Components[:0], workload.Component{Site: s.site(rec.Site(), s.r.Header()), Count: procs})
 	j.Files = j.Files[:0]
 	j.Tasks, j.Deps = j.Tasks[:0], j.Deps[:0]
 	p.app.fill(s.rApp, j)
+	return nil
 }
+
+// maxTraceScale bounds SubmitScale, RunTimeScale and ProcScale.
+const maxTraceScale = 1e6
+
+// traceWallTimes is the limit of a trace job's requested time.
+var traceWallTimes = wdl.Limit{What: "a requested time", Min: 0, Max: wdl.MaxSeconds, Unit: "s"}

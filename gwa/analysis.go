@@ -350,14 +350,20 @@ type Totals struct {
 	Sites       int     `json:"sites"`
 	Processors  int     `json:"processors"` // the system size used for utilization
 	MaxJobProcs float64 `json:"max_job_processors"`
-	FirstSubmit float64 `json:"first_submit"`
-	LastSubmit  float64 `json:"last_submit"`
-	Span        float64 `json:"span"` // last − first submit
-	LastEnd     float64 `json:"last_end"`
+	FirstSubmit Stat    `json:"first_submit"`
+	LastSubmit  Stat    `json:"last_submit"`
+	Span        Stat    `json:"span"` // last − first submit
+	LastEnd     Stat    `json:"last_end"`
 	CPUYears    float64 `json:"cpu_years"` // processor-years consumed: Σ run time × size
 	// Goodput is CPU-years consumed per year of trace (first submit to last
 	// end), the unit of the thesis's Table 3.3.
-	Goodput float64 `json:"goodput_cpu_years_per_year"`
+	Goodput Stat `json:"goodput_cpu_years_per_year"`
+}
+
+// MarshalJSON adds the reasons of absent statistics (see Stat).
+func (t Totals) MarshalJSON() ([]byte, error) {
+	type plain Totals
+	return withAbsent(plain(t))
 }
 
 // StatusCounts counts jobs by GWF/SWF status.
@@ -391,13 +397,19 @@ type Arrivals struct {
 type Utilization struct {
 	Processors       int       `json:"processors"`
 	ProcessorsSource string    `json:"processors_source"` // option, header, or peak-hour estimate
-	Average          float64   `json:"average"`           // busy / (processors × (last end − first submit))
+	Average          Stat      `json:"average"`           // busy / (processors × (last end − first submit))
 	Daily            []float64 `json:"daily"`             // per day from the time base
 	BusiestMonth     string    `json:"busiest_month"`     // e.g. 2005-11, or "days 0-29"
 	BusiestHourly    []float64 `json:"busiest_month_hourly"`
 	// Spike is the most jobs running during one day (the thesis's Table 3.3).
 	Spike         int64   `json:"spike_jobs_per_day"`
 	RunningPerDay []int64 `json:"running_per_day"`
+}
+
+// MarshalJSON adds the reasons of absent statistics (see Stat).
+func (u Utilization) MarshalJSON() ([]byte, error) {
+	type plain Utilization
+	return withAbsent(plain(u))
 }
 
 // SizeSplit compares sequential and parallel jobs.
@@ -421,8 +433,14 @@ type UserShare struct {
 	User     string  `json:"user"`
 	Jobs     int64   `json:"jobs"`
 	CPU      float64 `json:"cpu_seconds"`
-	JobShare float64 `json:"job_share"`
-	CPUShare float64 `json:"cpu_share"`
+	JobShare Stat    `json:"job_share"`
+	CPUShare Stat    `json:"cpu_share"`
+}
+
+// MarshalJSON adds the reasons of absent statistics (see Stat).
+func (u UserShare) MarshalJSON() ([]byte, error) {
+	type plain UserShare
+	return withAbsent(plain(u))
 }
 
 // SiteStat is one site's share of the trace.
@@ -431,8 +449,14 @@ type SiteStat struct {
 	Name     string  `json:"name,omitempty"`
 	Jobs     int64   `json:"jobs"`
 	CPU      float64 `json:"cpu_seconds"`
-	MeanRun  float64 `json:"mean_run_time"`
-	MeanWait float64 `json:"mean_wait"`
+	MeanRun  Stat    `json:"mean_run_time"`
+	MeanWait Stat    `json:"mean_wait"`
+}
+
+// MarshalJSON adds the reasons of absent statistics (see Stat).
+func (s SiteStat) MarshalJSON() ([]byte, error) {
+	type plain SiteStat
+	return withAbsent(plain(s))
 }
 
 // Result finishes the analysis. The Analyzer may go on accepting records.
@@ -463,12 +487,16 @@ func (a *Analyzer) Result() *Analysis {
 	t := &r.Totals
 	t.Jobs, t.Users, t.Groups, t.Sites = a.jobs, len(a.users), len(a.groups), len(a.sites)
 	t.MaxJobProcs, t.CPUYears = a.maxJobProcs, a.cpuSeconds/(365*86400)
+	// span is the time from the first submission to the last end, the
+	// interval of goodput and utilization; 0 when there is none.
+	span := 0.0
 	if a.jobs > 0 {
-		t.FirstSubmit, t.LastSubmit, t.Span = a.first, a.last, a.last-a.first
-		t.LastEnd = math.Max(a.maxEnd, a.last)
-		if d := t.LastEnd - t.FirstSubmit; d > 0 {
-			t.Goodput = a.cpuSeconds / d
-		}
+		t.FirstSubmit, t.LastSubmit, t.Span = known(a.first), known(a.last), known(a.last-a.first)
+		t.LastEnd = known(math.Max(a.maxEnd, a.last))
+		span = t.LastEnd.Value - t.FirstSubmit.Value
+		t.Goodput = ratio(a.cpuSeconds, span, whyNoSpan)
+	} else {
+		t.FirstSubmit, t.LastSubmit, t.Span, t.LastEnd, t.Goodput = absent(whyNoJobs), absent(whyNoJobs), absent(whyNoJobs), absent(whyNoJobs), absent(whyNoJobs)
 	}
 
 	// Arrivals.
@@ -496,11 +524,19 @@ func (a *Analyzer) Result() *Analysis {
 		u.Processors, u.ProcessorsSource = int(math.Ceil(peak)), "peak-hour estimate"
 	}
 	t.Processors = u.Processors
+	if u.Processors == 0 {
+		u.ProcessorsSource = "unknown"
+	}
+	switch {
+	case a.jobs == 0:
+		u.Average = absent(whyNoJobs)
+	case u.Processors == 0:
+		u.Average = absent(whyNoSize)
+	default:
+		u.Average = ratio(a.cpuSeconds, float64(u.Processors)*span, whyNoSpan)
+	}
 	if u.Processors > 0 {
 		procs := float64(u.Processors)
-		if d := t.LastEnd - t.FirstSubmit; d > 0 {
-			u.Average = a.cpuSeconds / (procs * d)
-		}
 		for d := 0; d*24 < len(busy); d++ {
 			sum := 0.0
 			for hb := d * 24; hb < min(len(busy), d*24+24); hb++ {
@@ -514,8 +550,12 @@ func (a *Analyzer) Result() *Analysis {
 			u.BusiestHourly = append(u.BusiestHourly, busy[hb]/(procs*a.busy.width))
 		}
 	}
+	// Lists are empty, never null: null means an absent statistic.
 	if u.Daily == nil {
 		u.Daily = []float64{}
+	}
+	if u.BusiestHourly == nil {
+		u.BusiestHourly = []float64{}
 	}
 	u.RunningPerDay = a.running.counts()
 	for _, n := range u.RunningPerDay {
@@ -530,14 +570,9 @@ func (a *Analyzer) Result() *Analysis {
 	}
 	share := func(n string) UserShare {
 		us := a.users[n]
-		s := UserShare{User: n, Jobs: us.jobs, CPU: us.cpu}
-		if a.jobs > 0 {
-			s.JobShare = float64(us.jobs) / float64(a.jobs)
-		}
-		if a.cpuSeconds > 0 {
-			s.CPUShare = us.cpu / a.cpuSeconds
-		}
-		return s
+		return UserShare{User: n, Jobs: us.jobs, CPU: us.cpu,
+			JobShare: ratio(float64(us.jobs), float64(a.jobs), whyNoJobs),
+			CPUShare: ratio(us.cpu, a.cpuSeconds, whyNoCPU)}
 	}
 	// top lists the TopN users by key, largest first, ties by name.
 	top := func(key func(*groupStat) float64) (list []UserShare) {
@@ -553,20 +588,16 @@ func (a *Analyzer) Result() *Analysis {
 		}
 		return list
 	}
-	r.Users.TopByJob = top(func(u *groupStat) float64 { return float64(u.jobs) })
-	r.Users.TopByCPU = top(func(u *groupStat) float64 { return u.cpu })
+	r.Users.TopByJob = append([]UserShare{}, top(func(u *groupStat) float64 { return float64(u.jobs) })...)
+	r.Users.TopByCPU = append([]UserShare{}, top(func(u *groupStat) float64 { return u.cpu })...)
 	r.Sites = []SiteStat{}
 	for n, s := range a.sites {
 		ss := SiteStat{Site: n, Jobs: s.jobs, CPU: s.cpu}
 		if name := h.SiteName(n); name != n {
 			ss.Name = name
 		}
-		if s.runN > 0 {
-			ss.MeanRun = s.runSum / float64(s.runN)
-		}
-		if s.waitN > 0 {
-			ss.MeanWait = s.waitSum / float64(s.waitN)
-		}
+		ss.MeanRun = ratio(s.runSum, float64(s.runN), whyNoRunTimes)
+		ss.MeanWait = ratio(s.waitSum, float64(s.waitN), whyNoWaits)
 		r.Sites = append(r.Sites, ss)
 	}
 	sort.Slice(r.Sites, func(i, j int) bool {
@@ -581,9 +612,27 @@ func (a *Analyzer) Result() *Analysis {
 	if a.opts.ReportedWorkKnown {
 		work = a.opts.ReportedWork
 	}
-	r.Ranking = Classify(TraceFacts{Sites: t.Sites, Cores: u.Processors, Users: t.Users, Jobs: t.Jobs,
-		Utilization: u.Average * 100, ReportedWork: work})
+	r.Ranking = Classify(t.facts(u, work))
 	return r
+}
+
+// facts are what the ranking needs of an analysis; a size or utilization
+// the trace does not tell is unknown (-1), not 0 stars.
+func (t *Totals) facts(u *Utilization, reportedWork int) TraceFacts {
+	f := TraceFacts{Sites: t.Sites, Cores: u.Processors, Users: t.Users, Jobs: t.Jobs, Utilization: -1, ReportedWork: reportedWork}
+	if u.Processors == 0 {
+		f.Cores = -1
+	}
+	if u.Average.OK() {
+		f.Utilization = 100 * u.Average.Value
+	}
+	return f
+}
+
+// Facts are the analysis's ranking facts with reportedWork publications
+// (-1: unknown).
+func (r *Analysis) Facts(reportedWork int) TraceFacts {
+	return r.Totals.facts(&r.Utilization, reportedWork)
 }
 
 // busiestMonth finds the month with the most processor-seconds: calendar

@@ -31,11 +31,11 @@ func TestAnalysisByHand(t *testing.T) {
 	eq("users", float64(tt.Users), 3)
 	eq("groups", float64(tt.Groups), 2)
 	eq("sites", float64(tt.Sites), 2)
-	eq("span", tt.Span, 7300)
-	eq("last end", tt.LastEnd, 7400)
+	eq("span", tt.Span.Value, 7300)
+	eq("last end", tt.LastEnd.Value, 7400)
 	busy := 7200.0 + 1800 + 100
 	eq("CPU-years", tt.CPUYears, busy/(365*86400))
-	eq("utilization", a.Utilization.Average, busy/(2*7400))
+	eq("utilization", a.Utilization.Average.Value, busy/(2*7400))
 	if h := a.Utilization.BusiestHourly; len(h) != 3 || h[0] != 1 || h[1] != 0.25 || math.Abs(h[2]-100.0/7200) > 1e-12 {
 		t.Errorf("hourly utilization %v", h)
 	}
@@ -51,16 +51,16 @@ func TestAnalysisByHand(t *testing.T) {
 	}
 	d := a.Distributions
 	eq("IAT count", float64(d.InterArrival.Count), 3)
-	eq("IAT median", d.InterArrival.Median, 3600)
+	eq("IAT median", d.InterArrival.Median.Value, 3600)
 	eq("wait count", float64(d.Wait.Count), 2)
 	eq("wait missing", float64(d.Wait.Missing), 2)
-	eq("memory mean", d.Memory.Mean, 1536)
-	eq("parallelism max", d.Parallelism.Max, 2)
-	eq("run time p99", d.RunTime.P99, 3600)
-	if u := a.Users.TopByJob; len(u) != 3 || u[0].User != "7" || u[0].Jobs != 2 || math.Abs(u[0].CPUShare-9000/busy) > 1e-12 {
+	eq("memory mean", d.Memory.Mean.Value, 1536)
+	eq("parallelism max", d.Parallelism.Max.Value, 2)
+	eq("run time p99", d.RunTime.P99.Value, 3600)
+	if u := a.Users.TopByJob; len(u) != 3 || u[0].User != "7" || u[0].Jobs != 2 || math.Abs(u[0].CPUShare.Value-9000/busy) > 1e-12 {
 		t.Errorf("top users %+v", u)
 	}
-	if s := a.Sites; len(s) != 2 || s[0].Site != "2" || s[0].Jobs != 2 || s[0].MeanRun != 950 {
+	if s := a.Sites; len(s) != 2 || s[0].Site != "2" || s[0].Jobs != 2 || s[0].MeanRun.Value != 950 {
 		t.Errorf("sites %+v", s)
 	}
 	if a.Size.SequentialJobs != 2 || a.Size.ParallelJobs != 1 || a.Size.UnknownSize != 1 {

@@ -160,10 +160,13 @@ func SelectArea(r Reader, width float64, targets []Target) (*AreaResult, error) 
 			continue
 		}
 		last = math.Max(last, t)
-		w := int((t - origin) / width)
-		if w >= maxWindows {
-			return nil, fmt.Errorf("area width %gs makes more than %d windows over the trace", width, maxWindows)
+		// The window index in floating point first: a tiny width makes it
+		// too large for an int.
+		wf := math.Floor((t - origin) / width)
+		if wf >= maxWindows {
+			return nil, fmt.Errorf("area width %gs makes more than %d windows over the trace: %w", width, maxWindows, ErrOutOfRange)
 		}
+		w := int(wf)
 		for len(acc) <= w {
 			acc = append(acc, windowAcc{})
 		}

@@ -139,8 +139,8 @@ type BoTStats struct {
 	Jobs         int64    `json:"jobs"`
 	BatchedJobs  int64    `json:"batched_jobs"` // jobs in batches of 2 or more
 	Batches      int64    `json:"batches"`
-	JobShare     float64  `json:"job_share"` // batched jobs / jobs
-	CPUShare     float64  `json:"cpu_share"` // their processor-seconds / all
+	JobShare     Stat     `json:"job_share"` // batched jobs / jobs
+	CPUShare     Stat     `json:"cpu_share"` // their processor-seconds / all
 	SizeClasses  [9]int64 `json:"size_classes"`
 	Size         *Summary `json:"size"`
 	InterArrival *Summary `json:"inter_arrival"` // between consecutive batches' seeds, s
@@ -148,6 +148,12 @@ type BoTStats struct {
 	RunTimeStd   *Summary `json:"run_time_std"`  // RTV per batch, s
 	Duration     *Summary `json:"duration"`      // seed submit to last finish, s
 	MaxSize      int      `json:"max_size"`
+}
+
+// MarshalJSON adds the reasons of absent statistics (see Stat).
+func (b BoTStats) MarshalJSON() ([]byte, error) {
+	type plain BoTStats
+	return withAbsent(plain(b))
 }
 
 // BoTAnalyzer collects BoTStats while records stream through it. It keeps
@@ -207,12 +213,8 @@ func (a *BoTAnalyzer) Result() *BoTStats {
 		a.iat.Add(a.starts[i] - a.starts[i-1])
 	}
 	st := a.st
-	if st.Jobs > 0 {
-		st.JobShare = float64(st.BatchedJobs) / float64(st.Jobs)
-	}
-	if a.cpu > 0 {
-		st.CPUShare = a.batchCPU / a.cpu
-	}
+	st.JobShare = ratio(float64(st.BatchedJobs), float64(st.Jobs), whyNoJobs)
+	st.CPUShare = ratio(a.batchCPU, a.cpu, whyNoCPU)
 	st.Size, st.InterArrival = a.size.Summary(false), a.iat.Summary(false)
 	st.MeanRunTime, st.RunTimeStd, st.Duration = a.art.Summary(false), a.rtv.Summary(false), a.dur.Summary(false)
 	return &st

@@ -63,11 +63,11 @@ func TestBoTExtraction(t *testing.T) {
 	var batches []Batch
 	res, _ := AnalyzeBoTs(r, []float64{DefaultDelta}, func(b *Batch) { batches = append(batches, *b) })
 	st := res[0]
-	if st.BatchedJobs != 12 || math.Abs(st.JobShare-12.0/15) > 1e-12 || st.MaxSize != 4 || st.Size.Mean != 12.0/5 {
+	if st.BatchedJobs != 12 || math.Abs(st.JobShare.Value-12.0/15) > 1e-12 || st.MaxSize != 4 || st.Size.Mean.Value != 12.0/5 {
 		t.Errorf("Δ=120: %+v size %+v", st, st.Size)
 	}
 	// Batch seeds at 0, 30, 400, 500, 700: inter-arrival times 30, 370, 100, 200.
-	if st.InterArrival.Count != 4 || st.InterArrival.Min != 30 || st.InterArrival.Max != 370 || st.InterArrival.Mean != 175 {
+	if st.InterArrival.Count != 4 || st.InterArrival.Min.Value != 30 || st.InterArrival.Max.Value != 370 || st.InterArrival.Mean.Value != 175 {
 		t.Errorf("batch inter-arrival %+v", st.InterArrival)
 	}
 	for _, b := range batches {

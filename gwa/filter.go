@@ -243,5 +243,10 @@ func (t *transformed) Next() (Record, error) {
 	}
 	rec.SubmitTime -= t.origin
 	t.scale.Apply(&rec)
+	// A scale can push a number out of range (a run time times 10^6): that
+	// is an error, not a silently overflowing duration downstream.
+	if err := writable(&rec); err != nil {
+		return Record{}, fmt.Errorf("after rebasing and scaling, %w", err)
+	}
 	return rec, nil
 }

@@ -75,36 +75,56 @@ func (h *Header) SiteName(site string) string {
 }
 
 // addLine records one comment line and reads the keys gmark understands.
-func (h *Header) addLine(line string) {
+// It returns what is wrong with the value of such a key, or "": the line
+// is then malformed, and left out like a malformed record.
+func (h *Header) addLine(line string) (bad string) {
 	line = strings.TrimRight(line, " \t\r")
-	h.Lines = append(h.Lines, line)
+	defer func() {
+		if bad == "" {
+			h.Lines = append(h.Lines, line)
+		}
+	}()
 	k, v, ok := strings.Cut(line, ":")
 	if !ok {
-		return
+		return ""
 	}
 	k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-	atoi := func() int {
-		n, err := strconv.Atoi(strings.Fields(v + " x")[0])
-		if err != nil {
-			return 0
+	// number reads the value's first word as a whole number in [lo, hi]
+	// (values often go on with a remark: "MaxProcs: 1024 (512 nodes)").
+	number := func(lo, hi int64) (int64, string) {
+		first := ""
+		if f := strings.Fields(v); len(f) > 0 {
+			first = f[0]
 		}
-		return n
+		n, err := strconv.ParseInt(first, 10, 64)
+		if n == Missing && err == nil {
+			return 0, "" // unknown, as in the records
+		}
+		if err != nil || n < lo || n > hi {
+			return 0, k + ": " + strconv.Quote(first) + " is not a whole number from " + strconv.FormatInt(lo, 10) + " to " + strconv.FormatInt(hi, 10)
+		}
+		return n, ""
 	}
+	var n int64
 	switch k {
 	case "UnixStartTime":
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && h.UnixStartTime == 0 {
+		if n, bad = number(0, MaxSubmitTime); bad == "" && h.UnixStartTime == 0 {
 			h.UnixStartTime = n
 		}
 	case "TimeZoneString":
 		h.TimeZone = v
 	case "MaxProcs", "Processors":
-		if h.MaxProcs == 0 {
-			h.MaxProcs = atoi()
+		if n, bad = number(0, MaxProcs); bad == "" && h.MaxProcs == 0 {
+			h.MaxProcs = int(n)
 		}
 	case "MaxNodes":
-		h.MaxNodes = atoi()
+		if n, bad = number(0, MaxProcs); bad == "" {
+			h.MaxNodes = int(n)
+		}
 	case "MaxJobs":
-		h.MaxJobs = atoi()
+		if n, bad = number(0, MaxHeaderJobs); bad == "" {
+			h.MaxJobs = int(n)
+		}
 	case "Partition":
 		num, name, _ := strings.Cut(v, " ")
 		if h.Partitions == nil {
@@ -112,6 +132,7 @@ func (h *Header) addLine(line string) {
 		}
 		h.Partitions[num] = strings.TrimSpace(name)
 	}
+	return bad
 }
 
 // hasKey tells whether a header line sets key.

@@ -99,14 +99,7 @@ func convertFile(t testing.TB, path, out string, f Format) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	w, err := Create(out, f, r.Header())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Copy(w, r, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
+	if _, err := WriteTrace(out, f, r.Header(), r, nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -45,7 +45,7 @@ func TestLCGAgreesWithHeaderAndAwk(t *testing.T) {
 		return v
 	}
 	got := []int64{a.Totals.Jobs, int64(a.Totals.Sites), int64(a.Totals.Users), int64(a.Totals.Groups),
-		int64(a.Totals.FirstSubmit), int64(a.Totals.LastSubmit), a.Status.Completed, a.Status.Failed,
+		int64(a.Totals.FirstSubmit.Value), int64(a.Totals.LastSubmit.Value), a.Status.Completed, a.Status.Failed,
 		a.Status.Cancelled, a.Status.Unknown, a.Status.Partial, int64(a.Totals.CPUYears*365*86400 + 0.5)}
 	names := []string{"jobs", "sites", "users", "groups", "first submit", "last submit", "completed", "failed", "cancelled", "unknown status", "partial", "processor-seconds"}
 	for i := range got {
@@ -76,8 +76,8 @@ func TestLCGAgreesWithHeaderAndAwk(t *testing.T) {
 	if ts.Unix() != h.UnixStartTime {
 		t.Errorf("StartTime %v is not UnixStartTime %d", ts, h.UnixStartTime)
 	}
-	if a.Totals.FirstSubmit < 0 || float64(h.UnixStartTime)+a.Totals.LastSubmit > float64(te.Unix()) {
-		t.Errorf("submissions %g..%g s fall outside the header's %v..%v", a.Totals.FirstSubmit, a.Totals.LastSubmit, ts, te)
+	if a.Totals.FirstSubmit.Value < 0 || float64(h.UnixStartTime)+a.Totals.LastSubmit.Value > float64(te.Unix()) {
+		t.Errorf("submissions %g..%g s fall outside the header's %v..%v", a.Totals.FirstSubmit.Value, a.Totals.LastSubmit.Value, ts, te)
 	}
 	t.Logf("LCG: %d jobs, %d sites, %d users, span %gs, status unknown %d; awk: %s", a.Totals.Jobs, a.Totals.Sites, a.Totals.Users, a.Totals.Span, a.Status.Unknown, strings.TrimSpace(string(out)))
 }

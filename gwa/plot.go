@@ -1,12 +1,15 @@
 package gwa
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
+	"github.com/gmark/gmark/internal/outfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -29,8 +32,8 @@ func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
 	save := func(p *plot.Plot, name string) error {
 		for _, ext := range []string{".png", ".svg"} {
 			path := filepath.Join(dir, name+ext)
-			if err := p.Save(9*vg.Inch, 4.5*vg.Inch, path); err != nil {
-				return fmt.Errorf("%s: %v", path, err)
+			if err := SavePlot(p, 9*vg.Inch, 4.5*vg.Inch, path); err != nil {
+				return err
 			}
 			files = append(files, path)
 		}
@@ -157,6 +160,23 @@ func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// SavePlot writes p, w by h, to path in the format of its extension (.png,
+// .svg, ...), as an output of package outfile: through a symbolic link,
+// through a FIFO or a device, replacing a file only once the figure is
+// whole, never over a directory. (gonum's Plot.Save creates the file
+// itself, so it would replace a link or a FIFO with a file.)
+func SavePlot(p *plot.Plot, w, h vg.Length, path string) error {
+	wt, err := p.WriterTo(w, h, strings.TrimPrefix(filepath.Ext(path), "."))
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return outfile.WriteFile(path, buf.Bytes())
 }
 
 func indexed(vals []float64, scale float64) plotter.XYs {

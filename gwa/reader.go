@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -45,11 +46,30 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	if e.Field > 0 {
+	switch {
+	case e.Line <= 0:
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	case e.Field > 0:
 		return fmt.Sprintf("%s:%d: field %d: %s", e.File, e.Line, e.Field, e.Msg)
 	}
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
+
+// NoRecordsError is a trace in which no line is a valid record but some are
+// malformed: whatever the file is, it is not a trace gmark can use, and
+// reading it as one of no jobs would pass off bad input as an empty trace.
+// (A trace with no record lines at all is a valid empty trace.)
+type NoRecordsError struct {
+	Skipped int64       // the malformed lines
+	First   *ParseError // the first of them
+}
+
+func (e *NoRecordsError) Error() string {
+	return fmt.Sprintf("%v; no line is a valid record (%d malformed)", e.First, e.Skipped)
+}
+
+// Unwrap makes the first malformed line the cause.
+func (e *NoRecordsError) Unwrap() error { return e.First }
 
 // Oddities are the known quirks of real traces a reader handled. None of
 // them drops a record.
@@ -103,12 +123,13 @@ type common struct {
 	// ended the stream, returned again by every later Next.
 	pending *Record
 	err     error
+	first   *ParseError // the first malformed line skipped
 }
 
 // readAhead keeps the first record, read by the reader's constructor; the
 // end of an empty stream is kept for Next, any other error returned.
 func (c *common) readAhead(rec Record, err error) error {
-	switch {
+	switch err = c.end(err); {
 	case err == nil:
 		c.pending = &rec
 	case err == io.EOF:
@@ -117,6 +138,15 @@ func (c *common) readAhead(rec Record, err error) error {
 		return err
 	}
 	return nil
+}
+
+// end turns the end of a stream in which every record line was malformed
+// into a NoRecordsError.
+func (c *common) end(err error) error {
+	if err == io.EOF && c.stats.Records == 0 && c.first != nil {
+		return &NoRecordsError{Skipped: c.stats.Skipped, First: c.first}
+	}
+	return err
 }
 
 // ahead answers Next from what was read ahead, if anything was: the pending
@@ -132,6 +162,7 @@ func (c *common) ahead() (rec Record, err error, ok bool) {
 // keep returns what the reader read for Next, remembering an error.
 func (c *common) keep(rec Record, err error) (Record, error) {
 	if err != nil {
+		err = c.end(err)
 		c.err = err
 	}
 	return rec, err
@@ -150,6 +181,9 @@ func (c *common) skip(e *ParseError) error {
 		return e
 	}
 	c.stats.Skipped++
+	if c.first == nil {
+		c.first = e
+	}
 	limit := c.opts.MaxErrors
 	if limit == 0 {
 		limit = 10
@@ -160,18 +194,34 @@ func (c *common) skip(e *ParseError) error {
 	return nil
 }
 
+// headerLine records a comment line of the header; a key gmark reads with
+// a value out of its range is a malformed line (the line is kept, the key
+// ignored).
+func (c *common) headerLine(line int64, text string) error {
+	if bad := c.hdr.addLine(text); bad != "" {
+		return c.skip(c.errorf(line, 0, "%s", bad))
+	}
+	return nil
+}
+
 // finish applies the time-base rule and counts the oddities of a parsed
-// record.
-func (c *common) finish(r *Record) {
+// record. It returns what is wrong with the record's submit time, or "":
+// an offset from the time base of 20 years or more would read back as an
+// absolute time, so no writer could write it unambiguously.
+func (c *common) finish(r *Record) string {
 	if r.SubmitTime >= absoluteThreshold {
-		if !c.hdr.AbsoluteBase {
-			base := c.hdr.UnixStartTime
+		base, abs := c.hdr.UnixStartTime, c.hdr.AbsoluteBase
+		if !abs {
 			if base < absoluteThreshold || float64(base) > r.SubmitTime {
 				base = int64(math.Floor(r.SubmitTime))
 			}
-			c.hdr.UnixStartTime, c.hdr.AbsoluteBase = base, true
 		}
-		r.SubmitTime -= float64(c.hdr.UnixStartTime)
+		if off := r.SubmitTime - float64(base); off >= absoluteThreshold {
+			return fmt.Sprintf("SubmitTime %s is %s s after the time base %d; gmark reads traces spanning less than %d s (20 years) from their base",
+				strconv.FormatFloat(r.SubmitTime, 'f', -1, 64), strconv.FormatFloat(off, 'f', -1, 64), base, absoluteThreshold)
+		}
+		c.hdr.UnixStartTime, c.hdr.AbsoluteBase = base, true
+		r.SubmitTime -= float64(base)
 		c.stats.AbsoluteSubmit++
 	}
 	if r.WaitTime < 0 && r.WaitTime != Missing {
@@ -185,6 +235,7 @@ func (c *common) finish(r *Record) {
 	}
 	c.prev, c.started = r.SubmitTime, true
 	c.stats.Records++
+	return ""
 }
 
 // Open opens a trace file. The format comes from opts.Format, else from the
@@ -199,20 +250,18 @@ func Open(path string, opts ReadOptions) (Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	var magic [16]byte
-	n, _ := io.ReadFull(f, magic[:])
-	if opts.Format == SQLite || (opts.Format == "" && n == 16 && string(magic[:]) == "SQLite format 3\x00") {
+	// Peek rather than read and seek back: a trace may come through a pipe
+	// (gmark trace stats <(zcat trace.swf.gz)).
+	br := bufio.NewReaderSize(f, textBuffer)
+	magic, _ := br.Peek(16)
+	if opts.Format == SQLite || (opts.Format == "" && string(magic) == "SQLite format 3\x00") {
 		f.Close()
 		return OpenSQLite(path, opts)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
-	}
 	if opts.Format == "" {
-		opts.Format = formatFromName(path)
+		opts.Format = FormatFromName(path)
 	}
-	r, err := newTextReader(f, f, opts, true)
+	r, err := newTextReader(br, f, opts, true)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -220,8 +269,9 @@ func Open(path string, opts ReadOptions) (Reader, error) {
 	return r, nil
 }
 
-// formatFromName guesses a format from a file name ("" when it cannot).
-func formatFromName(path string) Format {
+// FormatFromName guesses a format from a file name ("" when it cannot):
+// .swf, .gwf, .db3/.sqlite/.sqlite3/.db, each optionally .gz.
+func FormatFromName(path string) Format {
 	base := strings.ToLower(filepath.Base(path))
 	base = strings.TrimSuffix(base, ".gz")
 	switch filepath.Ext(base) {
@@ -245,18 +295,22 @@ func NewReader(r io.Reader, opts ReadOptions) (Reader, error) {
 }
 
 func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool) (Reader, error) {
-	src := &lineSource{closer: closer}
-	br := bufio.NewReaderSize(r, 256<<10)
+	src := &lineSource{closer: closer, name: opts.Name}
+	br := bufio.NewReaderSize(r, textBuffer) // r itself when it is a big enough bufio.Reader
 	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
 		z, err := newAsyncGunzip(br)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", opts.Name, err)
+			return nil, &ParseError{File: opts.Name, Msg: "gzip: " + err.Error()}
 		}
 		src.unzip = z
-		br = bufio.NewReaderSize(z, 256<<10)
+		br = bufio.NewReaderSize(z, textBuffer)
 	}
 	src.br = br
-	format := detectFormat(br)
+	head, err := br.Peek(64 << 10)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull && src.unzip != nil {
+		return nil, &ParseError{File: opts.Name, Line: 1, Msg: "gzip: " + err.Error() + " (the compressed file is damaged or cut short)"}
+	}
+	format := detectFormat(head)
 	if format == "" || (forced && opts.Format != "" && format != SQLite) {
 		format = opts.Format
 	}
@@ -268,12 +322,11 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 	case SWF:
 		return newSWFReader(src, opts)
 	}
-	return nil, fmt.Errorf("%s: not a trace gmark can read (SWF with ';' comments and 18 fields, GWF with '#' comments and 29 fields, or GWF-SQLite)", opts.Name)
+	return nil, &ParseError{File: opts.Name, Msg: "not a trace gmark can read (SWF with ';' comments and 18 fields, GWF with '#' comments and 29 fields, or GWF-SQLite)"}
 }
 
 // detectFormat looks at the start of the content.
-func detectFormat(br *bufio.Reader) Format {
-	head, _ := br.Peek(64 << 10)
+func detectFormat(head []byte) Format {
 	if bytes.HasPrefix(head, []byte("SQLite format 3\x00")) {
 		return SQLite
 	}
@@ -309,12 +362,16 @@ func detectFormat(br *bufio.Reader) Format {
 // longer than the buffer.
 type lineSource struct {
 	br     *bufio.Reader
+	name   string // for messages
 	unzip  *asyncGunzip
 	closer io.Closer
 	long   []byte
 	line   int64
 	bytes  int64
 }
+
+// textBuffer is the read buffer of text traces.
+const textBuffer = 256 << 10
 
 // maxLine bounds one line; a longer one is malformed (and a binary file fed
 // as a trace does not eat the memory).
@@ -340,6 +397,11 @@ func (s *lineSource) next() ([]byte, error) {
 			s.bytes += int64(len(b))
 			return nil, errLongLine
 		}
+	}
+	if err != nil && err != io.EOF && s.unzip != nil {
+		// A damaged or truncated compressed trace is bad input, and must
+		// not pass for a shorter trace.
+		return nil, &ParseError{File: s.name, Line: s.line + 1, Msg: "gzip: " + err.Error() + " (the compressed file is damaged or cut short)"}
 	}
 	if len(b) == 0 {
 		if err == nil {
@@ -406,7 +468,16 @@ func newAsyncGunzip(r io.Reader) (*asyncGunzip, error) {
 			case <-a.stop:
 				return
 			}
-			n, err := io.ReadFull(z, buf[:cap(buf)])
+			// Fill the chunk, keeping the decompressor's own error: a stream
+			// cut short is io.ErrUnexpectedEOF, not the end of the trace.
+			buf = buf[:cap(buf)]
+			n := 0
+			var err error
+			for n < len(buf) && err == nil {
+				var m int
+				m, err = z.Read(buf[n:])
+				n += m
+			}
 			if n > 0 {
 				select {
 				case a.full <- buf[:n]:
@@ -415,9 +486,6 @@ func newAsyncGunzip(r io.Reader) (*asyncGunzip, error) {
 				}
 			}
 			if err != nil {
-				if err == io.ErrUnexpectedEOF {
-					err = io.EOF
-				}
 				errc <- err
 				close(a.full)
 				return

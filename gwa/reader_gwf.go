@@ -209,13 +209,17 @@ func (r *gwfReader) read() (Record, error) {
 				// The last column line before the data wins (gmark's writer
 				// puts its own last); an earlier one is an ordinary comment.
 				if r.colLine != "" {
-					r.hdr.addLine(r.colLine)
+					if e := r.headerLine(r.src.line, r.colLine); e != nil {
+						return Record{}, e
+					}
 				}
 				r.colLine = text
 				r.setColumns(names)
 				continue
 			}
-			r.hdr.addLine(text)
+			if e := r.headerLine(r.src.line, text); e != nil {
+				return Record{}, e
+			}
 			continue
 		}
 		if isSpace(line[len(line)-1]) {
@@ -235,7 +239,12 @@ func (r *gwfReader) read() (Record, error) {
 			}
 			continue
 		}
-		r.finish(&rec)
+		if msg := r.finish(&rec); msg != "" {
+			if e := r.skip(r.errorf(r.src.line, 0, "%s", msg)); e != nil {
+				return Record{}, e
+			}
+			continue
+		}
 		return rec, nil
 	}
 }
@@ -290,6 +299,9 @@ func (r *gwfReader) set(rec *Record, f int, tok []byte) string {
 			if v, ok = parseNumber(tok); !ok {
 				return quote(tok) + " is not a number (GWF " + fieldName(f) + ")"
 			}
+			if msg := checkField(f, v); msg != "" {
+				return msg
+			}
 		}
 		if f == fStatus {
 			if v != float64(int(v)) || v < -1 || v > 5 {
@@ -305,6 +317,15 @@ func (r *gwfReader) set(rec *Record, f int, tok []byte) string {
 	switch {
 	case len(tok) == 0:
 		s = smallInts[0]
+	case tok[0] == '"':
+		// Quoted by a writer (see field); taken literally when it is not
+		// valid quoting.
+		var ok bool
+		if s, ok = unquoteField(tok); !ok {
+			s = string(tok)
+		} else if s == "" {
+			s = smallInts[0]
+		}
 	case f == fJobID:
 		s = string(tok)
 	default:

@@ -63,7 +63,9 @@ func (r *swfReader) read() (Record, error) {
 				if len(text) > 0 && text[0] == ' ' {
 					text = text[1:]
 				}
-				r.hdr.addLine(string(text))
+				if e := r.headerLine(r.src.line, string(text)); e != nil {
+					return Record{}, e
+				}
 			}
 			continue
 		}
@@ -77,7 +79,12 @@ func (r *swfReader) read() (Record, error) {
 			}
 			continue
 		}
-		r.finish(&rec)
+		if msg := r.finish(&rec); msg != "" {
+			if e := r.skip(r.errorf(r.src.line, 0, "%s", msg)); e != nil {
+				return Record{}, e
+			}
+			continue
+		}
 		return rec, nil
 	}
 }
@@ -100,6 +107,11 @@ func (r *swfReader) parse(line []byte, rec *Record) *ParseError {
 		// Status and identifiers are whole numbers.
 		if !isInt && wholeSWFField[k] {
 			return r.errorf(r.src.line, k+1, "%q is not a whole number (SWF %s)", truncate(tok), swfFieldNames[k])
+		}
+		if f := swfNumericField[k]; f > 0 {
+			if msg := checkField(f, v); msg != "" {
+				return r.errorf(r.src.line, k+1, "%s", msg)
+			}
 		}
 		num[k], toks[k] = v, tok
 	}
@@ -148,6 +160,11 @@ func (r *swfReader) parse(line []byte, rec *Record) *ParseError {
 // wholeSWFField marks the fields that must be whole numbers: the job, the
 // status and the identifiers.
 var wholeSWFField = [swfFields]bool{0: true, 10: true, 11: true, 12: true, 13: true, 14: true, 15: true, 16: true}
+
+// swfNumericField is the record field of each SWF field that holds a
+// quantity (0 for the job number, the status and the identifiers).
+var swfNumericField = [swfFields]int{1: fSubmitTime, 2: fWaitTime, 3: fRunTime, 4: fNProcs, 5: fAvgCPUTimeUsed,
+	6: fUsedMemory, 7: fReqNProcs, 8: fReqTime, 9: fReqMemory, 17: fThinkTime}
 
 var swfFieldNames = [swfFields]string{"job number", "submit time", "wait time", "run time", "allocated processors",
 	"average CPU time", "used memory", "requested processors", "requested time", "requested memory", "status",

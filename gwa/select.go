@@ -1,11 +1,8 @@
 package gwa
 
 import (
-	"compress/gzip"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"strings"
 )
 
@@ -160,60 +157,6 @@ func one(f float64) float64 {
 	return f
 }
 
-// Create makes a writer for a new file in format f (from the name when
-// empty: .swf, .gwf, .db3/.sqlite; .gz compresses text formats). h is the
-// header to write. Closing the writer closes the file.
-func Create(path string, f Format, h *Header) (Writer, error) {
-	if f == "" {
-		f = formatFromName(path)
-	}
-	if f == "" {
-		return nil, fmt.Errorf("%s: cannot tell the output format from the name (.swf, .gwf, .db3); give it", path)
-	}
-	if f == SQLite {
-		return CreateSQLite(path, h)
-	}
-	file, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	fw := &fileWriter{file: file}
-	var out io.Writer = file
-	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		fw.gz = gzip.NewWriter(file)
-		out = fw.gz
-	}
-	if f == SWF {
-		fw.Writer, err = NewSWFWriterHeader(out, h)
-	} else {
-		fw.Writer, err = NewGWFWriterHeader(out, h)
-	}
-	if err != nil {
-		file.Close()
-		return nil, err
-	}
-	return fw, nil
-}
-
-type fileWriter struct {
-	Writer
-	gz   *gzip.Writer
-	file *os.File
-}
-
-func (w *fileWriter) Close() error {
-	err := w.Writer.Close()
-	if w.gz != nil {
-		if e := w.gz.Close(); err == nil {
-			err = e
-		}
-	}
-	if e := w.file.Close(); err == nil {
-		err = e
-	}
-	return err
-}
-
 // Copy writes every record of r to w and returns how many it wrote.
 // progress, when not nil, is called every 64 Ki records.
 func Copy(w Writer, r Reader, progress func(int64)) (int64, error) {
@@ -236,7 +179,9 @@ func Copy(w Writer, r Reader, progress func(int64)) (int64, error) {
 	}
 }
 
-// ParseDurationSeconds reads "90", "90s", "2m", "3h", "1.5d" as seconds.
+// ParseDurationSeconds reads "90", "90s", "2m", "3h", "1.5d" as seconds,
+// at most MaxDuration in magnitude (so that it converts to a
+// time.Duration, and compares with any time a trace holds).
 func ParseDurationSeconds(s string) (float64, error) {
 	units := []struct {
 		suffix string
@@ -252,6 +197,9 @@ func ParseDurationSeconds(s string) (float64, error) {
 	v, ok := parseNumber([]byte(num))
 	if !ok || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%q is not a duration (a number with an optional unit ms, s, m, h, d or w)", s)
+	}
+	if v*mult > MaxDuration || v*mult < -MaxDuration {
+		return 0, fmt.Errorf("%q is out of range (at most %d s, about 292 years, in magnitude)", s, int64(MaxDuration))
 	}
 	return v * mult, nil
 }

@@ -221,19 +221,25 @@ func (s *Sketch) CDF(x float64) float64 {
 type Summary struct {
 	Count   int64      `json:"count"`
 	Missing int64      `json:"missing"`
-	Min     float64    `json:"min"`
-	Max     float64    `json:"max"`
-	Mean    float64    `json:"mean"`
-	Std     float64    `json:"std"`
-	CV      float64    `json:"cv"` // std / mean
-	P5      float64    `json:"p5"`
-	P25     float64    `json:"p25"`
-	Median  float64    `json:"median"`
-	P75     float64    `json:"p75"`
-	P90     float64    `json:"p90"`
-	P95     float64    `json:"p95"`
-	P99     float64    `json:"p99"`
+	Min     Stat       `json:"min"`
+	Max     Stat       `json:"max"`
+	Mean    Stat       `json:"mean"`
+	Std     Stat       `json:"std"`
+	CV      Stat       `json:"cv"` // std / |mean|
+	P5      Stat       `json:"p5"`
+	P25     Stat       `json:"p25"`
+	Median  Stat       `json:"median"`
+	P75     Stat       `json:"p75"`
+	P90     Stat       `json:"p90"`
+	P95     Stat       `json:"p95"`
+	P99     Stat       `json:"p99"`
 	CDF     []CDFPoint `json:"cdf,omitempty"`
+}
+
+// MarshalJSON adds the reasons of absent statistics (see Stat).
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary
+	return withAbsent(plain(s))
 }
 
 // CDFPoint is one point of an empirical CDF: P(X <= Value) = P.
@@ -250,14 +256,17 @@ const cdfSteps = 200
 func (s *Sketch) Summary(withCDF bool) *Summary {
 	sum := &Summary{Count: s.n, Missing: s.missing}
 	if s.n == 0 {
+		// No value: every statistic is absent.
+		for _, p := range []*Stat{&sum.Min, &sum.Max, &sum.Mean, &sum.Std, &sum.CV, &sum.P5, &sum.P25, &sum.Median, &sum.P75, &sum.P90, &sum.P95, &sum.P99} {
+			*p = absent(whyNoValues)
+		}
 		return sum
 	}
-	sum.Min, sum.Max, sum.Mean, sum.Std = s.min, s.max, s.mean, s.Std()
-	if s.mean != 0 {
-		sum.CV = sum.Std / math.Abs(s.mean)
-	}
+	sum.Min, sum.Max, sum.Mean, sum.Std = known(s.min), known(s.max), known(s.mean), known(s.Std())
+	sum.CV = ratio(s.Std(), math.Abs(s.mean), whyZeroMean)
 	q := s.Quantiles([]float64{0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99})
-	sum.P5, sum.P25, sum.Median, sum.P75, sum.P90, sum.P95, sum.P99 = q[0], q[1], q[2], q[3], q[4], q[5], q[6]
+	sum.P5, sum.P25, sum.Median, sum.P75 = known(q[0]), known(q[1]), known(q[2]), known(q[3])
+	sum.P90, sum.P95, sum.P99 = known(q[4]), known(q[5]), known(q[6])
 	if withCDF {
 		// One walk: the cumulative fraction after each value group, thinned
 		// to steps of 1/cdfSteps, keeping the first and last.

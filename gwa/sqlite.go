@@ -26,6 +26,7 @@ var SQLiteColumns = []string{"JobID", "SubmitTime", "WaitTime", "RunTime", "NPro
 
 // SQLiteWriter writes a GWF-SQLite database.
 type SQLiteWriter struct {
+	path string
 	db   *sql.DB
 	tx   *sql.Tx
 	stmt *sql.Stmt
@@ -39,6 +40,9 @@ const sqliteBatch = 20000
 
 // CreateSQLite creates a new database at path (which must not exist).
 func CreateSQLite(path string, h *Header) (*SQLiteWriter, error) {
+	if err := checkHeader(h); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(path); err == nil {
 		return nil, fmt.Errorf("%s exists", path)
 	}
@@ -47,7 +51,7 @@ func CreateSQLite(path string, h *Header) (*SQLiteWriter, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	w := &SQLiteWriter{db: db, swf: h != nil && h.SWFFields}
+	w := &SQLiteWriter{path: path, db: db, swf: h != nil && h.SWFFields}
 	var cols []string
 	for i, c := range SQLiteColumns {
 		typ := "TEXT"
@@ -104,6 +108,9 @@ func (w *SQLiteWriter) begin() error {
 
 // Write inserts one record.
 func (w *SQLiteWriter) Write(r *Record) error {
+	if err := writable(r); err != nil {
+		return err
+	}
 	a := w.args
 	a[0], a[1], a[2], a[3], a[4], a[5] = r.JobID, r.SubmitTime, r.WaitTime, r.RunTime, r.NProcs, r.AvgCPUTimeUsed
 	a[6], a[7], a[8], a[9], a[10] = r.UsedMemory, r.ReqNProcs, r.ReqTime, r.ReqMemory, r.Status
@@ -134,13 +141,26 @@ func (w *SQLiteWriter) commit() error {
 	return err
 }
 
-// Close commits and closes the database.
+// Close commits and closes the database, and flushes it to stable
+// storage: it is written with synchronous=OFF for speed, so nothing else
+// does.
 func (w *SQLiteWriter) Close() error {
 	var err error
 	if w.tx != nil {
 		err = w.commit()
 	}
 	if e := w.db.Close(); err == nil {
+		err = e
+	}
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(w.path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if e := f.Close(); err == nil {
 		err = e
 	}
 	return err
@@ -174,7 +194,11 @@ func OpenSQLite(path string, opts ReadOptions) (Reader, error) {
 	r.hdr.Format = SQLite
 	if err := r.open(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: %v", opts.Name, err)
+		if pe, ok := err.(*ParseError); ok {
+			return nil, pe
+		}
+		// The file is not a GWF-SQLite trace: bad input.
+		return nil, &ParseError{File: opts.Name, Msg: err.Error()}
 	}
 	if err := r.readAhead(r.read()); err != nil {
 		r.Close()
@@ -193,13 +217,20 @@ func (r *sqliteReader) open() error {
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
+		for k := 1; rows.Next(); k++ {
+			r.stats.Lines++
 			var s string
 			if err := rows.Scan(&s); err != nil {
 				rows.Close()
 				return err
 			}
-			r.hdr.addLine(s)
+			// Header rows are not Jobs rows: their errors name no row.
+			if bad := r.hdr.addLine(s); bad != "" {
+				if err := r.skip(r.errorf(0, 0, "gmark_header line %d: %s", k, bad)); err != nil {
+					rows.Close()
+					return err
+				}
+			}
 		}
 		rows.Close()
 	}
@@ -243,7 +274,7 @@ func (r *sqliteReader) Next() (Record, error) {
 func (r *sqliteReader) read() (Record, error) {
 	for r.rows.Next() {
 		r.row++
-		r.stats.Lines = r.row
+		r.stats.Lines++ // gmark_header rows, then Jobs rows
 		if err := r.rows.Scan(r.ptrs...); err != nil {
 			return Record{}, fmt.Errorf("%s: row %d: %v", r.name, r.row, err)
 		}
@@ -254,7 +285,12 @@ func (r *sqliteReader) read() (Record, error) {
 			}
 			continue
 		}
-		r.finish(&rec)
+		if msg := r.finish(&rec); msg != "" {
+			if e := r.skip(r.errorf(r.row, 0, "%s", msg)); e != nil {
+				return Record{}, e
+			}
+			continue
+		}
 		return rec, nil
 	}
 	if err := r.rows.Err(); err != nil {
@@ -292,6 +328,9 @@ func (r *sqliteReader) parse(rec *Record) *ParseError {
 				}
 			default:
 				return r.errorf(r.row, i+1, "unexpected %T value (GWF %s)", v, fieldName(f))
+			}
+			if msg := checkField(f, x); msg != "" && f != fStatus {
+				return r.errorf(r.row, i+1, "%s", msg)
 			}
 			if f == fStatus {
 				if x != float64(int(x)) || x < -1 || x > 5 {

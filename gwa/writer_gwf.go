@@ -2,6 +2,7 @@ package gwa
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -30,22 +31,6 @@ func appendNum(b []byte, v float64) []byte {
 	return strconv.AppendFloat(b, v, 'f', -1, 64)
 }
 
-// word makes a string field safe for whitespace-separated formats.
-func word(s string) string {
-	if s == "" {
-		return "-1"
-	}
-	if strings.ContainsAny(s, " \t\r\n") {
-		return strings.Map(func(r rune) rune {
-			if r == ' ' || r == '\t' || r == '\r' || r == '\n' {
-				return '_'
-			}
-			return r
-		}, s)
-	}
-	return s
-}
-
 // GWFWriter writes GWF text: '#' header lines, a '#' line naming the
 // columns, then one tab-separated line per record.
 type GWFWriter struct {
@@ -64,14 +49,11 @@ func NewGWFWriter(w io.Writer, comments ...string) (*GWFWriter, error) {
 // holds it) as the header. With h.SWFFields, two columns after the 29 keep
 // SWF's preceding job and think time.
 func NewGWFWriterHeader(w io.Writer, h *Header) (*GWFWriter, error) {
-	g := &GWFWriter{w: bufio.NewWriterSize(w, 256<<10), swf: h != nil && h.SWFFields}
-	for _, l := range h.writerLines() {
-		g.w.WriteString("#")
-		if l != "" {
-			g.w.WriteString(" " + l)
-		}
-		g.w.WriteByte('\n')
+	if err := checkHeader(h); err != nil {
+		return nil, err
 	}
+	g := &GWFWriter{w: bufio.NewWriterSize(w, 256<<10), swf: h != nil && h.SWFFields}
+	writeComments(g.w, "#", h)
 	cols := strings.Join(GWFFields, "\t")
 	if g.swf {
 		cols += "\t" + colPrecedingJob + "\t" + colThinkTime
@@ -82,8 +64,11 @@ func NewGWFWriterHeader(w io.Writer, h *Header) (*GWFWriter, error) {
 
 // Write appends one record.
 func (g *GWFWriter) Write(r *Record) error {
+	if err := writable(r); err != nil {
+		return err
+	}
 	b := g.buf[:0]
-	b = append(b, word(r.JobID)...)
+	b = append(b, field(r.JobID)...)
 	for _, v := range [...]float64{r.SubmitTime, r.WaitTime, r.RunTime, r.NProcs, r.AvgCPUTimeUsed, r.UsedMemory, r.ReqNProcs, r.ReqTime, r.ReqMemory} {
 		b = append(b, '\t')
 		b = appendNum(b, v)
@@ -92,32 +77,35 @@ func (g *GWFWriter) Write(r *Record) error {
 	b = strconv.AppendInt(b, int64(r.Status), 10)
 	for _, s := range [...]string{r.UserID, r.GroupID, r.ExecutableID, r.QueueID, r.PartitionID, r.OrigSiteID, r.LastRunSiteID, r.JobStructure, r.JobStructureParams} {
 		b = append(b, '\t')
-		b = append(b, word(s)...)
+		b = append(b, field(s)...)
 	}
 	for _, v := range [...]float64{r.UsedNetwork, r.UsedLocalDiskSpace} {
 		b = append(b, '\t')
 		b = appendNum(b, v)
 	}
 	b = append(b, '\t')
-	b = append(b, word(r.UsedResources)...)
+	b = append(b, field(r.UsedResources)...)
 	b = append(b, '\t')
-	b = append(b, word(r.ReqPlatform)...)
+	b = append(b, field(r.ReqPlatform)...)
 	for _, v := range [...]float64{r.ReqNetwork, r.ReqLocalDiskSpace} {
 		b = append(b, '\t')
 		b = appendNum(b, v)
 	}
 	for _, s := range [...]string{r.ReqResources, r.VOID, r.ProjectID} {
 		b = append(b, '\t')
-		b = append(b, word(s)...)
+		b = append(b, field(s)...)
 	}
 	if g.swf {
 		b = append(b, '\t')
-		b = append(b, word(r.PrecedingJob)...)
+		b = append(b, field(r.PrecedingJob)...)
 		b = append(b, '\t')
 		b = appendNum(b, r.ThinkTime)
 	}
 	b = append(b, '\n')
 	g.buf = b
+	if len(b) >= maxLine {
+		return fmt.Errorf("job %s: the GWF line would be %d bytes; readers refuse lines of 1 MiB or more", field(r.JobID), len(b))
+	}
 	_, err := g.w.Write(b)
 	return err
 }

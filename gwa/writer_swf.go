@@ -72,50 +72,40 @@ func (m *idMap) id(v string) int {
 	}
 	n := m.next
 	m.ids[v], m.used[n] = n, true
-	m.table = append(m.table, strconv.Itoa(n)+" "+word(v))
+	m.table = append(m.table, strconv.Itoa(n)+" "+field(v))
 	return n
 }
 
 // jobIDs numbers job identifiers: decimal ones are kept and not stored (a
 // trace of 10^7 numbered jobs needs no table); others get numbers above
-// every number seen so far.
+// every number seen so far, and so does a decimal one that arrives after its
+// number was given to another identifier, so that no two jobs share a
+// number.
 type jobIDs struct {
-	ids   map[string]int
-	max   int
-	table []string
+	ids      map[string]int
+	assigned map[int]bool
+	max      int
+	table    []string
 }
 
 func (j *jobIDs) id(v string) int {
 	if missingString(v) {
 		return Missing
 	}
-	if n, ok := isDecimal(v); ok {
+	if n, ok := j.ids[v]; ok {
+		return n
+	}
+	if n, ok := isDecimal(v); ok && !j.assigned[n] {
 		j.max = max(j.max, n)
 		return n
 	}
-	if n, ok := j.ids[v]; ok {
-		return n
-	}
 	if j.ids == nil {
-		j.ids = map[string]int{}
+		j.ids, j.assigned = map[string]int{}, map[int]bool{}
 	}
 	j.max++
-	j.ids[v] = j.max
-	j.table = append(j.table, strconv.Itoa(j.max)+" "+word(v))
+	j.ids[v], j.assigned[j.max] = j.max, true
+	j.table = append(j.table, strconv.Itoa(j.max)+" "+field(v))
 	return j.max
-}
-
-func (j *jobIDs) lookup(v string) int {
-	if missingString(v) {
-		return Missing
-	}
-	if n, ok := isDecimal(v); ok {
-		return n
-	}
-	if n, ok := j.ids[v]; ok {
-		return n
-	}
-	return Missing
 }
 
 // NewSWFWriter writes the header lines (each prefixed with "; ").
@@ -126,22 +116,22 @@ func NewSWFWriter(w io.Writer, header ...string) (*SWFWriter, error) {
 // NewSWFWriterHeader writes h's lines as the header, after a "Version: 2.2"
 // line when h has none.
 func NewSWFWriterHeader(w io.Writer, h *Header) (*SWFWriter, error) {
+	if err := checkHeader(h); err != nil {
+		return nil, err
+	}
 	s := &SWFWriter{w: bufio.NewWriterSize(w, 256<<10)}
 	if h == nil || !h.hasKey("Version") {
 		s.w.WriteString("; Version: 2.2\n")
 	}
-	for _, l := range h.writerLines() {
-		s.w.WriteString(";")
-		if l != "" {
-			s.w.WriteString(" " + l)
-		}
-		s.w.WriteByte('\n')
-	}
+	writeComments(s.w, ";", h)
 	return s, nil
 }
 
 // Write appends one record.
 func (s *SWFWriter) Write(r *Record) error {
+	if err := writable(r); err != nil {
+		return err
+	}
 	b := s.buf[:0]
 	b = strconv.AppendInt(b, int64(s.jobs.id(r.JobID)), 10)
 	for _, v := range [...]float64{r.SubmitTime, r.WaitTime, r.RunTime, r.NProcs, r.AvgCPUTimeUsed, r.UsedMemory, r.ReqNProcs, r.ReqTime, r.ReqMemory} {
@@ -159,7 +149,9 @@ func (s *SWFWriter) Write(r *Record) error {
 		b = strconv.AppendInt(b, int64(s.ids[k].id(v)), 10)
 	}
 	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(s.jobs.lookup(r.PrecedingJob)), 10)
+	// A preceding job not seen yet gets its number now (the table keeps
+	// its name), rather than being lost.
+	b = strconv.AppendInt(b, int64(s.jobs.id(r.PrecedingJob)), 10)
 	b = append(b, ' ')
 	b = appendNum(b, r.ThinkTime)
 	b = append(b, '\n')

@@ -321,7 +321,10 @@ func (z *Zipf) Mean() float64 {
 	return m
 }
 
-func (z *Zipf) String() string { return formatCall("Zipf", z.S, float64(z.N)) }
+// String writes n as a whole number (formatCall's %g would give 1.048576e+06).
+func (z *Zipf) String() string {
+	return "Zipf(" + strconv.FormatFloat(z.S, 'g', -1, 64) + "," + strconv.Itoa(z.N) + ")"
+}
 
 // Empirical is a discrete distribution over given values with given
 // weights: GrenchMark's "…WithWeights" lists and the WDL's Emp(v/w;…).

@@ -210,8 +210,8 @@ func NewDistribution(name string, params []float64) (Distribution, error) {
 		return nil, fmt.Errorf("%s takes %d parameter(s), %s; got %d", f.Name, len(f.Params), f.Signature(), len(params))
 	}
 	for i, ps := range f.Params {
-		if ps.Kind == Count && (params[i] != math.Trunc(params[i]) || params[i] < 1) {
-			return nil, fmt.Errorf("%s: %s must be a whole number >= 1, got %g", f.Name, ps.Name, params[i])
+		if ps.Kind == Count && (params[i] != math.Trunc(params[i]) || params[i] < 1 || params[i] > math.MaxInt32) {
+			return nil, fmt.Errorf("%s: %s must be a whole number from 1 to %d, got %g", f.Name, ps.Name, math.MaxInt32, params[i])
 		}
 	}
 	return f.New(params)

@@ -24,6 +24,9 @@ func TestNewDistribution(t *testing.T) {
 		{"U", []float64{5, 1}, "", "must not be smaller"},
 		{"HExp2", []float64{1.5, 1, 1}, "", "probability"},
 		{"Zipf", []float64{1, 2.5}, "", "whole number"},
+		{"Zipf", []float64{1, 1e300}, "", "Zipf: n must be a whole number from 1 to 2147483647, got 1e+300"},
+		{"Zipf", []float64{1, 1 << 21}, "", "Zipf: n must be in 1..1048576, got 2097152"},
+		{"Zipf", []float64{1, 1 << 20}, "Zipf(1,1048576)", ""},
 		{"N", []float64{1}, "", "takes 2 parameter(s), N(mu,sigma); got 1"},
 		{"Foo", nil, "", `unknown distribution "Foo"`},
 	}

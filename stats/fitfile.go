@@ -182,10 +182,10 @@ func (r *FitRecord) Distribution() (Distribution, error) {
 	if r.Log2 {
 		d = Pow2{d}
 	}
+	if !(r.Below >= 0 && r.Below < 1) {
+		return nil, fmt.Errorf("below = %g: the share of values below the floor must be in [0, 1)", r.Below)
+	}
 	if r.Below > 0 {
-		if !(r.Below < 1) {
-			return nil, fmt.Errorf("below = %g: the share of values below the floor must be in [0, 1)", r.Below)
-		}
 		if len(r.BelowValues) == 0 || len(r.BelowValues) != len(r.BelowWeights) {
 			return nil, fmt.Errorf("below = %g needs below_values and below_weights of the same length (got %d and %d)", r.Below, len(r.BelowValues), len(r.BelowWeights))
 		}

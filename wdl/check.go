@@ -37,8 +37,8 @@ func (p *parser) checkUnit(u *Unit) {
 		switch {
 		case err != nil:
 			p.errorf(opt.Pos, "NSites: %v", err)
-		case n < 1:
-			p.errorf(opt.Pos, "NSites must be at least 1, got %d", n)
+		case n < 1 || n > MaxComponents:
+			p.errorf(opt.Pos, "NSites must be a whole number from 1 to %d, got %d", MaxComponents, n)
 		default:
 			nsites = n
 		}
@@ -46,8 +46,8 @@ func (p *parser) checkUnit(u *Unit) {
 	if opt, ok := peek("NJobs"); ok {
 		if r, err := ParseRange(opt.Value); err != nil {
 			p.errorf(opt.Pos, "NJobs: %v", err)
-		} else if r.Min < 1 {
-			p.errorf(opt.Pos, "NJobs must be at least 1")
+		} else if r.Min < 1 || r.Max > MaxTasks {
+			p.errorf(opt.Pos, "NJobs must be a range of whole numbers from 1 to %d, got %v", MaxTasks, r)
 		}
 	}
 	if opt, ok := peek("RandomWorkload"); ok {
@@ -58,8 +58,8 @@ func (p *parser) checkUnit(u *Unit) {
 	if opt, ok := peek("RunTimeInMinutes"); ok {
 		if v, err := ParseFloat(opt.Value); err != nil {
 			p.errorf(opt.Pos, "RunTimeInMinutes: %v", err)
-		} else if v <= 0 {
-			p.errorf(opt.Pos, "RunTimeInMinutes must be > 0, got %g", v)
+		} else if v <= 0 || v > MaxSeconds/60 {
+			p.errorf(opt.Pos, "RunTimeInMinutes must be > 0 and at most %d (100 years), got %g", MaxSeconds/60, v)
 		}
 	}
 	sampled := false
@@ -77,20 +77,24 @@ func (p *parser) checkUnit(u *Unit) {
 			sampled = true
 			for _, it := range items {
 				if _, ok := ParseSiteType(it.Value); !ok {
-					p.errorf(opt.ItemPos(it), "%s: unknown site type %q (fixed, nonfixed, semifixed, flexible, or GrenchMark's names)", opt.Key, it.Value)
+					p.errorf(opt.ItemPos(it), "%s: unknown site type %q (fixed, nonfixed, semifixed, flexible, or GrenchMark's names)", opt.Key, Excerpt(it.Value))
 				}
 			}
 		case KeyNComponents, KeyTotalCPUs, KeyComponentSizes:
 			sampled = true
+			hi := MaxProcessors
+			if opt.Key == KeyNComponents {
+				hi = MaxComponents
+			}
 			for _, it := range items {
-				if n, err := ParseInt(it.Value); err != nil || n < 1 {
-					p.errorf(opt.ItemPos(it), "%s: %q must be a whole number >= 1", opt.Key, it.Value)
+				if n, err := ParseInt(it.Value); err != nil || n < 1 || n > hi {
+					p.errorf(opt.ItemPos(it), "%s: %q must be a whole number from 1 to %d", opt.Key, Excerpt(it.Value), hi)
 				}
 			}
 		case KeySites:
 			for _, it := range items {
 				if !validName(it.Value) {
-					p.errorf(opt.ItemPos(it), "%s: bad site name %q", opt.Key, it.Value)
+					p.errorf(opt.ItemPos(it), "%s: bad site name %q", opt.Key, Excerpt(it.Value))
 				}
 			}
 		}

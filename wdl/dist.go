@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -41,22 +41,30 @@ func ParseDistribution(text string) (stats.Distribution, error) {
 // DistContext tells ParseDistributionIn where Fit(file,key) finds its file.
 type DistContext struct {
 	Dir    string            // relative paths are relative to it ("" = the working directory)
-	Open   Opener            // reads the file; nil = os.ReadFile
+	Open   Opener            // reads the file; nil = ReadFile
 	Loaded func(path string) // when set, called with the path of each fit file read
 }
 
 // ParseDistributionIn is ParseDistribution with Fit files resolved in ctx.
 func ParseDistributionIn(text string, ctx DistContext) (stats.Distribution, error) {
+	return parseDist(text, ctx, 0)
+}
+
+// maxNesting bounds how deep Pow2 may nest: a distribution is parsed (and
+// drawn) recursively, and a line of a million Pow2( overflowed the stack.
+const maxNesting = 8
+
+func parseDist(text string, ctx DistContext, depth int) (stats.Distribution, error) {
 	open := strings.IndexByte(text, '(')
 	name, args := text, ""
 	if open >= 0 {
 		if !strings.HasSuffix(text, ")") {
-			return nil, &distError{len(text), fmt.Sprintf("distribution %q: missing ')'", text)}
+			return nil, &distError{len(text), fmt.Sprintf("distribution %q: missing ')'", Excerpt(text))}
 		}
 		name, args = text[:open], text[open+1:len(text)-1]
 	}
 	if name == "" {
-		return nil, &distError{0, fmt.Sprintf("distribution %q has no name", text)}
+		return nil, &distError{0, fmt.Sprintf("distribution %q has no name", Excerpt(text))}
 	}
 	lname := strings.ToLower(name)
 	if lname == "emp" || lname == "empirical" {
@@ -67,7 +75,10 @@ func ParseDistributionIn(text string, ctx DistContext) (stats.Distribution, erro
 		if open < 0 || strings.TrimSpace(args) == "" {
 			return nil, &distError{0, "Pow2 takes one distribution: Pow2(D) is 2^X for X distributed as D, e.g. Pow2(W(4.25,7.86))"}
 		}
-		inner, err := ParseDistributionIn(strings.TrimSpace(args), ctx)
+		if depth == maxNesting {
+			return nil, &distError{0, fmt.Sprintf("Pow2 nests more than %d deep", maxNesting)}
+		}
+		inner, err := parseDist(strings.TrimSpace(args), ctx, depth+1)
 		if err != nil {
 			var de *distError
 			if errors.As(err, &de) {
@@ -83,12 +94,12 @@ func ParseDistributionIn(text string, ctx DistContext) (stats.Distribution, erro
 	}
 	fam, ok := stats.LookupFamily(name)
 	if !ok {
-		return nil, &distError{0, fmt.Sprintf("unknown distribution %q (known: %s)", name, strings.Join(stats.FamilyNames(), ", "))}
+		return nil, &distError{0, fmt.Sprintf("unknown distribution %q (known: %s)", Excerpt(name), strings.Join(stats.FamilyNames(), ", "))}
 	}
 	var params []float64
 	if strings.TrimSpace(args) != "" {
 		off := open + 1
-		for i, a := range strings.Split(args, ",") {
+		for i, a := range strings.SplitN(args, ",", len(fam.Params)+1) {
 			at := off
 			off += len(a) + 1
 			a = strings.TrimSpace(a)
@@ -123,7 +134,7 @@ func parseParam(fam *stats.Family, ps stats.ParamSpec, a string) (float64, error
 	v, err := ParseFloat(a)
 	if err != nil {
 		if _, hasUnit, uerr := ParseSeconds(a); uerr == nil && hasUnit {
-			return 0, fmt.Errorf("%s: %s takes no time unit (%q); only time parameters do", fam.Name, ps.Name, a)
+			return 0, fmt.Errorf("%s: %s takes no time unit (%q); only time parameters do", fam.Name, ps.Name, Excerpt(a))
 		}
 		return 0, fmt.Errorf("%s: %s: %v", fam.Name, ps.Name, err)
 	}
@@ -156,7 +167,7 @@ func parseEmpirical(text, args string, base int) (stats.Distribution, error) {
 // Lublin–Feitelson runtime model, on log values: no time units).
 func parseHyperGamma(args string, base int) (stats.Distribution, error) {
 	const sig = "HGamma2(p,shape1,scale1,shape2,scale2)"
-	parts := strings.Split(args, ",")
+	parts := strings.SplitN(args, ",", 6)
 	if len(parts) != 5 {
 		return nil, &distError{0, "HGamma2 takes 5 parameters: " + sig}
 	}
@@ -194,11 +205,11 @@ func parseFit(args string, base int, ctx DistContext) (stats.Distribution, error
 	}
 	rec, ok := recs[key]
 	if !ok {
-		return nil, &distError{base + comma + 1, fmt.Sprintf("Fit: %s has no model %q (it has: %s)", full, key, strings.Join(FitKeys(recs), ", "))}
+		return nil, &distError{base + comma + 1, fmt.Sprintf("Fit: %s has no model %q (it has: %s)", ExcerptPath(full), Excerpt(key), ExcerptPath(strings.Join(FitKeys(recs), ", ")))}
 	}
 	d, err := rec.Distribution()
 	if err != nil {
-		return nil, &distError{base + comma + 1, fmt.Sprintf("Fit: %s [%s]: %v", full, key, err)}
+		return nil, &distError{base + comma + 1, fmt.Sprintf("Fit: %s [%s]: %v", ExcerptPath(full), Excerpt(key), err)}
 	}
 	return d, nil
 }
@@ -214,24 +225,55 @@ func LoadFitFile(path string, ctx DistContext) (map[string]stats.FitRecord, stri
 	full = filepath.Clean(full)
 	open := ctx.Open
 	if open == nil {
-		open = os.ReadFile
+		open = ReadFile
 	}
 	src, err := open(full)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, full, fmt.Errorf("%s: no such file (write one with gmark fit TRACE -o %s)", full, filepath.Base(full))
+			return nil, full, fmt.Errorf("%s: no such file (write one with gmark fit TRACE -o %s)", ExcerptPath(full), ExcerptPath(filepath.Base(full)))
 		}
-		return nil, full, fmt.Errorf("%s: %v", full, err)
+		return nil, full, fmt.Errorf("%s: %s", ExcerptPath(full), readError(err))
 	}
-	recs := map[string]stats.FitRecord{}
-	if _, err := toml.Decode(string(src), &recs); err != nil {
-		return nil, full, fmt.Errorf("%s: not a fit file: %v", full, err)
+	recs, err := decodeFitFile(ExcerptPath(full), src)
+	if err != nil {
+		return nil, full, err
 	}
 	if ctx.Loaded != nil {
 		ctx.Loaded(full)
 	}
 	return recs, full, nil
 }
+
+// decodeFitFile reads the TOML of a fit file. Its errors are "file:line:
+// what is wrong", quoting at most a short excerpt of the file (it may be any
+// file a spec names); a key no fit file has (a typo) is an error, not
+// silently a default.
+func decodeFitFile(name string, src []byte) (map[string]stats.FitRecord, error) {
+	recs := map[string]stats.FitRecord{}
+	md, err := toml.Decode(string(src), &recs)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s:%d: not a fit file: %s", name, pe.Position.Line, excerpt(pe.Message, 80))
+		}
+		// Type errors are plain errors: "toml: line N (last key "k"): msg".
+		if m := tomlError.FindStringSubmatch(err.Error()); m != nil {
+			at := name
+			if m[1] != "" {
+				at += ":" + m[1]
+			}
+			return nil, fmt.Errorf("%s: not a fit file: %s", at, excerpt(m[2], 80))
+		}
+		return nil, fmt.Errorf("%s: not a fit file: %s", name, excerpt(err.Error(), 80))
+	}
+	if keys := md.Undecoded(); len(keys) > 0 {
+		return nil, fmt.Errorf("%s: unknown key %q in a fit file (a typo? the keys are described in docs/models.md)", name, Excerpt(keys[0].String()))
+	}
+	return recs, nil
+}
+
+// tomlError splits the TOML decoder's errors that are not a ParseError.
+var tomlError = regexp.MustCompile(`^toml: (?:line (\d+) )?(?:\(last key "(?:[^"\\]|\\.)*"\): )?(.*)$`)
 
 // FitKeys lists a fit file's keys, sorted.
 func FitKeys(recs map[string]stats.FitRecord) []string {

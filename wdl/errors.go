@@ -78,15 +78,30 @@ type lineRef struct {
 	file string
 	num  int
 	text string
+	// lastOff is the last offset turned into a column, lastCol its column
+	// (0: none yet): a line's offsets are mostly asked for in order, and
+	// counting on from there keeps a long line of many pairs linear rather
+	// than quadratic. Copies of a lineRef each keep their own.
+	lastOff, lastCol int
+}
+
+func newLineRef(file string, num int, text string) lineRef {
+	return lineRef{file: file, num: num, text: text}
 }
 
 // at is the position of the byte at offset off of the line.
-func (l lineRef) at(off int) Pos {
+func (l *lineRef) at(off int) Pos {
 	if off > len(l.text) {
 		off = len(l.text)
 	}
 	if off < 0 {
 		off = 0
 	}
-	return Pos{File: l.file, Line: l.num, Col: utf8.RuneCountInString(l.text[:off]) + 1}
+	from, col := 0, 1
+	if l.lastCol > 0 && l.lastOff <= off {
+		from, col = l.lastOff, l.lastCol
+	}
+	col += utf8.RuneCountInString(l.text[from:off])
+	l.lastOff, l.lastCol = off, col
+	return Pos{File: l.file, Line: l.num, Col: col}
 }

@@ -89,8 +89,8 @@ func (o *Options) String(key string) (string, bool) {
 	return opt.Value, ok
 }
 
-// Int returns the value of key as a whole number no smaller than min.
-func (o *Options) Int(key string, min int) (int, bool, error) {
+// Int returns the value of key as a whole number in [min, max].
+func (o *Options) Int(key string, min, max int) (int, bool, error) {
 	opt, ok := o.Get(key)
 	if !ok {
 		return 0, false, nil
@@ -99,14 +99,14 @@ func (o *Options) Int(key string, min int) (int, bool, error) {
 	if err != nil {
 		return 0, true, Errorf(opt.Pos, "%s: %v", key, err)
 	}
-	if v < min {
-		return 0, true, Errorf(opt.Pos, "%s must be at least %d, got %d", key, min, v)
+	if v < min || v > max {
+		return 0, true, Errorf(opt.Pos, "%s must be a whole number from %d to %d, got %d", key, min, max, v)
 	}
 	return v, true, nil
 }
 
-// Float returns the value of key as a number no smaller than min.
-func (o *Options) Float(key string, min float64) (float64, bool, error) {
+// Float returns the value of key as a number in [min, max].
+func (o *Options) Float(key string, min, max float64) (float64, bool, error) {
 	opt, ok := o.Get(key)
 	if !ok {
 		return 0, false, nil
@@ -115,8 +115,8 @@ func (o *Options) Float(key string, min float64) (float64, bool, error) {
 	if err != nil {
 		return 0, true, Errorf(opt.Pos, "%s: %v", key, err)
 	}
-	if v < min {
-		return 0, true, Errorf(opt.Pos, "%s must be at least %g, got %g", key, min, v)
+	if v < min || v > max {
+		return 0, true, Errorf(opt.Pos, "%s must be a number from %g to %g, got %g", key, min, max, v)
 	}
 	return v, true, nil
 }

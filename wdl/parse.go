@@ -3,8 +3,6 @@ package wdl
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -19,11 +17,14 @@ type Opener func(path string) ([]byte, error)
 
 // ParseFile reads and parses the WDL file at path.
 func ParseFile(path string) (*Spec, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, errors.Unwrap(err))
+		if u := errors.Unwrap(err); u != nil {
+			err = u
+		}
+		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	return Parse(path, src, os.ReadFile)
+	return Parse(path, src, ReadFile)
 }
 
 // Parse parses WDL text. name is used in positions and to resolve the
@@ -34,7 +35,9 @@ func Parse(name string, src []byte, open Opener) (*Spec, error) {
 		open:  open,
 		ids:   map[int]Pos{},
 		cache: map[string]*extFile{},
+		files: map[string][]byte{},
 	}
+	p.inputBytes = len(src)
 	p.parse(src)
 	if len(p.errs) == 0 && len(p.spec.Units) == 0 {
 		p.errorf(Pos{File: name, Line: 1, Col: 1}, "the workload has no units: write one line per unit, e.g.\n\t25\tsser\tsingle\t1\t*:?\tPoisson(120s)\tStartAt=0s")
@@ -55,6 +58,10 @@ type parser struct {
 	cache   map[string]*extFile
 	stack   []string // external files being read, to catch include cycles
 	sawUnit bool
+	stop    bool // a limit was passed: read no further
+	files   map[string][]byte
+	// inputBytes counts the spec's bytes and those of the files it names.
+	inputBytes int
 }
 
 func (p *parser) errorf(pos Pos, format string, args ...any) {
@@ -64,7 +71,29 @@ func (p *parser) errorf(pos Pos, format string, args ...any) {
 }
 
 func (p *parser) warnf(pos Pos, format string, args ...any) {
-	p.spec.Warnings = append(p.spec.Warnings, Errorf(pos, format, args...))
+	if len(p.spec.Warnings) < MaxWarnings {
+		p.spec.Warnings = append(p.spec.Warnings, Errorf(pos, format, args...))
+	}
+}
+
+// read reads an included file (an extension or a fit file), once: every
+// unit may name the same one. What the spec and its files hold counts
+// against MaxInputBytes, so ten thousand units naming ten thousand files
+// are refused rather than read.
+func (p *parser) read(path string) ([]byte, error) {
+	if b, ok := p.files[path]; ok {
+		return b, nil
+	}
+	b, err := p.open(path)
+	if err != nil {
+		return nil, err
+	}
+	p.inputBytes += len(b)
+	if p.inputBytes > MaxInputBytes {
+		return nil, fmt.Errorf("the spec and the files it names hold more than %d MiB", MaxInputBytes>>20)
+	}
+	p.files[path] = b
+	return b, nil
 }
 
 func (p *parser) addErr(err error) {
@@ -91,15 +120,23 @@ var (
 
 func (p *parser) parse(src []byte) {
 	text := string(src)
+	if len(src) > MaxFileBytes {
+		p.errorf(Pos{File: p.spec.File, Line: 1, Col: 1}, "the file is %s", ErrTooLarge)
+		return
+	}
 	if strings.IndexByte(text, 0) >= 0 {
 		p.errorf(Pos{File: p.spec.File, Line: 1, Col: 1}, "this is a binary file, not a WDL text file")
 		return
 	}
-	for i, raw := range strings.Split(text, "\n") {
-		if len(p.errs) >= maxErrors {
+	// Lines one at a time: a file of 16 million empty lines must not become
+	// 16 million strings at once.
+	num := 0
+	for raw := range strings.SplitSeq(text, "\n") {
+		num++
+		if len(p.errs) >= maxErrors || p.stop {
 			return
 		}
-		line := lineRef{file: p.spec.File, num: i + 1, text: strings.TrimRight(raw, "\r")}
+		line := newLineRef(p.spec.File, num, strings.TrimRight(raw, "\r"))
 		trimmed := strings.TrimSpace(line.text)
 		switch {
 		case trimmed == "":
@@ -125,7 +162,7 @@ func (p *parser) header(line lineRef, trimmed string) {
 	switch strings.ToLower(strings.TrimSpace(key)) {
 	case "file-type":
 		if value != "text/wl-spec" {
-			p.errorf(valPos, "File-type is %q; gmark reads text/wl-spec workload descriptions", value)
+			p.errorf(valPos, "File-type is %q; gmark reads text/wl-spec workload descriptions", Excerpt(value))
 		}
 	case "file-version":
 		if p.sawUnit {
@@ -135,7 +172,7 @@ func (p *parser) header(line lineRef, trimmed string) {
 		v, err := strconv.ParseFloat(value, 64)
 		switch {
 		case err != nil:
-			p.errorf(valPos, "File-version %q is not a number (1.0 or 1.1)", value)
+			p.errorf(valPos, "File-version %q is not a number (1.0 or 1.1)", Excerpt(value))
 		case v == 1.0:
 			p.spec.Version = "1.0"
 		case v >= 1.1 && v < 2:
@@ -154,11 +191,12 @@ type field struct {
 
 // splitFields splits a line on runs of tabs and spaces, keeping double-quoted
 // text (which may hold spaces) in one field. A field starting with '#' starts
-// a trailing comment.
-func splitFields(line string) ([]field, error) {
+// a trailing comment. It stops after max fields: a line with more is an
+// error whatever the rest holds.
+func splitFields(line string, max int) ([]field, error) {
 	var fields []field
 	i := 0
-	for i < len(line) {
+	for i < len(line) && len(fields) < max {
 		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 			i++
 		}
@@ -189,7 +227,12 @@ func splitFields(line string) ([]field, error) {
 
 func (p *parser) unitLine(line lineRef) {
 	p.sawUnit = true
-	fields, err := splitFields(line.text)
+	if len(p.spec.Units) == MaxUnits {
+		p.errorf(line.at(0), "more than %d units: split the workload into several files", MaxUnits)
+		p.stop = true
+		return
+	}
+	fields, err := splitFields(line.text, len(columnsV11)+1)
 	if err != nil {
 		p.errorf(line.at(err.(*distError).off), "%v", err)
 		return
@@ -211,7 +254,11 @@ func (p *parser) unitLine(line lineRef) {
 		if n > len(cols) {
 			at = line.at(fields[len(cols)].off)
 		}
-		p.errorf(at, "this line has %d columns; %s", n, layoutHelp(p.spec.Version))
+		count := strconv.Itoa(n)
+		if n > len(columnsV11) { // splitFields stopped counting
+			count = "more than " + strconv.Itoa(len(columnsV11))
+		}
+		p.errorf(at, "this line has %s columns; %s", count, layoutHelp(p.spec.Version))
 		return
 	}
 	if p.spec.Version == "" {
@@ -267,6 +314,10 @@ func layoutHelp(version string) string {
 // GrenchMark did. Appending a unit therefore never renumbers earlier ones,
 // and so never changes their random streams.
 func (p *parser) autoID(u *Unit) {
+	if p.maxID >= MaxUnitID {
+		p.errorf(u.Cols.ID, "no unit ID is left after %d for ?: number the units yourself", MaxUnitID)
+		return
+	}
 	u.ID, u.AutoID = p.maxID+1, true
 	p.claimID(u, u.Cols.ID)
 }
@@ -277,8 +328,8 @@ func (p *parser) unitID(u *Unit, s string) {
 		return
 	}
 	id, err := strconv.Atoi(s)
-	if err != nil || id < 0 {
-		p.errorf(u.Cols.ID, "unit ID %q must be a whole number >= 0 or ? (assign automatically)", s)
+	if err != nil || id < 0 || id > MaxUnitID {
+		p.errorf(u.Cols.ID, "unit ID %q must be a whole number from 0 to %d, or ? (assign automatically)", Excerpt(s), MaxUnitID)
 		return
 	}
 	u.ID = id
@@ -298,8 +349,8 @@ func (p *parser) claimID(u *Unit, at Pos) {
 
 func (p *parser) nTimes(u *Unit, s string) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		p.errorf(u.Cols.NTimes, "the number of jobs %q must be a whole number >= 0", s)
+	if err != nil || n < 0 || n > MaxJobs {
+		p.errorf(u.Cols.NTimes, "the number of jobs %q must be a whole number from 0 to %d", Excerpt(s), MaxJobs)
 		return
 	}
 	u.NTimes = n
@@ -323,7 +374,7 @@ func (p *parser) unitType(u *Unit, s string) {
 		u.Workload, name = true, s[3:]
 	}
 	if !validName(name) {
-		p.errorf(u.Cols.Type, "bad unit type %q: a name of letters, digits, '_', '-' and '.', optionally prefixed with wl:", s)
+		p.errorf(u.Cols.Type, "bad unit type %q: a name of letters, digits, '_', '-' and '.', optionally prefixed with wl:", Excerpt(s))
 		return
 	}
 	u.Type = name
@@ -336,7 +387,7 @@ func (p *parser) rest(u *Unit, line lineRef, f []field, pos []Pos) {
 	if st, ok := ParseSiteType(f[0].text); ok {
 		u.SiteType = st
 	} else {
-		p.errorf(pos[0], "unknown SiteType %q (single, unordered, ordered, semi-ordered, or flexible; KOALA's fixed, nonfixed and semifixed are accepted too)", f[0].text)
+		p.errorf(pos[0], "unknown SiteType %q (single, unordered, ordered, semi-ordered, or flexible; KOALA's fixed, nonfixed and semifixed are accepted too)", Excerpt(f[0].text))
 	}
 	p.total(u, f[1].text, pos[1])
 	p.siteInfo(u, line, f[2])
@@ -356,8 +407,8 @@ func (p *parser) total(u *Unit, s string, at Pos) {
 		return
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		p.errorf(at, "Total %q must be a whole number >= 1 or ?", s)
+	if err != nil || n < 1 || n > MaxProcessors {
+		p.errorf(at, "Total %q must be a whole number from 1 to %d, or ?", Excerpt(s), MaxProcessors)
 		u.Total = 1
 		return
 	}
@@ -370,23 +421,27 @@ func (p *parser) siteInfo(u *Unit, line lineRef, f field) {
 		return
 	}
 	off := f.off
-	for _, item := range strings.Split(f.text, ",") {
+	for i, item := range strings.SplitN(f.text, ",", MaxComponents+1) {
 		at := line.at(off)
+		if i == MaxComponents {
+			p.errorf(at, "SiteInfo has more than %d entries, the most components a job may have", MaxComponents)
+			return
+		}
 		off += len(item) + 1
 		site, amount, ok := strings.Cut(item, ":")
 		if !ok {
-			p.errorf(at, "SiteInfo entry %q must be site:amount (site a name or *, amount a number or ?)", item)
+			p.errorf(at, "SiteInfo entry %q must be site:amount (site a name or *, amount a number or ?)", Excerpt(item))
 			continue
 		}
 		if site != AnySite && !validName(site) {
-			p.errorf(at, "bad site name %q in SiteInfo", site)
+			p.errorf(at, "bad site name %q in SiteInfo", Excerpt(site))
 			continue
 		}
 		sa := SiteAmount{Site: site, Amount: Unknown, Pos: at}
 		if amount != "?" {
 			n, err := strconv.Atoi(amount)
-			if err != nil || n < 1 {
-				p.errorf(line.at(off-len(amount)-1), "SiteInfo amount %q must be a whole number >= 1 or ?", amount)
+			if err != nil || n < 1 || n > MaxProcessors {
+				p.errorf(line.at(off-len(amount)-1), "SiteInfo amount %q must be a whole number from 1 to %d, or ?", Excerpt(amount), MaxProcessors)
 				continue
 			}
 			sa.Amount = n
@@ -412,6 +467,10 @@ func (p *parser) arrival(u *Unit, line lineRef, f field) {
 		p.errorf(at, "%v", err)
 		return
 	}
+	if err := InterArrivals.CheckDist(d); err != nil {
+		p.errorf(at, "%v", err)
+		return
+	}
 	u.Arrival.Dist = d
 }
 
@@ -419,7 +478,7 @@ func (p *parser) arrival(u *Unit, line lineRef, f field) {
 // file being read, through the parser's opener, and records them among the
 // spec's inputs (their digests go into the workload's provenance).
 func (p *parser) distContext(file string) DistContext {
-	return DistContext{Dir: filepath.Dir(file), Open: p.open, Loaded: p.included}
+	return DistContext{Dir: filepath.Dir(file), Open: p.read, Loaded: p.included}
 }
 
 func (p *parser) included(path string) {
@@ -450,7 +509,11 @@ func (p *parser) modelArrival(u *Unit) {
 	}
 	d, err := rec.Distribution()
 	if err != nil {
-		p.errorf(opt.Pos, "Model: %s [interarrival]: %v", full, err)
+		p.errorf(opt.Pos, "Model: %s [interarrival]: %v", ExcerptPath(full), err)
+		return
+	}
+	if err := InterArrivals.CheckDist(d); err != nil {
+		p.errorf(opt.Pos, "Model: %s [interarrival]: %v", ExcerptPath(full), err)
 		return
 	}
 	u.Arrival.Dist = d
@@ -478,7 +541,7 @@ func (p *parser) noteFitFiles(u *Unit) {
 				f = filepath.Join(filepath.Dir(opt.Pos.File), f)
 			}
 			f = filepath.Clean(f)
-			if _, err := p.open(f); err == nil {
+			if _, err := p.read(f); err == nil {
 				p.included(f)
 			}
 		}
@@ -522,11 +585,11 @@ func scanPairs(line lineRef, s string, base int) ([]pair, error) {
 			if comma >= 0 {
 				end = i + comma
 			}
-			return nil, Errorf(line.at(base+start), "expected Key=Value, got %q", s[start:end])
+			return nil, Errorf(line.at(base+start), "expected Key=Value, got %q", Excerpt(s[start:end]))
 		}
 		key := strings.TrimSpace(s[i : i+eq])
 		if !validKey(key) {
-			return nil, Errorf(line.at(base+start), "bad key %q: keys are letters, digits, '_', '-' and '.' and start with a letter", key)
+			return nil, Errorf(line.at(base+start), "bad key %q: keys are letters, digits, '_', '-' and '.' and start with a letter", Excerpt(key))
 		}
 		i += eq + 1
 		vstart := i
@@ -548,6 +611,9 @@ func scanPairs(line lineRef, s string, base int) ([]pair, error) {
 		}
 		if value == "" {
 			return nil, Errorf(line.at(base+vstart), "%s has no value", key)
+		}
+		if len(out) == MaxPairs {
+			return nil, Errorf(line.at(base+start), "more than %d Key=Value pairs", MaxPairs)
 		}
 		out = append(out, pair{key: key, value: value, keyPos: line.at(base + start), valPos: line.at(base + vstart)})
 		if i >= len(s) {
@@ -635,7 +701,7 @@ func (p *parser) applyPairs(o *Options, pairs []pair, dir string) {
 			continue
 		}
 		if seen[pr.key] {
-			p.warnf(pr.keyPos, "%s is defined again; the later value %q wins", pr.key, pr.value)
+			p.warnf(pr.keyPos, "%s is defined again; the later value %q wins", pr.key, Excerpt(pr.value))
 		}
 		seen[pr.key] = true
 		o.Set(Option{Key: pr.key, Value: pr.value, Pos: pr.valPos, KeyPos: pr.keyPos})
@@ -647,25 +713,29 @@ type extFile struct {
 	pairs []pair
 }
 
+// maxIncludeDepth bounds how deep extension files include each other: they
+// are read recursively.
+const maxIncludeDepth = 16
+
 // loadExt reads an extension file once (it may be named by many units).
 func (p *parser) loadExt(path string, from Pos) *extFile {
 	clean := filepath.Clean(path)
 	for _, s := range p.stack {
 		if s == clean {
-			p.errorf(from, "ExternalFile %s includes itself (through %s)", path, strings.Join(p.stack, " -> "))
+			p.errorf(from, "ExternalFile %s includes itself (through %s)", ExcerptPath(path), ExcerptPath(strings.Join(p.stack, " -> ")))
 			return nil
 		}
 	}
 	if e, ok := p.cache[clean]; ok {
 		return e
 	}
-	src, err := p.open(clean)
+	if len(p.stack) == maxIncludeDepth {
+		p.errorf(from, "ExternalFile %s: extension files nest more than %d deep", ExcerptPath(path), maxIncludeDepth)
+		return nil
+	}
+	src, err := p.read(clean)
 	if err != nil {
-		msg := err.Error()
-		if errors.Is(err, fs.ErrNotExist) {
-			msg = "no such file"
-		}
-		p.errorf(from, "ExternalFile %s: %s", path, msg)
+		p.errorf(from, "ExternalFile %s: %s", ExcerptPath(path), readError(err))
 		p.cache[clean] = nil
 		return nil
 	}
@@ -693,8 +763,14 @@ func (p *parser) parseExt(name string, src []byte) []pair {
 		return nil
 	}
 	var out []pair
-	for i, raw := range strings.Split(string(src), "\n") {
-		line := lineRef{file: name, num: i + 1, text: strings.TrimRight(raw, "\r")}
+	num := 0
+	for raw := range strings.SplitSeq(string(src), "\n") {
+		num++
+		line := newLineRef(name, num, strings.TrimRight(raw, "\r"))
+		if len(out) > MaxPairs {
+			p.errorf(line.at(0), "more than %d Key=Value pairs in one extension file", MaxPairs)
+			return nil
+		}
 		body := strings.TrimSpace(line.text)
 		if body == "" || body[0] == '#' {
 			continue
@@ -710,13 +786,20 @@ func (p *parser) parseExt(name string, src []byte) []pair {
 			continue
 		}
 		key, value, ok := strings.Cut(body, "=")
-		if !ok {
-			p.errorf(line.at(base), "expected Key=Value, got %q", body)
-			continue
-		}
 		key = strings.TrimSpace(key)
-		if !validKey(key) {
-			p.errorf(line.at(base), "bad key %q: keys are letters, digits, '_', '-' and '.' and start with a letter", key)
+		if !ok || !validKey(key) {
+			if len(out) == 0 {
+				// The first line is no Key=Value pair: most likely the wrong
+				// file (ExternalFile=/etc/passwd). One error, and none of
+				// its lines echoed past a short excerpt.
+				p.errorf(line.at(base), "this is not a Key=Value extension file: line %d starts %q", line.num, Excerpt(body))
+				return nil
+			}
+			if !ok {
+				p.errorf(line.at(base), "expected Key=Value, got %q", Excerpt(body))
+			} else {
+				p.errorf(line.at(base), "bad key %q: keys are letters, digits, '_', '-' and '.' and start with a letter", Excerpt(key))
+			}
 			continue
 		}
 		voff := base + strings.IndexByte(body, '=') + 1 + (len(value) - len(strings.TrimLeft(value, " \t")))

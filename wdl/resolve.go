@@ -23,6 +23,11 @@ import (
 // spread evenly over the "?" components, the first ones taking the remainder;
 // each component needs at least one processor.
 func Resolve(st SiteType, total int, sites []SiteAmount, nsites int) ([]SiteAmount, error) {
+	// The parser has checked these; a caller that did not gets an error
+	// rather than an allocation of its size.
+	if nsites < 0 || nsites > MaxComponents || len(sites) > MaxComponents {
+		return nil, fmt.Errorf("a job has at most %d components (NSites %d, %d SiteInfo entries)", MaxComponents, nsites, len(sites))
+	}
 	comps, err := layout(st, total, sites, nsites)
 	if err != nil {
 		return nil, err
@@ -38,6 +43,9 @@ func Resolve(st SiteType, total int, sites []SiteAmount, nsites int) ([]SiteAmou
 	if total == Unknown {
 		if unknown > 0 {
 			return nil, fmt.Errorf("Total and SiteInfo are both ?: give the total or the amount of every site")
+		}
+		if known > MaxProcessors {
+			return nil, fmt.Errorf("the SiteInfo amounts add up to %d processors; a job has at most %d", known, MaxProcessors)
 		}
 		return comps, nil
 	}

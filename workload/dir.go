@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -38,6 +39,18 @@ type Manifest struct {
 	JDF          []string     `json:"jdf,omitempty"`
 	SingleFile   bool         `json:"single_file,omitempty"`
 	Traces       []string     `json:"traces,omitempty"`
+	// JobsFile identifies the workload.jsonl written with the manifest;
+	// `gmark submit` refuses a file that differs. Manifests written before
+	// gmark recorded it lack it.
+	JobsFile *JobsDigest `json:"workload_jsonl,omitempty"`
+}
+
+// JobsDigest identifies a workload.jsonl: its SHA-256 (lower-case hex), its
+// size in bytes and its number of jobs (non-blank lines).
+type JobsDigest struct {
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+	Jobs   int    `json:"jobs"`
 }
 
 // FileDigest names an input file and its SHA-256.
@@ -83,17 +96,74 @@ func WriteManifest(w io.Writer, m *Manifest) error {
 	return err
 }
 
-// ReadManifest reads DIR/manifest.json.
+// MaxManifestBytes is the largest manifest.json read (a manifest lists one
+// entry per WDL unit and per included file: a few KiB).
+const MaxManifestBytes = 16 << 20
+
+// ReadManifest reads and checks DIR/manifest.json.
 func ReadManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	name := filepath.Join(dir, ManifestFile)
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxManifestBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxManifestBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB; not a gmark manifest", name, MaxManifestBytes>>20)
+	}
+	return ParseManifest(b, name)
+}
+
+// ParseManifest decodes a manifest and checks its numbers; name is used in
+// errors. Unknown fields are allowed, so that an older gmark reads what a
+// newer one adds.
+func ParseManifest(b []byte, name string) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, ManifestFile), err)
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return &m, nil
+}
+
+// check holds a manifest to the ranges of the jobs it describes.
+func (m *Manifest) check() error {
+	if m.Jobs < 0 || m.Tasks < 0 || m.Processors < 0 {
+		return fmt.Errorf("negative count: jobs %d, tasks %d, processors %d", m.Jobs, m.Tasks, m.Processors)
+	}
+	first, last := time.Duration(m.FirstSubmit), time.Duration(m.LastSubmit)
+	if err := checkTime("first_submit", first); err != nil {
+		return err
+	}
+	if err := checkTime("last_submit", last); err != nil {
+		return err
+	}
+	if first > last {
+		return fmt.Errorf("first_submit %v after last_submit %v", first, last)
+	}
+	for _, u := range m.Units {
+		if u.Jobs < 0 || u.Line < 0 {
+			return fmt.Errorf("unit %d: negative jobs (%d) or line (%d)", u.ID, u.Jobs, u.Line)
+		}
+	}
+	if d := m.JobsFile; d != nil {
+		if len(d.SHA256) != 64 || strings.Trim(d.SHA256, "0123456789abcdef") != "" {
+			return fmt.Errorf("workload_jsonl.sha256 %q is not a SHA-256 in lower-case hex", d.SHA256)
+		}
+		if d.Bytes < 0 || d.Jobs < 0 || int64(d.Jobs) > d.Bytes {
+			return fmt.Errorf("workload_jsonl: %d jobs in %d bytes", d.Jobs, d.Bytes)
+		}
+		if d.Jobs != m.Jobs {
+			return fmt.Errorf("workload_jsonl.jobs %d differs from jobs %d", d.Jobs, m.Jobs)
+		}
+	}
+	return nil
 }
 
 // JDFPath is where the job description of job j in the given format lives,

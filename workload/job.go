@@ -130,14 +130,16 @@ func (a App) Args() []string {
 	return args
 }
 
-// Validate checks the invariants every stage relies on, so a hand-edited or
-// truncated workload file is rejected with a reason instead of misbehaving later.
+// Validate checks the invariants every stage relies on, and every number
+// against the format's ranges (limits.go), so a hand-edited, truncated or
+// hostile workload file is rejected with a reason instead of misbehaving
+// later.
 func (j *Job) Validate() error {
-	if j.ID == "" {
-		return fmt.Errorf("job has no id")
+	if err := checkName("job id", j.ID); err != nil {
+		return err
 	}
-	if j.Submit < 0 {
-		return fmt.Errorf("job %s: negative submit time %v", j.ID, j.Submit)
+	if err := j.validateNumbers(); err != nil {
+		return fmt.Errorf("job %s: %v", j.ID, err)
 	}
 	switch j.Kind {
 	case Unitary:
@@ -147,12 +149,19 @@ func (j *Job) Validate() error {
 		if len(j.Components) == 0 {
 			return fmt.Errorf("job %s: no components", j.ID)
 		}
+		if len(j.Components) > MaxComponents {
+			return fmt.Errorf("job %s: %d components (at most %d)", j.ID, len(j.Components), MaxComponents)
+		}
+		total := 0
 		for i, c := range j.Components {
-			if c.Count < 1 {
-				return fmt.Errorf("job %s: component %d asks for %d processors", j.ID, i, c.Count)
+			if c.Count < 1 || c.Count > MaxProcessors {
+				return fmt.Errorf("job %s: component %d asks for %d processors (1 to %d)", j.ID, i, c.Count, MaxProcessors)
 			}
 			if c.Site == "" {
 				return fmt.Errorf("job %s: component %d has no site (use %q for any)", j.ID, i, AnySite)
+			}
+			if total += c.Count; total > MaxProcessors {
+				return fmt.Errorf("job %s: more than %d processors in all", j.ID, MaxProcessors)
 			}
 		}
 		if j.App.Name == "" {
@@ -161,6 +170,9 @@ func (j *Job) Validate() error {
 	case Composite:
 		if len(j.Tasks) == 0 {
 			return fmt.Errorf("job %s: composite job without tasks", j.ID)
+		}
+		if len(j.Tasks) > MaxTasks || len(j.Deps) > MaxDeps {
+			return fmt.Errorf("job %s: %d tasks and %d dependencies (at most %d and %d)", j.ID, len(j.Tasks), len(j.Deps), MaxTasks, MaxDeps)
 		}
 		pos := make(map[string]int, len(j.Tasks))
 		for i := range j.Tasks {
@@ -188,6 +200,48 @@ func (j *Job) Validate() error {
 		}
 	default:
 		return fmt.Errorf("job %s: unknown kind %q", j.ID, j.Kind)
+	}
+	return nil
+}
+
+// validateNumbers checks the fields every kind of job has against the
+// format's ranges.
+func (j *Job) validateNumbers() error {
+	if j.Unit < 0 || j.Unit > MaxUnit || j.Index < 0 || j.Index > MaxUnit {
+		return fmt.Errorf("unit %d, index %d: each must be in [0, %d]", j.Unit, j.Index, MaxUnit)
+	}
+	if err := checkTime("submit time", j.Submit); err != nil {
+		return err
+	}
+	if err := checkTime("walltime", j.WallTime); err != nil {
+		return err
+	}
+	if err := checkTime("runtime", j.RunTime); err != nil {
+		return err
+	}
+	switch j.SiteType {
+	case "", Single, Unordered, Ordered, SemiOrdered, Flexible:
+	default:
+		return fmt.Errorf("unknown site type %q", j.SiteType)
+	}
+	if len(j.App.Params) > MaxParams {
+		return fmt.Errorf("%d application parameters (at most %d)", len(j.App.Params), MaxParams)
+	}
+	for _, p := range j.App.Params {
+		if err := checkName("parameter name", p.Key); err != nil {
+			return err
+		}
+	}
+	if len(j.Files) > MaxFiles {
+		return fmt.Errorf("%d input files (at most %d)", len(j.Files), MaxFiles)
+	}
+	for _, f := range j.Files {
+		if f.Size < 0 || f.Size > MaxFileSize {
+			return fmt.Errorf("input file %q of %d bytes (0 to %d)", f.Name, f.Size, int64(MaxFileSize))
+		}
+		if f.Name == "" {
+			return fmt.Errorf("an input file without a name")
+		}
 	}
 	return nil
 }

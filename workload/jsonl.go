@@ -409,32 +409,40 @@ func decodeJob(data []byte) (Job, error) {
 	return j, nil
 }
 
-// Writer streams jobs to workload.jsonl, one line each.
+// Writer streams jobs to workload.jsonl, one line each, and keeps the
+// digest of what it wrote for the manifest.
 type Writer struct {
-	w   *bufio.Writer
-	buf []byte
-	n   int
+	w      *bufio.Writer
+	buf    []byte
+	digest digester
 }
 
 // NewWriter returns a Writer that buffers its output to w; call Flush at the end.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: bufio.NewWriterSize(w, 256<<10), buf: make([]byte, 0, 1024)}
+	return &Writer{w: bufio.NewWriterSize(w, 256<<10), buf: make([]byte, 0, 1024), digest: newDigester()}
 }
 
 // Write appends one job line.
 func (w *Writer) Write(j *Job) error {
 	w.buf = j.AppendJSON(w.buf[:0])
 	w.buf = append(w.buf, '\n')
-	w.n++
+	w.digest.job(w.buf)
 	_, err := w.w.Write(w.buf)
 	return err
 }
 
 // Count is the number of jobs written so far.
-func (w *Writer) Count() int { return w.n }
+func (w *Writer) Count() int { return w.digest.jobs }
+
+// Digest identifies what was written so far: the manifest's workload_jsonl.
+func (w *Writer) Digest() JobsDigest { return w.digest.sum() }
 
 // Flush writes any buffered data to the underlying writer.
 func (w *Writer) Flush() error { return w.w.Flush() }
+
+// asciiSpace is the white space around a job line; a line of nothing else
+// is blank, skipped by Reader and not counted as a job by DigestJobs.
+const asciiSpace = " \t\r\v\f"
 
 // Reader streams jobs from workload.jsonl.
 type Reader struct {
@@ -446,7 +454,7 @@ type Reader struct {
 // NewReader reads jobs from r; name is used in error messages ("name:line: …").
 func NewReader(r io.Reader, name string) *Reader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	sc.Buffer(make([]byte, 64<<10), MaxLineBytes)
 	return &Reader{name: name, sc: sc}
 }
 
@@ -455,7 +463,7 @@ func NewReader(r io.Reader, name string) *Reader {
 func (r *Reader) Next() (Job, error) {
 	for r.sc.Scan() {
 		r.line++
-		line := bytes.TrimSpace(r.sc.Bytes())
+		line := bytes.Trim(r.sc.Bytes(), asciiSpace)
 		if len(line) == 0 {
 			continue
 		}
@@ -465,7 +473,9 @@ func (r *Reader) Next() (Job, error) {
 		}
 		return j, nil
 	}
-	if err := r.sc.Err(); err != nil {
+	if err := r.sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return Job{}, fmt.Errorf("%s:%d: a line longer than %d MiB", r.name, r.line+1, MaxLineBytes>>20)
+	} else if err != nil {
 		return Job{}, fmt.Errorf("%s:%d: %v", r.name, r.line+1, err)
 	}
 	return Job{}, io.EOF

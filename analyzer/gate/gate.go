@@ -89,7 +89,8 @@ func succeeded(s *metrics.Samples, i int) float64 {
 	return 0
 }
 
-// span is the time from the first submission to the last end of the jobs.
+// span is the time from the first submission to the last end of the jobs;
+// NaN when none was submitted.
 func span(s *metrics.Samples, idx []int) float64 {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, i := range idx {
@@ -99,6 +100,9 @@ func span(s *metrics.Samples, idx []int) float64 {
 		if v := s.JobEnd[i]; !math.IsNaN(v) {
 			hi = max(hi, v)
 		}
+	}
+	if math.IsInf(lo, 1) {
+		return math.NaN()
 	}
 	return hi - lo
 }
@@ -128,7 +132,11 @@ var Metrics = func() map[string]*Metric {
 						n++
 					}
 				}
-				return float64(n) / (span(s, idx) / 3600)
+				d := span(s, idx)
+				if !(d > 0) { // no time (or no job submitted): no rate
+					return math.NaN()
+				}
+				return float64(n) / (d / 3600)
 			}},
 		{Name: "makespan", Doc: "first submission to last end", Unit: "s", Kind: RunLevel, MinChange: 1, runLevel: span},
 	}
@@ -257,12 +265,18 @@ func (s *side) values(mt *Metric, idx [][]int) []float64 {
 
 // eval computes the metric over the jobs idx[r] of every run r.
 func (s *side) eval(mt *Metric, idx [][]int) float64 {
-	if mt.Kind == RunLevel {
-		t := 0.0
+	if mt.Kind == RunLevel { // the mean over the runs where it is defined
+		t, n := 0.0, 0
 		for r, smp := range s.runs {
-			t += mt.runLevel(smp, idx[r])
+			if v := mt.runLevel(smp, idx[r]); !math.IsNaN(v) {
+				t += v
+				n++
+			}
 		}
-		return t / float64(len(s.runs))
+		if n == 0 {
+			return math.NaN()
+		}
+		return t / float64(n)
 	}
 	v := s.values(mt, idx)
 	if mt.Q > 0 {
@@ -338,6 +352,12 @@ func Compare(baseline, new []*metrics.RunMetrics, cfg Config) (*Result, error) {
 		res.NewRuns = append(res.NewRuns, m.RunID)
 	}
 	b, n := newSide(baseline), newSide(new)
+	if b.size() == 0 {
+		return nil, fmt.Errorf("the baseline runs (%s) have no jobs: nothing to compare against", strings.Join(res.BaselineRuns, ", "))
+	}
+	if n.size() == 0 {
+		return nil, fmt.Errorf("the new runs (%s) have no jobs: nothing to compare", strings.Join(res.NewRuns, ", "))
+	}
 	for _, name := range names {
 		mt, ok := Metrics[name]
 		if !ok {
@@ -350,6 +370,8 @@ func Compare(baseline, new []*metrics.RunMetrics, cfg Config) (*Result, error) {
 		row := &res.Rows[i]
 		switch {
 		case row.Verdict == "untested":
+		case row.Verdict == "REGRESSION": // the new runs lost the metric
+			res.Regressed = append(res.Regressed, row.Metric)
 		case row.Significant && row.Beyond:
 			row.Verdict = "REGRESSION"
 			res.Regressed = append(res.Regressed, row.Metric)
@@ -399,8 +421,18 @@ func compare(mt *Metric, b, n *side, cfg Config) Row {
 		row.NBase, row.NNew = len(b.values(mt, b.order)), len(n.values(mt, n.order))
 	}
 	switch {
-	case math.IsNaN(row.Baseline) || math.IsNaN(row.New):
-		row.Verdict, row.Note, row.Test = "untested", "no values on a side", "none"
+	case math.IsNaN(row.Baseline) && math.IsNaN(row.New):
+		row.Verdict, row.Note, row.Test = "untested", "no values on either side", "none"
+		return row
+	case math.IsNaN(row.Baseline):
+		row.Verdict, row.Note, row.Test = "untested", "the baseline runs have no value: nothing to compare with", "none"
+		return row
+	case math.IsNaN(row.New):
+		// The baseline has the metric and the new runs lost it (no job
+		// started, none ran to its end): a regression, whatever a test
+		// would say.
+		row.Verdict, row.Test = "REGRESSION", "none"
+		row.Note = fmt.Sprintf("the new runs have no value (the baseline has %d)", row.NBase)
 		return row
 	case row.NBase < 10 || row.NNew < 10:
 		row.Note, row.Test = "fewer than 10 values on a side: no test", "none"
@@ -633,3 +665,24 @@ func fmtVal(v float64, unit string) string {
 // run, as in the batch-means method of simulation output analysis (ten
 // batches), so that congestion episodes of many jobs stay within a block.
 func blockLen(n int) int { return max(1, (n+9)/10) }
+
+// NullReason says why a number of the row is undefined (NaN or infinite),
+// by its JSON name, for the JSON form's list of nulls.
+func (r *Row) NullReason(field string) string {
+	switch field {
+	case "baseline":
+		return "the baseline runs have no value of " + r.Metric
+	case "new":
+		return "the new runs have no value of " + r.Metric
+	case "change":
+		return "a side has no value"
+	case "relative_change":
+		if r.Baseline == 0 {
+			return "the baseline is 0: a relative change is infinite; see change"
+		}
+		return "a side has no value"
+	case "diff_ci":
+		return "no bootstrap was run (" + r.Test + ")"
+	}
+	return ""
+}

@@ -595,7 +595,7 @@ func (m *RunMetrics) hasComposite(rd *RunData) bool {
 // series bins utilization, goodput and throughput over [t0, t1].
 func series(rd *RunData, t0, t1 int64, bins int, f float64) TimeSeries {
 	ts := TimeSeries{}
-	if t1 <= t0 {
+	if t1 <= t0 || t1-t0 < 0 { // no time, or a span beyond int64 (absurd times)
 		return ts
 	}
 	width := float64(t1-t0) / float64(bins) // ns
@@ -610,6 +610,13 @@ func series(rd *RunData, t0, t1 int64, bins int, f float64) TimeSeries {
 	dBusy := make([]float64, bins+1) // difference arrays for whole bins
 	dGood := make([]float64, bins+1)
 	spread := func(s, e int64, p float64, acc, diff []float64) {
+		// A job can start before the first submission on a clock coarser
+		// than the submitter's (Slurm's whole seconds): only [t0, t1]
+		// is binned.
+		s, e = max(s, t0), min(e, t1)
+		if e <= s {
+			return
+		}
 		a, b := float64(s-t0)/width, float64(e-t0)/width
 		ia, ib := min(int(a), bins-1), min(int(b), bins-1)
 		if ia == ib {
@@ -831,3 +838,43 @@ func orNaN(v float64, ok bool) float64 {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// NullReason says why a metric of the run is undefined (NaN), by its JSON
+// name, for the JSON form's list of nulls; docs/metrics.md has the cases.
+func (m *RunMetrics) NullReason(field string) string {
+	switch field {
+	case "success_rate", "failure_rate":
+		if m.Jobs.Submitted == 0 {
+			return "the run has no jobs"
+		}
+	case "utilization":
+		if m.Processors <= 0 {
+			return "the system size is unknown: pass --processors N"
+		}
+		return "the run lasted no time (no job ended after the first submission)"
+	case "throughput_per_h", "goodput_processors":
+		return "the run lasted no time (no job ended after the first submission)"
+	}
+	return ""
+}
+
+// NullReason says why a column of a per-type, per-site or per-user row is
+// undefined (NaN), by its JSON name.
+func (g *Group) NullReason(field string) string {
+	switch field {
+	case "mean_wait_s", "p50_wait_s", "p95_wait_s":
+		return "no job of the group started"
+	case "mean_run_s", "mean_bsld":
+		return "no job of the group ran to its end"
+	}
+	return ""
+}
+
+// NullReason says why a figure of the core is undefined (NaN), by its JSON
+// name.
+func (c *CoreMetrics) NullReason(field string) string {
+	if field == "wasted_processor_s" {
+		return "unknown: neither the core's accounting nor its events tell it"
+	}
+	return ""
+}

@@ -235,3 +235,28 @@ func TestTau(t *testing.T) {
 		t.Errorf("bsld τ=100s: %v", m.BSlowdown.Mean)
 	}
 }
+
+// Issue 11: a job that starts before the run's first submission (Slurm
+// reports whole seconds, the submitter nanoseconds) made the time series
+// index bin −1 and panic. Only [first submission, last end] is binned.
+func TestComputeStartBeforeFirstSubmission(t *testing.T) {
+	rd := &RunData{ID: "coarse", Target: "slurm", Speedup: 1, Processors: 4, Jobs: []Job{
+		{ID: "1-0", Type: "a", Processors: 2, Components: 1, Sites: "c1", SubmitNS: at(0.7), ScheduledNS: at(0.7),
+			StartNS: at(0), EndNS: at(10), State: Succeeded, Attempts: 1},
+		{ID: "1-1", Type: "a", Processors: 2, Components: 1, Sites: "c1", SubmitNS: at(1), ScheduledNS: at(1),
+			StartNS: at(2), EndNS: at(10.7), State: Succeeded, Attempts: 1},
+	}}
+	m := Compute(rd, Options{Bins: 10})
+	if !near(m.Wait.Min, -0.7) || len(m.Series.Utilization) != 10 {
+		t.Fatalf("wait %+v, %d bins", m.Wait, len(m.Series.Utilization))
+	}
+	// Busy from 0.7 s (the first submission) to 10.7 s: 2 processors
+	// × 9.3 s of job 1-0 within it, 2 × 8.7 s of job 1-1, over 4 × 10 s.
+	busy := 0.0
+	for _, u := range m.Series.Utilization {
+		busy += u * 4 * m.Series.BinSeconds
+	}
+	if !near(busy, 2*9.3+2*8.7) {
+		t.Errorf("busy processor-seconds in the series %v, want %v", busy, 2*9.3+2*8.7)
+	}
+}

@@ -6,19 +6,25 @@
 // the wait of two job types, utilization, goodput and throughput over time,
 // the success rate per run — and the response-time breakdown.
 //
-// Each figure is a function of plain data; All draws every figure of a set
-// of runs. Big samples are reduced before drawing (a CDF by its quantiles, a
-// scatter by binning), and the figure's note says so.
+// Each figure is a function of plain data that returns a Drawing, which
+// Save writes to disk. Big samples are reduced before drawing (a CDF by its
+// quantiles, a scatter by binning), and the figure's note says so. Any
+// sample draws: empty ones are refused with NoData; undefined values are
+// left out and counted; a log axis is used only where the values span
+// decades, and counts the values it shows at LogFloor.
 package plots
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
+	"github.com/gmark/gmark/internal/outfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -41,15 +47,50 @@ var (
 	Height = 4 * vg.Inch
 )
 
-// Save writes p as dir/name.png and dir/name.svg.
-func Save(p *plot.Plot, dir, name, title, note string) (Figure, error) {
-	f := Figure{Name: name, Title: title, PNG: name + ".png", SVG: name + ".svg", Note: note}
+// Drawing is a figure drawn in memory, to be saved or rendered.
+type Drawing struct {
+	Title string
+	Note  string // how the data were reduced, what is missing
+	plot  *plot.Plot
+}
+
+// Save writes the drawing as dir/name.png and dir/name.svg, each through
+// internal/outfile (a complete file or none; a link to a file is followed).
+func (d *Drawing) Save(dir, name string) (Figure, error) {
+	f := Figure{Name: name, Title: d.Title, PNG: name + ".png", SVG: name + ".svg", Note: d.Note}
 	for _, file := range []string{f.PNG, f.SVG} {
-		if err := p.Save(Width, Height, filepath.Join(dir, file)); err != nil {
+		if err := saveAs(d.plot, filepath.Join(dir, file)); err != nil {
 			return f, fmt.Errorf("plot %s: %w", file, err)
 		}
 	}
 	return f, nil
+}
+
+// Render writes the drawing to w in a format of gonum/plot ("png", "svg",
+// "pdf", …).
+func (d *Drawing) Render(w io.Writer, format string) error {
+	wt, err := d.plot.WriterTo(Width, Height, format)
+	if err != nil {
+		return err
+	}
+	_, err = wt.WriteTo(w)
+	return err
+}
+
+func saveAs(p *plot.Plot, path string) error {
+	w, err := p.WriterTo(Width, Height, strings.TrimPrefix(filepath.Ext(path), "."))
+	if err != nil {
+		return err
+	}
+	out, err := outfile.Create(path)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if _, err := w.WriteTo(out); err != nil {
+		return err
+	}
+	return out.Commit()
 }
 
 func newPlot(title, x, y string) *plot.Plot {
@@ -78,67 +119,15 @@ type Series struct {
 const MaxCurvePoints = 512
 
 // LogFloor is the smallest value a log axis shows: smaller values (waits
-// of zero) are drawn at it.
+// of zero, or negative ones from a clock of whole seconds) are drawn at it,
+// and the figure's note counts them.
 const LogFloor = 0.1
 
-// cdfPoints reduces a sorted sample to at most MaxCurvePoints points of its
-// empirical CDF (its quantiles at evenly spaced probabilities).
-func cdfPoints(sorted []float64, logX bool) plotter.XYs {
-	n := len(sorted)
-	k := min(n, MaxCurvePoints)
-	pts := make(plotter.XYs, 0, k+1)
-	for i := 0; i < k; i++ {
-		idx := i * (n - 1) / max(k-1, 1)
-		x := sorted[idx]
-		if logX {
-			x = max(x, LogFloor)
-		}
-		pts = append(pts, plotter.XY{X: x, Y: float64(idx+1) / float64(n)})
-	}
-	return pts
-}
-
-// CDF draws the empirical CDFs of sorted samples, one line per series.
-func CDF(dir, name, title, xlabel string, series []Series, logX bool) (Figure, error) {
-	p := newPlot(title, xlabel, "fraction of jobs (CDF)")
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Left = true
-	note := ""
-	any := false
-	for i, s := range series {
-		if len(s.Values) == 0 {
-			continue
-		}
-		any = true
-		if len(s.Values) > MaxCurvePoints {
-			note = fmt.Sprintf("curves with more than %d jobs drawn through %d of their quantiles", MaxCurvePoints, MaxCurvePoints)
-		}
-		l, err := plotter.NewLine(cdfPoints(s.Values, logX))
-		if err != nil {
-			return Figure{}, err
-		}
-		l.Color = Color(i)
-		l.Width = vg.Points(1.5)
-		l.Dashes = plotutil.Dashes(i / 7)
-		p.Add(l)
-		p.Legend.Add(s.Label, l)
-	}
-	if !any {
-		return Figure{}, errNoData
-	}
-	if logX {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-		note = join(note, fmt.Sprintf("log scale; values below %g s drawn at %g s", LogFloor, LogFloor))
-	}
-	return Save(p, dir, name, title, note)
-}
-
-var errNoData = fmt.Errorf("no data")
+var errNoData = errors.New("no data")
 
 // NoData tells whether an error from a figure function means there was
 // nothing to draw.
-func NoData(err error) bool { return err == errNoData }
+func NoData(err error) bool { return errors.Is(err, errNoData) }
 
 func join(a, b string) string {
 	switch {
@@ -148,6 +137,197 @@ func join(a, b string) string {
 		return a
 	}
 	return a + "; " + b
+}
+
+// MaxValue bounds the values a figure draws: beyond ±1e15 (thirty million
+// years in seconds) a value is no measurement, and gonum/plot's ticks do not
+// survive ranges near the largest floats (they loop or panic).
+const MaxValue = 1e15
+
+// drawable tells whether a figure can draw x: a number within ±MaxValue.
+func drawable(x float64) bool { return math.Abs(x) <= MaxValue }
+
+// finite is v without the values it cannot draw (NaN, infinite, beyond
+// MaxValue; v itself when it has none), and how many it left out.
+func finite(v []float64) ([]float64, int) {
+	bad := 0
+	for _, x := range v {
+		if !drawable(x) {
+			bad++
+		}
+	}
+	if bad == 0 {
+		return v, 0
+	}
+	out := make([]float64, 0, len(v)-bad)
+	for _, x := range v {
+		if drawable(x) {
+			out = append(out, x)
+		}
+	}
+	return out, bad
+}
+
+func leftOutNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d undefined, infinite or out-of-range (beyond ±%g) values left out", n, MaxValue)
+}
+
+// scale is how an axis draws its values. A log axis needs values > 0 and a
+// range that is not a single point (gonum/plot panics otherwise), and only
+// helps when the values span decades: so an axis is logarithmic when its
+// largest value is at least ten times its smallest, values below LogFloor
+// counting as LogFloor; otherwise (no spread, every value 0, everything
+// below LogFloor) it is linear and shows zeros and negatives as they are.
+type scale struct {
+	log    bool
+	lo, hi float64 // the range of the values drawn (after LogFloor on a log axis)
+}
+
+// scaleOf chooses the scale of an axis of the values; wantLog asks for a
+// log axis where the values allow one.
+func scaleOf(wantLog bool, values ...[]float64) scale {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range values {
+		for _, x := range v {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	if !wantLog || hi < 10*max(lo, LogFloor) {
+		return scale{lo: lo, hi: hi}
+	}
+	return scale{log: true, lo: max(lo, LogFloor), hi: hi}
+}
+
+// at is where v is drawn.
+func (s scale) at(v float64) float64 {
+	if s.log {
+		return max(v, LogFloor)
+	}
+	return v
+}
+
+// apply sets ax to the scale; call it after adding every plotter, which
+// would widen the range. A log axis spans the decades of the values, from
+// half the lowest one's start, so that values at its start (those drawn at
+// LogFloor) are off the axis line and their tick is labelled.
+func (s scale) apply(ax *plot.Axis) {
+	if !s.log {
+		return
+	}
+	ax.Scale = plot.LogScale{}
+	ax.Tick.Marker = plot.LogTicks{Prec: -1}
+	ax.Min = math.Pow(10, math.Floor(math.Log10(s.lo))) / 2
+	ax.Max = min(math.Pow(10, math.Ceil(math.Log10(s.hi))), math.MaxFloat64)
+	if ax.Max <= ax.Min {
+		ax.Max = 10 * ax.Min
+	}
+}
+
+// note says how the axis shows the values: for a log axis, how many are
+// drawn at LogFloor, so zeros are counted rather than hidden.
+func (s scale) note(axis string, values ...[]float64) string {
+	if !s.log {
+		if s.lo == s.hi {
+			return fmt.Sprintf("every value on the %s axis is %.4g s", axis, s.lo)
+		}
+		return ""
+	}
+	n, below, zero, neg := 0, 0, 0, 0
+	for _, v := range values {
+		n += len(v)
+		for _, x := range v {
+			switch {
+			case x < 0:
+				neg++
+			case x == 0:
+				zero++
+			}
+			if x < LogFloor {
+				below++
+			}
+		}
+	}
+	note := axis + " on a log scale"
+	if below == 0 {
+		return note
+	}
+	var parts []string
+	if zero > 0 {
+		parts = append(parts, fmt.Sprintf("%d = 0", zero))
+	}
+	if neg > 0 {
+		parts = append(parts, fmt.Sprintf("%d < 0", neg))
+	}
+	if k := below - zero - neg; k > 0 {
+		parts = append(parts, fmt.Sprintf("%d between 0 and %g", k, LogFloor))
+	}
+	return fmt.Sprintf("%s; %d of %d values below %g s (%s) drawn at %g s", note, below, n, LogFloor, strings.Join(parts, ", "), LogFloor)
+}
+
+// cdfPoints reduces a sorted sample to at most MaxCurvePoints points of its
+// empirical CDF (its quantiles at evenly spaced probabilities), starting at
+// 0 at the smallest value so that a sample of one value, or of equal values,
+// is drawn as the step it is.
+func cdfPoints(sorted []float64, sc scale) plotter.XYs {
+	n := len(sorted)
+	k := min(n, MaxCurvePoints)
+	pts := make(plotter.XYs, 0, k+1)
+	pts = append(pts, plotter.XY{X: sc.at(sorted[0]), Y: 0})
+	for i := 0; i < k; i++ {
+		idx := i * (n - 1) / max(k-1, 1)
+		pts = append(pts, plotter.XY{X: sc.at(sorted[idx]), Y: float64(idx+1) / float64(n)})
+	}
+	return pts
+}
+
+// CDF draws the empirical CDFs of samples, one line per series, on a log
+// x axis when logX and the values span decades (see scale).
+func CDF(title, xlabel string, series []Series, logX bool) (*Drawing, error) {
+	p := newPlot(title, xlabel, "fraction of jobs (CDF)")
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Legend.Left = true
+	note := ""
+	dropped := 0
+	samples := make([][]float64, len(series))
+	for i, s := range series {
+		v, bad := finite(s.Values)
+		dropped += bad
+		if !slices.IsSorted(v) {
+			v = slices.Clone(v)
+			slices.Sort(v)
+		}
+		samples[i] = v
+	}
+	sc := scaleOf(logX, samples...)
+	drawn := false
+	for i, s := range series {
+		v := samples[i]
+		if len(v) == 0 {
+			continue
+		}
+		drawn = true
+		if len(v) > MaxCurvePoints {
+			note = fmt.Sprintf("curves with more than %d jobs drawn through %d of their quantiles", MaxCurvePoints, MaxCurvePoints)
+		}
+		l, err := plotter.NewLine(cdfPoints(v, sc))
+		if err != nil {
+			return nil, err
+		}
+		l.Color = Color(i)
+		l.Width = vg.Points(1.5)
+		l.Dashes = plotutil.Dashes(i / 7)
+		p.Add(l)
+		p.Legend.Add(s.Label, l)
+	}
+	if !drawn {
+		return nil, errNoData
+	}
+	sc.apply(&p.X)
+	note = join(join(note, sc.note("x", samples...)), leftOutNote(dropped))
+	return &Drawing{Title: title, Note: note, plot: p}, nil
 }
 
 // quantileSketch reduces a sorted sample to 1001 of its quantiles, enough
@@ -166,28 +346,39 @@ func quantileSketch(sorted []float64) plotter.Values {
 // Box draws box and whiskers (Tukey: box at the quartiles, whiskers to the
 // last values within 1.5 IQR, points beyond) per series, with the mean as a
 // cross, as in the thesis's Fig. 5.10.
-func Box(dir, name, title, ylabel string, series []Series, means []float64) (Figure, error) {
+func Box(title, ylabel string, series []Series, means []float64) (*Drawing, error) {
 	p := newPlot(title, "run", ylabel)
 	var names []string
 	note := ""
+	drawn, dropped := false, 0
 	for i, s := range series {
 		names = append(names, s.Label)
-		if len(s.Values) == 0 {
+		v, bad := finite(s.Values)
+		dropped += bad
+		if len(v) == 0 {
 			continue
 		}
-		vals := quantileSketch(s.Values)
-		if len(s.Values) > len(vals) {
+		if !slices.IsSorted(v) {
+			v = slices.Clone(v)
+			slices.Sort(v)
+		}
+		drawn = true
+		vals := quantileSketch(v)
+		if len(v) > len(vals) {
 			note = "samples over 1001 values drawn from 1001 of their quantiles (quartiles and whiskers exact to 0.1%; fewer outside points)"
 		}
 		b, err := plotter.NewBoxPlot(vg.Points(30), float64(i), vals)
 		if err != nil {
-			return Figure{}, err
+			return nil, err
 		}
 		b.FillColor = color.RGBA{R: 0xdd, G: 0xe8, B: 0xf5, A: 0xff}
 		b.GlyphStyle.Radius = vg.Points(1.5)
 		p.Add(b)
-		if i < len(means) && !math.IsNaN(means[i]) {
-			sc, _ := plotter.NewScatter(plotter.XYs{{X: float64(i), Y: means[i]}})
+		if i < len(means) && drawable(means[i]) {
+			sc, err := plotter.NewScatter(plotter.XYs{{X: float64(i), Y: means[i]}})
+			if err != nil {
+				return nil, err
+			}
 			sc.Shape = draw.CrossGlyph{}
 			sc.Color = color.RGBA{R: 0xc0, A: 0xff}
 			sc.Radius = vg.Points(4)
@@ -197,18 +388,32 @@ func Box(dir, name, title, ylabel string, series []Series, means []float64) (Fig
 			}
 		}
 	}
-	if len(names) == 0 {
-		return Figure{}, errNoData
+	if !drawn {
+		return nil, errNoData
 	}
 	p.NominalX(names...)
-	return Save(p, dir, name, title, note)
+	return &Drawing{Title: title, Note: join(note, leftOutNote(dropped)), plot: p}, nil
 }
 
 // XBar draws an X-bar control chart: a value per run (the mean submission
 // delay), the centre line μ and the control limits μ ± 3σ.
-func XBar(dir, name, title, ylabel string, labels []string, values []float64, mu, sigma float64, note string) (Figure, error) {
+func XBar(title, ylabel string, labels []string, values []float64, mu, sigma float64, note string) (*Drawing, error) {
 	if len(values) == 0 {
-		return Figure{}, errNoData
+		return nil, errNoData
+	}
+	if len(labels) != len(values) {
+		return nil, fmt.Errorf("%d labels for %d values", len(labels), len(values))
+	}
+	for i, v := range values {
+		if !drawable(v) {
+			return nil, fmt.Errorf("the value of %s is %g: not a number within ±%g", labels[i], v, MaxValue)
+		}
+	}
+	if !drawable(mu) {
+		return nil, fmt.Errorf("the centre line μ is %g: not a number within ±%g", mu, MaxValue)
+	}
+	if !drawable(3 * sigma) {
+		sigma, note = 0, join(note, "σ undefined: control limits drawn at μ")
 	}
 	p := newPlot(title, "run", ylabel)
 	pts := make(plotter.XYs, len(values))
@@ -217,70 +422,93 @@ func XBar(dir, name, title, ylabel string, labels []string, values []float64, mu
 	}
 	lp, sc, err := plotter.NewLinePoints(pts)
 	if err != nil {
-		return Figure{}, err
+		return nil, err
 	}
 	lp.Color, sc.Color = Color(0), Color(0)
 	sc.Shape = draw.CircleGlyph{}
 	p.Add(lp, sc)
 	p.Legend.Add("mean per run", lp, sc)
 	x0, x1 := -0.5, float64(len(values))-0.5
-	hline := func(y float64, label string, c color.Color, dashed bool) {
-		l, _ := plotter.NewLine(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
-		l.Color = c
-		if dashed {
+	limit := color.RGBA{R: 0xc0, A: 0xff}
+	for _, h := range []struct {
+		y      float64
+		label  string
+		c      color.Color
+		dashed bool
+	}{
+		{mu, fmt.Sprintf("μ = %.4g", mu), color.Gray{Y: 0x40}, false},
+		{mu + 3*sigma, fmt.Sprintf("μ ± 3σ (σ = %.3g)", sigma), limit, true},
+		{mu - 3*sigma, "", limit, true},
+	} {
+		l, err := plotter.NewLine(plotter.XYs{{X: x0, Y: h.y}, {X: x1, Y: h.y}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color = h.c
+		if h.dashed {
 			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 		}
 		p.Add(l)
-		p.Legend.Add(label, l)
+		if h.label != "" {
+			p.Legend.Add(h.label, l)
+		}
 	}
-	hline(mu, fmt.Sprintf("μ = %.4g", mu), color.Gray{Y: 0x40}, false)
-	hline(mu+3*sigma, fmt.Sprintf("μ ± 3σ (σ = %.3g)", sigma), color.RGBA{R: 0xc0, A: 0xff}, true)
-	l, _ := plotter.NewLine(plotter.XYs{{X: x0, Y: mu - 3*sigma}, {X: x1, Y: mu - 3*sigma}})
-	l.Color = color.RGBA{R: 0xc0, A: 0xff}
-	l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-	p.Add(l)
 	p.NominalX(labels...)
-	return Save(p, dir, name, title, note)
+	return &Drawing{Title: title, Note: note, plot: p}, nil
 }
 
 // MaxScatterPoints is the largest sample drawn point by point; a larger one
-// is binned on a log grid and drawn as bubbles sized by their count (the
+// is binned on a grid and drawn as bubbles sized by their count (the
 // thesis's Fig. 5.11 bubble plot).
 const MaxScatterPoints = 5000
 
 // Scatter draws y against x (wait against run time: slowdown fairness),
-// log-log.
-func Scatter(dir, name, title, xlabel, ylabel string, x, y []float64) (Figure, error) {
+// each axis on a log scale when its values span decades (see scale).
+func Scatter(title, xlabel, ylabel string, x, y []float64) (*Drawing, error) {
+	if len(x) != len(y) {
+		return nil, fmt.Errorf("%d x values for %d y values", len(x), len(y))
+	}
+	// Only the pairs with both values finite are drawn.
+	var fx, fy []float64
+	for i := range x {
+		if drawable(x[i]) && drawable(y[i]) {
+			fx, fy = append(fx, x[i]), append(fy, y[i])
+		}
+	}
+	dropped := len(x) - len(fx)
+	x, y = fx, fy
 	if len(x) == 0 {
-		return Figure{}, errNoData
+		return nil, errNoData
 	}
 	p := newPlot(title, xlabel, ylabel)
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	note := fmt.Sprintf("log-log; values below %g s drawn at %g s", LogFloor, LogFloor)
+	sx, sy := scaleOf(true, x), scaleOf(true, y)
+	note := join(join(sx.note("x", x), sy.note("y", y)), leftOutNote(dropped))
 	if len(x) <= MaxScatterPoints {
 		pts := make(plotter.XYs, len(x))
 		for i := range x {
-			pts[i] = plotter.XY{X: max(x[i], LogFloor), Y: max(y[i], LogFloor)}
+			pts[i] = plotter.XY{X: sx.at(x[i]), Y: sy.at(y[i])}
 		}
 		sc, err := plotter.NewScatter(pts)
 		if err != nil {
-			return Figure{}, err
+			return nil, err
 		}
 		sc.Color = color.NRGBA{B: 0xb0, A: 0x90}
 		sc.Radius = vg.Points(2)
 		p.Add(sc)
-		return Save(p, dir, name, title, note)
+		sx.apply(&p.X)
+		sy.apply(&p.Y)
+		return &Drawing{Title: title, Note: note, plot: p}, nil
 	}
-	// Bin on a 40 × 40 log grid; one bubble per non-empty cell at the
-	// cell's mean, area proportional to the count.
+	// Bin on a 40 × 40 grid (of the logarithms on a log axis); one bubble
+	// per non-empty cell at the cell's mean, area proportional to the count.
 	const cells = 40
-	xlo, xhi := logRange(x)
-	ylo, yhi := logRange(y)
+	tx, ty := sx.transform(), sy.transform()
+	xlo, xhi := tx.span(x)
+	ylo, yhi := ty.span(y)
 	type cell struct{ n, sx, sy float64 }
 	grid := map[[2]int]*cell{}
 	for i := range x {
-		lx, ly := math.Log10(max(x[i], LogFloor)), math.Log10(max(y[i], LogFloor))
+		lx, ly := tx.fwd(x[i]), ty.fwd(y[i])
 		cx := min(int((lx-xlo)/(xhi-xlo)*cells), cells-1)
 		cy := min(int((ly-ylo)/(yhi-ylo)*cells), cells-1)
 		c := grid[[2]int{cx, cy}]
@@ -295,50 +523,82 @@ func Scatter(dir, name, title, xlabel, ylabel string, x, y []float64) (Figure, e
 	xyz := make(plotter.XYZs, 0, len(grid))
 	maxN := 0.0
 	for _, c := range grid {
-		xyz = append(xyz, plotter.XYZ{X: math.Pow(10, c.sx/c.n), Y: math.Pow(10, c.sy/c.n), Z: c.n})
+		xyz = append(xyz, plotter.XYZ{X: tx.inv(c.sx / c.n), Y: ty.inv(c.sy / c.n), Z: c.n})
 		maxN = max(maxN, c.n)
 	}
 	slices.SortFunc(xyz, func(a, b plotter.XYZ) int { return int(b.Z - a.Z) })
 	sc, err := plotter.NewScatter(xyz)
 	if err != nil {
-		return Figure{}, err
+		return nil, err
 	}
 	sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
 		r := vg.Points(1 + 6*math.Sqrt(xyz[i].Z/maxN))
 		return draw.GlyphStyle{Color: color.NRGBA{R: 0x20, G: 0x40, B: 0xb0, A: 0x80}, Radius: r, Shape: draw.CircleGlyph{}}
 	}
 	p.Add(sc)
-	note = join(note, fmt.Sprintf("%d jobs binned on a 40×40 log grid: each bubble is the jobs of one cell, its area proportional to their number (largest: %.0f)", len(x), maxN))
-	return Save(p, dir, name, title, note)
+	sx.apply(&p.X)
+	sy.apply(&p.Y)
+	note = join(note, fmt.Sprintf("%d jobs binned on a 40×40 grid: each bubble is the jobs of one cell, its area proportional to their number (largest: %.0f)", len(x), maxN))
+	return &Drawing{Title: title, Note: note, plot: p}, nil
 }
 
-// logRange is the range of log10(max(v, LogFloor)), widened a little at the
-// top so the largest value falls in the last cell.
-func logRange(v []float64) (lo, hi float64) {
+// transform maps an axis's values to the space its grid cells are equal
+// in: their logarithms on a log axis, the values on a linear one.
+type transform struct{ log bool }
+
+func (s scale) transform() transform { return transform{s.log} }
+
+func (t transform) fwd(v float64) float64 {
+	if t.log {
+		return math.Log10(max(v, LogFloor))
+	}
+	return v
+}
+
+func (t transform) inv(v float64) float64 {
+	if t.log {
+		return math.Pow(10, v)
+	}
+	return v
+}
+
+// span is the range of the transformed values, widened a little at the
+// top so the largest value falls in the last cell, and to a width of 1
+// when they are all equal.
+func (t transform) span(v []float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, a := range v {
-		a = math.Log10(max(a, LogFloor))
+		a = t.fwd(a)
 		lo, hi = min(lo, a), max(hi, a)
 	}
-	return lo, hi + 1e-9
+	if hi-lo < 1e-9*max(1, math.Abs(lo)) {
+		return lo, lo + 1
+	}
+	return lo, hi + 1e-9*(hi-lo)
 }
 
 // Pareto draws the Pareto chart of jobs per site (load-balancing fairness):
 // each site's share of the jobs as bars, largest first, and the cumulative
 // share against the ideal (every site the same share).
-func Pareto(dir, name, title string, sites []string, counts []int) (Figure, error) {
-	if len(sites) == 0 {
-		return Figure{}, errNoData
+func Pareto(title string, sites []string, counts []int) (*Drawing, error) {
+	if len(sites) != len(counts) {
+		return nil, fmt.Errorf("%d sites for %d counts", len(sites), len(counts))
+	}
+	total := 0
+	for _, c := range counts {
+		if c < 0 {
+			return nil, fmt.Errorf("a negative count of jobs (%d)", c)
+		}
+		total += c
+	}
+	if total == 0 {
+		return nil, errNoData
 	}
 	idx := make([]int, len(sites))
 	for i := range idx {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return counts[b] - counts[a] })
-	total := 0
-	for _, c := range counts {
-		total += c
-	}
 	p := newPlot(title, "sites, by number of jobs", "share of the jobs (%)")
 	p.Y.Min, p.Y.Max = 0, 100
 	p.Legend.Left = true
@@ -352,7 +612,7 @@ func Pareto(dir, name, title string, sites []string, counts []int) (Figure, erro
 	}
 	bars, err := plotter.NewBarChart(vals, vg.Points(max(4, min(30, 400/float64(len(vals))))))
 	if err != nil {
-		return Figure{}, err
+		return nil, err
 	}
 	bars.Color = color.RGBA{R: 0x70, G: 0x98, B: 0xc8, A: 0xff}
 	bars.LineStyle.Width = 0
@@ -371,9 +631,15 @@ func Pareto(dir, name, title string, sites []string, counts []int) (Figure, erro
 			ideal = append(ideal, plotter.XY{X: x, Y: 100 * float64(r+1) / float64(n)})
 		}
 	}
-	lc, _ := plotter.NewLine(cum)
+	lc, err := plotter.NewLine(cum)
+	if err != nil {
+		return nil, err
+	}
 	lc.Color, lc.Width = color.RGBA{R: 0xc0, A: 0xff}, vg.Points(1.5)
-	li, _ := plotter.NewLine(ideal)
+	li, err := plotter.NewLine(ideal)
+	if err != nil {
+		return nil, err
+	}
 	li.Color, li.Dashes = color.Gray{Y: 0x40}, []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(lc, li)
 	p.Legend.Add("cumulative share", lc)
@@ -387,35 +653,37 @@ func Pareto(dir, name, title string, sites []string, counts []int) (Figure, erro
 	if step > 1 {
 		note = fmt.Sprintf("%d sites: bars drawn at every %d-th rank", n, step)
 	}
-	return Save(p, dir, name, title, note)
+	return &Drawing{Title: title, Note: note, plot: p}, nil
 }
 
 // BiHistogram draws the histograms of two samples, the first upwards and the
 // second downwards, on the same bins (batch-size fairness, Fig. 5.12).
-func BiHistogram(dir, name, title, xlabel string, up, down Series) (Figure, error) {
-	if len(up.Values) == 0 || len(down.Values) == 0 {
-		return Figure{}, errNoData
+func BiHistogram(title, xlabel string, up, down Series) (*Drawing, error) {
+	uv, badU := finite(up.Values)
+	dv, badD := finite(down.Values)
+	if len(uv) == 0 || len(dv) == 0 {
+		return nil, errNoData
 	}
-	all := append(slices.Clone(up.Values), down.Values...)
+	all := append(slices.Clone(uv), dv...)
 	slices.Sort(all)
 	hi := all[int(0.99*float64(len(all)-1))] // the top 1% would squash the rest
 	lo := all[0]
-	if hi <= lo {
-		hi = lo + 1
-	}
 	const bins = 30
 	w := (hi - lo) / bins
+	if !(w > 0) || math.IsInf(w, 0) { // every value equal (or a range a float cannot split)
+		hi, w = lo+bins, 1
+	}
 	count := func(v []float64) plotter.Values {
 		c := make(plotter.Values, bins)
 		for _, x := range v {
 			if x > hi {
 				continue
 			}
-			c[min(int((x-lo)/w), bins-1)]++
+			c[max(0, min(int((x-lo)/w), bins-1))]++
 		}
 		return c
 	}
-	cu, cd := count(up.Values), count(down.Values)
+	cu, cd := count(uv), count(dv)
 	for i := range cd {
 		cd[i] = -cd[i]
 	}
@@ -423,19 +691,20 @@ func BiHistogram(dir, name, title, xlabel string, up, down Series) (Figure, erro
 	bw := vg.Points(360 / bins)
 	bu, err := plotter.NewBarChart(cu, bw)
 	if err != nil {
-		return Figure{}, err
+		return nil, err
 	}
 	bd, err := plotter.NewBarChart(cd, bw)
 	if err != nil {
-		return Figure{}, err
+		return nil, err
 	}
 	bu.Color, bd.Color = Color(0), Color(1)
 	bu.LineStyle.Width, bd.LineStyle.Width = 0, 0
 	p.Add(bu, bd)
-	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", up.Label, len(up.Values)), bu)
-	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", down.Label, len(down.Values)), bd)
+	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", up.Label, len(uv)), bu)
+	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", down.Label, len(dv)), bd)
 	p.X.Tick.Marker = binTicks{lo: lo, w: w, n: bins}
-	return Save(p, dir, name, title, fmt.Sprintf("%d bins of %.3g s from %.3g s; values above the 99th percentile (%.3g s) left out", bins, w, lo, hi))
+	note := fmt.Sprintf("%d bins of %.3g s from %.3g s; values above the 99th percentile (%.3g s) left out", bins, w, lo, hi)
+	return &Drawing{Title: title, Note: join(note, leftOutNote(badU+badD)), plot: p}, nil
 }
 
 // binTicks labels bar positions (0 … n−1) with the bins' lower edges.
@@ -457,61 +726,103 @@ func (b binTicks) Ticks(_, _ float64) []plot.Tick {
 	return t
 }
 
-// Lines draws time series, one line per series, x values shared per series.
-func Lines(dir, name, title, xlabel, ylabel string, xs [][]float64, series []Series, ymin float64) (Figure, error) {
+// Lines draws time series, one line per series, x values shared per series;
+// points with an undefined x or y are left out.
+func Lines(title, xlabel, ylabel string, xs [][]float64, series []Series, ymin float64) (*Drawing, error) {
+	if len(xs) != len(series) {
+		return nil, fmt.Errorf("%d x series for %d series", len(xs), len(series))
+	}
 	p := newPlot(title, xlabel, ylabel)
-	any := false
+	drawn, dropped := false, 0
 	for i, s := range series {
-		if len(s.Values) == 0 {
+		if len(s.Values) == 0 { // e.g. utilization with the system size unknown
 			continue
 		}
-		any = true
-		pts := make(plotter.XYs, len(s.Values))
-		for k, v := range s.Values {
-			pts[k] = plotter.XY{X: xs[i][k], Y: v}
+		if len(xs[i]) != len(s.Values) {
+			return nil, fmt.Errorf("series %s: %d x values for %d values", s.Label, len(xs[i]), len(s.Values))
 		}
+		pts := make(plotter.XYs, 0, len(s.Values))
+		for k, v := range s.Values {
+			x := xs[i][k]
+			if !drawable(v) || !drawable(x) {
+				dropped++
+				continue
+			}
+			pts = append(pts, plotter.XY{X: x, Y: v})
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		drawn = true
 		l, err := plotter.NewLine(pts)
 		if err != nil {
-			return Figure{}, err
+			return nil, err
 		}
 		l.Color, l.Width = Color(i), vg.Points(1.3)
 		l.Dashes = plotutil.Dashes(i / 7)
 		p.Add(l)
 		p.Legend.Add(s.Label, l)
 	}
-	if !any {
-		return Figure{}, errNoData
+	if !drawn {
+		return nil, errNoData
 	}
-	p.Y.Min = ymin
-	return Save(p, dir, name, title, "")
+	p.Y.Min = min(p.Y.Min, ymin)
+	return &Drawing{Title: title, Note: leftOutNote(dropped), plot: p}, nil
 }
 
-// Bars draws one bar per label.
-func Bars(dir, name, title, ylabel string, labels []string, values []float64, ymax float64) (Figure, error) {
-	if len(values) == 0 {
-		return Figure{}, errNoData
+// Bars draws one bar per label; an undefined value (NaN) gets no bar, and
+// the note names it.
+func Bars(title, ylabel string, labels []string, values []float64, ymax float64) (*Drawing, error) {
+	if len(labels) != len(values) {
+		return nil, fmt.Errorf("%d labels for %d values", len(labels), len(values))
+	}
+	vals := make(plotter.Values, len(values))
+	var undefined []string
+	for i, v := range values {
+		if !drawable(v) {
+			undefined = append(undefined, labels[i])
+			continue
+		}
+		vals[i] = v
+	}
+	if len(undefined) == len(values) {
+		return nil, errNoData
 	}
 	p := newPlot(title, "run", ylabel)
-	b, err := plotter.NewBarChart(plotter.Values(values), vg.Points(max(6, min(40, 400/float64(len(values))))))
+	b, err := plotter.NewBarChart(vals, vg.Points(max(6, min(40, 400/float64(len(values))))))
 	if err != nil {
-		return Figure{}, err
+		return nil, err
 	}
 	b.Color = Color(0)
 	b.LineStyle.Width = 0
 	p.Add(b)
 	p.NominalX(labels...)
-	p.Y.Min = 0
+	p.Y.Min = min(p.Y.Min, 0)
 	if ymax > 0 {
-		p.Y.Max = ymax
+		p.Y.Max = max(p.Y.Max, ymax)
 	}
-	return Save(p, dir, name, title, "")
+	note := ""
+	if len(undefined) > 0 {
+		note = "no value (no bar) for " + strings.Join(undefined, ", ")
+	}
+	return &Drawing{Title: title, Note: note, plot: p}, nil
 }
 
 // Stacked draws stacked bars: per label, the parts named in parts (one
-// value per label each).
-func Stacked(dir, name, title, ylabel string, labels []string, parts []Series) (Figure, error) {
+// value per label each, none negative).
+func Stacked(title, ylabel string, labels []string, parts []Series) (*Drawing, error) {
 	if len(labels) == 0 || len(parts) == 0 {
-		return Figure{}, errNoData
+		return nil, errNoData
+	}
+	for _, s := range parts {
+		if len(s.Values) != len(labels) {
+			return nil, fmt.Errorf("part %s: %d values for %d labels", s.Label, len(s.Values), len(labels))
+		}
+		for i, v := range s.Values {
+			if !(v >= 0) || !drawable(v) {
+				return nil, fmt.Errorf("part %s of %s is %v: a stacked bar needs values from 0 to %g", s.Label, labels[i], v, MaxValue)
+			}
+		}
 	}
 	p := newPlot(title, "run", ylabel)
 	w := vg.Points(max(8, min(40, 400/float64(len(labels)))))
@@ -519,7 +830,7 @@ func Stacked(dir, name, title, ylabel string, labels []string, parts []Series) (
 	for i, s := range parts {
 		b, err := plotter.NewBarChart(plotter.Values(s.Values), w)
 		if err != nil {
-			return Figure{}, err
+			return nil, err
 		}
 		b.Color = Color(i)
 		b.LineStyle.Width = 0
@@ -532,8 +843,5 @@ func Stacked(dir, name, title, ylabel string, labels []string, parts []Series) (
 	}
 	p.NominalX(labels...)
 	p.Y.Min = 0
-	return Save(p, dir, name, title, "")
+	return &Drawing{Title: title, Note: "", plot: p}, nil
 }
-
-// MkdirAll creates dir.
-func MkdirAll(dir string) error { return os.MkdirAll(dir, 0o755) }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -32,10 +33,14 @@ type FigureSet struct {
 // Figures draws every figure of the report into dir, two at a time.
 func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
 	type job struct {
-		title string
-		draw  func() (plots.Figure, error)
+		title, name string
+		what        string // the sample it is drawn from, for noData
+		draw        func() (*plots.Drawing, error)
 	}
 	runs := r.Runs
+	if len(runs) == 0 { // Build never makes one; a Report made by hand may be
+		return nil, fmt.Errorf("the report has no run to draw")
+	}
 	labels := make([]string, len(runs))
 	for i, run := range runs {
 		labels[i] = run.Label
@@ -54,29 +59,31 @@ func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
 		return "s"
 	}(runs[0].Metrics)
 	var jobs []job
-	add := func(title string, draw func() (plots.Figure, error)) { jobs = append(jobs, job{title, draw}) }
+	add := func(title, name, what string, draw func() (*plots.Drawing, error)) {
+		jobs = append(jobs, job{title, name, what, draw})
+	}
 
 	for _, c := range []struct {
-		name, what string
-		get        func(*metrics.RunMetrics) []float64
+		name, what, sample string
+		get                func(*metrics.RunMetrics) []float64
 	}{
-		{"cdf_wait", "wait time", func(m *metrics.RunMetrics) []float64 { return m.Samples.Wait }},
-		{"cdf_run", "run time", func(m *metrics.RunMetrics) []float64 { return m.Samples.Run }},
-		{"cdf_response", "response time", func(m *metrics.RunMetrics) []float64 { return m.Samples.Response }},
+		{"cdf_wait", "wait time", "wait", func(m *metrics.RunMetrics) []float64 { return m.Samples.Wait }},
+		{"cdf_run", "run time", "run", func(m *metrics.RunMetrics) []float64 { return m.Samples.Run }},
+		{"cdf_response", "response time", "run", func(m *metrics.RunMetrics) []float64 { return m.Samples.Response }},
 	} {
-		add("CDF of the "+c.what, func() (plots.Figure, error) {
-			return plots.CDF(dir, c.name, "CDF of the "+c.what, c.what+" ("+unit+")", series(c.get), true)
+		add("CDF of the "+c.what, c.name, c.sample, func() (*plots.Drawing, error) {
+			return plots.CDF("CDF of the "+c.what, c.what+" ("+unit+")", series(c.get), true)
 		})
 	}
-	add("Wait time per run", func() (plots.Figure, error) {
+	add("Wait time per run", "box_wait", "wait", func() (*plots.Drawing, error) {
 		means := make([]float64, len(runs))
 		for i, run := range runs {
 			means[i] = run.Metrics.Wait.Mean
 		}
-		return plots.Box(dir, "box_wait", "Wait time per run (box and whiskers; × the mean)", "wait time ("+unit+")",
+		return plots.Box("Wait time per run (box and whiskers; × the mean)", "wait time ("+unit+")",
 			series(func(m *metrics.RunMetrics) []float64 { return m.Samples.Wait }), means)
 	})
-	add("X-bar chart of the mean submission delay", func() (plots.Figure, error) {
+	add("X-bar chart of the mean submission delay", "xbar_delay", "delay", func() (*plots.Drawing, error) {
 		var vals []float64
 		var labs []string
 		for _, run := range runs {
@@ -86,20 +93,20 @@ func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
 			}
 		}
 		if len(vals) == 0 {
-			return plots.Figure{}, fmt.Errorf("no submission delays recorded")
+			return nil, errors.New(noData("delay", runs))
 		}
 		mu, sigma, note := xbarLimits(runs, vals)
-		return plots.XBar(dir, "xbar_delay", "X-bar control chart of the mean submission delay", "mean submission delay (ms)", labs, vals, mu, sigma, note)
+		return plots.XBar("X-bar control chart of the mean submission delay", "mean submission delay (ms)", labs, vals, mu, sigma, note)
 	})
-	add("Wait time against run time (slowdown fairness)", func() (plots.Figure, error) {
+	add("Wait time against run time (slowdown fairness)", "scatter_wait_run", "run", func() (*plots.Drawing, error) {
 		var x, y []float64
 		for _, run := range runs {
 			x = append(x, run.Metrics.Samples.PairRun...)
 			y = append(y, run.Metrics.Samples.PairWait...)
 		}
-		return plots.Scatter(dir, "scatter_wait_run", "Wait time against run time (slowdown fairness)", "run time ("+unit+")", "wait time ("+unit+")", x, y)
+		return plots.Scatter("Wait time against run time (slowdown fairness)", "run time ("+unit+")", "wait time ("+unit+")", x, y)
 	})
-	add("Pareto chart of jobs per site", func() (plots.Figure, error) {
+	add("Pareto chart of jobs per site", "pareto_sites", "site", func() (*plots.Drawing, error) {
 		count := map[string]int{}
 		for _, run := range runs {
 			for s, n := range run.Metrics.Samples.JobsPerSite {
@@ -115,9 +122,9 @@ func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
 		for i, s := range sites {
 			counts[i] = count[s]
 		}
-		return plots.Pareto(dir, "pareto_sites", "Jobs per site (load-balancing fairness)", sites, counts)
+		return plots.Pareto("Jobs per site (load-balancing fairness)", sites, counts)
 	})
-	add("Bi-histogram of the wait time of the two most common job types", func() (plots.Figure, error) {
+	add("Bi-histogram of the wait time of the two most common job types", "bihist_wait", "wait", func() (*plots.Drawing, error) {
 		by := map[string][]float64{}
 		for _, run := range runs {
 			for t, w := range run.Metrics.Samples.WaitByType {
@@ -137,14 +144,17 @@ func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
 			}
 			return 1
 		})
-		if len(types) < 2 {
-			return plots.Figure{}, fmt.Errorf("the runs have one job type")
+		switch len(types) {
+		case 0:
+			return nil, errors.New(noData("wait", runs))
+		case 1:
+			return nil, fmt.Errorf("the jobs that started are of one type (%s)", types[0])
 		}
-		return plots.BiHistogram(dir, "bihist_wait", "Wait time of job types "+types[0]+" (up) and "+types[1]+" (down)", "wait time ("+unit+")",
+		return plots.BiHistogram("Wait time of job types "+types[0]+" (up) and "+types[1]+" (down)", "wait time ("+unit+")",
 			plots.Series{Label: types[0], Values: by[types[0]]}, plots.Series{Label: types[1], Values: by[types[1]]})
 	})
 	timeSeries := func(name, title, ylabel string, get func(*metrics.RunMetrics) []float64, scale float64, why string) {
-		add(title, func() (plots.Figure, error) {
+		add(title, name, "time", func() (*plots.Drawing, error) {
 			var xs [][]float64
 			var ss []plots.Series
 			hours := false
@@ -170,9 +180,9 @@ func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
 				xs = append(xs, x)
 				ss = append(ss, plots.Series{Label: run.Label, Values: sv})
 			}
-			f, err := plots.Lines(dir, name, title, xl, ylabel, xs, ss, 0)
-			if plots.NoData(err) && why != "" {
-				return f, fmt.Errorf("%s", why)
+			f, err := plots.Lines(title, xl, ylabel, xs, ss, 0)
+			if plots.NoData(err) && why != "" && slices.ContainsFunc(runs, lasted) {
+				return f, errors.New(why)
 			}
 			return f, err
 		})
@@ -181,14 +191,14 @@ func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
 		"the system size is unknown: pass --processors N")
 	timeSeries("goodput", "Goodput over time", "goodput (processors busy with successful jobs)", func(m *metrics.RunMetrics) []float64 { return m.Series.Goodput }, 1, "")
 	timeSeries("throughput", "Throughput over time", "throughput (successful jobs per hour)", func(m *metrics.RunMetrics) []float64 { return m.Series.Throughput }, 1, "")
-	add("Success rate per run", func() (plots.Figure, error) {
+	add("Success rate per run", "success_rate", "", func() (*plots.Drawing, error) {
 		vals := make([]float64, len(runs))
 		for i, run := range runs {
-			vals[i] = 100 * nz(run.Metrics.SuccessRate)
+			vals[i] = 100 * run.Metrics.SuccessRate // NaN (no bar) for a run of no jobs
 		}
-		return plots.Bars(dir, "success_rate", "Success rate per run", "successful jobs (% of submitted)", labels, vals, 100)
+		return plots.Bars("Success rate per run", "successful jobs (% of submitted)", labels, vals, 100)
 	})
-	add("Response-time breakdown", func() (plots.Figure, error) {
+	add("Response-time breakdown", "breakdown", "run", func() (*plots.Drawing, error) {
 		var names []string
 		idx := map[string]int{}
 		for _, run := range runs {
@@ -208,7 +218,7 @@ func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
 				parts[idx[ph.Name]].Values[r] = max(0, ph.Mean)
 			}
 		}
-		return plots.Stacked(dir, "breakdown", "Mean response time, by phase", "seconds ("+unit+")", labels, parts)
+		return plots.Stacked("Mean response time, by phase", "seconds ("+unit+")", labels, parts)
 	})
 
 	set := &FigureSet{}
@@ -221,7 +231,7 @@ func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i], errs[i] = jobs[i].draw()
+				results[i], errs[i] = drawSafely(dir, jobs[i].name, jobs[i].draw)
 			}
 		}()
 	}
@@ -241,7 +251,7 @@ func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
 		case errs[i] == nil:
 			set.Figures = append(set.Figures, results[i])
 		case plots.NoData(errs[i]):
-			set.Missing = append(set.Missing, MissingFigure{Title: j.title, Reason: "no data"})
+			set.Missing = append(set.Missing, MissingFigure{Title: j.title, Reason: noData(j.what, runs)})
 		default:
 			set.Missing = append(set.Missing, MissingFigure{Title: j.title, Reason: errs[i].Error()})
 		}
@@ -265,9 +275,49 @@ func xbarLimits(runs []*Run, meansMS []float64) (mu, sigma float64, note string)
 	return 0, 0, ""
 }
 
-func nz(v float64) float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0
+// drawSafely draws a figure and saves it as dir/name.png and .svg, turning a panic of the plotting library into
+// the figure's error: one figure that cannot be drawn must not cost the
+// page (and the exit status) of every other. The causes of the panics seen
+// are fixed in analyzer/plots; this is the net under them.
+func drawSafely(dir, name string, draw func() (*plots.Drawing, error)) (f plots.Figure, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error in the plotting code (a bug in gmark; please report it): %v", r)
+		}
+	}()
+	d, err := draw()
+	if err != nil {
+		return plots.Figure{}, err
 	}
-	return v
+	return d.Save(dir, name)
 }
+
+// noData says why a figure drawn from the sample what ("wait", "run",
+// "delay", "site", "time" or "") has nothing to draw.
+func noData(what string, runs []*Run) string {
+	var jobs, started, completed int
+	for _, r := range runs {
+		jobs += r.Metrics.Jobs.Submitted
+		started += r.Metrics.Wait.N
+		completed += r.Metrics.Run.N
+	}
+	switch {
+	case jobs == 0:
+		return "the runs have no jobs"
+	case what == "wait" && started == 0:
+		return "no job started"
+	case what == "run" && completed == 0:
+		return "no job ran to its end"
+	case what == "delay":
+		return "no submission delay was recorded"
+	case what == "site":
+		return "no job started on a known site"
+	case what == "time" && !slices.ContainsFunc(runs, lasted):
+		return "the runs last no time: no job ended after the first submission"
+	}
+	return "no data"
+}
+
+// lasted tells whether a run lasted some time: a time series of it has
+// bins.
+func lasted(r *Run) bool { return r.Metrics.Makespan > 0 }

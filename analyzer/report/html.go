@@ -255,7 +255,7 @@ wasted processor time {{num .WastedProcSeconds}} processor-s ({{.WastedSource}})
 <p class="note">Each figure links to its SVG. Runs are labelled as in the <a href="#runs">runs table</a>.</p>
 {{range .Figures.Figures}}<figure id="fig-{{.Name}}"><a href="{{$.FigDir}}/{{.SVG}}"><img src="{{$.FigDir}}/{{.PNG}}" alt="{{.Title}}" width="768" height="384"></a>
 <figcaption><b>{{.Title}}</b>{{if .Note}}. {{.Note}}{{end}}. <a href="{{$.FigDir}}/{{.SVG}}">SVG</a></figcaption></figure>
-{{end}}{{range .Figures.Missing}}<p class="note">Not drawn: {{.Title}} ({{.Reason}}).</p>{{end}}
+{{end}}{{range .Figures.Missing}}<p class="note">Not drawn: <b>{{.Title}}</b>: {{.Reason}}.</p>{{end}}
 
 <h2 id="provenance">Provenance</h2>
 {{range .Runs}}{{$m := .Metrics}}

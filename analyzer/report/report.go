@@ -6,15 +6,19 @@
 package report
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/outfile"
 )
 
 // Options tune a report.
@@ -108,6 +112,9 @@ func Build(ctx context.Context, dbPath string, runIDs []string, opts Options) (*
 // linked from each), a page that opens in a browser with no server. It
 // returns the path of index.html.
 func Write(ctx context.Context, dbPath string, runIDs []string, dir string, opts Options) (indexPath string, err error) {
+	if err := CheckDir(dir); err != nil { // before the work, not after
+		return "", err
+	}
 	rep, err := Build(ctx, dbPath, runIDs, opts)
 	if err != nil {
 		return "", err
@@ -115,9 +122,17 @@ func Write(ctx context.Context, dbPath string, runIDs []string, dir string, opts
 	return rep.WriteHTML(ctx, dir, opts)
 }
 
-// WriteHTML writes the report's page and figures into dir.
+// WriteHTML writes the report's page and figures into dir (created when
+// absent; a symbolic link to a directory is written into). The page goes
+// through internal/outfile: a reader never sees half of it.
 func (r *Report) WriteHTML(ctx context.Context, dir string, opts Options) (string, error) {
+	if err := CheckDir(dir); err != nil {
+		return "", err
+	}
 	figDir := filepath.Join(dir, FiguresDir)
+	if err := CheckDir(figDir); err != nil {
+		return "", err
+	}
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return "", err
 	}
@@ -126,25 +141,52 @@ func (r *Report) WriteHTML(ctx context.Context, dir string, opts Options) (strin
 	if err != nil {
 		return "", err
 	}
+	var page bytes.Buffer
+	if err := r.html(&page, figs); err != nil {
+		return "", err
+	}
 	index := filepath.Join(dir, "index.html")
-	tmp := index + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return "", err
-	}
-	if err := r.html(f, figs); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return "", err
-	}
-	if err := os.Rename(tmp, index); err != nil {
+	if err := outfile.WriteFile(index, page.Bytes()); err != nil {
 		return "", err
 	}
 	return index, nil
+}
+
+// CheckDir checks that dir can hold a report: it is a directory, a
+// symbolic link to one, or absent (a dangling link is refused: the report
+// would not be where the link says).
+func CheckDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil
+	case err == nil:
+		return fmt.Errorf("%s is %s, not a directory: the report is a directory (index.html and %s/); name a new or existing directory", dir, kindOf(fi.Mode()), FiguresDir)
+	case errors.Is(err, fs.ErrNotExist):
+		if li, lerr := os.Lstat(dir); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+			dest, _ := os.Readlink(dir)
+			return fmt.Errorf("%s is a symbolic link to %s, which does not exist: create it, or name another directory", dir, dest)
+		}
+		return nil
+	}
+	return err
+}
+
+// kindOf names a kind of file that is not a directory.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "a special file"
 }
 
 // Summary prints a short text summary of the runs (every run of the store

@@ -2,13 +2,10 @@ package report
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"reflect"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/gmark/gmark/analyzer/metrics"
@@ -144,44 +141,6 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
-}
-
-// nanSentinel stands for NaN and ±Inf while encoding; it is replaced by null.
-const nanSentinel = -1.234567890123e+300
-
-// MarshalJSON encodes v (indented) with NaN and infinite numbers as null,
-// which encoding/json refuses. It changes such numbers in v.
-func MarshalJSON(v any) ([]byte, error) {
-	scrub(reflect.ValueOf(v))
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return []byte(strings.ReplaceAll(string(b), strconv.FormatFloat(nanSentinel, 'g', -1, 64), "null")), nil
-}
-
-func scrub(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			scrub(v.Elem())
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := range v.NumField() {
-			if f := t.Field(i); f.IsExported() && f.Tag.Get("json") != "-" {
-				scrub(v.Field(i))
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		for i := range v.Len() {
-			scrub(v.Index(i))
-		}
-	case reflect.Float64, reflect.Float32:
-		if f := v.Float(); (math.IsNaN(f) || math.IsInf(f, 0)) && v.CanSet() {
-			v.SetFloat(nanSentinel)
-		}
-	}
 }
 
 // WriteCSV writes the metrics in long form, one value per row:

@@ -225,3 +225,12 @@ func TwoProportionLess(kx, nx, ky, ny int) (z, p float64) {
 	z = (py - px) / se
 	return z, distuv.UnitNormal.CDF(z)
 }
+
+// NullReason says why the summary's numbers are undefined: a summary of no
+// values has none (for the JSON form's list of nulls).
+func (s *Summary) NullReason(field string) string {
+	if s.N == 0 && field == "" {
+		return "no values (n = 0): every statistic is undefined"
+	}
+	return ""
+}

@@ -52,10 +52,12 @@ func (in interner) get(b []byte) string {
 // modernc's SQLite costs about as much per column read as per row, so one
 // column per row reads a run twice as fast as one per field. NULL times
 // become empty fields; the components JSON becomes its number of
-// components; the free-text reason comes last, so that nothing it contains
-// can shift the other fields.
-const jobsQuery = `SELECT concat(job_id, char(31), parent_id, char(31), kind, char(31), type, char(31), processors, char(31),
-	(length(components) - length(replace(lower(components), '"site"', ''))) / 6, char(31), sites, char(31),
+// components. The free-text reason comes last, its length in bytes first:
+// the reason may hold a US, and any other field holding one (gmark never
+// writes one, but a store is a file anyone can edit) is then detected, by a
+// count of separators, instead of shifting the fields after it.
+const jobsQuery = `SELECT concat(octet_length(reason), char(31), job_id, char(31), parent_id, char(31), kind, char(31), type, char(31),
+	processors, char(31), (length(components) - length(replace(lower(components), '"site"', ''))) / 6, char(31), sites, char(31),
 	scheduled_ns, char(31), submit_ns, char(31), delay_ns, char(31), start_ns, char(31), end_ns, char(31),
 	state, char(31), attempts, char(31), reason) FROM jobs %s WHERE run_id = ?`
 
@@ -90,23 +92,25 @@ func (s *Store) ScanJobs(runID string, fn func(*JobFacts) error) error {
 		if err := rows.Scan(&line); err != nil {
 			return fmt.Errorf("store: %w", err)
 		}
-		rest := []byte(line)
-		for i := range jobFields - 1 {
-			k := bytes.IndexByte(rest, 0x1f)
-			if k < 0 {
-				return fmt.Errorf("store: run %s: a job row with too few fields", runID)
-			}
-			f[i], rest = rest[:k], rest[k+1:]
+		if err := splitJobRow(line, &f); err != nil {
+			return fmt.Errorf("store: run %s: %w", runID, err)
 		}
-		f[jobFields-1] = rest
 		j.JobID = string(f[0])
+		var n [jobFields]int64
+		for _, i := range intFields {
+			v, ok := atoi(f[i])
+			if !ok {
+				return fmt.Errorf("store: run %s, job %s: %s is %q, not a whole number", runID, j.JobID, jobFieldNames[i], f[i])
+			}
+			n[i] = v
+		}
 		j.ParentID, j.Kind, j.Type = in.get(f[1]), in.get(f[2]), in.get(f[3])
-		j.Processors, j.Components = int(atoi(f[4])), int(max(1, atoi(f[5])))
+		j.Processors, j.Components = int(n[4]), int(max(1, n[5]))
 		j.Sites = in.get(f[6])
-		j.ScheduledNS, j.SubmitNS, j.DelayNS = atoi(f[7]), atoi(f[8]), atoi(f[9])
+		j.ScheduledNS, j.SubmitNS, j.DelayNS = n[7], n[8], n[9]
 		j.HasDelay = len(f[9]) > 0
-		j.StartNS, j.EndNS = atoi(f[10]), atoi(f[11])
-		j.State, j.Attempts, j.Reason = in.get(f[12]), int(atoi(f[13])), in.get(f[14])
+		j.StartNS, j.EndNS = n[10], n[11]
+		j.State, j.Attempts, j.Reason = in.get(f[12]), int(n[13]), in.get(f[14])
 		if err := fn(&j); err != nil {
 			return err
 		}
@@ -114,20 +118,69 @@ func (s *Store) ScanJobs(runID string, fn func(*JobFacts) error) error {
 	return rows.Err()
 }
 
-// atoi reads a decimal integer; empty (NULL) is 0.
-func atoi(b []byte) int64 {
+// errEditedRow is the error of a job row that gmark cannot have written.
+var errEditedRow = errors.New("a job row holds a unit separator (0x1f) outside its reason; gmark never writes one there: the store was edited")
+
+// splitJobRow splits a row of jobsQuery into its fields.
+func splitJobRow(line []byte, f *[jobFields][]byte) error {
+	k := bytes.IndexByte(line, 0x1f)
+	if k < 0 {
+		return errEditedRow
+	}
+	n, ok := atoi(line[:k])
+	rest := line[k+1:]
+	if !ok || n < 0 || n >= int64(len(rest)) || rest[len(rest)-int(n)-1] != 0x1f {
+		return errEditedRow
+	}
+	f[jobFields-1] = rest[len(rest)-int(n):]
+	rest = rest[:len(rest)-int(n)-1]
+	for i := range jobFields - 2 {
+		k := bytes.IndexByte(rest, 0x1f)
+		if k < 0 {
+			return errEditedRow
+		}
+		f[i], rest = rest[:k], rest[k+1:]
+	}
+	if bytes.IndexByte(rest, 0x1f) >= 0 {
+		return errEditedRow
+	}
+	f[jobFields-2] = rest
+	return nil
+}
+
+// intFields are the positions of jobsQuery's whole-number fields, and
+// jobFieldNames name every field for errors.
+var (
+	intFields     = []int{4, 5, 7, 8, 9, 10, 11, 13}
+	jobFieldNames = [jobFields]string{"job_id", "parent_id", "kind", "type", "processors", "components", "sites",
+		"scheduled_ns", "submit_ns", "delay_ns", "start_ns", "end_ns", "state", "attempts", "reason"}
+)
+
+// atoi reads a decimal int64 as SQLite prints one; empty (NULL) is 0. It
+// fails on anything else (a real, text, a value beyond 64 bits), which a
+// column declared INTEGER can still hold.
+func atoi(b []byte) (int64, bool) {
 	neg := len(b) > 0 && b[0] == '-'
 	if neg {
 		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
 	}
-	var v int64
+	var v uint64
 	for _, c := range b {
-		v = v*10 + int64(c-'0')
+		if c < '0' || c > '9' || v > (1<<63)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
 	}
-	if neg {
-		return -v
+	switch {
+	case neg && v <= 1<<63:
+		return int64(-v), true // -(1<<63) wraps to itself: the least int64
+	case !neg && v < 1<<63:
+		return int64(v), true
 	}
-	return v
+	return 0, false
 }
 
 // CountJobs is the number of job rows of a run.

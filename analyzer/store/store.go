@@ -23,8 +23,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Store is an open results database.
@@ -39,15 +42,29 @@ type Store struct {
 // process (a report reading while a run writes) before failing.
 const BusyTimeoutMS = 10000
 
-// Open opens or creates the store at path and migrates it to SchemaVersion.
+// ErrDamaged is returned by Open and OpenReadOnly for a file that is not a
+// sound SQLite database: corrupted pages, or not a database at all.
+var ErrDamaged = errors.New("damaged store")
+
+// Open opens or creates the store at path for writing and migrates it to
+// SchemaVersion. It refuses a path that is not a regular file (a directory,
+// a FIFO, a device) and, before writing anything, a damaged file: SQLite's
+// quick check must pass.
 func Open(path string) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 	}
+	if err := checkRegular(path, true); err != nil {
+		return nil, err
+	}
 	s, err := open(path, false)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.quickCheck(); err != nil {
+		s.db.Close()
 		return nil, err
 	}
 	if err := s.migrate(); err != nil {
@@ -65,8 +82,8 @@ func Open(path string) (*Store, error) {
 // run may still be writing it. It fails on a missing file or a schema newer
 // than this gmark knows.
 func OpenReadOnly(path string) (*Store, error) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
+	if err := checkRegular(path, false); err != nil {
+		return nil, err
 	}
 	s, err := open(path, true)
 	if err != nil {
@@ -78,9 +95,109 @@ func OpenReadOnly(path string) (*Store, error) {
 	}
 	if err != nil {
 		s.db.Close()
-		return nil, err
+		return nil, openError(path, err)
 	}
 	return s, nil
+}
+
+// How a read-only store meets SQLite's WAL, whose readers need the -wal and
+// -shm files beside the database: a connection opened read-only creates
+// them but, unlike a read-write one, never removes them when it is the last
+// to close, and cannot create them in a directory it may not write.
+type readAccess int
+
+const (
+	// readShared: the file and its directory are writable, so a writer may
+	// be at work or may start. The reader opens the file as SQLite's
+	// writers do and refuses every write itself (PRAGMA query_only, and
+	// Write): it shares the WAL with the writer and, when it is the last
+	// connection to close, SQLite removes -wal and -shm as it always does.
+	readShared readAccess = iota
+	// readImmutable: the file or its directory is not writable and there is
+	// no -wal, so no writer is at work and none can start (it could not
+	// create the -wal): the file is read as an immutable file, with no
+	// locks, no -wal and no -shm.
+	readImmutable
+	// readWAL: not writable, but a -wal is there (a writer that may write
+	// the file is at work, or one was killed): read-only WAL access, which
+	// needs the -shm to exist or be creatable.
+	readWAL
+)
+
+func readMode(path string) readAccess {
+	real, err := filepath.EvalSymlinks(path) // SQLite puts -wal beside the link's target
+	if err != nil {
+		real = path
+	}
+	if writable(real) && writable(filepath.Dir(real)) {
+		return readShared
+	}
+	if _, err := os.Lstat(real + "-wal"); errors.Is(err, os.ErrNotExist) {
+		return readImmutable
+	}
+	return readWAL
+}
+
+// checkRegular refuses a store path that is not a regular file (after its
+// symbolic links): SQLite would block on a FIFO, write into a device, or
+// fail obscurely on a directory. A missing file is fine when it may be
+// created.
+func checkRegular(path string, mayCreate bool) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && mayCreate:
+		return nil
+	case err != nil:
+		return fmt.Errorf("store: %w", err)
+	case fi.IsDir():
+		return fmt.Errorf("store: %s is a directory; give the path of a results file (e.g. %s)", path, filepath.Join(path, "results.db"))
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("store: %s is not a regular file (%s); a results store must be a SQLite file", path, fi.Mode().Type())
+	}
+	return nil
+}
+
+// quickCheck runs SQLite's quick check (the structure of every page, not
+// the consistency of indexes with their tables, which the full
+// integrity_check would add at several times the cost) and refuses a
+// damaged file before anything is written to it.
+func (s *Store) quickCheck() error {
+	rows, err := s.db.Query("PRAGMA quick_check(10)")
+	if err != nil {
+		return openError(s.path, err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return openError(s.path, err)
+		}
+		if line != "ok" {
+			problems = append(problems, strings.ReplaceAll(line, "\n", " "))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		problems = append(problems, err.Error())
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("store: %s: %w (SQLite's quick check: %s); nothing was written to it: restore it from a copy, or give --db a new file", s.path, ErrDamaged, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// openError explains SQLite's errors about a damaged or foreign file.
+func openError(path string, err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_CORRUPT:
+			return fmt.Errorf("store: %s: %w (%v): restore it from a copy, or give --db a new file", path, ErrDamaged, err)
+		case sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("store: %s: %w: it is not a SQLite database (%v)", path, ErrDamaged, err)
+		}
+	}
+	return fmt.Errorf("store: %s: %w", path, err)
 }
 
 func open(path string, readOnly bool) (*Store, error) {
@@ -88,9 +205,17 @@ func open(path string, readOnly bool) (*Store, error) {
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMS))
 	q.Add("_pragma", "foreign_keys(1)")
 	if readOnly {
-		q.Set("mode", "ro")
+		switch readMode(path) {
+		case readShared:
+			q.Set("mode", "rw")
+			q.Add("_pragma", "query_only(1)")
+		case readImmutable:
+			q.Set("mode", "ro")
+			q.Set("immutable", "1")
+		default:
+			q.Set("mode", "ro")
+		}
 	} else {
-		q.Add("_pragma", "journal_mode(WAL)")
 		// NORMAL is durable against a crash of the writing process (kill -9):
 		// a committed transaction is in the WAL file. Only an operating
 		// system crash or power loss can take the last commits.
@@ -107,9 +232,42 @@ func open(path string, readOnly bool) (*Store, error) {
 	db.SetConnMaxLifetime(0)
 	if err := db.Ping(); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("store: open %s: %w", path, err)
+		return nil, openError(path, err)
+	}
+	if !readOnly {
+		if err := setWAL(db); err != nil {
+			db.Close()
+			return nil, openError(path, err)
+		}
 	}
 	return &Store{db: db, path: path, readOnly: readOnly}, nil
+}
+
+// setWAL puts the file in WAL mode, which the file then keeps. Of several
+// processes creating the same store, all but one find the change already
+// made, or race it: SQLite answers the loser with SQLITE_BUSY at once,
+// without waiting on the busy timeout (its read lock cannot wait for the
+// write lock the change needs, as that could deadlock), so the change is
+// retried here for as long as the busy timeout.
+func setWAL(db *sql.DB) error {
+	deadline := time.Now().Add(BusyTimeoutMS * time.Millisecond)
+	for wait := time.Millisecond; ; wait = min(2*wait, 100*time.Millisecond) {
+		var mode string
+		err := db.QueryRow("PRAGMA journal_mode = WAL").Scan(&mode)
+		if err == nil && mode != "wal" {
+			return fmt.Errorf("journal mode is %q, not wal (is the file on a file system without shared memory?)", mode)
+		}
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(wait)
+	}
+}
+
+// isBusy tells whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // Path is the file the store was opened from.
@@ -145,31 +303,48 @@ func (s *Store) JournalMode() (string, error) {
 // migrate applies the migrations the file lacks, each in its own transaction
 // together with the version bump, so a crash leaves the file at a version.
 func (s *Store) migrate() error {
-	v, err := s.SchemaVersion()
+	for {
+		done, err := s.migrateStep()
+		if done || err != nil {
+			return err
+		}
+	}
+}
+
+// migrateStep applies the next migration the file lacks, if any. The version
+// is read inside the write transaction (BEGIN IMMEDIATE, see open), not
+// before it: of two processes creating the same store, the second then
+// waits for the first's migration and finds it done instead of repeating it.
+func (s *Store) migrateStep() (done bool, err error) {
+	tx, err := s.db.Begin()
 	if err != nil {
-		return fmt.Errorf("store: %s: %w", s.path, err)
+		return false, fmt.Errorf("store: migrate %s: %w", s.path, err)
 	}
-	if v > SchemaVersion {
-		return fmt.Errorf("store: %s has schema version %d, newer than this gmark's %d; use a newer gmark", s.path, v, SchemaVersion)
-	}
-	for ; v < SchemaVersion; v++ {
-		tx, err := s.db.Begin()
-		if err != nil {
-			return fmt.Errorf("store: migrate %s: %w", s.path, err)
-		}
-		if _, err := tx.Exec(migrations[v]); err != nil {
+	defer func() {
+		if err != nil || done {
 			tx.Rollback()
-			return fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
 		}
-		if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
-		}
+	}()
+	var v int
+	if err := tx.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		return false, fmt.Errorf("store: %s: %w", s.path, err)
 	}
-	return nil
+	switch {
+	case v > SchemaVersion:
+		return false, fmt.Errorf("store: %s has schema version %d, newer than this gmark's %d; use a newer gmark", s.path, v, SchemaVersion)
+	case v == SchemaVersion:
+		return true, nil
+	}
+	if _, err := tx.Exec(migrations[v]); err != nil {
+		return false, fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
+	}
+	if _, err := tx.Exec(fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+		return false, fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("store: migrate %s to version %d: %w", s.path, v+1, err)
+	}
+	return false, nil
 }
 
 // Write runs fn in one write transaction: everything fn inserts is committed

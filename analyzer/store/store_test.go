@@ -1,16 +1,20 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	_ "modernc.org/sqlite"
 )
 
-func openTemp(t *testing.T) *Store {
+func openTemp(t testing.TB) *Store {
 	t.Helper()
 	s, err := Open(filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {
@@ -22,7 +26,7 @@ func openTemp(t *testing.T) *Store {
 
 // seed writes a project, scenario, run with provenance, one submission with
 // its result, a job, an event and an annotation.
-func seed(t *testing.T, s *Store) {
+func seed(t testing.TB, s *Store) {
 	t.Helper()
 	ctx := context.Background()
 	err := s.Write(ctx, func(tx *Tx) error {
@@ -222,5 +226,171 @@ func TestReadOnly(t *testing.T) {
 	}
 	if _, err := OpenReadOnly(filepath.Join(t.TempDir(), "missing.db")); err == nil {
 		t.Fatal("opened a missing file")
+	}
+}
+
+// seededFile writes a store with seed's rows, closes it and returns its
+// path and the root page of its jobs table.
+func seededFile(t testing.TB) (path string, jobsRoot int64) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "results.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed(t, s)
+	if err := s.DB().QueryRow(`SELECT rootpage FROM sqlite_master WHERE name = 'jobs'`).Scan(&jobsRoot); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path, jobsRoot
+}
+
+// Item 7 of issue 11: a store with corrupted pages was written to (exit 0)
+// and only the report noticed. Open runs SQLite's quick check and refuses
+// the file with ErrDamaged, leaving it byte for byte as it was.
+func TestOpenRefusesDamagedFile(t *testing.T) {
+	const pageSize = 4096
+	cases := []struct {
+		name    string
+		corrupt func(b []byte, jobsRoot int64) []byte
+		want    string
+	}{
+		{"jobs table page", func(b []byte, root int64) []byte {
+			copy(b[(root-1)*pageSize:], bytes.Repeat([]byte{0xa5}, 16))
+			return b
+		}, "quick check"},
+		{"last page", func(b []byte, _ int64) []byte {
+			copy(b[len(b)-pageSize:], bytes.Repeat([]byte{0xa5}, 16))
+			return b
+		}, "damaged"},
+		{"header", func(b []byte, _ int64) []byte {
+			copy(b, "not a database, just text......")
+			return b
+		}, "not a SQLite database"},
+		{"text file", func([]byte, int64) []byte { return []byte("job_id,state\n1-0,succeeded\n") }, "not a SQLite database"},
+		{"cut short", func(b []byte, _ int64) []byte { return b[:len(b)/2] }, "damaged"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path, root := seededFile(t)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			damaged := c.corrupt(b, root)
+			if err := os.WriteFile(path, damaged, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(path)
+			if err == nil {
+				s.Close()
+				t.Fatal("a damaged store was opened for writing")
+			}
+			if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q, want ErrDamaged naming %s and saying %q", err, path, c.want)
+			}
+			after, err := os.ReadFile(path)
+			if err != nil || !bytes.Equal(after, damaged) {
+				t.Errorf("the damaged file was changed (%v)", err)
+			}
+		})
+	}
+}
+
+// A store path that is not a regular file is refused with a clear error,
+// before SQLite blocks on a FIFO or writes into a device; a link to a store
+// is followed and stays a link.
+func TestOpenRefusesNonRegularPaths(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.db")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ path, want string }{
+		{dir, "is a directory"},
+		{fifo, "not a regular file"},
+		{"/dev/null", "not a regular file"},
+	}
+	for _, c := range cases {
+		for name, open := range map[string]func(string) (*Store, error){"Open": Open, "OpenReadOnly": OpenReadOnly} {
+			s, err := open(c.path)
+			if err == nil {
+				s.Close()
+				t.Errorf("%s(%s) succeeded", name, c.path)
+			} else if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s(%s): %v, want %q", name, c.path, err, c.want)
+			}
+		}
+	}
+	target, _ := seededFile(t)
+	link := filepath.Join(dir, "link.db")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Runs()
+	s.Close()
+	if err != nil || len(runs) != 1 {
+		t.Errorf("through a link: runs %v, %v", runs, err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is no longer a link: %v %v", fi, err)
+	}
+}
+
+// ScanJobs reads SQLite's text of each row: a value no gmark writes (a unit
+// separator in an id, text or a real in an integer column, as an edited
+// store may hold) is an error, not a row read with shifted or garbled
+// fields, which it was before FuzzScanJobs found it.
+func TestScanJobsRefusesEditedRows(t *testing.T) {
+	cases := []struct{ set, want string }{
+		{`job_id = 'a' || char(31) || 'b'`, "unit separator (0x1f)"},
+		{`sites = 'x' || char(31)`, "unit separator (0x1f)"},
+		{`processors = 'many'`, `processors is "many", not a whole number`},
+		{`processors = 1.5`, `processors is "1.5", not a whole number`},
+		{`start_ns = '12abc'`, `start_ns is "12abc", not a whole number`},
+		{`attempts = '-'`, `attempts is "-", not a whole number`},
+		{`reason = 'a' || char(31) || 'b'`, ""}, // the last field: free text
+	}
+	for _, c := range cases {
+		s := openTemp(t)
+		seed(t, s)
+		for _, q := range []string{`DROP TRIGGER jobs_no_update`, `UPDATE jobs SET ` + c.set} {
+			if _, err := s.DB().Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []JobFacts
+		err := s.ScanJobs("r1", func(f *JobFacts) error { got = append(got, *f); return nil })
+		switch {
+		case c.want == "" && (err != nil || len(got) != 1 || got[0].Reason != "a\x1fb" || got[0].EndNS != 30):
+			t.Errorf("%s: %+v, %v", c.set, got, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error %v, want %q (read %+v)", c.set, err, c.want, got)
+		}
+	}
+}
+
+func TestAtoi(t *testing.T) {
+	cases := []struct {
+		text string
+		v    int64
+		ok   bool
+	}{
+		{"", 0, true}, {"0", 0, true}, {"42", 42, true}, {"-7", -7, true},
+		{"9223372036854775807", 9223372036854775807, true}, {"-9223372036854775808", -9223372036854775808, true},
+		{"9223372036854775808", 0, false}, {"-9223372036854775809", 0, false}, {"99999999999999999999", 0, false},
+		{"-", 0, false}, {"1.5", 0, false}, {"1e3", 0, false}, {" 1", 0, false}, {"+1", 0, false}, {"x", 0, false},
+	}
+	for _, c := range cases {
+		if v, ok := atoi([]byte(c.text)); v != c.v || ok != c.ok {
+			t.Errorf("atoi(%q) = %d, %v; want %d, %v", c.text, v, ok, c.v, c.ok)
+		}
 	}
 }

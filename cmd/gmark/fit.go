@@ -15,6 +15,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/internal/outfile"
 	"github.com/gmark/gmark/internal/version"
 	"github.com/gmark/gmark/stats"
 	"github.com/urfave/cli/v2"
@@ -141,6 +142,9 @@ func parseFitOptions(c *cli.Context) (*fitOptions, error) {
 	if len(o.families) == 0 {
 		return nil, usageErrorf("--families: give at least one of %s", strings.Join(stats.FitFamilies(), ", "))
 	}
+	if f := c.Float64("floor"); math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, usageErrorf("--floor %v: a finite number on the fitted scale", f)
+	}
 	o.opts = stats.FitOptions{Log2: c.Bool("log2"), Floor: c.Float64("floor"), NoFloor: c.Bool("no-floor")}
 	if s := c.String("censor-at"); s != "" {
 		v, err := gwa.ParseDurationSeconds(s)
@@ -161,9 +165,14 @@ func parseFitOptions(c *cli.Context) (*fitOptions, error) {
 		}
 		o.peak = [2]int{from, to}
 	}
-	if o.out != "" && !c.Bool("force") {
-		if _, err := os.Stat(o.out); err == nil {
-			return nil, usageErrorf("%s exists; use --force to replace it", o.out)
+	if o.out != "" {
+		if err := checkOutput(c, o.out, false); err != nil {
+			return nil, err
+		}
+	}
+	if o.plotDir != "" {
+		if err := checkFigureDir(o.plotDir); err != nil {
+			return nil, err
 		}
 	}
 	return o, nil
@@ -332,7 +341,7 @@ func collectFields(c *cli.Context, path string, o *fitOptions) (map[string][]flo
 			break
 		}
 		if err != nil {
-			return nil, nil, traceError(err)
+			return nil, nil, traceError(c, err)
 		}
 		n++
 		if n%4096 == 0 {
@@ -584,7 +593,8 @@ func printFitJSON(w io.Writer, all []*traceFits, sel map[string]*stats.Selection
 	return err
 }
 
-// writeFitFile writes the fit file atomically (a temporary file renamed).
+// writeFitFile writes the fit file as an output of internal/outfile: a
+// file is replaced whole or not at all, a link or a FIFO written through.
 func writeFitFile(path string, recs map[string]stats.FitRecord, o *fitOptions) error {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# gmark fit file, written by gmark %s on %s\n", version.String(), time.Now().UTC().Format(time.RFC3339))
@@ -607,11 +617,7 @@ func writeFitFile(path string, recs map[string]stats.FitRecord, o *fitOptions) e
 		}
 		buf.WriteString("\n")
 	}
-	tmp := path + ".partial"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return outfile.WriteFile(path, buf.Bytes())
 }
 
 // plotFits draws, for each trace and field, the empirical CDF of the fitted
@@ -681,8 +687,8 @@ func plotFits(dir string, all []*traceFits, o *fitOptions) ([]string, error) {
 			}
 			base := filepath.Join(dir, name+"_"+field)
 			for _, ext := range []string{".png", ".svg"} {
-				if err := p.Save(8*vg.Inch, 5*vg.Inch, base+ext); err != nil {
-					return nil, fmt.Errorf("%s: %v", base+ext, err)
+				if err := gwa.SavePlot(p, 8*vg.Inch, 5*vg.Inch, base+ext); err != nil {
+					return nil, err
 				}
 				files = append(files, base+ext)
 			}

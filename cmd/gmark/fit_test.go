@@ -130,7 +130,7 @@ func TestFitCommandErrors(t *testing.T) {
 		{[]string{"fit", "syn.swf", "--peak", "17-8"}, "--peak"},
 		{[]string{"fit", "syn.swf", "-o", "exists.toml"}, "exists; use --force"},
 		{[]string{"fit", "nosuch.swf"}, "no such file"},
-		{[]string{"fit", "junk.swf"}, "skipped 1 malformed line"},
+		{[]string{"fit", "junk.swf"}, `junk.swf:1: field 1: "this" is not a number; no line is a valid record (1 malformed)`},
 		{[]string{"fit", "junk.swf", "--strict"}, "is not a number"},
 		{[]string{"fit", "syn.swf", "--field", "memory"}, "nothing to fit"},
 	}

@@ -128,13 +128,18 @@ func runGenerate(c *cli.Context) error {
 	if o.out == "" {
 		o.out = strings.TrimSuffix(filepath.Base(o.spec), filepath.Ext(o.spec))
 	}
-	if err := checkOutputDir(o.out, o.force); err != nil {
-		return err
+	// Before generating: the output must be a directory gmark may write.
+	out, err := workload.ResolveOutputDir(o.out)
+	if err == nil {
+		err = workload.CheckOutput(out, o.force)
+	}
+	if err != nil {
+		return usageError{err}
 	}
 	start := time.Now()
 	sum, err := writeWorkload(spec, gen, o, planned)
 	if err != nil {
-		return err
+		return specError(err)
 	}
 	if !o.quiet {
 		printSummary(c.App.Writer, spec, sum, o, time.Since(start))
@@ -142,37 +147,45 @@ func runGenerate(c *cli.Context) error {
 	return nil
 }
 
-// checkOutputDir refuses to overwrite a non-empty directory without --force.
-func checkOutputDir(dir string, force bool) error {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil
-	case err != nil:
-		return usageErrorf("output %s: %v", dir, err)
-	case len(entries) > 0 && !force:
-		return usageErrorf("output directory %s exists and is not empty; use --force to replace it or -o to choose another", dir)
+// specError makes an error of the spec that only generation finds (a draw
+// out of range, arrivals past the limit: a *wdl.Error at the unit's line) a
+// usage error, exit 2, like those found before generating.
+func specError(err error) error {
+	var we *wdl.Error
+	if errors.As(err, &we) {
+		return usageError{err}
 	}
-	return nil
+	return err
 }
 
-// writeWorkload generates into a temporary directory beside the output and
-// renames it into place at the end, so a failed or interrupted run leaves no
-// half-written workload behind.
-func writeWorkload(spec *wdl.Spec, gen *generator.Generator, o generateOptions, planned int) (sum *generator.Summary, err error) {
-	parent := filepath.Dir(filepath.Clean(o.out))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
+// writeWorkload generates into a staging directory beside the output and
+// renames it into place at the end (workload.Stage), so a failed or
+// interrupted run leaves no half-written workload behind, and the next run
+// removes what a killed one left.
+func writeWorkload(spec *wdl.Spec, gen *generator.Generator, o generateOptions, planned int) (*generator.Summary, error) {
+	out, err := workload.ResolveOutputDir(o.out)
+	if err != nil {
+		return nil, usageError{err}
 	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(o.out)+".partial-")
+	st, err := workload.Stage(out)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
+	defer st.Abort() // nothing to do after Commit
+	sum, err := writeStaged(st.Dir, spec, gen, o, planned)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Commit(o.force); errors.Is(err, workload.ErrOutputExists) || errors.Is(err, workload.ErrNotWorkload) {
+		return nil, usageError{err}
+	} else if err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// writeStaged writes the workload's files into the directory tmp.
+func writeStaged(tmp string, spec *wdl.Spec, gen *generator.Generator, o generateOptions, planned int) (*generator.Summary, error) {
 	jobsFile, err := os.Create(filepath.Join(tmp, workload.JobsFile))
 	if err != nil {
 		return nil, err
@@ -190,7 +203,7 @@ func writeWorkload(spec *wdl.Spec, gen *generator.Generator, o generateOptions, 
 		return nil, err
 	}
 	bar := newProgress(int64(planned), "generating", "jobs", o.quiet || planned < 200000)
-	sum, err = gen.Generate(func(j *workload.Job) error {
+	sum, err := gen.Generate(func(j *workload.Job) error {
 		if err := jw.Write(j); err != nil {
 			return err
 		}
@@ -200,7 +213,7 @@ func writeWorkload(spec *wdl.Spec, gen *generator.Generator, o generateOptions, 
 			}
 		}
 		if err := tw.write(j); err != nil {
-			return err
+			return unitTraceError(spec, j, err)
 		}
 		bar.Add(1)
 		return nil
@@ -227,6 +240,11 @@ func writeWorkload(spec *wdl.Spec, gen *generator.Generator, o generateOptions, 
 	if err != nil {
 		return nil, err
 	}
+	d := jw.Digest()
+	m.JobsFile = &d
+	if d.Jobs != m.Jobs {
+		return nil, fmt.Errorf("internal error: wrote %d job lines for %d jobs", d.Jobs, m.Jobs)
+	}
 	mf, err := os.Create(filepath.Join(tmp, workload.ManifestFile))
 	if err != nil {
 		return nil, err
@@ -238,10 +256,7 @@ func writeWorkload(spec *wdl.Spec, gen *generator.Generator, o generateOptions, 
 	if err := mf.Close(); err != nil {
 		return nil, err
 	}
-	if err := os.RemoveAll(o.out); err != nil {
-		return nil, err
-	}
-	return sum, os.Rename(tmp, o.out)
+	return sum, nil
 }
 
 func fileDigest(path string) (workload.FileDigest, error) {
@@ -326,6 +341,21 @@ func (t *traceWriters) write(j *workload.Job) error {
 		}
 	}
 	return nil
+}
+
+// unitTraceError places a job the trace formats cannot hold (a submit offset
+// beyond what GWF and SWF can tell from an absolute time) at the line of
+// the unit that made it: an error of the spec for this output, exit 2.
+func unitTraceError(spec *wdl.Spec, j *workload.Job, err error) error {
+	if !errors.Is(err, gwa.ErrOutOfRange) {
+		return err
+	}
+	for _, u := range spec.Units {
+		if u.ID == j.Unit {
+			return wdl.Errorf(u.Pos, "cannot be written as a trace (--format): %v", err)
+		}
+	}
+	return err
 }
 
 func (t *traceWriters) close() error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/outfile"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/procexec"
@@ -63,6 +65,9 @@ func loadGrid(c *cli.Context) (*grid.Grid, error) {
 			return nil, usageErrorf("--scan-interval must be > 0")
 		}
 	}
+	if err := g.Check(); err != nil { // the overrides meet the grid file's ranges too
+		return nil, usageErrorf("%s with the command line's settings: %v", c.String("grid"), err)
+	}
 	return g, nil
 }
 
@@ -79,7 +84,8 @@ func koalaServeCommand() *cli.Command {
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve on"},
 			&cli.BoolFlag{Name: "allow-remote", Usage: "allow --listen on an address other than loopback"},
 			&cli.StringFlag{Name: "state", Value: "koala-state.db", Usage: "SQLite database of the scheduler's state"},
-			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "token for state-changing requests"},
+			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "token for state-changing requests (visible to other users in the process list: prefer --token-file or the environment variable)"},
+			&cli.StringFlag{Name: "token-file", Usage: "file holding the token for state-changing requests"},
 			&cli.StringFlag{Name: "policy", Usage: "default placement policy (WF, CF, CM, FCM); overrides the grid file"},
 			&cli.Float64Flag{Name: "time-scale", Usage: "core seconds per wall second; overrides the grid file"},
 			&cli.DurationFlag{Name: "scan-interval", Usage: "placement-queue scan interval; overrides the grid file"},
@@ -102,6 +108,26 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// serveToken is the token given to serve: from --token-file, which wins,
+// or --token (or $GMARK_KOALA_TOKEN); "" when none is given (one is
+// generated). The token itself is never printed: errors name where it came
+// from.
+func serveToken(c *cli.Context) (string, error) {
+	file := c.String("token-file")
+	if file == "" {
+		return c.String("token"), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", usageErrorf("--token-file: %v", err)
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" || strings.ContainsAny(token, " \t\r\n") {
+		return "", usageErrorf("--token-file %s: the file must hold one token (one word)", file)
+	}
+	return token, nil
+}
+
 func runKoalaServe(c *cli.Context) error {
 	g, err := loadGrid(c)
 	if err != nil {
@@ -112,7 +138,10 @@ func runKoalaServe(c *cli.Context) error {
 		return usageErrorf("--listen %s is not a loopback address; add --allow-remote to serve beyond this machine", addr)
 	}
 	state := c.String("state")
-	token := c.String("token")
+	token, err := serveToken(c)
+	if err != nil {
+		return err
+	}
 	tokenFile := ""
 	if token == "" {
 		tokenFile = state + ".token"
@@ -148,7 +177,7 @@ func runKoalaServe(c *cli.Context) error {
 		if n := procexec.Cleanup(dir); n > 0 {
 			fmt.Fprintf(c.App.ErrWriter, "gmark koala: killed %d processes left by the previous run\n", n)
 		}
-		px = &procexec.Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale}
+		px = &procexec.Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale, MaxOutput: int64(g.Scheduler.MaxOutput)}
 	}
 	cfg := server.Config{Grid: g, State: state, Token: token}
 	if px != nil {
@@ -158,7 +187,7 @@ func runKoalaServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := srv.Listen(addr)
 	if err != nil {
 		return err
 	}
@@ -172,7 +201,7 @@ func runKoalaServe(c *cli.Context) error {
 			})
 		}
 	}
-	httpSrv := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := srv.HTTPServer()
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Run(ctx) }()
 	go func() {
@@ -251,6 +280,7 @@ type simSummary struct {
 	Finished        int                     `json:"finished"`
 	Failed          int                     `json:"failed"`
 	Refused         int                     `json:"refused"`
+	Ended           int                     `json:"ended"` // jobs that ended before the limit: MakespanS is 0 without one
 	LastArrivalS    float64                 `json:"last_arrival_s"`
 	MakespanS       float64                 `json:"makespan_s"`
 	MeanWaitS       float64                 `json:"mean_wait_s"`
@@ -279,24 +309,42 @@ func runKoalaSimulate(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	jobs, err := workload.ReadAll(c.Args().First())
+	// As submit does: nothing runs from a workload.jsonl that is not the
+	// file its manifest was written with.
+	dir := c.Args().First()
+	if warning, err := workload.Check(dir); err != nil {
+		return usageError{err}
+	} else if warning != "" {
+		fmt.Fprintln(c.App.ErrWriter, "warning:", warning)
+	}
+	jobs, err := workload.ReadAll(dir)
 	if err != nil {
 		return usageError{err}
 	}
 	var sink core.Sink
+	saveEvents := func() error { return nil }
 	if path := c.String("events"); path != "" {
-		f, err := os.Create(path)
+		f, err := outfile.Create(path)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		ew := &eventWriter{enc: json.NewEncoder(f)}
+		bw := bufio.NewWriter(f)
+		ew := &eventWriter{enc: json.NewEncoder(bw)}
 		sink = ew
-		defer func() {
-			if ew.err != nil {
-				fmt.Fprintln(c.App.ErrWriter, "gmark: writing events:", ew.err)
+		saveEvents = func() error {
+			err := ew.err
+			if err == nil {
+				err = bw.Flush()
 			}
-		}()
+			if err == nil {
+				err = f.Commit()
+			}
+			if err != nil {
+				return fmt.Errorf("writing the events to %s: %v", path, err)
+			}
+			return nil
+		}
 	}
 	start := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	k, err := core.New(g, start, sink, nil)
@@ -313,13 +361,16 @@ func runKoalaSimulate(c *cli.Context) error {
 	}
 	k.MeasureFrom(first)
 	errs := k.Simulate(arrivals, first.Add(c.Duration("limit")))
+	if err := saveEvents(); err != nil {
+		return err
+	}
 	sum := simSummary{Jobs: len(arrivals), Refused: len(errs), FailureReasons: map[string]int{}}
 	for _, e := range errs {
 		fmt.Fprintln(c.App.ErrWriter, "refused:", e)
 	}
 	var end time.Time
 	var wait, ftt, placement time.Duration
-	tries := 0
+	tries, started := 0, 0
 	for _, j := range k.Jobs() {
 		switch j.State {
 		case core.Finished:
@@ -328,10 +379,14 @@ func runKoalaSimulate(c *cli.Context) error {
 			sum.Failed++
 			sum.FailureReasons[j.Reason]++
 		}
-		if j.End.After(end) {
-			end = j.End
+		if !j.End.IsZero() {
+			sum.Ended++
+			if j.End.After(end) {
+				end = j.End
+			}
 		}
 		if !j.Start.IsZero() {
+			started++
 			wait += j.Start.Sub(j.Submitted)
 		}
 		ftt += j.FTT
@@ -341,14 +396,18 @@ func runKoalaSimulate(c *cli.Context) error {
 			sum.CoAllocatedJobs++
 		}
 	}
+	if started > 0 { // a job that never started has no wait
+		sum.MeanWaitS = wait.Seconds() / float64(started)
+	}
 	if n := len(k.Jobs()); n > 0 {
-		sum.MeanWaitS = wait.Seconds() / float64(n)
 		sum.MeanFTTS = ftt.Seconds() / float64(n)
 		sum.MeanPlacementS = placement.Seconds() / float64(n)
 		sum.MeanClaimTries = float64(tries) / float64(n)
 	}
 	if len(arrivals) > 0 {
 		sum.LastArrivalS = arrivals[len(arrivals)-1].At.Sub(first).Seconds()
+	}
+	if sum.Ended > 0 {
 		sum.MakespanS = end.Sub(first).Seconds()
 	}
 	sum.Utilization = k.Utilization()
@@ -373,7 +432,11 @@ func runKoalaSimulate(c *cli.Context) error {
 func printSimSummary(w io.Writer, g *grid.Grid, s simSummary) {
 	u := s.Utilization
 	fmt.Fprintf(w, "grid %s, policy %s: %d jobs, %d finished, %d failed, %d refused\n", g.Name, g.Scheduler.Policy, s.Jobs, s.Finished, s.Failed, s.Refused)
-	fmt.Fprintf(w, "  last arrival %.0fs, last end %.0fs after the first arrival\n", s.LastArrivalS, s.MakespanS)
+	if s.Ended > 0 {
+		fmt.Fprintf(w, "  last arrival %.0fs, last end %.0fs after the first arrival\n", s.LastArrivalS, s.MakespanS)
+	} else {
+		fmt.Fprintf(w, "  last arrival %.0fs; no job ended before the limit\n", s.LastArrivalS)
+	}
 	fmt.Fprintf(w, "  mean wait %.1fs, placement time %.1fs, file transfer %.1fs, claiming tries %.2f; %d co-allocated jobs\n",
 		s.MeanWaitS, s.MeanPlacementS, s.MeanFTTS, s.MeanClaimTries, s.CoAllocatedJobs)
 	fmt.Fprintf(w, "  utilization: background %.1f%%, grid jobs %.1f%%, wasted (PWT) %.2f%%, gained (PGT) %.2f%%; in use %.1f%%, stacked %.1f%%\n",

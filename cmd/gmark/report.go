@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/gmark/gmark/analyzer/gate"
 	"github.com/gmark/gmark/analyzer/metrics"
@@ -67,13 +69,17 @@ func init() {
 	})
 }
 
+// maxBins bounds --bins: the time series take a few numbers per bin and
+// run, and a figure cannot show more points than it has pixels anyway.
+const maxBins = 10000
+
 // parseThreshold reads "5%" or "0.05".
 func parseThreshold(s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	pc := strings.HasSuffix(s, "%")
 	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("--threshold %q: want a percentage (5%%) or a fraction (0.05)", s)
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("--threshold %q: want a percentage (5%%) or a fraction (0.05), 0 or more", s)
 	}
 	if pc {
 		v /= 100
@@ -82,8 +88,9 @@ func parseThreshold(s string) (float64, error) {
 }
 
 // checkDB fails with a usage error when the store does not exist, and
-// checks that the named runs are in it.
-func checkDB(path string, runs []string) error {
+// checks that the named runs are in it, or (none named, reporting) that it
+// holds a run.
+func checkDB(path string, runs []string, reporting bool) error {
 	if _, err := os.Stat(path); err != nil {
 		return usageErrorf("results store %s: %v", path, errors.Unwrap(err))
 	}
@@ -92,6 +99,15 @@ func checkDB(path string, runs []string) error {
 		return usageError{err}
 	}
 	defer st.Close()
+	if len(runs) == 0 && reporting {
+		all, err := st.Runs()
+		if err != nil {
+			return err
+		}
+		if len(all) == 0 {
+			return usageErrorf("results store %s holds no run: record one with 'gmark submit' or 'gmark koala simulate --db %s'", path, path)
+		}
+	}
 	for _, r := range runs {
 		ok, err := st.RunExists(r)
 		if err != nil {
@@ -108,12 +124,12 @@ func runReport(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageErrorf("report takes no arguments (did you mean 'gmark report sql QUERY'?)")
 	}
-	if c.Duration("tau") < 0 || c.Int("processors") < 0 || c.Int("bins") < 1 {
-		return usageErrorf("--tau and --processors must be >= 0, --bins >= 1")
+	if c.Duration("tau") < 0 || c.Int("processors") < 0 || c.Int("bins") < 1 || c.Int("bins") > maxBins {
+		return usageErrorf("--tau and --processors must be >= 0, --bins from 1 to %d", maxBins)
 	}
 	db := c.String("db")
 	runs := splitList(c.StringSlice("run"))
-	if err := checkDB(db, runs); err != nil {
+	if err := checkDB(db, runs, true); err != nil {
 		return err
 	}
 	opts := report.Options{Tau: c.Duration("tau"), Processors: c.Int("processors"), WorkloadTime: c.Bool("workload-time"),
@@ -127,6 +143,11 @@ func runReport(c *cli.Context) error {
 	format := c.String("format")
 	switch format {
 	case "html":
+		// Before reading the store: a report that cannot be written is
+		// bad usage, not a failure after the work.
+		if err := report.CheckDir(c.String("output")); err != nil {
+			return usageErrorf("-o: %v", err)
+		}
 		start := time.Now()
 		index, err := report.Write(c.Context, db, runs, c.String("output"), opts)
 		if err != nil {
@@ -180,7 +201,7 @@ func runGate(c *cli.Context, db string, runs []string, opts report.Options) erro
 	}
 	baseDB := c.String("baseline")
 	baseRuns := splitList(c.StringSlice("baseline-run"))
-	if err := checkDB(baseDB, baseRuns); err != nil {
+	if err := checkDB(baseDB, baseRuns, true); err != nil {
 		return err
 	}
 	opts.Log = nil
@@ -233,30 +254,33 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 	return p.w.Write(b)
 }
 
-// readOnlyStart are the first keywords of statements that only read.
-var readOnlyStart = []string{"SELECT", "WITH", "EXPLAIN", "VALUES", "PRAGMA"}
+// writeStart are the first keywords of SQLite's statements that write or
+// change the connection. They are refused with a message that says so; any
+// other text goes to SQLite on a read-only, query-only connection, which
+// refuses writes whatever the text says and explains its syntax errors.
+var writeStart = map[string]bool{"INSERT": true, "UPDATE": true, "DELETE": true, "REPLACE": true, "UPSERT": true,
+	"CREATE": true, "DROP": true, "ALTER": true, "ATTACH": true, "DETACH": true, "VACUUM": true, "REINDEX": true,
+	"ANALYZE": true, "BEGIN": true, "COMMIT": true, "END": true, "ROLLBACK": true, "SAVEPOINT": true, "RELEASE": true}
 
 func runReportSQL(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("report sql takes one query, quoted: gmark report sql --db results.db \"SELECT …\"")
 	}
 	q := strings.TrimSpace(c.Args().First())
-	first := strings.ToUpper(strings.FieldsFunc(q+" ", func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '(' })[0])
-	ok := false
-	for _, k := range readOnlyStart {
-		if first == k {
-			ok = true
-		}
+	words := strings.FieldsFunc(q, func(r rune) bool { return unicode.IsSpace(r) || r == '(' || r == ';' })
+	if len(words) == 0 {
+		return usageErrorf("report sql: the query is empty")
 	}
-	if !ok || first == "PRAGMA" && strings.Contains(q, "=") {
-		return usageErrorf("report sql runs read-only queries (SELECT, WITH, EXPLAIN, VALUES, PRAGMA without '='); %q would write: the store is append-only and only gmark writes it", firstWord(q))
+	first := strings.ToUpper(words[0])
+	if writeStart[first] || first == "PRAGMA" && strings.Contains(q, "=") {
+		return usageErrorf("report sql runs read-only queries (SELECT, WITH, EXPLAIN, VALUES, PRAGMA without '='); %q would write: the store is append-only and only gmark writes it", words[0])
 	}
 	format := c.String("format")
 	if format != "text" && format != "csv" && format != "json" {
 		return usageErrorf("--format %q: want text, csv or json", format)
 	}
 	db := c.String("db")
-	if err := checkDB(db, nil); err != nil {
+	if err := checkDB(db, nil, false); err != nil {
 		return err
 	}
 	st, err := store.OpenReadOnly(db)
@@ -264,14 +288,17 @@ func runReportSQL(c *cli.Context) error {
 		return err
 	}
 	defer st.Close()
-	// A second guard: the connection refuses writes whatever the query says.
-	if _, err := st.DB().Exec("PRAGMA query_only = ON"); err != nil {
+	// A second guard: SQLite refuses to compile anything but a read on
+	// this connection, whatever the query says.
+	conn, release, err := st.QueryConn(c.Context)
+	if err != nil {
 		return err
 	}
-	rows, err := st.DB().QueryContext(c.Context, q)
+	defer release()
+	rows, err := conn.QueryContext(c.Context, q)
 	if err != nil {
-		if strings.Contains(err.Error(), "readonly") || strings.Contains(err.Error(), "query_only") {
-			return usageErrorf("report sql: the store is opened read-only: %v", err)
+		if store.IsNotAuthorized(err) {
+			return usageErrorf("report sql: the store is opened read-only (queries only): %v", err)
 		}
 		return usageErrorf("report sql: %v", err)
 	}
@@ -306,8 +333,8 @@ func runReportSQL(c *cli.Context) error {
 		out = append(out, rec)
 	}
 	if err := rows.Err(); err != nil {
-		if strings.Contains(err.Error(), "readonly") || strings.Contains(err.Error(), "query_only") {
-			return usageErrorf("report sql: the store is opened read-only: %v", err)
+		if store.IsNotAuthorized(err) {
+			return usageErrorf("report sql: the store is opened read-only (queries only): %v", err)
 		}
 		return usageErrorf("report sql: %v", err)
 	}
@@ -333,13 +360,6 @@ func runReportSQL(c *cli.Context) error {
 		fmt.Fprintln(tw, strings.Join(rec, "\t")+"\t")
 	}
 	return tw.Flush()
-}
-
-func firstWord(q string) string {
-	if f := strings.Fields(q); len(f) > 0 {
-		return f[0]
-	}
-	return q
 }
 
 func writeCSVRows(w io.Writer, cols []string, rows [][]string) error {

@@ -115,7 +115,7 @@ func runRun(c *cli.Context) error {
 	start := time.Now()
 	sum, err := writeWorkload(spec, gen, generateOptions{spec: specPath, out: workloadDir, seed: c.Uint64("seed"), quiet: quiet}, planned)
 	if err != nil {
-		return err
+		return specError(err)
 	}
 	if !quiet {
 		fmt.Fprintf(out, "generated %d jobs (%d composite tasks) from %s, seed %d, span %s\n",

@@ -24,6 +24,7 @@ import (
 	"github.com/gmark/gmark/submitter/local"
 	"github.com/gmark/gmark/submitter/slurm"
 	"github.com/gmark/gmark/submitter/targets"
+	"github.com/gmark/gmark/workload"
 	"github.com/urfave/cli/v2"
 )
 
@@ -124,6 +125,13 @@ func runSubmit(c *cli.Context) error {
 	}
 	if _, err := os.Stat(dir); err != nil {
 		return usageErrorf("workload directory: %v", err)
+	}
+	// Nothing is submitted from a workload.jsonl that is not the file its
+	// manifest was written with (cut short, edited).
+	if warning, err := workload.Check(dir); err != nil {
+		return usageError{err}
+	} else if warning != "" {
+		fmt.Fprintln(c.App.ErrWriter, "warning:", warning)
 	}
 	runDir := c.String("run-dir")
 	if runDir == "" {

@@ -382,9 +382,9 @@ func (f *faultRun) waitFor(t *testing.T, p *gmarkProc, what string, cond func(ru
 	}
 }
 
-// faultGrid is a small grid whose scheduler scans its queues often, so the
-// jobs of faultSpec run as they come.
-const faultGrid = "name = \"pair\"\n[scheduler]\npolicy = \"WF\"\nscan_interval = \"200ms\"\ndefault_runtime = \"300ms\"\n" +
+// faultGrid is a small grid whose scheduler scans its queues as often as it
+// may (every second), so the jobs of faultSpec run as they come.
+const faultGrid = "name = \"pair\"\n[scheduler]\npolicy = \"WF\"\nscan_interval = \"1s\"\ndefault_runtime = \"1s\"\n" +
 	"[[cluster]]\nname = \"A\"\nprocessors = 8\n[[cluster]]\nname = \"B\"\nprocessors = 8\n"
 
 func writeFile(t *testing.T, path, text string, mode os.FileMode) string {

@@ -116,6 +116,22 @@ func TestSubmitDryRun(t *testing.T) {
 	}
 }
 
+// countRows counts the job rows of a run in a store (0 while there is no
+// store).
+func countRows(t *testing.T, db, run string) int {
+	if _, err := os.Stat(db); err != nil {
+		return 0
+	}
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		return 0
+	}
+	defer st.Close()
+	var n int
+	st.DB().QueryRow(`SELECT count(*) FROM jobs WHERE run_id = ?`, run).Scan(&n)
+	return n
+}
+
 // End to end against real Slurm: two single-node clusters on loopback, a
 // generated workload of 210 jobs across both (some naming a cluster, some
 // either, some co-allocated across the two), and every job's submit, start
@@ -299,7 +315,7 @@ func assertNoSecretIn(t *testing.T, secret string, patterns ...string) {
 func TestSubmitDegenerateWorkloads(t *testing.T) {
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "grid.toml")
-	if err := os.WriteFile(grid, []byte("name = \"one\"\n[scheduler]\nscan_interval = \"200ms\"\n[[cluster]]\nname = \"A\"\nprocessors = 4\n"), 0o644); err != nil {
+	if err := os.WriteFile(grid, []byte("name = \"one\"\n[scheduler]\nscan_interval = \"1s\"\n[[cluster]]\nname = \"A\"\nprocessors = 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	workloads := map[string]string{

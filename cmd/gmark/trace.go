@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/internal/outfile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -140,10 +141,16 @@ func readOptions(c *cli.Context) (gwa.ReadOptions, error) {
 }
 
 // traceError classifies a read error: malformed input exits with 2.
-func traceError(err error) error {
+func traceError(c *cli.Context, err error) error {
 	var pe *gwa.ParseError
-	if errors.As(err, &pe) {
+	var ne *gwa.NoRecordsError
+	switch {
+	case errors.As(err, &ne) || errors.Is(err, gwa.ErrOutOfRange):
+		return usageError{err}
+	case errors.As(err, &pe) && c.Bool("strict"):
 		return usageError{fmt.Errorf("%v (without --strict, malformed lines are skipped and counted)", err)}
+	case errors.As(err, &pe):
+		return usageError{err}
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		return usageError{err}
@@ -159,7 +166,7 @@ func openTrace(c *cli.Context, path string) (gwa.Reader, error) {
 	}
 	r, err := gwa.Open(path, o)
 	if err != nil {
-		return nil, traceError(err)
+		return nil, traceError(c, err)
 	}
 	return r, nil
 }
@@ -207,14 +214,14 @@ func analyse(c *cli.Context, path string) (*gwa.Analysis, error) {
 	if n := c.Int("reported-work"); n >= 0 && c.Command.Name == "stats" {
 		opts.ReportedWork, opts.ReportedWorkKnown = n, true
 	}
-	if opts.Processors < 0 {
-		return nil, usageErrorf("--procs must be > 0")
+	if opts.Processors < 0 || opts.Processors > gwa.MaxProcs {
+		return nil, usageErrorf("--procs must be from 1 to %d", gwa.MaxProcs)
 	}
 	bar, prog := recordProgress(c, r, "analysing "+filepath.Base(path))
 	a, err := gwa.Analyze(r, opts, prog)
 	bar.Done()
 	if err != nil {
-		return nil, traceError(err)
+		return nil, traceError(c, err)
 	}
 	a.Trace.Name = filepath.Base(path)
 	reportSkipped(c, path, r.Stats())
@@ -251,7 +258,12 @@ func runTraceStats(c *cli.Context) error {
 	return nil
 }
 
-func human(secs float64) string {
+// human writes a time span as days and a Go duration, or n/a.
+func human(span gwa.Stat) string {
+	if !span.OK() {
+		return "n/a"
+	}
+	secs := span.Value
 	d := time.Duration(secs * float64(time.Second))
 	if secs >= 86400 {
 		days := int(secs / 86400)
@@ -260,11 +272,20 @@ func human(secs float64) string {
 	return d.Round(time.Second).String()
 }
 
-func pct(a, b float64) float64 {
-	if b == 0 {
-		return 0
+// percent writes a share as a percentage with prec decimals, or n/a.
+func percent(share gwa.Stat, prec int) string {
+	if !share.OK() {
+		return "n/a"
 	}
-	return 100 * a / b
+	return strconv.FormatFloat(100*share.Value, 'f', prec, 64) + "%"
+}
+
+// pct is the percentage a/b, n/a when b is 0.
+func pct(a, b float64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return percent(gwa.Stat{Value: a / b}, 1)
 }
 
 func printAnalysis(w io.Writer, a *gwa.Analysis) {
@@ -280,11 +301,15 @@ func printAnalysis(w io.Writer, a *gwa.Analysis) {
 	}
 	fmt.Fprintf(w, "  time base:    %s\n", base)
 	fmt.Fprintf(w, "  span:         %s (submits %g..%g s), last job ends at %g s\n", human(t.Span), t.FirstSubmit, t.LastSubmit, t.LastEnd)
-	fmt.Fprintf(w, "  consumed:     %.2f CPU-years; goodput %.1f CPU-years/year; utilization %.2f%%\n", t.CPUYears, t.Goodput, 100*a.Utilization.Average)
+	goodput := "n/a"
+	if t.Goodput.OK() {
+		goodput = fmt.Sprintf("%.1f CPU-years/year", t.Goodput.Value)
+	}
+	fmt.Fprintf(w, "  consumed:     %.2f CPU-years; goodput %s; utilization %s\n", t.CPUYears, goodput, percent(a.Utilization.Average, 2))
 	s := a.Status
 	fmt.Fprintf(w, "  status:       completed %d, failed %d, cancelled %d, partial %d, unknown %d\n", s.Completed, s.Failed, s.Cancelled, s.Partial, s.Unknown)
 	z := a.Size
-	fmt.Fprintf(w, "  size:         %d sequential (%.1f%% of CPU), %d parallel (%.1f%% of CPU), %d unknown\n",
+	fmt.Fprintf(w, "  size:         %d sequential (%s of CPU), %d parallel (%s of CPU), %d unknown\n",
 		z.SequentialJobs, pct(z.SequentialCPU, z.SequentialCPU+z.ParallelCPU), z.ParallelJobs, pct(z.ParallelCPU, z.SequentialCPU+z.ParallelCPU), z.UnknownSize)
 	fmt.Fprintf(w, "  distributions %8s %10s %10s %10s %10s %10s %10s\n", "count", "mean", "median", "p90", "p99", "max", "missing")
 	d := a.Distributions
@@ -316,11 +341,15 @@ func printAnalysis(w io.Writer, a *gwa.Analysis) {
 	for _, v := range u.BusiestHourly {
 		peak = math.Max(peak, v)
 	}
-	fmt.Fprintf(w, "  load:         busiest month %s (hourly peak %.1f%%), spike %d jobs running in a day\n", u.BusiestMonth, 100*peak, u.Spike)
+	if u.BusiestMonth == "" {
+		fmt.Fprintf(w, "  load:         busiest month n/a, spike %d jobs running in a day\n", u.Spike)
+	} else {
+		fmt.Fprintf(w, "  load:         busiest month %s (hourly peak %.1f%%), spike %d jobs running in a day\n", u.BusiestMonth, 100*peak, u.Spike)
+	}
 	printUsers := func(title string, us []gwa.UserShare) {
 		var parts []string
 		for _, x := range us {
-			parts = append(parts, fmt.Sprintf("%s %.1f%%/%.1f%%", x.User, 100*x.JobShare, 100*x.CPUShare))
+			parts = append(parts, fmt.Sprintf("%s %s/%s", x.User, percent(x.JobShare, 1), percent(x.CPUShare, 1)))
 		}
 		fmt.Fprintf(w, "  %-13s %s\n", title, strings.Join(parts, ", "))
 	}
@@ -347,6 +376,9 @@ func printAnalysis(w io.Writer, a *gwa.Analysis) {
 func runTracePlot(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("trace plot takes one trace file and -o DIR")
+	}
+	if err := checkFigureDir(c.String("output")); err != nil {
+		return err
 	}
 	a, err := analyse(c, c.Args().First())
 	if err != nil {
@@ -429,8 +461,8 @@ func parseSelection(c *cli.Context) (gwa.Selection, error) {
 		return s, usageErrorf("--target needs --area-width")
 	}
 	for _, n := range []string{"submit-scale", "runtime-scale", "proc-scale"} {
-		if !(c.Float64(n) > 0) {
-			return s, usageErrorf("--%s must be > 0", n)
+		if v := c.Float64(n); !(v > 0) || math.IsInf(v, 0) {
+			return s, usageErrorf("--%s must be a finite number > 0", n)
 		}
 	}
 	s.Scale = gwa.Scale{Submit: c.Float64("submit-scale"), RunTime: c.Float64("runtime-scale"), Procs: c.Float64("proc-scale")}
@@ -438,7 +470,8 @@ func parseSelection(c *cli.Context) (gwa.Selection, error) {
 	return s, nil
 }
 
-// checkOutputFile refuses to replace a file without --force.
+// checkOutputFile reads --format and checks the output path (see
+// checkOutput) before any input is read.
 func checkOutputFile(c *cli.Context, path string) (gwa.Format, error) {
 	var f gwa.Format
 	if s := c.String("format"); s != "" {
@@ -447,51 +480,59 @@ func checkOutputFile(c *cli.Context, path string) (gwa.Format, error) {
 			return f, usageErrorf("--format %q: swf, gwf or sqlite", s)
 		}
 	}
-	if _, err := os.Stat(path); err == nil {
-		if !c.Bool("force") {
-			return f, usageErrorf("%s exists; use --force to replace it", path)
+	if f == "" {
+		if f = gwa.FormatFromName(path); f == "" {
+			return f, usageErrorf("%s: cannot tell the output format from the name; use .swf, .gwf, .db3 or --format", path)
 		}
 	}
-	return f, nil
+	return f, checkOutput(c, path, f == gwa.SQLite)
 }
 
-// writeTrace writes r to path through a temporary file renamed into place,
-// so a failure leaves no half-written output.
-func writeTrace(c *cli.Context, r gwa.Reader, path string, f gwa.Format, h *gwa.Header) (int64, error) {
-	if f == "" {
-		name := strings.TrimSuffix(strings.ToLower(path), ".gz")
-		switch filepath.Ext(name) {
-		case ".swf":
-			f = gwa.SWF
-		case ".gwf":
-			f = gwa.GWF
-		case ".db3", ".sqlite", ".db", ".sqlite3":
-			f = gwa.SQLite
-		default:
-			return 0, usageErrorf("%s: cannot tell the output format from the name; use .swf, .gwf, .db3 or --format", path)
+// checkOutput checks an output file's path the way internal/outfile will
+// write it, so that a bad path is a usage error before any work: a
+// directory, a socket or a missing directory is refused; a regular file
+// (at the end of any symbolic links) is replaced only with --force; a FIFO
+// or a device is written through, which replaces nothing, unless the
+// writer needs a regular file (GWF-SQLite).
+func checkOutput(c *cli.Context, path string, needRegular bool) error {
+	final, through, err := outfile.Resolve(path)
+	if err != nil {
+		return usageError{err}
+	}
+	if through {
+		if needRegular {
+			return usageErrorf("%s is not a regular file; a GWF-SQLite database must be written to a file", path)
 		}
+		return nil
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".partial-"+strconv.Itoa(os.Getpid()))
-	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		tmp += ".gz"
+	if fi, err := os.Stat(filepath.Dir(final)); err != nil || !fi.IsDir() {
+		return usageErrorf("%s: the directory %s does not exist", path, filepath.Dir(final))
 	}
-	os.Remove(tmp)
-	w, err := gwa.Create(tmp, f, h)
-	if err != nil {
-		return 0, err
+	if _, err := os.Stat(final); err == nil && !c.Bool("force") {
+		return usageErrorf("%s exists; use --force to replace it", path)
 	}
+	return nil
+}
+
+// checkFigureDir checks a directory of figures: made if missing, refused
+// if something else is at the path.
+func checkFigureDir(path string) error {
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		return usageErrorf("%s is not a directory; give a directory for the figures", path)
+	}
+	return nil
+}
+
+// writeTrace writes r to path as an output of internal/outfile (see
+// gwa.WriteTrace): a failure leaves no half-written file.
+func writeTrace(c *cli.Context, r gwa.Reader, path string, f gwa.Format, h *gwa.Header) (int64, error) {
 	bar, prog := recordProgress(c, r, "writing "+filepath.Base(path))
-	n, err := gwa.Copy(w, r, prog)
+	n, err := gwa.WriteTrace(path, f, h, r, prog)
 	bar.Done()
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		os.Remove(tmp)
-		return n, traceError(err)
+		return n, traceError(c, err)
 	}
-	os.Remove(path)
-	return n, os.Rename(tmp, path)
+	return n, nil
 }
 
 func runTraceSelect(c *cli.Context) error {
@@ -548,7 +589,7 @@ func runTraceSelect(c *cli.Context) error {
 	}
 	r, area, err := gwa.Select(open, sel)
 	if err != nil {
-		return traceError(err)
+		return traceError(c, err)
 	}
 	defer r.Close()
 	h := *r.Header()
@@ -623,7 +664,7 @@ func runTraceBoTs(c *cli.Context) error {
 		}
 	})
 	if err != nil {
-		return traceError(err)
+		return traceError(c, err)
 	}
 	reportSkipped(c, c.Args().First(), r.Stats())
 	w := c.App.Writer
@@ -638,7 +679,7 @@ func runTraceBoTs(c *cli.Context) error {
 	fmt.Fprintf(w, "%s: bags-of-tasks (a user's jobs with submit gaps <= Δ)\n", c.Args().First())
 	fmt.Fprintf(w, "  %8s %8s %8s %8s %8s %9s %9s %10s %10s\n", "Δ (s)", "batches", "jobs%", "CPU%", "max", "mean size", "IAT p50", "ART p50", "RTV p50")
 	for _, s := range res {
-		fmt.Fprintf(w, "  %8g %8d %8.1f %8.1f %8d %9.2f %9.4g %10.4g %10.4g\n", s.Delta, s.Batches, 100*s.JobShare, 100*s.CPUShare, s.MaxSize,
+		fmt.Fprintf(w, "  %8g %8d %8s %8s %8d %9.2f %9.4g %10.4g %10.4g\n", s.Delta, s.Batches, percent(s.JobShare, 1), percent(s.CPUShare, 1), s.MaxSize,
 			s.Size.Mean, s.InterArrival.Median, s.MeanRunTime.Median, s.RunTimeStd.Median)
 	}
 	fmt.Fprintf(w, "  size classes (Δ = %gs):", res[0].Delta)
@@ -686,12 +727,21 @@ func runTraceRank(c *cli.Context) error {
 		}
 		sig := a.Ranking
 		if len(works) > 0 {
-			sig = gwa.Classify(gwa.TraceFacts{Sites: a.Totals.Sites, Cores: a.Totals.Processors, Users: a.Totals.Users,
-				Jobs: a.Totals.Jobs, Utilization: 100 * a.Utilization.Average, ReportedWork: works[i]})
+			sig = gwa.Classify(a.Facts(works[i]))
+		}
+		var unknown []string
+		for _, cat := range cats {
+			if !sig.Known[cat] {
+				unknown = append(unknown, cat.String())
+			}
+		}
+		if len(unknown) > 0 {
+			return usageErrorf("%s: the ranking categories %s are unknown for this trace (reported_work needs --reported-work; cores and utilization need a system size, --procs, and jobs that ran); leave them out of --categories",
+				path, strings.Join(unknown, ", "))
 		}
 		v, err := gwa.Distance(cats, sig, gwa.Signature{Known: sig.Known})
 		if err != nil {
-			return usageErrorf("%s: %v (give --reported-work, or leave reported_work out of --categories)", path, err)
+			return usageErrorf("%s: %v", path, err)
 		}
 		out = append(out, ranked{Trace: path, Signature: sig, Value: v})
 	}

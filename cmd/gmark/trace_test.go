@@ -145,3 +145,121 @@ func TestTraceStatsLCG(t *testing.T) {
 		t.Errorf("LCG: %v", m["totals"])
 	}
 }
+
+// Item 12 of issue 11 (trace stats): a trace whose CPU time overflowed
+// made --json fail on +Inf and the text print "+Inf CPU-years" and "NaN%".
+// Now the numbers are range-checked when read, and every statistic of a
+// degenerate trace is finite or "n/a" (null with a reason in JSON), in
+// stats, bots and rank.
+func TestTraceStatsDegenerate(t *testing.T) {
+	dir := t.TempDir()
+	job := func(id, submit int, wait, run, procs string) string {
+		return fmt.Sprintf("%d %d %s %s %s -1 -1 -1 -1 -1 1 1 1 -1 -1 1 -1 -1\n", id, submit, wait, run, procs)
+	}
+	traces := map[string]string{
+		"empty.swf":     "; Version: 2.2\n",
+		"one.swf":       job(1, 0, "5", "10", "2"),
+		"equal.swf":     job(1, 0, "5", "10", "2") + job(2, 0, "5", "10", "2"),
+		"zeros.swf":     job(1, 0, "0", "0", "0") + job(2, 0, "0", "0", "0"),
+		"nospan.swf":    "; MaxProcs: 8\n" + job(1, 100, "0", "0", "1") + job(2, 100, "-1", "-1", "4"),
+		"overflow.swf":  job(1, 0, "0", "1e300", "1e300") + job(2, 5, "0", "10", "1"),
+		"limits.swf":    job(1, 0, "9223372036", "9223372036", "2147483647") + job(2, 1, "0", "9223372036", "2147483647"),
+		"allbad.swf":    "1 2 3\n4 5 6\n",
+		"outrange.swf":  job(1, 0, "0", "1e300", "1e300"),
+		"noheader.swf":  "",
+		"onlyzero.swf":  job(1, 0, "-1", "-1", "-1"),
+		"negative.swf":  job(1, 10, "-20", "-5", "-3"),
+		"tinyspan.swf":  job(1, 0, "0", "0.001", "1"),
+		"bigvalue.swf":  job(1, 4294967296, "0", "1", "1"),
+		"absbase.swf":   job(1, 1200000000, "0", "60", "1") + job(2, 1200000060, "0", "60", "1"),
+		"manyzero.swf":  strings.Repeat(job(1, 0, "0", "0", "1"), 5),
+		"equalruns.swf": job(1, 0, "0", "7", "1") + job(2, 9, "0", "7", "1") + job(3, 18, "0", "7", "1"),
+	}
+	for name, text := range traces {
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	for name := range traces {
+		t.Run(name, func(t *testing.T) {
+			wantCode := 0
+			switch name {
+			case "allbad.swf", "outrange.swf": // no valid record: bad input
+				wantCode = 2
+			}
+			out, stderr, code := run(t, dir, "trace", "stats", name)
+			if code != wantCode {
+				t.Fatalf("stats: exit %d, want %d\n%s%s", code, wantCode, out, stderr)
+			}
+			if wantCode != 0 {
+				if !strings.Contains(stderr, name+":1:") || !strings.Contains(stderr, "no line is a valid record") {
+					t.Errorf("stats: want the first bad line, got %s", stderr)
+				}
+				return
+			}
+			for _, bad := range []string{"NaN", "Inf", "inf"} {
+				if strings.Contains(out, bad) {
+					t.Errorf("stats text holds %s:\n%s", bad, out)
+				}
+			}
+			js, stderr, code := run(t, dir, "trace", "stats", "--json", "--cdf", name)
+			var m map[string]any
+			if code != 0 || json.Unmarshal([]byte(js), &m) != nil {
+				t.Fatalf("stats --json: exit %d\n%s%s", code, js, stderr)
+			}
+			for _, args := range [][]string{{"trace", "bots", name}, {"trace", "bots", "--json", name}} {
+				out, stderr, code := run(t, dir, args...)
+				if code != 0 || strings.Contains(out, "NaN") || strings.Contains(out, "Inf") {
+					t.Errorf("%v: exit %d\n%s%s", args, code, out, stderr)
+				}
+			}
+			// rank over the categories the trace tells.
+			if _, stderr, code := run(t, dir, "trace", "rank", "--categories", "sites,users,jobs", name); code != 0 {
+				t.Errorf("rank: exit %d %s", code, stderr)
+			}
+		})
+	}
+	// The text of a trace with no system size and no time span.
+	out, _, _ := run(t, dir, "trace", "stats", "zeros.swf")
+	for _, want := range []string{"goodput n/a; utilization n/a", "0 sequential (n/a of CPU)", "busiest month n/a", "1 100.0%/n/a"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("zeros.swf: no %q in\n%s", want, out)
+		}
+	}
+	// rank names the categories a trace cannot tell.
+	if _, stderr, code := run(t, dir, "trace", "rank", "zeros.swf"); code != 2 || !strings.Contains(stderr, "categories cores, utilization are unknown") {
+		t.Errorf("rank zeros.swf: exit %d %s", code, stderr)
+	}
+}
+
+// Numbers given on the command line are checked against their ranges
+// before any work: exit 2 with the flag named, never a panic (a tiny
+// --area-width overflowed the window index) or a silently overflowing
+// value (--runtime-scale Inf made NaN times).
+func TestTraceFlagRanges(t *testing.T) {
+	dir := t.TempDir()
+	writeSmallTrace(t, dir)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trace", "select", "--area-width", "1e-300", "-o", "o.swf", "small.swf"}, "windows over the trace"},
+		{[]string{"trace", "select", "--submit-scale", "Inf", "-o", "o.swf", "small.swf"}, "--submit-scale must be a finite number > 0"},
+		{[]string{"trace", "select", "--runtime-scale", "NaN", "-o", "o.swf", "small.swf"}, "--runtime-scale must be a finite number > 0"},
+		{[]string{"trace", "select", "--runtime-scale", "1e12", "-o", "o.swf", "small.swf"}, "after rebasing and scaling, job 1: RunTime 100000000000000 is out of range"},
+		{[]string{"trace", "select", "--from", "1e300", "-o", "o.swf", "small.swf"}, `--from: "1e300" is out of range`},
+		{[]string{"trace", "select", "--max-runtime", "1e10", "-o", "o.swf", "small.swf"}, `--max-runtime: "1e10" is out of range`},
+		{[]string{"trace", "select", "--from", "4e9", "--rebase", "-o", "o.swf", "small.swf"}, "header UnixStartTime 5200000000 is out of range"},
+		{[]string{"trace", "stats", "--procs", "99999999999", "small.swf"}, "--procs must be from 1 to 2147483647"},
+		{[]string{"trace", "bots", "--delta", "1e300", "small.swf"}, "--delta"},
+		{[]string{"fit", "--floor", "NaN", "small.swf"}, "--floor NaN"},
+		{[]string{"fit", "--censor-at", "1e400", "small.swf"}, "--censor-at"},
+	}
+	for _, c := range cases {
+		_, stderr, code := run(t, dir, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "internal error") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "o.swf")); err == nil {
+		t.Errorf("a refused selection left its output")
+	}
+}

@@ -36,3 +36,15 @@ func During(work func()) uint64 {
 	<-done
 	return peak
 }
+
+// Allocated runs work and returns the bytes it allocated in all
+// (runtime.MemStats.TotalAlloc, which counts every allocation, so the figure
+// does not depend on when the collector ran): for the tests that check an
+// input is refused before anything of its size is allocated.
+func Allocated(work func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	work()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}

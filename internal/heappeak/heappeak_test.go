@@ -24,3 +24,15 @@ func TestDuring(t *testing.T) {
 		t.Errorf("peak %d bytes with nothing held", idle)
 	}
 }
+
+// Work that allocates 32 MiB is counted at least that; work that allocates
+// nothing is counted at next to nothing.
+func TestAllocated(t *testing.T) {
+	const size = 32 << 20
+	got := Allocated(func() { sink = make([]byte, size) })
+	sink = nil
+	none := Allocated(func() {})
+	if got < size || none > 1<<20 {
+		t.Errorf("Allocated: %d bytes for 32 MiB, %d for nothing", got, none)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Perm is the mode of a new output file (before the umask).
@@ -118,12 +119,41 @@ func Create(path string) (*File, error) {
 	return &File{File: f, final: final}, nil
 }
 
+// tempPrefix starts the hidden names of final's temporary files; the
+// writer's pid follows it, so a later writer can tell a dead writer's
+// leftovers from a live one's.
+func tempPrefix(final string) string { return "." + filepath.Base(final) + ".partial-" }
+
 // tempName is a hidden name beside final that no other writer uses.
 func tempName(final string) string {
-	return filepath.Join(filepath.Dir(final), "."+filepath.Base(final)+".partial-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(rand.Uint64(), 36))
+	return filepath.Join(filepath.Dir(final), tempPrefix(final)+strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(rand.Uint64(), 36))
+}
+
+// RemoveStale removes the temporary files that writers of final killed
+// before Commit or Close left beside it (a kill -9 runs no cleanup): those
+// whose pid names no live process. A live writer's file is never touched.
+func RemoveStale(final string) {
+	dir, prefix := filepath.Dir(final), tempPrefix(final)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || alive(pid) {
+			continue
+		}
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
 }
 
 func createTemp(final string) (*os.File, error) {
+	RemoveStale(final)
 	for {
 		f, err := os.OpenFile(tempName(final), os.O_RDWR|os.O_CREATE|os.O_EXCL, Perm)
 		if errors.Is(err, fs.ErrExist) {
@@ -208,6 +238,7 @@ func Stage(path string) (*Staged, error) {
 		return nil, fmt.Errorf("%s is not a regular file; this output must be written to a file", path)
 	}
 	// The writer creates the file itself, under a name no other writer uses.
+	RemoveStale(final)
 	return &Staged{Temp: tempName(final), final: final}, nil
 }
 

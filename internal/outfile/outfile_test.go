@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -234,5 +236,35 @@ func wantLink(t *testing.T, path string) {
 	fi, err := os.Lstat(path)
 	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("%s is no longer a symbolic link: %v", path, err)
+	}
+}
+
+// A writer killed before Commit leaves its temporary file; the next writer
+// of the same output removes it, but never a live writer's.
+func TestStaleTemporariesOfDeadWritersAreRemoved(t *testing.T) {
+	dir := t.TempDir()
+	final := filepath.Join(dir, "out")
+	dead := exec.Command("true")
+	must(t, dead.Run())
+	deadPid := dead.Process.Pid
+	stale := []string{
+		filepath.Join(dir, ".out.partial-"+strconv.Itoa(deadPid)+"-abc"),
+		filepath.Join(dir, ".out.partial-"+strconv.Itoa(deadPid)+"-abc-journal"),
+	}
+	live := filepath.Join(dir, ".out.partial-"+strconv.Itoa(os.Getpid())+"-live")
+	other := filepath.Join(dir, ".other.partial-"+strconv.Itoa(deadPid)+"-x")
+	for _, p := range append(stale, live, other) {
+		must(t, os.WriteFile(p, []byte("x"), 0o644))
+	}
+	must(t, WriteFile(final, []byte("new")))
+	for _, p := range stale {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("a dead writer's %s is still there", filepath.Base(p))
+		}
+	}
+	for _, p := range []string{live, other} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed: %v", filepath.Base(p), err)
+		}
 	}
 }

@@ -26,7 +26,7 @@ func (c *Core) backgroundTick(cl *cluster) {
 		target := (b.Low + b.High) / 2 * total
 		for load < target {
 			size := b.JobSize[0] + c.rng.IntN(b.JobSize[1]-b.JobSize[0]+1)
-			rt := time.Duration(c.rng.ExpFloat64() * float64(b.JobRuntime.Duration))
+			rt := scaled(b.JobRuntime.Duration, c.rng.ExpFloat64())
 			rt = max(rt, time.Second)
 			c.nextLRM++
 			j := &lrm.Job{ID: c.nextLRM, Size: size, Runtime: rt, Dummy: true}

@@ -37,7 +37,7 @@ func NextClaim(jct, jst time.Time, L float64, eps time.Duration) (next time.Time
 	if !jct.Before(jst) {
 		return time.Time{}, false
 	}
-	next = jct.Add(time.Duration(L * float64(jst.Sub(jct))))
+	next = jct.Add(scaled(jst.Sub(jct), L))
 	if L <= 0 || jst.Sub(next) < eps {
 		next = jst
 	}
@@ -144,7 +144,7 @@ func (c *Core) claimComponent(j *Job, i int) bool {
 // expectedRun is what the local scheduler expects a claimed component to
 // take: the wait for the start time plus the run time (for its backfilling).
 func (c *Core) expectedRun(j *Job, cl *cluster) time.Duration {
-	rt := time.Duration(float64(RunTime(&j.Spec, c.cfg.DefaultRuntime.Duration)) / cl.cfg.Speed)
+	rt := min(scaled(RunTime(&j.Spec, c.cfg.DefaultRuntime.Duration), 1/cl.cfg.Speed), c.limit(j))
 	if j.JST.After(c.now) {
 		rt += j.JST.Sub(c.now)
 	}

@@ -88,6 +88,14 @@ type Executor interface {
 	Stop(j *Job)
 }
 
+// A Screener is an Executor that can tell at submission that it would not
+// run a job (process execution refuses paths that leave the job's directory
+// and outputs over the grid's max_output): the job is refused with the
+// reason instead of failing later.
+type Screener interface {
+	Screen(spec *workload.Job) error
+}
+
 // New builds a core for a grid, starting at time start. sink receives every
 // event (nil discards them); exec runs components (nil: emulated timers).
 func New(g *grid.Grid, start time.Time, sink Sink, exec Executor) (*Core, error) {
@@ -229,6 +237,14 @@ func (c *Core) Submit(spec workload.Job, opts Options) (*Job, error) {
 	}
 	if err := spec.Validate(); err != nil {
 		return nil, err
+	}
+	if err := checkWallTime(spec.WallTime); err != nil {
+		return nil, fmt.Errorf("job %s: %v", spec.ID, err)
+	}
+	if sc, ok := c.exec.(Screener); ok {
+		if err := sc.Screen(&spec); err != nil {
+			return nil, fmt.Errorf("job %s: %v", spec.ID, err)
+		}
 	}
 	if opts.Key != "" {
 		if id, dup := c.keys[opts.Key]; dup {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -383,5 +384,65 @@ func TestAgingPromotesJobs(t *testing.T) {
 	}
 	if n := len(rec.of(EvPromoted, j.ID)); n != 2 {
 		t.Errorf("%d promotions, want 2 (low -> high -> super-high)", n)
+	}
+}
+
+// A wall time outside its documented range is refused at submission with the
+// reason; a wall time in range, or none, always leaves the job an end (the
+// grid's max_runtime, or the core's longest run when the grid has none).
+func TestWallTimeRange(t *testing.T) {
+	cases := []struct {
+		name      string
+		wall      time.Duration
+		runtime   time.Duration
+		maxRun    string
+		refused   string // part of the error; "" when accepted
+		wantEnd   float64
+		wantState State
+	}{
+		{"negative", -time.Second, time.Minute, `"15m"`, "out of range", 0, ""},
+		{"most negative", math.MinInt64, time.Minute, `"15m"`, "out of range", 0, ""},
+		{"below a second", time.Nanosecond, time.Minute, `"15m"`, "out of range", 0, ""},
+		{"absurd", grid.LongestRun + time.Second, time.Minute, `"15m"`, "longer than", 0, ""},
+		{"none: max_runtime ends it", 0, 2 * time.Hour, `"15m"`, "", 900, Failed},
+		{"longer than max_runtime: killed at it", time.Hour, 2 * time.Hour, `"15m"`, "", 900, Failed},
+		{"shorter than max_runtime", 10 * time.Minute, time.Hour, `"15m"`, "", 600, Failed},
+		{"runs within it", 10 * time.Minute, time.Minute, `"15m"`, "", 60, Finished},
+		{"no limits: the longest run ends it", 0, 500 * 24 * time.Hour, `"0s"`, "", grid.LongestRun.Seconds(), Failed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := newCore(t, testGrid(t, 1, "max_runtime = "+tc.maxRun))
+			spec := job("j", tc.runtime, false, anySite(1))
+			spec.WallTime = tc.wall
+			j, err := c.Submit(spec, Options{Priority: High})
+			if tc.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.refused) || !strings.Contains(err.Error(), "walltime") {
+					t.Fatalf("accepted or wrong error: %v", err)
+				}
+				if len(c.Jobs()) != 0 {
+					t.Errorf("a refused job is kept: %d jobs", len(c.Jobs()))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Advance(t0.Add(2 * grid.LongestRun))
+			if j.State != tc.wantState || !j.End.Equal(sec(tc.wantEnd)) {
+				t.Errorf("%s at %v (%s), want %s at %gs", j.State, j.End.Sub(t0), j.Reason, tc.wantState, tc.wantEnd)
+			}
+		})
+	}
+}
+
+// A run time scaled past what a time.Duration holds saturates instead of
+// wrapping to a negative run time (which would end the job at once as a
+// success).
+func TestRunTimeScaleSaturates(t *testing.T) {
+	spec := job("j", time.Hour, false, anySite(1))
+	spec.App.Params = []workload.Param{{Key: "scale", Value: "1e300"}}
+	if rt := RunTime(&spec, time.Minute); rt <= 0 {
+		t.Errorf("run time %v", rt)
 	}
 }

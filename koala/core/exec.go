@@ -2,9 +2,11 @@ package core
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
+	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/lrm"
 	"github.com/gmark/gmark/workload"
 )
@@ -19,7 +21,7 @@ func (e Emulated) Start(j *Job, _ []string, speeds []float64) ([]time.Duration, 
 	rt := RunTime(&j.Spec, e.DefaultRuntime)
 	out := make([]time.Duration, len(speeds))
 	for i, s := range speeds {
-		out[i] = time.Duration(float64(rt) / s)
+		out[i] = scaled(rt, 1/s)
 	}
 	return out, nil
 }
@@ -42,10 +44,20 @@ func RunTime(spec *workload.Job, def time.Duration) time.Duration {
 	}
 	if v, ok := spec.App.Param("scale"); ok {
 		if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 {
-			rt = time.Duration(float64(rt) * f)
+			rt = scaled(rt, f)
 		}
 	}
 	return rt
+}
+
+// scaled is d times f, saturated at the longest Duration: a float conversion
+// out of range would wrap to a negative run time, which ends a job at once.
+func scaled(d time.Duration, f float64) time.Duration {
+	v := float64(d) * f
+	if !(v < math.MaxInt64) { // also NaN
+		return math.MaxInt64
+	}
+	return time.Duration(v)
 }
 
 // fullyClaimed: every component holds its processors; the job starts at its
@@ -63,15 +75,35 @@ func (c *Core) fullyClaimed(j *Job) {
 	j.claimTimer = c.at(start, func() { c.startExecution(j) })
 }
 
-// limit is the run-time limit of a job: its wall time and the grid's
-// max_runtime, whichever is shorter (0: none).
+// limit is the run-time limit of a job: the shortest of its wall time, the
+// grid's max_runtime and grid.LongestRun. It is never 0: every job that
+// starts has an end.
 func (c *Core) limit(j *Job) time.Duration {
-	l := j.Spec.WallTime
-	if m := c.cfg.MaxRuntime.Duration; m > 0 && (l == 0 || m < l) {
+	l := grid.LongestRun
+	if w := j.Spec.WallTime; w > 0 && w < l {
+		l = w
+	}
+	if m := c.cfg.MaxRuntime.Duration; m > 0 && m < l {
 		l = m
 	}
 	return l
 }
+
+// checkWallTime refuses a wall time outside the documented range: 0 (none:
+// the grid's max_runtime bounds the job) or from MinWallTime to
+// grid.LongestRun.
+func checkWallTime(w time.Duration) error {
+	switch {
+	case w < 0, w > 0 && w < MinWallTime:
+		return fmt.Errorf("walltime %v is out of range (give 0 for none, or %v to %v)", w, MinWallTime, grid.LongestRun)
+	case w > grid.LongestRun:
+		return fmt.Errorf("walltime %v is longer than %v, the longest run the core allows", w, grid.LongestRun)
+	}
+	return nil
+}
+
+// MinWallTime is the shortest wall time a job may ask for.
+const MinWallTime = time.Second
 
 func (c *Core) startExecution(j *Job) {
 	j.claimTimer = nil
@@ -112,10 +144,9 @@ func (c *Core) startExecution(j *Job) {
 	for i := range j.Components {
 		comp := &j.Components[i]
 		i := i
-		switch {
-		case runtimes != nil && (limit == 0 || runtimes[i] <= limit):
+		if runtimes != nil && runtimes[i] <= limit {
 			comp.endTimer = c.at(c.now.Add(runtimes[i]), func() { c.componentEnded(j, i, true, "") })
-		case limit > 0:
+		} else {
 			comp.endTimer = c.at(c.now.Add(limit), func() {
 				if runtimes == nil {
 					c.exec.Stop(j) // every component shares the limit: stop the job's processes once

@@ -2,7 +2,6 @@ package core
 
 import (
 	"strconv"
-	"time"
 
 	"github.com/gmark/gmark/koala/placement"
 )
@@ -165,7 +164,7 @@ func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
 		j.OrigJST = j.JST
 	}
 	j.State = Claiming
-	j.JCT = c.now.Add(time.Duration(j.L * float64(res.FTT)))
+	j.JCT = c.now.Add(scaled(res.FTT, j.L))
 	c.emit(Event{Kind: EvPlaced, Job: j.ID, Key: j.Opts.Key, Sites: sites, Policy: c.policyName(j), FTT: res.FTT, JST: j.JST, JCT: j.JCT, Try: j.PlacementTries})
 	jct := j.JCT
 	j.claimTimer = c.at(jct, func() { c.claimTry(j) })

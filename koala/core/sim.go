@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/lrm"
 	"github.com/gmark/gmark/workload"
 )
@@ -54,8 +55,8 @@ func (c *Core) SubmitLocalJob(name string, size int, runtime time.Duration) erro
 	if size < 1 || size > cl.cfg.Processors {
 		return fmt.Errorf("a local job on %s needs 1..%d processors, not %d", name, cl.cfg.Processors, size)
 	}
-	if runtime <= 0 {
-		return fmt.Errorf("a local job needs a run time > 0")
+	if runtime < MinWallTime || runtime > grid.LongestRun {
+		return fmt.Errorf("a local job's runtime must be in [%v, %v], not %v", MinWallTime, grid.LongestRun, runtime)
 	}
 	c.nextLRM++
 	c.account(cl)

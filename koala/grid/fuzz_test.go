@@ -4,17 +4,32 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzParse: any input is either a valid grid or an error naming the file;
-// never a panic. A valid grid satisfies what the scheduler relies on.
+// never a panic. A valid grid has every number within its documented range
+// (what the scheduler relies on to bound its work), and checking it again
+// changes nothing.
 func FuzzParse(f *testing.F) {
 	for _, path := range []string{"../../examples/das2.toml", "../../examples/das2-replicated.toml"} {
 		if b, err := os.ReadFile(path); err == nil {
 			f.Add(b)
 		}
 	}
-	f.Add([]byte("[[cluster]]\nname = \"a\"\nprocessors = 8\n[cluster.background]\nlow = 0.1\nhigh = 0.2\n"))
+	base := "[[cluster]]\nname = \"a\"\nprocessors = 8\n"
+	for _, extra := range []string{
+		"[cluster.background]\nlow = 0.1\nhigh = 0.2\n",
+		"[scheduler]\nutilization_sample = \"1ns\"\n",
+		"[scheduler]\ntime_scale = 100000.0\nscan_interval = \"1h\"\n",
+		"[scheduler]\nmax_runtime = \"15m\"\nmax_output = \"1GB\"\ngroup_weights = [2, 1]\n",
+		"speed = nan\nfailure_rate = 0.5\n",
+		"[[network.link]]\nfrom = \"a\"\nto = \"a\"\nbandwidth = \"1kbit/s\"\n",
+		"[[file]]\nname = \"f\"\nsize = \"1TB\"\nsites = [\"a\"]\n[[event]]\nat = \"1h\"\ncluster = \"a\"\naction = \"down\"\n",
+		"bogus = 1\n",
+	} {
+		f.Add([]byte(base + extra))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		g, err := Parse("g.toml", src)
 		if err != nil {
@@ -23,13 +38,44 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if len(g.Clusters) == 0 || g.TotalProcessors() < 1 || g.Scheduler.ScanInterval.Duration <= 0 {
-			t.Fatalf("accepted an unusable grid: %+v", g)
+		s := g.Scheduler
+		if len(g.Clusters) == 0 || len(g.Clusters) > MaxClusters {
+			t.Fatalf("accepted %d clusters", len(g.Clusters))
+		}
+		if !(s.TimeScale >= MinTimeScale && s.TimeScale <= MaxTimeScale) {
+			t.Fatalf("accepted time_scale %g", s.TimeScale)
+		}
+		for _, d := range []time.Duration{s.ScanInterval.Duration, s.UtilizationSample.Duration} {
+			if d < time.Second || time.Duration(float64(d)/s.TimeScale) < MinWallPeriod {
+				t.Fatalf("accepted a period of %v at time scale %g", d, s.TimeScale)
+			}
+		}
+		if s.MaxRuntime.Duration < 0 || s.MaxRuntime.Duration > LongestRun || s.DefaultRuntime.Duration < time.Second {
+			t.Fatalf("accepted run times %+v", s)
+		}
+		if s.MaxOutput < MinOutputLimit || s.MaxOutput > MaxOutputLimit || *s.MaxRestarts < 0 || s.ErrorThreshold < 1 {
+			t.Fatalf("accepted limits %+v", s)
 		}
 		for _, c := range g.Clusters {
-			if c.Processors < 1 || !(c.Speed > 0) {
+			if c.Processors < 1 || c.Processors > MaxProcessors || !(c.Speed >= MinSpeed && c.Speed <= MaxSpeed) {
 				t.Fatalf("accepted cluster %+v", c)
 			}
+			if b := c.Background; b.Enabled() && (b.Interval.Duration < time.Second || b.JobSize[1] > c.Processors) {
+				t.Fatalf("accepted background %+v", b)
+			}
+		}
+		for _, l := range g.Network.Links {
+			if !(float64(l.Bandwidth) >= MinBandwidth && float64(l.Bandwidth) <= MaxBandwidth) {
+				t.Fatalf("accepted link %+v", l)
+			}
+		}
+		for _, fl := range g.Files {
+			if fl.Size < 0 || fl.Size > MaxFileBytes {
+				t.Fatalf("accepted file %+v", fl)
+			}
+		}
+		if err := g.Check(); err != nil {
+			t.Fatalf("a parsed grid fails its own check: %v", err)
 		}
 	})
 }

@@ -7,6 +7,7 @@ package grid
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sort"
@@ -55,6 +56,7 @@ type Scheduler struct {
 	UtilizationSample Duration `toml:"utilization_sample"`  // period of utilization samples (1 min)
 	Seed              uint64   `toml:"seed"`                // seeds background load and failures
 	MaxRestarts       *int     `toml:"max_restarts"`        // restarts after soft errors or cluster loss before a job fails (10)
+	MaxOutput         Size     `toml:"max_output"`          // with process execution: the most a job's processes may write (100MB)
 }
 
 // Cluster is one site: processors behind a local resource manager.
@@ -110,6 +112,11 @@ type Event struct {
 	Cluster string   `toml:"cluster"`
 	Action  string   `toml:"action"`
 }
+
+// LongestRun is the longest any job may run on the core (a leap year): the
+// upper end of a job's walltime and of max_runtime. A job that gives neither
+// is killed after it, so every job that starts has an end.
+const LongestRun = 366 * 24 * time.Hour
 
 // Duration is a time.Duration written as "90s", "1m", "1h30m".
 type Duration struct{ time.Duration }
@@ -193,17 +200,28 @@ type file struct {
 	Events    []Event   `toml:"event"`
 }
 
+// MaxFileSize bounds a grid file: it is read whole.
+const MaxFileSize = 16 << 20
+
 // Load reads and validates a grid description.
 func Load(path string) (*Grid, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes; this is not a grid description", path, MaxFileSize)
 	}
 	return Parse(path, b)
 }
 
-// Parse validates a grid description; errors name the file and, for TOML
-// syntax errors, the line.
+// Parse validates a grid description. Errors name the file and the line of
+// the setting at fault ("grid.toml:12: scheduler.utilization_sample ...").
 func Parse(name string, src []byte) (*Grid, error) {
 	var f file
 	md, err := toml.Decode(string(src), &f)
@@ -219,13 +237,166 @@ func Parse(name string, src []byte) (*Grid, error) {
 		for i, k := range und {
 			keys[i] = k.String()
 		}
+		if line := keyLine(src, und[0]); line > 0 {
+			return nil, fmt.Errorf("%s:%d: unknown setting(s) %s", name, line, strings.Join(keys, ", "))
+		}
 		return nil, fmt.Errorf("%s: unknown setting(s) %s", name, strings.Join(keys, ", "))
 	}
 	g := &Grid{Name: f.Name, Scheduler: f.Scheduler, Network: f.Network, Clusters: f.Clusters, Files: f.Files, Events: f.Events}
 	if err := g.validate(); err != nil {
+		var se *settingError
+		if errors.As(err, &se) {
+			if line := se.line(src); line > 0 {
+				return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+			}
+		}
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	return g, nil
+}
+
+// Check validates a grid again after a caller changed its settings (the
+// command line's overrides of the time scale or the scan interval).
+func (g *Grid) Check() error { return g.validate() }
+
+// The documented ranges of the grid's numbers (docs/koala.md, "The grid
+// file"). Every number is checked before the core allocates or schedules
+// anything for it: a utilization sample of 1ns would otherwise emit events
+// as fast as the machine can commit them.
+const (
+	MaxClusters      = 1000
+	MaxProcessors    = 1 << 20 // of one cluster
+	MinSpeed         = 1e-3
+	MaxSpeed         = 1e3
+	MinTimeScale     = 1e-3
+	MaxTimeScale     = 1e6
+	MinWallPeriod    = time.Millisecond // a periodic task's wall-clock period: interval / time_scale
+	MaxTries         = 1_000_000        // try limits, aging period, error threshold
+	MaxWeight        = 1000
+	MaxRestarts      = 1000
+	MinBandwidth     = 1e3 / 8         // 1 kbit/s, in bytes per second
+	MaxBandwidth     = 1e13 / 8        // 10 Tbit/s
+	MaxFileBytes     = Size(1 << 50)   // 1 PiB
+	MinOutputLimit   = Size(1 << 10)   // max_output: 1 KiB ..
+	MaxOutputLimit   = Size(1 << 40)   // .. 1 TiB
+	DefaultMaxOutput = Size(100 << 20) // 100 MiB
+)
+
+// settingError is a setting out of its range, located by its table (an
+// element of an array of tables when index >= 0) and key, so that Parse can
+// give the line.
+type settingError struct {
+	table string // "" for the top level, "scheduler", "cluster", "cluster.background", ...
+	index int    // element of the array of tables [[table]] (or of its parent); -1 if none
+	key   string
+	msg   string
+}
+
+func (e *settingError) Error() string {
+	if e.index >= 0 { // "cluster 2: background.low ...", "file 1: size ..."
+		array, sub, _ := strings.Cut(e.table, ".")
+		if array == "network" {
+			array, sub = e.table, ""
+		}
+		key := e.key
+		if sub != "" {
+			key = sub + "." + key
+		}
+		return fmt.Sprintf("%s %d: %s %s", array, e.index+1, key, e.msg)
+	}
+	if e.table == "" {
+		return e.key + " " + e.msg
+	}
+	return e.table + "." + e.key + " " + e.msg
+}
+
+// line finds the setting in the source: TOML's decoder keeps key positions
+// to itself, so the lines are scanned for the table headers and the key.
+// Inline tables and dotted keys are not found (0): the error still names
+// the setting.
+func (e *settingError) line(src []byte) int {
+	return findKey(src, e.table, e.index, e.key)
+}
+
+// keyLine locates an undecoded key.
+func keyLine(src []byte, k toml.Key) int {
+	if len(k) == 0 {
+		return 0
+	}
+	table := strings.Join(k[:len(k)-1], ".")
+	index := -1
+	if len(k) > 1 && (k[0] == "cluster" || k[0] == "file" || k[0] == "event" || table == "network.link") {
+		index = -2 // any element: the first one holding the key
+	}
+	return findKey(src, table, index, k[len(k)-1])
+}
+
+func findKey(src []byte, table string, index int, key string) int {
+	cur, curIdx := "", -1
+	count := map[string]int{} // elements seen of each array of tables
+	for i, raw := range strings.Split(string(src), "\n") {
+		t := strings.TrimSpace(raw)
+		if strings.HasPrefix(t, "[") {
+			array := strings.HasPrefix(t, "[[")
+			name, _, _ := strings.Cut(strings.TrimLeft(t, "["), "]")
+			cur = strings.ReplaceAll(strings.TrimSpace(name), " ", "")
+			if array {
+				curIdx = count[cur]
+				count[cur]++
+			} else if parent, _, dotted := strings.Cut(cur, "."); dotted && count[parent] > 0 {
+				curIdx = count[parent] - 1 // a subtable of the last element
+			} else {
+				curIdx = -1
+			}
+			continue
+		}
+		if cur != table || (index != -2 && curIdx != index) {
+			continue
+		}
+		if k, _, ok := strings.Cut(t, "="); ok && strings.Trim(strings.TrimSpace(k), `"'`) == key {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// checker collects range checks of one table.
+type checker struct {
+	table string
+	index int
+	err   error
+}
+
+func (c *checker) fail(key, format string, args ...any) {
+	if c.err == nil {
+		c.err = &settingError{table: c.table, index: c.index, key: key, msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+func (c *checker) intIn(key string, v, lo, hi int) {
+	if v < lo || v > hi {
+		c.fail(key, "= %d is out of range: must be in [%d, %d]", v, lo, hi)
+	}
+}
+
+func (c *checker) floatIn(key string, v, lo, hi float64) {
+	if !(v >= lo && v <= hi) { // also NaN
+		c.fail(key, "= %g is out of range: must be in [%g, %g]", v, lo, hi)
+	}
+}
+
+func (c *checker) durationIn(key string, v, lo, hi time.Duration) {
+	if v < lo || v > hi {
+		c.fail(key, "= %q is out of range: must be in [%v, %v]", v.String(), lo, hi)
+	}
+}
+
+// wallPeriod checks that a periodic task does not run more often than
+// MinWallPeriod of wall-clock time at the grid's time scale.
+func (c *checker) wallPeriod(key string, v time.Duration, scale float64) {
+	if wall := time.Duration(float64(v) / scale); wall < MinWallPeriod {
+		c.fail(key, "= %q at time_scale %g comes every %v of wall-clock time; it must be at least %v (raise it or lower time_scale)", v.String(), scale, wall, MinWallPeriod)
+	}
 }
 
 func (g *Grid) validate() error {
@@ -251,20 +422,6 @@ func (g *Grid) validate() error {
 	if s.ClaimEpsilon.Duration == 0 {
 		s.ClaimEpsilon.Duration = time.Second
 	}
-	for _, c := range []struct {
-		name string
-		v    float64
-	}{{"claim_l", *s.ClaimL}, {"claim_l_step", *s.ClaimLStep}, {"claim_l_min", s.ClaimLMin}, {"claim_threshold", *s.ClaimThreshold}} {
-		if !(c.v >= 0 && c.v <= 1) {
-			return fmt.Errorf("scheduler.%s must be in [0, 1], got %g", c.name, c.v)
-		}
-	}
-	if s.ClaimLMin > *s.ClaimL {
-		return fmt.Errorf("scheduler.claim_l_min (%g) is above claim_l (%g)", s.ClaimLMin, *s.ClaimL)
-	}
-	if s.MaxPlacementTries < 0 || s.MaxClaimTries < 0 || s.AgingPeriod < 0 {
-		return fmt.Errorf("scheduler: try limits and aging_period must be >= 0 (0: unlimited)")
-	}
 	for i := range s.GroupWeights {
 		if s.GroupWeights[i] == 0 {
 			s.GroupWeights[i] = 1
@@ -275,32 +432,17 @@ func (g *Grid) validate() error {
 			s.QueueWeights[i] = 1
 		}
 	}
-	for _, w := range append(s.GroupWeights[:], s.QueueWeights[:]...) {
-		if w < 1 {
-			return fmt.Errorf("scheduler: group_weights and queue_weights must be >= 1")
-		}
-	}
 	if s.ErrorThreshold == 0 {
 		s.ErrorThreshold = 5
-	}
-	if s.ErrorThreshold < 0 {
-		return fmt.Errorf("scheduler.error_threshold must be >= 1")
 	}
 	if s.DefaultRuntime.Duration == 0 {
 		s.DefaultRuntime.Duration = time.Minute
 	}
-	switch s.Execution {
-	case "":
+	if s.Execution == "" {
 		s.Execution = "emulated"
-	case "emulated", "process":
-	default:
-		return fmt.Errorf("scheduler.execution must be emulated or process, got %q", s.Execution)
 	}
 	if s.TimeScale == 0 {
 		s.TimeScale = 1
-	}
-	if !(s.TimeScale > 0) || math.IsInf(s.TimeScale, 0) {
-		return fmt.Errorf("scheduler.time_scale must be > 0")
 	}
 	if s.DefaultPriority == "" {
 		s.DefaultPriority = "high"
@@ -315,55 +457,110 @@ func (g *Grid) validate() error {
 		n := 10
 		s.MaxRestarts = &n
 	}
+	if s.MaxOutput == 0 {
+		s.MaxOutput = DefaultMaxOutput
+	}
+
+	c := &checker{table: "scheduler", index: -1}
+	c.floatIn("time_scale", s.TimeScale, MinTimeScale, MaxTimeScale)
+	c.durationIn("scan_interval", s.ScanInterval.Duration, time.Second, 24*time.Hour)
+	c.durationIn("utilization_sample", s.UtilizationSample.Duration, time.Second, 24*time.Hour)
+	if c.err == nil {
+		c.wallPeriod("scan_interval", s.ScanInterval.Duration, s.TimeScale)
+		c.wallPeriod("utilization_sample", s.UtilizationSample.Duration, s.TimeScale)
+	}
+	c.floatIn("claim_l", *s.ClaimL, 0, 1)
+	c.floatIn("claim_l_step", *s.ClaimLStep, 0, 1)
+	c.floatIn("claim_l_min", s.ClaimLMin, 0, 1)
+	c.floatIn("claim_threshold", *s.ClaimThreshold, 0, 1)
+	if c.err == nil && s.ClaimLMin > *s.ClaimL {
+		c.fail("claim_l_min", "(%g) is above claim_l (%g)", s.ClaimLMin, *s.ClaimL)
+	}
+	c.durationIn("claim_epsilon", s.ClaimEpsilon.Duration, time.Millisecond, time.Hour)
+	c.intIn("max_placement_tries", s.MaxPlacementTries, 0, MaxTries)
+	c.intIn("max_claim_tries", s.MaxClaimTries, 0, MaxTries)
+	c.intIn("aging_period", s.AgingPeriod, 0, MaxTries)
+	for _, w := range s.GroupWeights {
+		c.intIn("group_weights", w, 1, MaxWeight)
+	}
+	for _, w := range s.QueueWeights {
+		c.intIn("queue_weights", w, 1, MaxWeight)
+	}
+	if s.MaxRuntime.Duration != 0 {
+		c.durationIn("max_runtime", s.MaxRuntime.Duration, time.Second, LongestRun)
+	}
+	c.intIn("error_threshold", s.ErrorThreshold, 1, MaxTries)
+	c.intIn("max_restarts", *s.MaxRestarts, 0, MaxRestarts)
+	c.durationIn("default_runtime", s.DefaultRuntime.Duration, time.Second, LongestRun)
+	c.durationIn("info_cache", s.InfoCache.Duration, 0, 24*time.Hour)
+	if s.MaxOutput < MinOutputLimit || s.MaxOutput > MaxOutputLimit {
+		c.fail("max_output", "= %d bytes is out of range: must be in [1KB, 1TB]", s.MaxOutput)
+	}
+	if s.Execution != "emulated" && s.Execution != "process" {
+		c.fail("execution", "must be emulated or process, got %q", s.Execution)
+	}
+	if c.err != nil {
+		return c.err
+	}
 	if len(g.Clusters) == 0 {
 		return fmt.Errorf("no clusters: add [[cluster]] tables with a name and processors")
 	}
+	if len(g.Clusters) > MaxClusters {
+		return fmt.Errorf("%d clusters: at most %d are allowed", len(g.Clusters), MaxClusters)
+	}
 	seen := map[string]bool{}
 	for i := range g.Clusters {
-		c := &g.Clusters[i]
-		if c.Name == "" || strings.ContainsAny(c.Name, " \t/*") {
-			return fmt.Errorf("cluster %d: a name without spaces, '/' or '*' is required", i+1)
+		cl := &g.Clusters[i]
+		c := &checker{table: "cluster", index: i}
+		if cl.Name == "" || strings.ContainsAny(cl.Name, " \t/*") {
+			c.fail("name", "%q: a name without spaces, '/' or '*' is required", cl.Name)
+		} else if seen[cl.Name] {
+			c.fail("name", "%q: cluster %q is defined twice", cl.Name, cl.Name)
 		}
-		if seen[c.Name] {
-			return fmt.Errorf("cluster %q is defined twice", c.Name)
+		seen[cl.Name] = true
+		if cl.Speed == 0 {
+			cl.Speed = 1
 		}
-		seen[c.Name] = true
-		if c.Processors < 1 {
-			return fmt.Errorf("cluster %s: processors must be >= 1", c.Name)
+		if cl.LocalScheduler == "" {
+			cl.LocalScheduler = "fcfs"
 		}
-		if c.Speed == 0 {
-			c.Speed = 1
+		c.intIn("processors", cl.Processors, 1, MaxProcessors)
+		c.floatIn("speed", cl.Speed, MinSpeed, MaxSpeed)
+		c.floatIn("failure_rate", cl.FailureRate, 0, 1)
+		if cl.LocalScheduler != "fcfs" && cl.LocalScheduler != "easy" {
+			c.fail("local_scheduler", "must be fcfs or easy, got %q", cl.LocalScheduler)
 		}
-		if !(c.Speed > 0) {
-			return fmt.Errorf("cluster %s: speed must be > 0", c.Name)
+		if c.err != nil {
+			return c.err
 		}
-		switch c.LocalScheduler {
-		case "":
-			c.LocalScheduler = "fcfs"
-		case "fcfs", "easy":
-		default:
-			return fmt.Errorf("cluster %s: local_scheduler must be fcfs or easy, got %q", c.Name, c.LocalScheduler)
-		}
-		if !(c.FailureRate >= 0 && c.FailureRate <= 1) {
-			return fmt.Errorf("cluster %s: failure_rate must be in [0, 1]", c.Name)
-		}
-		b := &c.Background
+		b := &cl.Background
+		c.table = "cluster.background"
+		c.floatIn("low", b.Low, 0, 1)
+		c.floatIn("high", b.High, 0, 1)
 		if b.Enabled() {
-			if !(b.Low >= 0 && b.Low <= b.High && b.High <= 1) {
-				return fmt.Errorf("cluster %s: background needs 0 <= low <= high <= 1", c.Name)
+			if c.err == nil && b.Low > b.High {
+				c.fail("low", "must not be above high: the band needs 0 <= low <= high <= 1")
 			}
 			if b.Interval.Duration == 0 {
 				b.Interval.Duration = 30 * time.Second
 			}
 			if b.JobSize == [2]int{} {
-				b.JobSize = [2]int{1, 8}
-			}
-			if b.JobSize[0] < 1 || b.JobSize[1] < b.JobSize[0] || b.JobSize[1] > c.Processors {
-				return fmt.Errorf("cluster %s: background job_size must be [min, max] with 1 <= min <= max <= processors", c.Name)
+				b.JobSize = [2]int{1, min(8, cl.Processors)}
 			}
 			if b.JobRuntime.Duration == 0 {
 				b.JobRuntime.Duration = 5 * time.Minute
 			}
+			c.durationIn("interval", b.Interval.Duration, time.Second, 24*time.Hour)
+			if c.err == nil {
+				c.wallPeriod("interval", b.Interval.Duration, s.TimeScale)
+			}
+			if b.JobSize[0] < 1 || b.JobSize[1] < b.JobSize[0] || b.JobSize[1] > cl.Processors {
+				c.fail("job_size", "= %v: must be [min, max] with 1 <= min <= max <= processors (%d)", b.JobSize, cl.Processors)
+			}
+			c.durationIn("job_runtime", b.JobRuntime.Duration, time.Second, LongestRun)
+		}
+		if c.err != nil {
+			return c.err
 		}
 	}
 	sort.Slice(g.Clusters, func(i, j int) bool { return g.Clusters[i].Name < g.Clusters[j].Name })
@@ -374,35 +571,54 @@ func (g *Grid) validate() error {
 		t := true
 		g.Network.Symmetric = &t
 	}
-	for _, l := range g.Network.Links {
+	c = &checker{table: "network", index: -1}
+	c.floatIn("default_bandwidth", float64(g.Network.DefaultBandwidth), MinBandwidth, MaxBandwidth)
+	if c.err != nil {
+		return c.err
+	}
+	for i, l := range g.Network.Links {
+		c := &checker{table: "network.link", index: i}
 		if !seen[l.From] || !seen[l.To] {
-			return fmt.Errorf("network link %s -> %s names an unknown cluster", l.From, l.To)
+			c.fail("from", "%s -> %s names an unknown cluster", l.From, l.To)
 		}
-		if l.Bandwidth <= 0 {
-			return fmt.Errorf("network link %s -> %s needs a bandwidth", l.From, l.To)
+		c.floatIn("bandwidth", float64(l.Bandwidth), MinBandwidth, MaxBandwidth)
+		if c.err != nil {
+			return c.err
 		}
 	}
 	files := map[string]bool{}
-	for _, f := range g.Files {
+	for i, f := range g.Files {
+		c := &checker{table: "file", index: i}
 		if f.Name == "" || files[f.Name] {
-			return fmt.Errorf("file %q: every file needs a unique name", f.Name)
+			c.fail("name", "%q: every file needs a unique name", f.Name)
 		}
 		files[f.Name] = true
+		if f.Size < 0 || f.Size > MaxFileBytes {
+			c.fail("size", "= %d bytes is out of range: must be in [0, 1PB]", f.Size)
+		}
 		if len(f.Sites) == 0 {
-			return fmt.Errorf("file %s: no sites hold it", f.Name)
+			c.fail("sites", "is empty: no sites hold file %s", f.Name)
 		}
 		for _, s := range f.Sites {
 			if !seen[s] {
-				return fmt.Errorf("file %s: unknown site %q", f.Name, s)
+				c.fail("sites", "of file %s: unknown site %q", f.Name, s)
 			}
 		}
+		if c.err != nil {
+			return c.err
+		}
 	}
-	for _, e := range g.Events {
+	for i, e := range g.Events {
+		c := &checker{table: "event", index: i}
+		c.durationIn("at", e.At.Duration, 0, LongestRun)
 		if !seen[e.Cluster] {
-			return fmt.Errorf("event at %v: unknown cluster %q", e.At.Duration, e.Cluster)
+			c.fail("cluster", "at %v: unknown cluster %q", e.At.Duration, e.Cluster)
 		}
 		if e.Action != "down" && e.Action != "up" {
-			return fmt.Errorf("event at %v: action must be down or up, got %q", e.At.Duration, e.Action)
+			c.fail("action", "at %v: action must be down or up, got %q", e.At.Duration, e.Action)
+		}
+		if c.err != nil {
+			return c.err
 		}
 	}
 	sort.SliceStable(g.Events, func(i, j int) bool { return g.Events[i].At.Duration < g.Events[j].At.Duration })

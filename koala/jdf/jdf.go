@@ -46,7 +46,7 @@
 //
 //	resourceManagerContact  the component's site (one literal); absent: workload.AnySite
 //	count                   processors, a whole number >= 1; absent: 1 (RSL's default)
-//	maxWallTime             minutes, a whole number >= 1; the job's WallTime is the
+//	maxWallTime             minutes, a whole number from 1 to MaxWallMinutes; the job's WallTime is the
 //	                        largest over the subrequests; absent everywhere: no limit
 //	executable              the program, required
 //	arguments               its words (literals only)
@@ -82,11 +82,11 @@
 // after which the job passes (*workload.Job).Validate.
 //
 // The App: when the executable is gmark (any path whose last element is
-// "gmark") and the arguments are "app" NAME followed by "--key value" and
-// bare "--flag" words, App.Name is NAME and the words become the ordered
-// Params, the inverse of workload.App.Args: "--key" followed by a word that
-// does not start with "--" is a key and its value, otherwise a flag with an
-// empty value. Anything else is kept whole as the pseudo-application "exec":
+// "gmark") and the arguments are "app" NAME followed by "--key value",
+// "--key=value" and bare "--flag" words, App.Name is NAME and the words
+// become the ordered Params, the inverse of workload.App.Args: "--key=value"
+// is a key and its value, "--key" followed by a word that does not start
+// with "--" is too, otherwise it is a flag with an empty value. Anything else is kept whole as the pseudo-application "exec":
 // App{Name: "exec", Params: [{"executable", PATH}, {"arg", A1}, {"arg", A2}, …]}.
 // A gmark JDF for the application exec ("app" "exec" "--executable" PATH
 // "--arg" A1 …) reads as the same job, so printing an exec job and reading it
@@ -107,6 +107,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -126,8 +127,8 @@ const MaxDepth = 8
 
 // Limits on numbers, so that sums and durations cannot overflow.
 const (
-	MaxCount       = 1 << 20                             // processors of one component
-	MaxWallMinutes = int64(1<<63-1) / int64(time.Minute) // what a time.Duration holds
+	MaxCount       = 1 << 20                              // processors of one component
+	MaxWallMinutes = int64(grid.LongestRun / time.Minute) // the longest run the core allows
 )
 
 // ExecApp is the App.Name of a program that is not a gmark application.
@@ -341,9 +342,9 @@ func (p *parser) apply(r *subreq, attr, namePos int) error {
 			if name.s == "" {
 				return p.errorf(name.pos, "an input file needs a name, got \"\"")
 			}
-			n, ok := atoi(size.s, 1<<63-1)
+			n, ok := atoi(size.s, workload.MaxFileSize)
 			if !ok {
-				return p.errorf(size.pos, "file size must be a whole number of bytes >= 0, got %q", size.s)
+				return p.errorf(size.pos, "file size must be a whole number of bytes from 0 to %d, got %q", int64(workload.MaxFileSize), size.s)
 			}
 			p.files = append(p.files, workload.File{Name: name.s, Size: n})
 		}
@@ -420,10 +421,12 @@ func isAppForm(words []string) bool {
 		return false
 	}
 	for i := 2; i < len(words); i++ {
-		if !strings.HasPrefix(words[i], "--") || len(words[i]) == 2 {
+		if !strings.HasPrefix(words[i], "--") || len(words[i]) == 2 || strings.HasPrefix(words[i], "--=") {
 			return false
 		}
-		if i+1 < len(words) && !strings.HasPrefix(words[i+1], "--") {
+		// --key=value is a whole parameter; --key takes the next word
+		// as its value unless that is a flag.
+		if !strings.Contains(words[i], "=") && i+1 < len(words) && !strings.HasPrefix(words[i+1], "--") {
 			i++
 		}
 	}
@@ -435,8 +438,12 @@ func isAppForm(words []string) bool {
 func appOf(words []string) workload.App {
 	app := workload.App{Name: words[1]}
 	for i := 2; i < len(words); i++ {
-		prm := workload.Param{Key: words[i][2:]}
-		if i+1 < len(words) && !strings.HasPrefix(words[i+1], "--") {
+		// "--key=value" is the flag package's other spelling of
+		// "--key value": the same parameter, so that what checks a
+		// parameter (a job's --workdir) sees it whichever way it is written.
+		key, value, inline := strings.Cut(words[i][2:], "=")
+		prm := workload.Param{Key: key, Value: value}
+		if !inline && i+1 < len(words) && !strings.HasPrefix(words[i+1], "--") {
 			i++
 			prm.Value = words[i]
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/workload"
 )
@@ -255,6 +256,12 @@ func TestForms(t *testing.T) {
 		{"flags and values", `&(executable=gmark)(arguments=app a --f --k v --g)`, func(j *workload.Job) bool {
 			return reflect.DeepEqual(j.App.Params, []workload.Param{{Key: "f"}, {Key: "k", Value: "v"}, {Key: "g"}})
 		}},
+		{"--key=value is a key and its value", `&(executable=gmark)(arguments=app a "--workdir=/x/y" "--e=" --k v)`, func(j *workload.Job) bool {
+			return reflect.DeepEqual(j.App.Params, []workload.Param{{Key: "workdir", Value: "/x/y"}, {Key: "e"}, {Key: "k", Value: "v"}})
+		}},
+		{"--key=value takes no next word", `&(executable=gmark)(arguments=app a "--k=v" w)`, func(j *workload.Job) bool {
+			return j.App.Name == "exec"
+		}},
 		{"per-site gmark paths", `+(&(executable=/a/gmark)(arguments=app x))(&(executable=/b/gmark)(arguments=app x))`, func(j *workload.Job) bool {
 			return j.App.Name == "x" && j.SiteType == workload.Unordered && len(j.Components) == 2
 		}},
@@ -346,7 +353,7 @@ func TestMalformed(t *testing.T) {
 		{"&" + ok + "(environment=(A))", "t:1:33: environment entries are (NAME value) pairs of words"},
 		{"&" + ok + "(environment=(GMARK_JOB_ID a)(GMARK_JOB_ID b))", "t:1:49: GMARK_JOB_ID is set twice (first at 1:33)"},
 		{"&" + ok + "(arguments=a (b))", "t:1:33: arguments are words: expected a quoted or unquoted word, got a list"},
-		{"&" + ok + "(koalaInputFiles=(\"a\" big))", `t:1:42: file size must be a whole number of bytes >= 0, got "big"`},
+		{"&" + ok + "(koalaInputFiles=(\"a\" big))", `t:1:42: file size must be a whole number of bytes from 0 to 1125899906842624, got "big"`},
 		{"&" + ok + "(koalaInputFiles=(\"\" 1))", `t:1:38: an input file needs a name, got ""`},
 		{"&" + ok + "(koalaInputFiles=\"a\" 1)", `t:1:37: koalaInputFiles entries are ("NAME" SIZE) pairs`},
 		{"&(resourceManagerContact=\"\")" + ok, `t:1:26: resourceManagerContact must name a site, got ""`},
@@ -436,11 +443,12 @@ func TestLimits(t *testing.T) {
 // re-print that reads back as the same job.
 func checkJob(t *testing.T, src []byte, j *workload.Job) {
 	t.Helper()
-	if j.Kind != workload.Unitary || len(j.Components) == 0 || j.App.Name == "" || j.Type != j.App.Name || j.Submit != 0 || j.WallTime < 0 {
+	if j.Kind != workload.Unitary || len(j.Components) == 0 || j.App.Name == "" || j.Type != j.App.Name || j.Submit != 0 ||
+		j.WallTime < 0 || j.WallTime > grid.LongestRun {
 		t.Fatalf("insane job %#v from %q", j, src)
 	}
 	for _, c := range j.Components {
-		if c.Count < 1 || c.Site == "" {
+		if c.Count < 1 || c.Count > MaxCount || c.Site == "" {
 			t.Fatalf("bad component %+v from %q", c, src)
 		}
 	}
@@ -498,6 +506,11 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"&(executable=g)", `&(executable='g')(arguments=^*a**b* "c""d")`, "+(&(executable=g))(&(executable=g)(count=2))",
 		"&(executable=g)(environment=((((x)))))", "(* c *)&(count=1 (executable=g)", "&(executable=/bin/sh)(arguments=-c --x)",
+		// The range checks: wall times and counts at and past their limits.
+		"&(executable=g)(maxWallTime=0)", "&(executable=g)(maxWallTime=-1)", "&(executable=g)(maxWallTime=527040)",
+		"&(executable=g)(maxWallTime=527041)", "&(executable=g)(maxWallTime=99999999999999999999)",
+		"&(executable=g)(count=1048576)", "&(executable=g)(count=1048577)", "&(executable=g)(count=0)",
+		`&(executable=g)(koalaInputFiles=("f" 9223372036854775807))`, `&(executable=g)(koalaInputFiles=("f" -1))`,
 	} {
 		f.Add([]byte(s))
 	}

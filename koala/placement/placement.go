@@ -176,8 +176,14 @@ func (s *state) transfer(site string) (time.Duration, []string, bool) {
 	return secondsToDuration(worst), from, true
 }
 
+// secondsToDuration rounds up to the millisecond, saturating at the longest
+// Duration: a petabyte over a slow link must not wrap to a negative time.
 func secondsToDuration(s float64) time.Duration {
-	return time.Duration(math.Ceil(s*1000)) * time.Millisecond
+	ms := math.Ceil(s * 1000)
+	if !(ms < float64(math.MaxInt64/int64(time.Millisecond))) {
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
 }
 
 // ordered returns the components by decreasing size: large components are

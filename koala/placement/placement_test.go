@@ -170,3 +170,21 @@ func TestUnknownPolicy(t *testing.T) {
 		}
 	}
 }
+
+// A transfer longer than a time.Duration holds saturates: before, a petabyte
+// over a 1 kbit/s link wrapped to a negative FTT.
+func TestTransferTimeSaturates(t *testing.T) {
+	for _, bw := range []float64{125, 1e-3} {
+		info := testInfo()
+		info.Bandwidth = func(from, to string) float64 {
+			if from == to {
+				return math.Inf(1)
+			}
+			return bw
+		}
+		res, ok := (&worstFit{}).Place(withFiles(req(8), File{"f", 1 << 50}), info)
+		if !ok || res.FTT != math.MaxInt64 {
+			t.Errorf("bandwidth %g: FTT %v, want the longest Duration", bw, res.FTT)
+		}
+	}
+}

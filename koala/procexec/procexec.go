@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,13 +24,23 @@ import (
 	"github.com/gmark/gmark/apps/output"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/workload"
+	"golang.org/x/sys/unix"
 )
 
 // Executor implements core.Executor with real processes.
+//
+// Each job is confined to its own directory, Dir/<job id>/, made afresh
+// when it starts: its processes run there, a --workdir must be a relative
+// path that stays inside it (no "..", no absolute path; the directory is
+// new, so it holds no symbolic link the job did not make), and no file a
+// process writes may grow beyond MaxOutput bytes (RLIMIT_FSIZE: the kernel
+// stops the process with SIGXFSZ). Jobs that ask for more are refused at
+// submission (Screen).
 type Executor struct {
 	Gmark     string  // the gmark binary the jobs run
 	Dir       string  // each job works in Dir/<job id>/ (its output, its pid file)
 	TimeScale float64 // core seconds per wall second
+	MaxOutput int64   // the largest file a job's process may write, in bytes (the grid's max_output)
 	// Exited reports the end of a job's component. It is called from the
 	// executor's goroutines: it must hand the report to the core's driver.
 	Exited func(jobID string, comp int, ok bool, reason string)
@@ -49,8 +60,11 @@ func (e *Executor) Start(j *core.Job, sites []string, _ []float64) ([]time.Durat
 	if scale <= 0 {
 		scale = 1
 	}
-	dir := filepath.Join(e.Dir, jobenv.Safe(j.ID))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := e.Screen(&j.Spec); err != nil { // a job restored from an older state was not screened
+		return nil, err
+	}
+	dir, err := e.jobDir(j.ID)
+	if err != nil {
 		return nil, err
 	}
 	args := append([]string{"app", j.Spec.App.Name}, scaledArgs(&j.Spec, scale)...)
@@ -61,7 +75,7 @@ func (e *Executor) Start(j *core.Job, sites []string, _ []float64) ([]time.Durat
 	var files []*os.File
 	var mu sync.Mutex
 	spec := launch.Spec{
-		JobID: j.ID, Executable: e.Gmark, Args: args, Components: comps, Dir: dir,
+		JobID: j.ID, Executable: e.Gmark, Args: args, Components: comps, Dir: dir, Env: jobEnv(os.Environ()),
 		NoRendezvous: j.Opts.Runner != core.IRunner, KillGrace: 2 * time.Second,
 		Output: func(p launch.Proc) (io.Writer, io.Writer) {
 			out, err1 := os.Create(filepath.Join(dir, fmt.Sprintf("rank-%d.out", p.Rank)))
@@ -82,6 +96,10 @@ func (e *Executor) Start(j *core.Job, sites []string, _ []float64) ([]time.Durat
 	var pids bytes.Buffer
 	for _, p := range lj.Procs() {
 		fmt.Fprintln(&pids, p.Pid)
+		if err := e.limitFiles(p.Pid); err != nil {
+			lj.Stop()
+			return nil, fmt.Errorf("limiting the size of rank %d's files: %v", p.Rank, err)
+		}
 	}
 	_ = os.WriteFile(filepath.Join(dir, pidFile), pids.Bytes(), 0o644)
 	e.mu.Lock()
@@ -110,7 +128,7 @@ func (e *Executor) Start(j *core.Job, sites []string, _ []float64) ([]time.Durat
 				}
 				ok = false
 				if reason == "" {
-					reason = describe(dir, r)
+					reason = e.describe(dir, r)
 				}
 			}
 			if e.Exited != nil {
@@ -121,9 +139,99 @@ func (e *Executor) Start(j *core.Job, sites []string, _ []float64) ([]time.Durat
 	return nil, nil
 }
 
-// describe explains a failed process from its summary line.
-func describe(dir string, r launch.Result) string {
-	b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("rank-%d.out", r.Rank)))
+// secretVars are variables of the server's environment that its jobs must
+// not see: with the token, a job could change the scheduler's state.
+var secretVars = []string{"GMARK_KOALA_TOKEN"}
+
+// jobEnv is the server's environment less its secrets.
+func jobEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(secretVars, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// jobDir makes the job's directory afresh under Dir: whatever an earlier
+// run left there (a job id is never reused, but a state directory may be)
+// is removed, symbolic links included, without following them.
+func (e *Executor) jobDir(id string) (string, error) {
+	if err := os.MkdirAll(e.Dir, 0o755); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(e.Dir, jobenv.Safe(id))
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	return dir, os.Mkdir(dir, 0o755)
+}
+
+// limitFiles caps the size of any file the process writes. The limit is
+// set just after the process started, before the application has parsed
+// its arguments; the files it writes come after that.
+func (e *Executor) limitFiles(pid int) error {
+	if e.MaxOutput <= 0 {
+		return nil
+	}
+	lim := unix.Rlimit{Cur: uint64(e.MaxOutput), Max: uint64(e.MaxOutput)}
+	return unix.Prlimit(pid, unix.RLIMIT_FSIZE, &lim, nil)
+}
+
+// Screen implements core.Screener: it refuses a job whose arguments would
+// leave its directory or write files larger than MaxOutput. The arguments
+// are read as the applications read them ("--name value", "--name=value",
+// one or two dashes); a word that merely looks like one of these flags is
+// treated as one, which can only refuse more.
+func (e *Executor) Screen(spec *workload.Job) error {
+	args := spec.App.Args()
+	for i := 0; i < len(args); i++ {
+		if !strings.HasPrefix(args[i], "-") {
+			continue
+		}
+		name, value, inline := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !inline {
+			if i+1 >= len(args) {
+				break
+			}
+			value = args[i+1]
+		}
+		switch {
+		case name == "workdir":
+			if value != "." && !filepath.IsLocal(value) {
+				return fmt.Errorf("--workdir %q leaves the job's directory: give a relative path without '..' (process execution confines each job to a directory of its own)", value)
+			}
+		case e.MaxOutput > 0 && isFileSizeFlag(name):
+			kb, err := strconv.ParseInt(value, 10, 64)
+			if err == nil && (kb < 0 || kb > e.MaxOutput/1024) {
+				return fmt.Errorf("--%s %s KB is larger than the grid's max_output (%d KB)", name, value, e.MaxOutput/1024)
+			}
+		}
+	}
+	return nil
+}
+
+// isFileSizeFlag tells the flags that size a file in KB (sserio's
+// --input1, --output3, ...).
+func isFileSizeFlag(name string) bool {
+	for _, prefix := range []string{"input", "output"} {
+		if n, ok := strings.CutPrefix(name, prefix); ok && n != "" && strings.Trim(n, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// describe explains a failed process from its summary line, or from the
+// size limit its output ran into (then there is no summary).
+func (e *Executor) describe(dir string, r launch.Result) string {
+	name := filepath.Join(dir, fmt.Sprintf("rank-%d.out", r.Rank))
+	if fi, err := os.Stat(name); err == nil && e.MaxOutput > 0 && fi.Size() >= e.MaxOutput {
+		return fmt.Sprintf("rank %d: stopped at the grid's max_output: its output reached %d bytes (%v)", r.Rank, e.MaxOutput, r.Err)
+	}
+	b, _ := os.ReadFile(name)
 	if s, err := output.ParseSummary(b); err == nil {
 		if msg, _ := s["error"].(string); msg != "" {
 			return fmt.Sprintf("rank %d: %s", r.Rank, msg)

@@ -35,7 +35,27 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/utilization", s.utilization)
 	mux.HandleFunc("GET /v1/events", s.events)
 	mux.HandleFunc("GET /metrics", s.metrics)
-	return mux
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { noRoute(mux, w, r) })
+	return limitBodies(mux)
+}
+
+// noRoute answers a request no route takes, in JSON like every other
+// answer: 405 with Allow when the path has routes for other methods, else
+// 404.
+func noRoute(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		probe := &http.Request{Method: m, URL: r.URL, Host: r.Host}
+		if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		fail(w, http.StatusMethodNotAllowed, "%s %s: this route takes %s", r.Method, r.URL.Path, strings.Join(allow, ", "))
+		return
+	}
+	fail(w, http.StatusNotFound, "no route %s %s (docs/koala.md lists the API)", r.Method, r.URL.Path)
 }
 
 type apiError struct {
@@ -58,8 +78,8 @@ func fail(w http.ResponseWriter, status int, format string, args ...any) {
 // "Authorization: Bearer TOKEN".
 func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || got == "" {
+		got, ok := bearerToken(r.Header.Get("Authorization"))
+		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="gmark-koala"`)
 			fail(w, http.StatusUnauthorized, "this request changes state: send the server's token as 'Authorization: Bearer TOKEN'")
 			return
@@ -70,6 +90,32 @@ func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 		}
 		h(w, r)
 	}
+}
+
+// bearerToken reads "Bearer TOKEN"; the scheme is case-insensitive
+// (RFC 7235, section 2.1) and may be followed by several blanks.
+func bearerToken(header string) (string, bool) {
+	scheme, tok, ok := strings.Cut(header, " ")
+	tok = strings.TrimLeft(tok, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
+		return "", false
+	}
+	return tok, true
+}
+
+// decodeJSON reads exactly one JSON value with only known fields from a
+// body: trailing data, even a second value, is refused, so that a client
+// bug never passes silently.
+func decodeJSON(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
 }
 
 // errNoJob is returned by a command that looked up a job the core does not
@@ -124,18 +170,16 @@ type submitRequest struct {
 // or as a KOALA/RSL JDF (any other content type; options in the query:
 // ?policy=CF&priority=high&runner=krunner&key=K).
 func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, jdf.MaxSize+1))
+	body, err := io.ReadAll(r.Body) // bounded by limitBodies
 	if err != nil {
-		fail(w, http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", jdf.MaxSize)
+		bodyError(w, err)
 		return
 	}
 	var spec workload.Job
 	var req submitRequest
 	ct := r.Header.Get("Content-Type")
 	if strings.HasPrefix(ct, "application/json") {
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
+		if err := decodeJSON(bytes.NewReader(body), &req); err != nil {
 			fail(w, http.StatusBadRequest, "request: %v", err)
 			return
 		}
@@ -234,6 +278,12 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request) {
 // submission order.
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 	state := r.URL.Query().Get("state")
+	switch core.State(state) {
+	case "", core.Queued, core.Claiming, core.Running, core.Finished, core.Failed, core.Cancelled:
+	default:
+		fail(w, http.StatusBadRequest, "state %q: give queued, claiming, running, finished, failed or cancelled", state)
+		return
+	}
 	v, ok := s.do(w, r, func() (any, error) {
 		out := []jobView{}
 		for _, j := range s.core.Jobs() {
@@ -282,7 +332,17 @@ func (s *Server) clusterDown(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Reason string `json:"reason"`
 	}
-	_ = json.NewDecoder(io.LimitReader(r.Body, 4096)).Decode(&body)
+	raw, err := io.ReadAll(r.Body) // bounded by limitBodies
+	if err != nil {
+		bodyError(w, err)
+		return
+	}
+	if len(bytes.TrimSpace(raw)) > 0 { // the body, and the reason, are optional
+		if err := decodeJSON(bytes.NewReader(raw), &body); err != nil {
+			fail(w, http.StatusBadRequest, `body: %v (want {"reason": "…"} or nothing)`, err)
+			return
+		}
+	}
 	name := r.PathValue("name")
 	if body.Reason == "" {
 		body.Reason = "taken down through the API"
@@ -318,7 +378,12 @@ func (s *Server) localJob(w http.ResponseWriter, r *http.Request) {
 		Size    int    `json:"size"`
 		Runtime string `json:"runtime"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 4096)).Decode(&body); err != nil {
+	raw, err := io.ReadAll(r.Body) // bounded by limitBodies
+	if err != nil {
+		bodyError(w, err)
+		return
+	}
+	if err := decodeJSON(bytes.NewReader(raw), &body); err != nil {
 		fail(w, http.StatusBadRequest, `body: %v (want {"size": 8, "runtime": "10m"})`, err)
 		return
 	}
@@ -350,8 +415,19 @@ func (s *Server) utilization(w http.ResponseWriter, r *http.Request) {
 // database, then live. since=now starts after the last stored event;
 // follow=false stops after the stored ones.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	since, _ := strconv.ParseUint(r.URL.Query().Get("since"), 10, 64)
-	if r.URL.Query().Get("since") == "now" {
+	q := r.URL.Query()
+	var since uint64
+	switch v := q.Get("since"); v {
+	case "", "now":
+	default:
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			fail(w, http.StatusBadRequest, "since %q: give an event's seq (0 or more) or now", v)
+			return
+		}
+		since = n
+	}
+	if q.Get("since") == "now" {
 		// Only what happens from now on: a client that asks for the
 		// current state of the jobs it cares about does not need the past.
 		last, err := s.store.LastSeq()
@@ -362,10 +438,34 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		since = last
 	}
 	if id := r.Header.Get("Last-Event-ID"); id != "" {
-		since, _ = strconv.ParseUint(id, 10, 64)
+		n, err := strconv.ParseUint(id, 10, 64)
+		if err != nil {
+			fail(w, http.StatusBadRequest, "Last-Event-ID %q: give the id of the last event read", id)
+			return
+		}
+		since = n
 	}
-	follow := r.URL.Query().Get("follow") != "false"
-	flusher, _ := w.(http.Flusher)
+	var follow bool
+	switch v := q.Get("follow"); v {
+	case "", "true":
+		follow = true
+	case "false":
+	default:
+		fail(w, http.StatusBadRequest, "follow %q: give true or false", v)
+		return
+	}
+	s.streams.Add(1)
+	defer s.streams.Add(-1)
+	// The stream outlives the server's read and write timeouts: clear them
+	// (an expired read deadline would cancel the request), and instead give
+	// every write its own deadline, so that a client that stopped reading is
+	// cut off; the keep-alive comments find clients that went away.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Time{})
+	_ = rc.SetWriteDeadline(time.Time{})
+	writeTimeout := s.cfg.HTTP.WriteTimeout
+	deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(writeTimeout)) }
+	flush := func() bool { deadline(); return rc.Flush() == nil }
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -380,12 +480,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			return true
 		}
 		last = seq
+		deadline()
 		_, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", seq, data)
 		return err == nil
 	}
 	for {
 		batch, err := s.store.Events(last, 1000)
 		if err != nil {
+			deadline()
 			fmt.Fprintf(w, "event: error\ndata: %q\n\n", err.Error())
 			return
 		}
@@ -398,24 +500,23 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
-	if flusher != nil {
-		flusher.Flush()
-	}
-	if !follow {
+	if !flush() || !follow {
 		return
 	}
-	keepAlive := time.NewTicker(15 * time.Second)
+	keepAlive := time.NewTicker(s.cfg.HTTP.StreamKeepAlive)
 	defer keepAlive.Stop()
 	for {
 		select {
 		case <-r.Context().Done():
 			return
 		case <-keepAlive.C:
+			deadline()
 			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
 				return
 			}
 		case ev, open := <-sub.ch:
 			if !open {
+				deadline()
 				fmt.Fprintf(w, "event: error\ndata: %q\n\n", "the client fell behind; reconnect with since="+strconv.FormatUint(last, 10))
 				return
 			}
@@ -423,8 +524,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		if flusher != nil {
-			flusher.Flush()
+		if !flush() {
+			return
 		}
 	}
 }
@@ -550,6 +651,6 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(&b, "gmark_koala_events_total{kind=%q} %d\n", k, s.stats.events[core.EventKind(k)])
 	}
 	s.stats.mu.Unlock()
-	fmt.Fprintf(&b, "# HELP gmark_koala_stream_clients Event-stream clients.\n# TYPE gmark_koala_stream_clients gauge\ngmark_koala_stream_clients %d\n", s.stream.count())
+	fmt.Fprintf(&b, "# HELP gmark_koala_stream_clients Event-stream clients.\n# TYPE gmark_koala_stream_clients gauge\ngmark_koala_stream_clients %d\n", s.streams.Load())
 	_, _ = io.WriteString(w, b.String())
 }

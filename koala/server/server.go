@@ -29,6 +29,8 @@ type Config struct {
 	Clock clock.Clock
 	// MaxWait bounds how long the driver sleeps between steps.
 	MaxWait time.Duration
+	// HTTP limits the API's clients; zero fields take DefaultHTTPLimits.
+	HTTP HTTPLimits
 }
 
 // Server is a running core.
@@ -41,7 +43,8 @@ type Server struct {
 	stream  *broadcaster
 	started time.Time
 	stats   stats
-	mu      sync.Mutex // guards closed
+	streams atomic.Int64 // event-stream requests being served
+	mu      sync.Mutex   // guards closed
 	closed  bool
 	done    chan struct{}
 }
@@ -73,6 +76,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxWait == 0 {
 		cfg.MaxWait = time.Second
 	}
+	cfg.HTTP = cfg.HTTP.withDefaults()
 	store, err := persist.Open(cfg.State)
 	if err != nil {
 		return nil, err

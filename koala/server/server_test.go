@@ -31,6 +31,12 @@ func start(t testing.TB, state string) (*httptest.Server, *Server, context.Cance
 
 func startScaled(t testing.TB, state string, scale float64) (*httptest.Server, *Server, context.CancelFunc) {
 	t.Helper()
+	return startWith(t, state, scale, HTTPLimits{})
+}
+
+// startWith starts a server with these HTTP limits (zero: the defaults).
+func startWith(t testing.TB, state string, scale float64, limits HTTPLimits) (*httptest.Server, *Server, context.CancelFunc) {
+	t.Helper()
 	g, err := grid.Load("../../examples/das2.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -42,14 +48,20 @@ func startScaled(t testing.TB, state string, scale float64) (*httptest.Server, *
 	if state == "" {
 		state = filepath.Join(t.TempDir(), "state.db")
 	}
-	srv, err := New(Config{Grid: g, State: state, Token: token, MaxWait: 20 * time.Millisecond})
+	srv, err := New(Config{Grid: g, State: state, Token: token, MaxWait: 20 * time.Millisecond, HTTP: limits})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx) }()
-	hs := httptest.NewServer(srv.Handler())
+	// A real loopback listener with the server's own limits, as serve runs it.
+	ln, err := srv.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &httptest.Server{Listener: ln, Config: srv.HTTPServer()}
+	hs.Start()
 	stop := func() {
 		hs.Close()
 		cancel()
@@ -344,5 +356,184 @@ func TestRestartKeepsJobs(t *testing.T) {
 	_ = json.Unmarshal(body, &b)
 	if b.ID == a.ID || b.ID == "" {
 		t.Errorf("new job id %q collides with %q", b.ID, a.ID)
+	}
+}
+
+// Item 4 of issue 11: a wall time outside its range is refused with the
+// reason, through JSON and through a JDF; nothing is queued for it.
+func TestWallTimeOutOfRangeIsRefused(t *testing.T) {
+	hs, _, _ := start(t, "")
+	withWall := func(wall string) string {
+		j := jobJSON("w", 1, time.Minute)
+		return `{"job":` + strings.Replace(j, `{`, `{"walltime":`+wall+`,`, 1) + `}`
+	}
+	jdfWith := func(minutes string) string {
+		return `&(count=1)(executable="gmark")(arguments="app" "hello")(maxWallTime=` + minutes + `)`
+	}
+	cases := []struct {
+		name, body, contentType, want string
+	}{
+		{"negative", withWall("-5"), "application/json", "walltime -5s out of range"},
+		{"below a second", withWall("0.000001"), "application/json", "walltime 1µs is out of range"},
+		{"absurd", withWall("1e9"), "application/json", "walltime"},
+		{"JDF absurd", jdfWith("999999999"), "text/plain", "maxWallTime"},
+		{"JDF zero", jdfWith("0"), "text/plain", "maxWallTime"},
+		{"JDF negative", jdfWith("-3"), "text/plain", "maxWallTime"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := request(t, "POST", hs.URL+"/v1/jobs", tc.body, tc.contentType, true)
+			var e apiError
+			if code != http.StatusBadRequest || json.Unmarshal(body, &e) != nil || !strings.Contains(e.Error, tc.want) {
+				t.Errorf("%d %s", code, body)
+			}
+		})
+	}
+	if code, body := request(t, "GET", hs.URL+"/v1/jobs", "", "", false); code != http.StatusOK || string(bytes.TrimSpace(body)) != "[]" {
+		t.Errorf("refused jobs were kept: %d %s", code, body)
+	}
+}
+
+// Issue 11, item 12: the auth scheme is case-insensitive (RFC 7235); other
+// schemes and empty tokens are still refused.
+func TestAuthSchemeIsCaseInsensitive(t *testing.T) {
+	hs, _, _ := start(t, "")
+	cases := []struct {
+		header string
+		want   int
+	}{
+		{"Bearer " + token, http.StatusCreated},
+		{"bearer " + token, http.StatusCreated},
+		{"BEARER " + token, http.StatusCreated},
+		{"bEaReR   " + token, http.StatusCreated},
+		{"Bearer", http.StatusUnauthorized},
+		{"Bearer ", http.StatusUnauthorized},
+		{"Basic " + token, http.StatusUnauthorized},
+		{"Bearertoken" + token, http.StatusUnauthorized},
+		{token, http.StatusUnauthorized},
+		{"bearer wrong", http.StatusForbidden},
+	}
+	for i, tc := range cases {
+		req, _ := http.NewRequest("POST", hs.URL+"/v1/jobs", strings.NewReader(submitBody("a", 1, time.Second, fmt.Sprint("auth-", i))))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", tc.header)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("Authorization: %q: %d %s, want %d", tc.header, resp.StatusCode, body, tc.want)
+		}
+	}
+}
+
+// Issue 11, item 12: a JSON body is one value; trailing garbage or a second
+// value is refused on every route that takes JSON, and nothing changes.
+func TestJSONBodiesWithTrailingDataAreRefused(t *testing.T) {
+	hs, _, _ := start(t, "")
+	good := submitBody("a", 1, time.Second, "trail")
+	cases := []struct{ path, body string }{
+		{"/v1/jobs", good + " garbage"},
+		{"/v1/jobs", good + good},
+		{"/v1/jobs", good + "}"},
+		{"/v1/clusters/fs0/local-jobs", `{"size": 1, "runtime": "1m"} x`},
+		{"/v1/clusters/fs0/local-jobs", `{"size": 1, "runtime": "1m", "colour": "red"}`},
+		{"/v1/clusters/fs0/down", `{"reason": "maintenance"} {"reason": "other"}`},
+		{"/v1/clusters/fs0/down", `{"reason": 7}`},
+		{"/v1/clusters/fs0/down", `not json`},
+	}
+	for _, tc := range cases {
+		code, body := request(t, "POST", hs.URL+tc.path, tc.body, "application/json", true)
+		var e apiError
+		if code != http.StatusBadRequest || json.Unmarshal(body, &e) != nil || e.Error == "" {
+			t.Errorf("POST %s %q: %d %s", tc.path, tc.body, code, body)
+		}
+	}
+	if code, body := request(t, "GET", hs.URL+"/v1/jobs/trail", "", "", false); code != http.StatusNotFound {
+		t.Errorf("a refused submission was kept: %d %s", code, body)
+	}
+	code, body := request(t, "GET", hs.URL+"/v1/clusters", "", "", false)
+	if code != http.StatusOK || strings.Contains(string(body), "maintenance") || !strings.Contains(string(body), `"background":0`) {
+		t.Errorf("a refused cluster change was applied: %s", body)
+	}
+	// An empty body is still fine for taking a cluster down (the reason is optional).
+	if code, body := request(t, "POST", hs.URL+"/v1/clusters/fs0/down", "", "", true); code != http.StatusOK {
+		t.Errorf("down without a body: %d %s", code, body)
+	}
+}
+
+// Every answer is JSON, also for a route that does not exist (404) or a
+// method a route does not take (405, with Allow).
+func TestUnknownRoutesAnswerJSON(t *testing.T) {
+	hs, _, _ := start(t, "")
+	cases := []struct {
+		method, path string
+		want         int
+		allow        string
+	}{
+		{"GET", "/nowhere", http.StatusNotFound, ""},
+		{"GET", "/v1/jobs/k1/extra", http.StatusNotFound, ""},
+		{"PUT", "/v1/jobs", http.StatusMethodNotAllowed, "GET, POST"},
+		{"POST", "/v1/health", http.StatusMethodNotAllowed, "GET"},
+		{"PATCH", "/v1/jobs/k1", http.StatusMethodNotAllowed, "GET, DELETE"},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest(tc.method, hs.URL+tc.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e apiError
+		err = json.NewDecoder(resp.Body).Decode(&e)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want || err != nil || e.Error == "" || resp.Header.Get("Allow") != tc.allow {
+			t.Errorf("%s %s: %d %q (Allow %q), %v", tc.method, tc.path, resp.StatusCode, e.Error, resp.Header.Get("Allow"), err)
+		}
+	}
+}
+
+// Numbers and names in query strings and local jobs are checked: a bad
+// since, Last-Event-ID, state or follow, or a local job's run time out of
+// range, is a 400 that says what is allowed.
+func TestQueryAndLocalJobRanges(t *testing.T) {
+	hs, _, _ := start(t, "")
+	cases := []struct {
+		method, path, body string
+		header             string
+		want               string
+	}{
+		{"GET", "/v1/events?since=abc&follow=false", "", "", "since"},
+		{"GET", "/v1/events?since=-1&follow=false", "", "", "since"},
+		{"GET", "/v1/events?since=0&follow=maybe", "", "", "follow"},
+		{"GET", "/v1/events?follow=false", "", "x", "Last-Event-ID"},
+		{"GET", "/v1/jobs?state=sleeping", "", "", "state"},
+		{"POST", "/v1/clusters/fs0/local-jobs", `{"size": 1, "runtime": "-10m"}`, "", "runtime"},
+		{"POST", "/v1/clusters/fs0/local-jobs", `{"size": 1, "runtime": "1ns"}`, "", "runtime"},
+		{"POST", "/v1/clusters/fs0/local-jobs", `{"size": 1, "runtime": "100000h"}`, "", "runtime"},
+		{"POST", "/v1/clusters/fs0/local-jobs", `{"size": 0, "runtime": "1m"}`, "", "processors"},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest(tc.method, hs.URL+tc.path, strings.NewReader(tc.body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		if tc.header != "" {
+			req.Header.Set("Last-Event-ID", tc.header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e apiError
+		err = json.NewDecoder(resp.Body).Decode(&e)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || err != nil || !strings.Contains(e.Error, tc.want) {
+			t.Errorf("%s %s (%q): %d %q", tc.method, tc.path, tc.body, resp.StatusCode, e.Error)
+		}
+	}
+	for _, path := range []string{"/v1/events?since=0&follow=false", "/v1/events?since=now&follow=false", "/v1/events?follow=false", "/v1/jobs?state=finished"} {
+		if code, body := request(t, "GET", hs.URL+path, "", "", false); code != http.StatusOK {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
 	}
 }

@@ -52,9 +52,3 @@ func (b *broadcaster) publish(seq uint64, data []byte) {
 		}
 	}
 }
-
-func (b *broadcaster) count() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.subs)
-}

@@ -1,0 +1,324 @@
+package gwa
+
+import (
+	"bytes"
+	"compress/gzip"
+	"database/sql"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// swfRecord is an SWF line with fields 2-5 (submit, wait, run, allocated
+// processors) given.
+func swfRecord(submit, wait, run, procs string) string {
+	return "1 " + submit + " " + wait + " " + run + " " + procs + " -1 -1 -1 -1 -1 1 1 1 -1 -1 1 -1 -1\n"
+}
+
+// Every number read from a trace is checked against its documented range
+// (docs/trace.md, "Ranges"): a value out of range is a malformed line with
+// its file:line and field, never a value that overflows later.
+func TestNumbersOutOfRange(t *testing.T) {
+	gwfRest := strings.Repeat("\t-1", 25)
+	cases := []struct {
+		name, text, want string
+	}{
+		{"huge run time", swfRecord("0", "0", "1e300", "1"), `t:1: field 4: RunTime 1e+300 is out of range (at most 9223372036 s in magnitude)`},
+		{"run time past a time.Duration", swfRecord("0", "0", "9223372037", "1"), "t:1: field 4: RunTime 9223372037 is out of range"},
+		{"negative huge wait", swfRecord("0", "-1e10", "1", "1"), "t:1: field 3: WaitTime -10000000000 is out of range"},
+		{"huge size", swfRecord("0", "0", "1", "3e9"), "t:1: field 5: NProcs 3000000000 is out of range (at most 2147483647 in magnitude)"},
+		{"infinite number", swfRecord("0", "0", "1e999", "1"), `t:1: field 4: "1e999" is not a number`},
+		{"NaN", swfRecord("0", "0", "NaN", "1"), `t:1: field 4: "NaN" is not a number`},
+		{"submit past 2106", swfRecord("5e9", "0", "1", "1"), "t:1: field 2: SubmitTime 5000000000 is out of range"},
+		{"offset of 20 years from the base", swfRecord("700000000", "0", "1", "1") + swfRecord("1400000000", "0", "1", "1"),
+			"t:2: SubmitTime 1400000000 is 700000000 s after the time base 700000000"},
+		{"GWF memory", "j\t0\t0\t1\t1\t-1\t1e16" + strings.Repeat("\t-1", 22) + "\n", "t:1: field 7: Used Memory 1e+16 is out of range"},
+		{"GWF think time", "# JobID\tSubmitTime\tThinkTime\nj\t0\t1e12\n", "t:2: field 3: ThinkTime 1000000000000 is out of range"},
+		{"GWF requested time", "j\t0\t0\t1\t1\t-1\t-1\t1\t-1e10\t-1" + gwfRest[:len(gwfRest)-6] + "\n", "t:1: field 9: ReqTime -10000000000 is out of range"},
+		{"header size", "; MaxProcs: 99999999999\n" + swfRecord("0", "0", "1", "1"), `t:1: MaxProcs: "99999999999" is not a whole number from 0 to 2147483647`},
+		{"header base negative", "; UnixStartTime: -5\n" + swfRecord("0", "0", "1", "1"), `t:1: UnixStartTime: "-5" is not a whole number from 0 to 4294967296`},
+		{"header base not a number", "# UnixStartTime: soon\nj\t0" + strings.Repeat("\t-1", 27) + "\n", `t:1: UnixStartTime: "soon" is not a whole number`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := NewReader(strings.NewReader(c.text), ReadOptions{Name: "t", Strict: true})
+			if err == nil {
+				var r Reader
+				r, err = NewReader(strings.NewReader(c.text), ReadOptions{Name: "t", Strict: true})
+				if err == nil {
+					_, err = drain(r)
+				}
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("strict: %v (%T), want a *ParseError with %q", err, err, c.want)
+			}
+			// Leniently, the line is skipped and counted, and any valid
+			// record still comes through.
+			r, err := NewReader(strings.NewReader(c.text+swfLineOrGWF(c.text)), ReadOptions{Name: "t"})
+			if err != nil {
+				t.Fatalf("lenient: %v", err)
+			}
+			recs, err := drain(r)
+			if err != nil || len(recs) == 0 || r.Stats().Skipped != 1 || !strings.Contains(r.Stats().Errors[0].Error(), c.want) {
+				t.Fatalf("lenient: %d records, %v, stats %+v", len(recs), err, r.Stats())
+			}
+		})
+	}
+}
+
+// swfLineOrGWF is a valid record in the format of text.
+func swfLineOrGWF(text string) string {
+	if strings.Contains(text, "\t") {
+		if strings.HasPrefix(text, "# JobID\tSubmitTime\tThinkTime") {
+			return "k\t1\t5\n"
+		}
+		return "k\t1" + strings.Repeat("\t-1", 27) + "\n"
+	}
+	return swfRecord("1", "0", "1", "1")
+}
+
+// The limits hold for GWF-SQLite cells too, whatever their SQLite type.
+func TestSQLiteNumbersOutOfRange(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		value any
+		want  string
+	}{
+		{"infinite real", "+Inf", "fuzz.db3:1: field 2: RunTime +Inf is out of range"},
+		{"huge integer", int64(1) << 62, "fuzz.db3:1: field 2: RunTime 4.611686018427388e+18 is out of range"},
+		{"huge text", "1e300", "fuzz.db3:1: field 2: RunTime 1e+300 is out of range"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "fuzz.db3")
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := c.value
+			if v == "+Inf" {
+				v = math.Inf(1) // SQLite stores it as a REAL
+			}
+			if _, err := db.Exec("CREATE TABLE Jobs (JobID TEXT, RunTime REAL)"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec("INSERT INTO Jobs VALUES ('a', ?), ('b', 5)", v); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			_, err = OpenSQLite(path, ReadOptions{Name: "fuzz.db3", Strict: true})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("strict: %v, want %q", err, c.want)
+			}
+			r, err := OpenSQLite(path, ReadOptions{Name: "fuzz.db3"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			recs, err := drain(r)
+			if err != nil || len(recs) != 1 || recs[0].JobID != "b" || r.Stats().Skipped != 1 {
+				t.Fatalf("lenient: %+v %v %+v", recs, err, r.Stats())
+			}
+		})
+	}
+}
+
+// Item 4 of issue 11: a file in which every line is malformed is not a
+// trace of 0 jobs but an error naming the first bad line, in both modes;
+// a trace with no record lines at all is a valid empty trace.
+func TestNoValidRecord(t *testing.T) {
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"every SWF line malformed", "; Version: 2.2\n1 2 3\nx y z\n", "t:2: 3 fields, SWF records have 18; no line is a valid record (2 malformed)"},
+		{"every GWF line malformed", "# c\nj\tx\n", `t:2: field 2: "x" is not a number (GWF SubmitTime); no line is a valid record (1 malformed)`},
+		{"only out-of-range records", swfRecord("0", "0", "1e300", "1"), "t:1: field 4: RunTime 1e+300 is out of range"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := NewReader(strings.NewReader(c.text), ReadOptions{Name: "t"})
+			var ne *NoRecordsError
+			var pe *ParseError
+			if !errors.As(err, &ne) || !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("%v (%T), want a NoRecordsError with %q", err, err, c.want)
+			}
+		})
+	}
+	for _, text := range []string{"", "; Version: 2.2\n; MaxProcs: 4\n", "# a comment\n\n"} {
+		name := "t.swf"
+		if strings.HasPrefix(text, "#") {
+			name = "t.gwf"
+		}
+		r, err := newTextReader(strings.NewReader(text), nil, ReadOptions{Name: name, Format: FormatFromName(name)}, true)
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if recs, err := drain(r); err != nil || len(recs) != 0 {
+			t.Errorf("%q: %d records, %v", text, len(recs), err)
+		}
+	}
+}
+
+// A gzip-compressed trace cut short is an error at the line where it ends,
+// not a shorter trace.
+func TestTruncatedGzip(t *testing.T) {
+	var text strings.Builder
+	for i := 0; i < 20000; i++ {
+		text.WriteString(swfRecord("1", "0", "1", "1"))
+	}
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	z.Write([]byte(text.String()))
+	z.Close()
+	full := buf.Bytes()
+	for _, cut := range []int{len(full) - 4, len(full) / 2, 30} {
+		r, err := NewReader(bytes.NewReader(full[:cut]), ReadOptions{Name: "t.swf.gz"})
+		if err == nil {
+			_, err = drain(r)
+		}
+		var pe *ParseError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "gzip: unexpected EOF") {
+			t.Errorf("cut at %d of %d: %v, want a gzip error", cut, len(full), err)
+		}
+	}
+	r, err := NewReader(bytes.NewReader(full), ReadOptions{Name: "t.swf.gz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs, err := drain(r); err != nil || len(recs) != 20000 {
+		t.Fatalf("whole: %d records, %v", len(recs), err)
+	}
+}
+
+// Writers refuse what a reader could not read back as it was, and so does
+// scaling that pushes a number out of range.
+func TestWritersRefuseOutOfRange(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(r *Record)
+		want string
+	}{
+		{"infinite run time", func(r *Record) { r.RunTime = math.Inf(1) }, "RunTime +Inf is out of range"},
+		{"NaN memory", func(r *Record) { r.UsedMemory = math.NaN() }, "Used Memory NaN is out of range"},
+		{"status 7", func(r *Record) { r.Status = 7 }, "Status 7 is not one of -1 … 5"},
+		{"offset of 20 years", func(r *Record) { r.SubmitTime = absoluteThreshold }, "reads back as an absolute Unix time"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := NewRecord()
+			rec.JobID, rec.SubmitTime = "#j", 0
+			c.set(&rec)
+			var buf bytes.Buffer
+			gw, _ := NewGWFWriter(&buf)
+			sw, _ := NewSWFWriter(&buf)
+			sq, err := CreateSQLite(filepath.Join(t.TempDir(), "o.db3"), &Header{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sq.Close()
+			for _, w := range []Writer{gw, sw, sq} {
+				err := w.Write(&rec)
+				if !errors.Is(err, ErrOutOfRange) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), `job "#j"`) {
+					t.Errorf("%T: %v, want %q", w, err, c.want)
+				}
+			}
+		})
+	}
+	r, err := NewReader(strings.NewReader(swfRecord("0", "0", "1000", "1")+swfRecord("10", "0", "5e9", "1")), ReadOptions{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := drain(Transform(r, 0, Scale{RunTime: 2}))
+	if len(recs) != 1 || !errors.Is(err, ErrOutOfRange) || !strings.Contains(err.Error(), "after rebasing and scaling, job 1: RunTime 10000000000 is out of range") {
+		t.Errorf("scaled: %v", err)
+	}
+}
+
+// Durations given by a user (flags, WDL keys) are bounded like a trace's.
+func TestParseDurationSecondsRange(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+		err  string
+	}{
+		{"90", 90, ""},
+		{"1.5d", 129600, ""},
+		{"-2h", -7200, ""},
+		{"9223372036s", 9223372036, ""},
+		{"9223372037", 0, "out of range"},
+		{"1e300", 0, "out of range"},
+		{"-300y", 0, "not a duration"},
+		{"1e6w", 0, "out of range"},
+		{"1e999", 0, "not a duration"},
+		{"NaN", 0, "not a duration"},
+		{"inf", 0, "not a duration"},
+	} {
+		got, err := ParseDurationSeconds(c.in)
+		if c.err == "" && (err != nil || got != c.want) || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%q: %g, %v; want %g, %q", c.in, got, err, c.want, c.err)
+		}
+	}
+}
+
+// A representative-area width so small that the window index overflowed an
+// int panicked (index out of range); it is now an error.
+func TestAreaWidthTooSmall(t *testing.T) {
+	for _, w := range []float64{1e-300, 1e-9} {
+		r, _ := NewReader(strings.NewReader(swfRecord("0", "0", "1", "1")+swfRecord("5", "0", "1", "1")), ReadOptions{})
+		_, err := SelectArea(r, w, nil)
+		if !errors.Is(err, ErrOutOfRange) || !strings.Contains(err.Error(), "windows over the trace") {
+			t.Errorf("width %g: %v", w, err)
+		}
+	}
+}
+
+// Writers refuse a header they could not read back: a time base moved past
+// 2106 by a selection, a negative system size.
+func TestWritersRefuseHeadersOutOfRange(t *testing.T) {
+	for _, h := range []*Header{{UnixStartTime: MaxSubmitTime + 1}, {UnixStartTime: -5}, {MaxProcs: -3}, {MaxNodes: MaxProcs + 1}} {
+		var buf bytes.Buffer
+		_, e1 := NewGWFWriterHeader(&buf, h)
+		_, e2 := NewSWFWriterHeader(&buf, h)
+		_, e3 := CreateSQLite(filepath.Join(t.TempDir(), "h.db3"), h)
+		for _, err := range []error{e1, e2, e3} {
+			if !errors.Is(err, ErrOutOfRange) || !strings.Contains(err.Error(), "is out of range") {
+				t.Errorf("%+v: %v", h, err)
+			}
+		}
+	}
+}
+
+// A trace can come through a pipe (gmark trace stats <(zcat t.swf.gz)):
+// Open peeks at its start instead of seeking back.
+func TestOpenReadsAPipe(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	text := swfRecord("0", "0", "1", "1") + swfRecord("5", "0", "1", "1")
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	z.Write([]byte(text))
+	z.Close()
+	for _, content := range [][]byte{[]byte(text), buf.Bytes()} {
+		go func() {
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			f.Write(content)
+			f.Close()
+		}()
+		r, err := Open(p, ReadOptions{Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := drain(r)
+		r.Close()
+		if err != nil || len(recs) != 2 {
+			t.Errorf("%d records, %v", len(recs), err)
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package server
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gmark/gmark/koala/jdf"
+	"golang.org/x/net/netutil"
+)
+
+// HTTPLimits bound what one client can hold of the server: a slow or idle
+// client is cut off, and connections beyond MaxConns wait in the kernel's
+// backlog until one is freed. docs/koala.md documents the defaults.
+type HTTPLimits struct {
+	ReadHeaderTimeout time.Duration // the request line and headers
+	ReadTimeout       time.Duration // the whole request, body included
+	WriteTimeout      time.Duration // the answer; on the event stream, each write
+	IdleTimeout       time.Duration // a keep-alive connection between requests
+	MaxConns          int           // connections served at once
+	StreamKeepAlive   time.Duration // an idle event stream sends a comment this often, to find dead clients
+}
+
+// DefaultHTTPLimits are the limits of `gmark koala serve`.
+var DefaultHTTPLimits = HTTPLimits{
+	ReadHeaderTimeout: 10 * time.Second,
+	ReadTimeout:       60 * time.Second,
+	WriteTimeout:      60 * time.Second,
+	IdleTimeout:       120 * time.Second,
+	MaxConns:          512,
+	StreamKeepAlive:   15 * time.Second,
+}
+
+// withDefaults fills the limits left at zero.
+func (l HTTPLimits) withDefaults() HTTPLimits {
+	d := DefaultHTTPLimits
+	for _, f := range []struct{ v, def *time.Duration }{
+		{&l.ReadHeaderTimeout, &d.ReadHeaderTimeout}, {&l.ReadTimeout, &d.ReadTimeout}, {&l.WriteTimeout, &d.WriteTimeout},
+		{&l.IdleTimeout, &d.IdleTimeout}, {&l.StreamKeepAlive, &d.StreamKeepAlive},
+	} {
+		if *f.v <= 0 {
+			*f.v = *f.def
+		}
+	}
+	if l.MaxConns <= 0 {
+		l.MaxConns = d.MaxConns
+	}
+	return l
+}
+
+// Body limits: a submission may carry a JDF of jdf.MaxSize bytes (one more
+// byte lets the parser say what is too large); every other request is small.
+const (
+	MaxSubmitBody = jdf.MaxSize + 1
+	MaxOtherBody  = 64 << 10
+)
+
+// limitBodies caps the body of every request, whether its handler reads it
+// or not.
+func limitBodies(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int64(MaxOtherBody)
+		if r.Method == http.MethodPost && r.URL.Path == "/v1/jobs" {
+			n = MaxSubmitBody
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, n)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// bodyError answers a body that could not be read: 413 when it is too
+// large, 400 otherwise (the client stalled past the read timeout, or went).
+func bodyError(w http.ResponseWriter, err error) {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		fail(w, http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", tooLarge.Limit)
+		return
+	}
+	fail(w, http.StatusBadRequest, "reading the request body: %v", err)
+}
+
+// HTTPServer is an http.Server for the API with the server's limits. Serve
+// it on a listener from Listen.
+func (s *Server) HTTPServer() *http.Server {
+	l := s.cfg.HTTP
+	return &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: l.ReadHeaderTimeout,
+		ReadTimeout:       l.ReadTimeout,
+		WriteTimeout:      l.WriteTimeout,
+		IdleTimeout:       l.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+// Listen listens on addr (TCP) and serves at most the server's MaxConns
+// connections at once.
+func (s *Server) Listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return netutil.LimitListener(ln, s.cfg.HTTP.MaxConns), nil
+}
