@@ -150,7 +150,8 @@ func (r *Runner) submit(ctx context.Context, tr *track) submitResult {
 	backoff := r.settings.Backoff
 	find := r.caps.Find
 	mustFind := tr.recover && find
-	var submitErr error // the last submit call's error
+	var submitErr error     // the last submit call's error
+	var firstFail time.Time // the first transient failure
 	fail := func(err error) submitResult {
 		res.err = err
 		if submitErr != nil && err != submitErr {
@@ -176,7 +177,10 @@ func (r *Runner) submit(ctx context.Context, tr *track) submitResult {
 				// Not knowing whether an earlier call got through, do not
 				// submit: ask again later.
 				res.tries++
-				if res.tries > max(r.settings.SubmitRetries, 0) {
+				if firstFail.IsZero() {
+					firstFail = t
+				}
+				if !r.settings.retryMore(res.tries, firstFail) || !IsTransient(err) && res.tries > max(r.settings.SubmitRetries, 0) {
 					return fail(err)
 				}
 				if !r.backoff(ctx, tr, res.tries, err, &backoff) {
@@ -193,7 +197,10 @@ func (r *Runner) submit(ctx context.Context, tr *track) submitResult {
 			return res
 		}
 		submitErr, res.receipt = err, rc
-		if !IsTransient(err) || res.tries > max(r.settings.SubmitRetries, 0) {
+		if firstFail.IsZero() {
+			firstFail = t
+		}
+		if !IsTransient(err) || !r.settings.retryMore(res.tries, firstFail) {
 			return fail(err)
 		}
 		if !r.backoff(ctx, tr, res.tries, err, &backoff) {

@@ -347,7 +347,17 @@ func (r *Runner) startResume(ctx context.Context) {
 		if tr.state == Running {
 			r.setBucket(tr, bRunning)
 		}
-		if err := r.target.Track(ctx, &tr.sub, tr.receipt); err != nil {
+		// A target that does not answer now (a scheduler restarting) is
+		// asked again, with backoff, as a submission would be.
+		first, backoff := time.Now(), r.settings.Backoff
+		err := r.target.Track(ctx, &tr.sub, tr.receipt)
+		for tries := 1; err != nil && IsTransient(err) && r.settings.retryMore(tries, first); tries++ {
+			if !r.backoff(ctx, tr, tries, err, &backoff) {
+				break // interrupted: the next --resume tracks it
+			}
+			err = r.target.Track(ctx, &tr.sub, tr.receipt)
+		}
+		if err != nil && ctx.Err() == nil {
 			r.finalize(tr, Failed, fmt.Sprintf("lost on resume: %v", err), time.Now(), nil, true)
 		}
 	}

@@ -40,7 +40,8 @@ type Config struct {
 	Resume string
 
 	Settings
-	// CommandLine is recorded in the provenance (os.Args by default).
+	// CommandLine is recorded in the provenance (os.Args by default), its
+	// secrets redacted (RedactArgs).
 	CommandLine []string
 	// Progress, when set, is called from one goroutine about four times a
 	// second and once at the end.
@@ -73,6 +74,13 @@ type Settings struct {
 	SubmitRetries int           `json:"submit_retries"`
 	Backoff       time.Duration `json:"backoff_ns"`
 	MaxBackoff    time.Duration `json:"max_backoff_ns"`
+	// RetryFor is how long a call failing with transient errors (Submit,
+	// Find, Track) is retried at least, counted from its first failure,
+	// however many tries SubmitRetries allows: long enough to ride through
+	// a scheduler's restart or a controller's failover. Default
+	// DefaultRetryFor (0 means the default, a negative value no time
+	// budget: SubmitRetries alone).
+	RetryFor time.Duration `json:"retry_for_ns"`
 }
 
 func (s *Settings) defaults() {
@@ -91,6 +99,9 @@ func (s *Settings) defaults() {
 	if s.MaxBackoff <= 0 {
 		s.MaxBackoff = 30 * time.Second
 	}
+	if s.RetryFor == 0 {
+		s.RetryFor = DefaultRetryFor
+	}
 	if s.MaxBackoff < s.Backoff {
 		s.MaxBackoff = s.Backoff
 	}
@@ -104,6 +115,20 @@ func (s *Settings) defaults() {
 
 // DefaultSubmitRetries is the default of Settings.SubmitRetries.
 const DefaultSubmitRetries = 4
+
+// DefaultRetryFor is the default of Settings.RetryFor: a restart of the
+// bundled core takes about a second, a Slurm controller's failover up to
+// a minute (its SlurmctldTimeout defaults to 120 s).
+const DefaultRetryFor = 2 * time.Minute
+
+// MaxRetryFor bounds Settings.RetryFor (and --retry-for).
+const MaxRetryFor = 24 * time.Hour
+
+// retryMore reports whether a call that has failed tries times with a
+// transient error, the first failure at first, may be tried again.
+func (s *Settings) retryMore(tries int, first time.Time) bool {
+	return tries <= max(s.SubmitRetries, 0) || s.RetryFor > 0 && time.Since(first) < s.RetryFor
+}
 
 // Progress is a snapshot of a run for a progress display.
 type Progress struct {
@@ -240,7 +265,9 @@ func provenanceRecord(runID string, seq int, w *workloadInfo, dir, target string
 	if u, err := user.Current(); err == nil {
 		uname = u.Username
 	}
-	cl, _ := json.Marshal(commandLine)
+	// The store is meant to be shared and its rows cannot be scrubbed:
+	// never a secret in it.
+	cl, _ := json.Marshal(RedactArgs(commandLine))
 	tc := []byte("{}")
 	if targetConfig != nil {
 		b, err := json.Marshal(targetConfig)

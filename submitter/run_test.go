@@ -165,7 +165,7 @@ func TestTransientRetries(t *testing.T) {
 	f2 := newFake(b2)
 	f2.transientFails = 1000
 	cfg = Config{WorkloadDir: writeWorkload(t, jobs[:1]), Store: st, Target: f2}
-	cfg.Backoff, cfg.SubmitRetries = time.Millisecond, 3
+	cfg.Backoff, cfg.SubmitRetries, cfg.RetryFor = time.Millisecond, 3, -1
 	sum, err = Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

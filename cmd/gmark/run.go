@@ -27,7 +27,7 @@ func init() {
 		Name:      "run",
 		Usage:     "generate a workload, run it on a scheduler, and write the report: the whole loop in one command",
 		ArgsUsage: "SPEC.wdl",
-		Description: "Generates the workload of SPEC.wdl, starts the bundled scheduler in this process on the grid of\n" +
+		Description: "Generates the workload of SPEC.wdl, starts the bundled scheduler ('gmark koala serve') on the grid of\n" +
 			"--grid (examples/das2.toml), submits the workload on schedule, waits for every job, records\n" +
 			"everything in DIR/results.db, and writes the HTML report to DIR/report-RUN/ (DIR: -o, default\n" +
 			"gmark-runs/SPEC). Each run adds a run to the same store, so runs compare with\n" +
@@ -39,14 +39,14 @@ func init() {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "directory of the runs of this scenario (default gmark-runs/SPEC)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed of the workload"},
 			&cli.StringFlag{Name: "target", Value: "koala", Usage: "koala (the bundled scheduler), local, dryrun, slurm, condor or sge"},
-			&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala: the grid of the in-process scheduler"},
-			&cli.StringFlag{Name: "endpoint", Usage: "koala: a running 'gmark koala serve' instead of one in this process"},
+			&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala: the grid of the bundled scheduler"},
+			&cli.StringFlag{Name: "endpoint", Usage: "koala: a running 'gmark koala serve' instead of one started for the run"},
 			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala with --endpoint: the server's token"},
 			&cli.StringFlag{Name: "token-file", Usage: "koala with --endpoint: file holding the token"},
 			&cli.StringFlag{Name: "policy", Usage: "koala: placement policy (WF, CF, CM, FCM; default the grid's)"},
 			&cli.StringFlag{Name: "priority", Usage: "koala: priority of every job"},
 			&cli.StringFlag{Name: "runner", Usage: "koala: runner of every job: krunner, drunner, irunner"},
-			&cli.DurationFlag{Name: "scan-interval", Usage: "koala: the in-process scheduler's scan interval (default the grid's)"},
+			&cli.DurationFlag{Name: "scan-interval", Usage: "koala: the bundled scheduler's scan interval (default the grid's)"},
 			&cli.StringFlag{Name: "targets", Usage: "slurm, condor, sge, local: the targets TOML file (see 'gmark submit')"},
 			&cli.IntFlag{Name: "processors", Usage: "local: processor budget"},
 			&cli.StringFlag{Name: "gmark", Usage: "the gmark binary jobs run (default: this one)"},
@@ -68,11 +68,8 @@ func runRun(c *cli.Context) error {
 	}
 	specPath := c.Args().First()
 	name := strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))
-	if c.Float64("speedup") <= 0 {
-		return usageErrorf("--speedup must be positive")
-	}
-	if c.Int("workers") < 1 {
-		return usageErrorf("--workers must be at least 1")
+	if err := checkSubmitRanges(c); err != nil {
+		return err
 	}
 	targetName := c.String("target")
 	found := false
@@ -125,41 +122,36 @@ func runRun(c *cli.Context) error {
 			sum.Jobs, sum.Tasks, specPath, c.Uint64("seed"), sum.Span())
 	}
 
-	// 2. The target: by default the bundled scheduler, in this process, its
-	// clock running --speedup times faster than the wall clock.
+	// 2. The target: by default the bundled scheduler, a process of its own
+	// (it outlives a kill -9 of this one), its clock running --speedup times
+	// faster than the wall clock.
 	db := filepath.Join(dir, "results.db")
 	st, err := store.Open(db)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	runDir := filepath.Join(dir, "runs", runID)
+	runDir, err := filepath.Abs(filepath.Join(dir, "runs", runID))
+	if err != nil {
+		return err
+	}
 	var target submitter.Target
 	var targetCfg any
 	if g != nil {
-		g.Scheduler.TimeScale = c.Float64("speedup")
+		// The bundled core runs as fast as the schedule: its clock scaled
+		// by --speedup, as recorded for a --resume.
+		kc := koalaConfig{Grid: c.String("grid"), Policy: c.String("policy"), Priority: c.String("priority"),
+			Runner: c.String("runner"), TimeScale: c.Float64("speedup")}
 		if c.IsSet("scan-interval") {
-			g.Scheduler.ScanInterval.Duration = c.Duration("scan-interval")
+			kc.ScanInterval = c.Duration("scan-interval").String()
 		}
 		if c.IsSet("policy") {
 			g.Scheduler.Policy = c.String("policy")
 		}
-		if err := os.MkdirAll(runDir, 0o755); err != nil {
+		tc := koalatarget.Config{Priority: kc.Priority, Runner: kc.Runner}
+		if target, targetCfg, err = bundledKoalaTarget(c.Context, kc, tc, runDir); err != nil {
 			return err
 		}
-		core, err := koalatarget.StartLocal(g, filepath.Join(runDir, "koala.db"))
-		if err != nil {
-			return err
-		}
-		t, err := koalatarget.New(koalatarget.Config{Endpoint: core.Endpoint, Token: core.Token,
-			Priority: c.String("priority"), Runner: c.String("runner")})
-		if err != nil {
-			_ = core.Stop()
-			return err
-		}
-		target = &koalatarget.Owned{Target: t, Core: core}
-		targetCfg = koalaConfig{Grid: c.String("grid"), State: filepath.Join(runDir, "koala.db"), Policy: g.Scheduler.Policy,
-			Priority: c.String("priority"), Runner: c.String("runner")}
 	} else {
 		if target, targetCfg, err = newTarget(c, targetName, runDir, nil); err != nil {
 			return err
@@ -204,6 +196,7 @@ func runRun(c *cli.Context) error {
 	res, err := submitter.Run(ctx, cfg)
 	bar.Done()
 	if errors.Is(err, submitter.ErrInterrupted) {
+		keepCore(target, c.App.ErrWriter)
 		printRunSummary(out, res, db)
 		return fmt.Errorf("interrupted; continue with: gmark submit --resume %s --db %s", runID, db)
 	}
@@ -218,7 +211,7 @@ func runRun(c *cli.Context) error {
 	// A compressed run is reported in workload time (durations times the
 	// speedup): what the workload would have seen, and what τ of the bounded
 	// slowdown is meant for.
-	opts := report.Options{WorkloadTime: c.Float64("speedup") != 1, Command: os.Args}
+	opts := report.Options{WorkloadTime: c.Float64("speedup") != 1, Command: submitter.RedactArgs(os.Args)}
 	reportDir := filepath.Join(dir, "report-"+runID)
 	index, err := report.Write(context.Background(), db, []string{runID}, reportDir, opts)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 var reportLineRE = regexp.MustCompile(`(?m)^report: (\S+/index\.html) `)
 
 // The README's main job: `gmark run examples/quickstart.wdl` from the
-// repository root, on the bundled scheduler in-process, with no outside
+// repository root, on the bundled scheduler started for the run, with no outside
 // service: every job runs and the report is written.
 func TestRunQuickstart(t *testing.T) {
 	if testing.Short() {
@@ -57,7 +57,10 @@ func TestRunUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"run"}, "run takes one WDL file"},
-		{[]string{"run", abs(t, "../../examples/quickstart.wdl"), "--speedup", "0"}, "--speedup must be positive"},
+		{[]string{"run", abs(t, "../../examples/quickstart.wdl"), "--speedup", "0"}, "--speedup must be a number above 0"},
+		{[]string{"run", abs(t, "../../examples/quickstart.wdl"), "--speedup", "NaN"}, "--speedup must be a number above 0"},
+		{[]string{"run", abs(t, "../../examples/quickstart.wdl"), "--workers", "0"}, "--workers must be between 1 and 10000"},
+		{[]string{"run", abs(t, "../../examples/quickstart.wdl"), "--retries", "-1"}, "--retries must be between 0 and 100"},
 		{[]string{"run", abs(t, "../../examples/quickstart.wdl"), "--target", "pbs"}, `unknown target "pbs"`},
 		{[]string{"run", abs(t, "../../testdata/bad/unknown-distribution.wdl")}, "unknown distribution"},
 		{[]string{"run", abs(t, "../../examples/quickstart.wdl"), "--grid", "/no/grid.toml"}, "/no/grid.toml"},

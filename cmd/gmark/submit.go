@@ -11,11 +11,11 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/submitter"
@@ -23,6 +23,7 @@ import (
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/local"
 	"github.com/gmark/gmark/submitter/slurm"
+	"github.com/gmark/gmark/submitter/targets"
 	"github.com/gmark/gmark/workload"
 	"github.com/urfave/cli/v2"
 )
@@ -60,13 +61,14 @@ func init() {
 			&cli.IntFlag{Name: "retries", Usage: "resubmit a failed task of a composite job up to this many times (0: off)"},
 			&cli.IntFlag{Name: "submit-retries", Value: submitter.DefaultSubmitRetries, Usage: "retry a submission failing with a transient error this many times"},
 			&cli.DurationFlag{Name: "backoff", Value: 500 * time.Millisecond, Usage: "first wait before a submission retry; doubled each time, up to 30s"},
+			&cli.DurationFlag{Name: "retry-for", Value: submitter.DefaultRetryFor, Usage: "retry a call failing with transient errors (a scheduler restarting or unreachable) for at least this long, with backoff (0: --submit-retries alone)"},
 			&cli.IntFlag{Name: "processors", Usage: "local target: processor budget (default: the number of CPUs)"},
 			&cli.StringFlag{Name: "gmark", Usage: "the gmark binary jobs run as 'gmark app NAME …' (default: this one)"},
 			&cli.StringFlag{Name: "run-dir", Usage: "where job scripts and outputs go (default: runs/RUN beside the store)"},
-			&cli.StringFlag{Name: "endpoint", Usage: "koala target: URL of the core's HTTP API (default: start the core in-process from --grid)"},
-			&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala target without --endpoint: grid description of the in-process core"},
-			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala target: the core's token (default: read STATE.token next to a local core's state)"},
-			&cli.StringFlag{Name: "token-file", Usage: "koala target: file holding the core's token"},
+			&cli.StringFlag{Name: "endpoint", Usage: "koala target: URL of the core's HTTP API (default: start a core for the run from --grid)"},
+			&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala target without --endpoint: grid description of the core started for the run"},
+			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala target with --endpoint: the core's token; prefer --token-file or $GMARK_KOALA_TOKEN (a command line is visible to every user of the machine)"},
+			&cli.StringFlag{Name: "token-file", Usage: "koala target with --endpoint: file holding the core's token (the server's STATE.token); --resume reads it again"},
 			&cli.StringFlag{Name: "policy", Usage: "koala target: placement policy of every job (WF, CF, CM, FCM; default the core's)"},
 			&cli.StringFlag{Name: "priority", Usage: "koala target: priority of every job (default the core's)"},
 			&cli.StringFlag{Name: "runner", Usage: "koala target: runner of every job: krunner, drunner, irunner"},
@@ -81,17 +83,8 @@ func runSubmit(c *cli.Context) error {
 	if c.NArg() > 1 || (c.NArg() == 0 && resume == "") {
 		return usageErrorf("submit takes one workload directory (see 'gmark submit --help')")
 	}
-	if c.Int("workers") < 1 {
-		return usageErrorf("--workers must be at least 1")
-	}
-	if c.Float64("speedup") <= 0 {
-		return usageErrorf("--speedup must be positive")
-	}
-	if c.Int("max-in-flight") < 0 || c.Int("retries") < 0 || c.Int("submit-retries") < 0 {
-		return usageErrorf("--max-in-flight, --retries and --submit-retries must be >= 0")
-	}
-	if c.IsSet("tail") && c.Duration("tail") < 0 {
-		return usageErrorf("--tail must be >= 0")
+	if err := checkSubmitRanges(c); err != nil {
+		return err
 	}
 	if resume != "" && c.IsSet("run-id") {
 		return usageErrorf("--run-id names a new run; --resume continues one")
@@ -124,6 +117,8 @@ func runSubmit(c *cli.Context) error {
 		}
 	} else if runID == "" {
 		runID = submitter.NewRunID()
+	} else if err := submitter.CheckRunID(runID); err != nil {
+		return usageErrorf("--run-id: %v", err)
 	}
 	if targetName == "" {
 		return usageErrorf("--target is required: %s", strings.Join(targetNames, ", "))
@@ -142,6 +137,21 @@ func runSubmit(c *cli.Context) error {
 	if runDir == "" {
 		runDir = filepath.Join(filepath.Dir(c.String("db")), "runs", runID)
 	}
+	// Absolute: the target's configuration records it, and a --resume may
+	// run from another directory.
+	if runDir, err = filepath.Abs(runDir); err != nil {
+		return err
+	}
+	// One process at a time submits a run; the lock lives in the run's
+	// directory beside the store, wherever --run-dir puts the rest.
+	release, err := submitter.LockRun(filepath.Join(filepath.Dir(c.String("db")), "runs", runID))
+	if errors.Is(err, submitter.ErrRunBusy) {
+		return usageErrorf("run %s: %v", runID, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
 	// A resumed run's target is configured as recorded, unless --targets
 	// says otherwise.
 	var recorded []byte
@@ -187,6 +197,10 @@ func runSubmit(c *cli.Context) error {
 		cfg.SubmitRetries = -1 // none; 0 would mean the default
 	}
 	cfg.Backoff = c.Duration("backoff")
+	cfg.RetryFor = c.Duration("retry-for")
+	if cfg.RetryFor == 0 {
+		cfg.RetryFor = -1 // none; 0 would mean the default
+	}
 	if !quiet {
 		cfg.Log = logWriter{c.App.ErrWriter}
 	}
@@ -201,6 +215,7 @@ func runSubmit(c *cli.Context) error {
 	case errors.Is(err, submitter.ErrUnknownRun), errors.Is(err, submitter.ErrRunEnded), errors.Is(err, submitter.ErrRunMismatch):
 		return usageError{err}
 	case errors.Is(err, submitter.ErrInterrupted):
+		keepCore(target, c.App.ErrWriter)
 		printRunSummary(out, sum, c.String("db"))
 		return fmt.Errorf("interrupted; continue with: gmark submit --resume %s --db %s", sum.RunID, c.String("db"))
 	case err != nil && sum == nil:
@@ -213,25 +228,19 @@ func runSubmit(c *cli.Context) error {
 	return nil
 }
 
-// targetsFile is the targets TOML file: one section per target.
-type targetsFile struct {
-	Local  *local.Config   `toml:"local"`
-	Condor *batch.Config   `toml:"condor"`
-	SGE    *batch.Config   `toml:"sge"`
-	Slurm  *toml.Primitive `toml:"slurm"`
-}
-
 // newTarget builds the target named by --target, with its configuration
 // for the provenance record.
 //
 // recorded, when set, is the target configuration a resumed run recorded
 // (JSON): the target is made the same way again, in the same directories.
 func newTarget(c *cli.Context, name, runDir string, recorded []byte) (submitter.Target, any, error) {
-	var tf targetsFile
+	var tf targets.File
 	if path := c.String("targets"); path != "" {
-		if _, err := toml.DecodeFile(path, &tf); err != nil {
-			return nil, nil, usageErrorf("targets file %s: %v", path, err)
+		f, err := targets.Load(path)
+		if err != nil {
+			return nil, nil, usageErrorf("targets file %v", err)
 		}
+		tf = *f
 	}
 	fromRecord := func(v any) bool {
 		return len(recorded) > 0 && !c.IsSet("run-dir") && json.Unmarshal(recorded, v) == nil
@@ -269,10 +278,10 @@ func newTarget(c *cli.Context, name, runDir string, recorded []byte) (submitter.
 	case "slurm":
 		var cfg slurm.Config
 		if path := c.String("targets"); path != "" {
-			var err error
-			if cfg, err = slurm.LoadConfig(path); err != nil {
-				return nil, nil, usageError{err}
+			if tf.Slurm == nil {
+				return nil, nil, usageErrorf("targets file %s: no [slurm] section", path)
 			}
+			cfg = *tf.Slurm
 		} else {
 			fromRecord(&cfg)
 		}
@@ -317,6 +326,17 @@ func newTarget(c *cli.Context, name, runDir string, recorded []byte) (submitter.
 		return newKoalaTarget(c, runDir, recorded)
 	}
 	return nil, nil, usageErrorf("unknown target %q (known: %s)", name, strings.Join(targetNames, ", "))
+}
+
+// keepCore leaves the bundled core of an interrupted run running, with the
+// jobs it runs: the --resume reconnects to it.
+func keepCore(t submitter.Target, w io.Writer) {
+	if o, ok := t.(*koalatarget.Owned); ok {
+		if core, ok := o.Core.(*koalatarget.Core); ok {
+			o.Keep()
+			fmt.Fprintf(w, "gmark: the bundled core keeps running the jobs (pid %d); --resume reconnects to it and stops it at the end\n", core.Pid)
+		}
+	}
 }
 
 // logWriter prefixes the submitter's log lines.
@@ -401,16 +421,22 @@ func stateCounts(m map[string]int) string {
 // it (never the token).
 type koalaConfig struct {
 	Endpoint string `json:"endpoint,omitempty"`
-	Grid     string `json:"grid,omitempty"`
-	State    string `json:"state,omitempty"`
-	Policy   string `json:"policy,omitempty"`
-	Priority string `json:"priority,omitempty"`
-	Runner   string `json:"runner,omitempty"`
+	// TokenFile is where the token was read (a path is no secret): a
+	// resumed run reads it there again.
+	TokenFile string `json:"token_file,omitempty"`
+	Grid      string `json:"grid,omitempty"`
+	State     string `json:"state,omitempty"`
+	Policy    string `json:"policy,omitempty"`
+	Priority  string `json:"priority,omitempty"`
+	Runner    string `json:"runner,omitempty"`
+	// The bundled core's clock and scan interval, when they override the
+	// grid's ('gmark run --speedup'): a resumed run's core runs the same.
+	TimeScale    float64 `json:"time_scale,omitempty"`
+	ScanInterval string  `json:"scan_interval,omitempty"`
 }
 
-// newKoalaTarget connects to a core at --endpoint, or starts one in this
-// process from --grid, its state in the run directory (so a resumed run
-// finds the same core state, and the core refuses to run a job twice).
+// newKoalaTarget connects to a core at --endpoint, or starts one for the
+// run from --grid (bundledKoalaTarget).
 func newKoalaTarget(c *cli.Context, runDir string, recorded []byte) (submitter.Target, any, error) {
 	var cfg koalaConfig
 	if len(recorded) > 0 && !c.IsSet("endpoint") && !c.IsSet("grid") {
@@ -426,9 +452,20 @@ func newKoalaTarget(c *cli.Context, runDir string, recorded []byte) (submitter.T
 	}
 	tc := koalatarget.Config{Policy: cfg.Policy, Priority: cfg.Priority, Runner: cfg.Runner}
 	if cfg.Endpoint != "" {
-		tc.Endpoint, tc.Token = cfg.Endpoint, c.String("token")
-		if f := c.String("token-file"); f != "" {
-			b, err := os.ReadFile(f)
+		tc.Endpoint = cfg.Endpoint
+		switch {
+		case c.IsSet("token-file"):
+			abs, err := filepath.Abs(c.String("token-file"))
+			if err != nil {
+				return nil, nil, usageErrorf("--token-file: %v", err)
+			}
+			cfg.TokenFile = abs
+		case c.String("token") != "":
+			cfg.TokenFile = "" // given again: it wins over the recorded file
+			tc.Token = c.String("token")
+		}
+		if cfg.TokenFile != "" {
+			b, err := os.ReadFile(cfg.TokenFile)
 			if err != nil {
 				return nil, nil, usageErrorf("--token-file: %v", err)
 			}
@@ -443,9 +480,23 @@ func newKoalaTarget(c *cli.Context, runDir string, recorded []byte) (submitter.T
 	if cfg.Grid == "" || c.IsSet("grid") {
 		cfg.Grid = c.String("grid")
 	}
-	g, err := grid.Load(cfg.Grid)
-	if err != nil {
+	return bundledKoalaTarget(c.Context, cfg, tc, runDir)
+}
+
+// bundledKoalaTarget starts the bundled core of cfg.Grid as a process of
+// its own (or reconnects to the one a killed submitter left running), its
+// state in the run directory, and returns the target that uses it and
+// owns it. The core outlives a kill -9 of the submitter, so the jobs it
+// runs do not die with the submitter; the resumed run finds the same core
+// or, if it is gone, restarts one on the same state, which refuses to run
+// a job twice.
+func bundledKoalaTarget(ctx context.Context, cfg koalaConfig, tc koalatarget.Config, runDir string) (submitter.Target, any, error) {
+	if _, err := grid.Load(cfg.Grid); err != nil {
 		return nil, nil, usageError{err}
+	}
+	var err error
+	if cfg.Grid, err = filepath.Abs(cfg.Grid); err != nil {
+		return nil, nil, err
 	}
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return nil, nil, err
@@ -453,7 +504,21 @@ func newKoalaTarget(c *cli.Context, runDir string, recorded []byte) (submitter.T
 	if cfg.State == "" {
 		cfg.State = filepath.Join(runDir, "koala.db")
 	}
-	core, err := koalatarget.StartLocal(g, cfg.State)
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	var args []string
+	if cfg.Policy != "" {
+		args = append(args, "--policy", cfg.Policy)
+	}
+	if cfg.TimeScale > 0 {
+		args = append(args, "--time-scale", strconv.FormatFloat(cfg.TimeScale, 'g', -1, 64))
+	}
+	if cfg.ScanInterval != "" {
+		args = append(args, "--scan-interval", cfg.ScanInterval)
+	}
+	core, err := koalatarget.StartCore(ctx, koalatarget.CoreSpec{Executable: exe, Grid: cfg.Grid, State: cfg.State, Args: args})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,21 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
-	"github.com/gmark/gmark/submitter/local"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 )
 
@@ -38,6 +33,9 @@ var runLine = regexp.MustCompile(`(?m)^run (\S+)$`)
 func TestSubmitUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	wl := genWorkload(t, dir, "1\tunitary\t2\thello\tsingle\t1\t*:1\tC(1s)\n")
+	typo, negative := filepath.Join(dir, "typo.toml"), filepath.Join(dir, "negative.toml")
+	os.WriteFile(typo, []byte("[local]\nprocesors = 4\n"), 0o644)
+	os.WriteFile(negative, []byte("[local]\nprocessors = -4\n"), 0o644)
 	cases := []struct {
 		args []string
 		want string
@@ -47,11 +45,35 @@ func TestSubmitUsageErrors(t *testing.T) {
 		{[]string{"submit", wl, "--target", "nope"}, "unknown target"},
 		{[]string{"submit", wl, "--target", "koala", "--grid", "/no/such/grid.toml"}, "/no/such/grid.toml: no such file"},
 		{[]string{"submit", wl, "--target", "koala", "--endpoint", "ftp://x", "--token", "t"}, "is not an http:// URL"},
+		{[]string{"submit", wl, "--target", "koala", "--endpoint", "http://u:pw@127.0.0.1:1", "--token", "t"}, "carries credentials"},
+		// The missing token names the real ways to give it.
+		{[]string{"submit", wl, "--target", "koala", "--endpoint", "http://127.0.0.1:1"}, "needs the core's token: --token-file FILE (e.g. the server's STATE.token file) or $GMARK_KOALA_TOKEN"},
+		{[]string{"submit", wl, "--target", "koala", "--endpoint", "http://127.0.0.1:1", "--token-file", filepath.Join(dir, "none")}, "--token-file: open " + filepath.Join(dir, "none")},
 		{[]string{"submit", filepath.Join(dir, "missing"), "--target", "dryrun"}, "workload directory"},
 		{[]string{"submit", wl, "--target", "dryrun", "--workers", "0"}, "--workers"},
 		{[]string{"submit", wl, "--target", "dryrun", "--speedup", "0"}, "--speedup"},
+		// Every number is checked against its documented range.
+		{[]string{"submit", wl, "--target", "dryrun", "--speedup", "NaN"}, "--speedup must be a number above 0 and at most 1e+06, not NaN"},
+		{[]string{"submit", wl, "--target", "dryrun", "--speedup", "+Inf"}, "--speedup must be"},
+		{[]string{"submit", wl, "--target", "dryrun", "--speedup", "1e7"}, "--speedup must be"},
+		{[]string{"submit", wl, "--target", "dryrun", "--workers", "10001"}, "--workers must be between 1 and 10000, not 10001"},
+		{[]string{"submit", wl, "--target", "dryrun", "--max-in-flight", "-1"}, "--max-in-flight must be between 0"},
+		{[]string{"submit", wl, "--target", "dryrun", "--retries", "101"}, "--retries must be between 0 and 100"},
+		{[]string{"submit", wl, "--target", "dryrun", "--submit-retries", "-1"}, "--submit-retries must be between 0 and 1000"},
+		{[]string{"submit", wl, "--target", "local", "--processors", "0"}, "--processors must be between 1 and 1000000"},
+		{[]string{"submit", wl, "--target", "dryrun", "--tail", "-1s"}, "--tail must be between 0s and 720h0m0s"},
+		{[]string{"submit", wl, "--target", "dryrun", "--backoff", "0s"}, "--backoff must be between 1ms and 10m0s"},
+		{[]string{"submit", wl, "--target", "dryrun", "--retry-for", "25h"}, "--retry-for must be between 0s and 24h0m0s"},
 		{[]string{"submit", "--resume", "nope", "--db", filepath.Join(dir, "r.db")}, "no run nope"},
+		{[]string{"submit", "--resume", "../../etc", "--db", filepath.Join(dir, "r.db")}, `no run ../../etc`},
+		{[]string{"submit", wl, "--target", "dryrun", "--run-id", "../escape"}, `--run-id: run id "../escape": 1 to 100 letters`},
+		{[]string{"submit", wl, "--target", "dryrun", "--run-id", "a/b"}, `--run-id: run id "a/b"`},
 		{[]string{"submit", wl, "--target", "slurm", "--targets", filepath.Join(dir, "missing.toml")}, "missing.toml"},
+		// Item 12: the targets file refuses typos, unknown sections and
+		// numbers out of range, with the line.
+		{[]string{"submit", wl, "--target", "local", "--targets", typo}, typo + ":2: unknown key local.procesors"},
+		{[]string{"submit", wl, "--target", "local", "--targets", negative}, negative + ":2: local.processors: -4 is out of range"},
+		{[]string{"submit", wl, "--target", "slurm", "--targets", negative}, negative + ":2: local.processors"},
 	}
 	for _, c := range cases {
 		_, stderr, code := run(t, dir, c.args...)
@@ -94,100 +116,8 @@ func TestSubmitDryRun(t *testing.T) {
 	}
 }
 
-// kill -9 of the submitter mid-run, then --resume: the run completes, no
-// job is lost, none is submitted (launched) twice. Real processes all the
-// way: the gmark binary submitting, the jobs running "gmark app swf".
-func TestSubmitKill9Resume(t *testing.T) {
-	bin := buildGmark(t)
-	dir := t.TempDir()
-	// 30 jobs, one every 100 ms, each running 0.4 s on a budget of 2
-	// processors: at the kill some are done, some running, some queued in
-	// the local target, some not yet due.
-	wl := genWorkload(t, dir, "1\tunitary\t30\tswf\tsingle\t1\t*:1\tC(100ms)\tRunTime=C(400ms)\n")
-	db := filepath.Join(dir, "results.db")
-	cmd := exec.Command(bin, "submit", wl, "--target", "local", "--db", db, "--processors", "2", "--quiet", "--run-id", "r1")
-	cmd.Dir = dir
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Wait until a third of the jobs are recorded final, then kill -9.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if n := countRows(t, db, "r1"); n >= 10 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("the run did not get going:\n%s", out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	before := countRows(t, db, "r1")
-	if before >= 30 {
-		t.Fatalf("the run finished before the kill (%d jobs)", before)
-	}
-
-	stdout, stderr, code := run(t, dir, "submit", "--resume", "r1", "--db", db, "--quiet")
-	if code != 0 {
-		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	if !strings.Contains(stdout, "resuming run r1") || !strings.Contains(stdout, "jobs:  30 (30 succeeded)") {
-		t.Fatalf("resume output:\n%s", stdout)
-	}
-	st, err := store.OpenReadOnly(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	rows, _ := st.Jobs("r1")
-	if len(rows) != 30 {
-		t.Fatalf("%d job rows, want 30", len(rows))
-	}
-	for _, r := range rows {
-		if r.State != store.Succeeded || r.StartNS == 0 || r.EndNS < r.StartNS || r.SubmitNS == 0 {
-			t.Errorf("job %+v", r)
-		}
-	}
-	// One submission record and one result per job.
-	subs, _ := st.Submissions("r1")
-	results, _ := st.Results("r1")
-	if len(subs) != 30 || len(results) != 30 {
-		t.Fatalf("%d submissions, %d results", len(subs), len(results))
-	}
-	// Every job was launched exactly once.
-	launches := map[string]int{}
-	f, err := os.Open(filepath.Join(dir, "runs", "r1", "local", local.LaunchLog))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		key, _, _ := strings.Cut(sc.Text(), " ")
-		launches[key]++
-	}
-	f.Close()
-	if len(launches) != 30 {
-		t.Fatalf("%d jobs launched, want 30", len(launches))
-	}
-	for k, n := range launches {
-		if n != 1 {
-			t.Errorf("%s launched %d times", k, n)
-		}
-	}
-	ps, _ := st.Provenance("r1")
-	if len(ps) != 2 {
-		t.Fatalf("%d provenance records", len(ps))
-	}
-	t.Logf("killed with %d of 30 jobs recorded; resume finished the rest", before)
-}
-
+// countRows counts the job rows of a run in a store (0 while there is no
+// store).
 func countRows(t *testing.T, db, run string) int {
 	if _, err := os.Stat(db); err != nil {
 		return 0
@@ -242,44 +172,18 @@ func TestSubmitSlurmEndToEnd(t *testing.T) {
 	type sj struct{ submit, orig, start, end int64 }
 	slurm := map[string]sj{} // "cluster:id" → times
 	for _, c := range e.Clusters {
-		b, err := c.Cmd("squeue", "--json").Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out struct {
-			Jobs []struct {
-				ID     int64 `json:"job_id"`
-				Submit int64 `json:"submit_time"`
-				Start  int64 `json:"start_time"`
-				End    int64 `json:"end_time"`
-			} `json:"jobs"`
-		}
-		if err := json.Unmarshal(b, &out); err != nil {
-			t.Fatal(err)
-		}
-		for _, j := range out.Jobs {
+		for _, j := range slurmQueue(t, c) {
 			slurm[fmt.Sprintf("%s:%d", c.Name, j.ID)] = sj{j.Submit, j.Submit, j.Start, j.End}
 		}
 		// A job Slurm requeued (a launch it could not confirm on a loaded
 		// machine) has its submit time reset; the job completion log's
 		// first line of the job has the original.
-		jc, _ := os.ReadFile(c.JobComp)
 		seen := map[string]bool{}
-		for _, line := range strings.Split(string(jc), "\n") {
-			var id int64
-			var submit string
-			for _, f := range strings.Fields(line) {
-				if v, ok := strings.CutPrefix(f, "JobId="); ok {
-					fmt.Sscan(v, &id)
-				}
-				if v, ok := strings.CutPrefix(f, "SubmitTime="); ok {
-					submit = v
-				}
-			}
-			key := fmt.Sprintf("%s:%d", c.Name, id)
-			if s, ok := slurm[key]; ok && !seen[key] && submit != "" {
+		for _, rec := range slurmJobComp(t, c) {
+			key := c.Name + ":" + rec["JobId"]
+			if s, ok := slurm[key]; ok && !seen[key] && rec["SubmitTime"] != "" {
 				seen[key] = true
-				if ts, err := time.ParseInLocation("2006-01-02T15:04:05", submit, time.Local); err == nil {
+				if ts, err := time.ParseInLocation("2006-01-02T15:04:05", rec["SubmitTime"], time.Local); err == nil {
 					s.orig = ts.Unix()
 					slurm[key] = s
 				}
@@ -327,4 +231,124 @@ func TestSubmitSlurmEndToEnd(t *testing.T) {
 	}
 	t.Logf("210 jobs, %d Slurm jobs on alpha, %d on beta; %s", perCluster["alpha"], perCluster["beta"],
 		strings.TrimSpace(strings.SplitN(stdout[strings.Index(stdout, "submission delay"):], "\n", 2)[0]))
+}
+
+// Item 5: a token given on the command line reaches neither the results
+// store (meant to be shared, its rows immutable), nor the output, nor the
+// report, in any of the forms a flag takes.
+func TestSubmitRedactsSecrets(t *testing.T) {
+	dir := t.TempDir()
+	// Run times and waits with some spread (the report plots them on log
+	// scales).
+	spec := "1\tunitary\t4\tswf\tsingle\t1\t*:1\tC(50ms)\tRunTime=U(100ms,300ms)\n"
+	wl := genWorkload(t, dir, spec)
+	const secret = "s3cret-70k3n"
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"--token X", []string{"--token", secret}},
+		{"--token=X", []string{"--token=" + secret}},
+		{"-token X", []string{"-token", secret}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db := filepath.Join(dir, fmt.Sprintf("r%d.db", i))
+			stdout, stderr, code := run(t, dir, append([]string{"submit", wl, "--target", "dryrun", "--db", db, "-q"}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if strings.Contains(stdout+stderr, secret) {
+				t.Errorf("the output shows the token:\n%s\n%s", stdout, stderr)
+			}
+			st, err := store.OpenReadOnly(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := runLine.FindStringSubmatch(stdout)
+			ps, _ := st.Provenance(m[1])
+			st.Close()
+			if len(ps) != 1 || !strings.Contains(ps[0].CommandLine, "REDACTED") {
+				t.Errorf("provenance %+v", ps)
+			}
+			assertNoSecretIn(t, secret, db+"*")
+		})
+	}
+	// gmark run: the store and the report page.
+	out := filepath.Join(dir, "run")
+	specPath := filepath.Join(dir, "spec.wdl")
+	stdout, stderr, code := run(t, dir, "run", specPath, "--target", "local", "--processors", "1", "-o", out, "-q", "--token", secret)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout+stderr, secret) {
+		t.Errorf("gmark run shows the token:\n%s\n%s", stdout, stderr)
+	}
+	assertNoSecretIn(t, secret, filepath.Join(out, "results.db*"), filepath.Join(out, "report-*", "*"))
+}
+
+// assertNoSecretIn checks that no file matching the patterns holds secret.
+func assertNoSecretIn(t *testing.T, secret string, patterns ...string) {
+	t.Helper()
+	n := 0
+	for _, p := range patterns {
+		files, _ := filepath.Glob(p)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue // a directory
+			}
+			n++
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds the token", f)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no file matches %v", patterns)
+	}
+}
+
+// Degenerate workloads on each kind of target: an empty one completes at
+// once, one job runs, a workload whose every job fails completes (exit 0:
+// failed jobs are results) and says why.
+func TestSubmitDegenerateWorkloads(t *testing.T) {
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "grid.toml")
+	if err := os.WriteFile(grid, []byte("name = \"one\"\n[scheduler]\nscan_interval = \"1s\"\n[[cluster]]\nname = \"A\"\nprocessors = 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	workloads := map[string]string{
+		"empty": "1\tunitary\t0\thello\tsingle\t1\t*:1\tC(10ms)\n",
+		"one":   "1\tunitary\t1\tswf\tsingle\t1\t*:1\tC(10ms)\tRunTime=C(100ms)\n",
+		// 8 processors: more than the local budget and the grid have.
+		"all fail": "1\tunitary\t3\thello\tsingle\t8\t*:8\tC(10ms)\n",
+	}
+	cases := []struct {
+		workload string
+		target   []string
+		want     string
+	}{
+		{"empty", []string{"--target", "dryrun"}, "jobs:  0\n"},
+		{"empty", []string{"--target", "local"}, "jobs:  0\n"},
+		{"empty", []string{"--target", "koala", "--grid", grid}, "jobs:  0\n"},
+		{"one", []string{"--target", "dryrun"}, "jobs:  1 (1 succeeded)"},
+		{"one", []string{"--target", "local"}, "jobs:  1 (1 succeeded)"},
+		{"one", []string{"--target", "koala", "--grid", grid}, "jobs:  1 (1 succeeded)"},
+		{"all fail", []string{"--target", "local", "--processors", "2"}, "jobs:  3 (3 failed)\n  note: 3 failed: submission failed: job JOB asks for 8 processors; the local budget is 2"},
+		{"all fail", []string{"--target", "koala", "--grid", grid}, "jobs:  3 (3 failed)\n  note: 3 failed: submission failed: the core refused job"},
+	}
+	for i, c := range cases {
+		t.Run(c.workload+" "+c.target[1], func(t *testing.T) {
+			sub := filepath.Join(dir, fmt.Sprint(i))
+			if err := os.Mkdir(sub, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			wl := genWorkload(t, sub, workloads[c.workload])
+			stdout, stderr, code := run(t, sub, append([]string{"submit", wl, "--db", filepath.Join(sub, "r.db"), "-q"}, c.target...)...)
+			if code != 0 || !strings.Contains(stdout, c.want) {
+				t.Fatalf("exit %d, want 0 and %q:\n%s\n%s", code, c.want, stdout, stderr)
+			}
+		})
+	}
 }

@@ -87,6 +87,8 @@ type Target struct {
 	wg   sync.WaitGroup
 
 	failingSince time.Time
+	// orphans are the submit commands a killed submitter left running.
+	orphans submitter.Orphans
 }
 
 type bjob struct {
@@ -217,6 +219,11 @@ func (t *Target) track(s *submitter.Submission, id string, at time.Time) {
 // Find looks for the job by name in the queue, then in the history.
 func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.Receipt, bool, error) {
 	name := jobName(s)
+	// A submit command of this submission that a killed submitter left
+	// running may still be submitting it: wait for it, then look.
+	if err := t.orphans.Wait(ctx, name, t.cfg.CommandTimeout); err != nil {
+		return submitter.Receipt{}, false, err
+	}
 	_, names, err := t.sys.queue(ctx, t)
 	if err != nil {
 		return submitter.Receipt{}, false, err

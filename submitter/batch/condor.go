@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gmark/gmark/submitter"
 )
 
 // condor drives HTCondor.
@@ -86,28 +88,33 @@ func (ad condorAd) id() string {
 // status maps JobStatus: 1 idle, 2 running, 3 removed, 4 completed, 5 held,
 // 6 transferring output, 7 suspended.
 func (ad condorAd) status() status {
-	st := status{submit: ad.QDate, start: ad.JobStartDate, raw: string(ad.raw)}
+	st := status{submit: submitter.UnixSeconds(ad.QDate), start: submitter.UnixSeconds(ad.JobStartDate), raw: string(ad.raw)}
 	switch ad.JobStatus {
 	case 2, 6, 7:
 		st.class = "running"
 	case 3:
-		st.class, st.end, st.reason = "cancelled", ad.EnteredCurrentStatus, ad.RemoveReason
+		st.class, st.end, st.reason = "cancelled", submitter.UnixSeconds(ad.EnteredCurrentStatus), ad.RemoveReason
 	case 4:
-		st.end = ad.CompletionDate
+		st.end = submitter.UnixSeconds(ad.CompletionDate)
 		if st.end == 0 {
-			st.end = ad.EnteredCurrentStatus
+			st.end = submitter.UnixSeconds(ad.EnteredCurrentStatus)
 		}
-		code := 0
+		code, known := 0, true
 		if ad.ExitCode != nil {
-			code = *ad.ExitCode
+			code, known = submitter.ExitStatus(int64(*ad.ExitCode))
 		}
 		if ad.ExitBySignal {
-			code = 128 + ad.ExitSignal
+			code, known = 128+ad.ExitSignal, ad.ExitSignal >= 1 && ad.ExitSignal <= 127
 		}
-		st.exit = &code
-		st.class = "succeeded"
-		if code != 0 {
+		switch {
+		case !known:
+			st.class, st.reason = "failed", "an exit status out of range"
+		case code != 0:
+			st.exit = &code
 			st.class, st.reason = "failed", fmt.Sprintf("exit status %d", code)
+		default:
+			st.exit = &code
+			st.class = "succeeded"
 		}
 	default: // 1 idle, 5 held
 		st.class = "queued"

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/submitter"
 )
 
 // sge drives Grid Engine (SGE, Son of Grid Engine, Open Grid Scheduler).
@@ -78,7 +80,7 @@ func sgeTime(s string) int64 {
 	for _, layout := range []string{"2006-01-02T15:04:05.000", "2006-01-02T15:04:05", "Mon Jan _2 15:04:05 2006",
 		"2006-01-02 15:04:05.000000", "2006-01-02 15:04:05"} {
 		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t.Unix()
+			return submitter.UnixSeconds(t.Unix())
 		}
 	}
 	return 0
@@ -137,10 +139,15 @@ func parseQacct(b []byte) map[string]string {
 func qacctStatus(m map[string]string) status {
 	raw, _ := json.Marshal(m)
 	st := status{raw: string(raw), submit: sgeTime(m["qsub_time"]), start: sgeTime(m["start_time"]), end: sgeTime(m["end_time"])}
-	code, _ := strconv.Atoi(strings.Fields(m["exit_status"] + " 0")[0])
-	st.exit = &code
+	n, _ := strconv.ParseInt(strings.Fields(m["exit_status"] + " 0")[0], 10, 64)
+	code, known := submitter.ExitStatus(n)
+	if known {
+		st.exit = &code
+	}
 	failed := strings.Fields(m["failed"] + " 0")[0]
 	switch {
+	case !known:
+		st.class, st.reason = "failed", "exit status "+m["exit_status"]+" out of range"
 	case failed != "0":
 		st.class, st.reason = "failed", "qacct failed: "+m["failed"]
 	case code != 0:

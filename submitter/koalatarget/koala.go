@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -61,11 +62,18 @@ type tracked struct {
 // New checks the configuration; Watch connects.
 func New(cfg Config) (*Target, error) {
 	u, err := url.Parse(cfg.Endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("koala endpoint %q is not an http:// URL", cfg.Endpoint)
+	if err != nil {
+		return nil, errors.New("the koala endpoint is not a URL")
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("koala endpoint %q is not an http:// URL", u.Redacted())
+	}
+	if u.User != nil {
+		// It would be recorded with the run and shown in errors.
+		return nil, fmt.Errorf("koala endpoint %s carries credentials: give the token with --token-file or $GMARK_KOALA_TOKEN", u.Redacted())
 	}
 	if cfg.Token == "" {
-		return nil, errors.New("the koala target needs the core's token (--koala-token, $GMARK_KOALA_TOKEN, or the STATE.token file)")
+		return nil, errors.New("the koala target needs the core's token: --token-file FILE (e.g. the server's STATE.token file) or $GMARK_KOALA_TOKEN")
 	}
 	c := cfg.Client
 	if c == nil {
@@ -150,12 +158,24 @@ func (t *Target) openStream(ctx context.Context, since string) (io.ReadCloser, e
 	return resp.Body, nil
 }
 
-// wall converts a core time to the wall clock.
+// wall converts a core time to the wall clock. A time the core sent that
+// is out of range (before 1970, after 2242) is unknown: the zero time.
 func (t *Target) wall(core time.Time) time.Time {
-	if core.IsZero() || t.scale == 1 && t.origin.Equal(t.wallOrigin) {
+	if core.IsZero() {
 		return core
 	}
-	return t.wallOrigin.Add(time.Duration(float64(core.Sub(t.origin)) / t.scale))
+	w := core
+	if !(t.scale == 1 && t.origin.Equal(t.wallOrigin)) {
+		d := float64(core.Sub(t.origin)) / t.scale
+		if math.Abs(d) > float64(submitter.MaxUnixSeconds)*1e9 {
+			return time.Time{}
+		}
+		w = t.wallOrigin.Add(time.Duration(d))
+	}
+	if submitter.UnixSeconds(w.Unix()) == 0 {
+		return time.Time{}
+	}
+	return w
 }
 
 // coreEvent is the part of a core event the target reads.
@@ -239,7 +259,9 @@ func (t *Target) read(body io.Reader, last *uint64) (int, error) {
 		if err := json.Unmarshal([]byte(data), &e); err != nil {
 			continue
 		}
-		e.Time = t.wall(e.Time)
+		if e.Time = t.wall(e.Time); e.Time.IsZero() {
+			e.Time = time.Now() // when we heard of it
+		}
 		n++
 		if e.Seq > *last {
 			*last = e.Seq

@@ -69,16 +69,24 @@ func (l *Local) Stop() error {
 	return l.err
 }
 
-// Owned is a target together with the core it started in-process: closing
-// it stops both.
+// Owned is a target together with the core it started (in-process, or a
+// process of its own): closing it stops both, unless Keep was called.
 type Owned struct {
 	*Target
-	Core *Local
+	Core interface{ Stop() error }
+	keep bool
 }
+
+// Keep leaves the core running when the target is closed: an interrupted
+// run's core keeps running its jobs, and the --resume reconnects to it.
+func (o *Owned) Keep() { o.keep = true }
 
 // Close implements submitter.Target.
 func (o *Owned) Close() error {
 	err := o.Target.Close()
+	if o.keep {
+		return err
+	}
 	if serr := o.Core.Stop(); err == nil {
 		err = serr
 	}

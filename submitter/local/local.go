@@ -50,7 +50,7 @@ type Config struct {
 	// Default: the running program (os.Executable).
 	Executable string `json:"executable" toml:"executable"`
 	// Dir holds the jobs' directories. Required.
-	Dir string `json:"dir" toml:"dir"`
+	Dir string `json:"dir" toml:"-"` // set by the submitter: RUN_DIR/local
 	// Env is added to every job's environment (KEY=VALUE).
 	Env []string `json:"env,omitempty" toml:"env"`
 	// KillGrace is how long a job killed for its wall time or cancelled
@@ -211,9 +211,6 @@ func (t *Target) start(j *job) error {
 	if err := os.WriteFile(filepath.Join(j.dir, "launching"), []byte(now+"\n"), 0o644); err != nil {
 		return err
 	}
-	if err := appendLine(filepath.Join(t.cfg.Dir, LaunchLog), j.sub.Key+" "+now); err != nil {
-		return err
-	}
 	var openErr error
 	spec := launch.Spec{
 		JobID:      j.sub.Job.ID,
@@ -251,6 +248,10 @@ func (t *Target) start(j *job) error {
 	for _, p := range lj.Procs() {
 		rec.Pids = append(rec.Pids, p.Pid)
 	}
+	// The processes run: log the launch, then write the start record. A
+	// crash between the two leaves no start record, and the process that
+	// adopts the job writes it (and the log line, if it is missing).
+	logLaunch(t.cfg.Dir, j.sub.Key, j.started, rec.Pids)
 	writeStart(j.dir, rec)
 	if w := j.sub.Job.WallTime; w > 0 {
 		j.wall = time.AfterFunc(w, func() { t.stopJob(j, fmt.Sprintf("wall time %s exceeded", w)) })
@@ -262,9 +263,37 @@ func (t *Target) start(j *job) error {
 }
 
 // LaunchLog, in the target's directory, gets one line per launch, "<key>
-// <time>", appended before the processes start: an audit trail of what ran,
-// in which a key appears once.
+// <time> <pid,pid,...>", appended once the processes run (by the process
+// that adopts them on --resume, if the one that launched them died first):
+// an audit trail of what ran, in which a key appears once. A launch cut
+// short by a crash before its processes started is not in it.
 const LaunchLog = "launches.log"
+
+// logLaunch appends the launch of key to the launch log. A failure to log
+// does not stop the job (its directory records the launch too).
+func logLaunch(dir, key string, at time.Time, pids []int) {
+	ps := make([]string, len(pids))
+	for i, p := range pids {
+		ps[i] = strconv.Itoa(p)
+	}
+	_ = appendLine(filepath.Join(dir, LaunchLog), key+" "+at.Format(time.RFC3339Nano)+" "+strings.Join(ps, ","))
+}
+
+// launchLogged reports whether the launch log has a line for key.
+func launchLogged(dir, key string) bool {
+	f, err := os.Open(filepath.Join(dir, LaunchLog))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, _, _ := strings.Cut(sc.Text(), " "); k == key {
+			return true
+		}
+	}
+	return false
+}
 
 func appendLine(path, line string) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
@@ -495,8 +524,14 @@ func (t *Target) adopt(s *submitter.Submission) error {
 		j.started = st.ModTime()
 	}
 	j.pids = rec.Pids
-	if len(j.pids) == 0 {
+	if rec.StartNS == 0 {
+		// The launching process died after it started the processes and
+		// before it wrote the start record: complete its records.
 		j.pids = processesIn(j.dir)
+		if !launchLogged(t.cfg.Dir, s.Key) {
+			logLaunch(t.cfg.Dir, s.Key, j.started, j.pids)
+		}
+		writeStart(j.dir, startRecord{StartNS: j.started.UnixNano(), Pids: j.pids})
 	}
 	t.mu.Lock()
 	if _, dup := t.jobs[s.Key]; dup {
@@ -576,18 +611,10 @@ func adoptedOutcome(j *job) (end time.Time, exit *int, failed string) {
 // processesIn lists the processes whose working directory is dir: the
 // processes of the job that runs there.
 func processesIn(dir string) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if cwd, err := os.Readlink("/proc/" + e.Name() + "/cwd"); err == nil && cwd == dir && alive(pid, dir) {
-			pids = append(pids, pid)
+	for _, p := range submitter.Procs() {
+		if cwd, err := os.Readlink("/proc/" + strconv.Itoa(p.Pid) + "/cwd"); err == nil && cwd == dir && alive(p.Pid, dir) {
+			pids = append(pids, p.Pid)
 		}
 	}
 	return pids

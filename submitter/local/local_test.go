@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -273,4 +274,89 @@ func TestAdoptAfterRestart(t *testing.T) {
 	}
 	old.Wait()
 	nt.Wait()
+}
+
+// A crash of the submitter in the middle of a launch: the launch log has
+// one line per launch that really started processes, whichever process
+// wrote it, and --resume relaunches only a job whose processes never
+// started. Each case is the job directory as a crash at that point leaves
+// it.
+func TestCrashDuringLaunch(t *testing.T) {
+	cases := []struct {
+		name      string
+		running   bool // the job's processes were started
+		logged    bool // the launch log has the line
+		wantFound bool
+	}{
+		{"before the processes started", false, false, false},
+		{"after the processes started, before the log", true, false, true},
+		{"after the log, before the start record", true, true, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			j := mkjob("1-0", 0, "0")
+			s := &submitter.Submission{Key: "r/1-0/1", RunID: "r", Job: &j, Attempt: 1}
+			jobDir := filepath.Join(dir, "1-0", "a1")
+			if err := os.MkdirAll(jobDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(jobDir, "launching"), []byte(time.Now().Format(time.RFC3339Nano)+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var proc *exec.Cmd
+			if tc.running {
+				// The job's process, as the crashed submitter started it:
+				// working in the job's directory, writing r0.out.
+				out, err := os.Create(filepath.Join(jobDir, "r0.out"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				proc = exec.Command("sh", "-c", `sleep 0.3; echo '{"v":1,"app":"swf","ok":true}'`)
+				proc.Dir, proc.Stdout = jobDir, out
+				if err := proc.Start(); err != nil {
+					t.Fatal(err)
+				}
+				out.Close()
+				defer func() { _ = proc.Process.Kill(); _ = proc.Wait() }()
+				if tc.logged {
+					_ = appendLine(filepath.Join(dir, LaunchLog), s.Key+" "+time.Now().Format(time.RFC3339Nano))
+				}
+			}
+			c := &collect{}
+			tg, err := New(Config{Processors: 1, Dir: dir, Executable: fakeExe(t), Poll: 20 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			tg.Watch(context.Background(), c)
+			_, found, err := tg.Find(context.Background(), s)
+			if err != nil || found != tc.wantFound {
+				t.Fatalf("Find: found %v (%v), want %v", found, err, tc.wantFound)
+			}
+			if !found {
+				if _, err := tg.Submit(context.Background(), s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for c.final(s.Key) == nil {
+				if time.Now().After(deadline) {
+					t.Fatal("the job did not finish")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if u := c.final(s.Key); u.State != submitter.Succeeded {
+				t.Fatalf("job: %+v", u)
+			}
+			b, _ := os.ReadFile(filepath.Join(dir, LaunchLog))
+			if n := strings.Count(string(b), s.Key+" "); n != 1 {
+				t.Fatalf("the launch log has %d lines for %s:\n%s", n, s.Key, b)
+			}
+			if _, err := os.Stat(filepath.Join(jobDir, "start")); err != nil {
+				t.Fatalf("no start record: %v", err)
+			}
+			tg.Wait()
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -241,7 +242,9 @@ func TestLiveControllerDown(t *testing.T) {
 	beta := e.Cluster("beta")
 	cfg := submitter.Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: tg,
 		OnStart: func(string) { time.AfterFunc(1200*time.Millisecond, beta.StopController) }}
-	cfg.SubmitRetries, cfg.Backoff = 2, 200*time.Millisecond
+	// The controller stays down: the retries are counted, with no time
+	// budget (--retry-for 0), so some submissions fail for good.
+	cfg.SubmitRetries, cfg.Backoff, cfg.RetryFor = 2, 200*time.Millisecond, -1
 	var log strings.Builder
 	cfg.Log = &log
 	sum, err := submitter.Run(context.Background(), cfg)
@@ -294,5 +297,69 @@ func TestLiveControllerDown(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "retrying in") {
 		t.Errorf("log: %s", log.String())
+	}
+}
+
+// An sbatch that times out (a loaded controller) while the controller still
+// takes the job, a moment later: the target must find that job rather than
+// submit it again. The sbatch here is the real one, run a second late in
+// the background, behind a wrapper that reports the timeout at once.
+func TestLiveSbatchTimeoutStillSubmits(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{}, "alpha")
+	real, err := exec.LookPath("sbatch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	// The late submission runs in a process whose arguments do not name
+	// the job (as the controller's late work is no process of this
+	// machine): only the job, once in Slurm, can tell it was submitted.
+	wrapper := "#!/bin/sh\nargs=$(mktemp)\nprintf '%s\\n' \"$@\" > $args\n" +
+		"sh -c \"sleep 1; xargs -d '\\n' -a $args " + real + "\" >/dev/null 2>&1 &\n" +
+		"echo 'sbatch: error: Batch job submission failed: Socket timed out on send/recv operation' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":"+os.Getenv("PATH"))
+	jobs := []workload.Job{mkjob("1-0", 0, "0.1", "alpha"), mkjob("1-1", 0, "0.1", "alpha"), mkjob("1-2", 0, "0.1", "alpha")}
+	st, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tg := newTarget(t, e, t.TempDir())
+	defer tg.Close()
+	cfg := submitter.Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: tg}
+	cfg.Backoff = 200 * time.Millisecond
+	sum, err := submitter.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := st.Jobs(sum.RunID)
+	for _, r := range rows {
+		if r.State != store.Succeeded {
+			t.Errorf("job %s: %s %s", r.JobID, r.State, r.Reason)
+		}
+	}
+	// Slurm has each job once, by name.
+	b, err := e.Clusters[0].Cmd("squeue", "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := parseSqueue(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]int{}
+	for _, r := range recs {
+		names[r.Name]++
+	}
+	if len(rows) != 3 || len(names) != 3 {
+		t.Fatalf("%d rows; Slurm jobs by name: %v", len(rows), names)
+	}
+	for name, n := range names {
+		if n != 1 {
+			t.Errorf("Slurm has %d jobs named %s", n, name)
+		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/submitter"
 )
 
 // record is what gmark needs of one Slurm job, from squeue --json or the
@@ -28,7 +30,7 @@ type record struct {
 	Signal   int    `json:"signal,omitempty"`
 	Nodes    string `json:"nodes,omitempty"`
 	HetJobID int64  `json:"het_job_id,omitempty"`
-	HetOff   int    `json:"het_job_offset,omitempty"`
+	HetOff   int64  `json:"het_job_offset,omitempty"`
 	Requeue  bool   `json:"requeue,omitempty"` // Slurm requeues it after a node failure
 	Source   string `json:"source"`            // "squeue" or "jobcomp"
 }
@@ -87,11 +89,42 @@ func parseSqueue(b []byte) ([]record, error) {
 			Nodes: j.Nodes, Requeue: j.Requeue, Source: "squeue"}
 		r.State = jsonState(j.JobState)
 		r.Submit, r.Start, r.End = jsonNumber(j.SubmitTime), jsonNumber(j.StartTime), jsonNumber(j.EndTime)
-		r.HetJobID, r.HetOff = jsonNumber(j.HetJobID), int(jsonNumber(j.HetJobOff))
+		r.HetJobID, r.HetOff = jsonNumber(j.HetJobID), jsonNumber(j.HetJobOff)
 		r.Exit, r.Signal = jsonExit(j.ExitCode)
-		recs = append(recs, r)
+		if r.check() {
+			recs = append(recs, r)
+		}
 	}
 	return recs, nil
+}
+
+// Slurm's job ids are 32-bit; a heterogeneous job has at most 128
+// components (MAX_HET_JOB_COMPONENTS).
+const (
+	maxJobID     = 1<<32 - 1
+	maxHetOffset = 127
+)
+
+// check keeps a record's numbers within their ranges: times outside are
+// unknown (0), an exit status or signal outside is 0; a record without a
+// valid job id is no record (false).
+func (r *record) check() bool {
+	if r.ID < 1 || r.ID > maxJobID {
+		return false
+	}
+	r.Submit, r.Start, r.End = submitter.UnixSeconds(r.Submit), submitter.UnixSeconds(r.Start), submitter.UnixSeconds(r.End)
+	if r.HetJobID < 0 || r.HetJobID > maxJobID || r.HetOff < 0 || r.HetOff > maxHetOffset {
+		r.HetJobID, r.HetOff = 0, 0
+	}
+	exit, ok := submitter.ExitStatus(int64(r.Exit))
+	if !ok {
+		exit = 0
+	}
+	r.Exit = exit
+	if r.Signal < 0 || r.Signal > 127 {
+		r.Signal = 0
+	}
+	return true
 }
 
 // jsonState reads "RUNNING" or ["RUNNING", …].
@@ -182,9 +215,10 @@ func parseJobComp(r io.Reader, loc *time.Location) ([]record, error) {
 			r.Signal, _ = strconv.Atoi(b)
 		}
 		r.HetJobID, _ = strconv.ParseInt(f["HetJobId"], 10, 64)
-		off, _ := strconv.Atoi(f["HetJobOffset"])
-		r.HetOff = off
-		recs = append(recs, r)
+		r.HetOff, _ = strconv.ParseInt(f["HetJobOffset"], 10, 64)
+		if r.check() {
+			recs = append(recs, r)
+		}
 	}
 	return recs, sc.Err()
 }

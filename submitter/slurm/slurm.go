@@ -35,7 +35,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/workload"
@@ -73,27 +72,6 @@ type Config struct {
 	CommandTimeout time.Duration `toml:"command_timeout" json:"command_timeout_ns"`
 }
 
-// LoadConfig reads the [slurm] section of a targets file. Unknown keys in
-// it are errors, so a typo does not pass silently.
-func LoadConfig(path string) (Config, error) {
-	var f struct {
-		Slurm *Config `toml:"slurm"`
-	}
-	md, err := toml.DecodeFile(path, &f)
-	if err != nil {
-		return Config{}, fmt.Errorf("%s: %v", path, err)
-	}
-	for _, k := range md.Undecoded() {
-		if len(k) > 0 && k[0] == "slurm" {
-			return Config{}, fmt.Errorf("%s: unknown key %s", path, k.String())
-		}
-	}
-	if f.Slurm == nil {
-		return Config{}, fmt.Errorf("%s: no [slurm] section", path)
-	}
-	return *f.Slurm, nil
-}
-
 // Target is the Slurm target.
 type Target struct {
 	cfg      Config
@@ -108,7 +86,9 @@ type Target struct {
 	memo map[string][]*part // parts of submissions not yet complete, by key
 	rr   int
 	stop chan struct{}
-	wg   sync.WaitGroup
+	// orphans are the sbatch commands a killed submitter left running.
+	orphans submitter.Orphans
+	wg      sync.WaitGroup
 }
 
 type cluster struct {
@@ -438,6 +418,12 @@ func (t *Target) submitPart(ctx context.Context, pl planned, s *submitter.Submis
 	now := time.Now()
 	out, err := t.run(ctx, pl.c, "sbatch", args...)
 	text := strings.TrimSpace(string(out))
+	if err != nil && outcomeOpen(err) {
+		if p := t.settle(ctx, pl.c, name, pl.comp, now); p != nil {
+			p.submitted = now
+			return p, fmt.Sprintf("%s: job %d, found by its name after: %v", pl.c.name, p.id, err), nil
+		}
+	}
 	if err != nil {
 		return nil, text, err
 	}
@@ -514,33 +500,24 @@ func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.R
 	for i := range s.Job.Components {
 		wantComp[jobName(s, i)] = i
 	}
+	// An sbatch of this submission that a killed submitter left running
+	// may still be submitting it: wait for it, then look.
+	if err := t.orphans.Wait(ctx, wantWhole, t.cfg.CommandTimeout); err != nil {
+		return submitter.Receipt{}, false, err
+	}
+	for name := range wantComp {
+		if err := t.orphans.Wait(ctx, name, t.cfg.CommandTimeout); err != nil {
+			return submitter.Receipt{}, false, err
+		}
+	}
+	wantComp[wantWhole] = -1
 	var found []*part
 	for _, c := range t.clusters {
-		recs, err := t.squeue(ctx, c)
+		parts, err := t.partsNamed(ctx, c, wantComp)
 		if err != nil {
 			return submitter.Receipt{}, false, err
 		}
-		if comp, ok := t.jobComp(ctx, c); ok {
-			recs = append(recs, comp...)
-		}
-		seen := map[int64]bool{}
-		for i := range recs {
-			r := &recs[i]
-			if seen[r.ID] || (r.HetJobID != 0 && r.HetOff != 0) {
-				continue
-			}
-			comp := -2
-			if r.Name == wantWhole {
-				comp = -1
-			} else if ci, ok := wantComp[r.Name]; ok {
-				comp = ci
-			}
-			if comp == -2 {
-				continue
-			}
-			seen[r.ID] = true
-			found = append(found, &part{c: c, comp: comp, id: r.ID, name: r.Name, submitted: time.Unix(r.Submit, 0), class: "queued"})
-		}
+		found = append(found, parts...)
 	}
 	if len(found) == 0 {
 		return submitter.Receipt{}, false, nil
@@ -565,6 +542,69 @@ func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.R
 	t.jobs[s.Key] = sj
 	zero := 0
 	return submitter.Receipt{TargetID: targetID(sj.parts), Output: "found in Slurm by job name", ExitStatus: &zero, Sites: sites(sj.parts)}, true, nil
+}
+
+// partsNamed finds the jobs of cluster c whose names are in want (name →
+// component, -1 for a whole job), in squeue and the job completion log.
+func (t *Target) partsNamed(ctx context.Context, c *cluster, want map[string]int) ([]*part, error) {
+	recs, err := t.squeue(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if comp, ok := t.jobComp(ctx, c); ok {
+		recs = append(recs, comp...)
+	}
+	var found []*part
+	seen := map[int64]bool{}
+	for i := range recs {
+		r := &recs[i]
+		comp, ok := want[r.Name]
+		if !ok || seen[r.ID] || (r.HetJobID != 0 && r.HetOff != 0) {
+			continue
+		}
+		seen[r.ID] = true
+		found = append(found, &part{c: c, comp: comp, id: r.ID, name: r.Name, submitted: time.Unix(r.Submit, 0), class: "queued"})
+	}
+	return found, nil
+}
+
+// SubmitSettle is how long the target looks for a job by its name after an
+// sbatch that failed in a way that leaves the outcome open (it timed out,
+// the connection broke): the controller may have received the request and
+// create the job a moment later, and submitting it again would run it
+// twice. Twice Slurm's default MessageTimeout.
+const SubmitSettle = 20 * time.Second
+
+// outcomeOpen reports whether a failed sbatch may have reached the
+// controller: a timeout or a broken connection, not a refused one.
+func outcomeOpen(err error) bool {
+	msg := err.Error()
+	for _, m := range []string{"timed out", "Zero Bytes were transmitted", "Connection reset"} {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// settle looks for the job named name on c until it appears or
+// SubmitSettle has passed since the sbatch (nil then).
+func (t *Target) settle(ctx context.Context, c *cluster, name string, comp int, since time.Time) *part {
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if parts, err := t.partsNamed(ctx, c, map[string]int{name: comp}); err == nil && len(parts) > 0 {
+			return parts[0]
+		}
+		if time.Since(since) > SubmitSettle {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }
 
 // Track resumes tracking a job from its target id ("alpha:12,beta:7").

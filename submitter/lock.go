@@ -1,0 +1,62 @@
+package submitter
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// ErrRunBusy is returned by LockRun when another process submits the run.
+var ErrRunBusy = errors.New("the run is being submitted by another process")
+
+// LockRun takes the run's lock, a file in dir (the run's directory beside
+// the store), so that two processes never submit one run at once (two
+// --resume of one run would both submit its jobs). The lock is the
+// kernel's (flock): a process killed with kill -9 holds it no longer. The
+// returned function releases it.
+func LockRun(dir string) (release func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "submit.lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b := make([]byte, 32)
+		n, _ := f.ReadAt(b, 0)
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w (pid %s; %s)", ErrRunBusy, strings.TrimSpace(string(b[:n])), path)
+		}
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	// The holder's pid, for the message of the next one.
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return func() { f.Close() }, nil
+}
+
+// MaxRunIDLength bounds a run id (see CheckRunID).
+const MaxRunIDLength = 100
+
+// CheckRunID checks a run id given from outside: it names a directory
+// (runs/RUN), Slurm and Grid Engine job names and idempotency keys, so it
+// is 1 to 100 letters, digits, '.', '_' and '-', and does not begin with
+// '.' or '-'.
+func CheckRunID(id string) error {
+	if id == "" || len(id) > MaxRunIDLength || id[0] == '.' || id[0] == '-' {
+		return fmt.Errorf("run id %q: 1 to %d letters, digits, '.', '_' or '-', not beginning with '.' or '-'", id, MaxRunIDLength)
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(nameChar(c) || c == '.') {
+			return fmt.Errorf("run id %q: 1 to %d letters, digits, '.', '_' or '-', not beginning with '.' or '-'", id, MaxRunIDLength)
+		}
+	}
+	return nil
+}

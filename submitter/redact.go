@@ -1,0 +1,54 @@
+package submitter
+
+import "strings"
+
+// Redacted replaces a secret in a recorded command line.
+const Redacted = "REDACTED"
+
+// secretFlagWords name the flags whose values are secrets: --token,
+// --koala-token, --password, --api-key, ... A flag naming a file or path
+// (--token-file) holds no secret and is kept.
+var secretFlagWords = []string{"token", "secret", "password", "passwd", "credential", "apikey", "api-key", "api_key"}
+
+// RedactArgs returns a copy of a command line with the values of its
+// secret-bearing flags replaced by Redacted, in every form a flag takes
+// (--token X, --token=X, -token X, -token=X), so the command line can be
+// recorded in a results store meant to be shared (whose rows cannot be
+// scrubbed later) or shown in a report. Arguments after "--" are not
+// flags and are kept.
+func RedactArgs(args []string) []string {
+	out := append([]string(nil), args...)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !secretFlag(name) {
+			continue
+		}
+		if hasValue {
+			out[i] = a[:strings.Index(a, "=")+1] + Redacted
+		} else if i+1 < len(out) {
+			out[i+1] = Redacted
+			i++
+		}
+	}
+	return out
+}
+
+func secretFlag(name string) bool {
+	name = strings.ToLower(name)
+	if name == "" || strings.HasSuffix(name, "-file") || strings.HasSuffix(name, "-path") {
+		return false
+	}
+	for _, w := range secretFlagWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}

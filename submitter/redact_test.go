@@ -1,0 +1,46 @@
+package submitter
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestRedactArgs(t *testing.T) {
+	cases := []struct{ in, want []string }{
+		{[]string{"gmark", "submit", "wl", "--token", "s3cret", "--target", "koala"}, []string{"gmark", "submit", "wl", "--token", Redacted, "--target", "koala"}},
+		{[]string{"gmark", "submit", "--token=s3cret", "wl"}, []string{"gmark", "submit", "--token=" + Redacted, "wl"}},
+		{[]string{"gmark", "submit", "-token", "s3cret"}, []string{"gmark", "submit", "-token", Redacted}},
+		{[]string{"gmark", "submit", "-token=s3=cret"}, []string{"gmark", "submit", "-token=" + Redacted}},
+		{[]string{"gmark", "submit", "--koala-token", "s3cret"}, []string{"gmark", "submit", "--koala-token", Redacted}},
+		{[]string{"gmark", "x", "--API-Key=k", "--password", "p"}, []string{"gmark", "x", "--API-Key=" + Redacted, "--password", Redacted}},
+		// A path to a token is no secret; nor is what follows "--".
+		{[]string{"gmark", "submit", "--token-file", "/run/tok", "wl"}, []string{"gmark", "submit", "--token-file", "/run/tok", "wl"}},
+		{[]string{"gmark", "submit", "--", "--token", "x"}, []string{"gmark", "submit", "--", "--token", "x"}},
+		// A trailing flag without a value, an empty line.
+		{[]string{"gmark", "submit", "--token"}, []string{"gmark", "submit", "--token"}},
+		{nil, nil},
+	}
+	for _, c := range cases {
+		in := append([]string(nil), c.in...)
+		if got := RedactArgs(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("RedactArgs(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if !reflect.DeepEqual(in, c.in) {
+			t.Errorf("RedactArgs changed its argument: %q", c.in)
+		}
+	}
+}
+
+func TestCheckRunID(t *testing.T) {
+	for _, id := range []string{"r1", NewRunID(), "a.b_c-d", strings.Repeat("x", MaxRunIDLength)} {
+		if err := CheckRunID(id); err != nil {
+			t.Errorf("%q: %v", id, err)
+		}
+	}
+	for _, id := range []string{"", ".", "..", "../x", "a/b", "-r", ".hidden", "a b", "a\x00b", "r\n", "é", strings.Repeat("x", MaxRunIDLength+1)} {
+		if err := CheckRunID(id); err == nil {
+			t.Errorf("%q accepted", id)
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package targets
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const good = `# every target's settings
+[local]
+processors = 8
+executable = "/usr/bin/gmark"
+env = ["A=1"]
+
+[condor]
+poll = "5s"
+submit_args = ["-a", "x"]
+
+[sge]
+command_timeout = "30s"
+
+[slurm]
+poll = "1s"
+unreachable_after = "2m"
+hetjob = false
+sbatch_args = ["--account=test"]
+
+[[slurm.clusters]]
+name = "alpha"
+conf = "/etc/slurm-alpha/slurm.conf"
+
+[[slurm.clusters]]
+name = "beta"
+partition = "batch"
+`
+
+func TestParseGood(t *testing.T) {
+	f, err := Parse("t.toml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Local.Processors != 8 || f.Condor.Poll != 5*time.Second || f.SGE.CommandTimeout != 30*time.Second ||
+		len(f.Slurm.Clusters) != 2 || *f.Slurm.HetJob || f.Slurm.Clusters[1].Partition != "batch" {
+		t.Fatalf("%+v %+v %+v %+v", f.Local, f.Condor, f.SGE, f.Slurm)
+	}
+	if f, err := Parse("empty.toml", nil); err != nil || f.Local != nil || f.Slurm != nil {
+		t.Fatalf("an empty file: %+v, %v", f, err)
+	}
+}
+
+// Each error names the file and the line of what is wrong.
+func TestParseErrors(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"typo", "[local]\nprocesors = 4\n", `t.toml:2: unknown key local.procesors (known: processors, executable, env)`},
+		{"unknown section", "[local]\nprocessors = 4\n\n[pbs]\nqueue = \"x\"\n", `t.toml:4: unknown section pbs (known: sections local, condor, sge, slurm)`},
+		{"negative processors", "[local]\n\nprocessors = -4\n", `t.toml:3: local.processors: -4 is out of range (1 to 1000000)`},
+		{"zero processors", "[local]\nprocessors = 0\n", `t.toml:2: local.processors: 0 is out of range`},
+		{"huge processors", "[local]\nprocessors = 99999999999\n", `t.toml:2: local.processors: 99999999999 is out of range`},
+		{"processors as text", "[local]\nprocessors = \"4\"\n", `t.toml:2: local.processors: incompatible types`},
+		{"dir is the submitter's", "[local]\ndir = \"/tmp\"\n", `t.toml:2: unknown key local.dir`},
+		{"bad env", "[local]\nenv = [\"NOEQUALS\"]\n", `t.toml:2: local.env: "NOEQUALS" is not KEY=VALUE`},
+		{"poll in nanoseconds", "[slurm]\npoll = 1\n", `t.toml:2: slurm.poll: 1ns is out of range (100ms to 1h0m0s; a bare number is nanoseconds)`},
+		{"negative poll", "[condor]\npoll = \"-1s\"\n", `t.toml:2: condor.poll: -1s is out of range`},
+		{"bad duration", "[sge]\npoll = \"soon\"\n", `t.toml:2: `},
+		{"unreachable too long", "[slurm]\nunreachable_after = \"9000h\"\n", `t.toml:2: slurm.unreachable_after: 9000h0m0s is out of range`},
+		{"timeout zero", "[sge]\ncommand_timeout = \"0s\"\n", `t.toml:2: sge.command_timeout: 0s is out of range`},
+		{"cluster typo", "[slurm]\n[[slurm.clusters]]\nname = \"a\"\ncnof = \"/x\"\n", `t.toml:4: unknown key slurm.clusters.cnof (known: name, conf, partition)`},
+		{"cluster without name", "[slurm]\n[[slurm.clusters]]\nconf = \"/x\"\n", `t.toml:2: slurm.clusters: a cluster has no name`},
+		{"cluster named twice", "[[slurm.clusters]]\nname = \"a\"\n[[slurm.clusters]]\nname = \"a\"\n", `t.toml:2: slurm.clusters.name: cluster a is named twice`},
+		{"cluster name with a comma", "[[slurm.clusters]]\nname = \"a,b\"\n", `t.toml:2: slurm.clusters.name: cluster name "a,b"`},
+		{"syntax", "[local\nprocessors = 4\n", `t.toml:2: expected '.' or ']'`},
+		{"top-level key", "processors = 4\n", `t.toml:1: unknown key processors`},
+		{"dotted key", "local.procesors = 4\n", `t.toml:1: unknown key local.procesors`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("t.toml", []byte(c.src))
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Fatalf("got %v, want %q...", err, c.want)
+			}
+		})
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Load(filepath.Join(dir, "none.toml")); err == nil {
+		t.Fatal("a missing file loaded")
+	}
+	big := filepath.Join(dir, "big.toml")
+	if err := os.WriteFile(big, []byte("# "+strings.Repeat("x", MaxFileSize)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(big); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Fatalf("a 1 MiB file: %v", err)
+	}
+	ok := filepath.Join(dir, "t.toml")
+	if err := os.WriteFile(ok, []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Load(ok); err != nil || f.Local.Processors != 8 {
+		t.Fatalf("%+v %v", f, err)
+	}
+}
+
+// Any input: an error naming the file, or a file whose numbers are all in
+// range; never a panic.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte("[local]\nprocesors = 4\n"))
+	f.Add([]byte("[slurm]\npoll = 1\n[[slurm.clusters]]\nname = \"a\"\n"))
+	f.Add([]byte("local = { processors = -1 }\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, err := Parse("f.toml", src)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.toml") {
+				t.Fatalf("error without the file: %v", err)
+			}
+			return
+		}
+		if l := file.Local; l != nil && (l.Processors < 0 || l.Processors > MaxProcessors) {
+			t.Fatalf("processors %d accepted", l.Processors)
+		}
+		if s := file.Slurm; s != nil {
+			for _, d := range []time.Duration{s.Poll, s.UnreachableAfter, s.CommandTimeout} {
+				if d < 0 {
+					t.Fatalf("negative duration accepted: %+v", s)
+				}
+			}
+			seen := map[string]bool{}
+			for _, c := range s.Clusters {
+				if c.Name == "" || seen[c.Name] {
+					t.Fatalf("clusters %+v accepted", s.Clusters)
+				}
+				seen[c.Name] = true
+			}
+		}
+	})
+}
