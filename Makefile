@@ -29,13 +29,16 @@ bench:
 bench-trace:
 	$(GO) test -run '^$$' -bench LCG -benchtime 20x ./gwa/
 
-## fuzz: run each fuzz target for FUZZTIME
+## fuzz: run each fuzz target for FUZZTIME (e.g. make fuzz FUZZTIME=10m); every
+## target runs even when one finds something, and the failures are listed at the end
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
+	@failed=""; for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    echo "== $$pkg $$f ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || failed="$$failed $$pkg.$$f"; \
 	  done; \
-	done
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: findings in:$$failed"; exit 1; fi; echo "fuzz: no finding"
 
 clean:
 	rm -rf bin
