@@ -46,6 +46,10 @@ const BusyTimeoutMS = 10000
 // sound SQLite database: corrupted pages, or not a database at all.
 var ErrDamaged = errors.New("damaged store")
 
+// ErrNotFile is returned by Open and OpenReadOnly for a path that is not a
+// regular file: a results store must be a SQLite file.
+var ErrNotFile = errors.New("a results store must be a SQLite file")
+
 // Open opens or creates the store at path for writing and migrates it to
 // SchemaVersion. It refuses a path that is not a regular file (a directory,
 // a FIFO, a device) and, before writing anything, a damaged file: SQLite's
@@ -150,9 +154,9 @@ func checkRegular(path string, mayCreate bool) error {
 	case err != nil:
 		return fmt.Errorf("store: %w", err)
 	case fi.IsDir():
-		return fmt.Errorf("store: %s is a directory; give the path of a results file (e.g. %s)", path, filepath.Join(path, "results.db"))
+		return fmt.Errorf("store: %s is a directory (%w); give the path of a results file (e.g. %s)", path, ErrNotFile, filepath.Join(path, "results.db"))
 	case !fi.Mode().IsRegular():
-		return fmt.Errorf("store: %s is not a regular file (%s); a results store must be a SQLite file", path, fi.Mode().Type())
+		return fmt.Errorf("store: %s is not a regular file (%s): %w", path, fi.Mode().Type(), ErrNotFile)
 	}
 	return nil
 }

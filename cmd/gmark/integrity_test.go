@@ -162,10 +162,15 @@ func TestSubmitRefusesDamagedStore(t *testing.T) {
 	copy(b[(root-1)*4096:], bytes.Repeat([]byte{0xa5}, 16)) // the jobs table's page header
 	must(t, os.WriteFile(db, b, 0o644))
 	_, stderr, code := run(t, dir, "submit", wl, "--target", "dryrun", "--db", db, "--speedup", "100", "--quiet")
-	if code != 1 || !strings.Contains(stderr, db+": damaged store (SQLite's quick check") || !strings.Contains(stderr, "nothing was written") {
-		t.Errorf("exit %d, stderr %q; want 1 and a damaged-store error", code, stderr)
+	if code != 2 || !strings.Contains(stderr, db+": damaged store (SQLite's quick check") || !strings.Contains(stderr, "nothing was written") {
+		t.Errorf("exit %d, stderr %q; want 2 (bad input) and a damaged-store error", code, stderr)
 	}
 	if after, err := os.ReadFile(db); err != nil || !bytes.Equal(after, b) {
 		t.Errorf("the damaged store was written to (%v)", err)
+	}
+	// A store path that is not a file is bad input too.
+	_, stderr, code = run(t, dir, "submit", wl, "--target", "dryrun", "--db", dir, "--speedup", "100", "--quiet")
+	if code != 2 || !strings.Contains(stderr, "is a directory") {
+		t.Errorf("--db DIR: exit %d, stderr %q; want 2", code, stderr)
 	}
 }

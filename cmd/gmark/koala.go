@@ -457,7 +457,7 @@ func printSimSummary(w io.Writer, g *grid.Grid, s simSummary) {
 // starts at 2000-01-01, so simulated runs stand apart from real ones), and
 // the core's events as annotations.
 func recordSimulation(c *cli.Context, g *grid.Grid, k *core.Core, arrivals []core.Arrival) (string, error) {
-	st, err := store.Open(c.String("db"))
+	st, err := openStore(c.String("db"))
 	if err != nil {
 		return "", err
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/report"
-	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/generator"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/submitter"
@@ -126,7 +125,7 @@ func runRun(c *cli.Context) error {
 	// (it outlives a kill -9 of this one), its clock running --speedup times
 	// faster than the wall clock.
 	db := filepath.Join(dir, "results.db")
-	st, err := store.Open(db)
+	st, err := openStore(db)
 	if err != nil {
 		return err
 	}

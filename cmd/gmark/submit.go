@@ -90,7 +90,7 @@ func runSubmit(c *cli.Context) error {
 		return usageErrorf("--run-id names a new run; --resume continues one")
 	}
 
-	st, err := store.Open(c.String("db"))
+	st, err := openStore(c.String("db"))
 	if err != nil {
 		return err
 	}
@@ -529,4 +529,14 @@ func bundledKoalaTarget(ctx context.Context, cfg koalaConfig, tc koalatarget.Con
 		return nil, nil, err
 	}
 	return &koalatarget.Owned{Target: t, Core: core}, cfg, nil
+}
+
+// openStore opens the results store for writing; a damaged file or a path
+// that is not a file is bad input (exit 2), and nothing is written to it.
+func openStore(path string) (*store.Store, error) {
+	st, err := store.Open(path)
+	if errors.Is(err, store.ErrDamaged) || errors.Is(err, store.ErrNotFile) {
+		return nil, usageError{err}
+	}
+	return st, err
 }
