@@ -3,11 +3,10 @@ package wdl
 import (
 	"errors"
 	"fmt"
-	"io"
+	"github.com/gmark/gmark/internal/readlimit"
 	"io/fs"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"time"
 	"unicode"
@@ -192,19 +191,11 @@ func (l Limit) Draw(d stats.Distribution, r *rand.Rand) (float64, error) {
 // that a device or a FIFO (ExternalFile=/dev/zero) is refused too instead of
 // filling the memory.
 func ReadFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFileBytes {
+	b, err := readlimit.File(path, MaxFileBytes)
+	if errors.Is(err, readlimit.ErrTooLarge) {
 		return nil, ErrTooLarge
 	}
-	return b, nil
+	return b, err
 }
 
 // ErrTooLarge is the error of ReadFile for a file beyond MaxFileBytes.

@@ -2,7 +2,9 @@ package workload
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/gmark/gmark/internal/readlimit"
 	"io"
 	"os"
 	"path/filepath"
@@ -103,17 +105,12 @@ const MaxManifestBytes = 16 << 20
 // ReadManifest reads and checks DIR/manifest.json.
 func ReadManifest(dir string) (*Manifest, error) {
 	name := filepath.Join(dir, ManifestFile)
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxManifestBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxManifestBytes {
+	b, err := readlimit.File(name, MaxManifestBytes)
+	if errors.Is(err, readlimit.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: larger than %d MiB; not a gmark manifest", name, MaxManifestBytes>>20)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return ParseManifest(b, name)
 }

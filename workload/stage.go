@@ -3,6 +3,7 @@ package workload
 import (
 	"errors"
 	"fmt"
+	"github.com/gmark/gmark/internal/outfile"
 	"io"
 	"io/fs"
 	"os"
@@ -90,25 +91,9 @@ func ResolveOutputDir(out string) (string, error) {
 		out = real
 	}
 	if !fi.IsDir() {
-		return "", fmt.Errorf("output %s is a %s, not a directory: a workload is a directory (give -o a new or a directory path)", out, fileKind(fi.Mode()))
+		return "", fmt.Errorf("output %s is %s, not a directory: a workload is a directory (give -o a new or a directory path)", out, outfile.Kind(fi.Mode()))
 	}
 	return filepath.Abs(out)
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "regular file"
-	case m&fs.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "block device"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	}
-	return "special file"
 }
 
 // stagingPrefix is the name prefix of the staging directories of out.
@@ -220,7 +205,7 @@ func (s *Staging) Commit(replace bool) error {
 	case err != nil:
 		return err
 	case !fi.IsDir():
-		return fmt.Errorf("output %s became a %s while the workload was generated; nothing was replaced", s.out, fileKind(fi.Mode()))
+		return fmt.Errorf("output %s became %s while the workload was generated; nothing was replaced", s.out, outfile.Kind(fi.Mode()))
 	default:
 		if err := CheckOutput(s.out, replace); err != nil {
 			// It was checked before generating: another writer put it there.

@@ -187,7 +187,7 @@ func TestResolveOutputDir(t *testing.T) {
 	}
 	cases := []struct{ path, want string }{
 		{file, "is a regular file, not a directory"},
-		{fifo, "is a FIFO, not a directory"},
+		{fifo, "is a FIFO (named pipe), not a directory"},
 		{sock, "is a socket, not a directory"},
 		{"/dev/null", "is a character device, not a directory"},
 		{dangling, "symbolic link to nowhere, which does not exist"},

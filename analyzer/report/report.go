@@ -161,7 +161,7 @@ func CheckDir(dir string) error {
 	case err == nil && fi.IsDir():
 		return nil
 	case err == nil:
-		return fmt.Errorf("%s is %s, not a directory: the report is a directory (index.html and %s/); name a new or existing directory", dir, kindOf(fi.Mode()), FiguresDir)
+		return fmt.Errorf("%s is %s, not a directory: the report is a directory (index.html and %s/); name a new or existing directory", dir, outfile.Kind(fi.Mode()), FiguresDir)
 	case errors.Is(err, fs.ErrNotExist):
 		if li, lerr := os.Lstat(dir); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
 			dest, _ := os.Readlink(dir)
@@ -170,23 +170,6 @@ func CheckDir(dir string) error {
 		return nil
 	}
 	return err
-}
-
-// kindOf names a kind of file that is not a directory.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "a regular file"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO (named pipe)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return "a special file"
 }
 
 // Summary prints a short text summary of the runs (every run of the store

@@ -349,7 +349,7 @@ func TestGenerateOutputKinds(t *testing.T) {
 		}, []string{"--force"}, 2, "is a regular file, not a directory"},
 		{"FIFO", func(t *testing.T, dir string) {
 			must(t, syscall.Mkfifo(filepath.Join(dir, "out"), 0o644))
-		}, []string{"--force"}, 2, "is a FIFO, not a directory"},
+		}, []string{"--force"}, 2, "is a FIFO (named pipe), not a directory"},
 		{"dangling link", func(t *testing.T, dir string) {
 			must(t, os.Symlink("nowhere", filepath.Join(dir, "out")))
 		}, []string{"--force"}, 2, "which does not exist"},

@@ -63,20 +63,31 @@ func Resolve(path string) (final string, through bool, err error) {
 		case m.IsDir():
 			return "", false, fmt.Errorf("%s is a directory; give a file name", path)
 		default:
-			return "", false, fmt.Errorf("%s is a %s, not a file gmark can write to", path, kind(m))
+			return "", false, fmt.Errorf("%s is %s, not a file gmark can write to", path, Kind(m))
 		}
 	}
 }
 
-func kind(m fs.FileMode) string {
+// Kind names the kind of file m describes, with its article ("a FIFO
+// (named pipe)"), for messages that refuse a path.
+func Kind(m fs.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
 	case m&fs.ModeSocket != 0:
-		return "socket"
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
 	case m&fs.ModeDevice != 0:
-		return "block device"
-	default:
-		return "special file (" + m.Type().String() + ")"
+		return "a block device"
 	}
+	return "a special file"
 }
 
 // File is an output being written. Write to it, then Commit; Close without

@@ -7,9 +7,8 @@ package grid
 import (
 	"errors"
 	"fmt"
-	"io"
+	"github.com/gmark/gmark/internal/readlimit"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -205,17 +204,12 @@ const MaxFileSize = 16 << 20
 
 // Load reads and validates a grid description.
 func Load(path string) (*Grid, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFileSize {
+	b, err := readlimit.File(path, MaxFileSize)
+	if errors.Is(err, readlimit.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: larger than %d bytes; this is not a grid description", path, MaxFileSize)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return Parse(path, b)
 }

@@ -10,8 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"github.com/gmark/gmark/internal/readlimit"
 	"reflect"
 	"regexp"
 	"strings"
@@ -50,14 +49,12 @@ var typeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.
 
 // Load reads and checks the targets file at path.
 func Load(path string) (*File, error) {
-	f, err := os.Open(path)
+	b, err := readlimit.File(path, MaxFileSize)
+	if errors.Is(err, readlimit.ErrTooLarge) {
+		return nil, fmt.Errorf("%s: larger than 1 MiB: not a targets file", path)
+	}
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return Parse(path, b)
 }
