@@ -3,11 +3,9 @@ package submitter
 import (
 	"errors"
 	"fmt"
+	"github.com/gmark/gmark/internal/filelock"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 )
 
 // ErrRunBusy is returned by LockRun when another process submits the run.
@@ -22,24 +20,12 @@ func LockRun(dir string) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, "submit.lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, err
+	release, err = filelock.TryLock(filepath.Join(dir, "submit.lock"))
+	var busy *filelock.BusyError
+	if errors.As(err, &busy) {
+		return nil, fmt.Errorf("%w (pid %s; %s)", ErrRunBusy, busy.Pid, busy.Path)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		b := make([]byte, 32)
-		n, _ := f.ReadAt(b, 0)
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w (pid %s; %s)", ErrRunBusy, strings.TrimSpace(string(b[:n])), path)
-		}
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	// The holder's pid, for the message of the next one.
-	_ = f.Truncate(0)
-	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	return func() { f.Close() }, nil
+	return release, err
 }
 
 // MaxRunIDLength bounds a run id (see CheckRunID).

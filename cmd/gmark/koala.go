@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gmark/gmark/koala/persist"
 	"io"
 	"net"
 	"net/http"
@@ -184,6 +185,9 @@ func runKoalaServe(c *cli.Context) error {
 		cfg.Executor = px
 	}
 	srv, err := server.New(cfg)
+	if errors.Is(err, persist.ErrInUse) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -668,5 +669,34 @@ func TestKoalaProcessJobsAreConfined(t *testing.T) {
 	}
 	if jobs := k.listJobs(t, ""); len(jobs) != 0 {
 		t.Errorf("refused jobs were kept: %+v", jobs)
+	}
+}
+
+// Two schedulers on one state would both restore and run its jobs: a second
+// 'koala serve' on a state in use exits 2 naming the holder's pid, and the
+// first serves on. Once the first is killed (kill -9), a new one starts.
+func TestKoalaServeStateInUse(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "s.db")
+	grid := abs(t, "../../examples/das2.toml")
+	first := startKoala(t, "--grid", grid, "--state", state)
+	_, stderr, code := runBounded(t, time.Minute, dir, "koala", "serve", "--listen", "127.0.0.1:0", "--grid", grid, "--state", state)
+	if code != 2 || !strings.Contains(stderr, "in use by another scheduler (pid "+strconv.Itoa(first.cmd.Process.Pid)+")") {
+		t.Fatalf("second serve: exit %d, stderr %q", code, stderr)
+	}
+	if resp, err := http.Get(first.base + "/v1/health"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("the first server stopped serving: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	if err := syscall.Kill(first.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.cmd.Wait()
+	second := startKoala(t, "--grid", grid, "--state", state)
+	if resp, err := http.Get(second.base + "/v1/health"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("no server after the first was killed: %v", err)
+	} else {
+		resp.Body.Close()
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gmark/gmark/internal/filelock"
 	"strings"
 	"time"
 
@@ -64,6 +65,7 @@ type Store struct {
 	dirty   map[string]bool
 	jobs    func(id string) (*core.Job, bool)
 	stmts   *statements
+	unlock  func() // gives up PATH.lock
 }
 
 // statements are prepared once: preparing them in every commit costs as much
@@ -72,8 +74,26 @@ type statements struct {
 	insEvent, upsertJob, setMeta *sql.Stmt
 }
 
-// Open opens (creating if needed) the database at path.
-func Open(path string) (*Store, error) {
+// ErrInUse is Open's error for a state another process has open: two
+// schedulers on one state would both restore and run its jobs.
+var ErrInUse = errors.New("the state is in use by another scheduler")
+
+// Open opens (creating if needed) the database at path, for this process
+// alone: it holds PATH.lock until Close (the kernel drops it on kill -9).
+func Open(path string) (st *Store, err error) {
+	release, err := filelock.TryLock(path + ".lock")
+	var busy *filelock.BusyError
+	if errors.As(err, &busy) {
+		return nil, fmt.Errorf("%s: %w (pid %s): stop it first, or give another state", path, ErrInUse, busy.Pid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
 	// WAL with synchronous=NORMAL: a commit survives the process dying (kill -9)
 	// without an fsync per commit. Checkpoints (which do fsync) run every
 	// 10,000 pages rather than SQLite's default 1,000, so a stream of small
@@ -103,7 +123,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("%s: schema version %s; this gmark reads version %d", path, v, schemaVersion)
 	}
-	return &Store{db: db, dirty: map[string]bool{}}, nil
+	return &Store{db: db, dirty: map[string]bool{}, unlock: release}, nil
 }
 
 // Close closes the database.
@@ -113,7 +133,9 @@ func (s *Store) Close() error {
 			st.Close()
 		}
 	}
-	return s.db.Close()
+	err := s.db.Close()
+	s.unlock()
+	return err
 }
 
 // Attach tells the store how to read the current state of a job when it

@@ -2,6 +2,7 @@ package persist
 
 import (
 	"database/sql"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,4 +110,29 @@ func TestSchemaVersionIsChecked(t *testing.T) {
 	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "schema version 99") {
 		t.Errorf("opened a database of another schema version: %v", err)
 	}
+}
+
+// Two schedulers on one state would both restore and run its jobs: the
+// second Open is refused while the first holds the state, and goes ahead
+// once it is closed.
+func TestOpenIsExclusive(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	first, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Open(path); !errors.Is(err, ErrInUse) {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("second Open: %v, want ErrInUse", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open after Close: %v", err)
+	}
+	again.Close()
 }
