@@ -112,9 +112,15 @@ func runRun(c *cli.Context) error {
 		}
 	}
 	start := time.Now()
-	sum, err := writeWorkload(spec, gen, generateOptions{spec: specPath, out: workloadDir, seed: c.Uint64("seed"), quiet: quiet}, planned)
-	if err != nil {
-		return specError(err)
+	genBar := newProgress(int64(planned), "generating", "jobs", quiet || planned < 200000)
+	sum, err := generator.WriteDir(spec, gen, generator.DirOptions{Out: workloadDir, SpecPath: specPath,
+		Seed: c.Uint64("seed"), Progress: func() { genBar.Add(1) }})
+	genBar.Done()
+	var we *wdl.Error
+	if errors.As(err, &we) {
+		return usageError{err}
+	} else if err != nil {
+		return err
 	}
 	if !quiet {
 		fmt.Fprintf(out, "generated %d jobs (%d composite tasks) from %s, seed %d, span %s\n",
