@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/report"
@@ -196,9 +193,8 @@ func runRun(c *cli.Context) error {
 	}
 	bar := newProgress(-1, "running", "jobs", quiet)
 	cfg.Progress = func(p submitter.Progress) { showProgress(bar, p) }
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	res, err := submitter.Run(ctx, cfg)
+	watchInterrupts()
+	res, err := submitter.Run(c.Context, cfg)
 	bar.Done()
 	if errors.Is(err, submitter.ErrInterrupted) {
 		keepCore(target, c.App.ErrWriter)
@@ -218,7 +214,7 @@ func runRun(c *cli.Context) error {
 	// slowdown is meant for.
 	opts := report.Options{WorkloadTime: c.Float64("speedup") != 1, Command: submitter.RedactArgs(os.Args)}
 	reportDir := filepath.Join(dir, "report-"+runID)
-	index, err := report.Write(context.Background(), db, []string{runID}, reportDir, opts)
+	index, err := report.Write(c.Context, db, []string{runID}, reportDir, opts)
 	if err != nil {
 		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
 	}

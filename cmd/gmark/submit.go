@@ -7,13 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
@@ -207,9 +205,8 @@ func runSubmit(c *cli.Context) error {
 	bar := newProgress(-1, "submitting", "jobs", quiet)
 	cfg.Progress = func(p submitter.Progress) { showProgress(bar, p) }
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	sum, err := submitter.Run(ctx, cfg)
+	watchInterrupts()
+	sum, err := submitter.Run(c.Context, cfg)
 	bar.Done()
 	switch {
 	case errors.Is(err, submitter.ErrUnknownRun), errors.Is(err, submitter.ErrRunEnded), errors.Is(err, submitter.ErrRunMismatch):
