@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,15 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/gwa"
-	"github.com/gmark/gmark/internal/outfile"
 	"github.com/gmark/gmark/internal/version"
 	"github.com/gmark/gmark/stats"
+	"github.com/gmark/gmark/wdl"
 	"github.com/urfave/cli/v2"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -593,31 +590,10 @@ func printFitJSON(w io.Writer, all []*traceFits, sel map[string]*stats.Selection
 	return err
 }
 
-// writeFitFile writes the fit file as an output of internal/outfile: a
-// file is replaced whole or not at all, a link or a FIFO written through.
+// writeFitFile writes the fit file (wdl.WriteFitFile).
 func writeFitFile(path string, recs map[string]stats.FitRecord, o *fitOptions) error {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# gmark fit file, written by gmark %s on %s\n", version.String(), time.Now().UTC().Format(time.RFC3339))
-	fmt.Fprintf(&buf, "# traces: %s\n", strings.Join(o.traces, ", "))
-	fmt.Fprintf(&buf, "# families tried: %s; log2: %v", strings.Join(o.families, ", "), o.opts.Log2)
-	if o.opts.CensorAt > 0 {
-		fmt.Fprintf(&buf, "; censored at %g", o.opts.CensorAt)
-	}
-	buf.WriteString("\n# Read back in a WDL spec with Fit(FILE,KEY) or Model=FILE; the format is in docs/models.md.\n\n")
-	keys := make([]string, 0, len(recs))
-	for k := range recs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		enc := toml.NewEncoder(&buf)
-		enc.Indent = ""
-		if err := enc.Encode(map[string]stats.FitRecord{k: recs[k]}); err != nil {
-			return err
-		}
-		buf.WriteString("\n")
-	}
-	return outfile.WriteFile(path, buf.Bytes())
+	return wdl.WriteFitFile(path, wdl.FitFileHeader{Version: version.String(), Written: time.Now(),
+		Traces: o.traces, Families: o.families, Log2: o.opts.Log2, CensorAt: o.opts.CensorAt}, recs)
 }
 
 // plotFits draws, for each trace and field, the empirical CDF of the fitted
