@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -145,7 +146,7 @@ func (r *FitRecord) OrderedParams() (string, []float64, error) {
 	if len(r.Params) != len(names) {
 		var extra []string
 		for n := range r.Params {
-			if !contains(names, n) {
+			if !slices.Contains(names, n) {
 				extra = append(extra, n)
 			}
 		}
@@ -153,15 +154,6 @@ func (r *FitRecord) OrderedParams() (string, []float64, error) {
 		return "", nil, fmt.Errorf("%s has no parameter %s (it takes %s)", fam.Name, strings.Join(extra, ", "), strings.Join(names, ", "))
 	}
 	return fam.Name, params, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Model is the record's fitted family on the fitted scale.
