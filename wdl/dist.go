@@ -87,8 +87,6 @@ func parseDist(text string, ctx DistContext, depth int) (stats.Distribution, err
 			return nil, err
 		}
 		return stats.Pow2{Of: inner}, nil
-	case "hgamma2", "hypergamma":
-		return parseHyperGamma(args, open+1)
 	case "fit":
 		return parseFit(args, open+1, ctx)
 	}
@@ -158,33 +156,6 @@ func parseEmpirical(text, args string, base int) (stats.Distribution, error) {
 	d, err := stats.NewEmpirical(values, weights)
 	if err != nil {
 		return nil, &distError{base, fmt.Sprintf("Emp: %v", err)}
-	}
-	return d, nil
-}
-
-// parseHyperGamma reads HGamma2(p,shape1,scale1,shape2,scale2): gamma of
-// shape1 and scale1 with probability p, else of shape2 and scale2 (the
-// Lublin–Feitelson runtime model, on log values: no time units).
-func parseHyperGamma(args string, base int) (stats.Distribution, error) {
-	const sig = "HGamma2(p,shape1,scale1,shape2,scale2)"
-	parts := strings.SplitN(args, ",", 6)
-	if len(parts) != 5 {
-		return nil, &distError{0, "HGamma2 takes 5 parameters: " + sig}
-	}
-	v := make([]float64, 5)
-	off := base
-	for i, a := range parts {
-		at := off
-		off += len(a) + 1
-		x, err := ParseFloat(strings.TrimSpace(a))
-		if err != nil {
-			return nil, &distError{at, fmt.Sprintf("HGamma2: %v (%s)", err, sig)}
-		}
-		v[i] = x
-	}
-	d, err := stats.NewHyperGamma([]float64{v[0], 1 - v[0]}, []float64{v[1], v[3]}, []float64{v[2], v[4]})
-	if err != nil {
-		return nil, &distError{0, err.Error()}
 	}
 	return d, nil
 }
