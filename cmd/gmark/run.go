@@ -214,11 +214,18 @@ func runRun(c *cli.Context) error {
 	// slowdown is meant for.
 	opts := report.Options{WorkloadTime: c.Float64("speedup") != 1, Command: submitter.RedactArgs(os.Args)}
 	reportDir := filepath.Join(dir, "report-"+runID)
-	index, err := report.Write(c.Context, db, []string{runID}, reportDir, opts)
+	if err := report.CheckDir(reportDir); err != nil {
+		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
+	}
+	rep, err := report.Build(c.Context, db, []string{runID}, opts) // once, for the page and the summary
 	if err != nil {
 		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
 	}
-	if err := report.Summary(out, db, []string{runID}, opts); err != nil {
+	index, err := rep.WriteHTML(c.Context, reportDir, opts)
+	if err != nil {
+		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
+	}
+	if err := rep.WriteSummary(out); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "report: %s (the whole loop took %s)\n", index, time.Since(start).Round(time.Second))
