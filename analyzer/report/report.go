@@ -171,4 +171,3 @@ func CheckDir(dir string) error {
 	}
 	return err
 }
-
