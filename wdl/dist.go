@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/gmark/gmark/internal/srcerr"
 	"github.com/gmark/gmark/stats"
 )
 
@@ -225,15 +227,12 @@ func decodeFitFile(name string, src []byte) (map[string]stats.FitRecord, error) 
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: not a fit file: %s", name, pe.Position.Line, excerpt(pe.Message, 80))
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: pe.Position.Line}, "not a fit file: %s", excerpt(pe.Message, 80))
 		}
 		// Type errors are plain errors: "toml: line N (last key "k"): msg".
 		if m := tomlError.FindStringSubmatch(err.Error()); m != nil {
-			at := name
-			if m[1] != "" {
-				at += ":" + m[1]
-			}
-			return nil, fmt.Errorf("%s: not a fit file: %s", at, excerpt(m[2], 80))
+			line, _ := strconv.Atoi(m[1]) // 0, the file, when the decoder gives no line
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "not a fit file: %s", excerpt(m[2], 80))
 		}
 		return nil, fmt.Errorf("%s: not a fit file: %s", name, excerpt(err.Error(), 80))
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gmark/gmark/internal/readlimit"
+	"github.com/gmark/gmark/internal/srcerr"
 	"math"
 	"sort"
 	"strconv"
@@ -222,7 +223,7 @@ func Parse(name string, src []byte) (*Grid, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: pe.Position.Line}, "%s", pe.Message)
 		}
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
@@ -232,7 +233,7 @@ func Parse(name string, src []byte) (*Grid, error) {
 			keys[i] = k.String()
 		}
 		if line := keyLine(src, und[0]); line > 0 {
-			return nil, fmt.Errorf("%s:%d: unknown setting(s) %s", name, line, strings.Join(keys, ", "))
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "unknown setting(s) %s", strings.Join(keys, ", "))
 		}
 		return nil, fmt.Errorf("%s: unknown setting(s) %s", name, strings.Join(keys, ", "))
 	}
@@ -241,7 +242,7 @@ func Parse(name string, src []byte) (*Grid, error) {
 		var se *settingError
 		if errors.As(err, &se) {
 			if line := se.line(src); line > 0 {
-				return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+				return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "%v", err)
 			}
 		}
 		return nil, fmt.Errorf("%s: %v", name, err)
