@@ -174,6 +174,35 @@ func (c *common) errorf(line int64, field int, format string, args ...any) *Pars
 
 // skip handles a malformed line: an error to return in strict mode, nil
 // after counting it otherwise.
+// errSkipLine is nextLine's "nothing to parse here": a blank line, or a
+// line too long that was counted as skipped.
+var errSkipLine = errors.New("skip the line")
+
+// nextLine reads the next line of src and the index of its first
+// non-blank byte. A blank line is counted and a line too long skipped (or,
+// strict, an error), both as errSkipLine.
+func (c *common) nextLine(src *lineSource) (line []byte, start int, err error) {
+	line, err = src.next()
+	c.stats.Lines, c.stats.Bytes = src.line, src.bytes
+	if err == errLongLine {
+		if e := c.skip(c.errorf(src.line, 0, "%v", err)); e != nil {
+			return nil, 0, e
+		}
+		return nil, 0, errSkipLine
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	for start < len(line) && isSpace(line[start]) {
+		start++
+	}
+	if start == len(line) {
+		c.stats.BlankLines++
+		return nil, 0, errSkipLine
+	}
+	return line, start, nil
+}
+
 func (c *common) skip(e *ParseError) error {
 	if c.opts.Strict {
 		return e
