@@ -58,6 +58,7 @@ type Core struct {
 	measureFrom  time.Time         // start of the period Utilization reports on
 	deferLocal   bool              // hold local scheduling (see claimTry)
 	deferredLRMs map[*cluster]bool // clusters whose local queue waits for a schedule
+	hopelessWhy  placement.Failure // the reasons of the last job the cheap checks refused (see place)
 }
 
 // cluster is the core's view of one site.

@@ -90,6 +90,10 @@ type Job struct {
 	State State
 	// Reason says why a job failed, was restarted or was re-placed.
 	Reason string
+	// Why says, per site, why the job's last placement try failed (the
+	// counts of idle processors are the last try's); empty once the job is
+	// placed. A job that failed after max_placement_tries keeps it.
+	Why []placement.Reason
 
 	Submitted          time.Time
 	queuedAt           time.Time
