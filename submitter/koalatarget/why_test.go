@@ -210,8 +210,48 @@ func TestPlacementReasonsThroughTheAPIAndTheStore(t *testing.T) {
 				t.Errorf("run: %v", err)
 			}
 			tg.Close()
+			// The query docs/store.md gives reads them as well.
+			if got := storeQuery(t, st, run); got != tc.want {
+				t.Errorf("docs/store.md's query: %q, want %q", got, tc.want)
+			}
 		})
 	}
+}
+
+// storeQuery runs docs/store.md's query of placement reasons and renders
+// the last change's as "A:busy B:down".
+func storeQuery(t *testing.T, st *store.Store, run string) string {
+	t.Helper()
+	conn, release, err := st.QueryConn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	rows, err := conn.QueryContext(context.Background(), `
+SELECT a.key, json_extract(a.value, '$.time') AS core_time, json_extract(r.value, '$.site') AS site,
+       json_extract(r.value, '$.code') AS code, json_extract(r.value, '$.message') AS message
+FROM annotations a, json_each(a.value, '$.reasons') r
+WHERE a.run_id = ? AND a.kind = 'koala-event' AND json_extract(a.value, '$.kind') = 'placement_failed'
+ORDER BY a.id;`, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	last, parts := "", []string(nil)
+	for rows.Next() {
+		var key, when, site, code, message string
+		if err := rows.Scan(&key, &when, &site, &code, &message); err != nil {
+			t.Fatal(err)
+		}
+		if when != last { // a later change of the reasons
+			last, parts = when, nil
+		}
+		parts = append(parts, site+":"+code)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(parts, " ")
 }
 
 // waitFor polls cond until it holds; the deadline only ends a test that
