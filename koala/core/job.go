@@ -118,6 +118,7 @@ type Job struct {
 	request    placement.Request
 	claimTimer *timer
 	ftt        time.Duration
+	whyGen     uint64 // the core's infoGen when the cheap checks found Why; 0: not found so
 }
 
 // Component is the state of one component.

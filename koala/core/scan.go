@@ -102,12 +102,19 @@ func (c *Core) scan(p Priority) {
 // reasons of failed placements.
 func (c *Core) info() *placement.Info {
 	sites := make([]placement.Site, len(c.clusters))
+	changed := len(c.infoSeen) != len(sites)
 	for i, cl := range c.clusters {
 		idle := c.localIdle(cl)
 		sites[i] = placement.Site{Name: cl.cfg.Name, Idle: max(0, idle-cl.soft), Processors: cl.cfg.Processors,
 			LocalIdle: idle, Down: c.outOfService(cl)}
+		changed = changed || sites[i] != c.infoSeen[i]
 	}
-	return &placement.Info{Sites: sites, Replicas: c.grid.Replicas, Bandwidth: c.grid.Bandwidth}
+	if changed {
+		c.infoGen++
+		c.infoSeen = append(c.infoSeen[:0], sites...)
+	}
+	c.infoNow = &placement.Info{Sites: sites, Replicas: c.grid.Replicas, Bandwidth: c.grid.Bandwidth}
+	return c.infoNow
 }
 
 // placeable is the processors the co-allocator may place on at a site.
@@ -152,13 +159,13 @@ func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
 	res, fail := c.place(j, info)
 	if fail != nil {
 		c.emit(Event{Kind: EvPlacementTry, Job: j.ID, Key: j.Opts.Key, Try: j.PlacementTries})
-		c.noteWhy(j, fail.Reasons)
+		c.noteWhy(j, fail)
 		if m := c.cfg.MaxPlacementTries; m > 0 && j.PlacementTries >= m {
 			c.fail(j, "placement failed "+itoa(j.PlacementTries)+" times (max_placement_tries)")
 		}
 		return false
 	}
-	j.Why = j.Why[:0]
+	j.Why, j.whyGen = j.Why[:0], 0
 	if j.request.Flexible {
 		// The policy chose the components of a flexible job.
 		j.Components = j.Components[:0]
@@ -179,6 +186,8 @@ func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
 				info.Sites[k].Idle -= a.Size
 			}
 		}
+		c.infoGen++ // the view changed: reasons found with the old one are stale
+		c.infoSeen = c.infoSeen[:0]
 		sites = append(sites, a.Site)
 	}
 	j.Placements++
@@ -226,24 +235,51 @@ func (c *Core) place(j *Job, info *placement.Info) (placement.Result, *placement
 }
 
 // hopeless explains why component (or the job's placement.Total) fits no
-// site, in the core's buffer.
+// site, in the core's buffer. The cheap checks are a function of the job's
+// request and the information service's view alone: when the job's reasons
+// were found with the view at hand (the same infoGen), they stand, and
+// hopeless says so (reasonsStand) without finding them again. So a scan of
+// thousands of hopeless jobs through an unchanged grid costs what it did
+// before placements said why.
 func (c *Core) hopeless(j *Job, info *placement.Info, component int) *placement.Failure {
+	current := info == c.infoNow
+	if current && j.whyGen == c.infoGen && reasonsCache {
+		return reasonsStand
+	}
 	c.hopelessWhy.Reasons = placement.Explain(c.hopelessWhy.Reasons[:0], &j.request, info, component)
+	c.hopelessGen = 0
+	if current {
+		c.hopelessGen = c.infoGen
+	}
 	return &c.hopelessWhy
 }
+
+// reasonsStand is hopeless's answer when the job's reasons are unchanged.
+var reasonsStand = &placement.Failure{}
+
+// reasonsCache lets hopeless answer reasonsStand; a test turns it off to
+// check that doing so changes nothing.
+var reasonsCache = true
 
 // noteWhy keeps the reasons of a failed placement try on the job, and emits
 // them when they are not the Same as the last try's: a job that waits for
 // the same reasons scan after scan is reported once, with the counts of
 // idle processors kept up to date on the job.
-func (c *Core) noteWhy(j *Job, why []placement.Reason) {
-	if placement.SameReasons(j.Why, why) {
-		copy(j.Why, why)
+func (c *Core) noteWhy(j *Job, fail *placement.Failure) {
+	if fail == reasonsStand {
 		return
 	}
-	j.Why = append(j.Why[:0], why...)
+	j.whyGen = 0
+	if fail == &c.hopelessWhy {
+		j.whyGen = c.hopelessGen
+	}
+	if placement.SameReasons(j.Why, fail.Reasons) {
+		copy(j.Why, fail.Reasons)
+		return
+	}
+	j.Why = append(j.Why[:0], fail.Reasons...)
 	c.emit(Event{Kind: EvPlacementFailed, Job: j.ID, Key: j.Opts.Key, Try: j.PlacementTries,
-		Reasons: append([]placement.Reason(nil), why...)})
+		Reasons: append([]placement.Reason(nil), fail.Reasons...)})
 }
 
 // requeue sends a job back to its placement queue after a missed start
@@ -257,7 +293,7 @@ func (c *Core) requeue(j *Job, kind EventKind, reason string) {
 			j.Components[i] = Component{Size: j.Components[i].Size, Fixed: j.Components[i].Fixed}
 		}
 	}
-	j.Reason = reason
+	j.Reason, j.whyGen = reason, 0 // its request, and what it excludes, may have changed
 	c.emit(Event{Kind: kind, Job: j.ID, Key: j.Opts.Key, Reason: reason})
 	c.enqueue(j)
 }

@@ -1,6 +1,10 @@
 package core
 
 import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,3 +154,106 @@ sites = ["B"]
 		})
 	}
 }
+
+// The core does not find a hopeless job's reasons again while the grid
+// does not change (hopeless): a busy grid of mixed jobs (files, fixed,
+// flexible, co-allocated; background load, soft errors, an outage) gives
+// the same events, every placement_failed and its reasons included, with
+// that shortcut and without it.
+func TestReasonsShortcutChangesNothing(t *testing.T) {
+	run := func(cache bool) (string, int) {
+		reasonsCache = cache
+		defer func() { reasonsCache = true }()
+		g, err := grid.Parse("mixed.toml", []byte(`[scheduler]
+policy = "CF"
+scan_interval = "30s"
+aging_period = 3
+max_placement_tries = 200
+seed = 7
+[network]
+default_bandwidth = "10MB/s"
+[[cluster]]
+name = "A"
+processors = 32
+failure_rate = 0.05
+[cluster.background]
+low = 0.3
+high = 0.6
+job_size = [1, 8]
+[[cluster]]
+name = "B"
+processors = 24
+[cluster.background]
+low = 0.2
+high = 0.5
+job_size = [1, 8]
+[[cluster]]
+name = "C"
+processors = 16
+[[file]]
+name = "f"
+size = "2GB"
+sites = ["C"]
+[[event]]
+at = "40m"
+cluster = "B"
+action = "down"
+[[event]]
+at = "70m"
+cluster = "B"
+action = "up"
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		enc := json.NewEncoder(&out)
+		sink := sinkFunc(func(e *Event) { _ = enc.Encode(e) })
+		c, err := New(g, t0, sink, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		var arrivals []Arrival
+		at := t0
+		for i := 0; i < 400; i++ {
+			at = at.Add(time.Duration(rng.IntN(40)) * time.Second)
+			var comps []workload.Component
+			for k := 0; k <= rng.IntN(3); k++ {
+				comps = append(comps, anySite(1+rng.IntN(16)))
+			}
+			j := job(fmt.Sprint(i), time.Duration(1+rng.IntN(20))*time.Minute, rng.IntN(3) == 0, comps...)
+			switch rng.IntN(8) {
+			case 0:
+				j.Components[0].Site = []string{"A", "B", "C"}[rng.IntN(3)]
+				j.Components[0].Count = min(j.Components[0].Count, 16)
+			case 1:
+				j.SiteType = workload.Flexible
+			case 2:
+				j.Files = append(j.Files, workload.File{Name: "nowhere", Size: 1})
+			}
+			policy := []string{"WF", "CF", "CM", "FCM"}[rng.IntN(4)]
+			arrivals = append(arrivals, Arrival{At: at, Job: j, Opts: Options{Policy: policy, Priority: Priority(rng.IntN(4))}})
+		}
+		c.Simulate(arrivals, t0.Add(6*time.Hour))
+		return out.String(), strings.Count(out.String(), `"kind":"placement_failed"`)
+	}
+	with, n := run(true)
+	without, _ := run(false)
+	if n < 100 {
+		t.Errorf("only %d placement_failed events: the workload does not exercise the reasons", n)
+	}
+	if with != without {
+		a, b := strings.Split(with, "\n"), strings.Split(without, "\n")
+		for i := range min(len(a), len(b)) {
+			if a[i] != b[i] {
+				t.Fatalf("event %d differs:\nwith the shortcut    %s\nwithout the shortcut %s", i, a[i], b[i])
+			}
+		}
+		t.Fatalf("%d events with the shortcut, %d without", len(a), len(b))
+	}
+}
+
+type sinkFunc func(*Event)
+
+func (f sinkFunc) Event(e *Event) { f(e) }

@@ -207,7 +207,7 @@ func (s *state) unreachable(site string) string {
 // reason to pass over a site that has the processors and the files: the
 // name of a file it will not read there.
 func (s *state) fail(c Component, refuse func(site string) string) *Failure {
-	f := &Failure{}
+	f := &Failure{Reasons: make([]Reason, 0, len(s.info.Sites))}
 	for i := range s.info.Sites {
 		site := &s.info.Sites[i]
 		if c.Site != "" && site.Name != c.Site {
