@@ -41,6 +41,10 @@ const (
 	MaxLineBytes = 64 << 20
 )
 
+// JobIDError tells what is wrong with s as a job id, if anything (a job
+// whose id it is fails Validate).
+func JobIDError(s string) error { return checkName("job id", s) }
+
 // ValidParamName tells whether s may name an application parameter (a
 // job that has one that may not fails Validate).
 func ValidParamName(s string) bool { return checkName("parameter name", s) == nil }

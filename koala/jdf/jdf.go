@@ -307,6 +307,9 @@ func (p *parser) apply(r *subreq, attr, namePos int) error {
 				return p.errorf(v.pos, "%s is set twice (first at %s)", JobIDEnv, p.at(r.idPos))
 			}
 			r.idPos, r.id = v.pos, p.vals[i+2].s
+			if err := workload.JobIDError(r.id); r.id != "" && err != nil { // "": none, as printed for a job without one
+				return p.errorf(p.vals[i+2].pos, "%s: %v", JobIDEnv, err)
+			}
 		}
 	case aRequestType:
 		v, err := p.one(what, "fixed, nonfixed, semifixed or flexible")
