@@ -1,0 +1,92 @@
+package submitter
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/version"
+	"github.com/gmark/gmark/workload"
+)
+
+// provenance builds the provenance record of this invocation.
+func (r *Runner) provenance(seq int) (store.Provenance, error) {
+	return provenanceRecord(r.runID, seq, r.w, r.cfg.WorkloadDir, r.target.Name(), r.cfg.TargetConfig, r.cfg.CommandLine)
+}
+
+// provenanceRecord is the provenance of a run of the workload read from dir:
+// who ran what, where, from which spec and seed, on which target.
+func provenanceRecord(runID string, seq int, w *workloadInfo, dir, target string, targetConfig any, commandLine []string) (store.Provenance, error) {
+	host, _ := os.Hostname()
+	wd, _ := os.Getwd()
+	uname := ""
+	if u, err := user.Current(); err == nil {
+		uname = u.Username
+	}
+	// The store is meant to be shared and its rows cannot be scrubbed:
+	// never a secret in it.
+	cl, _ := json.Marshal(RedactArgs(commandLine))
+	tc := []byte("{}")
+	if targetConfig != nil {
+		b, err := json.Marshal(targetConfig)
+		if err != nil {
+			return store.Provenance{}, fmt.Errorf("target configuration: %v", err)
+		}
+		tc = b
+	}
+	absDir, _ := filepath.Abs(dir)
+	p := store.Provenance{
+		RunID: runID, Seq: seq, RecordedNS: time.Now().UnixNano(),
+		GmarkVersion: version.String(), GoVersion: runtime.Version(), Host: host,
+		OSArch: runtime.GOOS + "/" + runtime.GOARCH, User: uname, CommandLine: string(cl),
+		WorkingDir: wd, WorkloadDir: absDir, WorkloadSHA256: w.sha256,
+		Manifest: string(w.manifest), Target: target, TargetConfig: string(tc),
+	}
+	if m := w.m; m != nil {
+		p.SpecPath, p.SpecSHA256 = m.Spec.Path, m.Spec.SHA256
+		seed := m.Seed
+		p.Seed = &seed
+		inc, _ := json.Marshal(m.Includes)
+		if m.Includes == nil {
+			inc = []byte("[]")
+		}
+		p.Includes = string(inc)
+	}
+	return p, nil
+}
+
+// RunRecords are the records that open a run in the store.
+type RunRecords struct {
+	Run        store.Run
+	Provenance store.Provenance
+	Jobs       []workload.Job // the workload's jobs, in file order
+}
+
+// DescribeRun reads the workload directory dir and builds the run and
+// provenance records of a run of it on a target, for tools that record runs
+// without the Runner (the bundled core's simulator). The run's ScenarioID is
+// left for the caller to set.
+func DescribeRun(runID, dir, target string, targetConfig, settings any, commandLine []string) (*RunRecords, error) {
+	w, err := readWorkload(dir)
+	if err != nil {
+		return nil, err
+	}
+	prov, err := provenanceRecord(runID, 0, w, dir, target, targetConfig, commandLine)
+	if err != nil {
+		return nil, err
+	}
+	set, err := json.Marshal(settings)
+	if err != nil {
+		return nil, err
+	}
+	abs, _ := filepath.Abs(dir)
+	return &RunRecords{
+		Run: store.Run{ID: runID, CreatedNS: time.Now().UnixNano(), WorkloadDir: abs, WorkloadSHA256: w.sha256,
+			Jobs: len(w.jobs), Tasks: w.tasks, Target: target, Settings: string(set), ProvenanceSHA256: prov.ComputeDigest()},
+		Provenance: prov, Jobs: w.jobs}, nil
+}

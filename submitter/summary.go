@@ -1,0 +1,106 @@
+package submitter
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// countFromStore counts the final states of the run's jobs and tasks as
+// recorded, over every process that worked on the run.
+func (r *Runner) countFromStore() {
+	rows, err := r.st.Jobs(r.runID)
+	if err != nil {
+		return
+	}
+	if results, err := r.st.Results(r.runID); err == nil {
+		r.summary.Submitted, r.summary.SubmitFailed = 0, 0
+		for _, x := range results {
+			if x.OK {
+				r.summary.Submitted++
+			} else if x.Tries > 0 {
+				r.summary.SubmitFailed++
+			}
+		}
+	}
+	r.summary.Jobs = map[string]int{}
+	r.summary.Tasks = map[string]int{}
+	for _, j := range rows {
+		if j.ParentID == "" {
+			r.summary.Jobs[j.State]++
+		} else {
+			r.summary.Tasks[j.State]++
+		}
+	}
+}
+
+func (r *Runner) summaryJSON() map[string]any {
+	st := r.summary.Delay
+	return map[string]any{"jobs": r.summary.Jobs, "tasks": r.summary.Tasks, "retries": r.retries.Load(),
+		"submitted": r.summary.Submitted, "submit_failed": r.summary.SubmitFailed,
+		"recovered": r.summary.Recovered, "elapsed_ns": time.Since(r.started).Nanoseconds(),
+		"delay": map[string]any{"n": st.N, "mean_ns": st.Mean.Nanoseconds(), "p50_ns": st.P50.Nanoseconds(),
+			"p75_ns": st.P75.Nanoseconds(), "p99_ns": st.P99.Nanoseconds(), "max_ns": st.Max.Nanoseconds(),
+			"drift_ns": st.Drift.Nanoseconds()}}
+}
+
+func (r *Runner) progress() {
+	if r.cfg.Progress == nil {
+		return
+	}
+	p := r.counts
+	p.LastDelay = r.lastDelay
+	p.TopDone = r.finalTops
+	p.InTail = r.inTail
+	if r.inTail {
+		p.TailLeft = time.Until(r.tailAt)
+		if p.TailLeft < 0 {
+			p.TailLeft = 0
+		}
+	}
+	p.Elapsed = time.Since(r.started)
+	p.Interrupted = r.interrupted
+	r.cfg.Progress(p)
+}
+
+// noteFailure counts a failure reason for the summary (the job's id
+// replaced by JOB, so that one cause is counted once; other numbers are
+// kept, as they are usually the point: an exit status, a cluster).
+func (r *Runner) noteFailure(reason string) {
+	if len(reason) > 160 {
+		reason = reason[:160] + "…"
+	}
+	r.failMu.Lock()
+	if r.failReasons == nil {
+		r.failReasons = map[string]int{}
+	}
+	r.failReasons[reason]++
+	r.failMu.Unlock()
+}
+
+// notes summarises what went wrong, for the user.
+func (r *Runner) notes() {
+	if n := r.retries.Load(); n > 0 {
+		r.summary.Notes = append(r.summary.Notes, fmt.Sprintf("%d submit calls were retried after transient target errors", n))
+	}
+	r.failMu.Lock()
+	defer r.failMu.Unlock()
+	if len(r.failReasons) > 0 {
+		type kv struct {
+			k string
+			n int
+		}
+		var list []kv
+		for k, n := range r.failReasons {
+			list = append(list, kv{k, n})
+		}
+		sort.Slice(list, func(i, j int) bool { return list[i].n > list[j].n || (list[i].n == list[j].n && list[i].k < list[j].k) })
+		for i, x := range list {
+			if i == 5 {
+				r.summary.Notes = append(r.summary.Notes, fmt.Sprintf("… and %d other failure reasons", len(list)-5))
+				break
+			}
+			r.summary.Notes = append(r.summary.Notes, fmt.Sprintf("%d failed: %s", x.n, x.k))
+		}
+	}
+}
