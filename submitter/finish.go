@@ -136,12 +136,14 @@ func (r *Runner) checkComposite(t *top) {
 		return
 	}
 	st, reason := t.dag.Outcome()
-	row := r.jobRow(t.job, "", nil, storeState(st), reason, 1)
-	row.ScheduledNS = t.scheduledNS
-	row.SubmitNS, row.StartNS, row.EndNS, row.TargetSubmitNS = t.aggSubmit, t.aggStart, t.aggEnd, t.aggTSubmit
+	// Its submission and times are its tasks': the first submit and start,
+	// the last end.
+	o := Outcome{State: storeState(st), Reason: reason, Attempts: 1, ScheduledNS: t.scheduledNS, SubmitNS: t.aggSubmit,
+		TargetSubmitNS: t.aggTSubmit, StartNS: t.aggStart, EndNS: t.aggEnd}
 	if t.aggHasDelay {
-		row.DelayNS = t.aggDelay
+		o.DelayNS = t.aggDelay
 	}
+	row := JobRow(r.runID, t.job, "", o)
 	ev := store.Event{RunID: r.runID, JobID: t.job.ID, TimeNS: time.Now().UnixNano(), Kind: string(st), Payload: toJSON(map[string]any{"reason": reason})}
 	r.rec.Add(func(tx *store.Tx) error {
 		if err := tx.InsertEvent(ev); err != nil {

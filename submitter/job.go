@@ -141,8 +141,7 @@ func (r *Runner) newTrack(t *top, task int, j *workload.Job, attempt int, due ti
 	tr := &track{sub: Submission{Key: Key(r.runID, j.ID, attempt), RunID: r.runID, Job: j, Attempt: attempt, ParentID: parent},
 		top: t, task: task, due: due, scheduledNS: schedNS}
 	r.register(tr)
-	intent := store.Submission{Key: tr.sub.Key, RunID: r.runID, JobID: j.ID, ParentID: parent, Attempt: attempt,
-		ScheduledNS: schedNS, IntentNS: time.Now().UnixNano()}
+	intent := intentRecord(&tr.sub, schedNS, time.Now().UnixNano())
 	tr.intentSeq = r.rec.Add(func(tx *store.Tx) error { return tx.InsertSubmission(intent) })
 	return tr
 }

@@ -60,6 +60,57 @@ func provenanceRecord(runID string, seq int, w *workloadInfo, dir, target string
 	return p, nil
 }
 
+// runOpening is what opens a run in the store: its project and scenario
+// (made if new), the run's row and its first provenance record. The Runner
+// and RecordRun open runs the same way.
+type runOpening struct {
+	project, scenario string
+	run               store.Run
+	prov              store.Provenance
+}
+
+// newRunOpening builds the records that open run runID of the workload w,
+// read from dir, on a target. An empty project is "default"; an empty
+// scenario is the workload directory's name.
+func newRunOpening(runID, project, scenario, dir string, w *workloadInfo, target string, targetConfig, settings any, commandLine []string) (*runOpening, error) {
+	if project == "" {
+		project = "default"
+	}
+	abs, _ := filepath.Abs(dir)
+	if scenario == "" {
+		scenario = filepath.Base(abs)
+	}
+	prov, err := provenanceRecord(runID, 0, w, dir, target, targetConfig, commandLine)
+	if err != nil {
+		return nil, err
+	}
+	set, err := json.Marshal(settings)
+	if err != nil {
+		return nil, fmt.Errorf("run settings: %v", err)
+	}
+	run := store.Run{ID: runID, CreatedNS: time.Now().UnixNano(), WorkloadDir: abs, WorkloadSHA256: w.sha256,
+		Jobs: len(w.jobs), Tasks: w.tasks, Target: target, Settings: string(set), ProvenanceSHA256: prov.ComputeDigest()}
+	return &runOpening{project: project, scenario: scenario, run: run, prov: prov}, nil
+}
+
+// insert writes the records.
+func (o *runOpening) insert(tx *store.Tx) error {
+	pid, err := tx.EnsureProject(o.project, "", o.run.CreatedNS)
+	if err != nil {
+		return err
+	}
+	sid, err := tx.EnsureScenario(pid, o.scenario, "", o.run.CreatedNS)
+	if err != nil {
+		return err
+	}
+	run := o.run
+	run.ScenarioID = sid
+	if err := tx.InsertRun(run); err != nil {
+		return err
+	}
+	return tx.InsertProvenance(o.prov)
+}
+
 // RunRecords are the records that open a run in the store.
 type RunRecords struct {
 	Run        store.Run
@@ -76,17 +127,9 @@ func DescribeRun(runID, dir, target string, targetConfig, settings any, commandL
 	if err != nil {
 		return nil, err
 	}
-	prov, err := provenanceRecord(runID, 0, w, dir, target, targetConfig, commandLine)
+	o, err := newRunOpening(runID, "", "", dir, w, target, targetConfig, settings, commandLine)
 	if err != nil {
 		return nil, err
 	}
-	set, err := json.Marshal(settings)
-	if err != nil {
-		return nil, err
-	}
-	abs, _ := filepath.Abs(dir)
-	return &RunRecords{
-		Run: store.Run{ID: runID, CreatedNS: time.Now().UnixNano(), WorkloadDir: abs, WorkloadSHA256: w.sha256,
-			Jobs: len(w.jobs), Tasks: w.tasks, Target: target, Settings: string(set), ProvenanceSHA256: prov.ComputeDigest()},
-		Provenance: prov, Jobs: w.jobs}, nil
+	return &RunRecords{Run: o.run, Provenance: o.prov, Jobs: w.jobs}, nil
 }

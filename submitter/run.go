@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -111,37 +110,12 @@ func (r *Runner) prepareNew() error {
 	if r.runID == "" {
 		r.runID = NewRunID()
 	}
-	project, scenario := r.cfg.Project, r.cfg.Scenario
-	if project == "" {
-		project = "default"
-	}
-	if scenario == "" {
-		abs, _ := filepath.Abs(r.cfg.WorkloadDir)
-		scenario = filepath.Base(abs)
-	}
-	prov, err := r.provenance(0)
+	open, err := newRunOpening(r.runID, r.cfg.Project, r.cfg.Scenario, r.cfg.WorkloadDir, r.w, r.target.Name(),
+		r.cfg.TargetConfig, r.settings, r.cfg.CommandLine)
 	if err != nil {
 		return err
 	}
-	settings, _ := json.Marshal(r.settings)
-	abs, _ := filepath.Abs(r.cfg.WorkloadDir)
-	now := time.Now()
-	err = r.st.Write(context.Background(), func(tx *store.Tx) error {
-		pid, err := tx.EnsureProject(project, "", now.UnixNano())
-		if err != nil {
-			return err
-		}
-		sid, err := tx.EnsureScenario(pid, scenario, "", now.UnixNano())
-		if err != nil {
-			return err
-		}
-		if err := tx.InsertRun(store.Run{ID: r.runID, ScenarioID: sid, CreatedNS: now.UnixNano(), WorkloadDir: abs,
-			WorkloadSHA256: r.w.sha256, Jobs: len(r.w.jobs), Tasks: r.w.tasks, Target: r.target.Name(),
-			Settings: string(settings), ProvenanceSHA256: prov.ComputeDigest()}); err != nil {
-			return err
-		}
-		return tx.InsertProvenance(prov)
-	})
+	err = r.st.Write(context.Background(), open.insert)
 	if err != nil {
 		if r.cfg.RunID != "" {
 			if _, e := r.st.Run(r.cfg.RunID); e == nil {
@@ -309,9 +283,10 @@ func (r *Runner) run(ctx context.Context) (*Summary, error) {
 		r.summary.Status = "interrupted"
 		r.event("", 0, time.Now(), "interrupted", r.summaryJSON())
 	case nil:
-		r.summary.Status = store.RunCompleted
-		end := store.RunEnd{RunID: r.runID, EndNS: time.Now().UnixNano(), Status: store.RunCompleted, Summary: toJSON(r.summaryJSON())}
-		r.event("", 0, time.Now(), "run-end", map[string]any{"status": store.RunCompleted})
+		status := endStatus(r.finalTops, len(r.tops))
+		r.summary.Status = status
+		end := runEndRecord(r.runID, time.Now().UnixNano(), status, r.summaryJSON())
+		r.event("", 0, time.Now(), "run-end", map[string]any{"status": status})
 		r.rec.Add(func(tx *store.Tx) error { return tx.InsertRunEnd(end) })
 	}
 	r.progress()

@@ -34,11 +34,19 @@ func (r *Runner) countFromStore() {
 	}
 }
 
+// summaryJSON is the run's summary as recorded (run_ends.summary, the
+// "interrupted" event).
 func (r *Runner) summaryJSON() map[string]any {
-	st := r.summary.Delay
-	return map[string]any{"jobs": r.summary.Jobs, "tasks": r.summary.Tasks, "retries": r.retries.Load(),
-		"submitted": r.summary.Submitted, "submit_failed": r.summary.SubmitFailed,
-		"recovered": r.summary.Recovered, "elapsed_ns": time.Since(r.started).Nanoseconds(),
+	return summaryRecord(&r.summary, r.retries.Load(), time.Since(r.started))
+}
+
+// summaryRecord is summary s as the store records it, for runs the Runner
+// makes and for those recorded without it (RecordRun).
+func summaryRecord(s *Summary, retries int64, elapsed time.Duration) map[string]any {
+	st := s.Delay
+	return map[string]any{"jobs": s.Jobs, "tasks": s.Tasks, "retries": retries,
+		"submitted": s.Submitted, "submit_failed": s.SubmitFailed,
+		"recovered": s.Recovered, "elapsed_ns": elapsed.Nanoseconds(),
 		"delay": map[string]any{"n": st.N, "mean_ns": st.Mean.Nanoseconds(), "p50_ns": st.P50.Nanoseconds(),
 			"p75_ns": st.P75.Nanoseconds(), "p99_ns": st.P99.Nanoseconds(), "max_ns": st.Max.Nanoseconds(),
 			"drift_ns": st.Drift.Nanoseconds()}}
