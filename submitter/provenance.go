@@ -11,7 +11,6 @@ import (
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/version"
-	"github.com/gmark/gmark/workload"
 )
 
 // provenance builds the provenance record of this invocation.
@@ -109,27 +108,4 @@ func (o *runOpening) insert(tx *store.Tx) error {
 		return err
 	}
 	return tx.InsertProvenance(o.prov)
-}
-
-// RunRecords are the records that open a run in the store.
-type RunRecords struct {
-	Run        store.Run
-	Provenance store.Provenance
-	Jobs       []workload.Job // the workload's jobs, in file order
-}
-
-// DescribeRun reads the workload directory dir and builds the run and
-// provenance records of a run of it on a target, for tools that record runs
-// without the Runner (the bundled core's simulator). The run's ScenarioID is
-// left for the caller to set.
-func DescribeRun(runID, dir, target string, targetConfig, settings any, commandLine []string) (*RunRecords, error) {
-	w, err := readWorkload(dir)
-	if err != nil {
-		return nil, err
-	}
-	o, err := newRunOpening(runID, "", "", dir, w, target, targetConfig, settings, commandLine)
-	if err != nil {
-		return nil, err
-	}
-	return &RunRecords{Run: o.run, Provenance: o.prov, Jobs: w.jobs}, nil
 }
