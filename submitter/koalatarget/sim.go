@@ -182,9 +182,12 @@ func (s *Simulation) finishedJobs() []submitter.FinishedJob {
 			out = append(out, f)
 			continue
 		}
+		// As the koala target records it: the core's acceptance is the
+		// submission's time (here its arrival), and there is no separate
+		// target_submit_ns.
 		f.SubmitNS = sched
 		f.Receipt = submitter.Receipt{TargetID: "koala:" + j.ID}
-		f.TargetSubmitNS, f.StartNS = unixNS(j.Submitted), unixNS(j.Start)
+		f.StartNS = unixNS(j.Start)
 		f.Sites = j.Sites()
 		f.State, f.Reason, f.EndNS = simState(j, s.Core.Now())
 		f.Events = simEvents(a, j, f.Outcome)
