@@ -149,48 +149,53 @@ func (r *Runner) onResult(res submitResult) {
 		r.finalize(tr, neverStarted, res.skipped, now, nil, true)
 		return
 	}
-	result := store.Result{Key: tr.sub.Key, RunID: r.runID, OK: res.ok, DoneNS: now.UnixNano(), Tries: res.tries,
-		Recovered: res.recovered, TargetID: res.receipt.TargetID, Output: res.receipt.Output, ExitStatus: res.receipt.ExitStatus}
 	if res.ok {
-		at := res.tOK
-		if !res.receipt.Time.IsZero() {
-			at = res.receipt.Time
-		}
-		tr.submitNS = at.UnixNano()
-		if !res.recovered {
-			d := res.t0.Sub(tr.due)
-			tr.delayNS, tr.hasDelay = int64(d), true
-			result.DelayNS = int64(d)
-			if tr.scheduled {
-				r.delays.Add(d)
-				r.lastDelay = d
-			}
-		} else {
-			r.summary.Recovered++
-			tr.delayNS, tr.hasDelay = tr.submitNS-tr.scheduledNS, true
-			result.DelayNS = tr.delayNS
-		}
-		result.SubmitNS = tr.submitNS
-	} else if res.err != nil {
-		result.Error = res.err.Error()
-		if ee, ok := res.err.(interface{ ExitStatus() int }); ok {
-			s := ee.ExitStatus()
-			result.ExitStatus = &s
-		}
-		result.Output = res.receipt.Output
+		r.noteSubmitted(tr, res)
 	}
+	result := resultRecord(tr, res, now)
 	r.rec.Add(func(tx *store.Tx) error { return tx.InsertResult(result) })
 	if !res.ok {
-		r.event(tr.sub.Job.ID, tr.sub.Attempt, now, "submit-failed", map[string]any{"error": result.Error, "tries": res.tries})
-		reason := fmt.Sprintf("submission failed: %v", res.err)
-		if res.tries > 1 {
-			reason = fmt.Sprintf("submission failed after %d tries: %v", res.tries, res.err)
-		}
-		r.logf("%s: %s", tr.sub.Job.ID, reason)
-		tr.receipt = res.receipt
-		r.finalize(tr, Failed, reason, now, nil, true)
+		r.onSubmitFailed(tr, res, result.Error, now)
 		return
 	}
+	r.onSubmitted(tr, res)
+}
+
+// noteSubmitted takes the time and delay of an accepted submission.
+func (r *Runner) noteSubmitted(tr *track, res submitResult) {
+	at := res.tOK
+	if !res.receipt.Time.IsZero() {
+		at = res.receipt.Time
+	}
+	tr.submitNS = at.UnixNano()
+	if res.recovered {
+		r.summary.Recovered++
+		tr.delayNS, tr.hasDelay = tr.submitNS-tr.scheduledNS, true
+		return
+	}
+	d := res.t0.Sub(tr.due)
+	tr.delayNS, tr.hasDelay = int64(d), true
+	if tr.scheduled {
+		r.delays.Add(d)
+		r.lastDelay = d
+	}
+}
+
+// onSubmitFailed fails the job of a submission the target did not accept.
+func (r *Runner) onSubmitFailed(tr *track, res submitResult, errText string, now time.Time) {
+	r.event(tr.sub.Job.ID, tr.sub.Attempt, now, "submit-failed", map[string]any{"error": errText, "tries": res.tries})
+	reason := fmt.Sprintf("submission failed: %v", res.err)
+	if res.tries > 1 {
+		reason = fmt.Sprintf("submission failed after %d tries: %v", res.tries, res.err)
+	}
+	r.logf("%s: %s", tr.sub.Job.ID, reason)
+	tr.receipt = res.receipt
+	r.finalize(tr, Failed, reason, now, nil, true)
+}
+
+// onSubmitted records an accepted submission and applies the updates the
+// target sent before the submit call returned.
+func (r *Runner) onSubmitted(tr *track, res submitResult) {
 	tr.submitted = true
 	tr.receipt = res.receipt
 	if len(res.receipt.Sites) > 0 {

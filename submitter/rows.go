@@ -109,6 +109,23 @@ func intentRecord(s *Submission, scheduledNS, intentNS int64) store.Submission {
 		ScheduledNS: scheduledNS, IntentNS: intentNS}
 }
 
+// resultRecord is the record of a submit call's outcome
+// (submission_results), written after the call.
+func resultRecord(tr *track, res submitResult, now time.Time) store.Result {
+	result := store.Result{Key: tr.sub.Key, RunID: tr.sub.RunID, OK: res.ok, DoneNS: now.UnixNano(), Tries: res.tries,
+		Recovered: res.recovered, TargetID: res.receipt.TargetID, Output: res.receipt.Output, ExitStatus: res.receipt.ExitStatus}
+	if res.ok {
+		result.SubmitNS, result.DelayNS = tr.submitNS, tr.delayNS
+	} else if res.err != nil {
+		result.Error = res.err.Error()
+		if ee, ok := res.err.(interface{ ExitStatus() int }); ok {
+			s := ee.ExitStatus()
+			result.ExitStatus = &s
+		}
+	}
+	return result
+}
+
 // endStatus is the status of a run of which final top-level jobs out of
 // total are final: completed when every one is.
 func endStatus(final, total int) string {

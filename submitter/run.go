@@ -199,8 +199,37 @@ type Runner struct {
 	lastDelay time.Duration
 }
 
-// run is the body of Run once the run (or resume) is prepared.
+// run is the body of Run once the run (or resume) is prepared: it starts
+// the target's reporting, the workers, the resumed work and the dispatcher,
+// runs the loop until every job is final (or the run is interrupted), and
+// records how the run ended.
 func (r *Runner) run(ctx context.Context) (*Summary, error) {
+	r.init()
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	if err := r.start(watchCtx); err != nil {
+		r.rec.Close()
+		return nil, err
+	}
+	workersDone := r.startWorkers(ctx)
+	r.startResume(ctx)
+
+	dispCtx, stopDispatch := context.WithCancel(ctx)
+	defer stopDispatch()
+	go r.dispatch(dispCtx)
+
+	err := r.loop(ctx, workersDone)
+	stopDispatch()
+	r.work.Close()
+	if err == nil {
+		<-workersDone
+	}
+	close(r.loopDone)
+	return r.end(err)
+}
+
+// init makes the run's channels, queues and counters.
+func (r *Runner) init() {
 	r.rec = NewRecorder(r.st)
 	r.reg = make(map[string]*track)
 	r.work = newFIFO[*track]()
@@ -223,54 +252,47 @@ func (r *Runner) run(ctx context.Context) (*Summary, error) {
 			r.counts.Total++
 		}
 	}
+}
 
-	watchCtx, stopWatch := context.WithCancel(context.Background())
-	defer stopWatch()
+// start starts the target's reporting and records the start (or the
+// resumption) of the run, committed before anything is submitted.
+func (r *Runner) start(watchCtx context.Context) error {
 	if err := r.target.Watch(watchCtx, reporter{r}); err != nil {
-		r.rec.Close()
-		return nil, fmt.Errorf("target %s: %w", r.target.Name(), err)
+		return fmt.Errorf("target %s: %w", r.target.Name(), err)
 	}
-
 	if !r.resumed {
 		r.anchor = time.Now().Add(startLead)
 		r.anchorNS = r.anchor.UnixNano()
 		r.event("", 0, time.Now(), "run-start", map[string]any{"anchor_ns": r.anchorNS, "settings": r.settings,
 			"jobs": len(r.tops), "tasks": r.w.tasks, "target": r.target.Name()})
-	} else {
-		if err := r.recordResume(); err != nil {
-			r.rec.Close()
-			return nil, err
-		}
+	} else if err := r.recordResume(); err != nil {
+		return err
 	}
 	if err := r.rec.Sync(); err != nil {
-		r.rec.Close()
-		return nil, err
+		return err
 	}
 	if r.cfg.OnStart != nil {
 		r.cfg.OnStart(r.runID)
 	}
+	return nil
+}
 
+// startWorkers starts the workers; the channel is closed when they are
+// all done.
+func (r *Runner) startWorkers(ctx context.Context) <-chan struct{} {
 	var wg sync.WaitGroup
 	for i := 0; i < r.settings.Workers; i++ {
 		wg.Add(1)
 		go r.worker(ctx, &wg)
 	}
-	workersDone := make(chan struct{})
-	go func() { wg.Wait(); close(workersDone) }()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	return done
+}
 
-	r.startResume(ctx)
-
-	dispCtx, stopDispatch := context.WithCancel(ctx)
-	defer stopDispatch()
-	go r.dispatch(dispCtx)
-
-	err := r.loop(ctx, workersDone)
-	stopDispatch()
-	r.work.Close()
-	if err == nil {
-		<-workersDone
-	}
-	close(r.loopDone)
+// end records how the run ended (err is the loop's): the summary, and the
+// run's end when it completed or an "interrupted" event.
+func (r *Runner) end(err error) (*Summary, error) {
 	r.summary.Delay = r.delays.Stats()
 	r.summary.Elapsed = time.Since(r.started)
 	r.summary.Retries = int(r.retries.Load())
