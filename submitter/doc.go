@@ -5,7 +5,9 @@
 //
 // Run (run.go) is the entry point: it reads the workload directory, records
 // a new run (or prepares a --resume, resume.go), starts the goroutines below
-// and, when every job is final, records the run's end.
+// and, when every job is final, records the run's end. Its Config and
+// Settings are in config.go; the provenance record and the records that
+// open a run in provenance.go.
 //
 //   - The dispatcher (dispatch.go) is the one goroutine that sleeps on the
 //     schedule: it writes each job's intent ahead of time and, at the job's
@@ -29,10 +31,11 @@
 //
 // # How a job flows through
 //
-//  1. Intent. The dispatcher makes a track for the job (newTrack), with its
-//     idempotency key (Key: run/job/attempt), and queues its intent record
-//     (the submissions table); the record is committed before the
-//     submission is made, so a crash never loses a submission.
+//  1. Intent. The dispatcher (fillWindow, prepare) makes a track for the
+//     job (newTrack), with its idempotency key (Key: run/job/attempt), and
+//     queues its intent record (the submissions table); the record is
+//     committed before the submission is made, so a crash never loses a
+//     submission.
 //  2. Submit. At the job's instant a worker calls Target.Submit (Find first
 //     when the outcome of an earlier try is unknown) and sends the
 //     submitResult to the loop, which records it (submission_results) and
@@ -50,13 +53,15 @@
 // # Resume
 //
 // Every submission is recorded twice: its intent before the submit call and
-// its result after. On --resume (resume.go) the store is read back in
-// phases: the run and its settings, what was recorded of every submission,
-// then job by job what is done (a job row), in flight (a result: tracked
-// again with Target.Track), unknown (an intent and no result: dispatched
-// again with Find first, so nothing is submitted twice) or still to come
-// (no intent: scheduled as usual, the schedule shifted by the time the
-// submitter was away).
+// its result after. On --resume (resume.go, prepareResume) the store is read
+// back in phases: the run and its settings (resumableRun), what was recorded
+// of every submission (readRecords), then job by job (restoreJobs) what is
+// done (a job row), in flight (a result: tracked again with Target.Track),
+// unknown (an intent and no result: dispatched again with Find first, so
+// nothing is submitted twice) or still to come (no intent: scheduled as
+// usual, the schedule shifted by the time the submitter was away:
+// shiftSchedule). startResume hands the loop what was found before the
+// dispatcher starts.
 //
 // # Tail
 //

@@ -159,6 +159,44 @@ func serveToken(c *cli.Context) (string, error) {
 	return token, nil
 }
 
+// stateToken is the token kept beside the state database (STATE.token),
+// made on first use; it returns the token and the file.
+func stateToken(state string) (token, file string, err error) {
+	file = state + ".token"
+	if b, err := os.ReadFile(file); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b)), file, nil
+	}
+	buf := make([]byte, 16)
+	if _, err := rand.Read(buf); err != nil {
+		return "", "", err
+	}
+	token = hex.EncodeToString(buf)
+	if err := os.WriteFile(file, []byte(token+"\n"), 0o600); err != nil {
+		return "", "", fmt.Errorf("writing the token: %v", err)
+	}
+	return token, file, nil
+}
+
+// processExecutor is the executor of real 'gmark app' processes when the
+// grid runs jobs as processes (nil for emulated execution), its jobs in dir
+// (default STATE.jobs), after killing those a previous run left.
+func processExecutor(g *grid.Grid, state, dir string, stderr io.Writer) (*procexec.Executor, error) {
+	if g.Scheduler.Execution != "process" {
+		return nil, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		dir = state + ".jobs"
+	}
+	if n := procexec.Cleanup(dir); n > 0 {
+		fmt.Fprintf(stderr, "gmark koala: killed %d processes left by the previous run\n", n)
+	}
+	return &procexec.Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale, MaxOutput: int64(g.Scheduler.MaxOutput)}, nil
+}
+
 func runKoalaServe(c *cli.Context) error {
 	g, err := loadGrid(c)
 	if err != nil {
@@ -175,18 +213,8 @@ func runKoalaServe(c *cli.Context) error {
 	}
 	tokenFile := ""
 	if token == "" {
-		tokenFile = state + ".token"
-		if b, err := os.ReadFile(tokenFile); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-			token = strings.TrimSpace(string(b))
-		} else {
-			buf := make([]byte, 16)
-			if _, err := rand.Read(buf); err != nil {
-				return err
-			}
-			token = hex.EncodeToString(buf)
-			if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
-				return fmt.Errorf("writing the token: %v", err)
-			}
+		if token, tokenFile, err = stateToken(state); err != nil {
+			return err
 		}
 	}
 	if c.IsSet("execution") {
@@ -195,20 +223,9 @@ func runKoalaServe(c *cli.Context) error {
 			return usageErrorf("--execution must be emulated or process")
 		}
 	}
-	var px *procexec.Executor
-	if g.Scheduler.Execution == "process" {
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		dir := c.String("workdir")
-		if dir == "" {
-			dir = state + ".jobs"
-		}
-		if n := procexec.Cleanup(dir); n > 0 {
-			fmt.Fprintf(c.App.ErrWriter, "gmark koala: killed %d processes left by the previous run\n", n)
-		}
-		px = &procexec.Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale, MaxOutput: int64(g.Scheduler.MaxOutput)}
+	px, err := processExecutor(g, state, c.String("workdir"), c.App.ErrWriter)
+	if err != nil {
+		return err
 	}
 	cfg := server.Config{Grid: g, State: state, Token: token}
 	if px != nil {
@@ -235,6 +252,21 @@ func runKoalaServe(c *cli.Context) error {
 			})
 		}
 	}
+	return serveAPI(ctx, stop, srv, ln, func() {
+		fmt.Fprintf(c.App.Writer, "gmark koala: grid %q (%d clusters, %d processors), policy %s, time scale %g, %s execution\n",
+			g.Name, len(g.Clusters), g.TotalProcessors(), g.Scheduler.Policy, g.Scheduler.TimeScale, g.Scheduler.Execution)
+		fmt.Fprintf(c.App.Writer, "gmark koala: serving http://%s/v1/ (state %s", ln.Addr(), state)
+		if tokenFile != "" {
+			fmt.Fprintf(c.App.Writer, ", token in %s", tokenFile)
+		}
+		fmt.Fprintln(c.App.Writer, ")")
+	})
+}
+
+// serveAPI runs the scheduler and serves its API on ln (calling serving
+// once both are started) until ctx is done or either fails; then it shuts
+// the HTTP server down and waits for the scheduler's final commit.
+func serveAPI(ctx context.Context, stop func(), srv *server.Server, ln net.Listener, serving func()) error {
 	httpSrv := srv.HTTPServer()
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Run(ctx) }()
@@ -243,13 +275,7 @@ func runKoalaServe(c *cli.Context) error {
 			errc <- err
 		}
 	}()
-	fmt.Fprintf(c.App.Writer, "gmark koala: grid %q (%d clusters, %d processors), policy %s, time scale %g, %s execution\n",
-		g.Name, len(g.Clusters), g.TotalProcessors(), g.Scheduler.Policy, g.Scheduler.TimeScale, g.Scheduler.Execution)
-	fmt.Fprintf(c.App.Writer, "gmark koala: serving http://%s/v1/ (state %s", ln.Addr(), state)
-	if tokenFile != "" {
-		fmt.Fprintf(c.App.Writer, ", token in %s", tokenFile)
-	}
-	fmt.Fprintln(c.App.Writer, ")")
+	serving()
 	var runErr error
 	select {
 	case <-ctx.Done():

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"runtime/debug"
+	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/report"
@@ -61,66 +60,59 @@ func init() {
 	})
 }
 
+// runOptions are the flags of 'gmark run'.
+type runOptions struct {
+	spec         string // the WDL file
+	output       string // the scenario's directory; "" for gmark-runs/SPEC
+	seed         uint64
+	target       string
+	targets      targetOptions
+	scanInterval *time.Duration // koala: the bundled scheduler's, when given
+	settings     submitter.Settings
+	project      string
+	scenario     string // "" for the spec's name
+	quiet        bool
+}
+
 func runRun(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("run takes one WDL file (see 'gmark run --help')")
 	}
-	specPath := c.Args().First()
-	name := strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))
 	if err := checkSubmitRanges(c); err != nil {
 		return err
 	}
-	targetName := c.String("target")
-	found := false
-	for _, t := range targetNames {
-		found = found || t == targetName
+	o := runOptions{spec: c.Args().First(), output: c.String("output"), seed: c.Uint64("seed"), target: c.String("target"),
+		targets: targetOptionsOf(c), project: c.String("project"), scenario: c.String("scenario"), quiet: c.Bool("quiet")}
+	if c.IsSet("scan-interval") {
+		d := c.Duration("scan-interval")
+		o.scanInterval = &d
 	}
-	if !found {
-		return usageErrorf("unknown target %q (known: %s)", targetName, strings.Join(targetNames, ", "))
+	o.settings.Workers, o.settings.Speedup, o.settings.Retries = c.Int("workers"), c.Float64("speedup"), c.Int("retries")
+	if c.IsSet("tail") {
+		o.settings.Tail, o.settings.HasTail = c.Duration("tail"), true
 	}
-	quiet := c.Bool("quiet")
-	out := c.App.Writer
+	return runLoop(c.Context, o, c.App.Writer, c.App.ErrWriter)
+}
 
-	// 1. Generate.
-	spec, err := wdl.ParseFile(specPath)
-	if err != nil {
-		return usageError{err}
+// runLoop is the whole loop: generate the workload, run it on the target,
+// and write the report.
+func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
+	if !slices.Contains(targetNames, o.target) {
+		return usageErrorf("unknown target %q (known: %s)", o.target, strings.Join(targetNames, ", "))
 	}
-	gen, err := generator.New(spec, c.Uint64("seed"))
-	if err != nil {
-		return usageError{err}
-	}
-	for _, w := range gen.Warnings {
-		fmt.Fprintln(c.App.ErrWriter, "warning:", w)
-	}
-	var g *grid.Grid
-	if targetName == "koala" && c.String("endpoint") == "" {
-		if g, err = grid.Load(c.String("grid")); err != nil {
-			return usageError{err}
-		}
-	}
-	dir := c.String("output")
+	name := strings.TrimSuffix(filepath.Base(o.spec), filepath.Ext(o.spec))
+	dir := o.output
 	if dir == "" {
 		dir = filepath.Join("gmark-runs", name)
 	}
-	runID := submitter.NewRunID()
-	workloadDir := filepath.Join(dir, "workloads", runID)
-	planned := 0
-	for _, u := range spec.Units {
-		if !u.Workload {
-			planned += u.NTimes
-		}
-	}
 	start := time.Now()
-	sum, err := writeWorkload(spec, gen, generateOptions{spec: specPath, out: workloadDir, seed: c.Uint64("seed"), quiet: quiet}, planned)
+	runID := submitter.NewRunID()
+	// 1. Generate.
+	workloadDir := filepath.Join(dir, "workloads", runID)
+	g, err := generateForRun(o, workloadDir, stdout, stderr)
 	if err != nil {
-		return specError(err)
+		return err
 	}
-	if !quiet {
-		fmt.Fprintf(out, "generated %d jobs (%d composite tasks) from %s, seed %d, span %s\n",
-			sum.Jobs, sum.Tasks, specPath, c.Uint64("seed"), sum.Span())
-	}
-
 	// 2. The target: by default the bundled scheduler, a process of its own
 	// (it outlives a kill -9 of this one), its clock running --speedup times
 	// faster than the wall clock.
@@ -134,91 +126,120 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var target submitter.Target
-	var targetCfg any
-	if g != nil {
-		// The bundled core runs as fast as the schedule: its clock scaled
-		// by --speedup, as recorded for a --resume.
-		kc := koalaConfig{Grid: c.String("grid"), Policy: c.String("policy"), Priority: c.String("priority"),
-			Runner: c.String("runner"), TimeScale: c.Float64("speedup")}
-		if c.IsSet("scan-interval") {
-			kc.ScanInterval = c.Duration("scan-interval").String()
-		}
-		if c.IsSet("policy") {
-			g.Scheduler.Policy = c.String("policy")
-		}
-		tc := koalatarget.Config{Priority: kc.Priority, Runner: kc.Runner}
-		if target, targetCfg, err = bundledKoalaTarget(c.Context, kc, tc, runDir); err != nil {
-			return err
-		}
-	} else {
-		if target, targetCfg, err = newTarget(c, targetName, runDir, nil); err != nil {
-			return err
-		}
+	target, targetCfg, err := runTarget(ctx, o, g, runDir, stdout)
+	if err != nil {
+		return err
 	}
 	defer target.Close()
-	if !quiet {
-		where := targetName
-		if g != nil {
-			where = fmt.Sprintf("the bundled scheduler on %s (%d clusters, %d processors, policy %s)", g.Name, len(g.Clusters), g.TotalProcessors(), g.Scheduler.Policy)
-		}
-		fmt.Fprintf(out, "running on %s", where)
-		if s := c.Float64("speedup"); s != 1 {
-			fmt.Fprintf(out, ", %g times faster than real time", s)
-		}
-		fmt.Fprintln(out)
-	}
-
 	// 3. Submit and wait.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	scenario := c.String("scenario")
-	if scenario == "" {
-		scenario = name
+	if o.scenario == "" {
+		o.scenario = name
 	}
 	cfg := submitter.Config{WorkloadDir: workloadDir, Store: st, Target: target, TargetConfig: targetCfg,
-		Project: c.String("project"), Scenario: scenario, RunID: runID}
-	cfg.Workers = c.Int("workers")
-	cfg.Speedup = c.Float64("speedup")
-	if c.IsSet("tail") {
-		cfg.Tail, cfg.HasTail = c.Duration("tail"), true
-	}
-	cfg.Retries = c.Int("retries")
-	if !quiet {
-		cfg.Log = logWriter{c.App.ErrWriter}
-	}
-	bar := newProgress(-1, "running", "jobs", quiet)
-	cfg.Progress = func(p submitter.Progress) { showProgress(bar, p) }
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	res, err := submitter.Run(ctx, cfg)
-	bar.Done()
+		Settings: o.settings, Project: o.project, Scenario: o.scenario, RunID: runID}
+	res, err := runSubmitter(ctx, cfg, "running", o.quiet, stderr)
 	if errors.Is(err, submitter.ErrInterrupted) {
-		keepCore(target, c.App.ErrWriter)
-		printRunSummary(out, res, db)
+		keepCore(target, stderr)
+		printRunSummary(stdout, res, db)
 		return fmt.Errorf("interrupted; continue with: gmark submit --resume %s --db %s", runID, db)
 	}
 	if err != nil {
 		return err
 	}
-	if !quiet {
-		printRunSummary(out, res, db)
+	if !o.quiet {
+		printRunSummary(stdout, res, db)
 	}
-
 	// 4. The report.
-	// A compressed run is reported in workload time (durations times the
-	// speedup): what the workload would have seen, and what τ of the bounded
-	// slowdown is meant for.
-	opts := report.Options{WorkloadTime: c.Float64("speedup") != 1, Command: submitter.RedactArgs(os.Args)}
+	return reportRun(stdout, db, dir, runID, o.settings.Speedup, start)
+}
+
+// generateForRun writes the workload of the spec to workloadDir, and loads
+// the grid of the bundled scheduler when it is the target (nil otherwise).
+func generateForRun(o runOptions, workloadDir string, stdout, stderr io.Writer) (*grid.Grid, error) {
+	spec, err := wdl.ParseFile(o.spec)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	gen, err := generator.New(spec, o.seed)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	for _, w := range gen.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	var g *grid.Grid
+	if o.target == "koala" && o.targets.endpoint.v == "" {
+		if g, err = grid.Load(o.targets.grid.v); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	planned := 0
+	for _, u := range spec.Units {
+		if !u.Workload {
+			planned += u.NTimes
+		}
+	}
+	sum, err := writeWorkload(spec, gen, generateOptions{spec: o.spec, out: workloadDir, seed: o.seed, quiet: o.quiet}, planned)
+	if err != nil {
+		return nil, specError(err)
+	}
+	if !o.quiet {
+		fmt.Fprintf(stdout, "generated %d jobs (%d composite tasks) from %s, seed %d, span %s\n",
+			sum.Jobs, sum.Tasks, o.spec, o.seed, sum.Span())
+	}
+	return g, nil
+}
+
+// runTarget makes the target of the run: with grid g the bundled core,
+// whose clock runs as fast as the schedule (scaled by --speedup, as
+// recorded for a --resume); otherwise the target named by --target.
+func runTarget(ctx context.Context, o runOptions, g *grid.Grid, runDir string, stdout io.Writer) (submitter.Target, any, error) {
+	var target submitter.Target
+	var targetCfg any
+	var err error
+	if g != nil {
+		kc := koalaConfig{Grid: o.targets.grid.v, Policy: o.targets.policy.v, Priority: o.targets.priority.v,
+			Runner: o.targets.runner.v, TimeScale: o.settings.Speedup}
+		if o.scanInterval != nil {
+			kc.ScanInterval = o.scanInterval.String()
+		}
+		if o.targets.policy.set {
+			g.Scheduler.Policy = o.targets.policy.v
+		}
+		tc := koalatarget.Config{Priority: kc.Priority, Runner: kc.Runner}
+		target, targetCfg, err = bundledKoalaTarget(ctx, kc, tc, runDir)
+	} else {
+		target, targetCfg, err = newTarget(ctx, o.targets, o.target, runDir, nil)
+	}
+	if err != nil || o.quiet {
+		return target, targetCfg, err
+	}
+	where := o.target
+	if g != nil {
+		where = fmt.Sprintf("the bundled scheduler on %s (%d clusters, %d processors, policy %s)", g.Name, len(g.Clusters), g.TotalProcessors(), g.Scheduler.Policy)
+	}
+	fmt.Fprintf(stdout, "running on %s", where)
+	if s := o.settings.Speedup; s != 1 {
+		fmt.Fprintf(stdout, ", %g times faster than real time", s)
+	}
+	fmt.Fprintln(stdout)
+	return target, targetCfg, nil
+}
+
+// reportRun writes the run's HTML report beside the store and prints its
+// summary. A compressed run is reported in workload time (durations times
+// the speedup): what the workload would have seen, and what τ of the
+// bounded slowdown is meant for.
+func reportRun(stdout io.Writer, db, dir, runID string, speedup float64, start time.Time) error {
+	opts := report.Options{WorkloadTime: speedup != 1, Command: submitter.RedactArgs(os.Args)}
 	reportDir := filepath.Join(dir, "report-"+runID)
 	index, err := report.Write(context.Background(), db, []string{runID}, reportDir, opts)
 	if err != nil {
 		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
 	}
-	if err := report.Summary(out, db, []string{runID}, opts); err != nil {
+	if err := report.Summary(stdout, db, []string{runID}, opts); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "report: %s (the whole loop took %s)\n", index, time.Since(start).Round(time.Second))
+	fmt.Fprintf(stdout, "report: %s (the whole loop took %s)\n", index, time.Since(start).Round(time.Second))
 	return nil
 }
