@@ -1,16 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/workload"
 )
 
 // Issue 12: a run simulated by the bundled core ('gmark koala simulate
@@ -226,4 +232,39 @@ func jsonKeys(t *testing.T, js string) []string {
 	walk("", m)
 	sort.Strings(keys)
 	return keys
+}
+
+// The commands run in-process: gmark submit and gmark koala simulate are
+// functions of their options.
+func TestSubmitAndSimulateInProcess(t *testing.T) {
+	dir := t.TempDir()
+	w := filepath.Join(dir, "w")
+	writeJobs(t, w,
+		workload.Job{ID: "1-0", Kind: workload.Unitary, Type: "swf", SiteType: workload.Single, RunTime: time.Minute,
+			App: workload.App{Name: "swf"}, Components: []workload.Component{{Site: "*", Count: 2}}},
+		workload.Job{ID: "1-1", Kind: workload.Unitary, Type: "swf", SiteType: workload.Single, Submit: time.Second,
+			RunTime: time.Minute, App: workload.App{Name: "swf"}, Components: []workload.Component{{Site: "*", Count: 4}}})
+	var out, errb bytes.Buffer
+	o := submitOptions{dir: w, target: "dryrun", db: filepath.Join(dir, "r.db"), project: "p", runID: "ip-1", quiet: true,
+		settings: submitter.Settings{Workers: 2, Speedup: 100}}
+	if err := submit(context.Background(), o, &out, &errb); err != nil {
+		t.Fatalf("submit: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "run ip-1 completed") || !strings.Contains(out.String(), "2 (2 succeeded)") {
+		t.Errorf("submit printed:\n%s", out.String())
+	}
+	out.Reset()
+	so := simulateOptions{dir: w, grid: gridOptions{path: abs(t, "../../examples/das2.toml")}, seed: 1, priority: "high",
+		runner: "krunner", limit: time.Hour, db: filepath.Join(dir, "r.db"), project: "p", runID: "ip-2"}
+	if err := koalaSimulate(context.Background(), so, &out, &errb); err != nil {
+		t.Fatalf("simulate: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "run ip-2 recorded in") || !strings.Contains(out.String(), "2 jobs, 2 finished") {
+		t.Errorf("simulate printed:\n%s", out.String())
+	}
+	so.priority = "urgent"
+	var ue usageError
+	if err := koalaSimulate(context.Background(), so, &out, &errb); !errors.As(err, &ue) {
+		t.Errorf("a bad priority: %v, want a usage error", err)
+	}
 }
