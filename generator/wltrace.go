@@ -45,180 +45,25 @@ type tracePlan struct {
 }
 
 func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl.ErrorList) {
-	var errs wdl.ErrorList
 	o := u.Options
-	add := func(err error) {
-		if e, ok := err.(*wdl.Error); ok {
-			errs = append(errs, e)
-		}
-	}
-	p := &tracePlan{unit: u, seed: seed}
 	fileOpt, ok := o.Get("File")
 	if !ok || fileOpt.Value == "" {
 		return nil, wdl.ErrorList{wdl.Errorf(u.Cols.OtherInfo, "wl:trace needs File=PATH, the trace to replay (SWF, GWF or GWF-SQLite; .gz is read too)")}
 	}
-	p.path = fileOpt.Value
-	if !filepath.IsAbs(p.path) {
-		p.path = filepath.Join(filepath.Dir(fileOpt.Pos.File), p.path)
-	}
-	p.opts = gwa.ReadOptions{Strict: true, Name: p.path}
-	if v, ok, err := o.Bool("Strict"); err != nil {
-		add(err)
-	} else if ok {
-		p.opts.Strict = v
-	}
-	if opt, ok := o.Get("Format"); ok {
-		f, known := gwa.ParseFormat(opt.Value)
-		if !known {
-			errs = append(errs, wdl.Errorf(opt.Pos, "Format: %q is not swf, gwf or sqlite", wdl.Excerpt(opt.Value)))
-		}
-		p.opts.Format = f
-	}
-
-	// Filters.
-	f := &p.sel.Filter
-	if d, ok, err := traceSeconds(o, "From"); err != nil {
-		add(err)
-	} else if ok {
-		f.Submit.Min, f.Submit.HasMin = d, true
-	}
-	if d, ok, err := traceSeconds(o, "To"); err != nil {
-		add(err)
-	} else if ok {
-		f.Submit.Max, f.Submit.HasMax = d, true
-		if f.Submit.HasMin && d <= f.Submit.Min {
-			opt, _ := o.Get("To")
-			errs = append(errs, wdl.Errorf(opt.Pos, "To (%gs) must be after From (%gs)", d, f.Submit.Min))
-		}
-	}
-	if n, ok, err := o.Int("FirstN", 1, math.MaxInt32); err != nil {
-		add(err)
-	} else if ok {
-		f.FirstN = int64(n)
-	}
-	if v, ok, err := o.List("TraceSites"); err != nil {
-		add(err)
-	} else if ok {
-		f.Sites = v
-	}
-	if v, ok, err := o.List("Users"); err != nil {
-		add(err)
-	} else if ok {
-		f.Users = v
-	}
-	if v, ok, err := o.List("Status"); err != nil {
-		add(err)
-	} else if ok {
-		opt, _ := o.Get("Status")
-		for _, s := range v {
-			st, err := gwa.ParseStatus(s)
-			if err != nil {
-				errs = append(errs, wdl.Errorf(opt.Pos, "Status: %v", err))
-			}
-			f.Status = append(f.Status, st...)
-		}
-	}
-	bound := func(minKey, maxKey string, r *gwa.Range, get func(string) (float64, bool, error)) {
-		lo, okLo, err := get(minKey)
-		if err != nil {
-			add(err)
-		} else if okLo {
-			r.Min, r.HasMin = lo, true
-		}
-		hi, okHi, err := get(maxKey)
-		if err != nil {
-			add(err)
-		} else if okHi {
-			r.Max, r.HasMax = hi, true
-			if okLo && hi < lo {
-				opt, _ := o.Get(maxKey)
-				errs = append(errs, wdl.Errorf(opt.Pos, "%s (%g) is below %s (%g)", maxKey, hi, minKey, lo))
-			}
-		}
-	}
-	bound("MinRunTime", "MaxRunTime", &f.RunTime, func(k string) (float64, bool, error) { return traceSeconds(o, k) })
-	bound("MinProcs", "MaxProcs", &f.Procs, func(k string) (float64, bool, error) {
-		n, ok, err := o.Int(k, 1, wdl.MaxProcessors)
-		return float64(n), ok, err
-	})
-
-	// Scaling.
-	scale := func(key string) float64 {
-		v, ok, err := o.Float(key, 0, maxTraceScale)
-		if err != nil {
-			add(err)
-			return 1
-		}
-		if ok && v <= 0 {
-			opt, _ := o.Get(key)
-			errs = append(errs, wdl.Errorf(opt.Pos, "%s must be > 0, got %g", key, v))
-			return 1
-		}
-		if !ok {
-			return 1
-		}
-		return v
-	}
-	p.sel.Scale = gwa.Scale{Submit: scale("SubmitScale"), RunTime: scale("RunTimeScale"), Procs: scale("ProcScale")}
-	p.sel.Rebase = true
-
-	// Area selection.
-	if d, ok, err := traceSeconds(o, "AreaWidth"); err != nil {
-		add(err)
-	} else if ok {
-		if d <= 0 {
-			opt, _ := o.Get("AreaWidth")
-			errs = append(errs, wdl.Errorf(opt.Pos, "AreaWidth must be > 0"))
-		}
-		p.sel.AreaWidth = d
-	}
-	if opt, ok := o.Get("AreaTarget"); ok {
-		if p.sel.AreaWidth == 0 {
-			errs = append(errs, wdl.Errorf(opt.KeyPos, "AreaTarget needs AreaWidth, the width of the windows to choose from"))
-		}
-		items, err := wdl.ParseList(opt.Value)
-		if err != nil {
-			errs = append(errs, wdl.Errorf(opt.Pos, "AreaTarget: %v", err))
-		}
-		for _, it := range items {
-			t, err := gwa.ParseTarget(it)
-			if err != nil {
-				errs = append(errs, wdl.Errorf(opt.Pos, "AreaTarget: %v", err))
-			}
-			p.sel.AreaTargets = append(p.sel.AreaTargets, t)
-		}
-	}
-
-	// Site mapping.
-	if v, ok, err := o.List("Sites"); err != nil {
-		add(err)
-	} else if ok {
-		p.clusters = v
-	}
-	if opt, ok := o.Get("SiteMap"); ok {
-		items, err := wdl.ParseList(opt.Value)
-		if err != nil {
-			errs = append(errs, wdl.Errorf(opt.Pos, "SiteMap: %v", err))
-		}
-		p.siteMap = map[string]string{}
-		for _, it := range items {
-			from, to, ok := strings.Cut(it, ":")
-			from, to = strings.TrimSpace(from), strings.TrimSpace(to)
-			if !ok || from == "" || to == "" {
-				errs = append(errs, wdl.Errorf(opt.Pos, "SiteMap: %q must be TRACESITE:CLUSTER, e.g. 12:fs0 or grid.ici.ro:fs1", wdl.Excerpt(it)))
-				continue
-			}
-			p.siteMap[from] = to
-		}
-	}
-
+	p := &tracePlan{unit: u, seed: seed}
+	r := &traceOptions{o: o}
+	p.readSource(r, fileOpt)
+	p.readFilters(r)
+	p.readScaling(r)
+	p.readArea(r)
+	p.readSites(r)
 	// The swf application, its parameters as for any swf unit (Scale=, Mode=).
 	app, _ := LookupApp("swf")
 	m, merrs := prepareApp(app, optView{o: o}, false)
-	errs = append(errs, merrs...)
+	r.errs = append(r.errs, merrs...)
 	p.app = m
-	if len(errs) > 0 {
-		return nil, errs
+	if len(r.errs) > 0 {
+		return nil, r.errs
 	}
 
 	// A first pass: check the trace, select the area, count the jobs and
@@ -234,6 +79,199 @@ func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl
 	}
 	p.period = period
 	return func() (WorkloadSource, error) { return p.newSource() }, nil
+}
+
+// traceOptions reads a wl:trace unit's options, collecting every error.
+type traceOptions struct {
+	o    *wdl.Options
+	errs wdl.ErrorList
+}
+
+// add keeps err when it is positioned (the options' readers return
+// *wdl.Error).
+func (r *traceOptions) add(err error) {
+	if e, ok := err.(*wdl.Error); ok {
+		r.errs = append(r.errs, e)
+	}
+}
+
+// errorf adds an error at the value of key.
+func (r *traceOptions) errorf(key, format string, args ...any) {
+	opt, _ := r.o.Get(key)
+	r.errs = append(r.errs, wdl.Errorf(opt.Pos, format, args...))
+}
+
+// seconds reads a duration option in seconds.
+func (r *traceOptions) seconds(key string) (float64, bool) {
+	d, ok, err := traceSeconds(r.o, key)
+	if err != nil {
+		r.add(err)
+		return 0, false
+	}
+	return d, ok
+}
+
+// list reads a comma-separated option.
+func (r *traceOptions) list(key string) ([]string, bool) {
+	v, ok, err := r.o.List(key)
+	if err != nil {
+		r.add(err)
+		return nil, false
+	}
+	return v, ok
+}
+
+// readSource: the trace's path (relative to the spec), format and strictness.
+func (p *tracePlan) readSource(r *traceOptions, fileOpt wdl.Option) {
+	p.path = fileOpt.Value
+	if !filepath.IsAbs(p.path) {
+		p.path = filepath.Join(filepath.Dir(fileOpt.Pos.File), p.path)
+	}
+	p.opts = gwa.ReadOptions{Strict: true, Name: p.path}
+	if v, ok, err := r.o.Bool("Strict"); err != nil {
+		r.add(err)
+	} else if ok {
+		p.opts.Strict = v
+	}
+	if opt, ok := r.o.Get("Format"); ok {
+		f, known := gwa.ParseFormat(opt.Value)
+		if !known {
+			r.errorf("Format", "Format: %q is not swf, gwf or sqlite", wdl.Excerpt(opt.Value))
+		}
+		p.opts.Format = f
+	}
+}
+
+// readFilters: which of the trace's jobs are replayed.
+func (p *tracePlan) readFilters(r *traceOptions) {
+	f := &p.sel.Filter
+	if d, ok := r.seconds("From"); ok {
+		f.Submit.Min, f.Submit.HasMin = d, true
+	}
+	if d, ok := r.seconds("To"); ok {
+		f.Submit.Max, f.Submit.HasMax = d, true
+		if f.Submit.HasMin && d <= f.Submit.Min {
+			r.errorf("To", "To (%gs) must be after From (%gs)", d, f.Submit.Min)
+		}
+	}
+	if n, ok, err := r.o.Int("FirstN", 1, math.MaxInt32); err != nil {
+		r.add(err)
+	} else if ok {
+		f.FirstN = int64(n)
+	}
+	if v, ok := r.list("TraceSites"); ok {
+		f.Sites = v
+	}
+	if v, ok := r.list("Users"); ok {
+		f.Users = v
+	}
+	if v, ok := r.list("Status"); ok {
+		for _, s := range v {
+			st, err := gwa.ParseStatus(s)
+			if err != nil {
+				r.errorf("Status", "Status: %v", err)
+			}
+			f.Status = append(f.Status, st...)
+		}
+	}
+	r.bound("MinRunTime", "MaxRunTime", &f.RunTime, func(k string) (float64, bool, error) { return traceSeconds(r.o, k) })
+	r.bound("MinProcs", "MaxProcs", &f.Procs, func(k string) (float64, bool, error) {
+		n, ok, err := r.o.Int(k, 1, wdl.MaxProcessors)
+		return float64(n), ok, err
+	})
+}
+
+// bound reads a range from the options minKey and maxKey.
+func (r *traceOptions) bound(minKey, maxKey string, rg *gwa.Range, get func(string) (float64, bool, error)) {
+	lo, okLo, err := get(minKey)
+	if err != nil {
+		r.add(err)
+	} else if okLo {
+		rg.Min, rg.HasMin = lo, true
+	}
+	hi, okHi, err := get(maxKey)
+	if err != nil {
+		r.add(err)
+	} else if okHi {
+		rg.Max, rg.HasMax = hi, true
+		if okLo && hi < lo {
+			r.errorf(maxKey, "%s (%g) is below %s (%g)", maxKey, hi, minKey, lo)
+		}
+	}
+}
+
+// readScaling: the factors of submit times, run times and sizes.
+func (p *tracePlan) readScaling(r *traceOptions) {
+	scale := func(key string) float64 {
+		v, ok, err := r.o.Float(key, 0, maxTraceScale)
+		if err != nil {
+			r.add(err)
+			return 1
+		}
+		if ok && v <= 0 {
+			r.errorf(key, "%s must be > 0, got %g", key, v)
+			return 1
+		}
+		if !ok {
+			return 1
+		}
+		return v
+	}
+	p.sel.Scale = gwa.Scale{Submit: scale("SubmitScale"), RunTime: scale("RunTimeScale"), Procs: scale("ProcScale")}
+	p.sel.Rebase = true
+}
+
+// readArea: the representative window to choose (AreaWidth, AreaTarget).
+func (p *tracePlan) readArea(r *traceOptions) {
+	if d, ok := r.seconds("AreaWidth"); ok {
+		if d <= 0 {
+			r.errorf("AreaWidth", "AreaWidth must be > 0")
+		}
+		p.sel.AreaWidth = d
+	}
+	opt, ok := r.o.Get("AreaTarget")
+	if !ok {
+		return
+	}
+	if p.sel.AreaWidth == 0 {
+		r.errs = append(r.errs, wdl.Errorf(opt.KeyPos, "AreaTarget needs AreaWidth, the width of the windows to choose from"))
+	}
+	items, err := wdl.ParseList(opt.Value)
+	if err != nil {
+		r.errorf("AreaTarget", "AreaTarget: %v", err)
+	}
+	for _, it := range items {
+		t, err := gwa.ParseTarget(it)
+		if err != nil {
+			r.errorf("AreaTarget", "AreaTarget: %v", err)
+		}
+		p.sel.AreaTargets = append(p.sel.AreaTargets, t)
+	}
+}
+
+// readSites: the clusters the trace's sites go to (Sites=, SiteMap=).
+func (p *tracePlan) readSites(r *traceOptions) {
+	if v, ok := r.list("Sites"); ok {
+		p.clusters = v
+	}
+	opt, ok := r.o.Get("SiteMap")
+	if !ok {
+		return
+	}
+	items, err := wdl.ParseList(opt.Value)
+	if err != nil {
+		r.errorf("SiteMap", "SiteMap: %v", err)
+	}
+	p.siteMap = map[string]string{}
+	for _, it := range items {
+		from, to, ok := strings.Cut(it, ":")
+		from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+		if !ok || from == "" || to == "" {
+			r.errorf("SiteMap", "SiteMap: %q must be TRACESITE:CLUSTER, e.g. 12:fs0 or grid.ici.ro:fs1", wdl.Excerpt(it))
+			continue
+		}
+		p.siteMap[from] = to
+	}
 }
 
 // traceSeconds reads a duration in seconds (units ms s m h d; a bare number

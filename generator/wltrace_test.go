@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/wdl"
 	"github.com/gmark/gmark/workload"
 )
@@ -165,10 +166,7 @@ func TestTraceReplayErrors(t *testing.T) {
 // The real LCG trace: the busiest-tenth 3-hour window (p90 of arrivals),
 // compressed ten times, spread over five clusters.
 func TestTraceReplayLCG(t *testing.T) {
-	lcg, _ := filepath.Abs(filepath.Join("..", "..", "shared", "traces", "LCG.swf.gz"))
-	if _, err := os.Stat(lcg); err != nil {
-		t.Skipf("no LCG trace at %s (it lives in ../shared/traces beside the repository)", lcg)
-	}
+	lcg := testkit.LCG(t)
 	dir := t.TempDir()
 	jobs := generate(t, traceSpec(t, dir, "1", "File="+lcg+",AreaWidth=3h,AreaTarget=arrivals:p90,SubmitScale=0.1,Sites=fs0;fs1;fs2;fs3;fs4"), 1)
 	if len(jobs) < 100 {

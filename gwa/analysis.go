@@ -461,19 +461,7 @@ func (s SiteStat) MarshalJSON() ([]byte, error) {
 
 // Result finishes the analysis. The Analyzer may go on accepting records.
 func (a *Analyzer) Result() *Analysis {
-	r := &Analysis{}
-	h := a.hdr
-	r.Trace = TraceInfo{Format: h.Format, UnixStartTime: h.UnixStartTime, TimeZone: a.loc.String(), TimeBase: "relative",
-		Clamped: a.clamped, HeaderJobs: h.MaxJobs}
-	if h.UnixStartTime != 0 {
-		r.Trace.TimeBase = "header"
-		if h.AbsoluteBase {
-			r.Trace.TimeBase = "absolute"
-		}
-		r.Trace.Start = time.Unix(h.UnixStartTime, 0).In(a.loc).Format(time.RFC3339)
-	} else {
-		r.Trace.TimeZone = "relative to the trace start"
-	}
+	r := &Analysis{Trace: a.traceInfo()}
 	withCDF := !a.opts.NoCDF
 	r.Distributions = Distributions{
 		InterArrival: a.iat.Summary(withCDF), Wait: a.wait.Summary(withCDF), RunTime: a.run.Summary(withCDF),
@@ -483,23 +471,7 @@ func (a *Analyzer) Result() *Analysis {
 	r.Status = StatusCounts{Unknown: st[0] + st[7], Failed: st[1], Completed: st[2], Partial: st[3] + st[4] + st[5], Cancelled: st[6]}
 	r.Size = SizeSplit{SequentialJobs: a.seqJobs, ParallelJobs: a.parJobs, UnknownSize: a.unknownSize,
 		SequentialCPU: a.seqCPU, ParallelCPU: a.parCPU}
-
-	t := &r.Totals
-	t.Jobs, t.Users, t.Groups, t.Sites = a.jobs, len(a.users), len(a.groups), len(a.sites)
-	t.MaxJobProcs, t.CPUYears = a.maxJobProcs, a.cpuSeconds/(365*86400)
-	// span is the time from the first submission to the last end, the
-	// interval of goodput and utilization; 0 when there is none.
-	span := 0.0
-	if a.jobs > 0 {
-		t.FirstSubmit, t.LastSubmit, t.Span = known(a.first), known(a.last), known(a.last-a.first)
-		t.LastEnd = known(math.Max(a.maxEnd, a.last))
-		span = t.LastEnd.Value - t.FirstSubmit.Value
-		t.Goodput = ratio(a.cpuSeconds, span, whyNoSpan)
-	} else {
-		t.FirstSubmit, t.LastSubmit, t.Span, t.LastEnd, t.Goodput = absent(whyNoJobs), absent(whyNoJobs), absent(whyNoJobs), absent(whyNoJobs), absent(whyNoJobs)
-	}
-
-	// Arrivals.
+	span := a.totals(&r.Totals)
 	r.Arrivals = Arrivals{ByHour: a.byHour, ByWeekday: a.byDay, PerDay: a.perDay}
 	for _, n := range a.perDay {
 		r.Arrivals.PeakDay = max(r.Arrivals.PeakDay, n)
@@ -507,15 +479,63 @@ func (a *Analyzer) Result() *Analysis {
 	if r.Arrivals.PerDay == nil {
 		r.Arrivals.PerDay = []int64{}
 	}
+	a.utilization(&r.Utilization, span)
+	r.Totals.Processors = r.Utilization.Processors
+	r.Users = a.userShares()
+	r.Sites = a.siteStats()
+	// Ranking: reported work only when given.
+	work := -1
+	if a.opts.ReportedWorkKnown {
+		work = a.opts.ReportedWork
+	}
+	r.Ranking = Classify(r.Totals.facts(&r.Utilization, work))
+	return r
+}
 
-	// Utilization.
+// traceInfo is what the header tells of the trace's time base.
+func (a *Analyzer) traceInfo() TraceInfo {
+	h := a.hdr
+	ti := TraceInfo{Format: h.Format, UnixStartTime: h.UnixStartTime, TimeZone: a.loc.String(), TimeBase: "relative",
+		Clamped: a.clamped, HeaderJobs: h.MaxJobs}
+	if h.UnixStartTime != 0 {
+		ti.TimeBase = "header"
+		if h.AbsoluteBase {
+			ti.TimeBase = "absolute"
+		}
+		ti.Start = time.Unix(h.UnixStartTime, 0).In(a.loc).Format(time.RFC3339)
+	} else {
+		ti.TimeZone = "relative to the trace start"
+	}
+	return ti
+}
+
+// totals fills in the counts and times of the trace and returns its span:
+// the time from the first submission to the last end, the interval of
+// goodput and utilization; 0 when there is none.
+func (a *Analyzer) totals(t *Totals) (span float64) {
+	t.Jobs, t.Users, t.Groups, t.Sites = a.jobs, len(a.users), len(a.groups), len(a.sites)
+	t.MaxJobProcs, t.CPUYears = a.maxJobProcs, a.cpuSeconds/(365*86400)
+	if a.jobs == 0 {
+		t.FirstSubmit, t.LastSubmit, t.Span, t.LastEnd, t.Goodput = absent(whyNoJobs), absent(whyNoJobs), absent(whyNoJobs), absent(whyNoJobs), absent(whyNoJobs)
+		return 0
+	}
+	t.FirstSubmit, t.LastSubmit, t.Span = known(a.first), known(a.last), known(a.last-a.first)
+	t.LastEnd = known(math.Max(a.maxEnd, a.last))
+	span = t.LastEnd.Value - t.FirstSubmit.Value
+	t.Goodput = ratio(a.cpuSeconds, span, whyNoSpan)
+	return span
+}
+
+// utilization: the system size (from the options, the header, or the
+// peak hour), the average over span, per day, and the busiest month hour
+// by hour.
+func (a *Analyzer) utilization(u *Utilization, span float64) {
 	busy := a.busy.totals()
-	u := &r.Utilization
 	switch {
 	case a.opts.Processors > 0:
 		u.Processors, u.ProcessorsSource = a.opts.Processors, "option"
-	case h.MaxProcs > 0:
-		u.Processors, u.ProcessorsSource = h.MaxProcs, "header"
+	case a.hdr.MaxProcs > 0:
+		u.Processors, u.ProcessorsSource = a.hdr.MaxProcs, "header"
 	default:
 		peak := 0.0
 		for _, b := range busy {
@@ -523,7 +543,6 @@ func (a *Analyzer) Result() *Analysis {
 		}
 		u.Processors, u.ProcessorsSource = int(math.Ceil(peak)), "peak-hour estimate"
 	}
-	t.Processors = u.Processors
 	if u.Processors == 0 {
 		u.ProcessorsSource = "unknown"
 	}
@@ -561,18 +580,21 @@ func (a *Analyzer) Result() *Analysis {
 	for _, n := range u.RunningPerDay {
 		u.Spike = max(u.Spike, n)
 	}
+}
 
-	// Users and sites.
-	r.Users.Count = len(a.users)
+// userShares lists the TopN users by jobs and by CPU time.
+func (a *Analyzer) userShares() UserStats {
+	var us UserStats
+	us.Count = len(a.users)
 	names := make([]string, 0, len(a.users))
 	for n := range a.users {
 		names = append(names, n)
 	}
 	share := func(n string) UserShare {
-		us := a.users[n]
-		return UserShare{User: n, Jobs: us.jobs, CPU: us.cpu,
-			JobShare: ratio(float64(us.jobs), float64(a.jobs), whyNoJobs),
-			CPUShare: ratio(us.cpu, a.cpuSeconds, whyNoCPU)}
+		g := a.users[n]
+		return UserShare{User: n, Jobs: g.jobs, CPU: g.cpu,
+			JobShare: ratio(float64(g.jobs), float64(a.jobs), whyNoJobs),
+			CPUShare: ratio(g.cpu, a.cpuSeconds, whyNoCPU)}
 	}
 	// top lists the TopN users by key, largest first, ties by name.
 	top := func(key func(*groupStat) float64) (list []UserShare) {
@@ -588,32 +610,30 @@ func (a *Analyzer) Result() *Analysis {
 		}
 		return list
 	}
-	r.Users.TopByJob = append([]UserShare{}, top(func(u *groupStat) float64 { return float64(u.jobs) })...)
-	r.Users.TopByCPU = append([]UserShare{}, top(func(u *groupStat) float64 { return u.cpu })...)
-	r.Sites = []SiteStat{}
+	us.TopByJob = append([]UserShare{}, top(func(u *groupStat) float64 { return float64(u.jobs) })...)
+	us.TopByCPU = append([]UserShare{}, top(func(u *groupStat) float64 { return u.cpu })...)
+	return us
+}
+
+// siteStats lists every site, most jobs first.
+func (a *Analyzer) siteStats() []SiteStat {
+	sites := []SiteStat{}
 	for n, s := range a.sites {
 		ss := SiteStat{Site: n, Jobs: s.jobs, CPU: s.cpu}
-		if name := h.SiteName(n); name != n {
+		if name := a.hdr.SiteName(n); name != n {
 			ss.Name = name
 		}
 		ss.MeanRun = ratio(s.runSum, float64(s.runN), whyNoRunTimes)
 		ss.MeanWait = ratio(s.waitSum, float64(s.waitN), whyNoWaits)
-		r.Sites = append(r.Sites, ss)
+		sites = append(sites, ss)
 	}
-	sort.Slice(r.Sites, func(i, j int) bool {
-		if r.Sites[i].Jobs != r.Sites[j].Jobs {
-			return r.Sites[i].Jobs > r.Sites[j].Jobs
+	sort.Slice(sites, func(i, j int) bool {
+		if sites[i].Jobs != sites[j].Jobs {
+			return sites[i].Jobs > sites[j].Jobs
 		}
-		return r.Sites[i].Site < r.Sites[j].Site
+		return sites[i].Site < sites[j].Site
 	})
-
-	// Ranking: reported work only when given.
-	work := -1
-	if a.opts.ReportedWorkKnown {
-		work = a.opts.ReportedWork
-	}
-	r.Ranking = Classify(t.facts(u, work))
-	return r
+	return sites
 }
 
 // facts are what the ranking needs of an analysis; a size or utilization

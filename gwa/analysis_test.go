@@ -56,7 +56,8 @@ func TestAnalysisByHand(t *testing.T) {
 	eq("wait missing", float64(d.Wait.Missing), 2)
 	eq("memory mean", d.Memory.Mean.Value, 1536)
 	eq("parallelism max", d.Parallelism.Max.Value, 2)
-	eq("run time p99", d.RunTime.P99.Value, 3600)
+	// Run times 100, 1800, 3600: type 7, h = 2·0.99 = 1.98, 1800 + 0.98·1800.
+	eq("run time p99", d.RunTime.P99.Value, 3564)
 	if u := a.Users.TopByJob; len(u) != 3 || u[0].User != "7" || u[0].Jobs != 2 || math.Abs(u[0].CPUShare.Value-9000/busy) > 1e-12 {
 		t.Errorf("top users %+v", u)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/heappeak"
+	"github.com/gmark/gmark/internal/testkit"
 )
 
 // The issue's speed targets, measured here on the real LCG trace (quote them
@@ -34,7 +35,7 @@ func zcatWc(b *testing.B, path string) time.Duration {
 // BenchmarkParseLCG reads every record of LCG.swf.gz; it reports MB/s of
 // uncompressed input, and the ratio of its time to zcat | wc -l's.
 func BenchmarkParseLCG(b *testing.B) {
-	path := lcgPath(b)
+	path := testkit.LCG(b)
 	var bytes int64
 	var parse, zcat time.Duration
 	for i := 0; i < b.N; i++ {
@@ -67,7 +68,7 @@ func BenchmarkParseLCG(b *testing.B) {
 // BenchmarkStatsLCG is `gmark trace stats LCG.swf.gz` without the printing:
 // read, analyse everything (CDFs included), and summarize.
 func BenchmarkStatsLCG(b *testing.B) {
-	path := lcgPath(b)
+	path := testkit.LCG(b)
 	var stats, zcat time.Duration
 	for i := 0; i < b.N; i++ {
 		start := time.Now()

@@ -3,22 +3,9 @@ package gwa
 import (
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// lcgPath is the real LCG trace (GWA-T-11's SWF form), outside the
-// repository: tests that need it skip when it is absent.
-func lcgPath(t testing.TB) string {
-	t.Helper()
-	p := filepath.Join("..", "..", "shared", "traces", "LCG.swf.gz")
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("the LCG trace is not at %s (it lives in ../shared/traces beside the repository): %v", p, err)
-	}
-	return p
-}
 
 // readAll reads every record of a text trace held in a string.
 func readAll(t testing.TB, name, text string, opts ReadOptions) ([]Record, Reader) {

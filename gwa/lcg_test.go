@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gmark/gmark/internal/testkit"
 )
 
 // The job count, site count, span and status counts of the real LCG trace
 // agree with its header and with an independent recount by zcat and awk.
 func TestLCGAgreesWithHeaderAndAwk(t *testing.T) {
-	path := lcgPath(t)
+	path := testkit.LCG(t)
 	for _, tool := range []string{"zcat", "awk", "sh"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed: %v", tool, err)
@@ -100,7 +102,7 @@ func firstRecord(t *testing.T, path string) (Record, *Header) {
 // analysis results, and the records survive SWF → GWF → SWF and
 // GWF → SQLite → GWF exactly.
 func TestLCGRoundTrips(t *testing.T) {
-	path := lcgPath(t)
+	path := testkit.LCG(t)
 	dir := t.TempDir()
 	orig, origHdr := openAll(t, path)
 	want := analysisJSON(t, analyzeFile(t, path))

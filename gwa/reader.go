@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/gmark/gmark/internal/srcerr"
 )
 
 // Reader streams the records of a trace, whatever its format.
@@ -37,22 +39,18 @@ type ReadOptions struct {
 	MaxErrors int    // how many skipped-line errors Stats keeps (default 10)
 }
 
-// ParseError is a malformed line: "file:line: field N: what is wrong".
-type ParseError struct {
-	File  string
-	Line  int64
-	Field int // 1-based; 0 when the line as a whole is wrong
-	Msg   string
-}
+// ParseError is a malformed line, "file:line: field N: what is wrong":
+// gmark's one positioned error (srcerr), without a column (a trace's
+// fields are numbered instead).
+type ParseError = srcerr.Error
 
-func (e *ParseError) Error() string {
-	switch {
-	case e.Line <= 0:
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
-	case e.Field > 0:
-		return fmt.Sprintf("%s:%d: field %d: %s", e.File, e.Line, e.Field, e.Msg)
+// parseError makes the ParseError of a line (0: the file as a whole) and a
+// field (0: the line as a whole).
+func parseError(file string, line int64, field int, msg string) *ParseError {
+	if field > 0 {
+		msg = fmt.Sprintf("field %d: %s", field, msg)
 	}
-	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	return &ParseError{Pos: srcerr.Pos{File: file, Line: int(line)}, Msg: msg}
 }
 
 // NoRecordsError is a trace in which no line is a valid record but some are
@@ -171,11 +169,40 @@ func (c *common) keep(rec Record, err error) (Record, error) {
 func (c *common) Header() *Header   { return &c.hdr }
 func (c *common) Stats() *ReadStats { return &c.stats }
 func (c *common) errorf(line int64, field int, format string, args ...any) *ParseError {
-	return &ParseError{File: c.name, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
+	return parseError(c.name, line, field, fmt.Sprintf(format, args...))
 }
 
 // skip handles a malformed line: an error to return in strict mode, nil
 // after counting it otherwise.
+// errSkipLine is nextLine's "nothing to parse here": a blank line, or a
+// line too long that was counted as skipped.
+var errSkipLine = errors.New("skip the line")
+
+// nextLine reads the next line of src and the index of its first
+// non-blank byte. A blank line is counted and a line too long skipped (or,
+// strict, an error), both as errSkipLine.
+func (c *common) nextLine(src *lineSource) (line []byte, start int, err error) {
+	line, err = src.next()
+	c.stats.Lines, c.stats.Bytes = src.line, src.bytes
+	if err == errLongLine {
+		if e := c.skip(c.errorf(src.line, 0, "%v", err)); e != nil {
+			return nil, 0, e
+		}
+		return nil, 0, errSkipLine
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	for start < len(line) && isSpace(line[start]) {
+		start++
+	}
+	if start == len(line) {
+		c.stats.BlankLines++
+		return nil, 0, errSkipLine
+	}
+	return line, start, nil
+}
+
 func (c *common) skip(e *ParseError) error {
 	if c.opts.Strict {
 		return e
@@ -300,7 +327,7 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 	if m, _ := br.Peek(2); len(m) == 2 && m[0] == 0x1f && m[1] == 0x8b {
 		z, err := newAsyncGunzip(br)
 		if err != nil {
-			return nil, &ParseError{File: opts.Name, Msg: "gzip: " + err.Error()}
+			return nil, parseError(opts.Name, 0, 0, "gzip: "+err.Error())
 		}
 		src.unzip = z
 		br = bufio.NewReaderSize(z, textBuffer)
@@ -308,7 +335,7 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 	src.br = br
 	head, err := br.Peek(64 << 10)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull && src.unzip != nil {
-		return nil, &ParseError{File: opts.Name, Line: 1, Msg: "gzip: " + err.Error() + " (the compressed file is damaged or cut short)"}
+		return nil, parseError(opts.Name, 1, 0, "gzip: "+err.Error()+" (the compressed file is damaged or cut short)")
 	}
 	format := detectFormat(head)
 	if format == "" || (forced && opts.Format != "" && format != SQLite) {
@@ -322,7 +349,7 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 	case SWF:
 		return newSWFReader(src, opts)
 	}
-	return nil, &ParseError{File: opts.Name, Msg: "not a trace gmark can read (SWF with ';' comments and 18 fields, GWF with '#' comments and 29 fields, or GWF-SQLite)"}
+	return nil, parseError(opts.Name, 0, 0, "not a trace gmark can read (SWF with ';' comments and 18 fields, GWF with '#' comments and 29 fields, or GWF-SQLite)")
 }
 
 // detectFormat looks at the start of the content.
@@ -401,7 +428,7 @@ func (s *lineSource) next() ([]byte, error) {
 	if err != nil && err != io.EOF && s.unzip != nil {
 		// A damaged or truncated compressed trace is bad input, and must
 		// not pass for a shorter trace.
-		return nil, &ParseError{File: s.name, Line: s.line + 1, Msg: "gzip: " + err.Error() + " (the compressed file is damaged or cut short)"}
+		return nil, parseError(s.name, s.line+1, 0, "gzip: "+err.Error()+" (the compressed file is damaged or cut short)")
 	}
 	if len(b) == 0 {
 		if err == nil {

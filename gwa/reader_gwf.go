@@ -179,24 +179,11 @@ func (r *gwfReader) setColumns(names []string) {
 
 func (r *gwfReader) read() (Record, error) {
 	for {
-		line, err := r.src.next()
-		r.stats.Lines, r.stats.Bytes = r.src.line, r.src.bytes
-		if err == errLongLine {
-			if e := r.skip(r.errorf(r.src.line, 0, "%v", err)); e != nil {
-				return Record{}, e
-			}
+		line, i, err := r.nextLine(r.src)
+		if err == errSkipLine {
 			continue
-		}
-		if err != nil {
+		} else if err != nil {
 			return Record{}, err
-		}
-		i := 0
-		for i < len(line) && isSpace(line[i]) {
-			i++
-		}
-		if i == len(line) {
-			r.stats.BlankLines++
-			continue
 		}
 		if line[i] == '#' {
 			if r.stats.Records > 0 {

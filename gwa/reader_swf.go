@@ -35,25 +35,12 @@ func (r *swfReader) Close() error { return r.src.close() }
 
 func (r *swfReader) read() (Record, error) {
 	for {
-		line, err := r.src.next()
-		r.stats.Lines, r.stats.Bytes = r.src.line, r.src.bytes
-		if err == errLongLine {
-			if e := r.skip(r.errorf(r.src.line, 0, "%v", err)); e != nil {
-				return Record{}, e
-			}
-			continue
-		}
-		if err != nil {
-			return Record{}, err
-		}
 		// Leading blanks, then a comment, a blank line or a record.
-		i := 0
-		for i < len(line) && isSpace(line[i]) {
-			i++
-		}
-		if i == len(line) {
-			r.stats.BlankLines++
+		line, i, err := r.nextLine(r.src)
+		if err == errSkipLine {
 			continue
+		} else if err != nil {
+			return Record{}, err
 		}
 		if line[i] == ';' {
 			if r.started || r.stats.Records > 0 {

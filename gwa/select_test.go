@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gmark/gmark/analyzer/sampstat"
 )
 
 // trace builds an SWF text from (submit, run, procs, user, partition, status) rows.
@@ -264,7 +266,8 @@ func TestSketchAccuracy(t *testing.T) {
 	}
 	sort.Float64s(vals)
 	for _, q := range []float64{0.001, 0.05, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999} {
-		exact := vals[int(math.Ceil(q*float64(len(vals))))-1]
+		// The type-7 quantile, gmark's one definition (docs/metrics.md).
+		exact := sampstat.Quantile(vals, q)
 		got := s.Quantile(q)
 		if exact == math.Trunc(exact) && exact < exactLimit {
 			if got != exact {
@@ -286,8 +289,16 @@ func TestSketchAccuracy(t *testing.T) {
 	for _, v := range []float64{-300, -60, -1.5, 0, 0, 2, 7} {
 		neg.Add(v)
 	}
-	if q := neg.Quantile(0.2); math.Abs(q+60) > 60*sketchAlpha {
-		t.Errorf("negative quantile %g", q)
+	// h = 6·0.2 = 1.2: −60 + 0.2·(−1.5 + 60) = −48.3, each order statistic within α.
+	if q := neg.Quantile(0.2); math.Abs(q+48.3) > 60*sketchAlpha {
+		t.Errorf("negative quantile %g, want -48.3", q)
+	}
+	var four Sketch
+	for _, v := range []float64{4, 1, 3, 2} {
+		four.Add(v)
+	}
+	if q := four.Quantile(0.5); q != 2.5 {
+		t.Errorf("median of 1, 2, 3, 4: %g, want 2.5 (type 7)", q)
 	}
 	if q := neg.Quantile(0.5); q != 0 {
 		t.Errorf("median %g, want 0", q)

@@ -165,8 +165,11 @@ func (s *Sketch) walk(f func(v float64, c int64) bool) {
 	}
 }
 
-// Quantile is the nearest-rank q-quantile (q in [0,1]): the smallest value
-// with at least ⌈q·n⌉ values at or below it, within the error bound.
+// Quantile is the q-quantile (q in [0,1]) by the one definition of a
+// sample's percentiles in gmark (docs/metrics.md; Hyndman and Fan's type
+// 7): with the values sorted x₀ ≤ … ≤ xₙ₋₁ and h = (n−1)q, it is
+// x⌊h⌋ + (h−⌊h⌋)(x⌊h⌋₊₁ − x⌊h⌋), each order statistic read from the sketch
+// within its error bound.
 func (s *Sketch) Quantile(q float64) float64 {
 	if s.n == 0 {
 		return 0
@@ -177,13 +180,23 @@ func (s *Sketch) Quantile(q float64) float64 {
 	if q >= 1 {
 		return s.max
 	}
-	rank := int64(math.Ceil(q * float64(s.n)))
-	rank = max(rank, 1)
+	h := float64(s.n-1) * q
+	i := int64(h)
+	lo := s.orderStat(i)
+	frac := h - float64(i)
+	if frac == 0 || i+1 >= s.n {
+		return lo
+	}
+	return lo + frac*(s.orderStat(i+1)-lo)
+}
+
+// orderStat is the i-th smallest value (from 0), within the error bound.
+func (s *Sketch) orderStat(i int64) float64 {
 	var seen int64
 	out := s.max
 	s.walk(func(v float64, c int64) bool {
 		seen += c
-		if seen >= rank {
+		if seen > i {
 			out = v
 			return false
 		}

@@ -198,7 +198,7 @@ func OpenSQLite(path string, opts ReadOptions) (Reader, error) {
 			return nil, pe
 		}
 		// The file is not a GWF-SQLite trace: bad input.
-		return nil, &ParseError{File: opts.Name, Msg: err.Error()}
+		return nil, parseError(opts.Name, 0, 0, err.Error())
 	}
 	if err := r.readAhead(r.read()); err != nil {
 		r.Close()

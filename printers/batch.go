@@ -54,3 +54,24 @@ func appendBatchCommand(b []byte, j *workload.Job, cfg Config) []byte {
 	b = appendShellCommand(b, j, cfg)
 	return append(b, '\n')
 }
+
+// appendBatchHeader checks a job for a batch script of format (unitary,
+// and words its directives can carry) and appends the script's first
+// lines: the shell, and a comment when the job's sites do not name one
+// queue. It returns the queue, "" for none.
+func appendBatchHeader(b []byte, format string, j *workload.Job, cfg Config) ([]byte, string, error) {
+	if err := checkUnitary(format, j); err != nil {
+		return b, "", err
+	}
+	site, note := batchSite(j)
+	if err := checkDirectiveWords(format, j, cfg, site); err != nil {
+		return b, "", err
+	}
+	b = append(b, "#!/bin/sh\n"...)
+	if note != "" {
+		b = append(b, "# "...)
+		b = append(b, note...)
+		b = append(b, '\n')
+	}
+	return b, site, nil
+}

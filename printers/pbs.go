@@ -38,18 +38,9 @@ func (pbsPrinter) Print(w io.Writer, j *workload.Job, cfg Config) error {
 }
 
 func appendPBS(b []byte, j *workload.Job, cfg Config) ([]byte, error) {
-	if err := checkUnitary("pbs", j); err != nil {
+	b, site, err := appendBatchHeader(b, "pbs", j, cfg)
+	if err != nil {
 		return b, err
-	}
-	site, note := batchSite(j)
-	if err := checkDirectiveWords("pbs", j, cfg, site); err != nil {
-		return b, err
-	}
-	b = append(b, "#!/bin/sh\n"...)
-	if note != "" {
-		b = append(b, "# "...)
-		b = append(b, note...)
-		b = append(b, '\n')
 	}
 	b = appendDirective(b, "#PBS -N ", batchJobName(j.ID))
 	b = append(b, "#PBS -S /bin/sh\n#PBS -l select="...)

@@ -40,18 +40,9 @@ func (sgePrinter) Print(w io.Writer, j *workload.Job, cfg Config) error {
 }
 
 func appendSGE(b []byte, j *workload.Job, cfg Config) ([]byte, error) {
-	if err := checkUnitary("sge", j); err != nil {
+	b, site, err := appendBatchHeader(b, "sge", j, cfg)
+	if err != nil {
 		return b, err
-	}
-	site, note := batchSite(j)
-	if err := checkDirectiveWords("sge", j, cfg, site); err != nil {
-		return b, err
-	}
-	b = append(b, "#!/bin/sh\n"...)
-	if note != "" {
-		b = append(b, "# "...)
-		b = append(b, note...)
-		b = append(b, '\n')
 	}
 	b = appendDirective(b, "#$ -N ", batchJobName(j.ID))
 	b = append(b, "#$ -S /bin/sh\n"...)

@@ -23,6 +23,8 @@ type Distribution interface {
 	CDF(x float64) float64
 	Quantile(p float64) float64
 	Mean() float64
+	// Variance is +Inf where the second moment does not exist.
+	Variance() float64
 	// String is the distribution in WDL syntax, e.g. "W(4.25,7.86)".
 	String() string
 }
@@ -59,6 +61,7 @@ func (c Constant) CDF(x float64) float64 {
 }
 func (c Constant) Quantile(float64) float64 { return c.Value }
 func (c Constant) Mean() float64            { return c.Value }
+func (c Constant) Variance() float64        { return 0 }
 func (c Constant) String() string {
 	if c.Value == 0 {
 		return "Zero"
@@ -75,6 +78,7 @@ func (u Uniform) Prob(x float64) float64     { return u.d().Prob(x) }
 func (u Uniform) CDF(x float64) float64      { return u.d().CDF(x) }
 func (u Uniform) Quantile(p float64) float64 { return u.d().Quantile(p) }
 func (u Uniform) Mean() float64              { return (u.Min + u.Max) / 2 }
+func (u Uniform) Variance() float64          { return u.d().Variance() }
 func (u Uniform) String() string             { return formatCall("U", u.Min, u.Max) }
 
 // Normal has mean Mu and standard deviation Sigma.
@@ -86,6 +90,7 @@ func (n Normal) Prob(x float64) float64     { return n.d().Prob(x) }
 func (n Normal) CDF(x float64) float64      { return n.d().CDF(x) }
 func (n Normal) Quantile(p float64) float64 { return n.d().Quantile(p) }
 func (n Normal) Mean() float64              { return n.Mu }
+func (n Normal) Variance() float64          { return n.d().Variance() }
 func (n Normal) String() string             { return formatCall("N", n.Mu, n.Sigma) }
 
 // Exponential has rate Rate (mean 1/Rate). WDL's Poisson(mean) is an
@@ -98,6 +103,7 @@ func (e Exponential) Prob(x float64) float64     { return e.d().Prob(x) }
 func (e Exponential) CDF(x float64) float64      { return e.d().CDF(x) }
 func (e Exponential) Quantile(p float64) float64 { return e.d().Quantile(p) }
 func (e Exponential) Mean() float64              { return 1 / e.Rate }
+func (e Exponential) Variance() float64          { return e.d().Variance() }
 func (e Exponential) String() string             { return formatCall("Exp", e.Rate) }
 
 // HyperExponential is a mixture of exponentials: with probability Weights[i]
@@ -163,6 +169,16 @@ func (h HyperExponential) Mean() float64 {
 	return s
 }
 
+// Variance is E[X²] − E[X]², E[X²] = Σ w_i·2/rate_i².
+func (h HyperExponential) Variance() float64 {
+	m2 := 0.0
+	for i, w := range h.Weights {
+		m2 += w * 2 / (h.Rates[i] * h.Rates[i])
+	}
+	m := h.Mean()
+	return m2 - m*m
+}
+
 func (h HyperExponential) String() string {
 	if len(h.Weights) == 2 {
 		return formatCall("HExp2", h.Weights[0], h.Rates[0], h.Rates[1])
@@ -204,6 +220,7 @@ func (w Weibull) Prob(x float64) float64     { return w.d().Prob(x) }
 func (w Weibull) CDF(x float64) float64      { return w.d().CDF(x) }
 func (w Weibull) Quantile(p float64) float64 { return w.d().Quantile(p) }
 func (w Weibull) Mean() float64              { return w.d().Mean() }
+func (w Weibull) Variance() float64          { return w.d().Variance() }
 func (w Weibull) String() string             { return formatCall("W", w.Shape, w.Scale) }
 
 // LogNormal is the distribution of exp(X) for X normal with mean Mu and
@@ -213,10 +230,18 @@ type LogNormal struct{ Mu, Sigma float64 }
 func (l LogNormal) d() distuv.LogNormal        { return distuv.LogNormal{Mu: l.Mu, Sigma: l.Sigma} }
 func (l LogNormal) Rand(r *rand.Rand) float64  { return math.Exp(l.Mu + l.Sigma*r.NormFloat64()) }
 func (l LogNormal) Prob(x float64) float64     { return l.d().Prob(x) }
-func (l LogNormal) CDF(x float64) float64      { return l.d().CDF(x) }
 func (l LogNormal) Quantile(p float64) float64 { return l.d().Quantile(p) }
 func (l LogNormal) Mean() float64              { return l.d().Mean() }
+func (l LogNormal) Variance() float64          { return l.d().Variance() }
 func (l LogNormal) String() string             { return formatCall("LogNorm", l.Mu, l.Sigma) }
+
+// CDF is 0 below 0 (gonum's gives NaN there: the log of a negative number).
+func (l LogNormal) CDF(x float64) float64 {
+	if x < 0 {
+		return 0
+	}
+	return l.d().CDF(x)
+}
 
 // Gamma has shape Shape (k) and scale Scale (θ), mean kθ. (The thesis's tables
 // give gamma as shape and rate; rate = 1/scale.)
@@ -234,6 +259,7 @@ func (g Gamma) Prob(x float64) float64     { return g.d(nil).Prob(x) }
 func (g Gamma) CDF(x float64) float64      { return g.d(nil).CDF(x) }
 func (g Gamma) Quantile(p float64) float64 { return g.d(nil).Quantile(p) }
 func (g Gamma) Mean() float64              { return g.Shape * g.Scale }
+func (g Gamma) Variance() float64          { return g.Shape * g.Scale * g.Scale }
 func (g Gamma) String() string             { return formatCall("Gamma", g.Shape, g.Scale) }
 
 // Pareto has shape Alpha and scale (minimum) Xm.
@@ -245,6 +271,7 @@ func (p Pareto) Prob(x float64) float64     { return p.d().Prob(x) }
 func (p Pareto) CDF(x float64) float64      { return p.d().CDF(x) }
 func (p Pareto) Quantile(q float64) float64 { return p.d().Quantile(q) }
 func (p Pareto) Mean() float64              { return p.d().Mean() }
+func (p Pareto) Variance() float64          { return p.d().Variance() }
 func (p Pareto) String() string             { return formatCall("Pareto", p.Alpha, p.Xm) }
 
 // Zipf is the discrete distribution on 1..N with P(k) proportional to k^-S,
@@ -319,6 +346,16 @@ func (z *Zipf) Mean() float64 {
 		m += float64(k) * z.Prob(float64(k))
 	}
 	return m
+}
+
+func (z *Zipf) Variance() float64 {
+	m, m2 := 0.0, 0.0
+	for k := 1; k <= z.N; k++ {
+		p := z.Prob(float64(k))
+		m += float64(k) * p
+		m2 += float64(k) * float64(k) * p
+	}
+	return m2 - m*m
 }
 
 // String writes n as a whole number (formatCall's %g would give 1.048576e+06).
@@ -400,6 +437,15 @@ func (e *Empirical) Mean() float64 {
 		m += v * e.choice.Prob(i)
 	}
 	return m
+}
+
+func (e *Empirical) Variance() float64 {
+	m := e.Mean()
+	v := 0.0
+	for i, x := range e.values {
+		v += (x - m) * (x - m) * e.choice.Prob(i)
+	}
+	return v
 }
 
 func (e *Empirical) String() string {

@@ -7,6 +7,31 @@ import (
 	"strings"
 )
 
+// A Family is a named parametric family of distributions, defined once for
+// every use gmark makes of it: the name and aliases the WDL, fit files and
+// `gmark fit --families` accept, the parameters with their units and ranges,
+// the constructor of the distribution, and, for the families gmark fits,
+// the maximum-likelihood fitter. The table of all of them is in families.go;
+// each distribution is a type with the same method set (Distribution), in
+// the manner of gonum's stat/distuv.
+type Family struct {
+	Name    string   // canonical, e.g. "W"
+	Aliases []string // other names, e.g. "Weibull"; names are case-insensitive
+	Doc     string
+	Params  []ParamSpec
+	// New builds the distribution from parameters in Params order whose
+	// ranges are already checked; it checks what involves several
+	// parameters (U's b ≥ a, a mixture's probabilities summing to 1).
+	New func(p []float64) (Distribution, error)
+
+	// Fitting; fit is nil for the families gmark does not fit.
+	fit      func(s *sample) (fitResult, error)
+	free     int  // free parameters, fewer than Params when they are constrained; 0: len(Params)
+	positive bool // the fitted support is y > 0
+
+	paramNames []string
+}
+
 // ParamKind says what a distribution parameter measures, so that the WDL can
 // accept time units exactly where they make sense.
 type ParamKind int
@@ -24,156 +49,104 @@ const (
 	Count
 )
 
+// Range is the set of values a parameter may take.
+type Range int
+
+const (
+	// Finite: any finite number.
+	Finite Range = iota
+	// NonNegative: a finite number >= 0.
+	NonNegative
+	// Positive: a finite number > 0.
+	Positive
+	// UnitInterval: a probability, in [0, 1].
+	UnitInterval
+	// WholeCount: a whole number from 1 to math.MaxInt32.
+	WholeCount
+)
+
 // ParamSpec describes one parameter of a family.
 type ParamSpec struct {
-	Name string
-	Kind ParamKind
+	Name  string
+	Kind  ParamKind
+	Range Range
 }
 
-// Family is a named parametric distribution family, as written in the WDL:
-// Name(p1,p2,…).
-type Family struct {
-	Name    string
-	Aliases []string
-	Doc     string
-	Params  []ParamSpec
-	New     func(p []float64) (Distribution, error)
-}
-
-// Signature is the family's WDL form, e.g. "W(shape,scale)".
-func (f *Family) Signature() string {
-	names := make([]string, len(f.Params))
-	for i, p := range f.Params {
-		names[i] = p.Name
-	}
-	if len(names) == 0 {
-		return f.Name
-	}
-	return f.Name + "(" + strings.Join(names, ",") + ")"
-}
-
-func positive(family, name string, v float64) error {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("%s: %s must be > 0, got %g", family, name, v)
-	}
-	return nil
-}
-
-func nonNegative(family, name string, v float64) error {
-	if !(v >= 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("%s: %s must be >= 0, got %g", family, name, v)
-	}
-	return nil
-}
-
-func finite(family, name string, v float64) error {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("%s: %s must be a finite number, got %g", family, name, v)
-	}
-	return nil
-}
-
-func probability(family, name string, v float64) error {
-	if !(v >= 0 && v <= 1) {
-		return fmt.Errorf("%s: %s must be a probability in [0,1], got %g", family, name, v)
-	}
-	return nil
-}
-
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
+// check tells whether v lies in the parameter's range, with the message a
+// user of the given family reads when it does not.
+func (ps ParamSpec) check(family string, v float64) error {
+	switch ps.Range {
+	case Finite:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: %s must be a finite number, got %g", family, ps.Name, v)
+		}
+	case NonNegative:
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: %s must be >= 0, got %g", family, ps.Name, v)
+		}
+	case Positive:
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s: %s must be > 0, got %g", family, ps.Name, v)
+		}
+	case UnitInterval:
+		if !(v >= 0 && v <= 1) {
+			return fmt.Errorf("%s: %s must be a probability in [0,1], got %g", family, ps.Name, v)
+		}
+	case WholeCount:
+		if v != math.Trunc(v) || v < 1 || v > math.MaxInt32 {
+			return fmt.Errorf("%s: %s must be a whole number from 1 to %d, got %g", family, ps.Name, math.MaxInt32, v)
 		}
 	}
 	return nil
 }
 
-// The families of GrenchMark's AIRandomUtils, with the parameter orders of
-// the original (and of the thesis's tables), plus the Chapter 4 additions.
-var families = []*Family{
-	{Name: "C", Aliases: []string{"Constant"}, Doc: "constant value a",
-		Params: []ParamSpec{{"a", Time}},
-		New: func(p []float64) (Distribution, error) {
-			return Constant{p[0]}, nonNegative("C", "a", p[0])
-		}},
-	{Name: "Zero", Doc: "always 0",
-		New: func(p []float64) (Distribution, error) { return Constant{0}, nil }},
-	{Name: "U", Aliases: []string{"Uniform"}, Doc: "uniform on [a,b]",
-		Params: []ParamSpec{{"a", Time}, {"b", Time}},
-		New: func(p []float64) (Distribution, error) {
-			if err := firstErr(nonNegative("U", "a", p[0]), nonNegative("U", "b", p[1])); err != nil {
-				return nil, err
-			}
-			if p[1] < p[0] {
-				return nil, fmt.Errorf("U: b (%g) must not be smaller than a (%g)", p[1], p[0])
-			}
-			return Uniform{p[0], p[1]}, nil
-		}},
-	{Name: "N", Aliases: []string{"Normal"}, Doc: "normal with mean mu and standard deviation sigma",
-		Params: []ParamSpec{{"mu", Time}, {"sigma", Time}},
-		New: func(p []float64) (Distribution, error) {
-			return Normal{p[0], p[1]}, firstErr(finite("N", "mu", p[0]), positive("N", "sigma", p[1]))
-		}},
-	{Name: "Exp", Aliases: []string{"Exponential"}, Doc: "exponential with the given rate (per second)",
-		Params: []ParamSpec{{"rate", Rate}},
-		New: func(p []float64) (Distribution, error) {
-			return Exponential{p[0]}, positive("Exp", "rate", p[0])
-		}},
-	{Name: "Poisson", Doc: "Poisson arrivals: exponential inter-arrival times with the given mean",
-		Params: []ParamSpec{{"mean", Time}},
-		New: func(p []float64) (Distribution, error) {
-			return Exponential{1 / p[0]}, positive("Poisson", "mean", p[0])
-		}},
-	{Name: "HExp2", Doc: "hyper-exponential: rate1 with probability p, else rate2",
-		Params: []ParamSpec{{"p", Probability}, {"rate1", Rate}, {"rate2", Rate}},
-		New: func(p []float64) (Distribution, error) {
-			if err := firstErr(probability("HExp2", "p", p[0]), positive("HExp2", "rate1", p[1]), positive("HExp2", "rate2", p[2])); err != nil {
-				return nil, err
-			}
-			return HyperExponential{Weights: []float64{p[0], 1 - p[0]}, Rates: []float64{p[1], p[2]}}, nil
-		}},
-	{Name: "HPoisson2", Doc: "hyper-exponential by means: mean1 with probability p, else mean2",
-		Params: []ParamSpec{{"p", Probability}, {"mean1", Time}, {"mean2", Time}},
-		New: func(p []float64) (Distribution, error) {
-			if err := firstErr(probability("HPoisson2", "p", p[0]), positive("HPoisson2", "mean1", p[1]), positive("HPoisson2", "mean2", p[2])); err != nil {
-				return nil, err
-			}
-			return HyperExponential{Weights: []float64{p[0], 1 - p[0]}, Rates: []float64{1 / p[1], 1 / p[2]}}, nil
-		}},
-	{Name: "W", Aliases: []string{"Weibull"}, Doc: "Weibull with shape alpha and scale beta",
-		Params: []ParamSpec{{"shape", Number}, {"scale", Time}},
-		New: func(p []float64) (Distribution, error) {
-			return Weibull{p[0], p[1]}, firstErr(positive("W", "shape", p[0]), positive("W", "scale", p[1]))
-		}},
-	{Name: "LogNorm", Aliases: []string{"LogNormal", "LN"}, Doc: "log-normal: exp of a normal(mu, sigma), parameters in log-seconds",
-		Params: []ParamSpec{{"mu", Number}, {"sigma", Number}},
-		New: func(p []float64) (Distribution, error) {
-			return LogNormal{p[0], p[1]}, firstErr(finite("LogNorm", "mu", p[0]), positive("LogNorm", "sigma", p[1]))
-		}},
-	{Name: "Gamma", Aliases: []string{"G"}, Doc: "gamma with shape k and scale theta (mean k*theta)",
-		Params: []ParamSpec{{"shape", Number}, {"scale", Time}},
-		New: func(p []float64) (Distribution, error) {
-			return Gamma{p[0], p[1]}, firstErr(positive("Gamma", "shape", p[0]), positive("Gamma", "scale", p[1]))
-		}},
-	{Name: "Pareto", Doc: "Pareto with shape alpha and minimum xm",
-		Params: []ParamSpec{{"alpha", Number}, {"xm", Time}},
-		New: func(p []float64) (Distribution, error) {
-			return Pareto{p[0], p[1]}, firstErr(positive("Pareto", "alpha", p[0]), positive("Pareto", "xm", p[1]))
-		}},
-	{Name: "Zipf", Aliases: []string{"Z"}, Doc: "Zipf on 1..n with P(k) proportional to k^-s",
-		Params: []ParamSpec{{"s", Number}, {"n", Count}},
-		New: func(p []float64) (Distribution, error) {
-			return NewZipf(p[0], int(p[1]))
-		}},
+// Signature is the family's WDL form, e.g. "W(shape,scale)".
+func (f *Family) Signature() string {
+	if len(f.Params) == 0 {
+		return f.Name
+	}
+	return f.Name + "(" + strings.Join(f.ParamNames(), ",") + ")"
+}
+
+// ParamNames lists the parameters' names in order, as the WDL and fit files
+// name them. The slice is shared: do not modify it.
+func (f *Family) ParamNames() []string { return f.paramNames }
+
+// Fittable tells whether gmark fits the family (FitFamily, FitAll).
+func (f *Family) Fittable() bool { return f.fit != nil }
+
+// FreeParams is the number of free parameters, as AIC and BIC count them.
+func (f *Family) FreeParams() int {
+	if f.free > 0 {
+		return f.free
+	}
+	return len(f.Params)
+}
+
+// build checks each parameter's range, in order, then builds the
+// distribution; params has len(f.Params) values.
+func (f *Family) build(params []float64) (Distribution, error) {
+	for i, ps := range f.Params {
+		if err := ps.check(f.Name, params[i]); err != nil {
+			return nil, err
+		}
+	}
+	return f.New(params)
 }
 
 var familyIndex = func() map[string]*Family {
 	m := map[string]*Family{}
 	for _, f := range families {
-		m[strings.ToLower(f.Name)] = f
-		for _, a := range f.Aliases {
-			m[strings.ToLower(a)] = f
+		f.paramNames = make([]string, len(f.Params))
+		for i, p := range f.Params {
+			f.paramNames[i] = p.Name
+		}
+		for _, n := range append([]string{f.Name}, f.Aliases...) {
+			l := strings.ToLower(n)
+			if m[l] != nil {
+				panic("stats: two families are named " + n)
+			}
+			m[l] = f
 		}
 	}
 	return m
@@ -185,10 +158,11 @@ func LookupFamily(name string) (*Family, bool) {
 	return f, ok
 }
 
-// Families lists the known families in WDL order.
+// Families lists every family, in the order of the table.
 func Families() []*Family { return families }
 
-// FamilyNames lists the canonical family names, sorted, for error messages.
+// FamilyNames lists the names a distribution may have in the WDL: the
+// canonical family names and Emp, sorted, for error messages.
 func FamilyNames() []string {
 	names := make([]string, 0, len(families)+1)
 	for _, f := range families {
@@ -209,10 +183,61 @@ func NewDistribution(name string, params []float64) (Distribution, error) {
 	if len(params) != len(f.Params) {
 		return nil, fmt.Errorf("%s takes %d parameter(s), %s; got %d", f.Name, len(f.Params), f.Signature(), len(params))
 	}
-	for i, ps := range f.Params {
-		if ps.Kind == Count && (params[i] != math.Trunc(params[i]) || params[i] < 1 || params[i] > math.MaxInt32) {
-			return nil, fmt.Errorf("%s: %s must be a whole number from 1 to %d, got %g", f.Name, ps.Name, math.MaxInt32, params[i])
+	return f.build(params)
+}
+
+// FitFamilies lists the canonical names of the fittable families, in the
+// order FitAll tries them by default.
+func FitFamilies() []string {
+	var names []string
+	for _, f := range families {
+		if f.Fittable() {
+			names = append(names, f.Name)
 		}
 	}
-	return f.New(params)
+	return names
+}
+
+// lookupFitFamily finds a fittable family by name or alias, ignoring case;
+// nil when there is none.
+func lookupFitFamily(name string) *Family {
+	if f, ok := LookupFamily(name); ok && f.Fittable() {
+		return f
+	}
+	return nil
+}
+
+func unknownFitFamily(name string) error {
+	return fmt.Errorf("unknown family %q (known: %s)", name, strings.Join(FitFamilies(), ", "))
+}
+
+// FitParamNames lists a fittable family's parameter names, in order.
+func FitParamNames(family string) ([]string, bool) {
+	f := lookupFitFamily(family)
+	if f == nil {
+		return nil, false
+	}
+	return f.ParamNames(), true
+}
+
+// CanonicalFitFamily resolves a fittable family's name or alias (any case).
+func CanonicalFitFamily(name string) (string, bool) {
+	f := lookupFitFamily(name)
+	if f == nil {
+		return "", false
+	}
+	return f.Name, true
+}
+
+// NewFitted builds a fitted family's distribution (on the fitted scale)
+// from its parameters, in FitParamNames order.
+func NewFitted(family string, params []float64) (Distribution, error) {
+	f := lookupFitFamily(family)
+	if f == nil {
+		return nil, unknownFitFamily(family)
+	}
+	if len(params) != len(f.Params) {
+		return nil, fmt.Errorf("%s takes %d parameters (%s), got %d", f.Name, len(f.Params), strings.Join(f.ParamNames(), ", "), len(params))
+	}
+	return f.build(params)
 }

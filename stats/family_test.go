@@ -22,7 +22,12 @@ func TestNewDistribution(t *testing.T) {
 		{"Poisson", []float64{-5}, "", "mean must be > 0"},
 		{"W", []float64{0, 1}, "", "shape must be > 0"},
 		{"U", []float64{5, 1}, "", "must not be smaller"},
-		{"HExp2", []float64{1.5, 1, 1}, "", "probability"},
+		{"HExp2", []float64{1.5, 1, 1}, "", "HExp2: p must be a probability in [0,1], got 1.5"},
+		{"HExp3", []float64{0.5, 0.5, 0.5, 1, 2, 3}, "", "HExp3: the branch probabilities sum to 1.5, not 1"},
+		{"hyperexp3", []float64{0.2, 0.3, 0.5, 1, 0.1, 0.01}, "HExp(0.2,0.3,0.5,1,0.1,0.01)", ""},
+		{"HGamma2", []float64{0.5, 1, 3, 2, 4}, "HGamma2(0.5,1,3,2,4)", ""},
+		{"hgamma", []float64{1.5, 1, 3, 2, 4}, "", "HGamma2: p must be a probability in [0,1], got 1.5"},
+		{"HExp", []float64{0.5, 1, 2}, "HExp2(0.5,1,2)", ""},
 		{"Zipf", []float64{1, 2.5}, "", "whole number"},
 		{"Zipf", []float64{1, 1e300}, "", "Zipf: n must be a whole number from 1 to 2147483647, got 1e+300"},
 		{"Zipf", []float64{1, 1 << 21}, "", "Zipf: n must be in 1..1048576, got 2097152"},
@@ -45,6 +50,15 @@ func TestNewDistribution(t *testing.T) {
 		if d.String() != c.want {
 			t.Errorf("%s%v = %s, want %s", c.name, c.params, d, c.want)
 		}
+	}
+}
+
+func TestNewHyperGamma(t *testing.T) {
+	if _, err := NewHyperGamma([]float64{0.5, 0.6}, []float64{1, 1}, []float64{1, 1}); err == nil || !strings.Contains(err.Error(), "HGamma: the branch probabilities sum to 1.1, not 1") {
+		t.Errorf("weights summing to 1.1: %v", err)
+	}
+	if _, err := NewHyperGamma([]float64{0.5, 0.5}, []float64{1, -1}, []float64{1, 1}); err == nil || !strings.Contains(err.Error(), "HGamma: shape must be > 0, got -1") {
+		t.Errorf("negative shape: %v", err)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 )
 
@@ -98,17 +97,6 @@ func (f *Fit) Param(name string) (float64, bool) {
 	return 0, false
 }
 
-// fitFamily is one fittable family.
-type fitFamily struct {
-	name     string
-	aliases  []string
-	params   []string
-	k        int  // free parameters
-	positive bool // support y > 0
-	fit      func(s *sample) (fitResult, error)
-	build    func(p []float64) (Distribution, error)
-}
-
 // fitResult is what a family's fitter returns.
 type fitResult struct {
 	params     []float64
@@ -116,118 +104,6 @@ type fitResult struct {
 	logL       float64
 	iterations int
 	converged  bool
-}
-
-var fitFamilies = []*fitFamily{
-	{name: "Exp", aliases: []string{"exponential"}, params: []string{"rate"}, k: 1, fit: fitExp,
-		build: func(p []float64) (Distribution, error) {
-			return Exponential{p[0]}, positive("Exp", "rate", p[0])
-		}},
-	{name: "N", aliases: []string{"normal"}, params: []string{"mu", "sigma"}, k: 2, fit: fitNormal,
-		build: func(p []float64) (Distribution, error) {
-			return Normal{p[0], p[1]}, firstErr(finite("N", "mu", p[0]), positive("N", "sigma", p[1]))
-		}},
-	{name: "LogNorm", aliases: []string{"lognormal", "ln"}, params: []string{"mu", "sigma"}, k: 2, positive: true, fit: fitLogNormal,
-		build: func(p []float64) (Distribution, error) {
-			return LogNormal{p[0], p[1]}, firstErr(finite("LogNorm", "mu", p[0]), positive("LogNorm", "sigma", p[1]))
-		}},
-	{name: "W", aliases: []string{"weibull"}, params: []string{"shape", "scale"}, k: 2, positive: true, fit: fitWeibull,
-		build: func(p []float64) (Distribution, error) {
-			return Weibull{p[0], p[1]}, firstErr(positive("W", "shape", p[0]), positive("W", "scale", p[1]))
-		}},
-	{name: "Gamma", aliases: []string{"g"}, params: []string{"shape", "scale"}, k: 2, positive: true, fit: fitGamma,
-		build: func(p []float64) (Distribution, error) {
-			return Gamma{p[0], p[1]}, firstErr(positive("Gamma", "shape", p[0]), positive("Gamma", "scale", p[1]))
-		}},
-	{name: "Pareto", params: []string{"alpha", "xm"}, k: 2, positive: true, fit: fitPareto,
-		build: func(p []float64) (Distribution, error) {
-			return Pareto{p[0], p[1]}, firstErr(positive("Pareto", "alpha", p[0]), positive("Pareto", "xm", p[1]))
-		}},
-	{name: "HExp2", aliases: []string{"hyperexponential", "hyperexp2", "hexp"}, params: []string{"p", "rate1", "rate2"}, k: 3, positive: true,
-		fit: func(s *sample) (fitResult, error) { return fitHyperExp(s, 2) },
-		build: func(p []float64) (Distribution, error) {
-			return newHyperExp([]float64{p[0], 1 - p[0]}, p[1:])
-		}},
-	{name: "HExp3", aliases: []string{"hyperexp3"}, params: []string{"p1", "p2", "p3", "rate1", "rate2", "rate3"}, k: 5, positive: true,
-		fit: func(s *sample) (fitResult, error) { return fitHyperExp(s, 3) },
-		build: func(p []float64) (Distribution, error) {
-			return newHyperExp(p[:3], p[3:])
-		}},
-	{name: "HGamma2", aliases: []string{"hypergamma", "hgamma"}, params: []string{"p", "shape1", "scale1", "shape2", "scale2"}, k: 5, positive: true,
-		fit: fitHyperGamma,
-		build: func(p []float64) (Distribution, error) {
-			return NewHyperGamma([]float64{p[0], 1 - p[0]}, []float64{p[1], p[3]}, []float64{p[2], p[4]})
-		}},
-}
-
-func newHyperExp(weights, rates []float64) (Distribution, error) {
-	sum := 0.0
-	for i := range weights {
-		if err := firstErr(probability("HExp", "p", weights[i]), positive("HExp", "rate", rates[i])); err != nil {
-			return nil, err
-		}
-		sum += weights[i]
-	}
-	if math.Abs(sum-1) > 1e-9 {
-		return nil, fmt.Errorf("HExp: the branch probabilities sum to %g, not 1", sum)
-	}
-	return HyperExponential{Weights: append([]float64(nil), weights...), Rates: append([]float64(nil), rates...)}, nil
-}
-
-// FitFamilies lists the canonical names of the fittable families, in the
-// order FitAll tries them by default.
-func FitFamilies() []string {
-	names := make([]string, len(fitFamilies))
-	for i, f := range fitFamilies {
-		names[i] = f.name
-	}
-	return names
-}
-
-// FitParamNames lists a fittable family's parameter names, in order.
-func FitParamNames(family string) ([]string, bool) {
-	f := lookupFitFamily(family)
-	if f == nil {
-		return nil, false
-	}
-	return f.params, true
-}
-
-func lookupFitFamily(name string) *fitFamily {
-	l := strings.ToLower(name)
-	for _, f := range fitFamilies {
-		if strings.ToLower(f.name) == l {
-			return f
-		}
-		for _, a := range f.aliases {
-			if a == l {
-				return f
-			}
-		}
-	}
-	return nil
-}
-
-// CanonicalFitFamily resolves a family name or alias (any case).
-func CanonicalFitFamily(name string) (string, bool) {
-	f := lookupFitFamily(name)
-	if f == nil {
-		return "", false
-	}
-	return f.name, true
-}
-
-// NewFitted builds a fitted family's distribution (on the fitted scale)
-// from its parameters, in FitParamNames order.
-func NewFitted(family string, params []float64) (Distribution, error) {
-	f := lookupFitFamily(family)
-	if f == nil {
-		return nil, fmt.Errorf("unknown family %q (known: %s)", family, strings.Join(FitFamilies(), ", "))
-	}
-	if len(params) != len(f.params) {
-		return nil, fmt.Errorf("%s takes %d parameters (%s), got %d", f.name, len(f.params), strings.Join(f.params, ", "), len(params))
-	}
-	return f.build(params)
 }
 
 // sample is the data of a fit after the transform, the censoring and the
@@ -339,7 +215,7 @@ func (s *sample) d() float64 { return float64(len(s.y)) }
 func FitFamily(name string, x []float64, opts FitOptions) (Fit, error) {
 	f := lookupFitFamily(name)
 	if f == nil {
-		return Fit{}, fmt.Errorf("unknown family %q (known: %s)", name, strings.Join(FitFamilies(), ", "))
+		return Fit{}, unknownFitFamily(name)
 	}
 	s, err := prepare(x, opts)
 	if err != nil {
@@ -357,15 +233,15 @@ func FitAll(x []float64, families []string, opts FitOptions) ([]Fit, error) {
 	if families == nil {
 		families = FitFamilies()
 	}
-	var fams []*fitFamily
+	var fams []*Family
 	seen := map[string]bool{}
 	for _, name := range families {
 		f := lookupFitFamily(name)
 		if f == nil {
-			return nil, fmt.Errorf("unknown family %q (known: %s)", name, strings.Join(FitFamilies(), ", "))
+			return nil, unknownFitFamily(name)
 		}
-		if !seen[f.name] {
-			seen[f.name] = true
+		if !seen[f.Name] {
+			seen[f.Name] = true
 			fams = append(fams, f)
 		}
 	}
@@ -412,14 +288,15 @@ func SortFits(fits []Fit) {
 }
 
 // fitOne runs one family's fitter and the goodness of fit.
-func fitOne(f *fitFamily, s *sample) Fit {
-	out := Fit{Family: f.name, ParamNames: f.params, K: f.k, N: s.n, Censored: s.m, Below: len(s.below),
+func fitOne(f *Family, s *sample) Fit {
+	k := f.FreeParams()
+	out := Fit{Family: f.Name, ParamNames: f.ParamNames(), K: k, N: s.n, Censored: s.m, Below: len(s.below),
 		Total: s.total, Log2: s.opts.Log2, Floor: s.opts.Floor, CensorAt: s.opts.CensorAt}
 	if s.opts.NoFloor {
 		out.Floor = math.Inf(-1)
 	}
 	fail := func(err error) Fit {
-		out.Err = fmt.Errorf("%s: %w", f.name, err)
+		out.Err = fmt.Errorf("%s: %w", f.Name, err)
 		out.D, out.P, out.AD, out.LogL, out.AIC, out.BIC = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 		return out
 	}
@@ -444,8 +321,8 @@ func fitOne(f *fitFamily, s *sample) Fit {
 		out.StdErr = nanSlice(len(r.params))
 	}
 	out.LogL, out.Iterations, out.Converged = r.logL, r.iterations, r.converged
-	out.AIC = 2*float64(f.k) - 2*r.logL
-	out.BIC = float64(f.k)*math.Log(float64(s.n)) - 2*r.logL
+	out.AIC = 2*float64(k) - 2*r.logL
+	out.BIC = float64(k)*math.Log(float64(s.n)) - 2*r.logL
 	out.D, out.AD = gofSorted(model, s.y, s.lny, s.m, s.c)
 	out.P = KSPValue(out.D, s.n)
 	out.BelowDist = belowDist(s.below)

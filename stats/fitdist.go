@@ -26,15 +26,16 @@ func NewHyperGamma(weights, shapes, scales []float64) (HyperGamma, error) {
 	if len(weights) == 0 || len(weights) != len(shapes) || len(weights) != len(scales) {
 		return HyperGamma{}, fmt.Errorf("HGamma: %d weights, %d shapes and %d scales; give one of each per branch", len(weights), len(shapes), len(scales))
 	}
-	sum := 0.0
+	branch := []ParamSpec{{"p", Probability, UnitInterval}, {"shape", Number, Positive}, {"scale", Number, Positive}}
 	for i := range weights {
-		if err := firstErr(probability("HGamma", "p", weights[i]), positive("HGamma", "shape", shapes[i]), positive("HGamma", "scale", scales[i])); err != nil {
-			return HyperGamma{}, err
+		for j, v := range []float64{weights[i], shapes[i], scales[i]} {
+			if err := branch[j].check("HGamma", v); err != nil {
+				return HyperGamma{}, err
+			}
 		}
-		sum += weights[i]
 	}
-	if math.Abs(sum-1) > 1e-9 {
-		return HyperGamma{}, fmt.Errorf("HGamma: the branch probabilities sum to %g, not 1", sum)
+	if err := sumsToOne("HGamma", weights); err != nil {
+		return HyperGamma{}, err
 	}
 	return HyperGamma{Weights: weights, Shapes: shapes, Scales: scales}, nil
 }
@@ -113,6 +114,16 @@ func (h HyperGamma) Mean() float64 {
 		m += w * h.Shapes[i] * h.Scales[i]
 	}
 	return m
+}
+
+// Variance is E[X²] − E[X]², E[X²] = Σ w_i·k_i(k_i+1)θ_i².
+func (h HyperGamma) Variance() float64 {
+	m2 := 0.0
+	for i, w := range h.Weights {
+		m2 += w * h.Shapes[i] * (h.Shapes[i] + 1) * h.Scales[i] * h.Scales[i]
+	}
+	m := h.Mean()
+	return m2 - m*m
 }
 
 // String is HGamma2(p,shape1,scale1,shape2,scale2) for two branches (the
@@ -291,6 +302,55 @@ var (
 	glWeights8 = [8]float64{0.1012285362903763, 0.2223810344533745, 0.3137066458778873, 0.3626837833783620, 0.3626837833783620, 0.3137066458778873, 0.2223810344533745, 0.1012285362903763}
 )
 
+// Variance is E[4^Y] − E[2^Y]², where E[4^Y] = E[2^(2Y)] is the mean of
+// Pow2 of 2Y: in closed form where Mean has one for 2Y, else integrated
+// over the quantile function.
+func (p Pow2) Variance() float64 {
+	m := p.Mean()
+	if math.IsInf(m, 0) || math.IsNaN(m) {
+		return math.Inf(1)
+	}
+	var m2 float64
+	if d := doubled(p.Of); d != nil {
+		m2 = Pow2{d}.Mean()
+	} else {
+		m2 = quantileMean(func(u float64) float64 { return math.Exp2(2 * p.Of.Quantile(u)) })
+	}
+	return m2 - m*m
+}
+
+// doubled is the distribution of 2Y for Y distributed as d, for the types
+// whose family is closed under scaling; nil for the others.
+func doubled(d Distribution) Distribution {
+	switch d := d.(type) {
+	case Constant:
+		return Constant{2 * d.Value}
+	case Normal:
+		return Normal{2 * d.Mu, 2 * d.Sigma}
+	case Uniform:
+		return Uniform{2 * d.Min, 2 * d.Max}
+	case Exponential:
+		return Exponential{d.Rate / 2}
+	case Gamma:
+		return Gamma{d.Shape, 2 * d.Scale}
+	case Weibull:
+		return Weibull{d.Shape, 2 * d.Scale}
+	case HyperExponential:
+		rates := make([]float64, len(d.Rates))
+		for i, r := range d.Rates {
+			rates[i] = r / 2
+		}
+		return HyperExponential{Weights: d.Weights, Rates: rates}
+	case HyperGamma:
+		scales := make([]float64, len(d.Scales))
+		for i, s := range d.Scales {
+			scales[i] = 2 * s
+		}
+		return HyperGamma{Weights: d.Weights, Shapes: d.Shapes, Scales: scales}
+	}
+	return nil
+}
+
 func (p Pow2) String() string { return "Pow2(" + p.Of.String() + ")" }
 
 // Spliced joins two distributions whose supports do not overlap: with
@@ -331,6 +391,12 @@ func (s Spliced) Quantile(p float64) float64 {
 
 func (s Spliced) Mean() float64 {
 	return s.LowShare*s.Low.Mean() + (1-s.LowShare)*s.High.Mean()
+}
+
+// Variance is the law of total variance over the two parts.
+func (s Spliced) Variance() float64 {
+	ml, mh, m := s.Low.Mean(), s.High.Mean(), s.Mean()
+	return s.LowShare*(s.Low.Variance()+(ml-m)*(ml-m)) + (1-s.LowShare)*(s.High.Variance()+(mh-m)*(mh-m))
 }
 
 func (s Spliced) String() string {

@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -131,36 +132,28 @@ func empiricalTable(e *Empirical) (vals, weights []float64) {
 func (r *FitRecord) OrderedParams() (string, []float64, error) {
 	fam := lookupFitFamily(r.Family)
 	if fam == nil {
-		return "", nil, fmt.Errorf("unknown family %q (known: %s)", r.Family, strings.Join(FitFamilies(), ", "))
+		return "", nil, unknownFitFamily(r.Family)
 	}
+	names := fam.ParamNames()
 	var params []float64
-	for _, n := range fam.params {
+	for _, n := range names {
 		v, ok := r.Params[n]
 		if !ok {
-			return "", nil, fmt.Errorf("%s needs the parameters %s; %q is missing", fam.name, strings.Join(fam.params, ", "), n)
+			return "", nil, fmt.Errorf("%s needs the parameters %s; %q is missing", fam.Name, strings.Join(names, ", "), n)
 		}
 		params = append(params, v)
 	}
-	if len(r.Params) != len(fam.params) {
+	if len(r.Params) != len(names) {
 		var extra []string
 		for n := range r.Params {
-			if !contains(fam.params, n) {
+			if !slices.Contains(names, n) {
 				extra = append(extra, n)
 			}
 		}
 		sort.Strings(extra)
-		return "", nil, fmt.Errorf("%s has no parameter %s (it takes %s)", fam.name, strings.Join(extra, ", "), strings.Join(fam.params, ", "))
+		return "", nil, fmt.Errorf("%s has no parameter %s (it takes %s)", fam.Name, strings.Join(extra, ", "), strings.Join(names, ", "))
 	}
-	return fam.name, params, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
+	return fam.Name, params, nil
 }
 
 // Model is the record's fitted family on the fitted scale.

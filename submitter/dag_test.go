@@ -1,10 +1,13 @@
 package submitter
 
 import (
+	"math"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gmark/gmark/analyzer/sampstat"
 )
 
 func stepIDs(d *DAG, steps []Step) string {
@@ -161,9 +164,19 @@ func TestDelayStats(t *testing.T) {
 		d.Add(time.Duration(i) * time.Microsecond)
 	}
 	st := d.Stats()
-	if st.N != 100 || st.Mean != 50500*time.Nanosecond || st.P50 != 50*time.Microsecond ||
-		st.P75 != 75*time.Microsecond || st.P99 != 99*time.Microsecond || st.Max != 100*time.Microsecond {
+	// Type-7 percentiles, the report's (docs/metrics.md): h = 99p, so
+	// p50 = 50.5 µs, p75 = 75.25 µs, p99 = 99.01 µs.
+	if st.N != 100 || st.Mean != 50500*time.Nanosecond || st.P50 != 50500*time.Nanosecond ||
+		st.P75 != 75250*time.Nanosecond || st.P99 != 99010*time.Nanosecond || st.Max != 100*time.Microsecond {
 		t.Fatalf("%+v", st)
+	}
+	// The same p99 as the report's for the same delays.
+	var secs []float64
+	for i := 1; i <= 100; i++ {
+		secs = append(secs, float64(i)*1e-6)
+	}
+	if rep := sampstat.Summarize(secs); math.Abs(rep.P99-st.P99.Seconds()) > 1e-12 {
+		t.Fatalf("summary p99 %v, report p99 %gs", st.P99, rep.P99)
 	}
 	// Drift: last tenth (91..100, mean 95.5) minus first tenth (1..10, mean 5.5).
 	if st.Drift != 90*time.Microsecond {

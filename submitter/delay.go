@@ -3,8 +3,10 @@ package submitter
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"time"
+
+	"github.com/gmark/gmark/analyzer/sampstat"
 )
 
 // Delays accumulates submission delays (actual − scheduled submit time, on
@@ -33,7 +35,8 @@ type DelayStats struct {
 	Drift time.Duration
 }
 
-// Stats computes the summary; percentiles are nearest-rank.
+// Stats computes the summary. Its percentiles are those of the report
+// (sampstat.Quantile, docs/metrics.md), so that both say the same p99.
 func (s *Delays) Stats() DelayStats {
 	n := len(s.d)
 	st := DelayStats{N: n}
@@ -49,12 +52,14 @@ func (s *Delays) Stats() DelayStats {
 	if tenth > 0 {
 		st.Drift = meanOf(s.d[n-tenth:]) - meanOf(s.d[:tenth])
 	}
-	sorted := append([]time.Duration(nil), s.d...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
-	st.P50 = quantile(sorted, 0.50)
-	st.P75 = quantile(sorted, 0.75)
-	st.P99 = quantile(sorted, 0.99)
-	st.Max = sorted[n-1]
+	sorted := make([]float64, n)
+	for i, d := range s.d {
+		sorted[i] = float64(d)
+	}
+	slices.Sort(sorted)
+	q := func(p float64) time.Duration { return time.Duration(math.Round(sampstat.Quantile(sorted, p))) }
+	st.P50, st.P75, st.P99 = q(0.50), q(0.75), q(0.99)
+	st.Max = time.Duration(sorted[n-1])
 	return st
 }
 
@@ -64,15 +69,6 @@ func meanOf(d []time.Duration) time.Duration {
 		sum += float64(x)
 	}
 	return time.Duration(sum / float64(len(d)))
-}
-
-// quantile is the nearest-rank q-quantile of sorted values.
-func quantile(sorted []time.Duration, q float64) time.Duration {
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	if i < 0 {
-		i = 0
-	}
-	return sorted[i]
 }
 
 func (st DelayStats) String() string {

@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/gmark/gmark/internal/srcerr"
 	"github.com/gmark/gmark/stats"
 )
 
@@ -87,8 +89,6 @@ func parseDist(text string, ctx DistContext, depth int) (stats.Distribution, err
 			return nil, err
 		}
 		return stats.Pow2{Of: inner}, nil
-	case "hgamma2", "hypergamma":
-		return parseHyperGamma(args, open+1)
 	case "fit":
 		return parseFit(args, open+1, ctx)
 	}
@@ -162,33 +162,6 @@ func parseEmpirical(text, args string, base int) (stats.Distribution, error) {
 	return d, nil
 }
 
-// parseHyperGamma reads HGamma2(p,shape1,scale1,shape2,scale2): gamma of
-// shape1 and scale1 with probability p, else of shape2 and scale2 (the
-// Lublin–Feitelson runtime model, on log values: no time units).
-func parseHyperGamma(args string, base int) (stats.Distribution, error) {
-	const sig = "HGamma2(p,shape1,scale1,shape2,scale2)"
-	parts := strings.SplitN(args, ",", 6)
-	if len(parts) != 5 {
-		return nil, &distError{0, "HGamma2 takes 5 parameters: " + sig}
-	}
-	v := make([]float64, 5)
-	off := base
-	for i, a := range parts {
-		at := off
-		off += len(a) + 1
-		x, err := ParseFloat(strings.TrimSpace(a))
-		if err != nil {
-			return nil, &distError{at, fmt.Sprintf("HGamma2: %v (%s)", err, sig)}
-		}
-		v[i] = x
-	}
-	d, err := stats.NewHyperGamma([]float64{v[0], 1 - v[0]}, []float64{v[1], v[3]}, []float64{v[2], v[4]})
-	if err != nil {
-		return nil, &distError{0, err.Error()}
-	}
-	return d, nil
-}
-
 // parseFit reads Fit(file,key): the model stored under key in a fit file.
 func parseFit(args string, base int, ctx DistContext) (stats.Distribution, error) {
 	comma := strings.LastIndexByte(args, ',')
@@ -254,15 +227,12 @@ func decodeFitFile(name string, src []byte) (map[string]stats.FitRecord, error) 
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: not a fit file: %s", name, pe.Position.Line, excerpt(pe.Message, 80))
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: pe.Position.Line}, "not a fit file: %s", excerpt(pe.Message, 80))
 		}
 		// Type errors are plain errors: "toml: line N (last key "k"): msg".
 		if m := tomlError.FindStringSubmatch(err.Error()); m != nil {
-			at := name
-			if m[1] != "" {
-				at += ":" + m[1]
-			}
-			return nil, fmt.Errorf("%s: not a fit file: %s", at, excerpt(m[2], 80))
+			line, _ := strconv.Atoi(m[1]) // 0, the file, when the decoder gives no line
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "not a fit file: %s", excerpt(m[2], 80))
 		}
 		return nil, fmt.Errorf("%s: not a fit file: %s", name, excerpt(err.Error(), 80))
 	}

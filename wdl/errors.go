@@ -1,77 +1,26 @@
 package wdl
 
 import (
-	"fmt"
-	"sort"
-	"strings"
 	"unicode/utf8"
+
+	"github.com/gmark/gmark/internal/srcerr"
 )
 
-// Pos is a place in a WDL or extension file. Line and Col are 1-based; Col
-// counts characters, as editors do.
-type Pos struct {
-	File string
-	Line int
-	Col  int
-}
-
-func (p Pos) String() string {
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
+// Pos is a place in a WDL, extension or fit file: gmark's one position
+// (srcerr), lines and columns from 1, columns counting characters.
+type Pos = srcerr.Pos
 
 // Error is a problem found in a WDL file, at a position.
-type Error struct {
-	Pos Pos
-	Msg string
-}
-
-func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
+type Error = srcerr.Error
 
 // Errorf makes an Error at pos.
-func Errorf(pos Pos, format string, args ...any) *Error {
-	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
-}
+func Errorf(pos Pos, format string, args ...any) *Error { return srcerr.Errorf(pos, format, args...) }
 
-// ErrorList is every problem found in one pass, in file order. Reporting
-// them all at once saves the user an edit-run cycle per mistake.
-type ErrorList []*Error
+// ErrorList is every problem found in one pass, in file order.
+type ErrorList = srcerr.List
 
 // maxErrors bounds the list so a binary file fed as WDL does not flood the terminal.
 const maxErrors = 20
-
-func (l ErrorList) Error() string {
-	var b strings.Builder
-	for i, e := range l {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(e.Error())
-	}
-	return b.String()
-}
-
-// Sort orders the list by file, line and column.
-func (l ErrorList) Sort() {
-	sort.SliceStable(l, func(i, j int) bool {
-		a, b := l[i].Pos, l[j].Pos
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
-}
-
-// Err returns the list as an error, or nil when it is empty.
-func (l ErrorList) Err() error {
-	if len(l) == 0 {
-		return nil
-	}
-	l.Sort()
-	return l
-}
 
 // lineRef is one source line, to turn byte offsets into positions.
 type lineRef struct {

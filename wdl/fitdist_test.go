@@ -76,9 +76,9 @@ func TestFitDistributionErrors(t *testing.T) {
 		{"Fit(fit.toml)", "w.wdl:1:22: Fit takes a fit file and a key"},
 		{"Pow2()", "w.wdl:1:22: Pow2 takes one distribution"},
 		{"Pow2(W(0,1))", "w.wdl:1:27: Pow2: W: shape must be > 0"},
-		{"HGamma2(1,2,3)", "w.wdl:1:22: HGamma2 takes 5 parameters"},
-		{"HGamma2(1.5,2,3,4,5)", "w.wdl:1:22: HGamma: p must be a probability"},
-		{"HGamma2(0.5,2,x,4,5)", "w.wdl:1:36: HGamma2: \"x\" is not a number"},
+		{"HGamma2(1,2,3)", "w.wdl:1:22: HGamma2 takes 5 parameter(s): HGamma2(p,shape1,scale1,shape2,scale2)"},
+		{"HGamma2(1.5,2,3,4,5)", "w.wdl:1:22: HGamma2: p must be a probability"},
+		{"HGamma2(0.5,2,x,4,5)", "w.wdl:1:36: HGamma2: scale1: \"x\" is not a number"},
 	}
 	for _, c := range cases {
 		_, err := Parse("w.wdl", []byte("10\tsser\tsingle\t1\t*:?\t"+c.arrival+"\t-\n"), fs.open)
@@ -122,7 +122,7 @@ func TestFitFileValidation(t *testing.T) {
 		{"infinite scale", "[r]\nfamily = \"Gamma\"\nparams = { shape = 1.0, scale = inf }\n", "RunTime", "Gamma: scale must be > 0, got +Inf"},
 		{"infinite mu", "[r]\nfamily = \"N\"\nparams = { mu = -inf, sigma = 1.0 }\n", "RunTime", "N: mu must be a finite number, got -Inf"},
 		{"negative sigma", "[r]\nfamily = \"LogNorm\"\nparams = { mu = 1.0, sigma = -1.0 }\n", "RunTime", "LogNorm: sigma must be > 0, got -1"},
-		{"NaN probability", "[r]\nfamily = \"HExp2\"\nparams = { p = nan, rate1 = 1.0, rate2 = 2.0 }\n", "RunTime", "HExp: p must be a probability in [0,1], got NaN"},
+		{"NaN probability", "[r]\nfamily = \"HExp2\"\nparams = { p = nan, rate1 = 1.0, rate2 = 2.0 }\n", "RunTime", "HExp2: p must be a probability in [0,1], got NaN"},
 		{"probabilities not summing to 1", "[r]\nfamily = \"HExp3\"\nparams = { p1 = 0.5, p2 = 0.5, p3 = 0.5, rate1 = 1.0, rate2 = 2.0, rate3 = 3.0 }\n", "RunTime", "the branch probabilities sum to 1.5, not 1"},
 		{"NaN below", "[r]\nfamily = \"W\"\nparams = { shape = 2.0, scale = 1.0 }\nbelow = nan\n", "RunTime", "below = NaN: the share of values below the floor must be in [0, 1)"},
 		{"negative below", "[r]\nfamily = \"W\"\nparams = { shape = 2.0, scale = 1.0 }\nbelow = -0.5\n", "RunTime", "below = -0.5"},

@@ -187,7 +187,7 @@ func TestMalformed(t *testing.T) {
 		want      string // the whole first error line
 	}{
 		{"unknown distribution", "5\tsser\tsingle\t1\t*:?\tFoo(1)\t-",
-			nil, `w.wdl:2:21: unknown distribution "Foo" (known: C, Emp, Exp, Gamma, HExp2, HPoisson2, LogNorm, N, Pareto, Poisson, U, W, Zero, Zipf)`},
+			nil, `w.wdl:2:21: unknown distribution "Foo" (known: C, Emp, Exp, Gamma, HExp2, HExp3, HGamma2, HPoisson2, LogNorm, N, Pareto, Poisson, U, W, Zero, Zipf)`},
 		{"bad unit type", "5\tss er!\tsingle\t1\t*:?\tZero\t-", nil, ""},
 		{"bad unit name", "5\tsser$\tsingle\t1\t*:?\tZero\t-",
 			nil, `w.wdl:2:3: bad unit type "sser$": a name of letters, digits, '_', '-' and '.', optionally prefixed with wl:`},

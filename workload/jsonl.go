@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gmark/gmark/internal/srcerr"
 )
 
 // The workload.jsonl format: one job per line, a JSON object whose fields
@@ -469,14 +471,14 @@ func (r *Reader) Next() (Job, error) {
 		}
 		j, err := ParseJob(line)
 		if err != nil {
-			return Job{}, fmt.Errorf("%s:%d: %v", r.name, r.line, err)
+			return Job{}, srcerr.Errorf(srcerr.Pos{File: r.name, Line: r.line}, "%v", err)
 		}
 		return j, nil
 	}
 	if err := r.sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		return Job{}, fmt.Errorf("%s:%d: a line longer than %d MiB", r.name, r.line+1, MaxLineBytes>>20)
+		return Job{}, srcerr.Errorf(srcerr.Pos{File: r.name, Line: r.line + 1}, "a line longer than %d MiB", MaxLineBytes>>20)
 	} else if err != nil {
-		return Job{}, fmt.Errorf("%s:%d: %v", r.name, r.line+1, err)
+		return Job{}, srcerr.Errorf(srcerr.Pos{File: r.name, Line: r.line + 1}, "%v", err)
 	}
 	return Job{}, io.EOF
 }

@@ -251,23 +251,23 @@ type groupAcc struct {
 	procSec  float64
 }
 
-func (g *groupAcc) add(j *Job, f float64, tau time.Duration) {
+func (g *groupAcc) add(j *Job, fig *figures) {
 	g.jobs++
 	if j.State == Succeeded {
 		g.ok++
 	}
-	if w, ok := Wait(j); ok {
-		g.wait = append(g.wait, w*f)
+	if fig.hasWait {
+		g.wait = append(g.wait, fig.wait)
 	}
-	if r, ok := RunTime(j); ok {
-		g.runSum += r * f
+	if fig.hasRun {
+		g.runSum += fig.run
 		g.runN++
 	}
-	if b, ok := scaledBSld(j, f, tau); ok {
-		g.bsldSum += b
+	if fig.hasBSld {
+		g.bsldSum += fig.bsld
 		g.bsldN++
 	}
-	g.procSec += ProcessorSeconds(j) * f
+	g.procSec += fig.procSec
 }
 
 func (g *groupAcc) row(key string) Group {
@@ -331,256 +331,6 @@ func groups(m map[string]*groupAcc, maxRows int) []Group {
 		out = append(out, other.row("(other)"))
 	}
 	return out
-}
-
-// scaledBSld is the bounded slowdown with the times scaled by f.
-func scaledBSld(j *Job, f float64, tau time.Duration) (float64, bool) {
-	r, ok := RunTime(j)
-	if !ok {
-		return 0, false
-	}
-	resp, _ := Response(j)
-	d := max(r*f, tau.Seconds())
-	if d <= 0 {
-		return 1, true
-	}
-	return max(1, resp*f/d), true
-}
-
-// Compute computes the metrics of a run.
-func Compute(rd *RunData, opts Options) *RunMetrics {
-	opts = opts.withDefaults()
-	f := 1.0
-	m := &RunMetrics{RunID: rd.ID, Project: rd.Project, Scenario: rd.Scenario, Target: rd.Target, Status: rd.Status,
-		Speedup: rd.Speedup, TimeBase: "wall", TauS: opts.Tau.Seconds(), Processors: rd.Processors,
-		ProcessorsSource: rd.ProcessorsSource, Utilization: math.NaN(), Notes: slices.Clone(rd.Notes)}
-	if opts.WorkloadTime && rd.Speedup != 1 {
-		f = rd.Speedup
-		m.TimeBase = "workload"
-	}
-	s := &m.Samples
-	n := len(rd.Jobs)
-	for _, p := range []*[]float64{&s.Wait, &s.Run, &s.Response, &s.Slowdown, &s.BSlowdown, &s.Delay, &s.PairWait, &s.PairRun,
-		&s.JobSubmit, &s.JobEnd, &s.JobGoodput, &s.JobWait, &s.JobRun, &s.JobResponse, &s.JobBSld, &s.JobDelay} {
-		*p = make([]float64, 0, n)
-	}
-	s.JobOK = make([]bool, 0, n)
-	s.WaitByType = map[string][]float64{}
-	s.JobsPerSite = map[string]int{}
-
-	// The interval: first submission (or scheduled instant) to last end.
-	var t0, t1 int64
-	for i := range rd.Jobs {
-		j := &rd.Jobs[i]
-		for _, t := range []int64{j.SubmitNS, j.ScheduledNS} {
-			if t != 0 && (t0 == 0 || t < t0) {
-				t0 = t
-			}
-		}
-		for _, t := range []int64{j.EndNS, j.StartNS, j.SubmitNS} {
-			if t > t1 {
-				t1 = t
-			}
-		}
-	}
-	m.StartNS, m.EndNS = t0, t1
-	span := sec(t1 - t0)
-
-	reasons := map[[2]string]int{}
-	byType, byUser, bySite := map[string]*groupAcc{}, map[string]*groupAcc{}, map[string]*groupAcc{}
-	siteSplit := map[string][]string{}
-	type compAcc struct {
-		tasks, failed, retries int
-	}
-	comp := map[string]*compAcc{}
-	var taskWait, taskRun, taskResp, taskBSld []float64
-	busy, good := 0.0, 0.0
-	// The goodput of a composite job is its successful tasks'.
-	taskGood := map[string]float64{}
-	for i := range rd.Jobs {
-		if j := &rd.Jobs[i]; j.Parent != "" && j.State == Succeeded {
-			taskGood[j.Parent] += ProcessorSeconds(j)
-		}
-	}
-
-	for i := range rd.Jobs {
-		j := &rd.Jobs[i]
-		if !j.Composite { // unitary jobs and tasks use processors and sites
-			ps := ProcessorSeconds(j)
-			busy += ps
-			if j.State == Succeeded {
-				good += ps
-			}
-			sites, ok := siteSplit[j.Sites]
-			if !ok {
-				sites = j.SiteList()
-				if len(sites) == 0 {
-					sites = []string{"(unknown)"}
-				}
-				siteSplit[j.Sites] = sites
-			}
-			if j.Started() {
-				for _, site := range sites {
-					s.JobsPerSite[site]++
-					g := bySite[site]
-					if g == nil {
-						g = &groupAcc{}
-						bySite[site] = g
-					}
-					g.add(j, f, opts.Tau)
-				}
-			}
-		}
-		if j.Parent != "" { // a task of a composite job
-			m.Tasks.add(j.State)
-			c := comp[j.Parent]
-			if c == nil {
-				c = &compAcc{}
-				comp[j.Parent] = c
-			}
-			c.tasks++
-			if j.State != Succeeded {
-				c.failed++
-			}
-			c.retries += max(0, j.Attempts-1)
-			if w, ok := Wait(j); ok {
-				taskWait = append(taskWait, w*f)
-			}
-			if r, ok := RunTime(j); ok {
-				taskRun = append(taskRun, r*f)
-				resp, _ := Response(j)
-				taskResp = append(taskResp, resp*f)
-			}
-			if b, ok := scaledBSld(j, f, opts.Tau); ok {
-				taskBSld = append(taskBSld, b)
-			}
-			continue
-		}
-		// A top-level job: unitary or composite.
-		m.Jobs.add(j.State)
-		if j.State != Succeeded {
-			reasons[[2]string{j.State, reasonClass(j.Reason)}]++
-		}
-		if j.Components > 1 {
-			m.CoAllocated++
-		}
-		if j.State == Cancelled && j.StartNS == 0 && j.SubmitNS != 0 {
-			m.CensoredWaits++
-		}
-		w, wok := Wait(j)
-		if wok {
-			s.Wait = append(s.Wait, w*f)
-			s.WaitByType[j.Type] = append(s.WaitByType[j.Type], w*f)
-		}
-		if r, ok := RunTime(j); ok {
-			s.Run = append(s.Run, r*f)
-			resp, _ := Response(j)
-			s.Response = append(s.Response, resp*f)
-			s.PairWait = append(s.PairWait, w*f)
-			s.PairRun = append(s.PairRun, r*f)
-		}
-		if sd, ok := Slowdown(j); ok {
-			s.Slowdown = append(s.Slowdown, sd)
-		}
-		if b, ok := scaledBSld(j, f, opts.Tau); ok {
-			s.BSlowdown = append(s.BSlowdown, b)
-		}
-		if d, ok := Delay(j); ok {
-			s.Delay = append(s.Delay, d)
-		}
-		sub, end := math.NaN(), math.NaN()
-		if j.SubmitNS != 0 {
-			sub = sec(j.SubmitNS-t0) * f
-		}
-		if j.EndNS != 0 {
-			end = sec(j.EndNS-t0) * f
-		}
-		gp := 0.0
-		if j.Composite {
-			gp = taskGood[j.ID] * f
-		} else if j.State == Succeeded {
-			gp = ProcessorSeconds(j) * f
-		}
-		s.JobSubmit, s.JobEnd, s.JobOK, s.JobGoodput = append(s.JobSubmit, sub), append(s.JobEnd, end), append(s.JobOK, j.State == Succeeded), append(s.JobGoodput, gp)
-		s.JobWait = append(s.JobWait, orNaN(w*f, wok))
-		rt, rok := RunTime(j)
-		resp, _ := Response(j)
-		s.JobRun, s.JobResponse = append(s.JobRun, orNaN(rt*f, rok)), append(s.JobResponse, orNaN(resp*f, rok))
-		b, bok := scaledBSld(j, f, opts.Tau)
-		s.JobBSld = append(s.JobBSld, orNaN(b, bok))
-		d, dok := Delay(j)
-		s.JobDelay = append(s.JobDelay, orNaN(d, dok))
-		for _, pair := range []struct {
-			m   map[string]*groupAcc
-			key string
-		}{{byType, j.Type}, {byUser, j.User}} {
-			if pair.key == "" {
-				continue
-			}
-			g := pair.m[pair.key]
-			if g == nil {
-				g = &groupAcc{}
-				pair.m[pair.key] = g
-			}
-			g.add(j, f, opts.Tau)
-		}
-	}
-
-	m.SuccessRate = m.Jobs.SuccessRate()
-	m.FailureRate = 1 - m.SuccessRate
-	for k, n := range reasons {
-		m.Failures = append(m.Failures, ReasonCount{State: k[0], Reason: k[1], Count: n, Rate: float64(n) / float64(m.Jobs.Submitted)})
-	}
-	slices.SortFunc(m.Failures, func(a, b ReasonCount) int {
-		if c := cmp.Compare(b.Count, a.Count); c != 0 {
-			return c
-		}
-		return strings.Compare(a.State+a.Reason, b.State+b.Reason)
-	})
-	m.Wait = sampstat.Summarize(s.Wait)
-	m.Run = sampstat.Summarize(s.Run)
-	m.Response = sampstat.Summarize(s.Response)
-	m.Slowdown = sampstat.Summarize(s.Slowdown)
-	m.BSlowdown = sampstat.Summarize(s.BSlowdown)
-	m.Delay = sampstat.Summarize(s.Delay)
-	m.ByType = groups(byType, opts.MaxGroups)
-	m.BySite = groups(bySite, opts.MaxGroups)
-	if len(byUser) > 0 {
-		m.ByUser = groups(byUser, opts.MaxGroups)
-	}
-
-	m.Makespan = span * f
-	m.Goodput = good * f
-	m.Throughput, m.GoodputRate = math.NaN(), math.NaN()
-	if span > 0 {
-		m.Throughput = float64(m.Jobs.Succeeded) / (span * f / 3600)
-		m.GoodputRate = good / span
-		if rd.Processors > 0 {
-			m.Utilization = busy / (float64(rd.Processors) * span)
-		}
-	}
-	m.Series = series(rd, t0, t1, opts.Bins, f)
-
-	if len(comp) > 0 || m.hasComposite(rd) {
-		m.Composite = operational(rd, f, func(id string) (int, int, int) {
-			if c := comp[id]; c != nil {
-				return c.tasks, c.failed, c.retries
-			}
-			return 0, 0, 0
-		})
-		m.Composite.TaskWait = sampstat.Summarize(taskWait)
-		m.Composite.TaskRun = sampstat.Summarize(taskRun)
-		m.Composite.TaskResponse = sampstat.Summarize(taskResp)
-		m.Composite.TaskBSlowdown = sampstat.Summarize(taskBSld)
-	}
-	m.Breakdown = breakdown(rd, f, m)
-	if rd.Koala != nil {
-		m.Core = coreMetrics(rd, f)
-	}
-	if m.CensoredWaits > 0 {
-		m.Notes = append(m.Notes, itoa(m.CensoredWaits)+" jobs were cancelled before they started: their waits are censored and not in the wait statistics")
-	}
-	return m
 }
 
 func (m *RunMetrics) hasComposite(rd *RunData) bool {

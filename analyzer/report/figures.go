@@ -30,39 +30,99 @@ type FigureSet struct {
 	Missing []MissingFigure
 }
 
-// Figures draws every figure of the report into dir, two at a time.
+// Figures draws every figure of the report into dir, a few at a time.
 func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
-	type job struct {
-		title, name string
-		what        string // the sample it is drawn from, for noData
-		draw        func() (*plots.Drawing, error)
-	}
-	runs := r.Runs
-	if len(runs) == 0 { // Build never makes one; a Report made by hand may be
+	if len(r.Runs) == 0 { // Build never makes one; a Report made by hand may be
 		return nil, fmt.Errorf("the report has no run to draw")
 	}
-	labels := make([]string, len(runs))
-	for i, run := range runs {
-		labels[i] = run.Label
+	fc := newFigureContext(r.Runs)
+	specs := fc.figures()
+	results, errs, err := drawAll(ctx, dir, specs)
+	if err != nil {
+		return nil, err
 	}
-	series := func(get func(*metrics.RunMetrics) []float64) []plots.Series {
-		s := make([]plots.Series, len(runs))
-		for i, run := range runs {
-			s[i] = plots.Series{Label: run.Label, Values: get(run.Metrics)}
+	set := &FigureSet{}
+	for i, f := range specs {
+		switch {
+		case errs[i] == nil:
+			set.Figures = append(set.Figures, results[i])
+		case plots.NoData(errs[i]):
+			set.Missing = append(set.Missing, MissingFigure{Title: f.title, Reason: noData(f.what, fc.runs)})
+		default:
+			set.Missing = append(set.Missing, MissingFigure{Title: f.title, Reason: errs[i].Error()})
 		}
-		return s
 	}
-	unit := func(m *metrics.RunMetrics) string {
-		if m.TimeBase == "workload" {
-			return "workload s"
-		}
-		return "s"
-	}(runs[0].Metrics)
-	var jobs []job
-	add := func(title, name, what string, draw func() (*plots.Drawing, error)) {
-		jobs = append(jobs, job{title, name, what, draw})
-	}
+	return set, nil
+}
 
+// figureSpec is one figure of the report.
+type figureSpec struct {
+	title, name string
+	what        string // the sample it is drawn from, for noData
+	draw        func() (*plots.Drawing, error)
+}
+
+// drawAll draws the figures, at most four at a time, into dir; it stops
+// giving out figures when ctx is done.
+func drawAll(ctx context.Context, dir string, specs []figureSpec) ([]plots.Figure, []error, error) {
+	results := make([]plots.Figure, len(specs))
+	errs := make([]error, len(specs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), 4) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i], errs[i] = drawSafely(dir, specs[i].name, specs[i].draw)
+			}
+		}()
+	}
+	for i := range specs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results, errs, ctx.Err()
+}
+
+// figureContext is what every figure is drawn from: the runs, their labels
+// and the unit of their durations.
+type figureContext struct {
+	runs   []*Run
+	labels []string
+	unit   string // "s", or "workload s" for runs reported in workload time
+}
+
+func newFigureContext(runs []*Run) *figureContext {
+	fc := &figureContext{runs: runs, labels: make([]string, len(runs)), unit: "s"}
+	for i, run := range runs {
+		fc.labels[i] = run.Label
+	}
+	if runs[0].Metrics.TimeBase == "workload" {
+		fc.unit = "workload s"
+	}
+	return fc
+}
+
+// series is one sample of every run.
+func (fc *figureContext) series(get func(*metrics.RunMetrics) []float64) []plots.Series {
+	s := make([]plots.Series, len(fc.runs))
+	for i, run := range fc.runs {
+		s[i] = plots.Series{Label: run.Label, Values: get(run.Metrics)}
+	}
+	return s
+}
+
+// figures lists the report's figures in the order of the page.
+func (fc *figureContext) figures() []figureSpec {
+	var specs []figureSpec
+	add := func(title, name, what string, draw func() (*plots.Drawing, error)) {
+		specs = append(specs, figureSpec{title, name, what, draw})
+	}
 	for _, c := range []struct {
 		name, what, sample string
 		get                func(*metrics.RunMetrics) []float64
@@ -72,191 +132,181 @@ func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
 		{"cdf_response", "response time", "run", func(m *metrics.RunMetrics) []float64 { return m.Samples.Response }},
 	} {
 		add("CDF of the "+c.what, c.name, c.sample, func() (*plots.Drawing, error) {
-			return plots.CDF("CDF of the "+c.what, c.what+" ("+unit+")", series(c.get), true)
+			return plots.CDF("CDF of the "+c.what, c.what+" ("+fc.unit+")", fc.series(c.get), true)
 		})
 	}
-	add("Wait time per run", "box_wait", "wait", func() (*plots.Drawing, error) {
-		means := make([]float64, len(runs))
-		for i, run := range runs {
-			means[i] = run.Metrics.Wait.Mean
-		}
-		return plots.Box("Wait time per run (box and whiskers; × the mean)", "wait time ("+unit+")",
-			series(func(m *metrics.RunMetrics) []float64 { return m.Samples.Wait }), means)
-	})
-	add("X-bar chart of the mean submission delay", "xbar_delay", "delay", func() (*plots.Drawing, error) {
-		var vals []float64
-		var labs []string
-		for _, run := range runs {
-			if run.Metrics.Delay.N > 0 {
-				vals = append(vals, run.Metrics.Delay.Mean*1e3)
-				labs = append(labs, run.Label)
-			}
-		}
-		if len(vals) == 0 {
-			return nil, errors.New(noData("delay", runs))
-		}
-		mu, sigma, note := xbarLimits(runs, vals)
-		return plots.XBar("X-bar control chart of the mean submission delay", "mean submission delay (ms)", labs, vals, mu, sigma, note)
-	})
-	add("Wait time against run time (slowdown fairness)", "scatter_wait_run", "run", func() (*plots.Drawing, error) {
-		var x, y []float64
-		for _, run := range runs {
-			x = append(x, run.Metrics.Samples.PairRun...)
-			y = append(y, run.Metrics.Samples.PairWait...)
-		}
-		return plots.Scatter("Wait time against run time (slowdown fairness)", "run time ("+unit+")", "wait time ("+unit+")", x, y)
-	})
-	add("Pareto chart of jobs per site", "pareto_sites", "site", func() (*plots.Drawing, error) {
-		count := map[string]int{}
-		for _, run := range runs {
-			for s, n := range run.Metrics.Samples.JobsPerSite {
-				count[s] += n
-			}
-		}
-		var sites []string
-		for s := range count {
-			sites = append(sites, s)
-		}
-		sort.Strings(sites)
-		counts := make([]int, len(sites))
-		for i, s := range sites {
-			counts[i] = count[s]
-		}
-		return plots.Pareto("Jobs per site (load-balancing fairness)", sites, counts)
-	})
-	add("Bi-histogram of the wait time of the two most common job types", "bihist_wait", "wait", func() (*plots.Drawing, error) {
-		by := map[string][]float64{}
-		for _, run := range runs {
-			for t, w := range run.Metrics.Samples.WaitByType {
-				by[t] = append(by[t], w...)
-			}
-		}
-		var types []string
-		for t := range by {
-			types = append(types, t)
-		}
-		slices.SortFunc(types, func(a, b string) int {
-			if len(by[a]) != len(by[b]) {
-				return len(by[b]) - len(by[a])
-			}
-			if a < b {
-				return -1
-			}
-			return 1
-		})
-		switch len(types) {
-		case 0:
-			return nil, errors.New(noData("wait", runs))
-		case 1:
-			return nil, fmt.Errorf("the jobs that started are of one type (%s)", types[0])
-		}
-		return plots.BiHistogram("Wait time of job types "+types[0]+" (up) and "+types[1]+" (down)", "wait time ("+unit+")",
-			plots.Series{Label: types[0], Values: by[types[0]]}, plots.Series{Label: types[1], Values: by[types[1]]})
-	})
-	timeSeries := func(name, title, ylabel string, get func(*metrics.RunMetrics) []float64, scale float64, why string) {
-		add(title, name, "time", func() (*plots.Drawing, error) {
-			var xs [][]float64
-			var ss []plots.Series
-			hours := false
-			for _, run := range runs {
-				if run.Metrics.Makespan > 3*3600 {
-					hours = true
-				}
-			}
-			div, xl := 60.0, "minutes since the first submission"
-			if hours {
-				div, xl = 3600, "hours since the first submission"
-			}
-			for _, run := range runs {
-				v := get(run.Metrics)
-				x := make([]float64, len(run.Metrics.Series.T))
-				for k, t := range run.Metrics.Series.T {
-					x[k] = (t + run.Metrics.Series.BinSeconds/2) / div
-				}
-				sv := make([]float64, len(v))
-				for k := range v {
-					sv[k] = v[k] * scale
-				}
-				xs = append(xs, x)
-				ss = append(ss, plots.Series{Label: run.Label, Values: sv})
-			}
-			f, err := plots.Lines(title, xl, ylabel, xs, ss, 0)
-			if plots.NoData(err) && why != "" && slices.ContainsFunc(runs, lasted) {
-				return f, errors.New(why)
-			}
-			return f, err
-		})
+	add("Wait time per run", "box_wait", "wait", fc.boxWait)
+	add("X-bar chart of the mean submission delay", "xbar_delay", "delay", fc.xbarDelay)
+	add("Wait time against run time (slowdown fairness)", "scatter_wait_run", "run", fc.scatterWaitRun)
+	add("Pareto chart of jobs per site", "pareto_sites", "site", fc.paretoSites)
+	add("Bi-histogram of the wait time of the two most common job types", "bihist_wait", "wait", fc.biHistogramWait)
+	for _, t := range []struct {
+		name, title, ylabel string
+		get                 func(*metrics.RunMetrics) []float64
+		scale               float64
+		why                 string // why an empty series is empty, when not for want of time
+	}{
+		{"utilization", "Utilization over time", "utilization (%)", func(m *metrics.RunMetrics) []float64 { return m.Series.Utilization }, 100,
+			"the system size is unknown: pass --processors N"},
+		{"goodput", "Goodput over time", "goodput (processors busy with successful jobs)", func(m *metrics.RunMetrics) []float64 { return m.Series.Goodput }, 1, ""},
+		{"throughput", "Throughput over time", "throughput (successful jobs per hour)", func(m *metrics.RunMetrics) []float64 { return m.Series.Throughput }, 1, ""},
+	} {
+		add(t.title, t.name, "time", func() (*plots.Drawing, error) { return fc.timeSeries(t.title, t.ylabel, t.get, t.scale, t.why) })
 	}
-	timeSeries("utilization", "Utilization over time", "utilization (%)", func(m *metrics.RunMetrics) []float64 { return m.Series.Utilization }, 100,
-		"the system size is unknown: pass --processors N")
-	timeSeries("goodput", "Goodput over time", "goodput (processors busy with successful jobs)", func(m *metrics.RunMetrics) []float64 { return m.Series.Goodput }, 1, "")
-	timeSeries("throughput", "Throughput over time", "throughput (successful jobs per hour)", func(m *metrics.RunMetrics) []float64 { return m.Series.Throughput }, 1, "")
-	add("Success rate per run", "success_rate", "", func() (*plots.Drawing, error) {
-		vals := make([]float64, len(runs))
-		for i, run := range runs {
-			vals[i] = 100 * run.Metrics.SuccessRate // NaN (no bar) for a run of no jobs
-		}
-		return plots.Bars("Success rate per run", "successful jobs (% of submitted)", labels, vals, 100)
-	})
-	add("Response-time breakdown", "breakdown", "run", func() (*plots.Drawing, error) {
-		var names []string
-		idx := map[string]int{}
-		for _, run := range runs {
-			for _, ph := range run.Metrics.Breakdown.Phases {
-				if _, ok := idx[ph.Name]; !ok {
-					idx[ph.Name] = len(names)
-					names = append(names, ph.Name)
-				}
-			}
-		}
-		parts := make([]plots.Series, len(names))
-		for i, n := range names {
-			parts[i] = plots.Series{Label: n, Values: make([]float64, len(runs))}
-		}
-		for r, run := range runs {
-			for _, ph := range run.Metrics.Breakdown.Phases {
-				parts[idx[ph.Name]].Values[r] = max(0, ph.Mean)
-			}
-		}
-		return plots.Stacked("Mean response time, by phase", "seconds ("+unit+")", labels, parts)
-	})
+	add("Success rate per run", "success_rate", "", fc.successRate)
+	add("Response-time breakdown", "breakdown", "run", fc.breakdown)
+	return specs
+}
 
-	set := &FigureSet{}
-	results := make([]plots.Figure, len(jobs))
-	errs := make([]error, len(jobs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), 4) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i], errs[i] = drawSafely(dir, jobs[i].name, jobs[i].draw)
+func (fc *figureContext) boxWait() (*plots.Drawing, error) {
+	means := make([]float64, len(fc.runs))
+	for i, run := range fc.runs {
+		means[i] = run.Metrics.Wait.Mean
+	}
+	return plots.Box("Wait time per run (box and whiskers; × the mean)", "wait time ("+fc.unit+")",
+		fc.series(func(m *metrics.RunMetrics) []float64 { return m.Samples.Wait }), means)
+}
+
+func (fc *figureContext) xbarDelay() (*plots.Drawing, error) {
+	var vals []float64
+	var labs []string
+	for _, run := range fc.runs {
+		if run.Metrics.Delay.N > 0 {
+			vals = append(vals, run.Metrics.Delay.Mean*1e3)
+			labs = append(labs, run.Label)
+		}
+	}
+	if len(vals) == 0 {
+		return nil, errors.New(noData("delay", fc.runs))
+	}
+	mu, sigma, note := xbarLimits(fc.runs, vals)
+	return plots.XBar("X-bar control chart of the mean submission delay", "mean submission delay (ms)", labs, vals, mu, sigma, note)
+}
+
+func (fc *figureContext) scatterWaitRun() (*plots.Drawing, error) {
+	var x, y []float64
+	for _, run := range fc.runs {
+		x = append(x, run.Metrics.Samples.PairRun...)
+		y = append(y, run.Metrics.Samples.PairWait...)
+	}
+	return plots.Scatter("Wait time against run time (slowdown fairness)", "run time ("+fc.unit+")", "wait time ("+fc.unit+")", x, y)
+}
+
+func (fc *figureContext) paretoSites() (*plots.Drawing, error) {
+	count := map[string]int{}
+	for _, run := range fc.runs {
+		for s, n := range run.Metrics.Samples.JobsPerSite {
+			count[s] += n
+		}
+	}
+	var sites []string
+	for s := range count {
+		sites = append(sites, s)
+	}
+	sort.Strings(sites)
+	counts := make([]int, len(sites))
+	for i, s := range sites {
+		counts[i] = count[s]
+	}
+	return plots.Pareto("Jobs per site (load-balancing fairness)", sites, counts)
+}
+
+// biHistogramWait compares the waits of the two most common job types.
+func (fc *figureContext) biHistogramWait() (*plots.Drawing, error) {
+	by := map[string][]float64{}
+	for _, run := range fc.runs {
+		for t, w := range run.Metrics.Samples.WaitByType {
+			by[t] = append(by[t], w...)
+		}
+	}
+	var types []string
+	for t := range by {
+		types = append(types, t)
+	}
+	slices.SortFunc(types, func(a, b string) int {
+		if len(by[a]) != len(by[b]) {
+			return len(by[b]) - len(by[a])
+		}
+		if a < b {
+			return -1
+		}
+		return 1
+	})
+	switch len(types) {
+	case 0:
+		return nil, errors.New(noData("wait", fc.runs))
+	case 1:
+		return nil, fmt.Errorf("the jobs that started are of one type (%s)", types[0])
+	}
+	return plots.BiHistogram("Wait time of job types "+types[0]+" (up) and "+types[1]+" (down)", "wait time ("+fc.unit+")",
+		plots.Series{Label: types[0], Values: by[types[0]]}, plots.Series{Label: types[1], Values: by[types[1]]})
+}
+
+// timeSeries draws a series of every run over time, in minutes, or hours
+// when a run lasted more than three.
+func (fc *figureContext) timeSeries(title, ylabel string, get func(*metrics.RunMetrics) []float64, scale float64, why string) (*plots.Drawing, error) {
+	var xs [][]float64
+	var ss []plots.Series
+	hours := false
+	for _, run := range fc.runs {
+		if run.Metrics.Makespan > 3*3600 {
+			hours = true
+		}
+	}
+	div, xl := 60.0, "minutes since the first submission"
+	if hours {
+		div, xl = 3600, "hours since the first submission"
+	}
+	for _, run := range fc.runs {
+		v := get(run.Metrics)
+		x := make([]float64, len(run.Metrics.Series.T))
+		for k, t := range run.Metrics.Series.T {
+			x[k] = (t + run.Metrics.Series.BinSeconds/2) / div
+		}
+		sv := make([]float64, len(v))
+		for k := range v {
+			sv[k] = v[k] * scale
+		}
+		xs = append(xs, x)
+		ss = append(ss, plots.Series{Label: run.Label, Values: sv})
+	}
+	f, err := plots.Lines(title, xl, ylabel, xs, ss, 0)
+	if plots.NoData(err) && why != "" && slices.ContainsFunc(fc.runs, lasted) {
+		return f, errors.New(why)
+	}
+	return f, err
+}
+
+func (fc *figureContext) successRate() (*plots.Drawing, error) {
+	vals := make([]float64, len(fc.runs))
+	for i, run := range fc.runs {
+		vals[i] = 100 * run.Metrics.SuccessRate // NaN (no bar) for a run of no jobs
+	}
+	return plots.Bars("Success rate per run", "successful jobs (% of submitted)", fc.labels, vals, 100)
+}
+
+// breakdown stacks the mean of each phase of the response time per run.
+func (fc *figureContext) breakdown() (*plots.Drawing, error) {
+	var names []string
+	idx := map[string]int{}
+	for _, run := range fc.runs {
+		for _, ph := range run.Metrics.Breakdown.Phases {
+			if _, ok := idx[ph.Name]; !ok {
+				idx[ph.Name] = len(names)
+				names = append(names, ph.Name)
 			}
-		}()
-	}
-	for i := range jobs {
-		if ctx.Err() != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for i, j := range jobs {
-		switch {
-		case errs[i] == nil:
-			set.Figures = append(set.Figures, results[i])
-		case plots.NoData(errs[i]):
-			set.Missing = append(set.Missing, MissingFigure{Title: j.title, Reason: noData(j.what, runs)})
-		default:
-			set.Missing = append(set.Missing, MissingFigure{Title: j.title, Reason: errs[i].Error()})
 		}
 	}
-	return set, nil
+	parts := make([]plots.Series, len(names))
+	for i, n := range names {
+		parts[i] = plots.Series{Label: n, Values: make([]float64, len(fc.runs))}
+	}
+	for r, run := range fc.runs {
+		for _, ph := range run.Metrics.Breakdown.Phases {
+			parts[idx[ph.Name]].Values[r] = max(0, ph.Mean)
+		}
+	}
+	return plots.Stacked("Mean response time, by phase", "seconds ("+fc.unit+")", fc.labels, parts)
 }
 
 // xbarLimits gives the X-bar chart's centre line and σ: with two or more

@@ -171,13 +171,3 @@ func CheckDir(dir string) error {
 	}
 	return err
 }
-
-// Summary prints a short text summary of the runs (every run of the store
-// when runIDs is empty).
-func Summary(w io.Writer, dbPath string, runIDs []string, opts Options) error {
-	rep, err := Build(context.Background(), dbPath, runIDs, opts)
-	if err != nil {
-		return err
-	}
-	return rep.WriteSummary(w)
-}

@@ -39,13 +39,13 @@ func TestWriteSmallRun(t *testing.T) {
 	if strings.Contains(string(page), "Not drawn") {
 		t.Error("a figure was not drawn")
 	}
-	var b bytes.Buffer
-	if err := Summary(&b, db, nil, Options{}); err != nil || !strings.Contains(b.String(), "jobs 2000:") || !strings.Contains(b.String(), "of 4096 processors") {
-		t.Errorf("summary %v:\n%s", err, b.String())
-	}
 	rep, err := Build(context.Background(), db, []string{"big"}, Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteSummary(&b); err != nil || !strings.Contains(b.String(), "jobs 2000:") || !strings.Contains(b.String(), "of 4096 processors") {
+		t.Errorf("summary %v:\n%s", err, b.String())
 	}
 	for _, w := range []func(*bytes.Buffer) error{
 		func(b *bytes.Buffer) error { return rep.WriteText(b) },

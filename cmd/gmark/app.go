@@ -2,8 +2,6 @@ package main
 
 import (
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/gmark/gmark/apps"
 	"github.com/urfave/cli/v2"
@@ -30,9 +28,8 @@ func init() {
 func runApp(c *cli.Context) error {
 	// SIGTERM is how batch systems end a job at its wall time: the
 	// application stops and still prints its summary.
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := apps.Main(ctx, c.Args().Slice(), c.App.Writer, c.App.ErrWriter, os.Getenv)
+	watchInterrupts()
+	err := apps.Main(c.Context, c.Args().Slice(), c.App.Writer, c.App.ErrWriter, os.Getenv)
 	if apps.ExitCode(err) == exitUsage {
 		return usageError{err}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/stats"
 )
 
@@ -142,25 +143,13 @@ func TestFitCommandErrors(t *testing.T) {
 	}
 }
 
-func lcgPath(t *testing.T) string {
-	t.Helper()
-	lcg, err := filepath.Abs("../../../shared/traces/LCG.swf.gz")
-	if err == nil {
-		_, err = os.Stat(lcg)
-	}
-	if err != nil {
-		t.Skipf("no LCG trace at %s: %v", lcg, err)
-	}
-	return lcg
-}
-
 // Fit → generate → refit on the LCG trace: fit its run times (censored at
 // the 48 h wall-time limit) and inter-arrival times on log2, generate four
 // times as many jobs from the fit file through the WDL, write them as SWF,
 // fit them again: every refitted parameter lies in the 95% confidence
 // interval (±1.96 standard errors) of the first fit.
 func TestFitRoundTripLCG(t *testing.T) {
-	lcg := lcgPath(t)
+	lcg := testkit.LCG(t)
 	if testing.Short() {
 		t.Skip("generates and refits 750,000 jobs")
 	}

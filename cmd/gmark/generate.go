@@ -1,19 +1,16 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gmark/gmark/generator"
 	"github.com/gmark/gmark/gwa"
-	"github.com/gmark/gmark/internal/version"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/wdl"
 	"github.com/gmark/gmark/workload"
@@ -49,15 +46,10 @@ func init() {
 
 // generateOptions are the parsed flags of `gmark generate`.
 type generateOptions struct {
-	spec       string
-	out        string
-	seed       uint64
-	jdf        []string
-	singleFile bool
-	traces     []string
-	force      bool
-	quiet      bool
-	printCfg   printers.Config
+	spec     string
+	validate bool
+	quiet    bool
+	dir      generator.DirOptions
 }
 
 func splitList(values []string) []string {
@@ -72,48 +64,72 @@ func splitList(values []string) []string {
 	return out
 }
 
-func runGenerate(c *cli.Context) error {
+// parseGenerateFlags checks the flags of `gmark generate`; every error is a
+// usage error.
+func parseGenerateFlags(c *cli.Context) (generateOptions, error) {
 	if c.NArg() != 1 {
-		return usageErrorf("generate takes one WDL file (see 'gmark generate --help')")
+		return generateOptions{}, usageErrorf("generate takes one WDL file (see 'gmark generate --help')")
 	}
 	o := generateOptions{
-		spec:       c.Args().First(),
-		out:        c.String("output"),
-		seed:       c.Uint64("seed"),
-		jdf:        splitList(c.StringSlice("jdf")),
-		singleFile: c.Bool("single-file"),
-		traces:     splitList(c.StringSlice("format")),
-		force:      c.Bool("force"),
-		quiet:      c.Bool("quiet"),
-		printCfg:   printers.Config{Executable: c.String("executable"), WorkDir: c.String("workdir"), Retries: c.Int("retries")},
+		spec:     c.Args().First(),
+		validate: c.Bool("validate"),
+		quiet:    c.Bool("quiet"),
+		dir: generator.DirOptions{
+			Out:        c.String("output"),
+			Replace:    c.Bool("force"),
+			SpecPath:   c.Args().First(),
+			Seed:       c.Uint64("seed"),
+			JDF:        splitList(c.StringSlice("jdf")),
+			SingleFile: c.Bool("single-file"),
+			Print:      printers.Config{Executable: c.String("executable"), WorkDir: c.String("workdir"), Retries: c.Int("retries")},
+			Traces:     splitList(c.StringSlice("format")),
+		},
 	}
-	for _, f := range o.jdf {
+	for _, f := range o.dir.JDF {
 		if _, err := printers.Lookup(f); err != nil {
-			return usageError{err}
+			return o, usageError{err}
 		}
 	}
-	for _, f := range o.traces {
-		if f != "gwf" && f != "swf" {
-			return usageErrorf("unknown trace format %q (gwf or swf)", f)
+	for _, f := range o.dir.Traces {
+		if !slices.Contains(gwa.TraceFormats, f) {
+			return o, usageErrorf("unknown trace format %q (gwf or swf)", f)
 		}
 	}
-	if o.singleFile && len(o.jdf) == 0 {
-		return usageErrorf("--single-file needs --jdf FORMAT")
+	if o.dir.SingleFile && len(o.dir.JDF) == 0 {
+		return o, usageErrorf("--single-file needs --jdf FORMAT")
 	}
-	if c.Int("retries") < 0 {
-		return usageErrorf("--retries must be >= 0")
+	if o.dir.Print.Retries < 0 {
+		return o, usageErrorf("--retries must be >= 0")
 	}
+	if o.dir.Out == "" {
+		o.dir.Out = strings.TrimSuffix(filepath.Base(o.spec), filepath.Ext(o.spec))
+	}
+	return o, nil
+}
 
+func runGenerate(c *cli.Context) error {
+	o, err := parseGenerateFlags(c)
+	if err != nil {
+		return err
+	}
+	return generate(c.App.Writer, c.App.ErrWriter, o)
+}
+
+// generate parses the spec, checks the output and writes the workload.
+// Errors of the spec, including those only generation finds (a draw out of
+// range: a *wdl.Error at the unit's line), and an output in the way are
+// usage errors, exit 2.
+func generate(stdout, stderr io.Writer, o generateOptions) error {
 	spec, err := wdl.ParseFile(o.spec)
 	if err != nil {
 		return usageError{err}
 	}
-	gen, err := generator.New(spec, o.seed)
+	gen, err := generator.New(spec, o.dir.Seed)
 	if err != nil {
 		return usageError{err}
 	}
 	for _, w := range gen.Warnings {
-		fmt.Fprintln(c.App.ErrWriter, "warning:", w)
+		fmt.Fprintln(stderr, "warning:", w)
 	}
 	planned := 0
 	for _, u := range spec.Units {
@@ -121,271 +137,44 @@ func runGenerate(c *cli.Context) error {
 			planned += u.NTimes
 		}
 	}
-	if c.Bool("validate") {
-		fmt.Fprintf(c.App.Writer, "%s: valid (%s layout, %d units, %d jobs from job units)\n", o.spec, spec.Version, len(spec.Units), planned)
+	if o.validate {
+		fmt.Fprintf(stdout, "%s: valid (%s layout, %d units, %d jobs from job units)\n", o.spec, spec.Version, len(spec.Units), planned)
 		return nil
 	}
-	if o.out == "" {
-		o.out = strings.TrimSuffix(filepath.Base(o.spec), filepath.Ext(o.spec))
-	}
 	// Before generating: the output must be a directory gmark may write.
-	out, err := workload.ResolveOutputDir(o.out)
+	out, err := workload.ResolveOutputDir(o.dir.Out)
 	if err == nil {
-		err = workload.CheckOutput(out, o.force)
+		err = workload.CheckOutput(out, o.dir.Replace)
 	}
 	if err != nil {
 		return usageError{err}
 	}
 	start := time.Now()
-	sum, err := writeWorkload(spec, gen, o, planned)
-	if err != nil {
-		return specError(err)
-	}
-	if !o.quiet {
-		printSummary(c.App.Writer, spec, sum, o, time.Since(start))
-	}
-	return nil
-}
-
-// specError makes an error of the spec that only generation finds (a draw
-// out of range, arrivals past the limit: a *wdl.Error at the unit's line) a
-// usage error, exit 2, like those found before generating.
-func specError(err error) error {
-	var we *wdl.Error
-	if errors.As(err, &we) {
-		return usageError{err}
-	}
-	return err
-}
-
-// writeWorkload generates into a staging directory beside the output and
-// renames it into place at the end (workload.Stage), so a failed or
-// interrupted run leaves no half-written workload behind, and the next run
-// removes what a killed one left.
-func writeWorkload(spec *wdl.Spec, gen *generator.Generator, o generateOptions, planned int) (*generator.Summary, error) {
-	out, err := workload.ResolveOutputDir(o.out)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	st, err := workload.Stage(out)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Abort() // nothing to do after Commit
-	sum, err := writeStaged(st.Dir, spec, gen, o, planned)
-	if err != nil {
-		return nil, err
-	}
-	if err := st.Commit(o.force); errors.Is(err, workload.ErrOutputExists) || errors.Is(err, workload.ErrNotWorkload) {
-		return nil, usageError{err}
-	} else if err != nil {
-		return nil, err
-	}
-	return sum, nil
-}
-
-// writeStaged writes the workload's files into the directory tmp.
-func writeStaged(tmp string, spec *wdl.Spec, gen *generator.Generator, o generateOptions, planned int) (*generator.Summary, error) {
-	jobsFile, err := os.Create(filepath.Join(tmp, workload.JobsFile))
-	if err != nil {
-		return nil, err
-	}
-	defer jobsFile.Close()
-	jw := workload.NewWriter(jobsFile)
-	var sink *printers.Sink
-	if len(o.jdf) > 0 {
-		if sink, err = printers.NewSink(tmp, o.jdf, o.singleFile, o.printCfg); err != nil {
-			return nil, err
-		}
-	}
-	tw, err := newTraceWriters(tmp, o.traces, o.spec, o.seed)
-	if err != nil {
-		return nil, err
-	}
 	bar := newProgress(int64(planned), "generating", "jobs", o.quiet || planned < 200000)
-	sum, err := gen.Generate(func(j *workload.Job) error {
-		if err := jw.Write(j); err != nil {
-			return err
-		}
-		if sink != nil {
-			if err := sink.Write(j); err != nil {
-				return err
-			}
-		}
-		if err := tw.write(j); err != nil {
-			return unitTraceError(spec, j, err)
-		}
-		bar.Add(1)
-		return nil
-	})
+	o.dir.Progress = func() { bar.Add(1) }
+	sum, err := generator.WriteDir(spec, gen, o.dir)
 	bar.Done()
-	if err != nil {
-		return nil, err
-	}
-	if err := jw.Flush(); err != nil {
-		return nil, err
-	}
-	if err := jobsFile.Close(); err != nil {
-		return nil, err
-	}
-	if sink != nil {
-		if err := sink.Close(); err != nil {
-			return nil, err
-		}
-	}
-	if err := tw.close(); err != nil {
-		return nil, err
-	}
-	m, err := manifest(spec, o, sum)
-	if err != nil {
-		return nil, err
-	}
-	d := jw.Digest()
-	m.JobsFile = &d
-	if d.Jobs != m.Jobs {
-		return nil, fmt.Errorf("internal error: wrote %d job lines for %d jobs", d.Jobs, m.Jobs)
-	}
-	mf, err := os.Create(filepath.Join(tmp, workload.ManifestFile))
-	if err != nil {
-		return nil, err
-	}
-	if err := workload.WriteManifest(mf, m); err != nil {
-		mf.Close()
-		return nil, err
-	}
-	if err := mf.Close(); err != nil {
-		return nil, err
-	}
-	return sum, nil
-}
-
-func fileDigest(path string) (workload.FileDigest, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return workload.FileDigest{}, err
-	}
-	s := sha256.Sum256(b)
-	return workload.FileDigest{Path: path, SHA256: hex.EncodeToString(s[:])}, nil
-}
-
-func manifest(spec *wdl.Spec, o generateOptions, sum *generator.Summary) (*workload.Manifest, error) {
-	d, err := fileDigest(o.spec)
-	if err != nil {
-		return nil, err
-	}
-	m := &workload.Manifest{
-		GmarkVersion: version.String(),
-		Spec:         d,
-		Seed:         o.seed,
-		Jobs:         sum.Jobs,
-		Tasks:        sum.Tasks,
-		Processors:   int(sum.Processors),
-		FirstSubmit:  workload.Seconds(sum.First),
-		LastSubmit:   workload.Seconds(sum.Last),
-		JDF:          o.jdf,
-		SingleFile:   o.singleFile,
-		Traces:       o.traces,
-	}
-	for _, inc := range spec.Includes {
-		d, err := fileDigest(inc)
-		if err != nil {
-			return nil, err
-		}
-		m.Includes = append(m.Includes, d)
-	}
-	for i, u := range spec.Units {
-		m.Units = append(m.Units, workload.UnitInfo{ID: u.ID, Type: u.FullType(), Line: u.Pos.Line, Jobs: sum.PerUnit[i]})
-	}
-	return m, nil
-}
-
-// traceWriters write the workload as GWF and/or SWF traces.
-type traceWriters struct {
-	files []*os.File
-	gwf   *gwa.GWFWriter
-	swf   *gwa.SWFWriter
-}
-
-func newTraceWriters(dir string, formats []string, spec string, seed uint64) (*traceWriters, error) {
-	t := &traceWriters{}
-	note := fmt.Sprintf("Generated by gmark %s from %s with seed %d; not yet run: wait, allocation and status are -1", version.String(), filepath.Base(spec), seed)
-	for _, f := range formats {
-		file, err := os.Create(filepath.Join(dir, "workload."+f))
-		if err != nil {
-			return nil, err
-		}
-		t.files = append(t.files, file)
-		if f == "gwf" {
-			t.gwf, _ = gwa.NewGWFWriter(file, note)
-		} else {
-			t.swf, _ = gwa.NewSWFWriter(file, "Note: "+note)
-		}
-	}
-	return t, nil
-}
-
-func (t *traceWriters) write(j *workload.Job) error {
-	if t.gwf == nil && t.swf == nil {
-		return nil
-	}
-	for _, r := range gwa.JobRecords(j) {
-		if t.gwf != nil {
-			if err := t.gwf.Write(&r); err != nil {
-				return err
-			}
-		}
-		if t.swf != nil {
-			if err := t.swf.Write(&r); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// unitTraceError places a job the trace formats cannot hold (a submit offset
-// beyond what GWF and SWF can tell from an absolute time) at the line of
-// the unit that made it: an error of the spec for this output, exit 2.
-func unitTraceError(spec *wdl.Spec, j *workload.Job, err error) error {
-	if !errors.Is(err, gwa.ErrOutOfRange) {
+	var we *wdl.Error
+	if errors.As(err, &we) || workload.IsOutputConflict(err) {
+		return usageError{err}
+	} else if err != nil {
 		return err
 	}
-	for _, u := range spec.Units {
-		if u.ID == j.Unit {
-			return wdl.Errorf(u.Pos, "cannot be written as a trace (--format): %v", err)
-		}
-	}
-	return err
-}
-
-func (t *traceWriters) close() error {
-	if t.gwf != nil {
-		if err := t.gwf.Flush(); err != nil {
-			return err
-		}
-	}
-	if t.swf != nil {
-		if err := t.swf.Flush(); err != nil {
-			return err
-		}
-	}
-	for _, f := range t.files {
-		if err := f.Close(); err != nil {
-			return err
-		}
+	if !o.quiet {
+		printSummary(stdout, spec, sum, o.dir, time.Since(start))
 	}
 	return nil
 }
 
-func printSummary(w io.Writer, spec *wdl.Spec, sum *generator.Summary, o generateOptions, took time.Duration) {
+func printSummary(w io.Writer, spec *wdl.Spec, sum *generator.Summary, o generator.DirOptions, took time.Duration) {
 	rate := float64(sum.Jobs) / took.Seconds()
 	fmt.Fprintf(w, "generated %d jobs", sum.Jobs)
 	if sum.Tasks > 0 {
 		fmt.Fprintf(w, " (%d composite tasks)", sum.Tasks)
 	}
-	fmt.Fprintf(w, " from %d units in %s (%.0f jobs/s), seed %d\n", len(spec.Units), took.Round(time.Millisecond), rate, o.seed)
+	fmt.Fprintf(w, " from %d units in %s (%.0f jobs/s), seed %d\n", len(spec.Units), took.Round(time.Millisecond), rate, o.Seed)
 	if sum.Jobs == 0 {
-		fmt.Fprintf(w, "  output:      %s\n", o.out)
+		fmt.Fprintf(w, "  output:      %s\n", o.Out)
 		return
 	}
 	fmt.Fprintf(w, "  processors:  %d in all, %.2f per job\n", sum.Processors, float64(sum.Processors)/float64(sum.Jobs))
@@ -393,12 +182,12 @@ func printSummary(w io.Writer, spec *wdl.Spec, sum *generator.Summary, o generat
 	if sum.Span() > 0 {
 		fmt.Fprintf(w, "  arrivals:    %.2f jobs/h on average\n", float64(sum.Jobs-1)/sum.Span().Hours())
 	}
-	fmt.Fprintf(w, "  output:      %s/%s", o.out, workload.JobsFile)
-	if len(o.jdf) > 0 {
-		fmt.Fprintf(w, ", %s/%s/{%s}", o.out, workload.JDFDir, strings.Join(o.jdf, ","))
+	fmt.Fprintf(w, "  output:      %s/%s", o.Out, workload.JobsFile)
+	if len(o.JDF) > 0 {
+		fmt.Fprintf(w, ", %s/%s/{%s}", o.Out, workload.JDFDir, strings.Join(o.JDF, ","))
 	}
-	for _, t := range o.traces {
-		fmt.Fprintf(w, ", %s/workload.%s", o.out, t)
+	for _, t := range o.Traces {
+		fmt.Fprintf(w, ", %s/workload.%s", o.Out, t)
 	}
 	fmt.Fprintln(w)
 }

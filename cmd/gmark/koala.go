@@ -12,10 +12,8 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gmark/gmark/koala/persist"
@@ -242,7 +240,8 @@ func runKoalaServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	watchInterrupts()
+	ctx, stop := context.WithCancel(c.Context)
 	defer stop()
 	if px != nil {
 		px.Exited = func(id string, comp int, ok bool, reason string) {

@@ -4,11 +4,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"sort"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/gmark/gmark/internal/version"
 	"github.com/urfave/cli/v2"
@@ -104,22 +109,71 @@ func main() {
 			os.Exit(exitFailure)
 		}
 	}()
+	ctx, stop := interruptContext()
+	code := runGmark(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// runGmark runs gmark with args (args[0] is the program's name) and returns its
+// exit status; the commands write to stdout and stderr, so that they can be
+// run in-process by tests.
+func runGmark(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp()
-	err := app.Run(interspersed(app, os.Args))
+	app.Writer, app.ErrWriter = stdout, stderr
+	err := app.RunContext(ctx, interspersed(app, args))
 	if err == nil {
-		return
+		return 0
 	}
-	fmt.Fprintln(os.Stderr, "gmark:", err)
+	fmt.Fprintln(stderr, "gmark:", err)
 	var ue usageError
 	var ec cli.ExitCoder
 	switch {
 	case errors.As(err, &ue):
-		os.Exit(exitUsage)
+		return exitUsage
 	case errors.As(err, &ec) && ec.ExitCode() == helpTopicMissing:
-		os.Exit(exitUsage)
+		return exitUsage
 	case errors.As(err, &ec):
-		os.Exit(ec.ExitCode())
+		return ec.ExitCode()
 	default:
-		os.Exit(exitFailure)
+		return exitFailure
+	}
+}
+
+// watchesInterrupts is set by the commands that stop cleanly when their
+// context is cancelled (they record what they did and say how to resume).
+var watchesInterrupts atomic.Bool
+
+// watchInterrupts tells main that the running command stops cleanly on an
+// interrupt: the first SIGINT or SIGTERM only cancels its context.
+func watchInterrupts() { watchesInterrupts.Store(true) }
+
+// interruptContext is the one signal context of gmark: the first SIGINT or
+// SIGTERM cancels it. A command that watches it (watchInterrupts) winds
+// down and records; for any other, the signal then takes its default
+// action and the process ends, as if gmark had not caught it. Either way a
+// second signal ends the process at once.
+func interruptContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel()
+			signal.Stop(sigs)
+			if !watchesInterrupts.Load() {
+				if s, ok := sig.(syscall.Signal); ok {
+					_ = syscall.Kill(os.Getpid(), s)
+				}
+			}
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
 	}
 }

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"github.com/gmark/gmark/analyzer/gate"
 	"github.com/gmark/gmark/analyzer/metrics"
@@ -254,29 +251,16 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 	return p.w.Write(b)
 }
 
-// writeStart are the first keywords of SQLite's statements that write or
-// change the connection. They are refused with a message that says so; any
-// other text goes to SQLite on a read-only, query-only connection, which
-// refuses writes whatever the text says and explains its syntax errors.
-var writeStart = map[string]bool{"INSERT": true, "UPDATE": true, "DELETE": true, "REPLACE": true, "UPSERT": true,
-	"CREATE": true, "DROP": true, "ALTER": true, "ATTACH": true, "DETACH": true, "VACUUM": true, "REINDEX": true,
-	"ANALYZE": true, "BEGIN": true, "COMMIT": true, "END": true, "ROLLBACK": true, "SAVEPOINT": true, "RELEASE": true}
-
 func runReportSQL(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("report sql takes one query, quoted: gmark report sql --db results.db \"SELECT …\"")
 	}
-	q := strings.TrimSpace(c.Args().First())
-	words := strings.FieldsFunc(q, func(r rune) bool { return unicode.IsSpace(r) || r == '(' || r == ';' })
-	if len(words) == 0 {
-		return usageErrorf("report sql: the query is empty")
-	}
-	first := strings.ToUpper(words[0])
-	if writeStart[first] || first == "PRAGMA" && strings.Contains(q, "=") {
-		return usageErrorf("report sql runs read-only queries (SELECT, WITH, EXPLAIN, VALUES, PRAGMA without '='); %q would write: the store is append-only and only gmark writes it", words[0])
+	q := c.Args().First()
+	if err := store.CheckReadQuery(q); err != nil {
+		return usageErrorf("report sql: %v", err)
 	}
 	format := c.String("format")
-	if format != "text" && format != "csv" && format != "json" {
+	if !slices.Contains(report.RowFormats, format) {
 		return usageErrorf("--format %q: want text, csv or json", format)
 	}
 	db := c.String("db")
@@ -288,87 +272,12 @@ func runReportSQL(c *cli.Context) error {
 		return err
 	}
 	defer st.Close()
-	// A second guard: SQLite refuses to compile anything but a read on
-	// this connection, whatever the query says.
-	conn, release, err := st.QueryConn(c.Context)
-	if err != nil {
-		return err
-	}
-	defer release()
-	rows, err := conn.QueryContext(c.Context, q)
-	if err != nil {
-		if store.IsNotAuthorized(err) {
-			return usageErrorf("report sql: the store is opened read-only (queries only): %v", err)
-		}
+	rows, err := st.Query(c.Context, q)
+	var qe *store.QueryError
+	if errors.As(err, &qe) {
 		return usageErrorf("report sql: %v", err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
+	} else if err != nil {
 		return err
 	}
-	var out [][]string
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return err
-		}
-		rec := make([]string, len(cols))
-		for i, v := range vals {
-			switch x := v.(type) {
-			case nil:
-				rec[i] = "NULL"
-			case []byte:
-				rec[i] = string(x)
-			case float64:
-				rec[i] = strconv.FormatFloat(x, 'g', -1, 64)
-			default:
-				rec[i] = fmt.Sprint(x)
-			}
-		}
-		out = append(out, rec)
-	}
-	if err := rows.Err(); err != nil {
-		if store.IsNotAuthorized(err) {
-			return usageErrorf("report sql: the store is opened read-only (queries only): %v", err)
-		}
-		return usageErrorf("report sql: %v", err)
-	}
-	w := c.App.Writer
-	switch format {
-	case "csv":
-		return writeCSVRows(w, cols, out)
-	case "json":
-		objs := make([]map[string]string, len(out))
-		for i, rec := range out {
-			objs[i] = map[string]string{}
-			for k, col := range cols {
-				objs[i][col] = rec[k]
-			}
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(objs)
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(cols, "\t")+"\t")
-	for _, rec := range out {
-		fmt.Fprintln(tw, strings.Join(rec, "\t")+"\t")
-	}
-	return tw.Flush()
-}
-
-func writeCSVRows(w io.Writer, cols []string, rows [][]string) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(cols); err != nil {
-		return err
-	}
-	if err := cw.WriteAll(rows); err != nil {
-		return err
-	}
-	return cw.Error()
+	return report.WriteRows(c.App.Writer, format, rows)
 }

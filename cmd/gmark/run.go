@@ -150,7 +150,7 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 		printRunSummary(stdout, res, db)
 	}
 	// 4. The report.
-	return reportRun(stdout, db, dir, runID, o.settings.Speedup, start)
+	return reportRun(ctx, stdout, db, dir, runID, o.settings.Speedup, start)
 }
 
 // generateForRun writes the workload of the spec to workloadDir, and loads
@@ -179,9 +179,15 @@ func generateForRun(o runOptions, workloadDir string, stdout, stderr io.Writer) 
 			planned += u.NTimes
 		}
 	}
-	sum, err := writeWorkload(spec, gen, generateOptions{spec: o.spec, out: workloadDir, seed: o.seed, quiet: o.quiet}, planned)
-	if err != nil {
-		return nil, specError(err)
+	genBar := newProgress(int64(planned), "generating", "jobs", o.quiet || planned < 200000)
+	sum, err := generator.WriteDir(spec, gen, generator.DirOptions{Out: workloadDir, SpecPath: o.spec,
+		Seed: o.seed, Progress: func() { genBar.Add(1) }})
+	genBar.Done()
+	var we *wdl.Error
+	if errors.As(err, &we) {
+		return nil, usageError{err}
+	} else if err != nil {
+		return nil, err
 	}
 	if !o.quiet {
 		fmt.Fprintf(stdout, "generated %d jobs (%d composite tasks) from %s, seed %d, span %s\n",
@@ -230,14 +236,21 @@ func runTarget(ctx context.Context, o runOptions, g *grid.Grid, runDir string, s
 // summary. A compressed run is reported in workload time (durations times
 // the speedup): what the workload would have seen, and what τ of the
 // bounded slowdown is meant for.
-func reportRun(stdout io.Writer, db, dir, runID string, speedup float64, start time.Time) error {
+func reportRun(ctx context.Context, stdout io.Writer, db, dir, runID string, speedup float64, start time.Time) error {
 	opts := report.Options{WorkloadTime: speedup != 1, Command: submitter.RedactArgs(os.Args)}
 	reportDir := filepath.Join(dir, "report-"+runID)
-	index, err := report.Write(context.Background(), db, []string{runID}, reportDir, opts)
+	if err := report.CheckDir(reportDir); err != nil {
+		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
+	}
+	rep, err := report.Build(ctx, db, []string{runID}, opts) // once, for the page and the summary
 	if err != nil {
 		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
 	}
-	if err := report.Summary(stdout, db, []string{runID}, opts); err != nil {
+	index, err := rep.WriteHTML(ctx, reportDir, opts)
+	if err != nil {
+		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
+	}
+	if err := rep.WriteSummary(stdout); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report: %s (the whole loop took %s)\n", index, time.Since(start).Round(time.Second))

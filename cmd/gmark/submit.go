@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
@@ -243,7 +241,8 @@ func (o *submitOptions) recordedTarget(st *store.Store) []byte {
 }
 
 // runSubmitter runs the submitter with a progress bar (unless quiet) and
-// the log on stderr, stopped by Ctrl-C or SIGTERM.
+// the log on stderr; it stops cleanly when ctx is cancelled (gmark's signal
+// context: Ctrl-C or SIGTERM).
 func runSubmitter(ctx context.Context, cfg submitter.Config, what string, quiet bool, stderr io.Writer) (*submitter.Summary, error) {
 	// The submitter is a latency-sensitive process: collect garbage less
 	// often (unless the user chose), so fewer collections pause it.
@@ -255,8 +254,7 @@ func runSubmitter(ctx context.Context, cfg submitter.Config, what string, quiet 
 	}
 	bar := newProgress(-1, what, "jobs", quiet)
 	cfg.Progress = func(p submitter.Progress) { showProgress(bar, p) }
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	watchInterrupts()
 	sum, err := submitter.Run(ctx, cfg)
 	bar.Done()
 	return sum, err

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gmark/gmark/internal/testkit"
 )
 
 // writeSmallTrace writes an SWF of ten jobs and a copy with a bad line.
@@ -133,13 +135,7 @@ func TestTraceBadInput(t *testing.T) {
 
 // The real LCG trace through the command, when it is there.
 func TestTraceStatsLCG(t *testing.T) {
-	lcg, err := filepath.Abs("../../../shared/traces/LCG.swf.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(lcg); err != nil {
-		t.Skipf("no LCG trace at %s: %v", lcg, err)
-	}
+	lcg := testkit.LCG(t)
 	m := statsJSON(t, t.TempDir(), lcg)
 	if jobsOf(m) != 188041 || m["totals"].(map[string]any)["sites"].(float64) != 170 {
 		t.Errorf("LCG: %v", m["totals"])

@@ -11,7 +11,7 @@
 // clock. Time enters only through Advance(now), which runs every internal
 // event (scans, claims, job ends, background load) due by then, in order. A
 // driver calls Advance with a live clock (package server) or jumps from event
-// to event in simulated time (Run), so the same code runs live and simulated.
+// to event in simulated time (Simulate), so the same code runs live and simulated.
 // The core is not safe for concurrent use: one goroutine drives it.
 package core
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gmark/gmark/internal/readlimit"
+	"github.com/gmark/gmark/internal/srcerr"
 	"math"
 	"sort"
 	"strconv"
@@ -222,7 +223,7 @@ func Parse(name string, src []byte) (*Grid, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: pe.Position.Line}, "%s", pe.Message)
 		}
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
@@ -232,7 +233,7 @@ func Parse(name string, src []byte) (*Grid, error) {
 			keys[i] = k.String()
 		}
 		if line := keyLine(src, und[0]); line > 0 {
-			return nil, fmt.Errorf("%s:%d: unknown setting(s) %s", name, line, strings.Join(keys, ", "))
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "unknown setting(s) %s", strings.Join(keys, ", "))
 		}
 		return nil, fmt.Errorf("%s: unknown setting(s) %s", name, strings.Join(keys, ", "))
 	}
@@ -241,7 +242,7 @@ func Parse(name string, src []byte) (*Grid, error) {
 		var se *settingError
 		if errors.As(err, &se) {
 			if line := se.line(src); line > 0 {
-				return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+				return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "%v", err)
 			}
 		}
 		return nil, fmt.Errorf("%s: %v", name, err)
@@ -393,8 +394,28 @@ func (c *checker) wallPeriod(key string, v time.Duration, scale float64) {
 	}
 }
 
+// validate fills in the defaults and checks every value against its
+// range, table by table; the first table with an error stops it.
 func (g *Grid) validate() error {
-	s := &g.Scheduler
+	g.Scheduler.setDefaults()
+	if err := g.Scheduler.check(); err != nil {
+		return err
+	}
+	seen, err := g.checkClusters()
+	if err != nil {
+		return err
+	}
+	if err := g.checkNetwork(seen); err != nil {
+		return err
+	}
+	if err := g.checkFiles(seen); err != nil {
+		return err
+	}
+	return g.checkEvents(seen)
+}
+
+// setDefaults fills in the scheduler settings left out.
+func (s *Scheduler) setDefaults() {
 	if s.ScanInterval.Duration == 0 {
 		s.ScanInterval.Duration = time.Minute
 	}
@@ -455,6 +476,10 @@ func (g *Grid) validate() error {
 		s.MaxOutput = DefaultMaxOutput
 	}
 
+}
+
+// check checks the scheduler settings against their ranges.
+func (s *Scheduler) check() error {
 	c := &checker{table: "scheduler", index: -1}
 	c.floatIn("time_scale", s.TimeScale, MinTimeScale, MaxTimeScale)
 	c.durationIn("scan_interval", s.ScanInterval.Duration, time.Second, 24*time.Hour)
@@ -493,14 +518,18 @@ func (g *Grid) validate() error {
 	if s.Execution != "emulated" && s.Execution != "process" {
 		c.fail("execution", "must be emulated or process, got %q", s.Execution)
 	}
-	if c.err != nil {
-		return c.err
-	}
+	return c.err
+}
+
+// checkClusters checks each cluster and its background load, filling in
+// their defaults, and sorts them by name. It returns the names seen.
+func (g *Grid) checkClusters() (map[string]bool, error) {
+	s := &g.Scheduler
 	if len(g.Clusters) == 0 {
-		return fmt.Errorf("no clusters: add [[cluster]] tables with a name and processors")
+		return nil, fmt.Errorf("no clusters: add [[cluster]] tables with a name and processors")
 	}
 	if len(g.Clusters) > MaxClusters {
-		return fmt.Errorf("%d clusters: at most %d are allowed", len(g.Clusters), MaxClusters)
+		return nil, fmt.Errorf("%d clusters: at most %d are allowed", len(g.Clusters), MaxClusters)
 	}
 	seen := map[string]bool{}
 	for i := range g.Clusters {
@@ -525,7 +554,7 @@ func (g *Grid) validate() error {
 			c.fail("local_scheduler", "must be fcfs or easy, got %q", cl.LocalScheduler)
 		}
 		if c.err != nil {
-			return c.err
+			return nil, c.err
 		}
 		b := &cl.Background
 		c.table = "cluster.background"
@@ -554,10 +583,15 @@ func (g *Grid) validate() error {
 			c.durationIn("job_runtime", b.JobRuntime.Duration, time.Second, LongestRun)
 		}
 		if c.err != nil {
-			return c.err
+			return nil, c.err
 		}
 	}
 	sort.Slice(g.Clusters, func(i, j int) bool { return g.Clusters[i].Name < g.Clusters[j].Name })
+	return seen, nil
+}
+
+// checkNetwork checks the bandwidths and that links join known clusters.
+func (g *Grid) checkNetwork(seen map[string]bool) error {
 	if g.Network.DefaultBandwidth == 0 {
 		g.Network.DefaultBandwidth = Bandwidth(1e9 / 8)
 	}
@@ -565,7 +599,7 @@ func (g *Grid) validate() error {
 		t := true
 		g.Network.Symmetric = &t
 	}
-	c = &checker{table: "network", index: -1}
+	c := &checker{table: "network", index: -1}
 	c.floatIn("default_bandwidth", float64(g.Network.DefaultBandwidth), MinBandwidth, MaxBandwidth)
 	if c.err != nil {
 		return c.err
@@ -580,6 +614,12 @@ func (g *Grid) validate() error {
 			return c.err
 		}
 	}
+	return nil
+}
+
+// checkFiles checks that each file has a unique name, a size in range and
+// replicas on known clusters.
+func (g *Grid) checkFiles(seen map[string]bool) error {
 	files := map[string]bool{}
 	for i, f := range g.Files {
 		c := &checker{table: "file", index: i}
@@ -602,6 +642,11 @@ func (g *Grid) validate() error {
 			return c.err
 		}
 	}
+	return nil
+}
+
+// checkEvents checks the availability events and sorts them by time.
+func (g *Grid) checkEvents(seen map[string]bool) error {
 	for i, e := range g.Events {
 		c := &checker{table: "event", index: i}
 		c.durationIn("at", e.At.Duration, 0, LongestRun)

@@ -103,10 +103,10 @@
 package jdf
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
+	"github.com/gmark/gmark/internal/srcerr"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/workload"
 )
@@ -138,17 +138,9 @@ const ExecApp = "exec"
 // printers' JobIDEnv).
 const JobIDEnv = "GMARK_JOB_ID"
 
-// Error is a syntax or content error at a position of a JDF.
-type Error struct {
-	Name string // the name given to Parse
-	Line int    // 1-based
-	Col  int    // 1-based, in bytes
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	return fmt.Sprintf("%s:%d:%d: %s", e.Name, e.Line, e.Col, e.Msg)
-}
+// Error is a syntax or content error at a position of a JDF: gmark's one
+// positioned error (srcerr), its column counting characters.
+type Error = srcerr.Error
 
 // Parse reads one JDF (see the package documentation) into a unitary job.
 // name prefixes error messages; an empty name is written "jdf". The job's
@@ -158,8 +150,7 @@ func Parse(name string, src []byte) (*workload.Job, error) {
 		name = "jdf"
 	}
 	if len(src) > MaxSize {
-		return nil, &Error{Name: name, Line: 1, Col: 1,
-			Msg: fmt.Sprintf("the JDF is %d bytes, more than the %d accepted", len(src), MaxSize)}
+		return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: 1, Col: 1}, "the JDF is %d bytes, more than the %d accepted", len(src), MaxSize)
 	}
 	p := parser{name: name, src: string(src),
 		vals: make([]val, 0, 16), words: make([]string, 0, 16)} // enough for the printers' JDFs

@@ -544,3 +544,20 @@ func BenchmarkParseKoalaJDF(b *testing.B) {
 		})
 	}
 }
+
+// Columns count characters, as in every gmark position: the error in
+// a JDF with "ééé" before it is at the same column as with "eee".
+func TestErrorColumnsCountCharacters(t *testing.T) {
+	var cols []int
+	for _, s := range []string{`&(executable="ééé")(count=x)`, `&(executable="eee")(count=x)`} {
+		_, err := Parse("t", []byte(s))
+		var perr *Error
+		if !errors.As(err, &perr) {
+			t.Fatalf("%s: %v, want an *Error", s, err)
+		}
+		cols = append(cols, perr.Col)
+	}
+	if cols[0] != cols[1] || cols[0] != 27 {
+		t.Fatalf("columns %v, want 27 for both", cols)
+	}
+}

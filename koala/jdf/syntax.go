@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/gmark/gmark/internal/srcerr"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -53,13 +54,16 @@ func isBlank(c byte) bool {
 // errorf returns an *Error at byte offset off.
 func (p *parser) errorf(off int, format string, args ...any) error {
 	line, col := p.lineCol(off)
-	return &Error{Name: p.name, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+	return srcerr.Errorf(srcerr.Pos{File: p.name, Line: line, Col: col}, format, args...)
 }
 
+// lineCol is the line and column (in characters, as every gmark position)
+// of byte offset off.
 func (p *parser) lineCol(off int) (line, col int) {
 	off = min(max(off, 0), len(p.src))
 	line = 1 + strings.Count(p.src[:off], "\n")
-	col = off - (strings.LastIndexByte(p.src[:off], '\n') + 1) + 1
+	start := strings.LastIndexByte(p.src[:off], '\n') + 1
+	col = 1 + utf8.RuneCountInString(p.src[start:off])
 	return line, col
 }
 

@@ -24,7 +24,6 @@ import (
 	"github.com/gmark/gmark/apps/output"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/workload"
-	"golang.org/x/sys/unix"
 )
 
 // Executor implements core.Executor with real processes.
@@ -167,17 +166,6 @@ func (e *Executor) jobDir(id string) (string, error) {
 		return "", err
 	}
 	return dir, os.Mkdir(dir, 0o755)
-}
-
-// limitFiles caps the size of any file the process writes. The limit is
-// set just after the process started, before the application has parsed
-// its arguments; the files it writes come after that.
-func (e *Executor) limitFiles(pid int) error {
-	if e.MaxOutput <= 0 {
-		return nil
-	}
-	lim := unix.Rlimit{Cur: uint64(e.MaxOutput), Max: uint64(e.MaxOutput)}
-	return unix.Prlimit(pid, unix.RLIMIT_FSIZE, &lim, nil)
 }
 
 // Screen implements core.Screener: it refuses a job whose arguments would

@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gmark/gmark/internal/readlimit"
+	"github.com/gmark/gmark/internal/srcerr"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,11 +71,12 @@ func Parse(name string, src []byte) (*File, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, pe.Message)
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: pe.Position.Line}, "%s", pe.Message)
 		}
 		// A value of the wrong type: "toml: line N (last key K): ...".
 		if m := typeError.FindStringSubmatch(err.Error()); m != nil {
-			return nil, fmt.Errorf("%s:%s: %s: %s", name, m[1], m[2], m[3])
+			line, _ := strconv.Atoi(m[1])
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "%s: %s", m[2], m[3])
 		}
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
@@ -83,7 +86,7 @@ func Parse(name string, src []byte) (*File, error) {
 		if md.Type(k...) == "Hash" || md.Type(k...) == "ArrayHash" {
 			what = "section"
 		}
-		return nil, fmt.Errorf("%s:%d: unknown %s %s (known: %s)", name, keyLine(src, k), what, k, known(k))
+		return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: keyLine(src, k)}, "unknown %s %s (known: %s)", what, k, known(k))
 	}
 	c := checker{name: name, src: src, md: md}
 	c.checkLocal(f.Local)
@@ -168,7 +171,7 @@ type checker struct {
 
 func (c *checker) fail(msg string, key ...string) {
 	if c.err == nil {
-		c.err = fmt.Errorf("%s:%d: %s: %s", c.name, keyLine(c.src, key), strings.Join(key, "."), msg)
+		c.err = srcerr.Errorf(srcerr.Pos{File: c.name, Line: keyLine(c.src, key)}, "%s: %s", strings.Join(key, "."), msg)
 	}
 }
 

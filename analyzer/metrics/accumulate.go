@@ -1,0 +1,343 @@
+package metrics
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/sampstat"
+)
+
+// Compute computes the metrics of a run in one pass over its jobs. Each
+// job's figures are computed once (figuresOf) and given to the views
+// that use them: the resources it used (every unitary job and task), the
+// tasks of composite jobs, the top-level jobs' samples, and the per-type,
+// per-user and per-site groups. finish turns the views into RunMetrics.
+func Compute(rd *RunData, opts Options) *RunMetrics {
+	c := newComputation(rd, opts.withDefaults())
+	for i := range rd.Jobs {
+		c.add(&rd.Jobs[i])
+	}
+	return c.finish()
+}
+
+// figures are a job's times, in seconds scaled to the report's time base,
+// each with whether it is defined for the job.
+type figures struct {
+	wait, run, resp, slowdown, bsld, delay          float64
+	hasWait, hasRun, hasSlowdown, hasBSld, hasDelay bool
+	procSec                                         float64 // processor-seconds, scaled
+}
+
+// figuresOf computes a job's figures with durations scaled by f.
+func figuresOf(j *Job, f float64, tau time.Duration) figures {
+	var fig figures
+	if w, ok := Wait(j); ok {
+		fig.wait, fig.hasWait = w*f, true
+	}
+	if r, ok := RunTime(j); ok {
+		resp, _ := Response(j)
+		fig.run, fig.resp, fig.hasRun = r*f, resp*f, true
+		// The bounded slowdown with the times scaled: max(1, resp / max(run, τ)).
+		if d := max(r*f, tau.Seconds()); d <= 0 {
+			fig.bsld = 1
+		} else {
+			fig.bsld = max(1, resp*f/d)
+		}
+		fig.hasBSld = true
+	}
+	fig.slowdown, fig.hasSlowdown = Slowdown(j)
+	fig.delay, fig.hasDelay = Delay(j)
+	fig.procSec = ProcessorSeconds(j) * f
+	return fig
+}
+
+// computation is Compute's state: the metrics being built and one
+// accumulator per view.
+type computation struct {
+	rd     *RunData
+	opts   Options
+	f      float64 // time scale: the speedup in workload time, else 1
+	t0, t1 int64   // the run's interval: first submission to last end
+	m      *RunMetrics
+
+	use    resourceUse
+	tasks  taskView
+	groups groupViews
+
+	reasons  map[[2]string]int  // (state, reason class) of the jobs that did not succeed
+	taskGood map[string]float64 // a composite job's goodput: its succeeded tasks' processor-seconds
+}
+
+// resourceUse accumulates the processor-seconds of unitary jobs and tasks:
+// busy, and good (of the jobs that succeeded), unscaled.
+type resourceUse struct{ busy, good float64 }
+
+// taskView accumulates the tasks of composite jobs.
+type taskView struct {
+	perJob                map[string]*taskCounts
+	wait, run, resp, bsld []float64
+}
+
+type taskCounts struct{ tasks, failed, retries int }
+
+// groupViews are the per-type, per-user and per-site tables.
+type groupViews struct {
+	byType, byUser, bySite map[string]*groupAcc
+	siteSplit              map[string][]string // a job's recorded sites, split
+}
+
+func newComputation(rd *RunData, opts Options) *computation {
+	c := &computation{rd: rd, opts: opts, f: 1, reasons: map[[2]string]int{}, taskGood: map[string]float64{}}
+	c.m = &RunMetrics{RunID: rd.ID, Project: rd.Project, Scenario: rd.Scenario, Target: rd.Target, Status: rd.Status,
+		Speedup: rd.Speedup, TimeBase: "wall", TauS: opts.Tau.Seconds(), Processors: rd.Processors,
+		ProcessorsSource: rd.ProcessorsSource, Utilization: math.NaN(), Notes: slices.Clone(rd.Notes)}
+	if opts.WorkloadTime && rd.Speedup != 1 {
+		c.f = rd.Speedup
+		c.m.TimeBase = "workload"
+	}
+	c.m.Samples = newSamples(len(rd.Jobs))
+	c.tasks.perJob = map[string]*taskCounts{}
+	c.groups = groupViews{byType: map[string]*groupAcc{}, byUser: map[string]*groupAcc{}, bySite: map[string]*groupAcc{}, siteSplit: map[string][]string{}}
+	c.t0, c.t1 = interval(rd.Jobs)
+	c.m.StartNS, c.m.EndNS = c.t0, c.t1
+	for i := range rd.Jobs {
+		if j := &rd.Jobs[i]; j.Parent != "" && j.State == Succeeded {
+			c.taskGood[j.Parent] += ProcessorSeconds(j)
+		}
+	}
+	return c
+}
+
+func newSamples(n int) Samples {
+	var s Samples
+	for _, p := range []*[]float64{&s.Wait, &s.Run, &s.Response, &s.Slowdown, &s.BSlowdown, &s.Delay, &s.PairWait, &s.PairRun,
+		&s.JobSubmit, &s.JobEnd, &s.JobGoodput, &s.JobWait, &s.JobRun, &s.JobResponse, &s.JobBSld, &s.JobDelay} {
+		*p = make([]float64, 0, n)
+	}
+	s.JobOK = make([]bool, 0, n)
+	s.WaitByType = map[string][]float64{}
+	s.JobsPerSite = map[string]int{}
+	return s
+}
+
+// interval is the run's span: from the first submission (or scheduled
+// instant) to the last end (or start, or submission).
+func interval(jobs []Job) (t0, t1 int64) {
+	for i := range jobs {
+		j := &jobs[i]
+		for _, t := range []int64{j.SubmitNS, j.ScheduledNS} {
+			if t != 0 && (t0 == 0 || t < t0) {
+				t0 = t
+			}
+		}
+		for _, t := range []int64{j.EndNS, j.StartNS, j.SubmitNS} {
+			if t > t1 {
+				t1 = t
+			}
+		}
+	}
+	return t0, t1
+}
+
+// add gives a job to the views it belongs to.
+func (c *computation) add(j *Job) {
+	fig := figuresOf(j, c.f, c.opts.Tau)
+	if !j.Composite { // unitary jobs and tasks use processors and sites
+		c.addUse(j, &fig)
+	}
+	if j.Parent != "" {
+		c.addTask(j, &fig)
+		return
+	}
+	c.addJob(j, &fig)
+	for _, g := range []struct {
+		m   map[string]*groupAcc
+		key string
+	}{{c.groups.byType, j.Type}, {c.groups.byUser, j.User}} {
+		if g.key != "" {
+			group(g.m, g.key).add(j, &fig)
+		}
+	}
+}
+
+func group(m map[string]*groupAcc, key string) *groupAcc {
+	g := m[key]
+	if g == nil {
+		g = &groupAcc{}
+		m[key] = g
+	}
+	return g
+}
+
+// addUse counts the processors a unitary job or a task used, and the
+// sites it ran on.
+func (c *computation) addUse(j *Job, fig *figures) {
+	ps := ProcessorSeconds(j)
+	c.use.busy += ps
+	if j.State == Succeeded {
+		c.use.good += ps
+	}
+	if !j.Started() {
+		return
+	}
+	sites, ok := c.groups.siteSplit[j.Sites]
+	if !ok {
+		sites = j.SiteList()
+		if len(sites) == 0 {
+			sites = []string{"(unknown)"}
+		}
+		c.groups.siteSplit[j.Sites] = sites
+	}
+	for _, site := range sites {
+		c.m.Samples.JobsPerSite[site]++
+		group(c.groups.bySite, site).add(j, fig)
+	}
+}
+
+// addTask counts a task of a composite job.
+func (c *computation) addTask(j *Job, fig *figures) {
+	c.m.Tasks.add(j.State)
+	tc := c.tasks.perJob[j.Parent]
+	if tc == nil {
+		tc = &taskCounts{}
+		c.tasks.perJob[j.Parent] = tc
+	}
+	tc.tasks++
+	if j.State != Succeeded {
+		tc.failed++
+	}
+	tc.retries += max(0, j.Attempts-1)
+	if fig.hasWait {
+		c.tasks.wait = append(c.tasks.wait, fig.wait)
+	}
+	if fig.hasRun {
+		c.tasks.run = append(c.tasks.run, fig.run)
+		c.tasks.resp = append(c.tasks.resp, fig.resp)
+	}
+	if fig.hasBSld {
+		c.tasks.bsld = append(c.tasks.bsld, fig.bsld)
+	}
+}
+
+// addJob counts a top-level job (unitary or composite) and keeps its
+// samples.
+func (c *computation) addJob(j *Job, fig *figures) {
+	m, s := c.m, &c.m.Samples
+	m.Jobs.add(j.State)
+	if j.State != Succeeded {
+		c.reasons[[2]string{j.State, reasonClass(j.Reason)}]++
+	}
+	if j.Components > 1 {
+		m.CoAllocated++
+	}
+	if j.State == Cancelled && j.StartNS == 0 && j.SubmitNS != 0 {
+		m.CensoredWaits++
+	}
+	if fig.hasWait {
+		s.Wait = append(s.Wait, fig.wait)
+		s.WaitByType[j.Type] = append(s.WaitByType[j.Type], fig.wait)
+	}
+	if fig.hasRun {
+		s.Run = append(s.Run, fig.run)
+		s.Response = append(s.Response, fig.resp)
+		s.PairWait = append(s.PairWait, fig.wait)
+		s.PairRun = append(s.PairRun, fig.run)
+	}
+	if fig.hasSlowdown {
+		s.Slowdown = append(s.Slowdown, fig.slowdown)
+	}
+	if fig.hasBSld {
+		s.BSlowdown = append(s.BSlowdown, fig.bsld)
+	}
+	if fig.hasDelay {
+		s.Delay = append(s.Delay, fig.delay)
+	}
+	sub, end := math.NaN(), math.NaN()
+	if j.SubmitNS != 0 {
+		sub = sec(j.SubmitNS-c.t0) * c.f
+	}
+	if j.EndNS != 0 {
+		end = sec(j.EndNS-c.t0) * c.f
+	}
+	gp := 0.0
+	if j.Composite {
+		gp = c.taskGood[j.ID] * c.f
+	} else if j.State == Succeeded {
+		gp = fig.procSec
+	}
+	s.JobSubmit, s.JobEnd, s.JobOK, s.JobGoodput = append(s.JobSubmit, sub), append(s.JobEnd, end), append(s.JobOK, j.State == Succeeded), append(s.JobGoodput, gp)
+	s.JobWait = append(s.JobWait, orNaN(fig.wait, fig.hasWait))
+	s.JobRun, s.JobResponse = append(s.JobRun, orNaN(fig.run, fig.hasRun)), append(s.JobResponse, orNaN(fig.resp, fig.hasRun))
+	s.JobBSld = append(s.JobBSld, orNaN(fig.bsld, fig.hasBSld))
+	s.JobDelay = append(s.JobDelay, orNaN(fig.delay, fig.hasDelay))
+}
+
+// finish summarizes the views.
+func (c *computation) finish() *RunMetrics {
+	m, s, f, opts := c.m, &c.m.Samples, c.f, c.opts
+	m.SuccessRate = m.Jobs.SuccessRate()
+	m.FailureRate = 1 - m.SuccessRate
+	m.Failures = failures(c.reasons, m.Jobs.Submitted)
+	m.Wait = sampstat.Summarize(s.Wait)
+	m.Run = sampstat.Summarize(s.Run)
+	m.Response = sampstat.Summarize(s.Response)
+	m.Slowdown = sampstat.Summarize(s.Slowdown)
+	m.BSlowdown = sampstat.Summarize(s.BSlowdown)
+	m.Delay = sampstat.Summarize(s.Delay)
+	m.ByType = groups(c.groups.byType, opts.MaxGroups)
+	m.BySite = groups(c.groups.bySite, opts.MaxGroups)
+	if len(c.groups.byUser) > 0 {
+		m.ByUser = groups(c.groups.byUser, opts.MaxGroups)
+	}
+	span := sec(c.t1 - c.t0)
+	m.Makespan = span * f
+	m.Goodput = c.use.good * f
+	m.Throughput, m.GoodputRate = math.NaN(), math.NaN()
+	if span > 0 {
+		m.Throughput = float64(m.Jobs.Succeeded) / (span * f / 3600)
+		m.GoodputRate = c.use.good / span
+		if c.rd.Processors > 0 {
+			m.Utilization = c.use.busy / (float64(c.rd.Processors) * span)
+		}
+	}
+	m.Series = series(c.rd, c.t0, c.t1, opts.Bins, f)
+	if len(c.tasks.perJob) > 0 || m.hasComposite(c.rd) {
+		m.Composite = operational(c.rd, f, func(id string) (int, int, int) {
+			if tc := c.tasks.perJob[id]; tc != nil {
+				return tc.tasks, tc.failed, tc.retries
+			}
+			return 0, 0, 0
+		})
+		m.Composite.TaskWait = sampstat.Summarize(c.tasks.wait)
+		m.Composite.TaskRun = sampstat.Summarize(c.tasks.run)
+		m.Composite.TaskResponse = sampstat.Summarize(c.tasks.resp)
+		m.Composite.TaskBSlowdown = sampstat.Summarize(c.tasks.bsld)
+	}
+	m.Breakdown = breakdown(c.rd, f, m)
+	if c.rd.Koala != nil {
+		m.Core = coreMetrics(c.rd, f)
+	}
+	if m.CensoredWaits > 0 {
+		m.Notes = append(m.Notes, itoa(m.CensoredWaits)+" jobs were cancelled before they started: their waits are censored and not in the wait statistics")
+	}
+	return m
+}
+
+// failures are the jobs that did not succeed by (state, reason class),
+// most frequent first.
+func failures(reasons map[[2]string]int, submitted int) []ReasonCount {
+	var out []ReasonCount
+	for k, n := range reasons {
+		out = append(out, ReasonCount{State: k[0], Reason: k[1], Count: n, Rate: float64(n) / float64(submitted)})
+	}
+	slices.SortFunc(out, func(a, b ReasonCount) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		return strings.Compare(a.State+a.Reason, b.State+b.Reason)
+	})
+	return out
+}

@@ -1,0 +1,93 @@
+package gwa
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gmark/gmark/workload"
+)
+
+// TraceSink writes a workload's jobs as traces (workload.gwf, workload.swf)
+// while the workload is written: a workload.Sink. Each job becomes the
+// records of JobRecords. A job the formats cannot hold (a submit offset
+// beyond their range) is an error wrapping ErrOutOfRange.
+type TraceSink struct {
+	files []*os.File
+	gwf   *GWFWriter
+	swf   *SWFWriter
+}
+
+// TraceFormats are the formats a TraceSink writes.
+var TraceFormats = []string{"gwf", "swf"}
+
+// NewTraceSink creates DIR/workload.FORMAT for each of formats ("gwf",
+// "swf"), each opening with note as its header comment.
+func NewTraceSink(dir string, formats []string, note string) (*TraceSink, error) {
+	t := &TraceSink{}
+	for _, f := range formats {
+		if f != "gwf" && f != "swf" {
+			t.Close()
+			return nil, fmt.Errorf("unknown trace format %q (gwf or swf)", f)
+		}
+		file, err := os.Create(filepath.Join(dir, "workload."+f))
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		t.files = append(t.files, file)
+		if f == "gwf" {
+			t.gwf, err = NewGWFWriter(file, note)
+		} else {
+			t.swf, err = NewSWFWriter(file, "Note: "+note)
+		}
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Write appends the job's records to every trace.
+func (t *TraceSink) Write(j *workload.Job) error {
+	if t.gwf == nil && t.swf == nil {
+		return nil
+	}
+	for _, r := range JobRecords(j) {
+		if t.gwf != nil {
+			if err := t.gwf.Write(&r); err != nil {
+				return err
+			}
+		}
+		if t.swf != nil {
+			if err := t.swf.Write(&r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Close flushes and closes the traces; it returns the first error.
+func (t *TraceSink) Close() error {
+	var first error
+	keep := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	if t.gwf != nil {
+		keep(t.gwf.Flush())
+		t.gwf = nil
+	}
+	if t.swf != nil {
+		keep(t.swf.Flush())
+		t.swf = nil
+	}
+	for _, f := range t.files {
+		keep(f.Close())
+	}
+	t.files = nil
+	return first
+}
