@@ -16,6 +16,7 @@ import (
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
+	"github.com/gmark/gmark/submitter/targets"
 	"github.com/gmark/gmark/wdl"
 	"github.com/urfave/cli/v2"
 )
@@ -168,8 +169,8 @@ func generateForRun(o runOptions, workloadDir string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	var g *grid.Grid
-	if o.target == "koala" && o.targets.endpoint.v == "" {
-		if g, err = grid.Load(o.targets.grid.v); err != nil {
+	if o.target == "koala" && o.targets.Koala.Endpoint.Value == "" {
+		if g, err = grid.Load(o.targets.Koala.Grid.Value); err != nil {
 			return nil, usageError{err}
 		}
 	}
@@ -204,16 +205,18 @@ func runTarget(ctx context.Context, o runOptions, g *grid.Grid, runDir string, s
 	var targetCfg any
 	var err error
 	if g != nil {
-		kc := koalaConfig{Grid: o.targets.grid.v, Policy: o.targets.policy.v, Priority: o.targets.priority.v,
-			Runner: o.targets.runner.v, TimeScale: o.settings.Speedup}
+		k := o.targets.Koala
+		kc := targets.KoalaConfig{Grid: k.Grid.Value, Policy: k.Policy.Value, Priority: k.Priority.Value,
+			Runner: k.Runner.Value, TimeScale: o.settings.Speedup}
 		if o.scanInterval != nil {
 			kc.ScanInterval = o.scanInterval.String()
 		}
-		if o.targets.policy.set {
-			g.Scheduler.Policy = o.targets.policy.v
+		if k.Policy.Set {
+			g.Scheduler.Policy = k.Policy.Value
 		}
 		tc := koalatarget.Config{Priority: kc.Priority, Runner: kc.Runner}
-		target, targetCfg, err = bundledKoalaTarget(ctx, kc, tc, runDir)
+		target, targetCfg, err = targets.Bundled(ctx, kc, tc, runDir, "")
+		err = targetError(err)
 	} else {
 		target, targetCfg, err = newTarget(ctx, o.targets, o.target, runDir, nil)
 	}

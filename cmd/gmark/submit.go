@@ -18,9 +18,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// targetNames are the values of --target.
-var targetNames = []string{"dryrun", "local", "slurm", "condor", "sge", "koala"}
-
 func init() {
 	commands = append(commands, &cli.Command{
 		Name:      "submit",

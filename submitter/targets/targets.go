@@ -1,8 +1,12 @@
-// Package targets reads the targets file of `gmark submit --targets`: one
-// TOML section per target ([local], [condor], [sge], [slurm]) with its
-// settings (docs/submit.md). A typo must not pass silently: an unknown
-// section or key is an error naming its file and line, and every number is
-// checked against its documented range before any target is made.
+// Package targets makes the targets of `gmark submit` and `gmark run` (New)
+// from the targets file, the command line's settings and, on --resume, the
+// configuration the run recorded.
+//
+// The targets file (--targets) has one TOML section per target ([local],
+// [condor], [sge], [slurm]) with its settings (docs/submit.md). A typo must
+// not pass silently: an unknown section or key is an error naming its file
+// and line, and every number is checked against its documented range before
+// any target is made.
 package targets
 
 import (
