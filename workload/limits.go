@@ -41,6 +41,10 @@ const (
 	MaxLineBytes = 64 << 20
 )
 
+// ValidParamName tells whether s may name an application parameter (a
+// job that has one that may not fails Validate).
+func ValidParamName(s string) bool { return checkName("parameter name", s) == nil }
+
 // checkName tells what is wrong with a job, task or parameter name, if anything.
 func checkName(what, s string) error {
 	if s == "" {

@@ -33,9 +33,10 @@ func init() {
 		Name:  "koala",
 		Usage: "the bundled multi-cluster co-allocating scheduler (in the style of KOALA)",
 		Description: "The grid is described in a TOML file (see examples/das2.toml and docs/koala.md).\n" +
-			"'serve' runs the scheduler with an HTTP API; 'simulate' runs a generated workload\n" +
-			"through the same scheduler in simulated time and prints what happened.",
-		Subcommands: []*cli.Command{koalaServeCommand(), koalaSimulateCommand()},
+			"'serve' runs the scheduler with an HTTP API; 'jobs' lists a running scheduler's jobs and\n" +
+			"why the queued ones wait; 'simulate' runs a generated workload through the same scheduler\n" +
+			"in simulated time and prints what happened.",
+		Subcommands: []*cli.Command{koalaServeCommand(), koalaJobsCommand(), koalaSimulateCommand()},
 	})
 }
 

@@ -166,9 +166,9 @@ func (c *Core) incremental(j *Job, not []int) []int {
 		oldSite, oldFiles, oldTransfer := comp.Site, comp.FileSites, comp.Transfer
 		c.detach(comp)
 		req := placement.Request{Components: []placement.Component{{Size: comp.Size, Site: comp.Fixed}}, Files: j.request.Files, Exclude: j.exclude}
-		res, ok := pol.Place(&req, c.info())
+		res, fail := pol.Place(&req, c.info())
 		target, files, transfer := oldSite, oldFiles, oldTransfer
-		if ok {
+		if fail == nil {
 			a := res.Assignments[0]
 			if c.now.Add(a.Transfer).Before(j.JST) {
 				c.attach(comp, a.Site, a.FileSites, a.Transfer)

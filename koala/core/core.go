@@ -58,6 +58,15 @@ type Core struct {
 	measureFrom  time.Time         // start of the period Utilization reports on
 	deferLocal   bool              // hold local scheduling (see claimTry)
 	deferredLRMs map[*cluster]bool // clusters whose local queue waits for a schedule
+	hopelessWhy  placement.Failure // the reasons of the last job the cheap checks refused (see place)
+	hopelessGen  uint64            // the infoGen they were found with, or 0
+
+	// The information service's view, for reasons that stand while it
+	// does not change (see hopeless): infoGen changes whenever the view
+	// does; infoSeen is the view it stands for, infoNow the last one made.
+	infoGen  uint64
+	infoSeen []placement.Site
+	infoNow  *placement.Info
 }
 
 // cluster is the core's view of one site.

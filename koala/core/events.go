@@ -3,6 +3,8 @@ package core
 import (
 	"container/heap"
 	"time"
+
+	"github.com/gmark/gmark/koala/placement"
 )
 
 // EventKind names a state change of a job or a cluster.
@@ -31,6 +33,11 @@ const (
 	EvAlert          EventKind = "alert"        // for the administrator: Cluster, Reason
 	EvUtilization    EventKind = "utilization"  // Cluster; Util
 	EvQueueLength    EventKind = "queue_length" // Count: jobs in the placement queues
+
+	// A placement try failed, and its Reasons (per site) are not the Same
+	// as those of the job's last failed try, or it is the first since the
+	// job was queued: a job waiting for one reason is reported once.
+	EvPlacementFailed EventKind = "placement_failed"
 )
 
 // Event is one entry of the event stream.
@@ -52,6 +59,8 @@ type Event struct {
 	JCT       time.Time     `json:"jct,omitempty"`
 	Reason    string        `json:"reason,omitempty"`
 	Util      *Utilization  `json:"util,omitempty"`
+	// Reasons say why a placement failed, per site (placement_failed).
+	Reasons []placement.Reason `json:"reasons,omitempty"`
 }
 
 // Utilization is the use of a cluster's processors over a sample period, as

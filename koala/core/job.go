@@ -90,6 +90,10 @@ type Job struct {
 	State State
 	// Reason says why a job failed, was restarted or was re-placed.
 	Reason string
+	// Why says, per site, why the job's last placement try failed (the
+	// counts of idle processors are the last try's); empty once the job is
+	// placed. A job that failed after max_placement_tries keeps it.
+	Why []placement.Reason
 
 	Submitted          time.Time
 	queuedAt           time.Time
@@ -114,6 +118,7 @@ type Job struct {
 	request    placement.Request
 	claimTimer *timer
 	ftt        time.Duration
+	whyGen     uint64 // the core's infoGen when the cheap checks found Why; 0: not found so
 }
 
 // Component is the state of one component.

@@ -97,16 +97,35 @@ func (c *Core) scan(p Priority) {
 // info is the information service's view: per site, idle processors minus
 // what placed jobs hold (the soft reservation), 0 when out of service. Idle
 // counts are cached for info_cache, as KOALA's information service did.
+// With each count go the facts that explain it (the site's size, its idle
+// processors before soft reservations, why it is out of service), for the
+// reasons of failed placements.
 func (c *Core) info() *placement.Info {
 	sites := make([]placement.Site, len(c.clusters))
+	changed := len(c.infoSeen) != len(sites)
 	for i, cl := range c.clusters {
-		sites[i] = placement.Site{Name: cl.cfg.Name, Idle: c.placeable(cl)}
+		idle := c.localIdle(cl)
+		sites[i] = placement.Site{Name: cl.cfg.Name, Idle: max(0, idle-cl.soft), Processors: cl.cfg.Processors,
+			LocalIdle: idle, Down: c.outOfService(cl)}
+		changed = changed || sites[i] != c.infoSeen[i]
 	}
-	return &placement.Info{Sites: sites, Replicas: c.grid.Replicas, Bandwidth: c.grid.Bandwidth}
+	if changed {
+		c.infoGen++
+		c.infoSeen = append(c.infoSeen[:0], sites...)
+	}
+	c.infoNow = &placement.Info{Sites: sites, Replicas: c.grid.Replicas, Bandwidth: c.grid.Bandwidth}
+	return c.infoNow
 }
 
 // placeable is the processors the co-allocator may place on at a site.
 func (c *Core) placeable(cl *cluster) int {
+	return max(0, c.localIdle(cl)-cl.soft)
+}
+
+// localIdle is the idle processors of a site's local resource manager, as
+// the information service gives them (cached for info_cache); 0 when the
+// site is out of service.
+func (c *Core) localIdle(cl *cluster) int {
 	if cl.lrm.Down() || cl.disabled != "" {
 		return 0
 	}
@@ -117,7 +136,18 @@ func (c *Core) placeable(cl *cluster) int {
 		}
 		idle = cl.cacheIdl
 	}
-	return max(0, idle-cl.soft)
+	return idle
+}
+
+// outOfService is why a site is out of service, or "" when it is in.
+func (c *Core) outOfService(cl *cluster) string {
+	switch {
+	case cl.disabled != "":
+		return cl.disabled
+	case cl.lrm.Down():
+		return "down"
+	}
+	return ""
 }
 
 // tryPlace makes one placement try; on success the job's processors are
@@ -126,14 +156,16 @@ func (c *Core) placeable(cl *cluster) int {
 // placed or failed.
 func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
 	j.PlacementTries++
-	res, ok := c.place(j, info)
-	if !ok {
+	res, fail := c.place(j, info)
+	if fail != nil {
 		c.emit(Event{Kind: EvPlacementTry, Job: j.ID, Key: j.Opts.Key, Try: j.PlacementTries})
+		c.noteWhy(j, fail)
 		if m := c.cfg.MaxPlacementTries; m > 0 && j.PlacementTries >= m {
 			c.fail(j, "placement failed "+itoa(j.PlacementTries)+" times (max_placement_tries)")
 		}
 		return false
 	}
+	j.Why, j.whyGen = j.Why[:0], 0
 	if j.request.Flexible {
 		// The policy chose the components of a flexible job.
 		j.Components = j.Components[:0]
@@ -154,6 +186,8 @@ func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
 				info.Sites[k].Idle -= a.Size
 			}
 		}
+		c.infoGen++ // the view changed: reasons found with the old one are stale
+		c.infoSeen = c.infoSeen[:0]
 		sites = append(sites, a.Site)
 	}
 	j.Placements++
@@ -173,8 +207,9 @@ func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
 
 // place runs the job's policy, after cheap checks that spare the policy most
 // hopeless tries when the grid is full (a scan over thousands of queued jobs
-// must stay fast).
-func (c *Core) place(j *Job, info *placement.Info) (placement.Result, bool) {
+// must stay fast). The reasons of a hopeless job are written to a buffer
+// of the core's, valid until the next try.
+func (c *Core) place(j *Job, info *placement.Info) (placement.Result, *placement.Failure) {
 	maxIdle, total := 0, 0
 	for _, s := range info.Sites {
 		if !j.exclude[s.Name] {
@@ -182,18 +217,69 @@ func (c *Core) place(j *Job, info *placement.Info) (placement.Result, bool) {
 			total += s.Idle
 		}
 	}
-	need, largest := 0, 0
-	for _, comp := range j.request.Components {
+	need, largest, at := 0, 0, 0
+	for i, comp := range j.request.Components {
 		need += comp.Size
-		if comp.Site == "" {
-			largest = max(largest, comp.Size)
+		if comp.Site == "" && comp.Size > largest {
+			largest, at = comp.Size, i // the first of the largest: the policy tries it first
 		}
 	}
-	if need > total || (!j.request.Flexible && largest > maxIdle) {
-		return placement.Result{}, false
+	switch {
+	case !j.request.Flexible && largest > maxIdle:
+		return placement.Result{}, c.hopeless(j, info, at)
+	case need > total:
+		return placement.Result{}, c.hopeless(j, info, placement.Total)
 	}
 	pol, _ := c.policy(j.Opts.Policy)
 	return pol.Place(&j.request, info)
+}
+
+// hopeless explains why component (or the job's placement.Total) fits no
+// site, in the core's buffer. The cheap checks are a function of the job's
+// request and the information service's view alone: when the job's reasons
+// were found with the view at hand (the same infoGen), they stand, and
+// hopeless says so (reasonsStand) without finding them again. So a scan of
+// thousands of hopeless jobs through an unchanged grid costs what it did
+// before placements said why.
+func (c *Core) hopeless(j *Job, info *placement.Info, component int) *placement.Failure {
+	current := info == c.infoNow
+	if current && j.whyGen == c.infoGen && reasonsCache {
+		return reasonsStand
+	}
+	c.hopelessWhy.Reasons = placement.Explain(c.hopelessWhy.Reasons[:0], &j.request, info, component)
+	c.hopelessGen = 0
+	if current {
+		c.hopelessGen = c.infoGen
+	}
+	return &c.hopelessWhy
+}
+
+// reasonsStand is hopeless's answer when the job's reasons are unchanged.
+var reasonsStand = &placement.Failure{}
+
+// reasonsCache lets hopeless answer reasonsStand; a test turns it off to
+// check that doing so changes nothing.
+var reasonsCache = true
+
+// noteWhy keeps the reasons of a failed placement try on the job, and emits
+// them when they are not the Same as the last try's: a job that waits for
+// the same reasons scan after scan is reported once, with the counts of
+// idle processors kept up to date on the job.
+func (c *Core) noteWhy(j *Job, fail *placement.Failure) {
+	if fail == reasonsStand {
+		return
+	}
+	j.whyGen = 0
+	if fail == &c.hopelessWhy {
+		j.whyGen = c.hopelessGen
+	}
+	if placement.SameReasons(j.Why, fail.Reasons) {
+		copy(j.Why, fail.Reasons)
+		return
+	}
+	j.Why = append(j.Why[:0], fail.Reasons...)
+	c.emit(Event{Kind: EvPlacementFailed, Job: j.ID, Key: j.Opts.Key, Try: j.PlacementTries,
+		Reasons: append([]placement.Reason(nil), fail.Reasons...)})
 }
 
 // requeue sends a job back to its placement queue after a missed start
@@ -207,7 +293,7 @@ func (c *Core) requeue(j *Job, kind EventKind, reason string) {
 			j.Components[i] = Component{Size: j.Components[i].Size, Fixed: j.Components[i].Fixed}
 		}
 	}
-	j.Reason = reason
+	j.Reason, j.whyGen = reason, 0 // its request, and what it excludes, may have changed
 	c.emit(Event{Kind: kind, Job: j.ID, Key: j.Opts.Key, Reason: reason})
 	c.enqueue(j)
 }

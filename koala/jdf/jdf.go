@@ -96,7 +96,7 @@
 // # Errors
 //
 // Every error is an *Error, whose text is "name:line:col: message", with the
-// 1-based line and byte column of the offending token; the message says what
+// 1-based line and column (in characters) of the offending token; the message says what
 // was expected. Parse stops at the first error and never panics, whatever
 // the input. The work is linear in the input and bounded by MaxSize and
 // MaxValues: the worst JDF within them takes tens of milliseconds.
@@ -412,7 +412,12 @@ func isAppForm(words []string) bool {
 		return false
 	}
 	for i := 2; i < len(words); i++ {
-		if !strings.HasPrefix(words[i], "--") || len(words[i]) == 2 || strings.HasPrefix(words[i], "--=") {
+		if !strings.HasPrefix(words[i], "--") {
+			return false
+		}
+		// The key must be one a job's parameter may have ("-- " is not):
+		// otherwise the words are kept whole, as any program's.
+		if key, _, _ := strings.Cut(words[i][2:], "="); !workload.ValidParamName(key) {
 			return false
 		}
 		// --key=value is a whole parameter; --key takes the next word

@@ -49,7 +49,7 @@ func NewCloseToFiles(h History) Policy { return &closeToFiles{history: h} }
 
 func (*closeToFiles) Name() string { return CloseToFiles }
 
-func (cf *closeToFiles) Place(req *Request, info *Info) (Result, bool) {
+func (cf *closeToFiles) Place(req *Request, info *Info) (Result, *Failure) {
 	if req.Flexible {
 		return splitFlexible(req, info)
 	}
@@ -58,7 +58,7 @@ func (cf *closeToFiles) Place(req *Request, info *Info) (Result, bool) {
 	}
 	fileSites := cf.fileSites(req, info)
 	var inserts []Pair
-	res, ok := placeEach(req, info, func(s *state, c Component) int {
+	res, fail := placeEach(req, info, func(s *state, c Component) int {
 		// 1. a file site with enough idle processors, alphabetically first
 		for _, fsite := range fileSites {
 			if i := s.index(fsite); i >= 0 && s.idle[i] >= c.Size {
@@ -68,7 +68,7 @@ func (cf *closeToFiles) Place(req *Request, info *Info) (Result, bool) {
 		// 2. the history table's pairs, least transfer time
 		best, bestT := -1, time.Duration(0)
 		for i, site := range info.Sites {
-			if s.idle[i] < c.Size || !cf.inHistory(site.Name, req, info) {
+			if s.idle[i] < c.Size || cf.unpaired(site.Name, req, info) != "" {
 				continue
 			}
 			if t, _, ok := s.transfer(site.Name); ok && (best < 0 || t < bestT) {
@@ -81,15 +81,15 @@ func (cf *closeToFiles) Place(req *Request, info *Info) (Result, bool) {
 			}
 		}
 		return best
-	})
-	if !ok {
-		return Result{}, false
+	}, func(site string) string { return cf.unpaired(site, req, info) })
+	if fail != nil {
+		return Result{}, fail
 	}
 	// Only a successful placement updates the table.
 	for _, p := range inserts {
 		cf.history[p] = true
 	}
-	return res, true
+	return res, nil
 }
 
 // fileSites are the sites holding a replica of every input file, sorted.
@@ -114,9 +114,9 @@ func (cf *closeToFiles) fileSites(req *Request, info *Info) []string {
 	return sites
 }
 
-// inHistory tells whether exec is paired in the table with a replica site of
-// every input file.
-func (cf *closeToFiles) inHistory(exec string, req *Request, info *Info) bool {
+// unpaired is the first input file none of whose replica sites the table
+// pairs with exec, or "" when exec is paired with a replica of every file.
+func (cf *closeToFiles) unpaired(exec string, req *Request, info *Info) string {
 	for _, f := range req.Files {
 		ok := false
 		for _, r := range info.Replicas(f.Name) {
@@ -126,8 +126,8 @@ func (cf *closeToFiles) inHistory(exec string, req *Request, info *Info) bool {
 			}
 		}
 		if !ok {
-			return false
+			return f.Name
 		}
 	}
-	return true
+	return ""
 }

@@ -23,6 +23,12 @@ type Site struct {
 	// local resource manager, minus processors KOALA already placed jobs on
 	// (its internal soft reservation); 0 for a site out of service.
 	Idle int
+
+	// Why Idle is what it is, for the reasons of a failed placement (the
+	// policies do not read them; zero values mean unknown):
+	Processors int    // the site's size
+	LocalIdle  int    // idle in the local resource manager, before soft reservations
+	Down       string // why the site is out of service; "" when it is in
 }
 
 // File is an input file of a job.
@@ -86,9 +92,10 @@ type Result struct {
 // Policy places jobs.
 type Policy interface {
 	Name() string
-	// Place returns a placement of every component, or false when some
-	// component finds no site. It must not change info.
-	Place(req *Request, info *Info) (Result, bool)
+	// Place returns a placement of every component, or, when some
+	// component finds no site, a Failure that says why, site by site. It
+	// must not change info.
+	Place(req *Request, info *Info) (Result, *Failure)
 }
 
 // Names of the policies, as jobs and grid.toml name them.
@@ -152,7 +159,8 @@ func (s *state) index(name string) int {
 
 // transfer is the time to bring every input file to site, each from its
 // best replica (the transfers run in parallel, so the slowest counts), and
-// the replicas chosen. A file without replicas cannot be transferred.
+// the replicas chosen. A file without replicas cannot be transferred
+// (unreachable names it).
 func (s *state) transfer(site string) (time.Duration, []string, bool) {
 	var worst float64
 	var from []string
@@ -174,6 +182,54 @@ func (s *state) transfer(site string) (time.Duration, []string, bool) {
 		worst = math.Max(worst, best)
 	}
 	return secondsToDuration(worst), from, true
+}
+
+// unreachable is the first input file that cannot be brought to site (as
+// transfer finds it), or "".
+func (s *state) unreachable(site string) string {
+	for _, f := range s.req.Files {
+		ok := false
+		for _, r := range s.info.Replicas(f.Name) {
+			if r == site || float64(f.Size)/s.info.Bandwidth(r, site) < math.Inf(1) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return f.Name
+		}
+	}
+	return ""
+}
+
+// fail is why component c found no site, given what the job's earlier
+// components left (s.idle). refuse, when not nil, is the policy's own
+// reason to pass over a site that has the processors and the files: the
+// name of a file it will not read there.
+func (s *state) fail(c Component, refuse func(site string) string) *Failure {
+	f := &Failure{Reasons: make([]Reason, 0, len(s.info.Sites))}
+	for i := range s.info.Sites {
+		site := &s.info.Sites[i]
+		if c.Site != "" && site.Name != c.Site {
+			continue // a fixed component has the one reason of its site
+		}
+		code, detail := classify(site, s.req.Exclude[site.Name], c.Size, s.idle[i], false), ""
+		if code == Down {
+			detail = site.Down
+		}
+		if code == 0 { // the processors are there: the files are not
+			if detail = s.unreachable(site.Name); detail == "" && refuse != nil {
+				detail = refuse(site.Name)
+			}
+			if detail == "" {
+				continue // the site would have done: the policy chose another
+			}
+			code = NoReplica
+		}
+		f.Reasons = append(f.Reasons, Reason{Site: site.Name, Component: c.Index, Need: c.Size, Code: code,
+			Have: have(site, code, s.idle[i]), Detail: detail})
+	}
+	return f
 }
 
 // secondsToDuration rounds up to the millisecond, saturating at the longest
@@ -221,24 +277,25 @@ func (s *state) placeFixed(res *Result, c Component) bool {
 
 // placeEach is the loop every policy shares: components largest first, a
 // fixed component on its site, every other on the site choose returns (an
-// index into info.Sites, or -1 when none will do). All or nothing.
-func placeEach(req *Request, info *Info, choose func(s *state, c Component) int) (Result, bool) {
+// index into info.Sites, or -1 when none will do). All or nothing. refuse
+// is the policy's reason to pass over a site (see fail), or nil.
+func placeEach(req *Request, info *Info, choose func(s *state, c Component) int, refuse func(site string) string) (Result, *Failure) {
 	s := newState(req, info)
 	var res Result
 	for _, c := range ordered(req) {
 		if c.Site != "" {
 			if !s.placeFixed(&res, c) {
-				return Result{}, false
+				return Result{}, s.fail(c, refuse)
 			}
 			continue
 		}
 		i := choose(s, c)
 		if i < 0 || !s.assign(&res, c, i) {
-			return Result{}, false
+			return Result{}, s.fail(c, refuse)
 		}
 	}
 	sort.Slice(res.Assignments, func(i, j int) bool { return res.Assignments[i].Index < res.Assignments[j].Index })
-	return res, true
+	return res, nil
 }
 
 // worstFit puts each component, largest first, on the site with the most
@@ -248,11 +305,11 @@ type worstFit struct{}
 
 func (*worstFit) Name() string { return WorstFit }
 
-func (*worstFit) Place(req *Request, info *Info) (Result, bool) {
+func (*worstFit) Place(req *Request, info *Info) (Result, *Failure) {
 	if req.Flexible {
 		return splitFlexible(req, info)
 	}
-	return placeEach(req, info, mostIdle)
+	return placeEach(req, info, mostIdle, nil)
 }
 
 // mostIdle is the site with the most remaining idle processors that fits c.
@@ -277,7 +334,7 @@ type clusterMin struct{}
 
 func (*clusterMin) Name() string { return ClusterMinimization }
 
-func (*clusterMin) Place(req *Request, info *Info) (Result, bool) {
+func (*clusterMin) Place(req *Request, info *Info) (Result, *Failure) {
 	if req.Flexible {
 		return splitFlexible(req, info)
 	}
@@ -292,7 +349,7 @@ func (*clusterMin) Place(req *Request, info *Info) (Result, bool) {
 			}
 		}
 		return -1
-	})
+	}, nil)
 }
 
 // byIdle lists site indexes by decreasing idle processors, ties alphabetical.
@@ -314,7 +371,7 @@ type flexClusterMin struct{}
 
 func (*flexClusterMin) Name() string { return FlexibleClusterMinimizer }
 
-func (*flexClusterMin) Place(req *Request, info *Info) (Result, bool) {
+func (*flexClusterMin) Place(req *Request, info *Info) (Result, *Failure) {
 	if !req.Flexible {
 		return (&clusterMin{}).Place(req, info)
 	}
@@ -323,8 +380,10 @@ func (*flexClusterMin) Place(req *Request, info *Info) (Result, bool) {
 
 // splitFlexible is FCM's split, used for every flexible job: WF, CF and CM
 // only place components that are already sized (reference §3.5). Components
-// are numbered from 0 in the order carved.
-func splitFlexible(req *Request, info *Info) (Result, bool) {
+// are numbered from 0 in the order carved. A failure is about the job's
+// total: the sites' idle processors do not add up to it, or a file cannot
+// reach a site that would take a part.
+func splitFlexible(req *Request, info *Info) (Result, *Failure) {
 	s := newState(req, info)
 	left := req.Total()
 	var res Result
@@ -337,12 +396,14 @@ func splitFlexible(req *Request, info *Info) (Result, bool) {
 			break
 		}
 		if !s.assign(&res, Component{Index: k, Size: take}, i) {
-			return Result{}, false
+			name := info.Sites[i].Name
+			return Result{}, &Failure{Reasons: []Reason{{Site: name, Component: Total, Need: req.Total(),
+				Code: NoReplica, Detail: s.unreachable(name)}}}
 		}
 		left -= take
 	}
 	if left > 0 {
-		return Result{}, false
+		return Result{}, &Failure{Reasons: Explain(nil, req, info, Total)}
 	}
-	return res, true // carved in order: indexes already ascend
+	return res, nil // carved in order: indexes already ascend
 }

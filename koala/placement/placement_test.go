@@ -13,7 +13,7 @@ import (
 // held at A and D, file g (2000 B) at C.
 func testInfo() *Info {
 	return &Info{
-		Sites: []Site{{"A", 10}, {"B", 20}, {"C", 15}, {"D", 5}},
+		Sites: []Site{{Name: "A", Idle: 10}, {Name: "B", Idle: 20}, {Name: "C", Idle: 15}, {Name: "D", Idle: 5}},
 		Replicas: func(name string) []string {
 			return map[string][]string{"f": {"A", "D"}, "g": {"C"}}[name]
 		},
@@ -45,8 +45,8 @@ var (
 )
 
 // summary renders a result as "0:B 1:C … ftt=10s".
-func summary(res Result, ok bool) string {
-	if !ok {
+func summary(res Result, fail *Failure) string {
+	if fail != nil {
 		return "fail"
 	}
 	var parts []string
@@ -154,8 +154,8 @@ func TestTransferTimeRoundsUp(t *testing.T) {
 		}
 		return 3
 	}
-	res, ok := (&worstFit{}).Place(withFiles(req(8), fileF), info)
-	if !ok || res.FTT != 333334*time.Millisecond {
+	res, fail := (&worstFit{}).Place(withFiles(req(8), fileF), info)
+	if fail != nil || res.FTT != 333334*time.Millisecond {
 		t.Errorf("FTT %v, want 1000/3 s rounded up to the millisecond", res.FTT)
 	}
 }
@@ -182,8 +182,8 @@ func TestTransferTimeSaturates(t *testing.T) {
 			}
 			return bw
 		}
-		res, ok := (&worstFit{}).Place(withFiles(req(8), File{"f", 1 << 50}), info)
-		if !ok || res.FTT != math.MaxInt64 {
+		res, fail := (&worstFit{}).Place(withFiles(req(8), File{"f", 1 << 50}), info)
+		if fail != nil || res.FTT != math.MaxInt64 {
 			t.Errorf("bandwidth %g: FTT %v, want the longest Duration", bw, res.FTT)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/gmark/gmark/koala/clock"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/jdf"
+	"github.com/gmark/gmark/koala/placement"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -222,7 +223,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	type outcome struct {
-		view jobView
+		view JobView
 		err  error
 	}
 	v, ok := s.do(w, r, func() (any, error) {
@@ -285,7 +286,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v, ok := s.do(w, r, func() (any, error) {
-		out := []jobView{}
+		out := []JobView{}
 		for _, j := range s.core.Jobs() {
 			if state == "" || string(j.State) == state {
 				out = append(out, viewOf(j))
@@ -530,8 +531,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// jobView is a job as the API shows it.
-type jobView struct {
+// JobView is a job as the API shows it (GET /v1/jobs/{id}).
+type JobView struct {
 	ID                 string          `json:"id"`
 	Key                string          `json:"key,omitempty"`
 	Name               string          `json:"name"` // the job's id in its workload
@@ -555,10 +556,15 @@ type jobView struct {
 	TotalPlacementTime float64         `json:"total_placement_s"`
 	Sites              []string        `json:"sites,omitempty"`
 	CoAllocated        bool            `json:"coallocated"`
-	Components         []componentView `json:"components"`
+	Components         []ComponentView `json:"components"`
+
+	// Why says, per site, why the job's last placement try failed: a
+	// queued job's reasons to wait (empty once it is placed).
+	Why []placement.Reason `json:"why,omitempty"`
 }
 
-type componentView struct {
+// ComponentView is a component of a job as the API shows it.
+type ComponentView struct {
 	Size      int        `json:"size"`
 	Fixed     string     `json:"fixed,omitempty"`
 	Site      string     `json:"site,omitempty"`
@@ -578,14 +584,17 @@ func tp(t time.Time) *time.Time {
 	return &t
 }
 
-func viewOf(j *core.Job) jobView {
-	v := jobView{ID: j.ID, Key: j.Opts.Key, Name: j.Spec.ID, State: j.State, Reason: j.Reason, Policy: j.Opts.Policy,
+func viewOf(j *core.Job) JobView {
+	v := JobView{ID: j.ID, Key: j.Opts.Key, Name: j.Spec.ID, State: j.State, Reason: j.Reason, Policy: j.Opts.Policy,
 		Priority: j.Priority().String(), Runner: j.Opts.Runner, Submitted: j.Submitted.UTC(), JPT: tp(j.JPT), JCT: tp(j.JCT),
 		JST: tp(j.JST), OrigJST: tp(j.OrigJST), FTT: j.FTT.Seconds(), Start: tp(j.Start), End: tp(j.End),
 		PlacementTries: j.PlacementTries, ClaimTries: j.ClaimTries, Placements: j.Placements, Restarts: j.Restarts,
 		TotalPlacementTime: j.TotalPlacementTime.Seconds(), Sites: j.Sites(), CoAllocated: j.CoAllocated()}
+	if len(j.Why) > 0 {
+		v.Why = append([]placement.Reason(nil), j.Why...) // the core updates its own in place
+	}
 	for _, c := range j.Components {
-		v.Components = append(v.Components, componentView{Size: c.Size, Fixed: c.Fixed, Site: c.Site, FileSites: c.FileSites,
+		v.Components = append(v.Components, ComponentView{Size: c.Size, Fixed: c.Fixed, Site: c.Site, FileSites: c.FileSites,
 			Transfer: c.Transfer.Seconds(), ClaimedAt: tp(c.ClaimedAt), Start: tp(c.ExecStart), Done: c.Done, OK: c.OK})
 	}
 	return v

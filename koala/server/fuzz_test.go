@@ -148,7 +148,11 @@ func FuzzAPI(f *testing.F) {
 			}
 			return
 		}
-		if !ok[rec.Code] {
+		// The harness's client left (its 50 ms passed, as on a loaded
+		// machine) before the core answered: 503 is the server's answer to a
+		// request whose client is gone, not a finding.
+		gone := ctx.Err() != nil && rec.Code == http.StatusServiceUnavailable
+		if !ok[rec.Code] && !gone {
 			t.Fatalf("%s %s: status %d: %s", req.Method, target, rec.Code, rec.Body.String())
 		}
 		if rec.Code >= 400 && req.Method != "HEAD" {

@@ -110,12 +110,12 @@ func submitBody(id string, procs int, runtime time.Duration, key string) string 
 	return fmt.Sprintf(`{"job":%s,"policy":"WF","priority":"high","key":%q}`, jobJSON(id, procs, runtime), key)
 }
 
-func waitState(t *testing.T, base, id, want string) jobView {
+func waitState(t *testing.T, base, id, want string) JobView {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		code, body := request(t, "GET", base+"/v1/jobs/"+id, "", "", false)
-		var v jobView
+		var v JobView
 		if code == http.StatusOK {
 			_ = json.Unmarshal(body, &v)
 			if string(v.State) == want {
@@ -164,7 +164,7 @@ func TestSubmitRunAndObserve(t *testing.T) {
 	if code != http.StatusCreated {
 		t.Fatalf("submit: %d %s", code, body)
 	}
-	var v jobView
+	var v JobView
 	if err := json.Unmarshal(body, &v); err != nil || v.ID == "" || v.Name != "1-0" || v.Key != "run1/1-0" {
 		t.Fatalf("submit reply %s (%v)", body, err)
 	}
@@ -231,7 +231,7 @@ func TestSubmitKoalaJDF(t *testing.T) {
 	if code != http.StatusCreated {
 		t.Fatalf("JDF submit: %d %s", code, body)
 	}
-	var v jobView
+	var v JobView
 	_ = json.Unmarshal(body, &v)
 	if v.Name != "3-1" || len(v.Components) != 2 || v.Components[1].Fixed != "fs2" || v.Policy != "CF" {
 		t.Errorf("parsed job %s", body)
@@ -255,7 +255,7 @@ func TestSubmitKoalaJDF(t *testing.T) {
 func TestCancelAndClusters(t *testing.T) {
 	hs, _, _ := start(t, "")
 	_, body := request(t, "POST", hs.URL+"/v1/jobs", submitBody("long", 8, 24*time.Hour, ""), "application/json", true)
-	var v jobView
+	var v JobView
 	_ = json.Unmarshal(body, &v)
 	waitState(t, hs.URL, v.ID, "running")
 	if code, body := request(t, "DELETE", hs.URL+"/v1/jobs/"+v.ID, "", "", true); code != http.StatusOK {
@@ -340,7 +340,7 @@ func TestRestartKeepsJobs(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state.db")
 	hs, _, stop := start(t, state)
 	_, body := request(t, "POST", hs.URL+"/v1/jobs", submitBody("a", 1, time.Minute, "key-a"), "application/json", true)
-	var a jobView
+	var a JobView
 	_ = json.Unmarshal(body, &a)
 	waitState(t, hs.URL, a.ID, "finished")
 	stop()
@@ -352,7 +352,7 @@ func TestRestartKeepsJobs(t *testing.T) {
 		t.Errorf("a key from before the restart was accepted again: %d", code)
 	}
 	_, body = request(t, "POST", hs2.URL+"/v1/jobs", submitBody("b", 1, time.Minute, "key-b"), "application/json", true)
-	var b jobView
+	var b JobView
 	_ = json.Unmarshal(body, &b)
 	if b.ID == a.ID || b.ID == "" {
 		t.Errorf("new job id %q collides with %q", b.ID, a.ID)

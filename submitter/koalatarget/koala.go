@@ -1,9 +1,10 @@
 // Package koalatarget submits jobs to gmark's bundled scheduler core over its
 // HTTP API (docs/koala.md): a remote `gmark koala serve`, or one started in
 // this process from a grid file. Job states come from the core's event
-// stream; the core's other events (placements, claiming tries, re-placements)
-// are recorded as annotations of the run, so the store holds each job's whole
-// timeline as the core saw it.
+// stream; the core's other events (placements, failed placements with
+// their reasons per site, claiming tries, re-placements) are recorded as
+// annotations of the run, so the store holds each job's whole timeline as the
+// core saw it.
 package koalatarget
 
 import (
