@@ -2,8 +2,12 @@ package submitter
 
 import (
 	"fmt"
+	"io"
 	"sort"
+	"strings"
 	"time"
+
+	"github.com/gmark/gmark/analyzer/store"
 )
 
 // countFromStore counts the final states of the run's jobs and tasks as
@@ -111,4 +115,55 @@ func (r *Runner) notes() {
 			r.summary.Notes = append(r.summary.Notes, fmt.Sprintf("%d failed: %s", x.n, x.k))
 		}
 	}
+}
+
+// WriteText prints the summary for the user, naming the store db; a nil
+// summary prints nothing.
+func (s *Summary) WriteText(w io.Writer, db string) {
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(w, "run %s %s in %s\n", s.RunID, s.Status, s.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "  submitted: %d", s.Submitted)
+	if s.SubmitFailed > 0 {
+		fmt.Fprintf(w, ", %d submissions failed", s.SubmitFailed)
+	}
+	if s.Retries > 0 {
+		fmt.Fprintf(w, " (%d submit calls retried)", s.Retries)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  jobs:  %s\n", stateCounts(s.Jobs))
+	if len(s.Tasks) > 0 {
+		fmt.Fprintf(w, "  tasks: %s\n", stateCounts(s.Tasks))
+	}
+	if s.Delay.N > 0 {
+		fmt.Fprintf(w, "  submission delay: %s\n", s.Delay)
+	}
+	if s.Recovered > 0 {
+		fmt.Fprintf(w, "  recovered after the restart: %d submissions found at the target\n", s.Recovered)
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	fmt.Fprintf(w, "  store: %s\n", db)
+}
+
+// stateCounts is "N (n1 succeeded, n2 failed, …)", the states in that order.
+func stateCounts(m map[string]int) string {
+	total := 0
+	var keys []string
+	for k, n := range m {
+		total += n
+		keys = append(keys, k)
+	}
+	order := map[string]int{store.Succeeded: 0, store.Failed: 1, store.Cancelled: 2, store.NeverStarted: 3}
+	sort.Slice(keys, func(i, j int) bool { return order[keys[i]] < order[keys[j]] })
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
 }

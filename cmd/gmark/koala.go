@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -414,7 +413,7 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}
-	printSimSummary(stdout, g, sum)
+	sum.WriteText(stdout, g.Name, g.Scheduler.Policy)
 	return nil
 }
 
@@ -461,26 +460,4 @@ func recordSim(ctx context.Context, sim *koalatarget.Simulation, o simulateOptio
 		return "", err
 	}
 	return sum.RunID, nil
-}
-
-func printSimSummary(w io.Writer, g *grid.Grid, s koalatarget.SimSummary) {
-	u := s.Utilization
-	fmt.Fprintf(w, "grid %s, policy %s: %d jobs, %d finished, %d failed, %d refused\n", g.Name, g.Scheduler.Policy, s.Jobs, s.Finished, s.Failed, s.Refused)
-	if s.Ended > 0 {
-		fmt.Fprintf(w, "  last arrival %.0fs, last end %.0fs after the first arrival\n", s.LastArrivalS, s.MakespanS)
-	} else {
-		fmt.Fprintf(w, "  last arrival %.0fs; no job ended before the limit\n", s.LastArrivalS)
-	}
-	fmt.Fprintf(w, "  mean wait %.1fs, placement time %.1fs, file transfer %.1fs, claiming tries %.2f; %d co-allocated jobs\n",
-		s.MeanWaitS, s.MeanPlacementS, s.MeanFTTS, s.MeanClaimTries, s.CoAllocatedJobs)
-	fmt.Fprintf(w, "  utilization: background %.1f%%, grid jobs %.1f%%, wasted (PWT) %.2f%%, gained (PGT) %.2f%%; in use %.1f%%, stacked %.1f%%\n",
-		100*u.Background, 100*u.Grid, 100*u.Wasted, 100*u.Gained, 100*u.Total, 100*u.Stacked)
-	reasons := make([]string, 0, len(s.FailureReasons))
-	for r := range s.FailureReasons {
-		reasons = append(reasons, r)
-	}
-	sort.Strings(reasons)
-	for _, r := range reasons {
-		fmt.Fprintf(w, "  failed (%d): %s\n", s.FailureReasons[r], r)
-	}
 }

@@ -141,14 +141,14 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 	res, err := runSubmitter(ctx, cfg, "running", o.quiet, stderr)
 	if errors.Is(err, submitter.ErrInterrupted) {
 		keepCore(target, stderr)
-		printRunSummary(stdout, res, db)
+		res.WriteText(stdout, db)
 		return fmt.Errorf("interrupted; continue with: gmark submit --resume %s --db %s", runID, db)
 	}
 	if err != nil {
 		return err
 	}
 	if !o.quiet {
-		printRunSummary(stdout, res, db)
+		res.WriteText(stdout, db)
 	}
 	// 4. The report.
 	return reportRun(ctx, stdout, db, dir, runID, o.settings.Speedup, start)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"time"
 
@@ -171,12 +170,12 @@ func submit(ctx context.Context, o submitOptions, stdout, stderr io.Writer) erro
 		return usageError{err}
 	case errors.Is(err, submitter.ErrInterrupted):
 		keepCore(target, stderr)
-		printRunSummary(stdout, sum, o.db)
+		sum.WriteText(stdout, o.db)
 		return fmt.Errorf("interrupted; continue with: gmark submit --resume %s --db %s", sum.RunID, o.db)
 	case err != nil && sum == nil:
 		return err
 	}
-	printRunSummary(stdout, sum, o.db)
+	sum.WriteText(stdout, o.db)
 	return err
 }
 
@@ -285,54 +284,6 @@ func showProgress(p *progress, s submitter.Progress) {
 
 func fmtMS(d time.Duration) string {
 	return fmt.Sprintf("%.3fms", float64(d)/float64(time.Millisecond))
-}
-
-func printRunSummary(w io.Writer, s *submitter.Summary, db string) {
-	if s == nil {
-		return
-	}
-	fmt.Fprintf(w, "run %s %s in %s\n", s.RunID, s.Status, s.Elapsed.Round(time.Millisecond))
-	fmt.Fprintf(w, "  submitted: %d", s.Submitted)
-	if s.SubmitFailed > 0 {
-		fmt.Fprintf(w, ", %d submissions failed", s.SubmitFailed)
-	}
-	if s.Retries > 0 {
-		fmt.Fprintf(w, " (%d submit calls retried)", s.Retries)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  jobs:  %s\n", stateCounts(s.Jobs))
-	if len(s.Tasks) > 0 {
-		fmt.Fprintf(w, "  tasks: %s\n", stateCounts(s.Tasks))
-	}
-	if s.Delay.N > 0 {
-		fmt.Fprintf(w, "  submission delay: %s\n", s.Delay)
-	}
-	if s.Recovered > 0 {
-		fmt.Fprintf(w, "  recovered after the restart: %d submissions found at the target\n", s.Recovered)
-	}
-	for _, n := range s.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
-	}
-	fmt.Fprintf(w, "  store: %s\n", db)
-}
-
-func stateCounts(m map[string]int) string {
-	total := 0
-	var keys []string
-	for k, n := range m {
-		total += n
-		keys = append(keys, k)
-	}
-	order := map[string]int{store.Succeeded: 0, store.Failed: 1, store.Cancelled: 2, store.NeverStarted: 3}
-	sort.Slice(keys, func(i, j int) bool { return order[keys[i]] < order[keys[j]] })
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
-	}
-	if len(parts) == 0 {
-		return "0"
-	}
-	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
 }
 
 // openStore opens the results store for writing; a damaged file or a path

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
@@ -239,4 +241,28 @@ func unixNS(t time.Time) int64 {
 		return 0
 	}
 	return t.UnixNano()
+}
+
+// WriteText prints the summary for the user, of a simulation on grid
+// gridName with the placement policy.
+func (s SimSummary) WriteText(w io.Writer, gridName, policy string) {
+	u := s.Utilization
+	fmt.Fprintf(w, "grid %s, policy %s: %d jobs, %d finished, %d failed, %d refused\n", gridName, policy, s.Jobs, s.Finished, s.Failed, s.Refused)
+	if s.Ended > 0 {
+		fmt.Fprintf(w, "  last arrival %.0fs, last end %.0fs after the first arrival\n", s.LastArrivalS, s.MakespanS)
+	} else {
+		fmt.Fprintf(w, "  last arrival %.0fs; no job ended before the limit\n", s.LastArrivalS)
+	}
+	fmt.Fprintf(w, "  mean wait %.1fs, placement time %.1fs, file transfer %.1fs, claiming tries %.2f; %d co-allocated jobs\n",
+		s.MeanWaitS, s.MeanPlacementS, s.MeanFTTS, s.MeanClaimTries, s.CoAllocatedJobs)
+	fmt.Fprintf(w, "  utilization: background %.1f%%, grid jobs %.1f%%, wasted (PWT) %.2f%%, gained (PGT) %.2f%%; in use %.1f%%, stacked %.1f%%\n",
+		100*u.Background, 100*u.Grid, 100*u.Wasted, 100*u.Gained, 100*u.Total, 100*u.Stacked)
+	reasons := make([]string, 0, len(s.FailureReasons))
+	for r := range s.FailureReasons {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "  failed (%d): %s\n", s.FailureReasons[r], r)
+	}
 }
