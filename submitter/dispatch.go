@@ -36,48 +36,8 @@ func (r *Runner) dispatch(ctx context.Context) {
 	stop := ctx.Done()
 	var window []ahead
 	next := r.dispatchFrom
-	fill := func() {
-		now := time.Now()
-		for next < len(r.tops) && len(window) < lookaheadJobs {
-			t := r.tops[next]
-			if t.handled {
-				next++
-				continue
-			}
-			due, schedNS := r.dueOf(t.job.Submit)
-			if len(window) > 0 && due.Sub(now) > lookaheadTime {
-				break
-			}
-			t.due, t.scheduledNS = due, schedNS
-			a := ahead{t: t}
-			if t.job.Kind == workload.Composite {
-				// The DAG is made here and handed to the loop with the
-				// first submissions of its tasks.
-				t.dag = NewDAG(t.job, r.settings.Retries)
-				t.tasks = make([]*track, len(t.job.Tasks))
-				for _, st := range t.dag.Start() {
-					tr := r.newTrack(t, st.Task, &t.job.Tasks[st.Task], st.Attempt, due, schedNS)
-					tr.scheduled = true
-					t.tasks[st.Task] = tr
-					a.roots = append(a.roots, tr)
-				}
-			} else {
-				if t.recoverTr != nil {
-					a.tr = t.recoverTr
-					a.tr.due, a.tr.scheduledNS = due, schedNS
-					r.register(a.tr)
-				} else {
-					a.tr = r.newTrack(t, -1, t.job, 1, due, schedNS)
-				}
-				a.tr.scheduled = true
-				t.tr = a.tr
-			}
-			window = append(window, a)
-			next++
-		}
-	}
 	for {
-		fill()
+		window, next = r.fillWindow(window, next)
 		if len(window) == 0 {
 			break
 		}
@@ -110,6 +70,56 @@ func (r *Runner) dispatch(ctx context.Context) {
 	case r.control <- dispatchDone{}:
 	case <-stop:
 	}
+}
+
+// fillWindow adds to the window the jobs due soon, from the top-level job
+// next on, and returns it with the next job to consider.
+func (r *Runner) fillWindow(window []ahead, next int) ([]ahead, int) {
+	now := time.Now()
+	for next < len(r.tops) && len(window) < lookaheadJobs {
+		t := r.tops[next]
+		if t.handled {
+			next++
+			continue
+		}
+		due, schedNS := r.dueOf(t.job.Submit)
+		if len(window) > 0 && due.Sub(now) > lookaheadTime {
+			break
+		}
+		t.due, t.scheduledNS = due, schedNS
+		window = append(window, r.prepare(t, due, schedNS))
+		next++
+	}
+	return window, next
+}
+
+// prepare makes the first submissions of top-level job t, due at due, and
+// queues their intents.
+func (r *Runner) prepare(t *top, due time.Time, schedNS int64) ahead {
+	a := ahead{t: t}
+	if t.job.Kind == workload.Composite {
+		// The DAG is made here and handed to the loop with the first
+		// submissions of its tasks.
+		t.dag = NewDAG(t.job, r.settings.Retries)
+		t.tasks = make([]*track, len(t.job.Tasks))
+		for _, st := range t.dag.Start() {
+			tr := r.newTrack(t, st.Task, &t.job.Tasks[st.Task], st.Attempt, due, schedNS)
+			tr.scheduled = true
+			t.tasks[st.Task] = tr
+			a.roots = append(a.roots, tr)
+		}
+		return a
+	}
+	if t.recoverTr != nil {
+		a.tr = t.recoverTr
+		a.tr.due, a.tr.scheduledNS = due, schedNS
+		r.register(a.tr)
+	} else {
+		a.tr = r.newTrack(t, -1, t.job, 1, due, schedNS)
+	}
+	a.tr.scheduled = true
+	t.tr = a.tr
+	return a
 }
 
 // worker makes submit calls, one at a time.

@@ -56,29 +56,48 @@ type keyInfo struct {
 // Jobs with no intent are scheduled as usual. The schedule is shifted by
 // the time the submitter was away, so that the jobs still to come keep
 // their spacing: the first of them is due now.
+//
+// It works in four phases: the run and its settings (resumableRun), what
+// the store recorded of it (readRecords), each job's state from those
+// records (restoreJobs), and the new schedule (shiftSchedule).
 func (r *Runner) prepareResume() error {
-	id := r.cfg.Resume
-	run, err := r.st.Run(id)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("%w: %s", ErrUnknownRun, id)
-	}
+	run, err := r.resumableRun(r.cfg.Resume)
 	if err != nil {
 		return err
 	}
-	if _, ended, err := r.st.RunEnd(id); err != nil {
+	recs, err := r.readRecords(run)
+	if err != nil {
 		return err
+	}
+	earliest := r.restoreJobs(recs)
+	r.shiftSchedule(recs.anchorNS, earliest)
+	return nil
+}
+
+// resumableRun checks that the run can be resumed with this workload and
+// target, and takes its recorded settings (the workers may change).
+func (r *Runner) resumableRun(id string) (*store.Run, error) {
+	run, err := r.st.Run(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownRun, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, ended, err := r.st.RunEnd(id); err != nil {
+		return nil, err
 	} else if ended {
-		return fmt.Errorf("%w: %s", ErrRunEnded, id)
+		return nil, fmt.Errorf("%w: %s", ErrRunEnded, id)
 	}
 	if run.WorkloadSHA256 != r.w.sha256 {
-		return fmt.Errorf("%w: run %s was made with workload.jsonl SHA-256 %s, %s has %s", ErrRunMismatch, id, run.WorkloadSHA256, r.cfg.WorkloadDir, r.w.sha256)
+		return nil, fmt.Errorf("%w: run %s was made with workload.jsonl SHA-256 %s, %s has %s", ErrRunMismatch, id, run.WorkloadSHA256, r.cfg.WorkloadDir, r.w.sha256)
 	}
 	if run.Target != r.target.Name() {
-		return fmt.Errorf("%w: run %s used target %s, not %s", ErrRunMismatch, id, run.Target, r.target.Name())
+		return nil, fmt.Errorf("%w: run %s used target %s, not %s", ErrRunMismatch, id, run.Target, r.target.Name())
 	}
 	var s Settings
 	if err := json.Unmarshal([]byte(run.Settings), &s); err != nil {
-		return fmt.Errorf("run %s: settings: %v", id, err)
+		return nil, fmt.Errorf("run %s: settings: %v", id, err)
 	}
 	if r.cfg.Workers > 0 {
 		s.Workers = r.cfg.Workers
@@ -87,46 +106,67 @@ func (r *Runner) prepareResume() error {
 	r.settings = s
 	r.runID = id
 	r.resumed = true
+	return &run, nil
+}
 
+// runRecords is what the store recorded of a run, indexed for resuming it.
+type runRecords struct {
+	keys     map[string]*keyInfo   // by idempotency key
+	byJob    map[string][]*keyInfo // a job's attempts, in order
+	rowOf    map[string]*store.Job // final rows by job id
+	anchorNS int64                 // the schedule's origin, as last recorded
+}
+
+// readRecords reads the run's submissions, results, job rows, events and
+// provenance records, and indexes them.
+func (r *Runner) readRecords(run *store.Run) (*runRecords, error) {
+	id := run.ID
 	subs, err := r.st.Submissions(id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	results, err := r.st.Results(id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rows, err := r.st.Jobs(id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	events, err := r.st.Events(id, "")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	provs, err := r.st.Provenance(id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r.resumeSeq = len(provs)
 
-	keys := map[string]*keyInfo{}
-	byJob := map[string][]*keyInfo{} // attempts in order
+	recs := &runRecords{keys: map[string]*keyInfo{}, byJob: map[string][]*keyInfo{}, rowOf: map[string]*store.Job{}}
 	for _, x := range subs {
 		k := &keyInfo{sub: x}
-		keys[x.Key] = k
-		byJob[x.JobID] = append(byJob[x.JobID], k)
+		recs.keys[x.Key] = k
+		recs.byJob[x.JobID] = append(recs.byJob[x.JobID], k)
 	}
 	for i := range results {
-		if k := keys[results[i].Key]; k != nil {
+		if k := recs.keys[results[i].Key]; k != nil {
 			k.res = &results[i]
 		}
 	}
-	rowOf := map[string]*store.Job{}
 	for i := range rows {
-		rowOf[rows[i].JobID] = &rows[i]
+		recs.rowOf[rows[i].JobID] = &rows[i]
 	}
-	var anchorNS int64
+	recs.readEvents(id, events)
+	if recs.anchorNS == 0 {
+		recs.anchorNS = run.CreatedNS
+	}
+	return recs, nil
+}
+
+// readEvents takes from the events the schedule's origin and, per
+// submission, whether it was queued, when it started, and its outcome.
+func (recs *runRecords) readEvents(runID string, events []store.Event) {
 	for _, e := range events {
 		switch e.Kind {
 		case "run-start", "run-resume":
@@ -134,14 +174,14 @@ func (r *Runner) prepareResume() error {
 				AnchorNS int64 `json:"anchor_ns"`
 			}
 			if json.Unmarshal([]byte(e.Payload), &p) == nil && p.AnchorNS != 0 {
-				anchorNS = p.AnchorNS
+				recs.anchorNS = p.AnchorNS
 			}
 			continue
 		}
 		if e.JobID == "" {
 			continue
 		}
-		k := keys[Key(id, e.JobID, e.Attempt)]
+		k := recs.keys[Key(runID, e.JobID, e.Attempt)]
 		if k == nil {
 			continue
 		}
@@ -167,98 +207,124 @@ func (r *Runner) prepareResume() error {
 			k.endNS = p.EndNS
 		}
 	}
-	if anchorNS == 0 {
-		anchorNS = run.CreatedNS
-	}
+}
 
+// notYet is the earliest offset of the jobs still to submit when there is
+// none.
+const notYet = time.Duration(math.MaxInt64)
+
+// restoreJobs rebuilds every top-level job from the records, and returns
+// the earliest submit offset of the jobs still to be dispatched (notYet
+// when none is).
+func (r *Runner) restoreJobs(recs *runRecords) time.Duration {
 	r.tops = make([]*top, len(r.w.jobs))
-	earliest := time.Duration(math.MaxInt64)
+	earliest := notYet
 	for i := range r.w.jobs {
 		t := &top{job: &r.w.jobs[i], idx: i}
 		r.tops[i] = t
-		j := t.job
-		if row := rowOf[j.ID]; row != nil {
+		var dispatch bool
+		switch {
+		case recs.rowOf[t.job.ID] != nil:
 			t.handled, t.final, t.firstSeen = true, true, true
 			r.finalTops++
-			continue
+		case t.job.Kind != workload.Composite:
+			dispatch = r.restoreUnitary(t, recs)
+		default:
+			dispatch = r.restoreComposite(t, recs)
 		}
-		if j.Kind != workload.Composite {
-			atts := byJob[j.ID]
-			if len(atts) == 0 {
-				earliest = min(earliest, j.Submit)
-				continue
-			}
-			k := atts[len(atts)-1]
-			tr := r.restoredTrack(t, -1, j, k)
-			t.tr = tr
-			if k.res == nil {
-				// Outcome unknown: dispatch again, Find first.
-				tr.recover = true
-				t.recoverTr = tr
-				earliest = min(earliest, j.Submit)
-				continue
-			}
-			t.handled, t.firstSeen = true, true
-			r.restoreOutcome(t, tr, k)
-			continue
+		if dispatch {
+			earliest = min(earliest, t.job.Submit)
 		}
-		// A composite job: started if any task has an intent.
-		started := false
-		for ti := range j.Tasks {
-			if len(byJob[j.Tasks[ti].ID]) > 0 || rowOf[j.Tasks[ti].ID] != nil {
-				started = true
-				break
-			}
-		}
-		if !started {
-			earliest = min(earliest, j.Submit)
-			continue
-		}
-		t.handled, t.firstSeen = true, true
-		t.due, t.scheduledNS = time.Now(), anchorNS+int64(time.Duration(float64(j.Submit)/r.settings.Speedup))
-		t.dag = NewDAG(j, r.settings.Retries)
-		t.tasks = make([]*track, len(j.Tasks))
-		var finals []resumeStep
-		for ti := range j.Tasks {
-			task := &j.Tasks[ti]
-			if row := rowOf[task.ID]; row != nil {
-				skipped := row.Attempts == 0
-				t.dag.Restore(ti, row.Attempts, stateFromStore(row.State), skipped, row.Reason)
-				r.aggregate(t, *row)
-				continue
-			}
-			atts := byJob[task.ID]
-			if len(atts) == 0 {
-				continue
-			}
-			k := atts[len(atts)-1]
-			t.dag.Restore(ti, k.sub.Attempt, "", false, "")
-			tr := r.restoredTrack(t, ti, task, k)
-			t.tasks[ti] = tr
-			switch {
-			case k.res == nil:
-				tr.recover = true
-				r.resumeItems = append(r.resumeItems, tr)
-			case !k.res.OK:
-				finals = append(finals, resumeStep{t: t, tr: tr, state: Failed, reason: "submission failed: " + k.res.Error})
-			case k.final != "":
-				finals = append(finals, resumeStep{t: t, tr: tr, state: k.final, reason: k.reason})
-			default:
-				r.resumeTracks = append(r.resumeTracks, tr)
-			}
-		}
-		steps, skips := t.dag.Resume()
-		r.resumeSteps = append(r.resumeSteps, finals...)
-		r.resumeSteps = append(r.resumeSteps, resumeStep{t: t, steps: steps, skips: skips})
 	}
+	return earliest
+}
 
-	// Shift the schedule: the earliest job not yet submitted is due now
-	// (after the start lead), unless the original schedule is later.
+// restoreUnitary rebuilds a unitary job from its last attempt's records;
+// it reports whether the dispatcher is to (re)submit the job.
+func (r *Runner) restoreUnitary(t *top, recs *runRecords) bool {
+	j := t.job
+	atts := recs.byJob[j.ID]
+	if len(atts) == 0 {
+		return true
+	}
+	k := atts[len(atts)-1]
+	tr := r.restoredTrack(t, -1, j, k)
+	t.tr = tr
+	if k.res == nil {
+		// Outcome unknown: dispatch again, Find first.
+		tr.recover = true
+		t.recoverTr = tr
+		return true
+	}
+	t.handled, t.firstSeen = true, true
+	r.restoreOutcome(t, tr, k)
+	return false
+}
+
+// restoreComposite rebuilds a composite job in progress: its DAG from its
+// tasks' rows and submissions, and the work the loop does first (tasks to
+// find, to track, to finalize, to release). It reports whether the job is
+// still to be dispatched (none of its tasks has an intent).
+func (r *Runner) restoreComposite(t *top, recs *runRecords) bool {
+	j := t.job
+	started := false
+	for ti := range j.Tasks {
+		if len(recs.byJob[j.Tasks[ti].ID]) > 0 || recs.rowOf[j.Tasks[ti].ID] != nil {
+			started = true
+			break
+		}
+	}
+	if !started {
+		return true
+	}
+	t.handled, t.firstSeen = true, true
+	t.due, t.scheduledNS = time.Now(), recs.anchorNS+int64(time.Duration(float64(j.Submit)/r.settings.Speedup))
+	t.dag = NewDAG(j, r.settings.Retries)
+	t.tasks = make([]*track, len(j.Tasks))
+	var finals []resumeStep
+	for ti := range j.Tasks {
+		task := &j.Tasks[ti]
+		if row := recs.rowOf[task.ID]; row != nil {
+			skipped := row.Attempts == 0
+			t.dag.Restore(ti, row.Attempts, stateFromStore(row.State), skipped, row.Reason)
+			r.aggregate(t, *row)
+			continue
+		}
+		atts := recs.byJob[task.ID]
+		if len(atts) == 0 {
+			continue
+		}
+		k := atts[len(atts)-1]
+		t.dag.Restore(ti, k.sub.Attempt, "", false, "")
+		tr := r.restoredTrack(t, ti, task, k)
+		t.tasks[ti] = tr
+		switch {
+		case k.res == nil:
+			tr.recover = true
+			r.resumeItems = append(r.resumeItems, tr)
+		case !k.res.OK:
+			finals = append(finals, resumeStep{t: t, tr: tr, state: Failed, reason: "submission failed: " + k.res.Error})
+		case k.final != "":
+			finals = append(finals, resumeStep{t: t, tr: tr, state: k.final, reason: k.reason})
+		default:
+			r.resumeTracks = append(r.resumeTracks, tr)
+		}
+	}
+	steps, skips := t.dag.Resume()
+	r.resumeSteps = append(r.resumeSteps, finals...)
+	r.resumeSteps = append(r.resumeSteps, resumeStep{t: t, steps: steps, skips: skips})
+	return false
+}
+
+// shiftSchedule moves the schedule so that the earliest job not yet
+// submitted is due now (after the start lead), unless the original
+// schedule is later, and counts the jobs awaiting their first submission.
+func (r *Runner) shiftSchedule(anchorNS int64, earliest time.Duration) {
 	now := time.Now()
 	nowNS := now.UnixNano()
 	r.shiftNS = 0
 	newAnchorNS := anchorNS
-	if earliest != time.Duration(math.MaxInt64) {
+	if earliest != notYet {
 		if cand := nowNS + int64(startLead) - int64(float64(earliest)/r.settings.Speedup); cand > anchorNS {
 			newAnchorNS = cand
 			r.shiftNS = cand - anchorNS
@@ -272,7 +338,6 @@ func (r *Runner) prepareResume() error {
 			r.awaitingFirst++
 		}
 	}
-	return nil
 }
 
 // restoredTrack rebuilds a submission from its records.

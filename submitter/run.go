@@ -5,166 +5,18 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/user"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
-	"github.com/gmark/gmark/internal/version"
 	"github.com/gmark/gmark/workload"
 )
-
-// Config is what a run needs.
-type Config struct {
-	WorkloadDir string       // the workload directory to submit
-	Store       *store.Store // where to record
-	Target      Target
-	// TargetConfig describes the target's configuration, recorded in the
-	// run's provenance (any JSON-encodable value).
-	TargetConfig any
-
-	Project  string // default "default"
-	Scenario string // default: the workload directory's base name
-	RunID    string // a new run's id; default NewRunID()
-
-	// Resume continues the run with this id instead of starting one. The
-	// run's recorded settings are used; Workers may differ.
-	Resume string
-
-	Settings
-	// CommandLine is recorded in the provenance (os.Args by default), its
-	// secrets redacted (RedactArgs).
-	CommandLine []string
-	// Progress, when set, is called from one goroutine about four times a
-	// second and once at the end.
-	Progress func(Progress)
-	// Log receives one line per notable happening (retries, outages); nil
-	// discards them.
-	Log io.Writer
-	// OnStart, when set, is called with the run id once the run is recorded,
-	// before the first submission.
-	OnStart func(runID string)
-}
-
-// Settings are the knobs of a run, recorded with it (runs.settings).
-type Settings struct {
-	Workers     int     `json:"workers"`       // submitting goroutines; default 5
-	Speedup     float64 `json:"speedup"`       // offsets are divided by it; default 1
-	MaxInFlight int     `json:"max_in_flight"` // top-level jobs submitted and not final; 0 = no cap
-	// Tail, when HasTail, is how long to wait after the last scheduled
-	// submission before cancelling what is left. Without it the run waits
-	// for every job.
-	Tail    time.Duration `json:"tail_ns"`
-	HasTail bool          `json:"has_tail"`
-	// Retries is how many times a failed task of a composite job is
-	// submitted again (0: retry off).
-	Retries int `json:"retries"`
-	// SubmitRetries is how many times a submit call failing with a
-	// transient error is retried, waiting Backoff, then twice as long each
-	// time up to MaxBackoff. Defaults 4 (0 means the default, a negative
-	// value no retries), 500ms, 30s.
-	SubmitRetries int           `json:"submit_retries"`
-	Backoff       time.Duration `json:"backoff_ns"`
-	MaxBackoff    time.Duration `json:"max_backoff_ns"`
-	// RetryFor is how long a call failing with transient errors (Submit,
-	// Find, Track) is retried at least, counted from its first failure,
-	// however many tries SubmitRetries allows: long enough to ride through
-	// a scheduler's restart or a controller's failover. Default
-	// DefaultRetryFor (0 means the default, a negative value no time
-	// budget: SubmitRetries alone).
-	RetryFor time.Duration `json:"retry_for_ns"`
-}
-
-func (s *Settings) defaults() {
-	if s.Workers <= 0 {
-		s.Workers = 5
-	}
-	if s.Speedup <= 0 {
-		s.Speedup = 1
-	}
-	if s.SubmitRetries == 0 {
-		s.SubmitRetries = DefaultSubmitRetries
-	}
-	if s.Backoff <= 0 {
-		s.Backoff = 500 * time.Millisecond
-	}
-	if s.MaxBackoff <= 0 {
-		s.MaxBackoff = 30 * time.Second
-	}
-	if s.RetryFor == 0 {
-		s.RetryFor = DefaultRetryFor
-	}
-	if s.MaxBackoff < s.Backoff {
-		s.MaxBackoff = s.Backoff
-	}
-	if s.Retries < 0 {
-		s.Retries = 0
-	}
-	if s.MaxInFlight < 0 {
-		s.MaxInFlight = 0
-	}
-}
-
-// DefaultSubmitRetries is the default of Settings.SubmitRetries.
-const DefaultSubmitRetries = 4
-
-// DefaultRetryFor is the default of Settings.RetryFor: a restart of the
-// bundled core takes about a second, a Slurm controller's failover up to
-// a minute (its SlurmctldTimeout defaults to 120 s).
-const DefaultRetryFor = 2 * time.Minute
-
-// MaxRetryFor bounds Settings.RetryFor (and --retry-for).
-const MaxRetryFor = 24 * time.Hour
-
-// retryMore reports whether a call that has failed tries times with a
-// transient error, the first failure at first, may be tried again.
-func (s *Settings) retryMore(tries int, first time.Time) bool {
-	return tries <= max(s.SubmitRetries, 0) || s.RetryFor > 0 && time.Since(first) < s.RetryFor
-}
-
-// Progress is a snapshot of a run for a progress display.
-type Progress struct {
-	Total       int // unitary submissions expected: unitary jobs plus tasks
-	Submitted   int // submitted (all attempts)
-	Queued      int // submitted and waiting
-	Running     int
-	Succeeded   int
-	Failed      int
-	Cancelled   int
-	Pending     int           // submissions due but not yet made, or being retried
-	LastDelay   time.Duration // delay of the latest scheduled submission
-	TopDone     int           // top-level jobs final
-	TopTotal    int
-	InTail      bool
-	TailLeft    time.Duration
-	Elapsed     time.Duration
-	Interrupted bool
-}
-
-// Summary is what a finished (or interrupted) run reports.
-type Summary struct {
-	RunID   string
-	Resumed bool
-	Status  string         // store.RunCompleted, or "interrupted"
-	Jobs    map[string]int // final states of top-level jobs
-	Tasks   map[string]int // final states of composite jobs' tasks
-	// Submitted counts the submissions the target accepted, over the whole
-	// run (every process that worked on it); SubmitFailed those it did not.
-	Submitted, SubmitFailed int
-	Delay                   DelayStats // of this process's scheduled submissions
-	Retries                 int        // submit calls retried after transient errors
-	Recovered               int        // submissions found at the target on resume
-	Elapsed                 time.Duration
-	Notes                   []string // what happened that the user should know
-}
 
 // ErrInterrupted is returned by Run when its context was cancelled: the run
 // is recorded as far as it went and can be resumed.
@@ -251,83 +103,6 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	return r.run(ctx)
 }
 
-// provenance builds the provenance record of this invocation.
-func (r *Runner) provenance(seq int) (store.Provenance, error) {
-	return provenanceRecord(r.runID, seq, r.w, r.cfg.WorkloadDir, r.target.Name(), r.cfg.TargetConfig, r.cfg.CommandLine)
-}
-
-// provenanceRecord is the provenance of a run of the workload read from dir:
-// who ran what, where, from which spec and seed, on which target.
-func provenanceRecord(runID string, seq int, w *workloadInfo, dir, target string, targetConfig any, commandLine []string) (store.Provenance, error) {
-	host, _ := os.Hostname()
-	wd, _ := os.Getwd()
-	uname := ""
-	if u, err := user.Current(); err == nil {
-		uname = u.Username
-	}
-	// The store is meant to be shared and its rows cannot be scrubbed:
-	// never a secret in it.
-	cl, _ := json.Marshal(RedactArgs(commandLine))
-	tc := []byte("{}")
-	if targetConfig != nil {
-		b, err := json.Marshal(targetConfig)
-		if err != nil {
-			return store.Provenance{}, fmt.Errorf("target configuration: %v", err)
-		}
-		tc = b
-	}
-	absDir, _ := filepath.Abs(dir)
-	p := store.Provenance{
-		RunID: runID, Seq: seq, RecordedNS: time.Now().UnixNano(),
-		GmarkVersion: version.String(), GoVersion: runtime.Version(), Host: host,
-		OSArch: runtime.GOOS + "/" + runtime.GOARCH, User: uname, CommandLine: string(cl),
-		WorkingDir: wd, WorkloadDir: absDir, WorkloadSHA256: w.sha256,
-		Manifest: string(w.manifest), Target: target, TargetConfig: string(tc),
-	}
-	if m := w.m; m != nil {
-		p.SpecPath, p.SpecSHA256 = m.Spec.Path, m.Spec.SHA256
-		seed := m.Seed
-		p.Seed = &seed
-		inc, _ := json.Marshal(m.Includes)
-		if m.Includes == nil {
-			inc = []byte("[]")
-		}
-		p.Includes = string(inc)
-	}
-	return p, nil
-}
-
-// RunRecords are the records that open a run in the store.
-type RunRecords struct {
-	Run        store.Run
-	Provenance store.Provenance
-	Jobs       []workload.Job // the workload's jobs, in file order
-}
-
-// DescribeRun reads the workload directory dir and builds the run and
-// provenance records of a run of it on a target, for tools that record runs
-// without the Runner (the bundled core's simulator). The run's ScenarioID is
-// left for the caller to set.
-func DescribeRun(runID, dir, target string, targetConfig, settings any, commandLine []string) (*RunRecords, error) {
-	w, err := readWorkload(dir)
-	if err != nil {
-		return nil, err
-	}
-	prov, err := provenanceRecord(runID, 0, w, dir, target, targetConfig, commandLine)
-	if err != nil {
-		return nil, err
-	}
-	set, err := json.Marshal(settings)
-	if err != nil {
-		return nil, err
-	}
-	abs, _ := filepath.Abs(dir)
-	return &RunRecords{
-		Run: store.Run{ID: runID, CreatedNS: time.Now().UnixNano(), WorkloadDir: abs, WorkloadSHA256: w.sha256,
-			Jobs: len(w.jobs), Tasks: w.tasks, Target: target, Settings: string(set), ProvenanceSHA256: prov.ComputeDigest()},
-		Provenance: prov, Jobs: w.jobs}, nil
-}
-
 func (r *Runner) prepareNew() error {
 	r.cfg.Settings.defaults()
 	r.settings = r.cfg.Settings
@@ -335,37 +110,12 @@ func (r *Runner) prepareNew() error {
 	if r.runID == "" {
 		r.runID = NewRunID()
 	}
-	project, scenario := r.cfg.Project, r.cfg.Scenario
-	if project == "" {
-		project = "default"
-	}
-	if scenario == "" {
-		abs, _ := filepath.Abs(r.cfg.WorkloadDir)
-		scenario = filepath.Base(abs)
-	}
-	prov, err := r.provenance(0)
+	open, err := newRunOpening(r.runID, r.cfg.Project, r.cfg.Scenario, r.cfg.WorkloadDir, r.w, r.target.Name(),
+		r.cfg.TargetConfig, r.settings, r.cfg.CommandLine)
 	if err != nil {
 		return err
 	}
-	settings, _ := json.Marshal(r.settings)
-	abs, _ := filepath.Abs(r.cfg.WorkloadDir)
-	now := time.Now()
-	err = r.st.Write(context.Background(), func(tx *store.Tx) error {
-		pid, err := tx.EnsureProject(project, "", now.UnixNano())
-		if err != nil {
-			return err
-		}
-		sid, err := tx.EnsureScenario(pid, scenario, "", now.UnixNano())
-		if err != nil {
-			return err
-		}
-		if err := tx.InsertRun(store.Run{ID: r.runID, ScenarioID: sid, CreatedNS: now.UnixNano(), WorkloadDir: abs,
-			WorkloadSHA256: r.w.sha256, Jobs: len(r.w.jobs), Tasks: r.w.tasks, Target: r.target.Name(),
-			Settings: string(settings), ProvenanceSHA256: prov.ComputeDigest()}); err != nil {
-			return err
-		}
-		return tx.InsertProvenance(prov)
-	})
+	err = r.st.Write(context.Background(), open.insert)
 	if err != nil {
 		if r.cfg.RunID != "" {
 			if _, e := r.st.Run(r.cfg.RunID); e == nil {
@@ -447,4 +197,123 @@ type Runner struct {
 	inTail    bool
 	tailAt    time.Time
 	lastDelay time.Duration
+}
+
+// run is the body of Run once the run (or resume) is prepared: it starts
+// the target's reporting, the workers, the resumed work and the dispatcher,
+// runs the loop until every job is final (or the run is interrupted), and
+// records how the run ended.
+func (r *Runner) run(ctx context.Context) (*Summary, error) {
+	r.init()
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	if err := r.start(watchCtx); err != nil {
+		r.rec.Close()
+		return nil, err
+	}
+	workersDone := r.startWorkers(ctx)
+	r.startResume(ctx)
+
+	dispCtx, stopDispatch := context.WithCancel(ctx)
+	defer stopDispatch()
+	go r.dispatch(dispCtx)
+
+	err := r.loop(ctx, workersDone)
+	stopDispatch()
+	r.work.Close()
+	if err == nil {
+		<-workersDone
+	}
+	close(r.loopDone)
+	return r.end(err)
+}
+
+// init makes the run's channels, queues and counters.
+func (r *Runner) init() {
+	r.rec = NewRecorder(r.st)
+	r.reg = make(map[string]*track)
+	r.work = newFIFO[*track]()
+	r.results = make(chan submitResult, 4*r.settings.Workers)
+	r.control = make(chan any, 256)
+	r.updNotify = make(chan struct{}, 1)
+	r.cancels = make(chan cancelDone, 64)
+	r.loopDone = make(chan struct{})
+	if r.settings.MaxInFlight > 0 {
+		r.slots = make(chan struct{}, r.settings.MaxInFlight)
+	}
+	r.summary = Summary{RunID: r.runID, Resumed: r.resumed, Jobs: map[string]int{}, Tasks: map[string]int{}}
+	r.started = time.Now()
+	r.counts.TopTotal = len(r.tops)
+	r.counts.Total = 0
+	for _, t := range r.tops {
+		if t.job.Kind == workload.Composite {
+			r.counts.Total += len(t.job.Tasks)
+		} else {
+			r.counts.Total++
+		}
+	}
+}
+
+// start starts the target's reporting and records the start (or the
+// resumption) of the run, committed before anything is submitted.
+func (r *Runner) start(watchCtx context.Context) error {
+	if err := r.target.Watch(watchCtx, reporter{r}); err != nil {
+		return fmt.Errorf("target %s: %w", r.target.Name(), err)
+	}
+	if !r.resumed {
+		r.anchor = time.Now().Add(startLead)
+		r.anchorNS = r.anchor.UnixNano()
+		r.event("", 0, time.Now(), "run-start", map[string]any{"anchor_ns": r.anchorNS, "settings": r.settings,
+			"jobs": len(r.tops), "tasks": r.w.tasks, "target": r.target.Name()})
+	} else if err := r.recordResume(); err != nil {
+		return err
+	}
+	if err := r.rec.Sync(); err != nil {
+		return err
+	}
+	if r.cfg.OnStart != nil {
+		r.cfg.OnStart(r.runID)
+	}
+	return nil
+}
+
+// startWorkers starts the workers; the channel is closed when they are
+// all done.
+func (r *Runner) startWorkers(ctx context.Context) <-chan struct{} {
+	var wg sync.WaitGroup
+	for i := 0; i < r.settings.Workers; i++ {
+		wg.Add(1)
+		go r.worker(ctx, &wg)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	return done
+}
+
+// end records how the run ended (err is the loop's): the summary, and the
+// run's end when it completed or an "interrupted" event.
+func (r *Runner) end(err error) (*Summary, error) {
+	r.summary.Delay = r.delays.Stats()
+	r.summary.Elapsed = time.Since(r.started)
+	r.summary.Retries = int(r.retries.Load())
+	r.notes()
+	if serr := r.rec.Sync(); serr == nil {
+		r.countFromStore()
+	}
+	switch err {
+	case ErrInterrupted:
+		r.summary.Status = "interrupted"
+		r.event("", 0, time.Now(), "interrupted", r.summaryJSON())
+	case nil:
+		status := endStatus(r.finalTops, len(r.tops))
+		r.summary.Status = status
+		end := runEndRecord(r.runID, time.Now().UnixNano(), status, r.summaryJSON())
+		r.event("", 0, time.Now(), "run-end", map[string]any{"status": status})
+		r.rec.Add(func(tx *store.Tx) error { return tx.InsertRunEnd(end) })
+	}
+	r.progress()
+	if cerr := r.rec.Close(); cerr != nil && (err == nil || err == ErrInterrupted) {
+		return &r.summary, cerr
+	}
+	return &r.summary, err
 }

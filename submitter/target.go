@@ -1,15 +1,3 @@
-// Package submitter submits a workload on schedule to a target system and
-// records everything that happens to its jobs in the results store.
-//
-// A Runner reads a workload directory, and a single dispatcher goroutine
-// hands each job to a pool of workers at its scheduled instant (offset from
-// the run start, divided by the speedup); the workers call the Target. The
-// dependency executor (DAG) releases the tasks of composite jobs as their
-// predecessors succeed, with per-task retries. Every submission is recorded
-// before it is made (its idempotency key, in the submissions table) and
-// after (submission_results), through one group-committing Recorder, so a
-// crash loses nothing and --resume can ask the target about the submissions
-// whose outcome it did not see.
 package submitter
 
 import (

@@ -8,23 +8,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gmark/gmark/koala/persist"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/koala/persist"
+	"github.com/gmark/gmark/submitter/koalatarget"
+
 	"github.com/gmark/gmark/internal/outfile"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/procexec"
 	"github.com/gmark/gmark/koala/server"
-	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/workload"
 	"github.com/urfave/cli/v2"
 )
@@ -45,28 +43,59 @@ func gridFlag() cli.Flag {
 	return &cli.StringFlag{Name: "grid", Usage: "grid description (TOML)", Value: "examples/das2.toml"}
 }
 
-func loadGrid(c *cli.Context) (*grid.Grid, error) {
-	g, err := grid.Load(c.String("grid"))
+// gridOptions are the grid file and the command line's overrides of its
+// scheduler settings (nil: the file's).
+type gridOptions struct {
+	path         string
+	policy       *string
+	timeScale    *float64
+	scanInterval *time.Duration
+}
+
+// gridOptionsOf reads the grid flags of a koala command.
+func gridOptionsOf(c *cli.Context) gridOptions {
+	o := gridOptions{path: c.String("grid")}
+	if c.IsSet("policy") {
+		v := c.String("policy")
+		o.policy = &v
+	}
+	if c.IsSet("time-scale") {
+		v := c.Float64("time-scale")
+		o.timeScale = &v
+	}
+	if c.IsSet("scan-interval") {
+		v := c.Duration("scan-interval")
+		o.scanInterval = &v
+	}
+	return o
+}
+
+func loadGrid(c *cli.Context) (*grid.Grid, error) { return gridOptionsOf(c).load() }
+
+// load reads the grid file and applies the overrides; every error is bad
+// input.
+func (o gridOptions) load() (*grid.Grid, error) {
+	g, err := grid.Load(o.path)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if c.IsSet("policy") {
-		g.Scheduler.Policy = c.String("policy")
+	if o.policy != nil {
+		g.Scheduler.Policy = *o.policy
 	}
-	if c.IsSet("time-scale") {
-		g.Scheduler.TimeScale = c.Float64("time-scale")
+	if o.timeScale != nil {
+		g.Scheduler.TimeScale = *o.timeScale
 		if !(g.Scheduler.TimeScale > 0) {
 			return nil, usageErrorf("--time-scale must be > 0")
 		}
 	}
-	if c.IsSet("scan-interval") {
-		g.Scheduler.ScanInterval.Duration = c.Duration("scan-interval")
+	if o.scanInterval != nil {
+		g.Scheduler.ScanInterval.Duration = *o.scanInterval
 		if g.Scheduler.ScanInterval.Duration <= 0 {
 			return nil, usageErrorf("--scan-interval must be > 0")
 		}
 	}
 	if err := g.Check(); err != nil { // the overrides meet the grid file's ranges too
-		return nil, usageErrorf("%s with the command line's settings: %v", c.String("grid"), err)
+		return nil, usageErrorf("%s with the command line's settings: %v", o.path, err)
 	}
 	return g, nil
 }
@@ -128,6 +157,44 @@ func serveToken(c *cli.Context) (string, error) {
 	return token, nil
 }
 
+// stateToken is the token kept beside the state database (STATE.token),
+// made on first use; it returns the token and the file.
+func stateToken(state string) (token, file string, err error) {
+	file = state + ".token"
+	if b, err := os.ReadFile(file); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b)), file, nil
+	}
+	buf := make([]byte, 16)
+	if _, err := rand.Read(buf); err != nil {
+		return "", "", err
+	}
+	token = hex.EncodeToString(buf)
+	if err := os.WriteFile(file, []byte(token+"\n"), 0o600); err != nil {
+		return "", "", fmt.Errorf("writing the token: %v", err)
+	}
+	return token, file, nil
+}
+
+// processExecutor is the executor of real 'gmark app' processes when the
+// grid runs jobs as processes (nil for emulated execution), its jobs in dir
+// (default STATE.jobs), after killing those a previous run left.
+func processExecutor(g *grid.Grid, state, dir string, stderr io.Writer) (*procexec.Executor, error) {
+	if g.Scheduler.Execution != "process" {
+		return nil, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		dir = state + ".jobs"
+	}
+	if n := procexec.Cleanup(dir); n > 0 {
+		fmt.Fprintf(stderr, "gmark koala: killed %d processes left by the previous run\n", n)
+	}
+	return &procexec.Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale, MaxOutput: int64(g.Scheduler.MaxOutput)}, nil
+}
+
 func runKoalaServe(c *cli.Context) error {
 	g, err := loadGrid(c)
 	if err != nil {
@@ -144,18 +211,8 @@ func runKoalaServe(c *cli.Context) error {
 	}
 	tokenFile := ""
 	if token == "" {
-		tokenFile = state + ".token"
-		if b, err := os.ReadFile(tokenFile); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-			token = strings.TrimSpace(string(b))
-		} else {
-			buf := make([]byte, 16)
-			if _, err := rand.Read(buf); err != nil {
-				return err
-			}
-			token = hex.EncodeToString(buf)
-			if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
-				return fmt.Errorf("writing the token: %v", err)
-			}
+		if token, tokenFile, err = stateToken(state); err != nil {
+			return err
 		}
 	}
 	if c.IsSet("execution") {
@@ -164,20 +221,9 @@ func runKoalaServe(c *cli.Context) error {
 			return usageErrorf("--execution must be emulated or process")
 		}
 	}
-	var px *procexec.Executor
-	if g.Scheduler.Execution == "process" {
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		dir := c.String("workdir")
-		if dir == "" {
-			dir = state + ".jobs"
-		}
-		if n := procexec.Cleanup(dir); n > 0 {
-			fmt.Fprintf(c.App.ErrWriter, "gmark koala: killed %d processes left by the previous run\n", n)
-		}
-		px = &procexec.Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale, MaxOutput: int64(g.Scheduler.MaxOutput)}
+	px, err := processExecutor(g, state, c.String("workdir"), c.App.ErrWriter)
+	if err != nil {
+		return err
 	}
 	cfg := server.Config{Grid: g, State: state, Token: token}
 	if px != nil {
@@ -205,6 +251,21 @@ func runKoalaServe(c *cli.Context) error {
 			})
 		}
 	}
+	return serveAPI(ctx, stop, srv, ln, func() {
+		fmt.Fprintf(c.App.Writer, "gmark koala: grid %q (%d clusters, %d processors), policy %s, time scale %g, %s execution\n",
+			g.Name, len(g.Clusters), g.TotalProcessors(), g.Scheduler.Policy, g.Scheduler.TimeScale, g.Scheduler.Execution)
+		fmt.Fprintf(c.App.Writer, "gmark koala: serving http://%s/v1/ (state %s", ln.Addr(), state)
+		if tokenFile != "" {
+			fmt.Fprintf(c.App.Writer, ", token in %s", tokenFile)
+		}
+		fmt.Fprintln(c.App.Writer, ")")
+	})
+}
+
+// serveAPI runs the scheduler and serves its API on ln (calling serving
+// once both are started) until ctx is done or either fails; then it shuts
+// the HTTP server down and waits for the scheduler's final commit.
+func serveAPI(ctx context.Context, stop func(), srv *server.Server, ln net.Listener, serving func()) error {
 	httpSrv := srv.HTTPServer()
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Run(ctx) }()
@@ -213,13 +274,7 @@ func runKoalaServe(c *cli.Context) error {
 			errc <- err
 		}
 	}()
-	fmt.Fprintf(c.App.Writer, "gmark koala: grid %q (%d clusters, %d processors), policy %s, time scale %g, %s execution\n",
-		g.Name, len(g.Clusters), g.TotalProcessors(), g.Scheduler.Policy, g.Scheduler.TimeScale, g.Scheduler.Execution)
-	fmt.Fprintf(c.App.Writer, "gmark koala: serving http://%s/v1/ (state %s", ln.Addr(), state)
-	if tokenFile != "" {
-		fmt.Fprintf(c.App.Writer, ", token in %s", tokenFile)
-	}
-	fmt.Fprintln(c.App.Writer, ")")
+	serving()
 	var runErr error
 	select {
 	case <-ctx.Done():
@@ -278,303 +333,131 @@ func (e *eventWriter) Event(ev *core.Event) {
 	}
 }
 
-// simSummary is what `koala simulate` reports.
-type simSummary struct {
-	Jobs            int                     `json:"jobs"`
-	Finished        int                     `json:"finished"`
-	Failed          int                     `json:"failed"`
-	Refused         int                     `json:"refused"`
-	Ended           int                     `json:"ended"` // jobs that ended before the limit: MakespanS is 0 without one
-	LastArrivalS    float64                 `json:"last_arrival_s"`
-	MakespanS       float64                 `json:"makespan_s"`
-	MeanWaitS       float64                 `json:"mean_wait_s"`
-	MeanFTTS        float64                 `json:"mean_ftt_s"`
-	MeanPlacementS  float64                 `json:"mean_placement_s"`
-	MeanClaimTries  float64                 `json:"mean_claim_tries"`
-	CoAllocatedJobs int                     `json:"coallocated_jobs"`
-	Utilization     core.UtilizationSummary `json:"utilization"`
-	FailureReasons  map[string]int          `json:"failure_reasons,omitempty"`
+// simulateOptions are the flags of 'gmark koala simulate'.
+type simulateOptions struct {
+	dir           string // the workload directory
+	grid          gridOptions
+	seed          uint64
+	priority      string
+	runner        string
+	warmup, limit time.Duration
+	events        string // the events file; "" none
+	json          bool
+	db            string // the results store; "" none
+	project       string
+	scenario      string
+	runID         string
 }
 
 func runKoalaSimulate(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("simulate takes one workload directory (from 'gmark generate')")
 	}
-	g, err := loadGrid(c)
+	return koalaSimulate(c.Context, simulateOptions{dir: c.Args().First(), grid: gridOptionsOf(c),
+		seed: c.Uint64("seed"), priority: c.String("priority"), runner: c.String("runner"),
+		warmup: c.Duration("warmup"), limit: c.Duration("limit"), events: c.String("events"), json: c.Bool("json"),
+		db: c.String("db"), project: c.String("project"), scenario: c.String("scenario"), runID: c.String("run-id")},
+		c.App.Writer, c.App.ErrWriter)
+}
+
+// koalaSimulate runs the workload through the scheduler in simulated time
+// (koalatarget.Simulate), records it when asked, and prints its summary.
+func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Writer) error {
+	g, err := o.grid.load()
 	if err != nil {
 		return err
 	}
-	g.Scheduler.Seed = c.Uint64("seed")
-	prio, err := core.ParsePriority(c.String("priority"))
-	if err != nil {
+	g.Scheduler.Seed = o.seed
+	opts := koalatarget.SimOptions{Warmup: o.warmup, Limit: o.limit}
+	if opts.Priority, err = core.ParsePriority(o.priority); err != nil {
 		return usageError{err}
 	}
-	runner, err := core.ParseRunner(c.String("runner"))
-	if err != nil {
+	if opts.Runner, err = core.ParseRunner(o.runner); err != nil {
 		return usageError{err}
 	}
 	// As submit does: nothing runs from a workload.jsonl that is not the
 	// file its manifest was written with.
-	dir := c.Args().First()
-	if warning, err := workload.Check(dir); err != nil {
+	if warning, err := workload.Check(o.dir); err != nil {
 		return usageError{err}
 	} else if warning != "" {
-		fmt.Fprintln(c.App.ErrWriter, "warning:", warning)
+		fmt.Fprintln(stderr, "warning:", warning)
 	}
-	jobs, err := workload.ReadAll(dir)
+	sink, saveEvents, err := openEventLog(o.events)
 	if err != nil {
-		return usageError{err}
-	}
-	var sink core.Sink
-	saveEvents := func() error { return nil }
-	if path := c.String("events"); path != "" {
-		f, err := outfile.Create(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		bw := bufio.NewWriter(f)
-		ew := &eventWriter{enc: json.NewEncoder(bw)}
-		sink = ew
-		saveEvents = func() error {
-			err := ew.err
-			if err == nil {
-				err = bw.Flush()
-			}
-			if err == nil {
-				err = f.Commit()
-			}
-			if err != nil {
-				return fmt.Errorf("writing the events to %s: %v", path, err)
-			}
-			return nil
-		}
-	}
-	start := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-	k, err := core.New(g, start, sink, nil)
-	if err != nil {
-		return usageError{err}
-	}
-	first := start.Add(c.Duration("warmup"))
-	arrivals := make([]core.Arrival, 0, len(jobs))
-	for _, j := range jobs {
-		if j.Kind == workload.Composite {
-			return usageErrorf("%s: job %s is composite; simulate takes unitary jobs", filepath.Join(c.Args().First(), workload.JobsFile), j.ID)
-		}
-		arrivals = append(arrivals, core.Arrival{At: first.Add(j.Submit), Job: j, Opts: core.Options{Priority: prio, Runner: runner}})
-	}
-	k.MeasureFrom(first)
-	errs := k.Simulate(arrivals, first.Add(c.Duration("limit")))
-	if err := saveEvents(); err != nil {
 		return err
 	}
-	sum := simSummary{Jobs: len(arrivals), Refused: len(errs), FailureReasons: map[string]int{}}
-	for _, e := range errs {
-		fmt.Fprintln(c.App.ErrWriter, "refused:", e)
+	defer saveEvents(false)
+	opts.Events = sink
+	sim, err := koalatarget.Simulate(g, o.dir, opts)
+	if err != nil {
+		return usageError{err}
 	}
-	var end time.Time
-	var wait, ftt, placement time.Duration
-	tries, started := 0, 0
-	for _, j := range k.Jobs() {
-		switch j.State {
-		case core.Finished:
-			sum.Finished++
-		case core.Failed:
-			sum.Failed++
-			sum.FailureReasons[j.Reason]++
-		}
-		if !j.End.IsZero() {
-			sum.Ended++
-			if j.End.After(end) {
-				end = j.End
-			}
-		}
-		if !j.Start.IsZero() {
-			started++
-			wait += j.Start.Sub(j.Submitted)
-		}
-		ftt += j.FTT
-		placement += j.TotalPlacementTime
-		tries += j.ClaimTries
-		if j.CoAllocated() {
-			sum.CoAllocatedJobs++
-		}
+	if err := saveEvents(true); err != nil {
+		return err
 	}
-	if started > 0 { // a job that never started has no wait
-		sum.MeanWaitS = wait.Seconds() / float64(started)
+	for _, e := range sim.Refused {
+		fmt.Fprintln(stderr, "refused:", e)
 	}
-	if n := len(k.Jobs()); n > 0 {
-		sum.MeanFTTS = ftt.Seconds() / float64(n)
-		sum.MeanPlacementS = placement.Seconds() / float64(n)
-		sum.MeanClaimTries = float64(tries) / float64(n)
-	}
-	if len(arrivals) > 0 {
-		sum.LastArrivalS = arrivals[len(arrivals)-1].At.Sub(first).Seconds()
-	}
-	if sum.Ended > 0 {
-		sum.MakespanS = end.Sub(first).Seconds()
-	}
-	sum.Utilization = k.Utilization()
-	if db := c.String("db"); db != "" {
-		runID, err := recordSimulation(c, g, k, arrivals)
+	if o.db != "" {
+		runID, err := recordSim(ctx, sim, o)
 		if err != nil {
 			return err
 		}
-		if !c.Bool("json") {
-			fmt.Fprintf(c.App.Writer, "run %s recorded in %s\n", runID, db)
+		if !o.json {
+			fmt.Fprintf(stdout, "run %s recorded in %s\n", runID, o.db)
 		}
 	}
-	if c.Bool("json") {
-		enc := json.NewEncoder(c.App.Writer)
+	sum := sim.Summary()
+	if o.json {
+		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
 	}
-	printSimSummary(c.App.Writer, g, sum)
+	sum.WriteText(stdout, g.Name, g.Scheduler.Policy)
 	return nil
 }
 
-func printSimSummary(w io.Writer, g *grid.Grid, s simSummary) {
-	u := s.Utilization
-	fmt.Fprintf(w, "grid %s, policy %s: %d jobs, %d finished, %d failed, %d refused\n", g.Name, g.Scheduler.Policy, s.Jobs, s.Finished, s.Failed, s.Refused)
-	if s.Ended > 0 {
-		fmt.Fprintf(w, "  last arrival %.0fs, last end %.0fs after the first arrival\n", s.LastArrivalS, s.MakespanS)
-	} else {
-		fmt.Fprintf(w, "  last arrival %.0fs; no job ended before the limit\n", s.LastArrivalS)
+// openEventLog opens the events file (none when path is ""): save(true)
+// commits it, save(false) abandons it if it was not committed.
+func openEventLog(path string) (core.Sink, func(commit bool) error, error) {
+	if path == "" {
+		return nil, func(bool) error { return nil }, nil
 	}
-	fmt.Fprintf(w, "  mean wait %.1fs, placement time %.1fs, file transfer %.1fs, claiming tries %.2f; %d co-allocated jobs\n",
-		s.MeanWaitS, s.MeanPlacementS, s.MeanFTTS, s.MeanClaimTries, s.CoAllocatedJobs)
-	fmt.Fprintf(w, "  utilization: background %.1f%%, grid jobs %.1f%%, wasted (PWT) %.2f%%, gained (PGT) %.2f%%; in use %.1f%%, stacked %.1f%%\n",
-		100*u.Background, 100*u.Grid, 100*u.Wasted, 100*u.Gained, 100*u.Total, 100*u.Stacked)
-	reasons := make([]string, 0, len(s.FailureReasons))
-	for r := range s.FailureReasons {
-		reasons = append(reasons, r)
+	f, err := outfile.Create(path)
+	if err != nil {
+		return nil, nil, err
 	}
-	sort.Strings(reasons)
-	for _, r := range reasons {
-		fmt.Fprintf(w, "  failed (%d): %s\n", s.FailureReasons[r], r)
-	}
+	bw := bufio.NewWriter(f)
+	ew := &eventWriter{enc: json.NewEncoder(bw)}
+	return ew, func(commit bool) error {
+		if !commit {
+			return f.Close()
+		}
+		err := ew.err
+		if err == nil {
+			err = bw.Flush()
+		}
+		if err == nil {
+			err = f.Commit()
+		}
+		if err != nil {
+			return fmt.Errorf("writing the events to %s: %v", path, err)
+		}
+		return nil
+	}, nil
 }
 
-// recordSimulation writes a simulated run into the results store as if it
-// had been submitted: every job submitted at its arrival with no delay, its
-// start and end those of the simulation, on the simulation's clock (which
-// starts at 2000-01-01, so simulated runs stand apart from real ones), and
-// the core's events as annotations.
-func recordSimulation(c *cli.Context, g *grid.Grid, k *core.Core, arrivals []core.Arrival) (string, error) {
-	st, err := openStore(c.String("db"))
+// recordSim records the simulated run in the results store --db.
+func recordSim(ctx context.Context, sim *koalatarget.Simulation, o simulateOptions) (string, error) {
+	st, err := openStore(o.db)
 	if err != nil {
 		return "", err
 	}
 	defer st.Close()
-	runID := c.String("run-id")
-	if runID == "" {
-		runID = submitter.NewRunID()
-	}
-	cfg := map[string]any{"grid": c.String("grid"), "policy": g.Scheduler.Policy, "seed": g.Scheduler.Seed,
-		"warmup": c.Duration("warmup").String(), "simulated": true}
-	rec, err := submitter.DescribeRun(runID, c.Args().First(), "koala-sim", cfg, map[string]any{"simulated": true}, os.Args)
+	sum, err := sim.Record(ctx, st, koalatarget.SimRecord{Project: o.project, Scenario: o.scenario, RunID: o.runID,
+		GridPath: o.grid.path, CommandLine: os.Args})
 	if err != nil {
 		return "", err
 	}
-	scenario := c.String("scenario")
-	if scenario == "" {
-		abs, _ := filepath.Abs(c.Args().First())
-		scenario = filepath.Base(abs)
-	}
-	byName := map[string]*core.Job{}
-	for _, j := range k.Jobs() {
-		byName[j.Spec.ID] = j
-	}
-	ns := func(t time.Time) int64 {
-		if t.IsZero() {
-			return 0
-		}
-		return t.UnixNano()
-	}
-	end := k.Now()
-	err = st.Write(c.Context, func(tx *store.Tx) error {
-		now := time.Now().UnixNano()
-		pid, err := tx.EnsureProject(c.String("project"), "", now)
-		if err != nil {
-			return err
-		}
-		sid, err := tx.EnsureScenario(pid, scenario, "", now)
-		if err != nil {
-			return err
-		}
-		rec.Run.ScenarioID = sid
-		if err := tx.InsertRun(rec.Run); err != nil {
-			return err
-		}
-		if err := tx.InsertProvenance(rec.Provenance); err != nil {
-			return err
-		}
-		for _, a := range arrivals {
-			spec := a.Job
-			key := runID + "/" + spec.ID + "/1"
-			sched := a.At.UnixNano()
-			if err := tx.InsertSubmission(store.Submission{Key: key, RunID: runID, JobID: spec.ID, Attempt: 1, ScheduledNS: sched, IntentNS: sched}); err != nil {
-				return err
-			}
-			comps, _ := json.Marshal(spec.Components)
-			row := store.Job{RunID: runID, JobID: spec.ID, Unit: spec.Unit, Index: spec.Index, Kind: string(spec.Kind),
-				Type: spec.Type, App: spec.App.Name, SiteType: string(spec.SiteType), Processors: spec.Processors(),
-				Components: string(comps), WallTimeNS: int64(spec.WallTime), RunTimeNS: int64(spec.RunTime),
-				OffsetNS: int64(spec.Submit), ScheduledNS: sched, Attempts: 1, RecordedNS: now}
-			j, ok := byName[spec.ID]
-			if !ok { // refused by the core
-				row.State, row.Reason = store.Failed, "refused by the scheduler"
-				if err := tx.InsertResult(store.Result{Key: key, RunID: runID, OK: false, DoneNS: sched, Tries: 1, Error: row.Reason}); err != nil {
-					return err
-				}
-				if err := tx.InsertJob(row); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := tx.InsertResult(store.Result{Key: key, RunID: runID, OK: true, SubmitNS: sched, DoneNS: sched,
-				TargetID: "koala:" + j.ID, Tries: 1}); err != nil {
-				return err
-			}
-			row.SubmitNS, row.TargetSubmitNS, row.TargetID = sched, ns(j.Submitted), "koala:"+j.ID
-			row.StartNS, row.EndNS, row.Sites = ns(j.Start), ns(j.End), strings.Join(j.Sites(), ",")
-			row.Reason = j.Reason
-			switch j.State {
-			case core.Finished:
-				row.State = store.Succeeded
-			case core.Failed:
-				row.State = store.Failed
-			case core.Cancelled:
-				row.State = store.Cancelled
-			default: // the simulation stopped first
-				row.State, row.Reason = store.NeverStarted, "the simulation ended before the job did"
-				if !j.Start.IsZero() {
-					row.State, row.EndNS = store.Cancelled, end.UnixNano()
-				}
-			}
-			for _, ev := range []struct {
-				kind string
-				t    time.Time
-			}{{"submitted", a.At}, {"started", j.Start}, {row.State, j.End}} {
-				if ev.t.IsZero() || ev.kind == store.NeverStarted {
-					continue
-				}
-				payload, _ := json.Marshal(map[string]any{"start_ns": row.StartNS, "end_ns": row.EndNS, "reason": row.Reason,
-					"placement_tries": j.PlacementTries, "claim_tries": j.ClaimTries, "ftt_ns": int64(j.FTT),
-					"placement_ns": int64(j.TotalPlacementTime), "restarts": j.Restarts})
-				if err := tx.InsertEvent(store.Event{RunID: runID, JobID: spec.ID, Attempt: 1, TimeNS: ev.t.UnixNano(), Kind: ev.kind, Payload: string(payload)}); err != nil {
-					return err
-				}
-			}
-			if err := tx.InsertJob(row); err != nil {
-				return err
-			}
-		}
-		u, _ := json.Marshal(k.Utilization())
-		if err := tx.InsertAnnotation(store.Annotation{RunID: runID, TimeNS: end.UnixNano(), Kind: "koala-utilization", Key: "summary", Value: string(u), Source: "koala simulate"}); err != nil {
-			return err
-		}
-		return tx.InsertRunEnd(store.RunEnd{RunID: runID, EndNS: end.UnixNano(), Status: "completed", Summary: "{}"})
-	})
-	return runID, err
+	return sum.RunID, nil
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
+	"github.com/gmark/gmark/submitter/targets"
 	"github.com/gmark/gmark/wdl"
 	"github.com/urfave/cli/v2"
 )
@@ -58,72 +61,59 @@ func init() {
 	})
 }
 
+// runOptions are the flags of 'gmark run'.
+type runOptions struct {
+	spec         string // the WDL file
+	output       string // the scenario's directory; "" for gmark-runs/SPEC
+	seed         uint64
+	target       string
+	targets      targetOptions
+	scanInterval *time.Duration // koala: the bundled scheduler's, when given
+	settings     submitter.Settings
+	project      string
+	scenario     string // "" for the spec's name
+	quiet        bool
+}
+
 func runRun(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("run takes one WDL file (see 'gmark run --help')")
 	}
-	specPath := c.Args().First()
-	name := strings.TrimSuffix(filepath.Base(specPath), filepath.Ext(specPath))
 	if err := checkSubmitRanges(c); err != nil {
 		return err
 	}
-	targetName := c.String("target")
-	found := false
-	for _, t := range targetNames {
-		found = found || t == targetName
+	o := runOptions{spec: c.Args().First(), output: c.String("output"), seed: c.Uint64("seed"), target: c.String("target"),
+		targets: targetOptionsOf(c), project: c.String("project"), scenario: c.String("scenario"), quiet: c.Bool("quiet")}
+	if c.IsSet("scan-interval") {
+		d := c.Duration("scan-interval")
+		o.scanInterval = &d
 	}
-	if !found {
-		return usageErrorf("unknown target %q (known: %s)", targetName, strings.Join(targetNames, ", "))
+	o.settings.Workers, o.settings.Speedup, o.settings.Retries = c.Int("workers"), c.Float64("speedup"), c.Int("retries")
+	if c.IsSet("tail") {
+		o.settings.Tail, o.settings.HasTail = c.Duration("tail"), true
 	}
-	quiet := c.Bool("quiet")
-	out := c.App.Writer
+	return runLoop(c.Context, o, c.App.Writer, c.App.ErrWriter)
+}
 
-	// 1. Generate.
-	spec, err := wdl.ParseFile(specPath)
-	if err != nil {
-		return usageError{err}
+// runLoop is the whole loop: generate the workload, run it on the target,
+// and write the report.
+func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
+	if !slices.Contains(targetNames, o.target) {
+		return usageErrorf("unknown target %q (known: %s)", o.target, strings.Join(targetNames, ", "))
 	}
-	gen, err := generator.New(spec, c.Uint64("seed"))
-	if err != nil {
-		return usageError{err}
-	}
-	for _, w := range gen.Warnings {
-		fmt.Fprintln(c.App.ErrWriter, "warning:", w)
-	}
-	var g *grid.Grid
-	if targetName == "koala" && c.String("endpoint") == "" {
-		if g, err = grid.Load(c.String("grid")); err != nil {
-			return usageError{err}
-		}
-	}
-	dir := c.String("output")
+	name := strings.TrimSuffix(filepath.Base(o.spec), filepath.Ext(o.spec))
+	dir := o.output
 	if dir == "" {
 		dir = filepath.Join("gmark-runs", name)
 	}
-	runID := submitter.NewRunID()
-	workloadDir := filepath.Join(dir, "workloads", runID)
-	planned := 0
-	for _, u := range spec.Units {
-		if !u.Workload {
-			planned += u.NTimes
-		}
-	}
 	start := time.Now()
-	genBar := newProgress(int64(planned), "generating", "jobs", quiet || planned < 200000)
-	sum, err := generator.WriteDir(spec, gen, generator.DirOptions{Out: workloadDir, SpecPath: specPath,
-		Seed: c.Uint64("seed"), Progress: func() { genBar.Add(1) }})
-	genBar.Done()
-	var we *wdl.Error
-	if errors.As(err, &we) {
-		return usageError{err}
-	} else if err != nil {
+	runID := submitter.NewRunID()
+	// 1. Generate.
+	workloadDir := filepath.Join(dir, "workloads", runID)
+	g, err := generateForRun(o, workloadDir, stdout, stderr)
+	if err != nil {
 		return err
 	}
-	if !quiet {
-		fmt.Fprintf(out, "generated %d jobs (%d composite tasks) from %s, seed %d, span %s\n",
-			sum.Jobs, sum.Tasks, specPath, c.Uint64("seed"), sum.Span())
-	}
-
 	// 2. The target: by default the bundled scheduler, a process of its own
 	// (it outlives a kill -9 of this one), its clock running --speedup times
 	// faster than the wall clock.
@@ -137,97 +127,135 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var target submitter.Target
-	var targetCfg any
-	if g != nil {
-		// The bundled core runs as fast as the schedule: its clock scaled
-		// by --speedup, as recorded for a --resume.
-		kc := koalaConfig{Grid: c.String("grid"), Policy: c.String("policy"), Priority: c.String("priority"),
-			Runner: c.String("runner"), TimeScale: c.Float64("speedup")}
-		if c.IsSet("scan-interval") {
-			kc.ScanInterval = c.Duration("scan-interval").String()
-		}
-		if c.IsSet("policy") {
-			g.Scheduler.Policy = c.String("policy")
-		}
-		tc := koalatarget.Config{Priority: kc.Priority, Runner: kc.Runner}
-		if target, targetCfg, err = bundledKoalaTarget(c.Context, kc, tc, runDir); err != nil {
-			return err
-		}
-	} else {
-		if target, targetCfg, err = newTarget(c, targetName, runDir, nil); err != nil {
-			return err
-		}
+	target, targetCfg, err := runTarget(ctx, o, g, runDir, stdout)
+	if err != nil {
+		return err
 	}
 	defer target.Close()
-	if !quiet {
-		where := targetName
-		if g != nil {
-			where = fmt.Sprintf("the bundled scheduler on %s (%d clusters, %d processors, policy %s)", g.Name, len(g.Clusters), g.TotalProcessors(), g.Scheduler.Policy)
-		}
-		fmt.Fprintf(out, "running on %s", where)
-		if s := c.Float64("speedup"); s != 1 {
-			fmt.Fprintf(out, ", %g times faster than real time", s)
-		}
-		fmt.Fprintln(out)
-	}
-
 	// 3. Submit and wait.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	scenario := c.String("scenario")
-	if scenario == "" {
-		scenario = name
+	if o.scenario == "" {
+		o.scenario = name
 	}
 	cfg := submitter.Config{WorkloadDir: workloadDir, Store: st, Target: target, TargetConfig: targetCfg,
-		Project: c.String("project"), Scenario: scenario, RunID: runID}
-	cfg.Workers = c.Int("workers")
-	cfg.Speedup = c.Float64("speedup")
-	if c.IsSet("tail") {
-		cfg.Tail, cfg.HasTail = c.Duration("tail"), true
-	}
-	cfg.Retries = c.Int("retries")
-	if !quiet {
-		cfg.Log = logWriter{c.App.ErrWriter}
-	}
-	bar := newProgress(-1, "running", "jobs", quiet)
-	cfg.Progress = func(p submitter.Progress) { showProgress(bar, p) }
-	watchInterrupts()
-	res, err := submitter.Run(c.Context, cfg)
-	bar.Done()
+		Settings: o.settings, Project: o.project, Scenario: o.scenario, RunID: runID}
+	res, err := runSubmitter(ctx, cfg, "running", o.quiet, stderr)
 	if errors.Is(err, submitter.ErrInterrupted) {
-		keepCore(target, c.App.ErrWriter)
-		printRunSummary(out, res, db)
+		keepCore(target, stderr)
+		res.WriteText(stdout, db)
 		return fmt.Errorf("interrupted; continue with: gmark submit --resume %s --db %s", runID, db)
 	}
 	if err != nil {
 		return err
 	}
-	if !quiet {
-		printRunSummary(out, res, db)
+	if !o.quiet {
+		res.WriteText(stdout, db)
 	}
-
 	// 4. The report.
-	// A compressed run is reported in workload time (durations times the
-	// speedup): what the workload would have seen, and what τ of the bounded
-	// slowdown is meant for.
-	opts := report.Options{WorkloadTime: c.Float64("speedup") != 1, Command: submitter.RedactArgs(os.Args)}
+	return reportRun(ctx, stdout, db, dir, runID, o.settings.Speedup, start)
+}
+
+// generateForRun writes the workload of the spec to workloadDir, and loads
+// the grid of the bundled scheduler when it is the target (nil otherwise).
+func generateForRun(o runOptions, workloadDir string, stdout, stderr io.Writer) (*grid.Grid, error) {
+	spec, err := wdl.ParseFile(o.spec)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	gen, err := generator.New(spec, o.seed)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	for _, w := range gen.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	var g *grid.Grid
+	if o.target == "koala" && o.targets.Koala.Endpoint.Value == "" {
+		if g, err = grid.Load(o.targets.Koala.Grid.Value); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	planned := 0
+	for _, u := range spec.Units {
+		if !u.Workload {
+			planned += u.NTimes
+		}
+	}
+	genBar := newProgress(int64(planned), "generating", "jobs", o.quiet || planned < 200000)
+	sum, err := generator.WriteDir(spec, gen, generator.DirOptions{Out: workloadDir, SpecPath: o.spec,
+		Seed: o.seed, Progress: func() { genBar.Add(1) }})
+	genBar.Done()
+	var we *wdl.Error
+	if errors.As(err, &we) {
+		return nil, usageError{err}
+	} else if err != nil {
+		return nil, err
+	}
+	if !o.quiet {
+		fmt.Fprintf(stdout, "generated %d jobs (%d composite tasks) from %s, seed %d, span %s\n",
+			sum.Jobs, sum.Tasks, o.spec, o.seed, sum.Span())
+	}
+	return g, nil
+}
+
+// runTarget makes the target of the run: with grid g the bundled core,
+// whose clock runs as fast as the schedule (scaled by --speedup, as
+// recorded for a --resume); otherwise the target named by --target.
+func runTarget(ctx context.Context, o runOptions, g *grid.Grid, runDir string, stdout io.Writer) (submitter.Target, any, error) {
+	var target submitter.Target
+	var targetCfg any
+	var err error
+	if g != nil {
+		k := o.targets.Koala
+		kc := targets.KoalaConfig{Grid: k.Grid.Value, Policy: k.Policy.Value, Priority: k.Priority.Value,
+			Runner: k.Runner.Value, TimeScale: o.settings.Speedup}
+		if o.scanInterval != nil {
+			kc.ScanInterval = o.scanInterval.String()
+		}
+		if k.Policy.Set {
+			g.Scheduler.Policy = k.Policy.Value
+		}
+		tc := koalatarget.Config{Priority: kc.Priority, Runner: kc.Runner}
+		target, targetCfg, err = targets.Bundled(ctx, kc, tc, runDir, "")
+		err = targetError(err)
+	} else {
+		target, targetCfg, err = newTarget(ctx, o.targets, o.target, runDir, nil)
+	}
+	if err != nil || o.quiet {
+		return target, targetCfg, err
+	}
+	where := o.target
+	if g != nil {
+		where = fmt.Sprintf("the bundled scheduler on %s (%d clusters, %d processors, policy %s)", g.Name, len(g.Clusters), g.TotalProcessors(), g.Scheduler.Policy)
+	}
+	fmt.Fprintf(stdout, "running on %s", where)
+	if s := o.settings.Speedup; s != 1 {
+		fmt.Fprintf(stdout, ", %g times faster than real time", s)
+	}
+	fmt.Fprintln(stdout)
+	return target, targetCfg, nil
+}
+
+// reportRun writes the run's HTML report beside the store and prints its
+// summary. A compressed run is reported in workload time (durations times
+// the speedup): what the workload would have seen, and what τ of the
+// bounded slowdown is meant for.
+func reportRun(ctx context.Context, stdout io.Writer, db, dir, runID string, speedup float64, start time.Time) error {
+	opts := report.Options{WorkloadTime: speedup != 1, Command: submitter.RedactArgs(os.Args)}
 	reportDir := filepath.Join(dir, "report-"+runID)
 	if err := report.CheckDir(reportDir); err != nil {
 		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
 	}
-	rep, err := report.Build(c.Context, db, []string{runID}, opts) // once, for the page and the summary
+	rep, err := report.Build(ctx, db, []string{runID}, opts) // once, for the page and the summary
 	if err != nil {
 		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
 	}
-	index, err := rep.WriteHTML(c.Context, reportDir, opts)
+	index, err := rep.WriteHTML(ctx, reportDir, opts)
 	if err != nil {
 		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
 	}
-	if err := rep.WriteSummary(out); err != nil {
+	if err := rep.WriteSummary(stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "report: %s (the whole loop took %s)\n", index, time.Since(start).Round(time.Second))
+	fmt.Fprintf(stdout, "report: %s (the whole loop took %s)\n", index, time.Since(start).Round(time.Second))
 	return nil
 }

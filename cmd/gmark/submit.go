@@ -2,32 +2,20 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
-	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/submitter"
-	"github.com/gmark/gmark/submitter/batch"
-	"github.com/gmark/gmark/submitter/koalatarget"
-	"github.com/gmark/gmark/submitter/local"
-	"github.com/gmark/gmark/submitter/slurm"
-	"github.com/gmark/gmark/submitter/targets"
 	"github.com/gmark/gmark/workload"
 	"github.com/urfave/cli/v2"
 )
-
-// targetNames are the values of --target.
-var targetNames = []string{"dryrun", "local", "slurm", "condor", "sge", "koala"}
 
 func init() {
 	commands = append(commands, &cli.Command{
@@ -76,64 +64,75 @@ func init() {
 	})
 }
 
+// submitOptions are the flags of 'gmark submit'.
+type submitOptions struct {
+	dir      string // the workload directory; "" with --resume: the run's
+	target   string // "" with --resume: the run's
+	db       string
+	project  string
+	scenario string
+	runID    string // a new run's id; "" for a fresh one
+	resume   string // the run to continue
+	runDir   string // "" for runs/RUN beside the store
+	settings submitter.Settings
+	targets  targetOptions
+	quiet    bool
+}
+
 func runSubmit(c *cli.Context) error {
-	resume := c.String("resume")
-	if c.NArg() > 1 || (c.NArg() == 0 && resume == "") {
-		return usageErrorf("submit takes one workload directory (see 'gmark submit --help')")
-	}
-	if err := checkSubmitRanges(c); err != nil {
+	o, err := submitOptionsOf(c)
+	if err != nil {
 		return err
 	}
-	if resume != "" && c.IsSet("run-id") {
-		return usageErrorf("--run-id names a new run; --resume continues one")
-	}
+	return submit(c.Context, o, c.App.Writer, c.App.ErrWriter)
+}
 
-	st, err := openStore(c.String("db"))
+// submitOptionsOf reads and checks the flags of gmark submit.
+func submitOptionsOf(c *cli.Context) (submitOptions, error) {
+	o := submitOptions{dir: c.Args().First(), target: c.String("target"), db: c.String("db"), project: c.String("project"),
+		scenario: c.String("scenario"), runID: c.String("run-id"), resume: c.String("resume"), runDir: c.String("run-dir"),
+		targets: targetOptionsOf(c), quiet: c.Bool("quiet")}
+	if c.NArg() > 1 || (c.NArg() == 0 && o.resume == "") {
+		return o, usageErrorf("submit takes one workload directory (see 'gmark submit --help')")
+	}
+	if err := checkSubmitRanges(c); err != nil {
+		return o, err
+	}
+	if o.resume != "" && c.IsSet("run-id") {
+		return o, usageErrorf("--run-id names a new run; --resume continues one")
+	}
+	s := &o.settings
+	s.Workers, s.Speedup, s.MaxInFlight = c.Int("workers"), c.Float64("speedup"), c.Int("max-in-flight")
+	if c.IsSet("tail") {
+		s.Tail, s.HasTail = c.Duration("tail"), true
+	}
+	s.Retries, s.SubmitRetries, s.Backoff, s.RetryFor = c.Int("retries"), c.Int("submit-retries"), c.Duration("backoff"), c.Duration("retry-for")
+	if s.SubmitRetries == 0 {
+		s.SubmitRetries = -1 // none; 0 would mean the default
+	}
+	if s.RetryFor == 0 {
+		s.RetryFor = -1 // none; 0 would mean the default
+	}
+	return o, nil
+}
+
+// submit submits the workload (or continues the run o.resume) with
+// submitter.Run, and prints the summary.
+func submit(ctx context.Context, o submitOptions, stdout, stderr io.Writer) error {
+	st, err := openStore(o.db)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-
-	// What run, what workload, what target.
-	runID := c.String("run-id")
-	dir := c.Args().First()
-	targetName := c.String("target")
-	if resume != "" {
-		run, err := st.Run(resume)
-		if errors.Is(err, store.ErrNotFound) {
-			return usageErrorf("no run %s in %s", resume, c.String("db"))
-		}
-		if err != nil {
-			return err
-		}
-		runID = run.ID
-		if dir == "" {
-			dir = run.WorkloadDir
-		}
-		if targetName == "" {
-			targetName = run.Target
-		}
-	} else if runID == "" {
-		runID = submitter.NewRunID()
-	} else if err := submitter.CheckRunID(runID); err != nil {
-		return usageErrorf("--run-id: %v", err)
+	if err := o.resolveRun(st); err != nil {
+		return err
 	}
-	if targetName == "" {
-		return usageErrorf("--target is required: %s", strings.Join(targetNames, ", "))
+	if err := checkWorkloadDir(o.dir, stderr); err != nil {
+		return err
 	}
-	if _, err := os.Stat(dir); err != nil {
-		return usageErrorf("workload directory: %v", err)
-	}
-	// Nothing is submitted from a workload.jsonl that is not the file its
-	// manifest was written with (cut short, edited).
-	if warning, err := workload.Check(dir); err != nil {
-		return usageError{err}
-	} else if warning != "" {
-		fmt.Fprintln(c.App.ErrWriter, "warning:", warning)
-	}
-	runDir := c.String("run-dir")
+	runDir := o.runDir
 	if runDir == "" {
-		runDir = filepath.Join(filepath.Dir(c.String("db")), "runs", runID)
+		runDir = filepath.Join(filepath.Dir(o.db), "runs", o.runID)
 	}
 	// Absolute: the target's configuration records it, and a --resume may
 	// run from another directory.
@@ -142,198 +141,119 @@ func runSubmit(c *cli.Context) error {
 	}
 	// One process at a time submits a run; the lock lives in the run's
 	// directory beside the store, wherever --run-dir puts the rest.
-	release, err := submitter.LockRun(filepath.Join(filepath.Dir(c.String("db")), "runs", runID))
+	release, err := submitter.LockRun(filepath.Join(filepath.Dir(o.db), "runs", o.runID))
 	if errors.Is(err, submitter.ErrRunBusy) {
-		return usageErrorf("run %s: %v", runID, err)
+		return usageErrorf("run %s: %v", o.runID, err)
 	}
 	if err != nil {
 		return err
 	}
 	defer release()
-	// A resumed run's target is configured as recorded, unless --targets
-	// says otherwise.
-	var recorded []byte
-	if resume != "" && !c.IsSet("targets") {
-		if ps, err := st.Provenance(resume); err == nil && len(ps) > 0 {
-			recorded = []byte(ps[len(ps)-1].TargetConfig)
-		}
-	}
-	target, targetCfg, err := newTarget(c, targetName, runDir, recorded)
+	target, targetCfg, err := newTarget(ctx, o.targets, o.target, runDir, o.recordedTarget(st))
 	if err != nil {
 		return err
 	}
 	defer target.Close()
+	cfg := submitter.Config{WorkloadDir: o.dir, Store: st, Target: target, TargetConfig: targetCfg, Settings: o.settings,
+		Project: o.project, Scenario: o.scenario, RunID: o.runID, Resume: o.resume,
+		OnStart: func(id string) {
+			verb := "run"
+			if o.resume != "" {
+				verb = "resuming run"
+			}
+			fmt.Fprintf(stdout, "%s %s\n", verb, id)
+		},
+	}
+	sum, err := runSubmitter(ctx, cfg, "submitting", o.quiet, stderr)
+	switch {
+	case errors.Is(err, submitter.ErrUnknownRun), errors.Is(err, submitter.ErrRunEnded), errors.Is(err, submitter.ErrRunMismatch):
+		return usageError{err}
+	case errors.Is(err, submitter.ErrInterrupted):
+		keepCore(target, stderr)
+		sum.WriteText(stdout, o.db)
+		return fmt.Errorf("interrupted; continue with: gmark submit --resume %s --db %s", sum.RunID, o.db)
+	case err != nil && sum == nil:
+		return err
+	}
+	sum.WriteText(stdout, o.db)
+	return err
+}
 
+// resolveRun settles the run, the workload directory and the target: a
+// resumed run's, unless given; a new run's id, fresh or checked.
+func (o *submitOptions) resolveRun(st *store.Store) error {
+	if o.resume != "" {
+		run, err := st.Run(o.resume)
+		if errors.Is(err, store.ErrNotFound) {
+			return usageErrorf("no run %s in %s", o.resume, o.db)
+		}
+		if err != nil {
+			return err
+		}
+		o.runID = run.ID
+		if o.dir == "" {
+			o.dir = run.WorkloadDir
+		}
+		if o.target == "" {
+			o.target = run.Target
+		}
+	} else if o.runID == "" {
+		o.runID = submitter.NewRunID()
+	} else if err := submitter.CheckRunID(o.runID); err != nil {
+		return usageErrorf("--run-id: %v", err)
+	}
+	if o.target == "" {
+		return usageErrorf("--target is required: %s", strings.Join(targetNames, ", "))
+	}
+	return nil
+}
+
+// checkWorkloadDir refuses a workload directory that is not there, or
+// whose workload.jsonl is not the file its manifest was written with (cut
+// short, edited): nothing is submitted from it.
+func checkWorkloadDir(dir string, stderr io.Writer) error {
+	if _, err := os.Stat(dir); err != nil {
+		return usageErrorf("workload directory: %v", err)
+	}
+	if warning, err := workload.Check(dir); err != nil {
+		return usageError{err}
+	} else if warning != "" {
+		fmt.Fprintln(stderr, "warning:", warning)
+	}
+	return nil
+}
+
+// recordedTarget is the target configuration a resumed run recorded (JSON),
+// so that its target is made the same way again, unless --targets says
+// otherwise; nil for a new run.
+func (o *submitOptions) recordedTarget(st *store.Store) []byte {
+	if o.resume == "" || o.targets.fileSet {
+		return nil
+	}
+	if ps, err := st.Provenance(o.resume); err == nil && len(ps) > 0 {
+		return []byte(ps[len(ps)-1].TargetConfig)
+	}
+	return nil
+}
+
+// runSubmitter runs the submitter with a progress bar (unless quiet) and
+// the log on stderr; it stops cleanly when ctx is cancelled (gmark's signal
+// context: Ctrl-C or SIGTERM).
+func runSubmitter(ctx context.Context, cfg submitter.Config, what string, quiet bool, stderr io.Writer) (*submitter.Summary, error) {
 	// The submitter is a latency-sensitive process: collect garbage less
 	// often (unless the user chose), so fewer collections pause it.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-
-	quiet := c.Bool("quiet")
-	out := c.App.Writer
-	cfg := submitter.Config{
-		WorkloadDir: dir, Store: st, Target: target, TargetConfig: targetCfg,
-		Project: c.String("project"), Scenario: c.String("scenario"), RunID: runID, Resume: resume,
-		OnStart: func(id string) {
-			verb := "run"
-			if resume != "" {
-				verb = "resuming run"
-			}
-			fmt.Fprintf(out, "%s %s\n", verb, id)
-		},
-	}
-	cfg.Workers = c.Int("workers")
-	cfg.Speedup = c.Float64("speedup")
-	cfg.MaxInFlight = c.Int("max-in-flight")
-	if c.IsSet("tail") {
-		cfg.Tail, cfg.HasTail = c.Duration("tail"), true
-	}
-	cfg.Retries = c.Int("retries")
-	cfg.SubmitRetries = c.Int("submit-retries")
-	if cfg.SubmitRetries == 0 {
-		cfg.SubmitRetries = -1 // none; 0 would mean the default
-	}
-	cfg.Backoff = c.Duration("backoff")
-	cfg.RetryFor = c.Duration("retry-for")
-	if cfg.RetryFor == 0 {
-		cfg.RetryFor = -1 // none; 0 would mean the default
-	}
 	if !quiet {
-		cfg.Log = logWriter{c.App.ErrWriter}
+		cfg.Log = logWriter{stderr}
 	}
-	bar := newProgress(-1, "submitting", "jobs", quiet)
+	bar := newProgress(-1, what, "jobs", quiet)
 	cfg.Progress = func(p submitter.Progress) { showProgress(bar, p) }
-
 	watchInterrupts()
-	sum, err := submitter.Run(c.Context, cfg)
+	sum, err := submitter.Run(ctx, cfg)
 	bar.Done()
-	switch {
-	case errors.Is(err, submitter.ErrUnknownRun), errors.Is(err, submitter.ErrRunEnded), errors.Is(err, submitter.ErrRunMismatch):
-		return usageError{err}
-	case errors.Is(err, submitter.ErrInterrupted):
-		keepCore(target, c.App.ErrWriter)
-		printRunSummary(out, sum, c.String("db"))
-		return fmt.Errorf("interrupted; continue with: gmark submit --resume %s --db %s", sum.RunID, c.String("db"))
-	case err != nil && sum == nil:
-		return err
-	case err != nil:
-		printRunSummary(out, sum, c.String("db"))
-		return err
-	}
-	printRunSummary(out, sum, c.String("db"))
-	return nil
-}
-
-// newTarget builds the target named by --target, with its configuration
-// for the provenance record.
-//
-// recorded, when set, is the target configuration a resumed run recorded
-// (JSON): the target is made the same way again, in the same directories.
-func newTarget(c *cli.Context, name, runDir string, recorded []byte) (submitter.Target, any, error) {
-	var tf targets.File
-	if path := c.String("targets"); path != "" {
-		f, err := targets.Load(path)
-		if err != nil {
-			return nil, nil, usageErrorf("targets file %v", err)
-		}
-		tf = *f
-	}
-	fromRecord := func(v any) bool {
-		return len(recorded) > 0 && !c.IsSet("run-dir") && json.Unmarshal(recorded, v) == nil
-	}
-	exe := c.String("gmark")
-	if exe != "" {
-		abs, err := filepath.Abs(exe)
-		if err != nil {
-			return nil, nil, usageErrorf("--gmark: %v", err)
-		}
-		exe = abs
-	}
-	switch name {
-	case "dryrun":
-		return submitter.NewDryRun(), map[string]any{}, nil
-	case "local":
-		var cfg local.Config
-		if tf.Local != nil {
-			cfg = *tf.Local
-		}
-		if !fromRecord(&cfg) {
-			cfg.Dir = filepath.Join(runDir, "local")
-		}
-		if c.IsSet("processors") {
-			cfg.Processors = c.Int("processors")
-		}
-		if exe != "" {
-			cfg.Executable = exe
-		}
-		t, err := local.New(cfg)
-		if err != nil {
-			return nil, nil, err
-		}
-		return t, t.Config(), nil
-	case "slurm":
-		var cfg slurm.Config
-		if path := c.String("targets"); path != "" {
-			if tf.Slurm == nil {
-				return nil, nil, usageErrorf("targets file %s: no [slurm] section", path)
-			}
-			cfg = *tf.Slurm
-		} else {
-			fromRecord(&cfg)
-		}
-		if exe != "" {
-			cfg.Executable = exe
-		}
-		if cfg.WorkDir == "" {
-			cfg.WorkDir = filepath.Join(runDir, "slurm")
-		}
-		t, err := slurm.New(cfg)
-		if err != nil {
-			return nil, nil, usageError{err}
-		}
-		return t, t.Config(), nil
-	case "condor", "sge":
-		var cfg batch.Config
-		if name == "condor" && tf.Condor != nil {
-			cfg = *tf.Condor
-		}
-		if name == "sge" && tf.SGE != nil {
-			cfg = *tf.SGE
-		}
-		fromRecord(&cfg)
-		if exe != "" {
-			cfg.Executable = exe
-		}
-		if cfg.WorkDir == "" {
-			cfg.WorkDir = filepath.Join(runDir, name)
-		}
-		var t *batch.Target
-		var err error
-		if name == "condor" {
-			t, err = batch.NewCondor(cfg)
-		} else {
-			t, err = batch.NewSGE(cfg)
-		}
-		if err != nil {
-			return nil, nil, usageError{err}
-		}
-		return t, t.Config(), nil
-	case "koala":
-		return newKoalaTarget(c, runDir, recorded)
-	}
-	return nil, nil, usageErrorf("unknown target %q (known: %s)", name, strings.Join(targetNames, ", "))
-}
-
-// keepCore leaves the bundled core of an interrupted run running, with the
-// jobs it runs: the --resume reconnects to it.
-func keepCore(t submitter.Target, w io.Writer) {
-	if o, ok := t.(*koalatarget.Owned); ok {
-		if core, ok := o.Core.(*koalatarget.Core); ok {
-			o.Keep()
-			fmt.Fprintf(w, "gmark: the bundled core keeps running the jobs (pid %d); --resume reconnects to it and stops it at the end\n", core.Pid)
-		}
-	}
+	return sum, err
 }
 
 // logWriter prefixes the submitter's log lines.
@@ -364,168 +284,6 @@ func showProgress(p *progress, s submitter.Progress) {
 
 func fmtMS(d time.Duration) string {
 	return fmt.Sprintf("%.3fms", float64(d)/float64(time.Millisecond))
-}
-
-func printRunSummary(w io.Writer, s *submitter.Summary, db string) {
-	if s == nil {
-		return
-	}
-	fmt.Fprintf(w, "run %s %s in %s\n", s.RunID, s.Status, s.Elapsed.Round(time.Millisecond))
-	fmt.Fprintf(w, "  submitted: %d", s.Submitted)
-	if s.SubmitFailed > 0 {
-		fmt.Fprintf(w, ", %d submissions failed", s.SubmitFailed)
-	}
-	if s.Retries > 0 {
-		fmt.Fprintf(w, " (%d submit calls retried)", s.Retries)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  jobs:  %s\n", stateCounts(s.Jobs))
-	if len(s.Tasks) > 0 {
-		fmt.Fprintf(w, "  tasks: %s\n", stateCounts(s.Tasks))
-	}
-	if s.Delay.N > 0 {
-		fmt.Fprintf(w, "  submission delay: %s\n", s.Delay)
-	}
-	if s.Recovered > 0 {
-		fmt.Fprintf(w, "  recovered after the restart: %d submissions found at the target\n", s.Recovered)
-	}
-	for _, n := range s.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
-	}
-	fmt.Fprintf(w, "  store: %s\n", db)
-}
-
-func stateCounts(m map[string]int) string {
-	total := 0
-	var keys []string
-	for k, n := range m {
-		total += n
-		keys = append(keys, k)
-	}
-	order := map[string]int{store.Succeeded: 0, store.Failed: 1, store.Cancelled: 2, store.NeverStarted: 3}
-	sort.Slice(keys, func(i, j int) bool { return order[keys[i]] < order[keys[j]] })
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
-	}
-	if len(parts) == 0 {
-		return "0"
-	}
-	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
-}
-
-// koalaConfig is the koala target's configuration as the provenance records
-// it (never the token).
-type koalaConfig struct {
-	Endpoint string `json:"endpoint,omitempty"`
-	// TokenFile is where the token was read (a path is no secret): a
-	// resumed run reads it there again.
-	TokenFile string `json:"token_file,omitempty"`
-	Grid      string `json:"grid,omitempty"`
-	State     string `json:"state,omitempty"`
-	Policy    string `json:"policy,omitempty"`
-	Priority  string `json:"priority,omitempty"`
-	Runner    string `json:"runner,omitempty"`
-	// The bundled core's clock and scan interval, when they override the
-	// grid's ('gmark run --speedup'): a resumed run's core runs the same.
-	TimeScale    float64 `json:"time_scale,omitempty"`
-	ScanInterval string  `json:"scan_interval,omitempty"`
-}
-
-// newKoalaTarget connects to a core at --endpoint, or starts one for the
-// run from --grid (bundledKoalaTarget).
-func newKoalaTarget(c *cli.Context, runDir string, recorded []byte) (submitter.Target, any, error) {
-	var cfg koalaConfig
-	if len(recorded) > 0 && !c.IsSet("endpoint") && !c.IsSet("grid") {
-		_ = json.Unmarshal(recorded, &cfg)
-	}
-	for _, f := range []struct {
-		flag string
-		dst  *string
-	}{{"endpoint", &cfg.Endpoint}, {"policy", &cfg.Policy}, {"priority", &cfg.Priority}, {"runner", &cfg.Runner}} {
-		if c.IsSet(f.flag) || *f.dst == "" {
-			*f.dst = c.String(f.flag)
-		}
-	}
-	tc := koalatarget.Config{Policy: cfg.Policy, Priority: cfg.Priority, Runner: cfg.Runner}
-	if cfg.Endpoint != "" {
-		tc.Endpoint = cfg.Endpoint
-		switch {
-		case c.IsSet("token-file"):
-			abs, err := filepath.Abs(c.String("token-file"))
-			if err != nil {
-				return nil, nil, usageErrorf("--token-file: %v", err)
-			}
-			cfg.TokenFile = abs
-		case c.String("token") != "":
-			cfg.TokenFile = "" // given again: it wins over the recorded file
-			tc.Token = c.String("token")
-		}
-		if cfg.TokenFile != "" {
-			b, err := os.ReadFile(cfg.TokenFile)
-			if err != nil {
-				return nil, nil, usageErrorf("--token-file: %v", err)
-			}
-			tc.Token = strings.TrimSpace(string(b))
-		}
-		t, err := koalatarget.New(tc)
-		if err != nil {
-			return nil, nil, usageError{err}
-		}
-		return t, cfg, nil
-	}
-	if cfg.Grid == "" || c.IsSet("grid") {
-		cfg.Grid = c.String("grid")
-	}
-	return bundledKoalaTarget(c.Context, cfg, tc, runDir)
-}
-
-// bundledKoalaTarget starts the bundled core of cfg.Grid as a process of
-// its own (or reconnects to the one a killed submitter left running), its
-// state in the run directory, and returns the target that uses it and
-// owns it. The core outlives a kill -9 of the submitter, so the jobs it
-// runs do not die with the submitter; the resumed run finds the same core
-// or, if it is gone, restarts one on the same state, which refuses to run
-// a job twice.
-func bundledKoalaTarget(ctx context.Context, cfg koalaConfig, tc koalatarget.Config, runDir string) (submitter.Target, any, error) {
-	if _, err := grid.Load(cfg.Grid); err != nil {
-		return nil, nil, usageError{err}
-	}
-	var err error
-	if cfg.Grid, err = filepath.Abs(cfg.Grid); err != nil {
-		return nil, nil, err
-	}
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
-		return nil, nil, err
-	}
-	if cfg.State == "" {
-		cfg.State = filepath.Join(runDir, "koala.db")
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, nil, err
-	}
-	var args []string
-	if cfg.Policy != "" {
-		args = append(args, "--policy", cfg.Policy)
-	}
-	if cfg.TimeScale > 0 {
-		args = append(args, "--time-scale", strconv.FormatFloat(cfg.TimeScale, 'g', -1, 64))
-	}
-	if cfg.ScanInterval != "" {
-		args = append(args, "--scan-interval", cfg.ScanInterval)
-	}
-	core, err := koalatarget.StartCore(ctx, koalatarget.CoreSpec{Executable: exe, Grid: cfg.Grid, State: cfg.State, Args: args})
-	if err != nil {
-		return nil, nil, err
-	}
-	tc.Endpoint, tc.Token = core.Endpoint, core.Token
-	t, err := koalatarget.New(tc)
-	if err != nil {
-		_ = core.Stop()
-		return nil, nil, err
-	}
-	return &koalatarget.Owned{Target: t, Core: core}, cfg, nil
 }
 
 // openStore opens the results store for writing; a damaged file or a path

@@ -698,8 +698,34 @@ func (t *Target) poller(ctx context.Context, c *cluster) {
 	}
 }
 
+// poll asks cluster c for the state of the parts of jobs it runs, and
+// reports the jobs whose state changed.
 func (t *Target) poll(ctx context.Context, c *cluster) {
+	mine := t.partsOn(c)
+	if len(mine) == 0 {
+		return
+	}
+	started := time.Now()
+	recs, err := t.squeue(ctx, c)
+	if err != nil {
+		t.squeueFailed(c, mine, started, err)
+		return
+	}
+	if !c.failingSince.IsZero() {
+		t.annotate("target-recovered", c.name, fmt.Sprintf("answering again after %s", time.Since(c.failingSince).Round(time.Millisecond)))
+		c.failingSince = time.Time{}
+	}
+	byID := t.clusterStatus(c, recs)
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.matchParts(ctx, c, mine, byID, started)
+	t.aggregateAll()
+}
+
+// partsOn lists the parts on cluster c that are not final.
+func (t *Target) partsOn(c *cluster) []*part {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	var mine []*part
 	for _, sj := range t.jobs {
 		for _, p := range sj.parts {
@@ -708,32 +734,31 @@ func (t *Target) poll(ctx context.Context, c *cluster) {
 			}
 		}
 	}
-	t.mu.Unlock()
-	if len(mine) == 0 {
-		return
+	return mine
+}
+
+// squeueFailed notes that cluster c did not answer (at started); once it
+// has not answered for UnreachableAfter its parts are lost.
+func (t *Target) squeueFailed(c *cluster, mine []*part, started time.Time, err error) {
+	if c.failingSince.IsZero() {
+		c.failingSince = started
+		t.annotate("target-error", c.name, err.Error())
 	}
-	started := time.Now()
-	recs, err := t.squeue(ctx, c)
-	if err != nil {
-		if c.failingSince.IsZero() {
-			c.failingSince = started
-			t.annotate("target-error", c.name, err.Error())
+	if down := time.Since(c.failingSince); down > t.cfg.UnreachableAfter {
+		reason := fmt.Sprintf("lost: cluster %s unreachable for %s: %v", c.name, down.Round(time.Second), err)
+		t.mu.Lock()
+		for _, p := range mine {
+			p.class, p.reason = "lost", reason
 		}
-		if down := time.Since(c.failingSince); down > t.cfg.UnreachableAfter {
-			reason := fmt.Sprintf("lost: cluster %s unreachable for %s: %v", c.name, down.Round(time.Second), err)
-			t.mu.Lock()
-			for _, p := range mine {
-				p.class, p.reason = "lost", reason
-			}
-			t.aggregateAll()
-			t.mu.Unlock()
-		}
-		return
+		t.aggregateAll()
+		t.mu.Unlock()
 	}
-	if !c.failingSince.IsZero() {
-		t.annotate("target-recovered", c.name, fmt.Sprintf("answering again after %s", time.Since(c.failingSince).Round(time.Millisecond)))
-		c.failingSince = time.Time{}
-	}
+}
+
+// clusterStatus annotates the cluster's pending and running counts when
+// they change, and indexes squeue's records by job id (a heterogeneous job
+// by its leader).
+func (t *Target) clusterStatus(c *cluster, recs []record) map[int64]*record {
 	byID := make(map[int64]*record, len(recs))
 	pending, running := 0, 0
 	for i := range recs {
@@ -753,9 +778,14 @@ func (t *Target) poll(ctx context.Context, c *cluster) {
 		c.lastStatus = status
 		t.annotate("cluster-status", c.name, status)
 	}
+	return byID
+}
+
+// matchParts gives each part its record: squeue's, or for a part that left
+// squeue the job completion log's; a part in neither for UnreachableAfter
+// is lost. t.mu is held (and released while the log is read).
+func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID map[int64]*record, started time.Time) {
 	var comp map[int64]*record
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	for _, p := range mine {
 		if r := byID[p.id]; r != nil {
 			p.rec, p.class, p.missing = r, r.class(), time.Time{}
@@ -791,7 +821,6 @@ func (t *Target) poll(ctx context.Context, c *cluster) {
 			p.class, p.reason = "lost", fmt.Sprintf("lost: job %d left squeue and is not in the job completion log", p.id)
 		}
 	}
-	t.aggregateAll()
 }
 
 // aggregateAll reports the jobs whose state changed. t.mu is held.
@@ -803,61 +832,76 @@ func (t *Target) aggregateAll() {
 	}
 }
 
-// aggregate combines a job's parts into its state and reports a change; it
-// returns true once the job is final.
-func (t *Target) aggregate(sj *sjob) bool {
-	var st submitter.State
-	allFinal, allStarted, anyFailed, anyCancelled := true, true, false, false
-	var failReason string
-	var startMax, endMax, submitMin int64
-	var exit *int
-	for _, p := range sj.parts {
-		if p.firstSub != 0 && (submitMin == 0 || p.firstSub < submitMin) {
-			submitMin = p.firstSub
+// partsState is what the parts of a job say together.
+type partsState struct {
+	allFinal, allStarted, anyFailed, anyCancelled bool
+	failReason                                    string // the first failed part's
+	startMax, endMax, submitMin                   int64  // Unix seconds
+	exit                                          *int   // the first non-zero, else 0; nil unknown
+}
+
+// combineParts sums up the parts of a job.
+func combineParts(parts []*part) partsState {
+	ps := partsState{allFinal: true, allStarted: true}
+	for _, p := range parts {
+		if p.firstSub != 0 && (ps.submitMin == 0 || p.firstSub < ps.submitMin) {
+			ps.submitMin = p.firstSub
 		}
 		switch p.class {
 		case "failed", "lost":
-			anyFailed = true
-			if failReason == "" {
-				failReason = partReason(p)
+			ps.anyFailed = true
+			if ps.failReason == "" {
+				ps.failReason = partReason(p)
 			}
 		case "cancelled":
-			anyCancelled = true
+			ps.anyCancelled = true
 		}
 		if !final(p.class) {
-			allFinal = false
+			ps.allFinal = false
 		}
 		started := p.rec != nil && p.rec.Start > 0 && (p.class == "running" || (final(p.class) && p.rec.Nodes != ""))
 		if !started {
-			allStarted = false
-		} else if p.rec.Start > startMax {
-			startMax = p.rec.Start
+			ps.allStarted = false
+		} else if p.rec.Start > ps.startMax {
+			ps.startMax = p.rec.Start
 		}
-		if p.rec != nil && final(p.class) && p.rec.End > endMax {
-			endMax = p.rec.End
+		if p.rec != nil && final(p.class) && p.rec.End > ps.endMax {
+			ps.endMax = p.rec.End
 		}
 		if p.rec != nil && final(p.class) && p.class != "lost" {
 			e := p.rec.Exit
 			if p.rec.Signal != 0 {
 				e = 128 + p.rec.Signal
 			}
-			if exit == nil || (*exit == 0 && e != 0) {
-				exit = &e
+			if ps.exit == nil || (*ps.exit == 0 && e != 0) {
+				ps.exit = &e
 			}
 		}
 	}
+	return ps
+}
+
+// state is the job's state: failed when a part failed, cancelled or
+// succeeded when every part is final, running when every part started.
+func (ps partsState) state() submitter.State {
 	switch {
-	case anyFailed:
-		st = submitter.Failed
-	case allFinal && anyCancelled:
-		st = submitter.Cancelled
-	case allFinal:
-		st = submitter.Succeeded
-	case allStarted:
-		st = submitter.Running
-	default:
-		st = submitter.Queued
+	case ps.anyFailed:
+		return submitter.Failed
+	case ps.allFinal && ps.anyCancelled:
+		return submitter.Cancelled
+	case ps.allFinal:
+		return submitter.Succeeded
+	case ps.allStarted:
+		return submitter.Running
 	}
+	return submitter.Queued
+}
+
+// aggregate combines a job's parts into its state and reports a change; it
+// returns true once the job is final.
+func (t *Target) aggregate(sj *sjob) bool {
+	ps := combineParts(sj.parts)
+	st := ps.state()
 	if st == sj.reported {
 		return false
 	}
@@ -866,20 +910,20 @@ func (t *Target) aggregate(sj *sjob) bool {
 	}
 	sj.reported = st
 	u := submitter.Update{Key: sj.sub.Key, State: st, Time: time.Now(), Sites: sites(sj.parts)}
-	if submitMin != 0 {
-		u.Submitted = time.Unix(submitMin, 0)
+	if ps.submitMin != 0 {
+		u.Submitted = time.Unix(ps.submitMin, 0)
 	}
-	if allStarted && startMax > 0 {
-		u.Start = time.Unix(startMax, 0)
+	if ps.allStarted && ps.startMax > 0 {
+		u.Start = time.Unix(ps.startMax, 0)
 	}
 	if st.Final() {
-		if endMax > 0 {
-			u.End = time.Unix(endMax, 0)
+		if ps.endMax > 0 {
+			u.End = time.Unix(ps.endMax, 0)
 		}
-		u.ExitStatus = exit
+		u.ExitStatus = ps.exit
 		switch st {
 		case submitter.Failed:
-			u.Reason = failReason
+			u.Reason = ps.failReason
 			// A co-allocated job has failed: stop its other components.
 			for _, p := range sj.parts {
 				if !final(p.class) {

@@ -1,8 +1,12 @@
-// Package targets reads the targets file of `gmark submit --targets`: one
-// TOML section per target ([local], [condor], [sge], [slurm]) with its
-// settings (docs/submit.md). A typo must not pass silently: an unknown
-// section or key is an error naming its file and line, and every number is
-// checked against its documented range before any target is made.
+// Package targets makes the targets of `gmark submit` and `gmark run` (New)
+// from the targets file, the command line's settings and, on --resume, the
+// configuration the run recorded.
+//
+// The targets file (--targets) has one TOML section per target ([local],
+// [condor], [sge], [slurm]) with its settings (docs/submit.md). A typo must
+// not pass silently: an unknown section or key is an error naming its file
+// and line, and every number is checked against its documented range before
+// any target is made.
 package targets
 
 import (
@@ -89,60 +93,76 @@ func Parse(name string, src []byte) (*File, error) {
 		return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: keyLine(src, k)}, "unknown %s %s (known: %s)", what, k, known(k))
 	}
 	c := checker{name: name, src: src, md: md}
-	if l := f.Local; l != nil {
-		c.count(l.Processors, 1, MaxProcessors, "local", "processors")
-		c.str(l.Executable, "local", "executable")
-		c.list(l.Env, "local", "env")
-		for _, kv := range l.Env {
-			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-				c.fail(fmt.Sprintf("%q is not KEY=VALUE", kv), "local", "env")
-			}
-		}
-	}
+	c.checkLocal(f.Local)
 	for _, s := range []struct {
 		name string
 		cfg  *batch.Config
-		args string
-	}{{"condor", f.Condor, "submit_args"}, {"sge", f.SGE, "submit_args"}} {
-		if s.cfg == nil {
-			continue
-		}
-		c.str(s.cfg.WorkDir, s.name, "workdir")
-		c.str(s.cfg.Executable, s.name, "executable")
-		c.list(s.cfg.SubmitArgs, s.name, s.args)
-		c.duration(s.cfg.Poll, pollRange, s.name, "poll")
-		c.duration(s.cfg.UnreachableAfter, unreachableRange, s.name, "unreachable_after")
-		c.duration(s.cfg.CommandTimeout, timeoutRange, s.name, "command_timeout")
+	}{{"condor", f.Condor}, {"sge", f.SGE}} {
+		c.checkBatch(s.name, s.cfg)
 	}
-	if s := f.Slurm; s != nil {
-		c.str(s.WorkDir, "slurm", "workdir")
-		c.str(s.Executable, "slurm", "executable")
-		c.list(s.SbatchArgs, "slurm", "sbatch_args")
-		c.duration(s.Poll, pollRange, "slurm", "poll")
-		c.duration(s.UnreachableAfter, unreachableRange, "slurm", "unreachable_after")
-		c.duration(s.CommandTimeout, timeoutRange, "slurm", "command_timeout")
-		if len(s.Clusters) > MaxClusters {
-			c.fail(fmt.Sprintf("%d clusters; at most %d", len(s.Clusters), MaxClusters), "slurm", "clusters")
-		}
-		seen := map[string]bool{}
-		for _, cl := range s.Clusters {
-			switch {
-			case cl.Name == "":
-				c.fail("a cluster has no name", "slurm", "clusters")
-			case !clusterName(cl.Name):
-				c.fail(fmt.Sprintf("cluster name %q: use letters, digits, '-' and '_'", cl.Name), "slurm", "clusters", "name")
-			case seen[cl.Name]:
-				c.fail(fmt.Sprintf("cluster %s is named twice", cl.Name), "slurm", "clusters", "name")
-			}
-			seen[cl.Name] = true
-			c.str(cl.Conf, "slurm", "clusters", "conf")
-			c.str(cl.Partition, "slurm", "clusters", "partition")
-		}
-	}
+	c.checkSlurm(f.Slurm)
 	if c.err != nil {
 		return nil, c.err
 	}
 	return &f, nil
+}
+
+// checkLocal checks the [local] section.
+func (c *checker) checkLocal(l *local.Config) {
+	if l == nil {
+		return
+	}
+	c.count(l.Processors, 1, MaxProcessors, "local", "processors")
+	c.str(l.Executable, "local", "executable")
+	c.list(l.Env, "local", "env")
+	for _, kv := range l.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			c.fail(fmt.Sprintf("%q is not KEY=VALUE", kv), "local", "env")
+		}
+	}
+}
+
+// checkBatch checks a [condor] or [sge] section.
+func (c *checker) checkBatch(name string, cfg *batch.Config) {
+	if cfg == nil {
+		return
+	}
+	c.str(cfg.WorkDir, name, "workdir")
+	c.str(cfg.Executable, name, "executable")
+	c.list(cfg.SubmitArgs, name, "submit_args")
+	c.duration(cfg.Poll, pollRange, name, "poll")
+	c.duration(cfg.UnreachableAfter, unreachableRange, name, "unreachable_after")
+	c.duration(cfg.CommandTimeout, timeoutRange, name, "command_timeout")
+}
+
+// checkSlurm checks the [slurm] section and its clusters.
+func (c *checker) checkSlurm(s *slurm.Config) {
+	if s == nil {
+		return
+	}
+	c.str(s.WorkDir, "slurm", "workdir")
+	c.str(s.Executable, "slurm", "executable")
+	c.list(s.SbatchArgs, "slurm", "sbatch_args")
+	c.duration(s.Poll, pollRange, "slurm", "poll")
+	c.duration(s.UnreachableAfter, unreachableRange, "slurm", "unreachable_after")
+	c.duration(s.CommandTimeout, timeoutRange, "slurm", "command_timeout")
+	if len(s.Clusters) > MaxClusters {
+		c.fail(fmt.Sprintf("%d clusters; at most %d", len(s.Clusters), MaxClusters), "slurm", "clusters")
+	}
+	seen := map[string]bool{}
+	for _, cl := range s.Clusters {
+		switch {
+		case cl.Name == "":
+			c.fail("a cluster has no name", "slurm", "clusters")
+		case !clusterName(cl.Name):
+			c.fail(fmt.Sprintf("cluster name %q: use letters, digits, '-' and '_'", cl.Name), "slurm", "clusters", "name")
+		case seen[cl.Name]:
+			c.fail(fmt.Sprintf("cluster %s is named twice", cl.Name), "slurm", "clusters", "name")
+		}
+		seen[cl.Name] = true
+		c.str(cl.Conf, "slurm", "clusters", "conf")
+		c.str(cl.Partition, "slurm", "clusters", "partition")
+	}
 }
 
 // checker records the first error, with the line of the key it is about.

@@ -117,20 +117,22 @@ func Start(t testing.TB, opt Options, names ...string) *Env {
 		host = "localhost"
 	}
 	for _, name := range names {
-		c := &Cluster{Name: name, Dir: filepath.Join(dir, name), Node: name + "n1", env: e}
-		for _, sub := range []string{"state", "spool", "log"} {
-			if err := os.MkdirAll(filepath.Join(c.Dir, sub), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-		ports, err := freePorts(2)
-		if err != nil {
+		if err := e.addCluster(name, opt, host); err != nil {
 			t.Fatal(err)
 		}
-		c.CtldPort, c.SlurmdPort = ports[0], ports[1]
-		c.Conf = filepath.Join(c.Dir, "slurm.conf")
-		c.JobComp = filepath.Join(c.Dir, "jobcomp.txt")
-		conf := fmt.Sprintf(`# A single-node test cluster written by gmark's slurmtest.
+	}
+	for _, c := range e.Clusters {
+		if err := c.waitIdle(60 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+// confTemplate is the slurm.conf of a test cluster: name, controller and
+// slurmd ports, munge socket, cluster directory, job completion log,
+// MinJobAge, node name, host name, CPUs, extra lines.
+const confTemplate = `# A single-node test cluster written by gmark's slurmtest.
 ClusterName=%[1]s
 SlurmctldHost=localhost(127.0.0.1)
 SlurmctldPort=%[2]d
@@ -162,24 +164,34 @@ MinJobAge=%[7]d
 NodeName=%[8]s NodeHostname=%[9]s NodeAddr=127.0.0.1 CPUs=%[10]d RealMemory=1000 State=UNKNOWN
 PartitionName=main Nodes=%[8]s Default=YES MaxTime=INFINITE State=UP
 %[11]s
-`, name, c.CtldPort, c.SlurmdPort, e.MungeSocket, c.Dir, c.JobComp, opt.MinJobAge, c.Node, host, opt.CPUs, opt.Extra)
-		if err := os.WriteFile(c.Conf, []byte(conf), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		e.Clusters = append(e.Clusters, c)
-		if err := c.StartController(true); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.startSlurmd(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, c := range e.Clusters {
-		if err := c.waitIdle(60 * time.Second); err != nil {
-			t.Fatal(err)
+`
+
+// addCluster writes the configuration of cluster name and starts its
+// controller and slurmd.
+func (e *Env) addCluster(name string, opt Options, host string) error {
+	c := &Cluster{Name: name, Dir: filepath.Join(e.Dir, name), Node: name + "n1", env: e}
+	for _, sub := range []string{"state", "spool", "log"} {
+		if err := os.MkdirAll(filepath.Join(c.Dir, sub), 0o755); err != nil {
+			return err
 		}
 	}
-	return e
+	ports, err := freePorts(2)
+	if err != nil {
+		return err
+	}
+	c.CtldPort, c.SlurmdPort = ports[0], ports[1]
+	c.Conf = filepath.Join(c.Dir, "slurm.conf")
+	c.JobComp = filepath.Join(c.Dir, "jobcomp.txt")
+	conf := fmt.Sprintf(confTemplate, name, c.CtldPort, c.SlurmdPort, e.MungeSocket, c.Dir, c.JobComp, opt.MinJobAge,
+		c.Node, host, opt.CPUs, opt.Extra)
+	if err := os.WriteFile(c.Conf, []byte(conf), 0o644); err != nil {
+		return err
+	}
+	e.Clusters = append(e.Clusters, c)
+	if err := c.StartController(true); err != nil {
+		return err
+	}
+	return c.startSlurmd()
 }
 
 // Cluster returns the named cluster.

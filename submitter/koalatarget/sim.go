@@ -1,0 +1,268 @@
+package koalatarget
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/workload"
+)
+
+// SimTarget is the target name of a run the bundled core simulated
+// (gmark koala simulate --db).
+const SimTarget = "koala-sim"
+
+// SimStart is where a simulation's clock starts: simulated runs stand
+// apart from real ones in the store.
+var SimStart = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// SimOptions are the settings of a simulation.
+type SimOptions struct {
+	Priority core.Priority // of every job
+	Runner   core.Runner   // of every job
+	Warmup   time.Duration // background load runs this long before the first job
+	Limit    time.Duration // the simulation stops after this much simulated time
+	Events   core.Sink     // receives every event of the core; nil: none
+}
+
+// Simulation is a workload run through the bundled core in simulated time.
+type Simulation struct {
+	Grid     *grid.Grid
+	Dir      string // the workload directory
+	Core     *core.Core
+	First    time.Time // the first job's origin: SimStart plus the warm-up
+	Arrivals []core.Arrival
+	Refused  []error // one per job the core refused
+	Warmup   time.Duration
+}
+
+// Simulate submits every job of the workload in dir (from gmark generate)
+// at its submit time to a core of grid g, with emulated execution, in
+// simulated time, until every job has ended or the limit. Its errors are
+// the input's: a composite job, a grid the core cannot run.
+func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
+	jobs, err := workload.ReadAll(dir)
+	if err != nil {
+		return nil, err
+	}
+	k, err := core.New(g, SimStart, opts.Events, nil)
+	if err != nil {
+		return nil, err
+	}
+	s := &Simulation{Grid: g, Dir: dir, Core: k, First: SimStart.Add(opts.Warmup), Warmup: opts.Warmup}
+	s.Arrivals = make([]core.Arrival, 0, len(jobs))
+	for _, j := range jobs {
+		if j.Kind == workload.Composite {
+			return nil, fmt.Errorf("%s: job %s is composite; simulate takes unitary jobs", filepath.Join(dir, workload.JobsFile), j.ID)
+		}
+		s.Arrivals = append(s.Arrivals, core.Arrival{At: s.First.Add(j.Submit), Job: j,
+			Opts: core.Options{Priority: opts.Priority, Runner: opts.Runner}})
+	}
+	k.MeasureFrom(s.First)
+	s.Refused = k.Simulate(s.Arrivals, s.First.Add(opts.Limit))
+	return s, nil
+}
+
+// SimSummary is what a simulation reports.
+type SimSummary struct {
+	Jobs            int                     `json:"jobs"`
+	Finished        int                     `json:"finished"`
+	Failed          int                     `json:"failed"`
+	Refused         int                     `json:"refused"`
+	Ended           int                     `json:"ended"` // jobs that ended before the limit: MakespanS is 0 without one
+	LastArrivalS    float64                 `json:"last_arrival_s"`
+	MakespanS       float64                 `json:"makespan_s"`
+	MeanWaitS       float64                 `json:"mean_wait_s"`
+	MeanFTTS        float64                 `json:"mean_ftt_s"`
+	MeanPlacementS  float64                 `json:"mean_placement_s"`
+	MeanClaimTries  float64                 `json:"mean_claim_tries"`
+	CoAllocatedJobs int                     `json:"coallocated_jobs"`
+	Utilization     core.UtilizationSummary `json:"utilization"`
+	FailureReasons  map[string]int          `json:"failure_reasons,omitempty"`
+}
+
+// Summary sums the simulation up: job counts, means over the jobs the core
+// accepted, and the core's utilization.
+func (s *Simulation) Summary() SimSummary {
+	sum := SimSummary{Jobs: len(s.Arrivals), Refused: len(s.Refused), FailureReasons: map[string]int{}}
+	var end time.Time
+	var wait, ftt, placement time.Duration
+	tries, started := 0, 0
+	jobs := s.Core.Jobs()
+	for _, j := range jobs {
+		switch j.State {
+		case core.Finished:
+			sum.Finished++
+		case core.Failed:
+			sum.Failed++
+			sum.FailureReasons[j.Reason]++
+		}
+		if !j.End.IsZero() {
+			sum.Ended++
+			if j.End.After(end) {
+				end = j.End
+			}
+		}
+		if !j.Start.IsZero() {
+			started++
+			wait += j.Start.Sub(j.Submitted)
+		}
+		ftt += j.FTT
+		placement += j.TotalPlacementTime
+		tries += j.ClaimTries
+		if j.CoAllocated() {
+			sum.CoAllocatedJobs++
+		}
+	}
+	if started > 0 { // a job that never started has no wait
+		sum.MeanWaitS = wait.Seconds() / float64(started)
+	}
+	if n := len(jobs); n > 0 {
+		sum.MeanFTTS = ftt.Seconds() / float64(n)
+		sum.MeanPlacementS = placement.Seconds() / float64(n)
+		sum.MeanClaimTries = float64(tries) / float64(n)
+	}
+	if len(s.Arrivals) > 0 {
+		sum.LastArrivalS = s.Arrivals[len(s.Arrivals)-1].At.Sub(s.First).Seconds()
+	}
+	if sum.Ended > 0 {
+		sum.MakespanS = end.Sub(s.First).Seconds()
+	}
+	sum.Utilization = s.Core.Utilization()
+	return sum
+}
+
+// SimRecord says where a simulation is recorded.
+type SimRecord struct {
+	Project, Scenario, RunID string   // as for submitter.Config
+	GridPath                 string   // the grid file, as given
+	CommandLine              []string // default os.Args
+}
+
+// Record records the simulation in the results store as if it had been
+// submitted (submitter.RecordRun): every job submitted at its arrival with
+// no delay, its start and end those of the simulation, on the simulation's
+// clock (which starts at SimStart), with the core's figures of each job in
+// its events' payloads and the core's utilization as an annotation.
+func (s *Simulation) Record(ctx context.Context, st *store.Store, rec SimRecord) (*submitter.Summary, error) {
+	cfg := map[string]any{"grid": rec.GridPath, "policy": s.Grid.Scheduler.Policy, "seed": s.Grid.Scheduler.Seed,
+		"warmup": s.Warmup.String(), "simulated": true}
+	end := s.Core.Now()
+	u, _ := json.Marshal(s.Core.Utilization())
+	run := submitter.FinishedRun{WorkloadDir: s.Dir, Target: SimTarget, TargetConfig: cfg,
+		Settings: map[string]any{"simulated": true}, Project: rec.Project, Scenario: rec.Scenario, RunID: rec.RunID,
+		CommandLine: rec.CommandLine, Jobs: s.finishedJobs(), EndNS: end.UnixNano(), Elapsed: max(0, end.Sub(s.First)),
+		Annotations: []store.Annotation{{TimeNS: end.UnixNano(), Kind: "koala-utilization", Key: "summary",
+			Value: string(u), Source: "koala simulate"}}}
+	return submitter.RecordRun(ctx, st, run)
+}
+
+// refusedReason is the reason of a job the core refused.
+const refusedReason = "refused by the scheduler"
+
+// finishedJobs is what became of each job, as submitter.RecordRun takes it.
+func (s *Simulation) finishedJobs() []submitter.FinishedJob {
+	byName := map[string]*core.Job{}
+	for _, j := range s.Core.Jobs() {
+		byName[j.Spec.ID] = j
+	}
+	out := make([]submitter.FinishedJob, 0, len(s.Arrivals))
+	for _, a := range s.Arrivals {
+		sched := a.At.UnixNano()
+		f := submitter.FinishedJob{JobID: a.Job.ID, Outcome: submitter.Outcome{ScheduledNS: sched, Attempts: 1}}
+		j, ok := byName[a.Job.ID]
+		if !ok {
+			f.State, f.Reason, f.Error = store.Failed, refusedReason, refusedReason
+			out = append(out, f)
+			continue
+		}
+		// As the koala target records it: the core's acceptance is the
+		// submission's time (here its arrival), and there is no separate
+		// target_submit_ns.
+		f.SubmitNS = sched
+		f.Receipt = submitter.Receipt{TargetID: "koala:" + j.ID}
+		f.StartNS = unixNS(j.Start)
+		f.Sites = j.Sites()
+		f.State, f.Reason, f.EndNS = simState(j, s.Core.Now())
+		f.Events = simEvents(a, j, f.Outcome)
+		out = append(out, f)
+	}
+	return out
+}
+
+// simState is the recorded state of a job the core accepted, why, and its
+// end: a job still running when the simulation stopped is cancelled then.
+func simState(j *core.Job, stopped time.Time) (state, reason string, endNS int64) {
+	switch j.State {
+	case core.Finished:
+		return store.Succeeded, j.Reason, unixNS(j.End)
+	case core.Failed:
+		return store.Failed, j.Reason, unixNS(j.End)
+	case core.Cancelled:
+		return store.Cancelled, j.Reason, unixNS(j.End)
+	}
+	reason = "the simulation ended before the job did"
+	if !j.Start.IsZero() {
+		return store.Cancelled, reason, stopped.UnixNano()
+	}
+	return store.NeverStarted, reason, unixNS(j.End)
+}
+
+// simEvents are a job's submitted, started and final events, each with the
+// core's figures of the job in its payload (read back by the report:
+// store.ScanSimJobFacts).
+func simEvents(a core.Arrival, j *core.Job, o submitter.Outcome) []store.Event {
+	var evs []store.Event
+	for _, ev := range []struct {
+		kind string
+		t    time.Time
+	}{{"submitted", a.At}, {"started", j.Start}, {o.State, j.End}} {
+		if ev.t.IsZero() || ev.kind == store.NeverStarted {
+			continue
+		}
+		payload, _ := json.Marshal(map[string]any{"start_ns": o.StartNS, "end_ns": o.EndNS, "reason": o.Reason,
+			"placement_tries": j.PlacementTries, "claim_tries": j.ClaimTries, "ftt_ns": int64(j.FTT),
+			"placement_ns": int64(j.TotalPlacementTime), "restarts": j.Restarts})
+		evs = append(evs, store.Event{TimeNS: ev.t.UnixNano(), Kind: ev.kind, Payload: string(payload)})
+	}
+	return evs
+}
+
+func unixNS(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// WriteText prints the summary for the user, of a simulation on grid
+// gridName with the placement policy.
+func (s SimSummary) WriteText(w io.Writer, gridName, policy string) {
+	u := s.Utilization
+	fmt.Fprintf(w, "grid %s, policy %s: %d jobs, %d finished, %d failed, %d refused\n", gridName, policy, s.Jobs, s.Finished, s.Failed, s.Refused)
+	if s.Ended > 0 {
+		fmt.Fprintf(w, "  last arrival %.0fs, last end %.0fs after the first arrival\n", s.LastArrivalS, s.MakespanS)
+	} else {
+		fmt.Fprintf(w, "  last arrival %.0fs; no job ended before the limit\n", s.LastArrivalS)
+	}
+	fmt.Fprintf(w, "  mean wait %.1fs, placement time %.1fs, file transfer %.1fs, claiming tries %.2f; %d co-allocated jobs\n",
+		s.MeanWaitS, s.MeanPlacementS, s.MeanFTTS, s.MeanClaimTries, s.CoAllocatedJobs)
+	fmt.Fprintf(w, "  utilization: background %.1f%%, grid jobs %.1f%%, wasted (PWT) %.2f%%, gained (PGT) %.2f%%; in use %.1f%%, stacked %.1f%%\n",
+		100*u.Background, 100*u.Grid, 100*u.Wasted, 100*u.Gained, 100*u.Total, 100*u.Stacked)
+	reasons := make([]string, 0, len(s.FailureReasons))
+	for r := range s.FailureReasons {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "  failed (%d): %s\n", s.FailureReasons[r], r)
+	}
+}

@@ -1,0 +1,125 @@
+package submitter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/workload"
+)
+
+// A run recorded without the Runner (RecordRun) has the records of a run
+// the Runner makes: the same job rows, built by JobRow, under the same keys,
+// with an end whose status and summary are computed the same way.
+func TestRecordRunLikeARun(t *testing.T) {
+	jobs := []workload.Job{unitary("1-0", 0), unitary("1-1", 10*time.Millisecond), unitary("1-2", 20*time.Millisecond)}
+	jobs[1].Components = []workload.Component{{Site: "A", Count: 2}, {Site: "*", Count: 3}}
+	dir := writeWorkload(t, jobs)
+	st := openStore(t)
+	live, err := Run(context.Background(), Config{WorkloadDir: dir, Store: st, Target: NewDryRun(), CommandLine: []string{"gmark"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveRows := byID(t, st, live.RunID)
+
+	// The same outcomes, recorded from outside, on a clock of its own.
+	base := int64(946684800) * 1e9
+	var fin []FinishedJob
+	for i, j := range jobs {
+		at := base + int64(j.Submit)
+		fin = append(fin, FinishedJob{JobID: j.ID, Outcome: Outcome{State: store.Succeeded, ScheduledNS: at, SubmitNS: at,
+			Receipt: Receipt{TargetID: fmt.Sprintf("dry-%d", i+1)}, StartNS: at, EndNS: at, ExitStatus: new(int)},
+			Events: []store.Event{{TimeNS: at, Kind: "submitted", Payload: "{}"}}})
+	}
+	sum, err := RecordRun(context.Background(), st, FinishedRun{WorkloadDir: dir, Target: "dryrun", Jobs: fin,
+		RunID: "rec-1", EndNS: base + 1e9, Elapsed: time.Second, CommandLine: []string{"gmark"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Status != store.RunCompleted || sum.Jobs[store.Succeeded] != 3 || sum.Submitted != 3 {
+		t.Fatalf("summary %+v", sum)
+	}
+	rows := byID(t, st, "rec-1")
+	for id, lr := range liveRows {
+		r := rows[id]
+		// Times differ (another clock); the rest is the same.
+		if (lr.ExitStatus == nil) != (r.ExitStatus == nil) || lr.ExitStatus != nil && *lr.ExitStatus != *r.ExitStatus {
+			t.Errorf("job %s: exit status %v, recorded %v", id, lr.ExitStatus, r.ExitStatus)
+		}
+		for _, p := range []*store.Job{&lr, &r} {
+			p.RunID, p.ScheduledNS, p.SubmitNS, p.DelayNS, p.StartNS, p.EndNS, p.RecordedNS = "", 0, 0, 0, 0, 0, 0
+			p.ExitStatus = nil
+		}
+		if fmt.Sprint(lr) != fmt.Sprint(r) {
+			t.Errorf("job %s:\nlive     %+v\nrecorded %+v", id, lr, r)
+		}
+	}
+	if r := rows["1-1"]; r.Components != `[{"site":"A","count":2},{"site":"*","count":3}]` {
+		t.Errorf("components %s", r.Components)
+	}
+	subs, _ := st.Submissions("rec-1")
+	if len(subs) != 3 || subs[0].Key != Key("rec-1", "1-0", 1) {
+		t.Errorf("submissions %+v", subs)
+	}
+	end, ok, err := st.RunEnd("rec-1")
+	if err != nil || !ok || end.Status != store.RunCompleted || !strings.Contains(end.Summary, `"submitted":3`) {
+		t.Errorf("run end %+v %v %v", end, ok, err)
+	}
+	liveEnd, _, _ := st.RunEnd(live.RunID)
+	if keys(t, liveEnd.Summary) != keys(t, end.Summary) {
+		t.Errorf("summaries of another shape:\n%s\n%s", liveEnd.Summary, end.Summary)
+	}
+}
+
+// A job without a final state gets no row, and the run is aborted; a job
+// the workload does not have, or one missing, is an error.
+func TestRecordRunStatusAndErrors(t *testing.T) {
+	jobs := []workload.Job{unitary("1-0", 0), unitary("1-1", time.Second)}
+	dir := writeWorkload(t, jobs)
+	st := openStore(t)
+	run := FinishedRun{WorkloadDir: dir, Target: "x", RunID: "r-1", CommandLine: []string{"gmark"},
+		Jobs: []FinishedJob{{JobID: "1-0", Outcome: Outcome{State: store.Failed, ScheduledNS: 1}, Error: "refused"}, {JobID: "1-1"}}}
+	sum, err := RecordRun(context.Background(), st, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Status != store.RunAborted || sum.SubmitFailed != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+	if rows := byID(t, st, "r-1"); len(rows) != 1 || rows["1-0"].Reason != "" || rows["1-0"].SubmitNS != 0 {
+		t.Errorf("rows %+v", rows)
+	}
+	for _, bad := range [][]FinishedJob{
+		{{JobID: "1-0"}},
+		{{JobID: "1-0"}, {JobID: "1-1"}, {JobID: "9-9"}},
+		{{JobID: "1-0"}, {JobID: "1-0"}},
+	} {
+		run.RunID, run.Jobs = "r-2", bad
+		if _, err := RecordRun(context.Background(), st, run); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+	if _, err := st.Run("r-2"); err == nil {
+		t.Error("a refused run was recorded")
+	}
+}
+
+// keys is the sorted list of the top-level keys of a JSON object.
+func keys(t *testing.T, js string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(js), &m); err != nil {
+		t.Fatal(err)
+	}
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ",")
+}

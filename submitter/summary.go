@@ -1,0 +1,169 @@
+package submitter
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/store"
+)
+
+// countFromStore counts the final states of the run's jobs and tasks as
+// recorded, over every process that worked on the run.
+func (r *Runner) countFromStore() {
+	rows, err := r.st.Jobs(r.runID)
+	if err != nil {
+		return
+	}
+	if results, err := r.st.Results(r.runID); err == nil {
+		r.summary.Submitted, r.summary.SubmitFailed = 0, 0
+		for _, x := range results {
+			if x.OK {
+				r.summary.Submitted++
+			} else if x.Tries > 0 {
+				r.summary.SubmitFailed++
+			}
+		}
+	}
+	r.summary.Jobs = map[string]int{}
+	r.summary.Tasks = map[string]int{}
+	for _, j := range rows {
+		if j.ParentID == "" {
+			r.summary.Jobs[j.State]++
+		} else {
+			r.summary.Tasks[j.State]++
+		}
+	}
+}
+
+// summaryJSON is the run's summary as recorded (run_ends.summary, the
+// "interrupted" event).
+func (r *Runner) summaryJSON() map[string]any {
+	return summaryRecord(&r.summary, r.retries.Load(), time.Since(r.started))
+}
+
+// summaryRecord is summary s as the store records it, for runs the Runner
+// makes and for those recorded without it (RecordRun).
+func summaryRecord(s *Summary, retries int64, elapsed time.Duration) map[string]any {
+	st := s.Delay
+	return map[string]any{"jobs": s.Jobs, "tasks": s.Tasks, "retries": retries,
+		"submitted": s.Submitted, "submit_failed": s.SubmitFailed,
+		"recovered": s.Recovered, "elapsed_ns": elapsed.Nanoseconds(),
+		"delay": map[string]any{"n": st.N, "mean_ns": st.Mean.Nanoseconds(), "p50_ns": st.P50.Nanoseconds(),
+			"p75_ns": st.P75.Nanoseconds(), "p99_ns": st.P99.Nanoseconds(), "max_ns": st.Max.Nanoseconds(),
+			"drift_ns": st.Drift.Nanoseconds()}}
+}
+
+func (r *Runner) progress() {
+	if r.cfg.Progress == nil {
+		return
+	}
+	p := r.counts
+	p.LastDelay = r.lastDelay
+	p.TopDone = r.finalTops
+	p.InTail = r.inTail
+	if r.inTail {
+		p.TailLeft = time.Until(r.tailAt)
+		if p.TailLeft < 0 {
+			p.TailLeft = 0
+		}
+	}
+	p.Elapsed = time.Since(r.started)
+	p.Interrupted = r.interrupted
+	r.cfg.Progress(p)
+}
+
+// noteFailure counts a failure reason for the summary (the job's id
+// replaced by JOB, so that one cause is counted once; other numbers are
+// kept, as they are usually the point: an exit status, a cluster).
+func (r *Runner) noteFailure(reason string) {
+	if len(reason) > 160 {
+		reason = reason[:160] + "…"
+	}
+	r.failMu.Lock()
+	if r.failReasons == nil {
+		r.failReasons = map[string]int{}
+	}
+	r.failReasons[reason]++
+	r.failMu.Unlock()
+}
+
+// notes summarises what went wrong, for the user.
+func (r *Runner) notes() {
+	if n := r.retries.Load(); n > 0 {
+		r.summary.Notes = append(r.summary.Notes, fmt.Sprintf("%d submit calls were retried after transient target errors", n))
+	}
+	r.failMu.Lock()
+	defer r.failMu.Unlock()
+	if len(r.failReasons) > 0 {
+		type kv struct {
+			k string
+			n int
+		}
+		var list []kv
+		for k, n := range r.failReasons {
+			list = append(list, kv{k, n})
+		}
+		sort.Slice(list, func(i, j int) bool { return list[i].n > list[j].n || (list[i].n == list[j].n && list[i].k < list[j].k) })
+		for i, x := range list {
+			if i == 5 {
+				r.summary.Notes = append(r.summary.Notes, fmt.Sprintf("… and %d other failure reasons", len(list)-5))
+				break
+			}
+			r.summary.Notes = append(r.summary.Notes, fmt.Sprintf("%d failed: %s", x.n, x.k))
+		}
+	}
+}
+
+// WriteText prints the summary for the user, naming the store db; a nil
+// summary prints nothing.
+func (s *Summary) WriteText(w io.Writer, db string) {
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(w, "run %s %s in %s\n", s.RunID, s.Status, s.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "  submitted: %d", s.Submitted)
+	if s.SubmitFailed > 0 {
+		fmt.Fprintf(w, ", %d submissions failed", s.SubmitFailed)
+	}
+	if s.Retries > 0 {
+		fmt.Fprintf(w, " (%d submit calls retried)", s.Retries)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  jobs:  %s\n", stateCounts(s.Jobs))
+	if len(s.Tasks) > 0 {
+		fmt.Fprintf(w, "  tasks: %s\n", stateCounts(s.Tasks))
+	}
+	if s.Delay.N > 0 {
+		fmt.Fprintf(w, "  submission delay: %s\n", s.Delay)
+	}
+	if s.Recovered > 0 {
+		fmt.Fprintf(w, "  recovered after the restart: %d submissions found at the target\n", s.Recovered)
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	fmt.Fprintf(w, "  store: %s\n", db)
+}
+
+// stateCounts is "N (n1 succeeded, n2 failed, …)", the states in that order.
+func stateCounts(m map[string]int) string {
+	total := 0
+	var keys []string
+	for k, n := range m {
+		total += n
+		keys = append(keys, k)
+	}
+	order := map[string]int{store.Succeeded: 0, store.Failed: 1, store.Cancelled: 2, store.NeverStarted: 3}
+	sort.Slice(keys, func(i, j int) bool { return order[keys[i]] < order[keys[j]] })
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
+	}
+	if len(parts) == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
+}
