@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -24,7 +25,7 @@ func benchDelay(b *testing.B, rate float64, workers int) {
 		jobs[i] = unitary(fmt.Sprintf("1-%d", i), time.Duration(float64(i)/rate*float64(time.Second)))
 		jobs[i].Index = i
 	}
-	dir := writeWorkload(b, jobs)
+	dir := testkit.WriteWorkload(b, jobs...)
 	st := openStore(b)
 	cfg := Config{WorkloadDir: dir, Store: st, Target: NewDryRun()}
 	cfg.Workers = workers

@@ -3,7 +3,6 @@ package submitter
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -12,41 +11,6 @@ import (
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/workload"
 )
-
-// writeWorkload writes jobs as a workload directory and returns it.
-func writeWorkload(t testing.TB, jobs []workload.Job) string {
-	t.Helper()
-	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, workload.JobsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := workload.NewWriter(f)
-	for i := range jobs {
-		if err := jobs[i].Validate(); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(&jobs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	m := &workload.Manifest{GmarkVersion: "test", Spec: workload.FileDigest{Path: "test.wdl", SHA256: "00"}, Seed: 42, Jobs: len(jobs)}
-	mf, err := os.Create(filepath.Join(dir, workload.ManifestFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := workload.WriteManifest(mf, m); err != nil {
-		t.Fatal(err)
-	}
-	mf.Close()
-	return dir
-}
 
 // unitary is a one-processor hello job due at offset.
 func unitary(id string, offset time.Duration) workload.Job {

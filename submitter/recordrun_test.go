@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestRecordRunLikeARun(t *testing.T) {
 	jobs := []workload.Job{unitary("1-0", 0), unitary("1-1", 10*time.Millisecond), unitary("1-2", 20*time.Millisecond)}
 	jobs[1].Components = []workload.Component{{Site: "A", Count: 2}, {Site: "*", Count: 3}}
-	dir := writeWorkload(t, jobs)
+	dir := testkit.WriteWorkload(t, jobs...)
 	st := openStore(t)
 	live, err := Run(context.Background(), Config{WorkloadDir: dir, Store: st, Target: NewDryRun(), CommandLine: []string{"gmark"}})
 	if err != nil {
@@ -80,7 +81,7 @@ func TestRecordRunLikeARun(t *testing.T) {
 // the workload does not have, or one missing, is an error.
 func TestRecordRunStatusAndErrors(t *testing.T) {
 	jobs := []workload.Job{unitary("1-0", 0), unitary("1-1", time.Second)}
-	dir := writeWorkload(t, jobs)
+	dir := testkit.WriteWorkload(t, jobs...)
 	st := openStore(t)
 	run := FinishedRun{WorkloadDir: dir, Target: "x", RunID: "r-1", CommandLine: []string{"gmark"},
 		Jobs: []FinishedJob{{JobID: "1-0", Outcome: Outcome{State: store.Failed, ScheduledNS: 1}, Error: "refused"}, {JobID: "1-1"}}}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -26,7 +27,7 @@ func mixedWorkload() []workload.Job {
 // A dryrun run records every job, task and composite job once, with
 // provenance, events, and the run's end.
 func TestDryRunRecordsEverything(t *testing.T) {
-	dir := writeWorkload(t, mixedWorkload())
+	dir := testkit.WriteWorkload(t, mixedWorkload()...)
 	st := openStore(t)
 	sum, err := Run(context.Background(), Config{WorkloadDir: dir, Store: st, Target: NewDryRun(), Project: "p", Scenario: "s",
 		CommandLine: []string{"gmark", "submit"}})
@@ -99,7 +100,7 @@ func TestDryRunRecordsEverything(t *testing.T) {
 func TestSpeedup(t *testing.T) {
 	jobs := []workload.Job{unitary("1-0", 0), unitary("1-1", time.Second), unitary("1-2", 3*time.Second)}
 	st := openStore(t)
-	cfg := Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: NewDryRun()}
+	cfg := Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: NewDryRun()}
 	cfg.Speedup = 20
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -127,7 +128,7 @@ func TestTransientRetries(t *testing.T) {
 	f := newFake(b)
 	f.transientFails = 2
 	f.permanent = map[string]bool{"1-1": true}
-	cfg := Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: f}
+	cfg := Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: f}
 	cfg.Backoff = time.Millisecond
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -164,7 +165,7 @@ func TestTransientRetries(t *testing.T) {
 	b2 := newBooks()
 	f2 := newFake(b2)
 	f2.transientFails = 1000
-	cfg = Config{WorkloadDir: writeWorkload(t, jobs[:1]), Store: st, Target: f2}
+	cfg = Config{WorkloadDir: testkit.WriteWorkload(t, jobs[:1]...), Store: st, Target: f2}
 	cfg.Backoff, cfg.SubmitRetries, cfg.RetryFor = time.Millisecond, 3, -1
 	sum, err = Run(context.Background(), cfg)
 	if err != nil {
@@ -188,7 +189,7 @@ func TestCompositeRetries(t *testing.T) {
 			st := openStore(t)
 			f := newFake(newBooks())
 			f.failRun = map[string]int{"2-0.b": 1}
-			cfg := Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: f}
+			cfg := Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: f}
 			cfg.Retries = retries
 			sum, err := Run(context.Background(), cfg)
 			if err != nil {
@@ -217,7 +218,7 @@ func TestTail(t *testing.T) {
 	b := newBooks()
 	f := newFake(b)
 	f.hold = true
-	cfg := Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: f}
+	cfg := Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: f}
 	cfg.Tail, cfg.HasTail = 100*time.Millisecond, true
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -248,7 +249,7 @@ func TestMaxInFlight(t *testing.T) {
 	b := newBooks()
 	f := newFake(b)
 	f.submitDelay = 2 * time.Millisecond
-	cfg := Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: f}
+	cfg := Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: f}
 	cfg.MaxInFlight = 2
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -268,7 +269,7 @@ func TestResumeIdempotent(t *testing.T) {
 		jobs = append(jobs, unitary(fmt.Sprintf("1-%d", i), time.Duration(i)*10*time.Millisecond))
 	}
 	jobs = append(jobs, composite("2-0", 100*time.Millisecond, []string{"a", "b", "c"}, "a>b", "b>c"))
-	dir := writeWorkload(t, jobs)
+	dir := testkit.WriteWorkload(t, jobs...)
 	st := openStore(t)
 	b := newBooks()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -349,7 +350,7 @@ func TestResumeIdempotent(t *testing.T) {
 // A run's settings are kept with it, and the end summary is JSON.
 func TestRunRecordsSettings(t *testing.T) {
 	st := openStore(t)
-	cfg := Config{WorkloadDir: writeWorkload(t, []workload.Job{unitary("1-0", 0)}), Store: st, Target: NewDryRun()}
+	cfg := Config{WorkloadDir: testkit.WriteWorkload(t, []workload.Job{unitary("1-0", 0)}...), Store: st, Target: NewDryRun()}
 	cfg.Workers, cfg.Speedup, cfg.Retries = 3, 2.5, 1
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -382,7 +383,7 @@ func TestStoreFailureStops(t *testing.T) {
 			st.DB().Close() // the disk went away
 		}
 	}
-	_, err := Run(context.Background(), Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: f})
+	_, err := Run(context.Background(), Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: f})
 	if err == nil || errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "results store") {
 		t.Fatalf("Run: %v", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -491,21 +492,6 @@ func TestKoalaRunsCoAllocatedSmpi(t *testing.T) {
 	}
 }
 
-// writeJobs writes a workload directory holding just these jobs.
-func writeJobs(t *testing.T, dir string, jobs ...workload.Job) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var b []byte
-	for _, j := range jobs {
-		b = append(j.AppendJSON(b), '\n')
-	}
-	if err := os.WriteFile(filepath.Join(dir, workload.JobsFile), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Item 4 of issue 11: when no job ends (every job refused, none submitted
 // before the limit, or still running at it) the summary says so instead of
 // "last end -9223372037s".
@@ -526,17 +512,16 @@ func TestKoalaSimulateSummaryWhenNoJobEnds(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			writeJobs(t, filepath.Join(dir, "w"), tc.jobs...)
+			w := testkit.WriteWorkload(t, tc.jobs...)
 			args := append([]string{"koala", "simulate", "--grid", abs(t, "../../examples/das2.toml"), "--warmup", "0s"}, tc.flags...)
-			stdout, stderr, code := run(t, dir, append(args, "w")...)
+			stdout, stderr, code := run(t, filepath.Dir(w), append(args, w)...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			if !strings.Contains(stdout, tc.text) || !strings.Contains(stdout, "no job ended") || strings.Contains(stdout, "-9223372037") {
 				t.Errorf("summary:\n%s", stdout)
 			}
-			stdout, stderr, code = run(t, dir, append(args, "--json", "w")...)
+			stdout, stderr, code = run(t, filepath.Dir(w), append(args, "--json", w)...)
 			var s struct {
 				MakespanS, MeanWaitS float64
 				Ended                int

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/workload"
 )
@@ -238,8 +239,7 @@ func jsonKeys(t *testing.T, js string) []string {
 // functions of their options.
 func TestSubmitAndSimulateInProcess(t *testing.T) {
 	dir := t.TempDir()
-	w := filepath.Join(dir, "w")
-	writeJobs(t, w,
+	w := testkit.WriteWorkload(t,
 		workload.Job{ID: "1-0", Kind: workload.Unitary, Type: "swf", SiteType: workload.Single, RunTime: time.Minute,
 			App: workload.App{Name: "swf"}, Components: []workload.Component{{Site: "*", Count: 2}}},
 		workload.Job{ID: "1-1", Kind: workload.Unitary, Type: "swf", SiteType: workload.Single, Submit: time.Second,

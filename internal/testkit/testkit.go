@@ -51,7 +51,7 @@ func LCG(t testing.TB) string {
 
 // WriteWorkload writes jobs, each checked by Job.Validate, as a workload
 // directory (workload.WriteDir, with a manifest) and returns its path.
-func WriteWorkload(t testing.TB, jobs []workload.Job) string {
+func WriteWorkload(t testing.TB, jobs ...workload.Job) string {
 	t.Helper()
 	for i := range jobs {
 		if err := jobs[i].Validate(); err != nil {

@@ -22,7 +22,7 @@ func TestRepoRootHoldsGoMod(t *testing.T) {
 func TestWriteWorkloadReadsBack(t *testing.T) {
 	jobs := []workload.Job{{ID: "1-0", Unit: 1, Kind: workload.Unitary, Type: "hello", Submit: time.Second,
 		SiteType: workload.Single, App: workload.App{Name: "hello"}, Components: []workload.Component{{Site: "*", Count: 1}}}}
-	dir := WriteWorkload(t, jobs)
+	dir := WriteWorkload(t, jobs...)
 	if warning, err := workload.Check(dir); err != nil || warning != "" {
 		t.Fatalf("Check: %q, %v", warning, err)
 	}

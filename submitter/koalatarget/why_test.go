@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/placement"
 	"github.com/gmark/gmark/koala/server"
@@ -148,7 +148,7 @@ func TestPlacementReasonsThroughTheAPIAndTheStore(t *testing.T) {
 			defer cancel()
 			done := make(chan error, 1)
 			go func() {
-				_, err := submitter.Run(ctx, submitter.Config{WorkloadDir: workloadDir(t, tc.job), Store: st, Target: tg,
+				_, err := submitter.Run(ctx, submitter.Config{WorkloadDir: testkit.WriteWorkload(t, tc.job), Store: st, Target: tg,
 					Settings: submitter.Settings{Workers: 1, Tail: time.Hour, HasTail: true},
 					OnStart:  func(id string) { runID <- id }})
 				done <- err
@@ -265,27 +265,4 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// workloadDir writes a workload directory of these jobs, due at once.
-func workloadDir(t *testing.T, jobs ...workload.Job) string {
-	t.Helper()
-	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, workload.JobsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := workload.NewWriter(f)
-	for i := range jobs {
-		if err := w.Write(&jobs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }

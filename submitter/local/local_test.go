@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/workload"
 )
@@ -53,24 +54,6 @@ func mkjob(id string, offset time.Duration, runtime string, comps ...int) worklo
 	return j
 }
 
-func writeWorkload(t *testing.T, jobs []workload.Job) string {
-	t.Helper()
-	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, workload.JobsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := workload.NewWriter(f)
-	for i := range jobs {
-		if err := w.Write(&jobs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.Flush()
-	f.Close()
-	return dir
-}
-
 func runLocal(t *testing.T, jobs []workload.Job, cfg Config, settings submitter.Settings) (*store.Store, map[string]store.Job, *submitter.Summary) {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
@@ -89,7 +72,7 @@ func runLocal(t *testing.T, jobs []workload.Job, cfg Config, settings submitter.
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	sum, err := submitter.Run(context.Background(), submitter.Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: tg, Settings: settings})
+	sum, err := submitter.Run(context.Background(), submitter.Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: tg, Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 	"github.com/gmark/gmark/workload"
@@ -53,21 +54,6 @@ func mkjob(id string, offset time.Duration, runtime string, sites ...string) wor
 		j.SiteType = workload.Ordered
 	}
 	return j
-}
-
-func writeWorkload(t *testing.T, jobs []workload.Job) string {
-	dir := t.TempDir()
-	f, _ := os.Create(filepath.Join(dir, workload.JobsFile))
-	w := workload.NewWriter(f)
-	for i := range jobs {
-		if err := jobs[i].Validate(); err != nil {
-			t.Fatal(err)
-		}
-		w.Write(&jobs[i])
-	}
-	w.Flush()
-	f.Close()
-	return dir
 }
 
 func newTarget(t *testing.T, e *slurmtest.Env, work string) *Target {
@@ -135,7 +121,7 @@ func TestLiveTwoClusters(t *testing.T) {
 	defer st.Close()
 	tg := newTarget(t, e, t.TempDir())
 	defer tg.Close()
-	sum, err := submitter.Run(context.Background(), submitter.Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: tg})
+	sum, err := submitter.Run(context.Background(), submitter.Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: tg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +226,7 @@ func TestLiveControllerDown(t *testing.T) {
 	tg := newTarget(t, e, t.TempDir())
 	defer tg.Close()
 	beta := e.Cluster("beta")
-	cfg := submitter.Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: tg,
+	cfg := submitter.Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: tg,
 		OnStart: func(string) { time.AfterFunc(1200*time.Millisecond, beta.StopController) }}
 	// The controller stays down: the retries are counted, with no time
 	// budget (--retry-for 0), so some submissions fail for good.
@@ -329,7 +315,7 @@ func TestLiveSbatchTimeoutStillSubmits(t *testing.T) {
 	defer st.Close()
 	tg := newTarget(t, e, t.TempDir())
 	defer tg.Close()
-	cfg := submitter.Config{WorkloadDir: writeWorkload(t, jobs), Store: st, Target: tg}
+	cfg := submitter.Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: tg}
 	cfg.Backoff = 200 * time.Millisecond
 	sum, err := submitter.Run(context.Background(), cfg)
 	if err != nil {
