@@ -171,3 +171,12 @@ func CheckDir(dir string) error {
 	}
 	return err
 }
+
+// Metrics are the metrics of the report's runs, in its order.
+func (r *Report) Metrics() []*metrics.RunMetrics {
+	out := make([]*metrics.RunMetrics, len(r.Runs))
+	for i, run := range r.Runs {
+		out[i] = run.Metrics
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -117,126 +118,158 @@ func checkDB(path string, runs []string, reporting bool) error {
 	return nil
 }
 
-func runReport(c *cli.Context) error {
+// reportOptions are the parsed flags of `gmark report`.
+type reportOptions struct {
+	db     string
+	runs   []string
+	output string // the HTML report's directory
+	format string
+	opts   report.Options
+	gate   *gateOptions // a regression gate, with --baseline
+}
+
+// gateOptions are the flags of the regression gate.
+type gateOptions struct {
+	db     string
+	runs   []string
+	cfg    gate.Config
+	format string // text or json
+}
+
+// parseReportFlags checks the flags of `gmark report`; every error is a
+// usage error.
+func parseReportFlags(c *cli.Context) (reportOptions, error) {
+	o := reportOptions{db: c.String("db"), runs: splitList(c.StringSlice("run")), output: c.String("output"), format: c.String("format"),
+		opts: report.Options{Tau: c.Duration("tau"), Processors: c.Int("processors"), WorkloadTime: c.Bool("workload-time"),
+			Bins: c.Int("bins"), Command: os.Args}}
 	if c.NArg() > 0 {
-		return usageErrorf("report takes no arguments (did you mean 'gmark report sql QUERY'?)")
+		return o, usageErrorf("report takes no arguments (did you mean 'gmark report sql QUERY'?)")
 	}
-	if c.Duration("tau") < 0 || c.Int("processors") < 0 || c.Int("bins") < 1 || c.Int("bins") > maxBins {
-		return usageErrorf("--tau and --processors must be >= 0, --bins from 1 to %d", maxBins)
+	if o.opts.Tau < 0 || o.opts.Processors < 0 || o.opts.Bins < 1 || o.opts.Bins > maxBins {
+		return o, usageErrorf("--tau and --processors must be >= 0, --bins from 1 to %d", maxBins)
 	}
-	db := c.String("db")
-	runs := splitList(c.StringSlice("run"))
-	if err := checkDB(db, runs, true); err != nil {
+	if !c.Bool("quiet") {
+		o.opts.Log = prefixWriter{w: c.App.ErrWriter, prefix: "gmark report: "}
+	}
+	if c.String("baseline") == "" {
+		if !slices.Contains([]string{"html", "text", "summary", "json", "csv"}, o.format) {
+			return o, usageErrorf("--format %q: want html, text, summary, json or csv", o.format)
+		}
+		return o, nil
+	}
+	g, err := parseGateFlags(c)
+	o.gate = g
+	return o, err
+}
+
+func parseGateFlags(c *cli.Context) (*gateOptions, error) {
+	g := &gateOptions{db: c.String("baseline"), runs: splitList(c.StringSlice("baseline-run")), format: "text",
+		cfg: gate.Config{Metrics: splitList([]string{c.String("metrics")}), Alpha: c.Float64("alpha"), Test: c.String("test")}}
+	threshold, err := parseThreshold(c.String("threshold"))
+	if err != nil {
+		return g, usageError{err}
+	}
+	g.cfg.Threshold = threshold
+	if !(g.cfg.Alpha > 0 && g.cfg.Alpha < 1) {
+		return g, usageErrorf("--alpha must be between 0 and 1")
+	}
+	for _, n := range g.cfg.Metrics {
+		if gate.Metrics[n] == nil {
+			return g, usageErrorf("--metrics: unknown metric %q (known: %s)", n, strings.Join(gate.Names(), ", "))
+		}
+	}
+	if g.cfg.Test != gate.BlockBootstrap && g.cfg.Test != gate.IID {
+		return g, usageErrorf("--test %q: want %s or %s", g.cfg.Test, gate.BlockBootstrap, gate.IID)
+	}
+	if c.IsSet("format") {
+		if f := c.String("format"); f != "text" && f != "json" {
+			return g, usageErrorf("with --baseline, --format is text or json")
+		}
+		g.format = c.String("format")
+	}
+	return g, nil
+}
+
+func runReport(c *cli.Context) error {
+	o, err := parseReportFlags(c)
+	if err != nil {
 		return err
 	}
-	opts := report.Options{Tau: c.Duration("tau"), Processors: c.Int("processors"), WorkloadTime: c.Bool("workload-time"),
-		Bins: c.Int("bins"), Command: os.Args}
-	if !c.Bool("quiet") {
-		opts.Log = prefixWriter{w: c.App.ErrWriter, prefix: "gmark report: "}
+	if err := checkDB(o.db, o.runs, true); err != nil {
+		return err
 	}
-	if c.String("baseline") != "" {
-		return runGate(c, db, runs, opts)
+	if o.gate != nil {
+		return runGate(c.Context, o, c.App.Writer)
 	}
-	format := c.String("format")
-	switch format {
-	case "html":
+	return writeReport(c.Context, o, c.App.Writer)
+}
+
+// writeReport writes the report of the runs in its format.
+func writeReport(ctx context.Context, o reportOptions, w io.Writer) error {
+	if o.format == "html" {
 		// Before reading the store: a report that cannot be written is
 		// bad usage, not a failure after the work.
-		if err := report.CheckDir(c.String("output")); err != nil {
+		if err := report.CheckDir(o.output); err != nil {
 			return usageErrorf("-o: %v", err)
 		}
 		start := time.Now()
-		index, err := report.Write(c.Context, db, runs, c.String("output"), opts)
+		index, err := report.Write(ctx, o.db, o.runs, o.output, o.opts)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.App.Writer, "report written to %s (%s)\n", index, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(w, "report written to %s (%s)\n", index, time.Since(start).Round(time.Millisecond))
 		return nil
-	case "text", "summary", "json", "csv":
-		opts.Log = nil
-		rep, err := report.Build(c.Context, db, runs, opts)
-		if err != nil {
-			return err
-		}
-		switch format {
-		case "text":
-			return rep.WriteText(c.App.Writer)
-		case "summary":
-			return rep.WriteSummary(c.App.Writer)
-		case "json":
-			return rep.WriteJSON(c.App.Writer)
-		default:
-			return rep.WriteCSV(c.App.Writer)
-		}
 	}
-	return usageErrorf("--format %q: want html, text, summary, json or csv", format)
+	o.opts.Log = nil
+	rep, err := report.Build(ctx, o.db, o.runs, o.opts)
+	if err != nil {
+		return err
+	}
+	switch o.format {
+	case "text":
+		return rep.WriteText(w)
+	case "summary":
+		return rep.WriteSummary(w)
+	case "json":
+		return rep.WriteJSON(w)
+	}
+	return rep.WriteCSV(w)
 }
 
 // runGate compares the runs of --db with those of --baseline.
-func runGate(c *cli.Context, db string, runs []string, opts report.Options) error {
-	threshold, err := parseThreshold(c.String("threshold"))
+func runGate(ctx context.Context, o reportOptions, w io.Writer) error {
+	g := o.gate
+	if err := checkDB(g.db, g.runs, true); err != nil {
+		return err
+	}
+	o.opts.Log = nil
+	base, err := report.Build(ctx, g.db, g.runs, o.opts)
+	if err != nil {
+		return err
+	}
+	cur, err := report.Build(ctx, o.db, o.runs, o.opts)
+	if err != nil {
+		return err
+	}
+	res, err := gate.Compare(base.Metrics(), cur.Metrics(), g.cfg)
 	if err != nil {
 		return usageError{err}
 	}
-	alpha := c.Float64("alpha")
-	if !(alpha > 0 && alpha < 1) {
-		return usageErrorf("--alpha must be between 0 and 1")
-	}
-	names := splitList([]string{c.String("metrics")})
-	for _, n := range names {
-		if gate.Metrics[n] == nil {
-			return usageErrorf("--metrics: unknown metric %q (known: %s)", n, strings.Join(gate.Names(), ", "))
-		}
-	}
-	test := c.String("test")
-	if test != gate.BlockBootstrap && test != gate.IID {
-		return usageErrorf("--test %q: want %s or %s", test, gate.BlockBootstrap, gate.IID)
-	}
-	format := c.String("format")
-	if c.IsSet("format") && format != "text" && format != "json" {
-		return usageErrorf("with --baseline, --format is text or json")
-	}
-	baseDB := c.String("baseline")
-	baseRuns := splitList(c.StringSlice("baseline-run"))
-	if err := checkDB(baseDB, baseRuns, true); err != nil {
-		return err
-	}
-	opts.Log = nil
-	base, err := report.Build(c.Context, baseDB, baseRuns, opts)
-	if err != nil {
-		return err
-	}
-	cur, err := report.Build(c.Context, db, runs, opts)
-	if err != nil {
-		return err
-	}
-	res, err := gate.Compare(runMetrics(base), runMetrics(cur), gate.Config{Metrics: names, Threshold: threshold, Alpha: alpha, Test: test})
-	if err != nil {
-		return usageError{err}
-	}
-	if format == "json" {
+	if g.format == "json" {
 		b, err := report.MarshalJSON(res)
 		if err != nil {
 			return err
 		}
-		if _, err := c.App.Writer.Write(append(b, '\n')); err != nil {
+		if _, err := w.Write(append(b, '\n')); err != nil {
 			return err
 		}
-	} else if err := res.WriteText(c.App.Writer); err != nil {
+	} else if err := res.WriteText(w); err != nil {
 		return err
 	}
 	if len(res.Regressed) > 0 {
 		return cli.Exit("regression in "+strings.Join(res.Regressed, ", "), exitFailure)
 	}
 	return nil
-}
-
-func runMetrics(r *report.Report) []*metrics.RunMetrics {
-	out := make([]*metrics.RunMetrics, len(r.Runs))
-	for i, run := range r.Runs {
-		out[i] = run.Metrics
-	}
-	return out
 }
 
 type prefixWriter struct {
