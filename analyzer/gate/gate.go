@@ -13,6 +13,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -685,4 +686,19 @@ func (r *Row) NullReason(field string) string {
 		return "no bootstrap was run (" + r.Test + ")"
 	}
 	return ""
+}
+
+// ParseThreshold reads a threshold as a percentage ("5%") or a fraction
+// ("0.05"), 0 or more.
+func ParseThreshold(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	pc := strings.HasSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("--threshold %q: want a percentage (5%%) or a fraction (0.05), 0 or more", s)
+	}
+	if pc {
+		v /= 100
+	}
+	return v, nil
 }

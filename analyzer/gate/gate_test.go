@@ -94,3 +94,19 @@ func TestQuantileOf(t *testing.T) {
 		}
 	}
 }
+
+func TestParseThreshold(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"5%", 0.05, true}, {"0.05", 0.05, true}, {" 0 ", 0, true}, {"0%", 0, true}, {"150%", 1.5, true},
+		{"-1%", 0, false}, {"NaN", 0, false}, {"Inf", 0, false}, {"", 0, false}, {"5%%", 0, false}, {"x", 0, false},
+	} {
+		got, err := ParseThreshold(tc.in)
+		if (err == nil) != tc.ok || tc.ok && math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("ParseThreshold(%q) = %g, %v; want %g, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -70,20 +68,6 @@ func init() {
 // maxBins bounds --bins: the time series take a few numbers per bin and
 // run, and a figure cannot show more points than it has pixels anyway.
 const maxBins = 10000
-
-// parseThreshold reads "5%" or "0.05".
-func parseThreshold(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	pc := strings.HasSuffix(s, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("--threshold %q: want a percentage (5%%) or a fraction (0.05), 0 or more", s)
-	}
-	if pc {
-		v /= 100
-	}
-	return v, nil
-}
 
 // checkDB fails with a usage error when the store does not exist, and
 // checks that the named runs are in it, or (none named, reporting) that it
@@ -165,7 +149,7 @@ func parseReportFlags(c *cli.Context) (reportOptions, error) {
 func parseGateFlags(c *cli.Context) (*gateOptions, error) {
 	g := &gateOptions{db: c.String("baseline"), runs: splitList(c.StringSlice("baseline-run")), format: "text",
 		cfg: gate.Config{Metrics: splitList([]string{c.String("metrics")}), Alpha: c.Float64("alpha"), Test: c.String("test")}}
-	threshold, err := parseThreshold(c.String("threshold"))
+	threshold, err := gate.ParseThreshold(c.String("threshold"))
 	if err != nil {
 		return g, usageError{err}
 	}
