@@ -2,6 +2,7 @@ package gwa
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -258,4 +259,14 @@ func SelectArea(r Reader, width float64, targets []Target) (*AreaResult, error) 
 		res.Values = append(res.Values, res.Best.Values[t.Char])
 	}
 	return res, nil
+}
+
+// WriteText writes the chosen window and how it meets the targets, as
+// `gmark trace select` prints it.
+func (a *AreaResult) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "  area: window %d of %d, [%g, %g) s; targets", a.Best.Index+1, len(a.Windows), a.Best.Start, a.Best.End)
+	for i, t := range a.Targets {
+		fmt.Fprintf(w, " %s=%g (window: %g)", t.Char, a.Resolved[i], a.Values[i])
+	}
+	fmt.Fprintf(w, "; distance %.4g\n", a.Distance)
 }

@@ -3,6 +3,8 @@ package gwa
 import (
 	"container/heap"
 	"fmt"
+	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -174,4 +176,20 @@ func (h *mixHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// DefaultTags are the tags of traces mixed without tags of their own: their
+// file names without .gz, numbered where two are the same.
+func DefaultTags(paths []string) []string {
+	var tags []string
+	seen := map[string]bool{}
+	for i, p := range paths {
+		b := strings.TrimSuffix(filepath.Base(p), ".gz")
+		if seen[b] {
+			b += "#" + strconv.Itoa(i+1)
+		}
+		seen[b] = true
+		tags = append(tags, b)
+	}
+	return tags
 }

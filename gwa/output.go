@@ -104,3 +104,19 @@ func copyAndClose(w Writer, r Reader, progress func(int64)) (int64, error) {
 	}
 	return n, err
 }
+
+// OutputFormat is the format to write path in: the one named (--format;
+// swf, gwf or sqlite), else the one its name tells (FormatFromName).
+func OutputFormat(named, path string) (Format, error) {
+	if named != "" {
+		f, ok := ParseFormat(named)
+		if !ok {
+			return f, fmt.Errorf("--format %q: swf, gwf or sqlite", named)
+		}
+		return f, nil
+	}
+	if f := FormatFromName(path); f != "" {
+		return f, nil
+	}
+	return "", fmt.Errorf("%s: cannot tell the output format from the name; use .swf, .gwf, .db3 or --format", path)
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/internal/outfile"
 	"github.com/gmark/gmark/internal/version"
 	"github.com/gmark/gmark/stats"
 	"github.com/gmark/gmark/wdl"
@@ -65,6 +66,7 @@ type FitOptions struct {
 	Output  string // the fit file; "" for none
 	PlotDir string // the figures; "" for none
 	JSON    bool
+	Input   *traceInput // how the traces are read
 }
 
 func runFit(c *cli.Context) error {
@@ -81,6 +83,9 @@ func parseFitOptions(c *cli.Context) (FitOptions, error) {
 	}
 	o := FitOptions{Traces: c.Args().Slice(), Output: c.String("output"), PlotDir: c.String("plot"), JSON: c.Bool("json")}
 	var err error
+	if o.Input, err = parseTraceInput(c); err != nil {
+		return o, err
+	}
 	if o.Fit.Fields, err = parseFitFields(c.StringSlice("field")); err != nil {
 		return o, err
 	}
@@ -111,13 +116,13 @@ func parseFitOptions(c *cli.Context) (FitOptions, error) {
 		o.Fit.Peak = gwa.PeakHours{From: from, To: to}
 	}
 	if o.Output != "" {
-		if err := checkOutput(c, o.Output, false); err != nil {
-			return o, err
+		if err := outfile.Check(o.Output, "", c.Bool("force")); err != nil {
+			return o, usageError{err}
 		}
 	}
 	if o.PlotDir != "" {
-		if err := checkFigureDir(o.PlotDir); err != nil {
-			return o, err
+		if err := outfile.CheckDir(o.PlotDir, "the figures"); err != nil {
+			return o, usageError{err}
 		}
 	}
 	return o, nil
@@ -163,7 +168,7 @@ func parseFitFamilies(value string) ([]string, error) {
 func fitTraces(c *cli.Context, o FitOptions) error {
 	var traces []*gwa.TraceFit
 	for _, path := range o.Traces {
-		tf, err := readAndFitTrace(c, path, o.Fit)
+		tf, err := readAndFitTrace(o.Input, path, o.Fit)
 		if err != nil {
 			return err
 		}
@@ -205,19 +210,19 @@ func fitTraces(c *cli.Context, o FitOptions) error {
 }
 
 // readAndFitTrace reads one trace, with a progress bar, and fits its fields.
-func readAndFitTrace(c *cli.Context, path string, o gwa.FitOptions) (*gwa.TraceFit, error) {
-	r, err := openTrace(c, path)
+func readAndFitTrace(in *traceInput, path string, o gwa.FitOptions) (*gwa.TraceFit, error) {
+	r, err := in.open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	bar, progress := recordProgress(c, r, "reading "+filepath.Base(path))
+	bar, progress := in.progress(r, "reading "+filepath.Base(path))
 	data, err := gwa.ReadFields(r, o.FieldOptions, progress)
 	bar.Done()
 	if err != nil {
-		return nil, traceError(c, err)
+		return nil, in.traceError(err)
 	}
-	reportSkipped(c, path, r.Stats())
+	in.reportSkipped(path, r.Stats())
 	return gwa.FitTrace(path, r.Header(), data, o), nil
 }
 

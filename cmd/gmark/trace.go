@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/gmark/gmark/gwa"
@@ -125,27 +125,35 @@ func outputFlags() []cli.Flag {
 	}
 }
 
-// readOptions builds the reader options of a command.
-func readOptions(c *cli.Context) (gwa.ReadOptions, error) {
-	o := gwa.ReadOptions{Strict: c.Bool("strict")}
+// traceInput is how a trace command reads its traces: the reader options
+// (--strict, --input-format), --quiet, and where warnings go.
+type traceInput struct {
+	read   gwa.ReadOptions
+	quiet  bool
+	stderr io.Writer
+}
+
+// parseTraceInput reads the input flags every trace command has.
+func parseTraceInput(c *cli.Context) (*traceInput, error) {
+	in := &traceInput{read: gwa.ReadOptions{Strict: c.Bool("strict")}, quiet: c.Bool("quiet"), stderr: c.App.ErrWriter}
 	if s := c.String("input-format"); s != "" {
 		f, ok := gwa.ParseFormat(s)
 		if !ok {
-			return o, usageErrorf("--input-format %q: swf, gwf or sqlite", s)
+			return nil, usageErrorf("--input-format %q: swf, gwf or sqlite", s)
 		}
-		o.Format = f
+		in.read.Format = f
 	}
-	return o, nil
+	return in, nil
 }
 
 // traceError classifies a read error: malformed input exits with 2.
-func traceError(c *cli.Context, err error) error {
+func (in *traceInput) traceError(err error) error {
 	var pe *gwa.ParseError
 	var ne *gwa.NoRecordsError
 	switch {
 	case errors.As(err, &ne) || errors.Is(err, gwa.ErrOutOfRange):
 		return usageError{err}
-	case errors.As(err, &pe) && c.Bool("strict"):
+	case errors.As(err, &pe) && in.read.Strict:
 		return usageError{fmt.Errorf("%v (without --strict, malformed lines are skipped and counted)", err)}
 	case errors.As(err, &pe):
 		return usageError{err}
@@ -156,42 +164,38 @@ func traceError(c *cli.Context, err error) error {
 	return err
 }
 
-// openTrace opens one trace for a command.
-func openTrace(c *cli.Context, path string) (gwa.Reader, error) {
-	o, err := readOptions(c)
+// open opens one trace.
+func (in *traceInput) open(path string) (gwa.Reader, error) {
+	r, err := gwa.Open(path, in.read)
 	if err != nil {
-		return nil, err
-	}
-	r, err := gwa.Open(path, o)
-	if err != nil {
-		return nil, traceError(c, err)
+		return nil, in.traceError(err)
 	}
 	return r, nil
 }
 
 // reportSkipped prints the count of skipped malformed lines, with the first
 // few, on stderr.
-func reportSkipped(c *cli.Context, name string, s *gwa.ReadStats) {
+func (in *traceInput) reportSkipped(name string, s *gwa.ReadStats) {
 	if s.Skipped == 0 {
 		return
 	}
-	fmt.Fprintf(c.App.ErrWriter, "warning: %s: skipped %d malformed line(s) (--strict stops at the first)\n", name, s.Skipped)
+	fmt.Fprintf(in.stderr, "warning: %s: skipped %d malformed line(s) (--strict stops at the first)\n", name, s.Skipped)
 	for _, e := range s.Errors {
-		fmt.Fprintf(c.App.ErrWriter, "  %v\n", e)
+		fmt.Fprintf(in.stderr, "  %v\n", e)
 	}
 	if int64(len(s.Errors)) < s.Skipped {
-		fmt.Fprintf(c.App.ErrWriter, "  … and %d more\n", s.Skipped-int64(len(s.Errors)))
+		fmt.Fprintf(in.stderr, "  … and %d more\n", s.Skipped-int64(len(s.Errors)))
 	}
 }
 
-// recordProgress is a progress bar over records, sized by the header's
-// MaxJobs when it has one.
-func recordProgress(c *cli.Context, r gwa.Reader, desc string) (*progress, func(int64)) {
+// progress is a progress bar over records, sized by the header's MaxJobs
+// when it has one.
+func (in *traceInput) progress(r gwa.Reader, desc string) (*progress, func(int64)) {
 	total := int64(r.Header().MaxJobs)
 	if total <= 0 {
 		total = -1
 	}
-	bar := newProgress(total, desc, "jobs", c.Bool("quiet") || (total > 0 && total < 200000))
+	bar := newProgress(total, desc, "jobs", in.quiet || (total > 0 && total < 200000))
 	last := int64(0)
 	return bar, func(n int64) {
 		bar.Add(int(n - last))
@@ -199,12 +203,8 @@ func recordProgress(c *cli.Context, r gwa.Reader, desc string) (*progress, func(
 	}
 }
 
-func analyse(c *cli.Context, path string) (*gwa.Analysis, error) {
-	r, err := openTrace(c, path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
+// analysisOptions reads the flags of the analysis (stats, plot and rank).
+func analysisOptions(c *cli.Context) (gwa.AnalysisOptions, error) {
 	opts := gwa.AnalysisOptions{Processors: c.Int("procs"), TopN: c.Int("top"), NoCDF: !c.Bool("cdf")}
 	if c.Command.Name == "plot" {
 		opts.NoCDF = false
@@ -213,26 +213,50 @@ func analyse(c *cli.Context, path string) (*gwa.Analysis, error) {
 		opts.ReportedWork, opts.ReportedWorkKnown = n, true
 	}
 	if opts.Processors < 0 || opts.Processors > gwa.MaxProcs {
-		return nil, usageErrorf("--procs must be from 1 to %d", gwa.MaxProcs)
+		return opts, usageErrorf("--procs must be from 1 to %d", gwa.MaxProcs)
 	}
-	bar, prog := recordProgress(c, r, "analysing "+filepath.Base(path))
+	return opts, nil
+}
+
+// analyse reads one trace through the analysis.
+func (in *traceInput) analyse(path string, opts gwa.AnalysisOptions) (*gwa.Analysis, error) {
+	r, err := in.open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	bar, prog := in.progress(r, "analysing "+filepath.Base(path))
 	a, err := gwa.Analyze(r, opts, prog)
 	bar.Done()
 	if err != nil {
-		return nil, traceError(c, err)
+		return nil, in.traceError(err)
 	}
 	a.Trace.Name = filepath.Base(path)
-	reportSkipped(c, path, r.Stats())
+	in.reportSkipped(path, r.Stats())
 	return a, nil
+}
+
+// analysisInput parses what stats, plot and rank read their traces with.
+func analysisInput(c *cli.Context) (*traceInput, gwa.AnalysisOptions, error) {
+	in, err := parseTraceInput(c)
+	if err != nil {
+		return nil, gwa.AnalysisOptions{}, err
+	}
+	opts, err := analysisOptions(c)
+	return in, opts, err
 }
 
 func runTraceStats(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usageErrorf("trace stats takes one or more trace files (see 'gmark trace stats --help')")
 	}
+	in, aopts, err := analysisInput(c)
+	if err != nil {
+		return err
+	}
 	var all []*gwa.Analysis
 	for _, path := range c.Args().Slice() {
-		a, err := analyse(c, path)
+		a, err := in.analyse(path, aopts)
 		if err != nil {
 			return err
 		}
@@ -260,10 +284,14 @@ func runTracePlot(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("trace plot takes one trace file and -o DIR")
 	}
-	if err := checkFigureDir(c.String("output")); err != nil {
+	if err := outfile.CheckDir(c.String("output"), "the figures"); err != nil {
+		return usageError{err}
+	}
+	in, aopts, err := analysisInput(c)
+	if err != nil {
 		return err
 	}
-	a, err := analyse(c, c.Args().First())
+	a, err := in.analyse(c.Args().First(), aopts)
 	if err != nil {
 		return err
 	}
@@ -356,64 +384,28 @@ func parseSelection(c *cli.Context) (gwa.Selection, error) {
 // checkOutputFile reads --format and checks the output path (see
 // checkOutput) before any input is read.
 func checkOutputFile(c *cli.Context, path string) (gwa.Format, error) {
-	var f gwa.Format
-	if s := c.String("format"); s != "" {
-		var ok bool
-		if f, ok = gwa.ParseFormat(s); !ok {
-			return f, usageErrorf("--format %q: swf, gwf or sqlite", s)
-		}
-	}
-	if f == "" {
-		if f = gwa.FormatFromName(path); f == "" {
-			return f, usageErrorf("%s: cannot tell the output format from the name; use .swf, .gwf, .db3 or --format", path)
-		}
-	}
-	return f, checkOutput(c, path, f == gwa.SQLite)
-}
-
-// checkOutput checks an output file's path the way internal/outfile will
-// write it, so that a bad path is a usage error before any work: a
-// directory, a socket or a missing directory is refused; a regular file
-// (at the end of any symbolic links) is replaced only with --force; a FIFO
-// or a device is written through, which replaces nothing, unless the
-// writer needs a regular file (GWF-SQLite).
-func checkOutput(c *cli.Context, path string, needRegular bool) error {
-	final, through, err := outfile.Resolve(path)
+	f, err := gwa.OutputFormat(c.String("format"), path)
 	if err != nil {
-		return usageError{err}
+		return f, usageError{err}
 	}
-	if through {
-		if needRegular {
-			return usageErrorf("%s is not a regular file; a GWF-SQLite database must be written to a file", path)
-		}
-		return nil
+	regular := ""
+	if f == gwa.SQLite {
+		regular = "a GWF-SQLite database"
 	}
-	if fi, err := os.Stat(filepath.Dir(final)); err != nil || !fi.IsDir() {
-		return usageErrorf("%s: the directory %s does not exist", path, filepath.Dir(final))
+	if err := outfile.Check(path, regular, c.Bool("force")); err != nil {
+		return f, usageError{err}
 	}
-	if _, err := os.Stat(final); err == nil && !c.Bool("force") {
-		return usageErrorf("%s exists; use --force to replace it", path)
-	}
-	return nil
-}
-
-// checkFigureDir checks a directory of figures: made if missing, refused
-// if something else is at the path.
-func checkFigureDir(path string) error {
-	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
-		return usageErrorf("%s is not a directory; give a directory for the figures", path)
-	}
-	return nil
+	return f, nil
 }
 
 // writeTrace writes r to path as an output of internal/outfile (see
 // gwa.WriteTrace): a failure leaves no half-written file.
-func writeTrace(c *cli.Context, r gwa.Reader, path string, f gwa.Format, h *gwa.Header) (int64, error) {
-	bar, prog := recordProgress(c, r, "writing "+filepath.Base(path))
+func (in *traceInput) writeTrace(r gwa.Reader, path string, f gwa.Format, h *gwa.Header) (int64, error) {
+	bar, prog := in.progress(r, "writing "+filepath.Base(path))
 	n, err := gwa.WriteTrace(path, f, h, r, prog)
 	bar.Done()
 	if err != nil {
-		return n, traceError(c, err)
+		return n, in.traceError(err)
 	}
 	return n, nil
 }
@@ -421,6 +413,10 @@ func writeTrace(c *cli.Context, r gwa.Reader, path string, f gwa.Format, h *gwa.
 func runTraceSelect(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usageErrorf("trace select takes one or more trace files and -o OUT (see 'gmark trace select --help')")
+	}
+	in, err := parseTraceInput(c)
+	if err != nil {
+		return err
 	}
 	sel, err := parseSelection(c)
 	if err != nil {
@@ -437,20 +433,12 @@ func runTraceSelect(c *cli.Context) error {
 		return usageErrorf("--tag: %d tags for %d traces", len(tags), len(paths))
 	}
 	if len(tags) == 0 && len(paths) > 1 {
-		seen := map[string]bool{}
-		for i, p := range paths {
-			b := strings.TrimSuffix(filepath.Base(p), ".gz")
-			if seen[b] {
-				b += "#" + strconv.Itoa(i+1)
-			}
-			seen[b] = true
-			tags = append(tags, b)
-		}
+		tags = gwa.DefaultTags(paths)
 	}
 	var readers []gwa.Reader
 	open := func() (gwa.Reader, error) {
 		if len(paths) == 1 {
-			r, err := openTrace(c, paths[0])
+			r, err := in.open(paths[0])
 			if err == nil {
 				readers = append(readers, r)
 			}
@@ -458,7 +446,7 @@ func runTraceSelect(c *cli.Context) error {
 		}
 		var ins []gwa.MixInput
 		for i, p := range paths {
-			r, err := openTrace(c, p)
+			r, err := in.open(p)
 			if err != nil {
 				for _, in := range ins {
 					in.Reader.Close()
@@ -472,26 +460,22 @@ func runTraceSelect(c *cli.Context) error {
 	}
 	r, area, err := gwa.Select(open, sel)
 	if err != nil {
-		return traceError(c, err)
+		return in.traceError(err)
 	}
 	defer r.Close()
 	h := *r.Header()
 	h.Lines = append(append([]string(nil), h.Lines...), "Note: selected by gmark from "+strings.Join(paths, ", ")+": "+sel.Describe())
-	n, err := writeTrace(c, r, out, format, &h)
+	n, err := in.writeTrace(r, out, format, &h)
 	if err != nil {
 		return err
 	}
 	for i, rd := range readers[max(0, len(readers)-len(paths)):] {
-		reportSkipped(c, paths[i], rd.Stats())
+		in.reportSkipped(paths[i], rd.Stats())
 	}
 	if !c.Bool("quiet") {
 		fmt.Fprintf(c.App.Writer, "selected %d jobs (%s) into %s\n", n, sel.Describe(), out)
 		if area != nil {
-			fmt.Fprintf(c.App.Writer, "  area: window %d of %d, [%g, %g) s; targets", area.Best.Index+1, len(area.Windows), area.Best.Start, area.Best.End)
-			for i, t := range area.Targets {
-				fmt.Fprintf(c.App.Writer, " %s=%g (window: %g)", t.Char, area.Resolved[i], area.Values[i])
-			}
-			fmt.Fprintf(c.App.Writer, "; distance %.4g\n", area.Distance)
+			area.WriteText(c.App.Writer)
 		}
 	}
 	return nil
@@ -501,23 +485,27 @@ func runTraceConvert(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return usageErrorf("trace convert takes IN and OUT (see 'gmark trace convert --help')")
 	}
-	in, out := c.Args().Get(0), c.Args().Get(1)
+	in, err := parseTraceInput(c)
+	if err != nil {
+		return err
+	}
+	src, out := c.Args().Get(0), c.Args().Get(1)
 	format, err := checkOutputFile(c, out)
 	if err != nil {
 		return err
 	}
-	r, err := openTrace(c, in)
+	r, err := in.open(src)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	n, err := writeTrace(c, r, out, format, r.Header())
+	n, err := in.writeTrace(r, out, format, r.Header())
 	if err != nil {
 		return err
 	}
-	reportSkipped(c, in, r.Stats())
-	if !c.Bool("quiet") {
-		fmt.Fprintf(c.App.Writer, "converted %d jobs from %s (%s) to %s\n", n, in, r.Header().Format, out)
+	in.reportSkipped(src, r.Stats())
+	if !in.quiet {
+		fmt.Fprintf(c.App.Writer, "converted %d jobs from %s (%s) to %s\n", n, src, r.Header().Format, out)
 	}
 	return nil
 }
@@ -525,6 +513,10 @@ func runTraceConvert(c *cli.Context) error {
 func runTraceBoTs(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("trace bots takes one trace file")
+	}
+	in, err := parseTraceInput(c)
+	if err != nil {
+		return err
 	}
 	var deltas []float64
 	for _, d := range splitList(c.StringSlice("delta")) {
@@ -534,7 +526,7 @@ func runTraceBoTs(c *cli.Context) error {
 		}
 		deltas = append(deltas, v)
 	}
-	r, err := openTrace(c, c.Args().First())
+	r, err := in.open(c.Args().First())
 	if err != nil {
 		return err
 	}
@@ -547,9 +539,9 @@ func runTraceBoTs(c *cli.Context) error {
 		}
 	})
 	if err != nil {
-		return traceError(c, err)
+		return in.traceError(err)
 	}
-	reportSkipped(c, c.Args().First(), r.Stats())
+	in.reportSkipped(c.Args().First(), r.Stats())
 	w := c.App.Writer
 	if c.Bool("json") {
 		b, err := json.MarshalIndent(map[string]any{"trace": c.Args().First(), "bots": res}, "", "  ")
@@ -575,13 +567,17 @@ func runTraceRank(c *cli.Context) error {
 		}
 		cats = append(cats, cat)
 	}
+	in, aopts, err := analysisInput(c)
+	if err != nil {
+		return err
+	}
 	works := c.IntSlice("reported-work")
 	if len(works) > 0 && len(works) != c.NArg() {
 		return usageErrorf("--reported-work: %d values for %d traces", len(works), c.NArg())
 	}
 	var sigs []gwa.Signature
 	for i, path := range c.Args().Slice() {
-		a, err := analyse(c, path)
+		a, err := in.analyse(path, aopts)
 		if err != nil {
 			return err
 		}

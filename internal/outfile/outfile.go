@@ -293,3 +293,38 @@ func syncDir(dir string) error {
 	_ = d.Sync()
 	return nil
 }
+
+// Check tells, before any work, whether path may be written the way Create
+// writes it: a directory, a socket or a missing directory is refused; a
+// regular file (at the end of any symbolic links) is replaced only with
+// replace; a FIFO or a device is written through, which replaces nothing,
+// unless the writer needs a regular file: regular names what needs one ("a
+// GWF-SQLite database"), "" when a FIFO or a device will do.
+func Check(path, regular string, replace bool) error {
+	final, through, err := Resolve(path)
+	if err != nil {
+		return err
+	}
+	if through {
+		if regular != "" {
+			return fmt.Errorf("%s is not a regular file; %s must be written to a file", path, regular)
+		}
+		return nil
+	}
+	if fi, err := os.Stat(filepath.Dir(final)); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s: the directory %s does not exist", path, filepath.Dir(final))
+	}
+	if _, err := os.Stat(final); err == nil && !replace {
+		return fmt.Errorf("%s exists; use --force to replace it", path)
+	}
+	return nil
+}
+
+// CheckDir tells whether dir may hold the files of what (a directory of
+// figures): it is a directory, or nothing is there yet.
+func CheckDir(dir, what string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory; give a directory for %s", dir, what)
+	}
+	return nil
+}

@@ -268,3 +268,39 @@ func TestStaleTemporariesOfDeadWritersAreRemoved(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckBeforeWriting(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "old.swf")
+	if err := os.WriteFile(existing, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path, regular string
+		replace       bool
+		want          string // part of the error; "" for none
+	}{
+		{filepath.Join(dir, "new.swf"), "", false, ""},
+		{existing, "", false, "exists; use --force"},
+		{existing, "", true, ""},
+		{filepath.Join(dir, "missing", "x.swf"), "", false, "does not exist"},
+		{dir, "", false, "directory"},
+		{fifo, "", false, ""},
+		{fifo, "a GWF-SQLite database", false, "a GWF-SQLite database must be written to a file"},
+	} {
+		err := Check(tc.path, tc.regular, tc.replace)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("Check(%s, %q, %v) = %v, want %q", tc.path, tc.regular, tc.replace, err, tc.want)
+		}
+	}
+	if err := CheckDir(existing, "the figures"); err == nil || !strings.Contains(err.Error(), "give a directory for the figures") {
+		t.Errorf("CheckDir of a file: %v", err)
+	}
+	if err := CheckDir(filepath.Join(dir, "new"), "the figures"); err != nil {
+		t.Errorf("CheckDir of nothing: %v", err)
+	}
+}
