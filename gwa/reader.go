@@ -231,6 +231,21 @@ func (c *common) headerLine(line int64, text string) error {
 	return nil
 }
 
+// checked finishes a parsed record (perr its parse error, nil when it
+// parsed): ok when it is a record to return; a malformed one is skipped
+// (counted; err only in strict mode).
+func (c *common) checked(rec *Record, perr *ParseError, line int64) (ok bool, err error) {
+	if perr == nil {
+		if msg := c.finish(rec); msg != "" {
+			perr = c.errorf(line, 0, "%s", msg)
+		}
+	}
+	if perr != nil {
+		return false, c.skip(perr)
+	}
+	return true, nil
+}
+
 // finish applies the time-base rule and counts the oddities of a parsed
 // record. It returns what is wrong with the record's submit time, or "":
 // an offset from the time base of 20 years or more would read back as an

@@ -60,19 +60,11 @@ func (r *swfReader) read() (Record, error) {
 			r.stats.TrailingSpace++
 		}
 		var rec Record
-		if e := r.parse(line, &rec); e != nil {
-			if e := r.skip(e); e != nil {
-				return Record{}, e
-			}
-			continue
+		if ok, err := r.checked(&rec, r.parse(line, &rec), r.src.line); err != nil {
+			return Record{}, err
+		} else if ok {
+			return rec, nil
 		}
-		if msg := r.finish(&rec); msg != "" {
-			if e := r.skip(r.errorf(r.src.line, 0, "%s", msg)); e != nil {
-				return Record{}, e
-			}
-			continue
-		}
-		return rec, nil
 	}
 }
 
