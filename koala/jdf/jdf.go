@@ -103,6 +103,7 @@
 package jdf
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -464,30 +465,6 @@ func execApp(exe string, words []string) workload.App {
 	return workload.App{Name: ExecApp, Params: params}
 }
 
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func sameFiles(a, b []workload.File) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // check checks a request just read: it has an executable, and a request
 // after the first agrees with the first on what belongs to the whole job.
 // Its argument and file lists are then dropped from the arenas (they equal
@@ -504,7 +481,7 @@ func (p *parser) check(r *subreq) error {
 	if err := p.agree(r.pos, r.argsPos, first.argsPos, "arguments"); err != nil {
 		return err
 	}
-	if !sameStrings(p.argsOf(r), p.argsOf(first)) {
+	if !slices.Equal(p.argsOf(r), p.argsOf(first)) {
 		return p.errorf(r.argsPos, "these arguments differ from those of the first subrequest (at %s): the subrequests of a KOALA co-allocated job run one application", p.at(first.argsPos))
 	}
 	if r.exe != first.exe && !(p.gmarkApp && gmarkLike(r.exe)) {
@@ -519,7 +496,7 @@ func (p *parser) check(r *subreq) error {
 	if err := p.agree(r.pos, r.filesPos, first.filesPos, "koalaInputFiles"); err != nil {
 		return err
 	}
-	if !sameFiles(p.files[r.files[0]:r.files[1]], p.files[first.files[0]:first.files[1]]) {
+	if !slices.Equal(p.files[r.files[0]:r.files[1]], p.files[first.files[0]:first.files[1]]) {
 		return p.errorf(r.filesPos, "koalaInputFiles differ from the first subrequest's (at %s): every subrequest lists the job's input files", p.at(first.filesPos))
 	}
 	if err := p.agree(r.pos, r.idPos, first.idPos, JobIDEnv); err != nil {
