@@ -696,18 +696,14 @@ func (a *Analyzer) busiestMonth(busy []float64) (start, end int, label string) {
 // statistics. progress, when not nil, is called every 64 Ki records.
 func Analyze(r Reader, opts AnalysisOptions, progress func(records int64)) (*Analysis, error) {
 	a := NewAnalyzer(r.Header(), opts)
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			if isEOF(err) {
-				break
-			}
-			return nil, err
-		}
-		a.Add(&rec)
+	if _, err := ForEach(r, func(rec *Record) error {
+		a.Add(rec)
 		if progress != nil && a.jobs&0xffff == 0 {
 			progress(a.jobs)
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	res := a.Result()
 	res.Read = r.Stats()

@@ -142,30 +142,22 @@ func SelectArea(r Reader, width float64, targets []Target) (*AreaResult, error) 
 	var acc []windowAcc
 	lastWin := map[string]int{}
 	origin, last := 0.0, 0.0
-	n := 0
-	for {
-		rec, err := r.Next()
-		if isEOF(err) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	first := true
+	n, err := ForEach(r, func(rec *Record) error {
 		t := rec.SubmitTime
-		if n == 0 {
-			origin, last = t, t
+		if first {
+			origin, last, first = t, t, false
 		}
-		n++
 		if t < origin {
 			// Out of order before the first window: not in any window.
-			continue
+			return nil
 		}
 		last = math.Max(last, t)
 		// The window index in floating point first: a tiny width makes it
 		// too large for an int.
 		wf := math.Floor((t - origin) / width)
 		if wf >= maxWindows {
-			return nil, fmt.Errorf("area width %gs makes more than %d windows over the trace: %w", width, maxWindows, ErrOutOfRange)
+			return fmt.Errorf("area width %gs makes more than %d windows over the trace: %w", width, maxWindows, ErrOutOfRange)
 		}
 		w := int(wf)
 		for len(acc) <= w {
@@ -192,6 +184,10 @@ func SelectArea(r Reader, width float64, targets []Target) (*AreaResult, error) 
 				a.users++
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if n == 0 {
 		return nil, fmt.Errorf("no jobs to select an area from")

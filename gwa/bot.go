@@ -230,17 +230,13 @@ func AnalyzeBoTs(r Reader, deltas []float64, emit func(*Batch)) ([]*BoTStats, er
 		}
 		as = append(as, NewBoTAnalyzer(d, e))
 	}
-	for {
-		rec, err := r.Next()
-		if isEOF(err) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	if _, err := ForEach(r, func(rec *Record) error {
 		for _, a := range as {
-			a.Add(&rec)
+			a.Add(rec)
 		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	var out []*BoTStats
 	for _, a := range as {

@@ -161,22 +161,17 @@ func one(f float64) float64 {
 // progress, when not nil, is called every 64 Ki records.
 func Copy(w Writer, r Reader, progress func(int64)) (int64, error) {
 	var n int64
-	for {
-		rec, err := r.Next()
-		if isEOF(err) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		if err := w.Write(&rec); err != nil {
-			return n, err
+	_, err := ForEach(r, func(rec *Record) error {
+		if err := w.Write(rec); err != nil {
+			return err
 		}
 		n++
 		if progress != nil && n&0xffff == 0 {
 			progress(n)
 		}
-	}
+		return nil
+	})
+	return n, err
 }
 
 // ParseDurationSeconds reads "90", "90s", "2m", "3h", "1.5d" as seconds,
