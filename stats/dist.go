@@ -126,7 +126,7 @@ func (h HyperExponential) Prob(x float64) float64 {
 	if x < 0 {
 		return 0
 	}
-	s := 0.0
+	s := 0.0 // (w·rate)·e^(−rate·x), in this order, as the fits were computed
 	for i, w := range h.Weights {
 		s += w * h.Rates[i] * math.Exp(-h.Rates[i]*x)
 	}
@@ -137,11 +137,7 @@ func (h HyperExponential) CDF(x float64) float64 {
 	if x <= 0 {
 		return 0
 	}
-	s := 0.0
-	for i, w := range h.Weights {
-		s += w * -math.Expm1(-h.Rates[i]*x)
-	}
-	return s
+	return mixtureSum(h.Weights, func(i int) float64 { return -math.Expm1(-h.Rates[i] * x) })
 }
 
 // Quantile inverts the CDF numerically: a mixture's p-quantile lies between
@@ -153,12 +149,29 @@ func (h HyperExponential) Quantile(p float64) float64 {
 	if p >= 1 {
 		return math.Inf(1)
 	}
+	return mixtureQuantile(p, len(h.Rates), func(i int) float64 { return -math.Log1p(-p) / h.Rates[i] }, h.CDF)
+}
+
+// mixtureQuantile inverts a mixture's CDF at p in (0, 1): its p-quantile
+// lies between the smallest and the largest of its n branches'
+// p-quantiles (branchQ).
+func mixtureQuantile(p float64, n int, branchQ func(i int) float64, cdf func(float64) float64) float64 {
 	lo, hi := math.Inf(1), 0.0
-	for _, rate := range h.Rates {
-		q := -math.Log1p(-p) / rate
+	for i := range n {
+		q := branchQ(i)
 		lo, hi = math.Min(lo, q), math.Max(hi, q)
 	}
-	return invertCDF(h.CDF, p, lo, hi)
+	return invertCDF(cdf, p, lo, hi)
+}
+
+// mixtureSum is Σ wᵢ·f(i), a mixture's density, distribution or moment
+// from its branches'.
+func mixtureSum(weights []float64, f func(i int) float64) float64 {
+	s := 0.0
+	for i, w := range weights {
+		s += w * f(i)
+	}
+	return s
 }
 
 func (h HyperExponential) Mean() float64 {

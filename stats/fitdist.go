@@ -61,22 +61,14 @@ func (h HyperGamma) Prob(x float64) float64 {
 	if x < 0 {
 		return 0
 	}
-	s := 0.0
-	for i, w := range h.Weights {
-		s += w * Gamma{h.Shapes[i], h.Scales[i]}.Prob(x)
-	}
-	return s
+	return mixtureSum(h.Weights, func(i int) float64 { return Gamma{h.Shapes[i], h.Scales[i]}.Prob(x) })
 }
 
 func (h HyperGamma) CDF(x float64) float64 {
 	if x <= 0 {
 		return 0
 	}
-	s := 0.0
-	for i, w := range h.Weights {
-		s += w * mathext.GammaIncReg(h.Shapes[i], x/h.Scales[i])
-	}
-	return math.Min(s, 1)
+	return math.Min(mixtureSum(h.Weights, func(i int) float64 { return mathext.GammaIncReg(h.Shapes[i], x/h.Scales[i]) }), 1)
 }
 
 // survival is 1 − CDF computed from the branches' upper tails, accurate far
@@ -85,11 +77,7 @@ func (h HyperGamma) survival(x float64) float64 {
 	if x <= 0 {
 		return 1
 	}
-	s := 0.0
-	for i, w := range h.Weights {
-		s += w * mathext.GammaIncRegComp(h.Shapes[i], x/h.Scales[i])
-	}
-	return math.Min(s, 1)
+	return math.Min(mixtureSum(h.Weights, func(i int) float64 { return mathext.GammaIncRegComp(h.Shapes[i], x/h.Scales[i]) }), 1)
 }
 
 // Quantile inverts the CDF numerically between the branches' quantiles.
@@ -100,12 +88,7 @@ func (h HyperGamma) Quantile(p float64) float64 {
 	if p >= 1 {
 		return math.Inf(1)
 	}
-	lo, hi := math.Inf(1), 0.0
-	for i := range h.Weights {
-		q := Gamma{h.Shapes[i], h.Scales[i]}.Quantile(p)
-		lo, hi = math.Min(lo, q), math.Max(hi, q)
-	}
-	return invertCDF(h.CDF, p, lo, hi)
+	return mixtureQuantile(p, len(h.Weights), func(i int) float64 { return Gamma{h.Shapes[i], h.Scales[i]}.Quantile(p) }, h.CDF)
 }
 
 func (h HyperGamma) Mean() float64 {
