@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -444,5 +445,34 @@ func TestRunTimeScaleSaturates(t *testing.T) {
 	spec.App.Params = []workload.Param{{Key: "scale", Value: "1e300"}}
 	if rt := RunTime(&spec, time.Minute); rt <= 0 {
 		t.Errorf("run time %v", rt)
+	}
+}
+
+// An event without a start or claim time leaves jst and jct out of its
+// JSON rather than writing year 1 (omitempty does not omit a time.Time).
+func TestEventJSONLeavesOutZeroTimes(t *testing.T) {
+	at := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		ev   Event
+		want []string // keys that must be there
+		not  []string // keys that must not
+	}{
+		{Event{Seq: 1, Time: at, Kind: EvPlacementFailed, Job: "1-0"}, []string{`"job"`}, []string{`"jst"`, `"jct"`, "0001-01-01"}},
+		{Event{Seq: 2, Time: at, Kind: EvPlacementFailed, Job: "1-0", JST: at, JCT: at}, []string{`"jst"`, `"jct"`}, nil},
+	} {
+		b, err := json.Marshal(tc.ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range tc.want {
+			if !strings.Contains(string(b), k) {
+				t.Errorf("%s: no %s", b, k)
+			}
+		}
+		for _, k := range tc.not {
+			if strings.Contains(string(b), k) {
+				t.Errorf("%s: has %s", b, k)
+			}
+		}
 	}
 }

@@ -55,8 +55,8 @@ type Event struct {
 	Count     int           `json:"count,omitempty"`
 	OK        bool          `json:"ok,omitempty"`
 	FTT       time.Duration `json:"ftt_ns,omitempty"`
-	JST       time.Time     `json:"jst,omitempty"`
-	JCT       time.Time     `json:"jct,omitempty"`
+	JST       time.Time     `json:"jst,omitzero"`
+	JCT       time.Time     `json:"jct,omitzero"`
 	Reason    string        `json:"reason,omitempty"`
 	Util      *Utilization  `json:"util,omitempty"`
 	// Reasons say why a placement failed, per site (placement_failed).
