@@ -142,8 +142,14 @@ func finishedInOrder(w *workloadInfo, jobs []FinishedJob) ([]*FinishedJob, error
 // submission's intent and result, its events and its row, and counts it in
 // the summary.
 func recordFinishedJob(tx *store.Tx, runID string, j *workload.Job, f *FinishedJob, sum *Summary, delays *Delays) error {
-	sub := Submission{Key: Key(runID, j.ID, 1), RunID: runID, Job: j, Attempt: 1}
 	o := f.Outcome
+	if o.State == store.NeverStarted && o.Attempts == 0 {
+		// Never submitted (a simulated job due after the limit): no intent
+		// and no result, as a live run records a job whose time never came.
+		sum.Jobs[o.State]++
+		return tx.InsertJob(JobRow(runID, j, "", o))
+	}
+	sub := Submission{Key: Key(runID, j.ID, 1), RunID: runID, Job: j, Attempt: 1}
 	if o.Attempts == 0 {
 		o.Attempts = 1
 	}

@@ -42,6 +42,7 @@ type Simulation struct {
 	Arrivals []core.Arrival
 	Refused  []error // one per job the core refused
 	Warmup   time.Duration
+	Deadline time.Time // the simulation's limit: jobs due after it were never submitted
 }
 
 // Simulate submits every job of the workload in dir (from gmark generate)
@@ -67,7 +68,8 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 			Opts: core.Options{Priority: opts.Priority, Runner: opts.Runner}})
 	}
 	k.MeasureFrom(s.First)
-	s.Refused = k.Simulate(s.Arrivals, s.First.Add(opts.Limit))
+	s.Deadline = s.First.Add(opts.Limit)
+	s.Refused = k.Simulate(s.Arrivals, s.Deadline)
 	return s, nil
 }
 
@@ -165,8 +167,12 @@ func (s *Simulation) Record(ctx context.Context, st *store.Store, rec SimRecord)
 	return submitter.RecordRun(ctx, st, run)
 }
 
-// refusedReason is the reason of a job the core refused.
-const refusedReason = "refused by the scheduler"
+// refusedReason is the reason of a job the core refused; afterLimitReason
+// that of a job due after the simulation's limit.
+const (
+	refusedReason    = "refused by the scheduler"
+	afterLimitReason = "due after the simulation's limit (--limit)"
+)
 
 // finishedJobs is what became of each job, as submitter.RecordRun takes it.
 func (s *Simulation) finishedJobs() []submitter.FinishedJob {
@@ -179,6 +185,13 @@ func (s *Simulation) finishedJobs() []submitter.FinishedJob {
 		sched := a.At.UnixNano()
 		f := submitter.FinishedJob{JobID: a.Job.ID, Outcome: submitter.Outcome{ScheduledNS: sched, Attempts: 1}}
 		j, ok := byName[a.Job.ID]
+		if !ok && a.At.After(s.Deadline) {
+			// Due after the limit: never submitted, as a live run's job
+			// whose time had not come.
+			f.State, f.Reason, f.Attempts = store.NeverStarted, afterLimitReason, 0
+			out = append(out, f)
+			continue
+		}
 		if !ok {
 			f.State, f.Reason, f.Error = store.Failed, refusedReason, refusedReason
 			out = append(out, f)
