@@ -14,13 +14,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/gmark/gmark/internal/readlimit"
-	"github.com/gmark/gmark/internal/srcerr"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/internal/readlimit"
+	"github.com/gmark/gmark/internal/srcerr"
 
 	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/submitter/batch"
@@ -84,7 +86,14 @@ func Parse(name string, src []byte) (*File, error) {
 		}
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	if und := md.Undecoded(); len(und) > 0 {
+	und := md.Undecoded()
+	if len(und) == 0 {
+		// The decoder matches keys regardless of case ("loCAl"), but the
+		// range checks look keys up as written: a key must be spelled as
+		// documented, or it is unknown like any other.
+		und = misspelled(md.Keys())
+	}
+	if len(und) > 0 {
 		k := und[0]
 		what := "key"
 		if md.Type(k...) == "Hash" || md.Type(k...) == "ArrayHash" {
@@ -224,7 +233,15 @@ func clusterName(s string) bool {
 // known lists the keys the section of k takes, for the error.
 func known(k toml.Key) string {
 	if len(k) == 1 {
-		return "sections local, condor, sge, slurm"
+		return "sections " + strings.Join(knownNames(k), ", ")
+	}
+	return strings.Join(knownNames(k), ", ")
+}
+
+// knownNames are the keys that may stand where the last element of k is.
+func knownNames(k toml.Key) []string {
+	if len(k) == 1 {
+		return []string{"local", "condor", "sge", "slurm"}
 	}
 	var v any
 	switch {
@@ -244,7 +261,20 @@ func known(k toml.Key) string {
 			keys = append(keys, name)
 		}
 	}
-	return strings.Join(keys, ", ")
+	return keys
+}
+
+// misspelled are the keys of keys not spelled exactly as a known key (the
+// first one found, as a key up to its misspelled element).
+func misspelled(keys []toml.Key) []toml.Key {
+	for _, k := range keys {
+		for i := range k {
+			if !slices.Contains(knownNames(k[:i+1]), k[i]) {
+				return []toml.Key{k[:i+1]}
+			}
+		}
+	}
+	return nil
 }
 
 // keyLine finds the line of key in a TOML source: the line of its

@@ -73,6 +73,11 @@ func TestParseErrors(t *testing.T) {
 		{"syntax", "[local\nprocessors = 4\n", `t.toml:2: expected '.' or ']'`},
 		{"top-level key", "processors = 4\n", `t.toml:1: unknown key processors`},
 		{"dotted key", "local.procesors = 4\n", `t.toml:1: unknown key local.procesors`},
+		// The decoder matches keys in any case; the checks must not be fooled
+		// (FuzzParse found "loCAl={prOCessors=-1}" accepted).
+		{"section in another case", "loCAl={prOCessors=-1}", `t.toml:1: unknown section loCAl (known: sections local`},
+		{"key in another case", "[local]\nProcessors = -4\n", `t.toml:2: unknown key local.Processors (known: processors`},
+		{"cluster key in another case", "[[slurm.clusters]]\nName = \"a\"\n", `t.toml:2: unknown key slurm.clusters.Name`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
