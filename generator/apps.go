@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gmark/gmark/internal/names"
 	"github.com/gmark/gmark/stats"
 	"github.com/gmark/gmark/wdl"
 	"github.com/gmark/gmark/workload"
@@ -102,16 +103,7 @@ var appSpecs = []*AppSpec{
 	{Name: "hello", Doc: "prints a line and exits: for overhead tests"},
 }
 
-var appIndex = func() map[string]*AppSpec {
-	m := map[string]*AppSpec{}
-	for _, a := range appSpecs {
-		m[a.Name] = a
-		for _, al := range a.Aliases {
-			m[al] = a
-		}
-	}
-	return m
-}()
+var appIndex = names.Index(appSpecs, func(a *AppSpec) []string { return append([]string{a.Name}, a.Aliases...) }, false)
 
 // LookupApp finds an application by name or alias.
 func LookupApp(name string) (*AppSpec, bool) {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"github.com/gmark/gmark/internal/names"
 	"github.com/gmark/gmark/wdl"
 )
 
@@ -157,16 +158,7 @@ var dagShapes = []*DAGShape{
 		make: func(r *rand.Rand, n, l int, p dagParams) (DAG, error) { return randomDAG(r, n, l, p, true, true) }},
 }
 
-var dagIndex = func() map[string]*DAGShape {
-	m := map[string]*DAGShape{}
-	for _, s := range dagShapes {
-		m[s.Name] = s
-		for _, a := range s.Aliases {
-			m[a] = s
-		}
-	}
-	return m
-}()
+var dagIndex = names.Index(dagShapes, func(s *DAGShape) []string { return append([]string{s.Name}, s.Aliases...) }, false)
 
 // LookupDAGShape finds a composite structure by name or alias.
 func LookupDAGShape(name string) (*DAGShape, bool) {

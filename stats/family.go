@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/gmark/gmark/internal/names"
 )
 
 // A Family is a named parametric family of distributions, defined once for
@@ -135,21 +137,13 @@ func (f *Family) build(params []float64) (Distribution, error) {
 }
 
 var familyIndex = func() map[string]*Family {
-	m := map[string]*Family{}
 	for _, f := range families {
 		f.paramNames = make([]string, len(f.Params))
 		for i, p := range f.Params {
 			f.paramNames[i] = p.Name
 		}
-		for _, n := range append([]string{f.Name}, f.Aliases...) {
-			l := strings.ToLower(n)
-			if m[l] != nil {
-				panic("stats: two families are named " + n)
-			}
-			m[l] = f
-		}
 	}
-	return m
+	return names.Index(families, func(f *Family) []string { return append([]string{f.Name}, f.Aliases...) }, true)
 }()
 
 // LookupFamily finds a family by name or alias, ignoring case.
