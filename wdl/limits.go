@@ -46,6 +46,10 @@ const (
 	MaxListItems = 100_000
 	// MaxPairs bounds the Key=Value pairs of one unit line or extension file.
 	MaxPairs = 10_000
+	// MaxKeyLen bounds a key's length (the longest documented key has 27
+	// characters), so an error about a key quotes no more than that: twice an
+	// excerpt of a value.
+	MaxKeyLen = 48
 	// MaxWarnings bounds the warnings kept: past it, they repeat a mistake.
 	MaxWarnings = 100
 	// MaxSeconds bounds every duration and every submit offset: a workload

@@ -589,7 +589,7 @@ func scanPairs(line lineRef, s string, base int) ([]pair, error) {
 		}
 		key := strings.TrimSpace(s[i : i+eq])
 		if !validKey(key) {
-			return nil, Errorf(line.at(base+start), "bad key %q: keys are letters, digits, '_', '-' and '.' and start with a letter", Excerpt(key))
+			return nil, Errorf(line.at(base+start), "bad key %q: keys are letters, digits, '_', '-' and '.', start with a letter and have at most %d characters", Excerpt(key), MaxKeyLen)
 		}
 		i += eq + 1
 		vstart := i
@@ -650,7 +650,7 @@ func valueEnd(s string) int {
 }
 
 func validKey(s string) bool {
-	if s == "" || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+	if s == "" || len(s) > MaxKeyLen || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
 		return false
 	}
 	return validName(s)
@@ -798,7 +798,7 @@ func (p *parser) parseExt(name string, src []byte) []pair {
 			if !ok {
 				p.errorf(line.at(base), "expected Key=Value, got %q", Excerpt(body))
 			} else {
-				p.errorf(line.at(base), "bad key %q: keys are letters, digits, '_', '-' and '.' and start with a letter", Excerpt(key))
+				p.errorf(line.at(base), "bad key %q: keys are letters, digits, '_', '-' and '.', start with a letter and have at most %d characters", Excerpt(key), MaxKeyLen)
 			}
 			continue
 		}
