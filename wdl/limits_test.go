@@ -168,7 +168,7 @@ func TestErrorsQuoteShortExcerpts(t *testing.T) {
 		{"invalid UTF-8", "\xff\xfe\xfdgarbage line that goes on and on and on\n", `line 1 starts "���garbage line that goe…"`},
 		{"bad line after good ones", "A=1\n" + strings.Repeat("x", 200) + "\n", `e.xin:2:1: expected Key=Value, got "xxxxxxxxxxxxxxxxxxxxxxxx…"`},
 		{"bad key", "A=1\n" + strings.Repeat("é", 100) + "=2\n", `e.xin:2:1: bad key "éééééééééééééééééééééééé…"`},
-		{"key too long", "A" + strings.Repeat("0", 48) + "=\n", `e.xin:1:1: bad key "A00000000000000000000000…": keys are letters, digits, '_', '-' and '.', start with a letter and have at most 48 characters`},
+		{"key too long", "A=1\nA" + strings.Repeat("0", 48) + "=\n", `e.xin:2:1: bad key "A00000000000000000000000…": keys are letters, digits, '_', '-' and '.', start with a letter and have at most 48 characters`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
