@@ -12,28 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/stats"
 )
-
-// synthSWF is an SWF of n jobs: run times 2^W(2.5, 9) s (every 100th 0),
-// sizes 1-4, inter-arrival times 2^W(4.25, 7.86) s, no memory recorded.
-func synthSWF(n int, seed uint64) string {
-	r := stats.NewStream(seed, 0, "synthetic")
-	rt := stats.Pow2{Of: stats.Weibull{Shape: 2.5, Scale: 9}}
-	iat := stats.Pow2{Of: stats.Weibull{Shape: 4.25, Scale: 7.86}}
-	var b strings.Builder
-	b.WriteString("; Version: 2.2\n; UnixStartTime: 1200000000\n; TimeZoneString: UTC\n; MaxProcs: 64\n")
-	s := 0.0
-	for k := 1; k <= n; k++ {
-		run := math.Round(rt.Rand(r))
-		if k%100 == 0 {
-			run = 0
-		}
-		fmt.Fprintf(&b, "%d %.3f 5 %g %d -1 -1 %d 3600 -1 1 %d 1 -1 -1 1 -1 -1\n", k, s, run, 1+k%4, 1+k%4, 1+k%3)
-		s += iat.Rand(r)
-	}
-	return b.String()
-}
 
 func readFields(t *testing.T, name, text string, o FieldOptions) (map[string][]float64, *Header) {
 	t.Helper()
@@ -121,7 +102,7 @@ func TestPeakFilterUsesTheTraceTimeZone(t *testing.T) {
 
 func fitSynth(t *testing.T, name string, n int, seed uint64, o FitOptions) *TraceFit {
 	t.Helper()
-	data, h := readFields(t, name, synthSWF(n, seed), o.FieldOptions)
+	data, h := readFields(t, name, testkit.SyntheticSWF(n, seed), o.FieldOptions)
 	return FitTrace(name, h, data, o)
 }
 

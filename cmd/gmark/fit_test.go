@@ -16,30 +16,6 @@ import (
 	"github.com/gmark/gmark/stats"
 )
 
-// writeSyntheticTrace writes an SWF of n jobs: run times 2^W(2.5, 9) s
-// (plus a few zeros), sizes 1-4, inter-arrival times 2^W(4.25, 7.86) s,
-// three users.
-func writeSyntheticTrace(t *testing.T, path string, n int) {
-	t.Helper()
-	r := stats.NewStream(1, 0, "synthetic")
-	rt := stats.Pow2{Of: stats.Weibull{Shape: 2.5, Scale: 9}}
-	iat := stats.Pow2{Of: stats.Weibull{Shape: 4.25, Scale: 7.86}}
-	var b strings.Builder
-	b.WriteString("; Version: 2.2\n; UnixStartTime: 1200000000\n; TimeZoneString: UTC\n; MaxProcs: 64\n")
-	s := 0.0
-	for k := 1; k <= n; k++ {
-		run := math.Round(rt.Rand(r))
-		if k%100 == 0 {
-			run = 0
-		}
-		fmt.Fprintf(&b, "%d %.3f 5 %g %d -1 -1 %d 3600 -1 1 %d 1 -1 -1 1 -1 -1\n", k, s, run, 1+k%4, 1+k%4, 1+k%3)
-		s += iat.Rand(r)
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func readFitFile(t *testing.T, path string) map[string]stats.FitRecord {
 	t.Helper()
 	recs := map[string]stats.FitRecord{}
@@ -51,7 +27,7 @@ func readFitFile(t *testing.T, path string) map[string]stats.FitRecord {
 
 func TestFitCommand(t *testing.T) {
 	dir := t.TempDir()
-	writeSyntheticTrace(t, filepath.Join(dir, "syn.swf"), 4000)
+	writeFile(t, filepath.Join(dir, "syn.swf"), testkit.SyntheticSWF(4000, 1), 0o644)
 
 	out, stderr, code := run(t, dir, "fit", "syn.swf", "--field", "runtime,interarrival", "--log2", "-o", "fit.toml", "--plot", "plots")
 	if code != 0 {
@@ -82,7 +58,7 @@ func TestFitCommand(t *testing.T) {
 		t.Fatalf("generate with the fit file: exit %d\n%s%s", code, out, stderr)
 	}
 	// JSON, censoring, a family list, and two traces: the average system.
-	writeSyntheticTrace(t, filepath.Join(dir, "syn2.swf"), 3000)
+	writeFile(t, filepath.Join(dir, "syn2.swf"), testkit.SyntheticSWF(3000, 1), 0o644)
 	out, stderr, code = run(t, dir, "fit", "syn.swf", "syn2.swf", "--log2", "--families", "W,LogNorm,gamma", "--censor-at", "2000", "--json")
 	if code != 0 {
 		t.Fatalf("json: exit %d %s", code, stderr)
@@ -117,7 +93,7 @@ func TestFitCommand(t *testing.T) {
 
 func TestFitCommandErrors(t *testing.T) {
 	dir := t.TempDir()
-	writeSyntheticTrace(t, filepath.Join(dir, "syn.swf"), 200)
+	writeFile(t, filepath.Join(dir, "syn.swf"), testkit.SyntheticSWF(200, 1), 0o644)
 	os.WriteFile(filepath.Join(dir, "exists.toml"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(dir, "junk.swf"), []byte("this is not a trace\n"), 0o644)
 	cases := []struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/internal/testkit"
 )
 
 // fifoReader makes a FIFO at path and reads it while a command writes to
@@ -73,7 +74,7 @@ func traceJobs(b []byte) int {
 func TestTraceOutputPaths(t *testing.T) {
 	dir := t.TempDir()
 	writeSmallTrace(t, dir)
-	writeSyntheticTrace(t, filepath.Join(dir, "syn.swf"), 300)
+	writeFile(t, filepath.Join(dir, "syn.swf"), testkit.SyntheticSWF(300, 1), 0o644)
 	small, syn := filepath.Join(dir, "small.swf"), filepath.Join(dir, "syn.swf")
 	traceOK := func(want int) func([]byte) string {
 		return func(b []byte) string {
@@ -215,7 +216,7 @@ func TestTraceSQLiteOutputPaths(t *testing.T) {
 func TestFigureOutputPaths(t *testing.T) {
 	dir := t.TempDir()
 	writeSmallTrace(t, dir)
-	writeSyntheticTrace(t, filepath.Join(dir, "syn.swf"), 300)
+	writeFile(t, filepath.Join(dir, "syn.swf"), testkit.SyntheticSWF(300, 1), 0o644)
 	plotters := []struct {
 		name   string
 		args   func(out string) []string
