@@ -99,6 +99,43 @@ func gridFileProcessors(path string) (int, error) {
 	return n, nil
 }
 
+// modelProcs is the grid size an arrival model is written for: Processors=
+// or Grid=, else the Lublin–Feitelson default; given says whether the unit
+// named one (TargetLoad needs it).
+func modelProcs(k *modelKeys, u *wdl.Unit) (procs int, given bool) {
+	given = u.Options.Has("Processors") || u.Options.Has("Grid")
+	procs = lfDefaultProcs
+	if n, ok := gridProcessors(k); ok {
+		procs = n
+	}
+	return procs, given
+}
+
+// finishModel reads the keys every arrival model ends with (the
+// application, the IWG load target) into *app and, when the unit sets
+// TargetLoad, sets *scale to the inter-arrival scale that meets it.
+// atScale makes the model's source at a scale; it is called only once the
+// unit's keys read without error (*errs, which k also appends to).
+func finishModel(k *modelKeys, u *wdl.Unit, procs int, procsGiven bool, errs *wdl.ErrorList, app **appMaker,
+	scale *float64, atScale func(scale float64) (WorkloadSource, error)) wdl.ErrorList {
+	a, aerrs := swfApp(u.Options)
+	*errs = append(*errs, aerrs...)
+	*app = a
+	iwg := prepareIWG(k, u, procs, procsGiven)
+	if len(*errs) > 0 {
+		return *errs
+	}
+	if !iwg.on {
+		return nil
+	}
+	s, err := tuneLoad(iwg, atScale)
+	if err != nil {
+		return wdl.ErrorList{err}
+	}
+	*scale = s
+	return nil
+}
+
 // prepareIWG reads the IWG keys of a model unit.
 func prepareIWG(k *modelKeys, u *wdl.Unit, procs int, procsGiven bool) iwgSpec {
 	s := iwgSpec{tol: 0.01, maxIter: 30, procs: procs}

@@ -156,33 +156,23 @@ func prepareBoT(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl.E
 	p.rtv, _ = k.dist("RTV", "bot-rtv", botDefaultRTV, nil)
 	p.option = k.word("RunTimeOption", "C", "A", "B", "C")
 	p.maxRunTime = k.seconds("MaxRunTime", botMaxRunTime)
-	procsGiven := u.Options.Has("Processors") || u.Options.Has("Grid")
-	p.procs = lfDefaultProcs
-	if n, ok := gridProcessors(k); ok {
-		p.procs = n
-	}
+	procs, procsGiven := modelProcs(k, u)
+	p.procs = procs
 	p.single = gridParams(p.procs)
 	overrideLF(k, &p.single, "")
 	p.singleRunTime, _ = k.dist("RunTime", "runtime", nil, &wdl.RunTimes)
-	app, aerrs := swfApp(u.Options)
-	errs = append(errs, aerrs...)
-	p.app = app
-	iwg := prepareIWG(k, u, p.procs, procsGiven)
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	if iwg.on {
-		s, err := tuneLoad(iwg, func(scale float64) (WorkloadSource, error) {
-			q := *p
-			q.scale = scale
-			return q.newSource()
-		})
-		if err != nil {
-			return nil, wdl.ErrorList{err}
-		}
-		p.scale = s
+	if ferrs := finishModel(k, u, p.procs, procsGiven, &errs, &p.app, &p.scale, p.atScale); ferrs != nil {
+		return nil, ferrs
 	}
 	return p.newSource, nil
+}
+
+// atScale is the plan's source with its inter-arrival times multiplied by
+// scale (TargetLoad), the plan itself unchanged.
+func (p *botPlan) atScale(scale float64) (WorkloadSource, error) {
+	q := *p
+	q.scale = scale
+	return q.newSource()
 }
 
 // botSource emits a wl:bot unit's arrivals.

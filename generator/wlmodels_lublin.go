@@ -229,11 +229,8 @@ func prepareLublin(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wd
 	k := newModelKeys(u.Options, &errs)
 	p := &lublinPlan{unit: u, seed: seed, scale: 1}
 	variant := k.word("Variant", "combined", "batch", "interactive", "combined", "typeless", "grid")
-	procsGiven := u.Options.Has("Processors") || u.Options.Has("Grid")
-	p.procs = lfDefaultProcs
-	if n, ok := gridProcessors(k); ok {
-		p.procs = n
-	}
+	procs, procsGiven := modelProcs(k, u)
+	p.procs = procs
 	start := timeOfDay(k)
 
 	// Replacements shared by the streams: the ArrivalTimeDistr column or
@@ -293,25 +290,18 @@ func prepareLublin(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wd
 	}
 	p.users = k.int("Users", 0, 1, maxUsers)
 	p.userExp = k.float("UserExponent", botUserExponent, 1e-9, 100)
-	app, aerrs := swfApp(u.Options)
-	errs = append(errs, aerrs...)
-	p.app = app
-	iwg := prepareIWG(k, u, p.procs, procsGiven)
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	if iwg.on {
-		s, err := tuneLoad(iwg, func(scale float64) (WorkloadSource, error) {
-			q := *p
-			q.scale = scale
-			return q.newSource()
-		})
-		if err != nil {
-			return nil, wdl.ErrorList{err}
-		}
-		p.scale = s
+	if ferrs := finishModel(k, u, p.procs, procsGiven, &errs, &p.app, &p.scale, p.atScale); ferrs != nil {
+		return nil, ferrs
 	}
 	return p.newSource, nil
+}
+
+// atScale is the plan's source with its inter-arrival times multiplied by
+// scale (TargetLoad), the plan itself unchanged.
+func (p *lublinPlan) atScale(scale float64) (WorkloadSource, error) {
+	q := *p
+	q.scale = scale
+	return q.newSource()
 }
 
 // unitArrival is a model unit's replacement inter-arrival time: its

@@ -163,18 +163,26 @@ func headerColumns(text string) (names []string, ok bool) {
 }
 
 func (r *gwfReader) setColumns(names []string) {
-	r.hdr.Columns = names
-	r.cols = make([]int, len(names))
+	r.cols = mapColumns(&r.hdr, names)
+}
+
+// mapColumns maps a GWF table's column names (text header or SQLite) to
+// fields, -1 for a column gmark does not know, and records them in hdr; the
+// SWF-only fields mark the table as carrying them.
+func mapColumns(hdr *Header, names []string) []int {
+	hdr.Columns = names
+	cols := make([]int, len(names))
 	for i, n := range names {
 		f, ok := columnAliases[normalizeColumn(n)]
 		if !ok {
 			f = -1
 		}
-		r.cols[i] = f
+		cols[i] = f
 		if f == fPrecedingJob || f == fThinkTime {
-			r.hdr.SWFFields = true
+			hdr.SWFFields = true
 		}
 	}
+	return cols
 }
 
 func (r *gwfReader) read() (Record, error) {

@@ -244,18 +244,7 @@ func (r *sqliteReader) open() error {
 		return err
 	}
 	r.rows = rows
-	r.hdr.Columns = names
-	r.cols = make([]int, len(names))
-	for i, c := range names {
-		f, ok := columnAliases[normalizeColumn(c)]
-		if !ok {
-			f = -1
-		}
-		r.cols[i] = f
-		if f == fPrecedingJob || f == fThinkTime {
-			r.hdr.SWFFields = true
-		}
-	}
+	r.cols = mapColumns(&r.hdr, names)
 	r.vals = make([]any, len(names))
 	r.ptrs = make([]any, len(names))
 	for i := range r.vals {

@@ -83,11 +83,8 @@ func appendRSLSingle(b []byte, j *workload.Job, cfg Config) []byte {
 	b = append(b, sep...)
 	b = appendRSLProgram(b, j, cfg, commandLine(j, cfg), sep, stdoutName(j.ID), stderrName(j.ID))
 	b = append(b, sep...)
-	b = append(b, "(environment=("...)
-	b = append(b, JobIDEnv...)
-	b = append(b, ' ')
-	b = appendRSLString(b, j.ID)
-	b = append(b, "))\n"...)
+	b = appendRSLJobEnv(b, j.ID)
+	b = append(b, ")\n"...)
 	return b
 }
 
@@ -118,11 +115,8 @@ func appendRSLMulti(b []byte, j *workload.Job, cfg Config, koala bool) []byte {
 		name := componentName(j.ID, i)
 		b = appendRSLProgram(b, j, cfg, command, sep, stdoutName(name), stderrName(name))
 		b = append(b, sep...)
-		b = append(b, "(environment=("...)
-		b = append(b, JobIDEnv...)
-		b = append(b, ' ')
-		b = appendRSLString(b, j.ID)
-		b = append(b, ") (GLOBUS_DUROC_SUBJOB_INDEX "...)
+		b = appendRSLJobEnv(b, j.ID)
+		b = append(b, " (GLOBUS_DUROC_SUBJOB_INDEX "...)
 		b = strconv.AppendInt(b, int64(i), 10)
 		b = append(b, "))"...)
 		if koala {
@@ -193,4 +187,15 @@ func appendRSLJobType(b []byte, j *workload.Job, c workload.Component) []byte {
 		return append(b, "(jobType=multiple)"...)
 	}
 	return append(b, "(jobType=single)"...)
+}
+
+// appendRSLJobEnv appends the start of an environment relation that gives
+// the job its id, "(environment=(GMARK_JOB_ID id)"; the caller adds more
+// pairs and closes it.
+func appendRSLJobEnv(b []byte, id string) []byte {
+	b = append(b, "(environment=("...)
+	b = append(b, JobIDEnv...)
+	b = append(b, ' ')
+	b = appendRSLString(b, id)
+	return append(b, ')')
 }

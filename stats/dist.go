@@ -111,15 +111,21 @@ func (e Exponential) String() string             { return formatCall("Exp", e.Ra
 type HyperExponential struct{ Weights, Rates []float64 }
 
 func (h HyperExponential) Rand(r *rand.Rand) float64 {
+	return r.ExpFloat64() / h.Rates[pickBranch(h.Weights, r)]
+}
+
+// pickBranch draws a mixture's branch: i with probability weights[i] (the
+// last takes what rounding leaves of the others).
+func pickBranch(weights []float64, r *rand.Rand) int {
 	u := r.Float64()
 	i := 0
-	for ; i < len(h.Weights)-1; i++ {
-		if u < h.Weights[i] {
+	for ; i < len(weights)-1; i++ {
+		if u < weights[i] {
 			break
 		}
-		u -= h.Weights[i]
+		u -= weights[i]
 	}
-	return r.ExpFloat64() / h.Rates[i]
+	return i
 }
 
 func (h HyperExponential) Prob(x float64) float64 {

@@ -147,41 +147,72 @@ func (h *hyperExp) loglik(b *binned, m int, c float64, acc *[3][]float64) float6
 		lp[i] = math.Log(h.p[i]) + math.Log(h.rate[i])
 	}
 	ll := 0.0
+	var r *[3]float64
+	if acc != nil {
+		r = new([3]float64)
+	}
 	for j, x := range b.x {
-		w := 1.0
-		if b.w != nil {
-			w = b.w[j]
-		}
 		for i := 0; i < k; i++ {
 			l[i] = lp[i] - h.rate[i]*x
 		}
-		lse := logSumExpK(&l, k)
-		ll += w * lse
-		if acc != nil {
-			for i := 0; i < k; i++ {
-				r := w * math.Exp(l[i]-lse)
-				acc[0][i] += r
-				acc[1][i] += r
-				acc[2][i] += r * x
-			}
+		ll += mixtureTerm(&l, k, b.weight(j), r)
+		for i := 0; r != nil && i < k; i++ {
+			acc[0][i] += r[i]
+			acc[1][i] += r[i]
+			acc[2][i] += r[i] * x
 		}
 	}
 	if m > 0 {
-		mf := float64(m)
 		for i := 0; i < k; i++ {
 			l[i] = math.Log(h.p[i]) - h.rate[i]*c
 		}
-		lse := logSumExpK(&l, k)
-		ll += mf * lse
-		if acc != nil {
-			for i := 0; i < k; i++ {
-				r := mf * math.Exp(l[i]-lse)
-				acc[0][i] += r
-				acc[2][i] += r * c
-			}
+		ll += mixtureTerm(&l, k, float64(m), r)
+		for i := 0; r != nil && i < k; i++ {
+			acc[0][i] += r[i]
+			acc[2][i] += r[i] * c
 		}
 	}
 	return ll
+}
+
+// mixtureTerm is w·ln Σ_i exp(l[i]) over a k-branch mixture's log terms at
+// one point (or at the censoring value, with w the number censored); with r
+// it also gives each branch's responsibility mass, w·exp(l[i])/Σ exp(l).
+func mixtureTerm(l *[3]float64, k int, w float64, r *[3]float64) float64 {
+	lse := logSumExpK(l, k)
+	if r != nil {
+		for i := 0; i < k; i++ {
+			r[i] = w * math.Exp(l[i]-lse)
+		}
+	}
+	return w * lse
+}
+
+// weight is point j's weight (1 when the sample is not binned).
+func (b *binned) weight(j int) float64 {
+	if b.w == nil {
+		return 1
+	}
+	return b.w[j]
+}
+
+// emSums is the E-step's sums per branch, three of them (which three is
+// the family's: see its loglik).
+func emSums(k int) *[3][]float64 {
+	return &[3][]float64{make([]float64, k), make([]float64, k), make([]float64, k)}
+}
+
+// polishEM polishes an EM fit by BFGS (see polish) on the parameter vector
+// x0 of h, with f the negated log-likelihood of a vector, and returns the
+// better of the two with the iteration count and convergence added to.
+func polishEM[T any](h T, unpack func([]float64) T, f func([]float64) float64, grad func(g, x []float64), x0 []float64, n float64, it *int, conv *bool) T {
+	x, ok, pr := polish(f, grad, x0, n)
+	if ok {
+		h = unpack(x)
+	}
+	*it += pr.iterations
+	*conv = *conv || pr.converged
+	return h
 }
 
 // logSumExpK is ln Σ exp(l[i]) over the first k entries.
@@ -205,8 +236,8 @@ func logSumExpK(l *[3]float64, k int) float64 {
 // step is one EM iteration; it returns the log-likelihood before it.
 func (h *hyperExp) step(b *binned, m int, c float64) float64 {
 	k := len(h.p)
-	acc := [3][]float64{make([]float64, k), make([]float64, k), make([]float64, k)}
-	ll := h.loglik(b, m, c, &acc)
+	acc := emSums(k)
+	ll := h.loglik(b, m, c, acc)
 	n := b.total + float64(m)
 	for i := 0; i < k; i++ {
 		if acc[0][i] <= 0 || acc[1][i] <= 0 || acc[2][i] <= 0 {
@@ -244,8 +275,8 @@ func fitHyperExp(s *sample, k int) (fitResult, error) {
 	f := func(x []float64) float64 { return -unpack(x).loglik(b, s.m, s.c, nil) }
 	grad := func(g, x []float64) {
 		u := unpack(x)
-		acc := [3][]float64{make([]float64, k), make([]float64, k), make([]float64, k)}
-		u.loglik(b, s.m, s.c, &acc)
+		acc := emSums(k)
+		u.loglik(b, s.m, s.c, acc)
 		n := b.total + float64(s.m)
 		for i := 0; i < k-1; i++ {
 			g[i] = -(acc[0][i] - n*u.p[i])
@@ -255,12 +286,7 @@ func fitHyperExp(s *sample, k int) (fitResult, error) {
 			g[k-1+i] = -(acc[1][i] - u.rate[i]*acc[2][i])
 		}
 	}
-	x, ok, pr := polish(f, grad, x0, b.total+float64(s.m))
-	if ok {
-		h = unpack(x)
-	}
-	it += pr.iterations
-	conv = conv || pr.converged
+	h = polishEM(h, unpack, f, grad, x0, b.total+float64(s.m), &it, &conv)
 	order := sortedOrder(k, func(i int) float64 { return 1 / h.rate[i] })
 	params := make([]float64, 0, 2*k)
 	var p, r []float64
@@ -444,23 +470,19 @@ func (h *hyperGammaFit) loglik(b *binned, m int, c float64, acc *[3][]float64) f
 		cst[i] = math.Log(h.p[i]) - lg - h.shape[i]*math.Log(h.scale[i])
 	}
 	ll := 0.0
+	var r *[3]float64
+	if acc != nil {
+		r = new([3]float64)
+	}
 	for j, x := range b.x {
-		w := 1.0
-		if b.w != nil {
-			w = b.w[j]
-		}
 		for i := 0; i < k; i++ {
 			l[i] = cst[i] + (h.shape[i]-1)*b.lx[j] - x/h.scale[i]
 		}
-		lse := logSumExpK(&l, k)
-		ll += w * lse
-		if acc != nil {
-			for i := 0; i < k; i++ {
-				r := w * math.Exp(l[i]-lse)
-				acc[0][i] += r
-				acc[1][i] += r * x
-				acc[2][i] += r * b.lx[j]
-			}
+		ll += mixtureTerm(&l, k, b.weight(j), r)
+		for i := 0; r != nil && i < k; i++ {
+			acc[0][i] += r[i]
+			acc[1][i] += r[i] * x
+			acc[2][i] += r[i] * b.lx[j]
 		}
 	}
 	if m > 0 {
@@ -468,17 +490,16 @@ func (h *hyperGammaFit) loglik(b *binned, m int, c float64, acc *[3][]float64) f
 		// M-step the expected sufficient statistics beyond c,
 		// E[X | X > c] = kθ Q(k+1, z)/Q(k, z) and
 		// E[ln X | X > c] = ln θ + ψ(k) + ∂/∂k ln Q(k, z), z = c/θ.
-		mf := float64(m)
 		var lq [3]float64
 		for i := 0; i < k; i++ {
 			lq[i] = logGammaSurv(h.shape[i], c/h.scale[i])
 			l[i] = math.Log(h.p[i]) + lq[i]
 		}
 		lse := logSumExpK(&l, k)
-		ll += mf * lse
+		ll += float64(m) * lse
 		if acc != nil {
 			for i := 0; i < k; i++ {
-				r := mf * math.Exp(l[i]-lse)
+				r := float64(m) * math.Exp(l[i]-lse)
 				ks, th := h.shape[i], h.scale[i]
 				z := c / th
 				ex := ks * th * math.Exp(logGammaSurv(ks+1, z)-lq[i])
@@ -502,8 +523,8 @@ const maxBranchShape = 1e4
 
 func (h *hyperGammaFit) step(b *binned, m int, c float64) float64 {
 	k := len(h.p)
-	acc := [3][]float64{make([]float64, k), make([]float64, k), make([]float64, k)}
-	ll := h.loglik(b, m, c, &acc)
+	acc := emSums(k)
+	ll := h.loglik(b, m, c, acc)
 	n := b.total + float64(m)
 	for i := 0; i < k; i++ {
 		w := acc[0][i]
@@ -568,8 +589,8 @@ func fitHyperGamma(s *sample) (fitResult, error) {
 			return
 		}
 		u := unpack(x)
-		acc := [3][]float64{make([]float64, k), make([]float64, k), make([]float64, k)}
-		u.loglik(b, 0, 0, &acc)
+		acc := emSums(k)
+		u.loglik(b, 0, 0, acc)
 		for i := 0; i < k-1; i++ {
 			g[i] = -(acc[0][i] - b.total*u.p[i])
 		}
@@ -580,12 +601,7 @@ func fitHyperGamma(s *sample) (fitResult, error) {
 			g[2*k-1+i] = -(acc[1][i]/th - ks*acc[0][i])
 		}
 	}
-	x, ok, pr := polish(f, grad, x0, b.total+float64(s.m))
-	if ok {
-		h = unpack(x)
-	}
-	it += pr.iterations
-	conv = conv || pr.converged
+	h = polishEM(h, unpack, f, grad, x0, b.total+float64(s.m), &it, &conv)
 	for _, v := range h.shape {
 		if v >= 0.999*maxBranchShape {
 			return fitResult{}, fmt.Errorf("a branch collapsed onto one repeated value (the data are discrete, e.g. whole seconds); raise the floor past such values or use another family")

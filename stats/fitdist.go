@@ -40,20 +40,8 @@ func NewHyperGamma(weights, shapes, scales []float64) (HyperGamma, error) {
 	return HyperGamma{Weights: weights, Shapes: shapes, Scales: scales}, nil
 }
 
-func (h HyperGamma) branch(r *rand.Rand) int {
-	u := r.Float64()
-	i := 0
-	for ; i < len(h.Weights)-1; i++ {
-		if u < h.Weights[i] {
-			break
-		}
-		u -= h.Weights[i]
-	}
-	return i
-}
-
 func (h HyperGamma) Rand(r *rand.Rand) float64 {
-	i := h.branch(r)
+	i := pickBranch(h.Weights, r)
 	return Gamma{h.Shapes[i], h.Scales[i]}.Rand(r)
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/metrics"
+	"github.com/gmark/gmark/analyzer/store"
 )
 
 // run is a run of the jobs in spec, one every 10 s: each wait and run time
@@ -16,7 +17,7 @@ func run(id string, spec ...[2]float64) *metrics.RunMetrics {
 	rd := &metrics.RunData{ID: id, Speedup: 1}
 	for i, s := range spec {
 		sub := base + int64(i)*10e9
-		j := metrics.Job{ID: "j", Processors: 1, Components: 1, ScheduledNS: sub, State: metrics.NeverStarted}
+		j := metrics.Job{JobFacts: store.JobFacts{ID: "j", Processors: 1, Components: 1, ScheduledNS: sub, State: metrics.NeverStarted}}
 		if s[0] >= 0 {
 			j.SubmitNS, j.HasDelay, j.State = sub, true, metrics.Succeeded
 			j.StartNS = sub + int64(s[0]*1e9)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/analyzer/store"
 )
 
 // synthetic is a run of n jobs arriving every 10 s, with exponential waits
@@ -21,8 +22,8 @@ func synthetic(seed uint64, n int, meanWait, extra float64, failEvery int) *metr
 	for i := range n {
 		sub := base + int64(i)*10e9
 		w := int64((r.ExpFloat64()*meanWait + extra) * 1e9)
-		j := metrics.Job{ID: "j", Processors: 1, Components: 1, SubmitNS: sub, ScheduledNS: sub, StartNS: sub + w, EndNS: sub + w + 100e9,
-			State: metrics.Succeeded, HasDelay: true}
+		j := metrics.Job{JobFacts: store.JobFacts{ID: "j", Processors: 1, Components: 1, SubmitNS: sub, ScheduledNS: sub, StartNS: sub + w, EndNS: sub + w + 100e9,
+			State: metrics.Succeeded, HasDelay: true}}
 		if failEvery > 0 && i%failEvery == 0 {
 			j.State = metrics.Failed
 		}

@@ -145,7 +145,7 @@ func interval(jobs []Job) (t0, t1 int64) {
 // add gives a job to the views it belongs to.
 func (c *computation) add(j *Job) {
 	fig := figuresOf(j, c.f, c.opts.Tau)
-	if !j.Composite { // unitary jobs and tasks use processors and sites
+	if !j.Composite() { // unitary jobs and tasks use processors and sites
 		c.addUse(j, &fig)
 	}
 	if j.Parent != "" {
@@ -263,7 +263,7 @@ func (c *computation) addJob(j *Job, fig *figures) {
 		end = sec(j.EndNS-c.t0) * c.f
 	}
 	gp := 0.0
-	if j.Composite {
+	if j.Composite() {
 		gp = c.taskGood[j.ID] * c.f
 	} else if j.State == Succeeded {
 		gp = fig.procSec

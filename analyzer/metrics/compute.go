@@ -335,7 +335,7 @@ func groups(m map[string]*groupAcc, maxRows int) []Group {
 
 func (m *RunMetrics) hasComposite(rd *RunData) bool {
 	for i := range rd.Jobs {
-		if rd.Jobs[i].Composite {
+		if rd.Jobs[i].Composite() {
 			return true
 		}
 	}
@@ -385,7 +385,7 @@ func series(rd *RunData, t0, t1 int64, bins int, f float64) TimeSeries {
 		if j.Parent == "" && j.State == Succeeded && j.EndNS >= t0 && j.EndNS <= t1 {
 			done[min(int(float64(j.EndNS-t0)/width), bins-1)]++
 		}
-		if j.Composite || !j.Started() || j.EndNS <= j.StartNS {
+		if j.Composite() || !j.Started() || j.EndNS <= j.StartNS {
 			continue
 		}
 		p := float64(j.Processors)
@@ -424,7 +424,7 @@ func operational(rd *RunData, f float64, tasksOf func(id string) (tasks, failed,
 	var allMS []float64
 	for i := range rd.Jobs {
 		j := &rd.Jobs[i]
-		if !j.Composite || j.Parent != "" {
+		if !j.Composite() || j.Parent != "" {
 			continue
 		}
 		g := byType[j.Type]
@@ -470,7 +470,7 @@ func breakdown(rd *RunData, f float64, m *RunMetrics) Breakdown {
 	sim := rd.Koala != nil && rd.Koala.Simulated
 	for i := range rd.Jobs {
 		j := &rd.Jobs[i]
-		if j.Parent != "" || j.Composite || !j.Completed() {
+		if j.Parent != "" || j.Composite() || !j.Completed() {
 			continue
 		}
 		var cj *CoreJob

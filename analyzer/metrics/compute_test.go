@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/gmark/gmark/analyzer/store"
 )
 
 const base = int64(946684800) * 1e9 // 2000-01-01, like simulated runs
@@ -17,7 +19,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(b)) 
 // successful jobs, a co-allocated failed job, a job cancelled while waiting,
 // a job that never started, and a composite job of two tasks, one retried.
 func handRun() *RunData {
-	return &RunData{ID: "hand", Target: "local", Speedup: 1, Processors: 10, ProcessorsSource: "test", Jobs: []Job{
+	return &RunData{ID: "hand", Target: "local", Speedup: 1, Processors: 10, ProcessorsSource: "test", Jobs: jobs([]store.JobFacts{
 		{ID: "1-0", Type: "a", Processors: 2, Components: 1, Sites: "c1", SubmitNS: at(0), ScheduledNS: at(0), DelayNS: 1e6, HasDelay: true,
 			StartNS: at(10), EndNS: at(110), State: Succeeded, Attempts: 1},
 		{ID: "1-1", Type: "a", Processors: 1, Components: 1, Sites: "c2", SubmitNS: at(5), ScheduledNS: at(5), DelayNS: 3e6, HasDelay: true,
@@ -31,9 +33,9 @@ func handRun() *RunData {
 			StartNS: at(35), EndNS: at(55), State: Succeeded, Attempts: 2},
 		{ID: "3-0.b", Parent: "3-0", Type: "swf", Processors: 1, Components: 1, Sites: "c1", SubmitNS: at(55), ScheduledNS: at(55), DelayNS: 0, HasDelay: true,
 			StartNS: at(65), EndNS: at(95), State: Succeeded, Attempts: 1},
-		{ID: "3-0", Composite: true, Type: "chain", Processors: 1, Components: 1, SubmitNS: at(30), ScheduledNS: at(30), DelayNS: 4e6, HasDelay: true,
+		{ID: "3-0", Kind: "composite", Type: "chain", Processors: 1, Components: 1, SubmitNS: at(30), ScheduledNS: at(30), DelayNS: 4e6, HasDelay: true,
 			StartNS: at(35), EndNS: at(95), State: Succeeded, Attempts: 1},
-	}}
+	})}
 }
 
 func TestPerJobFunctions(t *testing.T) {
@@ -44,17 +46,17 @@ func TestPerJobFunctions(t *testing.T) {
 		wait, run, resp, sd, bsld  float64
 		okWait, okRun, okSD, okDel bool
 	}{
-		{"plain", Job{SubmitNS: at(0), StartNS: at(10), EndNS: at(110), State: Succeeded, HasDelay: true}, 10, 100, 110, 1.1, 1.1, true, true, true, true},
+		{"plain", Job{JobFacts: store.JobFacts{SubmitNS: at(0), StartNS: at(10), EndNS: at(110), State: Succeeded, HasDelay: true}}, 10, 100, 110, 1.1, 1.1, true, true, true, true},
 		// a short job: the bounded slowdown divides by τ, not the 2 s run
-		{"short", Job{SubmitNS: at(0), StartNS: at(18), EndNS: at(20), State: Succeeded}, 18, 2, 20, 10, 2, true, true, true, false},
+		{"short", Job{JobFacts: store.JobFacts{SubmitNS: at(0), StartNS: at(18), EndNS: at(20), State: Succeeded}}, 18, 2, 20, 10, 2, true, true, true, false},
 		// bounded below by 1
-		{"no wait, short", Job{SubmitNS: at(5), StartNS: at(5), EndNS: at(7), State: Succeeded}, 0, 2, 2, 1, 1, true, true, true, false},
-		{"failed, ran", Job{SubmitNS: at(10), StartNS: at(40), EndNS: at(60), State: Failed}, 30, 20, 50, 2.5, 2.5, true, true, true, false},
+		{"no wait, short", Job{JobFacts: store.JobFacts{SubmitNS: at(5), StartNS: at(5), EndNS: at(7), State: Succeeded}}, 0, 2, 2, 1, 1, true, true, true, false},
+		{"failed, ran", Job{JobFacts: store.JobFacts{SubmitNS: at(10), StartNS: at(40), EndNS: at(60), State: Failed}}, 30, 20, 50, 2.5, 2.5, true, true, true, false},
 		// cancelled after it started: a wait, no run (cut short)
-		{"cancelled running", Job{SubmitNS: at(0), StartNS: at(3), EndNS: at(9), State: Cancelled}, 3, 0, 0, 0, 0, true, false, false, false},
-		{"never started", Job{State: NeverStarted}, 0, 0, 0, 0, 0, false, false, false, false},
+		{"cancelled running", Job{JobFacts: store.JobFacts{SubmitNS: at(0), StartNS: at(3), EndNS: at(9), State: Cancelled}}, 3, 0, 0, 0, 0, true, false, false, false},
+		{"never started", Job{JobFacts: store.JobFacts{State: NeverStarted}}, 0, 0, 0, 0, 0, false, false, false, false},
 		// zero run time: slowdown undefined, bounded slowdown defined
-		{"zero run", Job{SubmitNS: at(0), StartNS: at(4), EndNS: at(4), State: Succeeded}, 4, 0, 4, 0, 1, true, true, false, false},
+		{"zero run", Job{JobFacts: store.JobFacts{SubmitNS: at(0), StartNS: at(4), EndNS: at(4), State: Succeeded}}, 4, 0, 4, 0, 1, true, true, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w, ok := Wait(&c.j)
@@ -240,12 +242,12 @@ func TestTau(t *testing.T) {
 // reports whole seconds, the submitter nanoseconds) made the time series
 // index bin −1 and panic. Only [first submission, last end] is binned.
 func TestComputeStartBeforeFirstSubmission(t *testing.T) {
-	rd := &RunData{ID: "coarse", Target: "slurm", Speedup: 1, Processors: 4, Jobs: []Job{
+	rd := &RunData{ID: "coarse", Target: "slurm", Speedup: 1, Processors: 4, Jobs: jobs([]store.JobFacts{
 		{ID: "1-0", Type: "a", Processors: 2, Components: 1, Sites: "c1", SubmitNS: at(0.7), ScheduledNS: at(0.7),
 			StartNS: at(0), EndNS: at(10), State: Succeeded, Attempts: 1},
 		{ID: "1-1", Type: "a", Processors: 2, Components: 1, Sites: "c1", SubmitNS: at(1), ScheduledNS: at(1),
 			StartNS: at(2), EndNS: at(10.7), State: Succeeded, Attempts: 1},
-	}}
+	})}
 	m := Compute(rd, Options{Bins: 10})
 	if !near(m.Wait.Min, -0.7) || len(m.Series.Utilization) != 10 {
 		t.Fatalf("wait %+v, %d bins", m.Wait, len(m.Series.Utilization))
@@ -259,4 +261,13 @@ func TestComputeStartBeforeFirstSubmission(t *testing.T) {
 	if !near(busy, 2*9.3+2*8.7) {
 		t.Errorf("busy processor-seconds in the series %v, want %v", busy, 2*9.3+2*8.7)
 	}
+}
+
+// jobs is a run's jobs with these facts (and no users).
+func jobs(facts []store.JobFacts) []Job {
+	out := make([]Job, len(facts))
+	for i, f := range facts {
+		out[i].JobFacts = f
+	}
+	return out
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"testing"
+
+	"github.com/gmark/gmark/analyzer/store"
 )
 
 // jobsFrom reads jobs from b, 40 bytes each: scheduled, submit, start and
@@ -15,15 +17,15 @@ func jobsFrom(b []byte) []Job {
 	var out []Job
 	for len(b) >= 40 {
 		u := func(i int) int64 { return int64(binary.LittleEndian.Uint64(b[8*i:])) }
-		j := Job{ID: string(rune('a' + len(out)%26)), Type: []string{"x", "y"}[b[36]&1], Sites: []string{"", "s1", "s1,s2"}[int(b[36]>>1)%3],
+		j := Job{JobFacts: store.JobFacts{ID: string(rune('a' + len(out)%26)), Type: []string{"x", "y"}[b[36]&1], Sites: []string{"", "s1", "s1,s2"}[int(b[36]>>1)%3],
 			ScheduledNS: u(0), SubmitNS: u(1), StartNS: u(2), EndNS: u(3),
 			State: states[int(b[32])%len(states)], Processors: int(int8(b[33])), Components: int(b[34] % 4),
-			HasDelay: b[35]&1 == 1, DelayNS: u(1) - u(0), Attempts: int(b[35] >> 1)}
+			HasDelay: b[35]&1 == 1, DelayNS: u(1) - u(0), Attempts: int(b[35] >> 1)}}
 		switch {
 		case b[36]&8 != 0 && len(out) > 0:
 			j.Parent = out[len(out)-1].ID
 		case b[36]&16 != 0:
-			j.Composite = true
+			j.Kind = "composite"
 		}
 		out = append(out, j)
 		b = b[40:]

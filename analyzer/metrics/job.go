@@ -14,30 +14,16 @@ package metrics
 import (
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/analyzer/store"
 )
 
-// Job is what the metrics read of one job row. Times are Unix nanoseconds
-// on the submitter's clock, 0 when unknown.
+// Job is what the metrics read of one job: its row's facts and, when the
+// workload says, its user (the store's rows do not carry users; Load reads
+// them from the run's workload file).
 type Job struct {
-	ID         string
-	Parent     string // the composite job of a task; "" for a top-level job
-	Composite  bool
-	Type       string
-	User       string // from the workload, when it says; "" otherwise
-	Processors int    // a co-allocated job: the sum over its components
-	Components int    // components asked for (> 1: co-allocated)
-	Sites      string // where it ran, comma-separated; "" unknown
-
-	ScheduledNS int64
-	SubmitNS    int64
-	DelayNS     int64
-	HasDelay    bool
-	StartNS     int64
-	EndNS       int64
-
-	State    string // succeeded, failed, cancelled, never-started
-	Reason   string
-	Attempts int
+	store.JobFacts
+	User string // "" when the workload does not say
 }
 
 // Job states, as the store writes them.

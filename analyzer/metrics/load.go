@@ -133,10 +133,7 @@ func Load(st *store.Store, runID string, opts LoadOptions) (*RunData, error) {
 	}
 	rd.Jobs = make([]Job, 0, n)
 	err = st.ScanJobs(runID, func(f *store.JobFacts) error {
-		rd.Jobs = append(rd.Jobs, Job{ID: f.JobID, Parent: f.ParentID, Composite: f.Kind == "composite",
-			Type: f.Type, Processors: f.Processors, Components: f.Components, Sites: f.Sites,
-			ScheduledNS: f.ScheduledNS, SubmitNS: f.SubmitNS, DelayNS: f.DelayNS, HasDelay: f.HasDelay,
-			StartNS: f.StartNS, EndNS: f.EndNS, State: f.State, Reason: f.Reason, Attempts: f.Attempts})
+		rd.Jobs = append(rd.Jobs, Job{JobFacts: *f})
 		return nil
 	})
 	if err != nil {

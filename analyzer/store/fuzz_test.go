@@ -54,12 +54,12 @@ func FuzzScanJobs(f *testing.F) {
 			byID[j.JobID] = j
 		}
 		err = s.ScanJobs(runID, func(f *JobFacts) error {
-			j, ok := byID[f.JobID]
+			j, ok := byID[f.ID]
 			if !ok {
-				t.Fatalf("ScanJobs read a job %q that Jobs did not", f.JobID)
+				t.Fatalf("ScanJobs read a job %q that Jobs did not", f.ID)
 			}
-			delete(byID, f.JobID)
-			if f.ParentID != j.ParentID || f.Type != j.Type || f.Processors != j.Processors || f.Sites != j.Sites ||
+			delete(byID, f.ID)
+			if f.Parent != j.ParentID || f.Type != j.Type || f.Processors != j.Processors || f.Sites != j.Sites ||
 				f.SubmitNS != j.SubmitNS || f.StartNS != j.StartNS || f.EndNS != j.EndNS || string(f.State) != string(j.State) ||
 				f.Reason != j.Reason || f.Attempts != j.Attempts || f.Kind != j.Kind {
 				t.Fatalf("ScanJobs and Jobs disagree:\n%+v\n%+v", *f, j)

@@ -12,26 +12,33 @@ import (
 // repeated strings (types, states, reasons, sites), so that a run of a million
 // jobs is read in a second or two.
 
-// JobFacts is the part of a job row that metrics read. Times are Unix
-// nanoseconds, 0 when unknown (NULL); HasDelay tells whether DelayNS is known.
+// JobFacts is the part of a job row that metrics read (metrics.Job
+// embeds it). Times are Unix nanoseconds, 0 when unknown (NULL); HasDelay
+// tells whether DelayNS is known.
 type JobFacts struct {
-	JobID       string
-	ParentID    string
-	Kind        string
-	Type        string
-	Processors  int
-	Components  int // components asked for (counted in the stored JSON; at least 1)
-	Sites       string
+	ID         string
+	Parent     string // the composite job of a task; "" for a top-level job
+	Kind       string // unitary or composite
+	Type       string
+	Processors int    // a co-allocated job: the sum over its components
+	Components int    // components asked for (counted in the stored JSON; at least 1)
+	Sites      string // where it ran, comma-separated; "" unknown
+
 	ScheduledNS int64
 	SubmitNS    int64
 	DelayNS     int64
 	HasDelay    bool
 	StartNS     int64
 	EndNS       int64
-	State       string
-	Reason      string
-	Attempts    int
+
+	State    string // succeeded, failed, cancelled, never-started
+	Reason   string
+	Attempts int
 }
+
+// Composite tells whether the job is a composite job (its tasks are rows
+// of their own, with Parent set).
+func (j *JobFacts) Composite() bool { return j.Kind == "composite" }
 
 // interner shares equal strings read from many rows.
 type interner map[string]string
@@ -95,16 +102,16 @@ func (s *Store) ScanJobs(runID string, fn func(*JobFacts) error) error {
 		if err := splitJobRow(line, &f); err != nil {
 			return fmt.Errorf("store: run %s: %w", runID, err)
 		}
-		j.JobID = string(f[0])
+		j.ID = string(f[0])
 		var n [jobFields]int64
 		for _, i := range intFields {
 			v, ok := atoi(f[i])
 			if !ok {
-				return fmt.Errorf("store: run %s, job %s: %s is %q, not a whole number", runID, j.JobID, jobFieldNames[i], f[i])
+				return fmt.Errorf("store: run %s, job %s: %s is %q, not a whole number", runID, j.ID, jobFieldNames[i], f[i])
 			}
 			n[i] = v
 		}
-		j.ParentID, j.Kind, j.Type = in.get(f[1]), in.get(f[2]), in.get(f[3])
+		j.Parent, j.Kind, j.Type = in.get(f[1]), in.get(f[2]), in.get(f[3])
 		j.Processors, j.Components = int(n[4]), int(max(1, n[5]))
 		j.Sites = in.get(f[6])
 		j.ScheduledNS, j.SubmitNS, j.DelayNS = n[7], n[8], n[9]

@@ -376,15 +376,22 @@ func (m *Mesh) read(l *link) {
 }
 
 func (m *Mesh) readFailed(l *link, err error) {
+	m.linkFailed(l, err, "lost", "peer rank %d silent for %v during superstep %d (hung, stopped or unreachable)",
+		"peer rank %d lost during superstep %d: %s (the process died or was killed)")
+}
+
+// linkFailed fails the mesh for an error on the link to a peer: a timeout
+// (timeoutMsg: rank, timeout, superstep) or else a kind of loss (lostMsg:
+// rank, superstep, cause).
+func (m *Mesh) linkFailed(l *link, err error, kind, timeoutMsg, lostMsg string) {
 	step := int(m.step.Load())
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		m.fail(&Error{Rank: l.rank, Kind: "timeout", Step: step, Timeout: true,
-			Msg: fmt.Sprintf("peer rank %d silent for %v during superstep %d (hung, stopped or unreachable)", l.rank, m.cfg.Timeout, step)})
+			Msg: fmt.Sprintf(timeoutMsg, l.rank, m.cfg.Timeout, step)})
 		return
 	}
-	m.fail(&Error{Rank: l.rank, Kind: "lost", Step: step,
-		Msg: fmt.Sprintf("peer rank %d lost during superstep %d: %s (the process died or was killed)", l.rank, step, describe(err))})
+	m.fail(&Error{Rank: l.rank, Kind: kind, Step: step, Msg: fmt.Sprintf(lostMsg, l.rank, step, describe(err))})
 }
 
 func (m *Mesh) protocolError(l *link, what string) {
@@ -447,15 +454,8 @@ func (m *Mesh) writeFrame(l *link, b []byte) error {
 }
 
 func (m *Mesh) sendFailed(l *link, err error) {
-	step := int(m.step.Load())
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		m.fail(&Error{Rank: l.rank, Kind: "timeout", Step: step, Timeout: true,
-			Msg: fmt.Sprintf("peer rank %d has not taken data for %v during superstep %d (hung, stopped or unreachable)", l.rank, m.cfg.Timeout, step)})
-		return
-	}
-	m.fail(&Error{Rank: l.rank, Kind: "send", Step: step,
-		Msg: fmt.Sprintf("cannot send to peer rank %d during superstep %d: %s (the process died or was killed)", l.rank, step, describe(err))})
+	m.linkFailed(l, err, "send", "peer rank %d has not taken data for %v during superstep %d (hung, stopped or unreachable)",
+		"cannot send to peer rank %d during superstep %d: %s (the process died or was killed)")
 }
 
 // Exchange sends send to every peer and returns what every peer sent for

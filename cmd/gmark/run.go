@@ -34,17 +34,10 @@ func init() {
 			"--speedup S compresses time S times: the submitter divides the schedule by S and the bundled\n" +
 			"scheduler's clock runs S times faster, so a two-hour workload (examples/koala-w30.wdl) runs in\n" +
 			"about a minute at --speedup 100.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "directory of the runs of this scenario (default gmark-runs/SPEC)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed of the workload"},
 			&cli.StringFlag{Name: "target", Value: "koala", Usage: "koala (the bundled scheduler), local, dryrun, slurm, condor or sge"},
-			&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala: the grid of the bundled scheduler"},
-			&cli.StringFlag{Name: "endpoint", Usage: "koala: a running 'gmark koala serve' instead of one started for the run"},
-			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala with --endpoint: the server's token"},
-			&cli.StringFlag{Name: "token-file", Usage: "koala with --endpoint: file holding the token"},
-			&cli.StringFlag{Name: "policy", Usage: "koala: placement policy (WF, CF, CM, FCM; default the grid's)"},
-			&cli.StringFlag{Name: "priority", Usage: "koala: priority of every job"},
-			&cli.StringFlag{Name: "runner", Usage: "koala: runner of every job: krunner, drunner, irunner"},
 			&cli.DurationFlag{Name: "scan-interval", Usage: "koala: the bundled scheduler's scan interval (default the grid's)"},
 			&cli.StringFlag{Name: "targets", Usage: "slurm, condor, sge, local: the targets TOML file (see 'gmark submit')"},
 			&cli.IntFlag{Name: "processors", Usage: "local: processor budget"},
@@ -56,7 +49,7 @@ func init() {
 			&cli.StringFlag{Name: "project", Value: "default", Usage: "project the run belongs to"},
 			&cli.StringFlag{Name: "scenario", Usage: "scenario the run belongs to (default: the spec's name)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bars and logs"},
-		},
+		}, koalaTargetFlags()...),
 		Action: runRun,
 	})
 }

@@ -32,7 +32,7 @@ func init() {
 			"'gmark submit --resume RUN' continues the run without submitting any job twice.\n\n" +
 			"Exit status: 0 when the run completed (failed jobs are results, not errors), 1 when it could\n" +
 			"not (the store failed, the target could not be used, interrupted), 2 on bad usage.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Usage: "where jobs go: " + strings.Join(targetNames, ", ")},
 			&cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"},
 			&cli.StringFlag{Name: "project", Value: "default", Usage: "project the run belongs to"},
@@ -51,17 +51,23 @@ func init() {
 			&cli.IntFlag{Name: "processors", Usage: "local target: processor budget (default: the number of CPUs)"},
 			&cli.StringFlag{Name: "gmark", Usage: "the gmark binary jobs run as 'gmark app NAME …' (default: this one)"},
 			&cli.StringFlag{Name: "run-dir", Usage: "where job scripts and outputs go (default: runs/RUN beside the store)"},
-			&cli.StringFlag{Name: "endpoint", Usage: "koala target: URL of the core's HTTP API (default: start a core for the run from --grid)"},
-			&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala target without --endpoint: grid description of the core started for the run"},
-			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala target with --endpoint: the core's token; prefer --token-file or $GMARK_KOALA_TOKEN (a command line is visible to every user of the machine)"},
-			&cli.StringFlag{Name: "token-file", Usage: "koala target with --endpoint: file holding the core's token (the server's STATE.token); --resume reads it again"},
-			&cli.StringFlag{Name: "policy", Usage: "koala target: placement policy of every job (WF, CF, CM, FCM; default the core's)"},
-			&cli.StringFlag{Name: "priority", Usage: "koala target: priority of every job (default the core's)"},
-			&cli.StringFlag{Name: "runner", Usage: "koala target: runner of every job: krunner, drunner, irunner"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no log lines, for CI (the run id and summary are still printed)"},
-		},
+		}, koalaTargetFlags()...),
 		Action: runSubmit,
 	})
+}
+
+// koalaTargetFlags are the koala target's flags, the same in submit and run.
+func koalaTargetFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "endpoint", Usage: "koala target: URL of the core's HTTP API (default: start a core for the run from --grid)"},
+		&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala target without --endpoint: grid description of the core started for the run"},
+		&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala target with --endpoint: the core's token; prefer --token-file or $GMARK_KOALA_TOKEN (a command line is visible to every user of the machine)"},
+		&cli.StringFlag{Name: "token-file", Usage: "koala target with --endpoint: file holding the core's token (the server's STATE.token); --resume reads it again"},
+		&cli.StringFlag{Name: "policy", Usage: "koala target: placement policy of every job (WF, CF, CM, FCM; default the core's)"},
+		&cli.StringFlag{Name: "priority", Usage: "koala target: priority of every job (default the core's)"},
+		&cli.StringFlag{Name: "runner", Usage: "koala target: runner of every job: krunner, drunner, irunner"},
+	}
 }
 
 // submitOptions are the flags of 'gmark submit'.

@@ -14,7 +14,6 @@ package batch
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -80,11 +79,10 @@ type Target struct {
 	printer printers.Printer
 	pcfg    printers.Config
 
-	mu   sync.Mutex
-	rep  submitter.Reporter
-	jobs map[string]*bjob
-	stop chan struct{}
-	wg   sync.WaitGroup
+	mu    sync.Mutex
+	rep   submitter.Reporter
+	jobs  map[string]*bjob
+	polls submitter.Pollers
 
 	failingSince time.Time
 	// orphans are the submit commands a killed submitter left running.
@@ -111,22 +109,8 @@ func newTarget(cfg Config, sys system) (*Target, error) {
 	if cfg.CommandTimeout <= 0 {
 		cfg.CommandTimeout = time.Minute
 	}
-	if cfg.Executable == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		cfg.Executable = exe
-	}
-	if cfg.WorkDir == "" {
-		return nil, errors.New(sys.name() + ": no work directory")
-	}
-	abs, err := filepath.Abs(cfg.WorkDir)
-	if err != nil {
-		return nil, err
-	}
-	cfg.WorkDir = abs
-	if err := os.MkdirAll(filepath.Join(cfg.WorkDir, "jdf"), 0o755); err != nil {
+	var err error
+	if cfg.Executable, cfg.WorkDir, err = submitter.JobFiles(sys.name(), cfg.Executable, cfg.WorkDir, "jdf"); err != nil {
 		return nil, err
 	}
 	p, err := printers.Lookup(sys.printer())
@@ -134,7 +118,7 @@ func newTarget(cfg Config, sys system) (*Target, error) {
 		return nil, err
 	}
 	return &Target{cfg: cfg, sys: sys, printer: p, pcfg: printers.Config{Executable: cfg.Executable, WorkDir: cfg.WorkDir},
-		jobs: map[string]*bjob{}, stop: make(chan struct{})}, nil
+		jobs: map[string]*bjob{}}, nil
 }
 
 // Config is the configuration in use, for provenance.
@@ -168,8 +152,7 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	t.mu.Lock()
 	t.rep = r
 	t.mu.Unlock()
-	t.wg.Add(1)
-	go t.poller(ctx)
+	t.polls.Go(ctx, t.cfg.Poll, t.poll)
 	return nil
 }
 
@@ -265,30 +248,10 @@ func (t *Target) Cancel(ctx context.Context, s *submitter.Submission) error {
 	return t.sys.cancel(ctx, t, j.id)
 }
 
+// Close stops the poller.
 func (t *Target) Close() error {
-	select {
-	case <-t.stop:
-	default:
-		close(t.stop)
-	}
-	t.wg.Wait()
+	t.polls.Close()
 	return nil
-}
-
-func (t *Target) poller(ctx context.Context) {
-	defer t.wg.Done()
-	tick := time.NewTicker(t.cfg.Poll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-tick.C:
-		case <-t.stop:
-			return
-		case <-ctx.Done():
-			return
-		}
-		t.poll(ctx)
-	}
 }
 
 func (t *Target) poll(ctx context.Context) {

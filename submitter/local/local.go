@@ -99,26 +99,15 @@ func New(cfg Config) (*Target, error) {
 	if cfg.Processors <= 0 {
 		cfg.Processors = runtime.NumCPU()
 	}
-	if cfg.Executable == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("local: cannot locate gmark: %v", err)
-		}
-		cfg.Executable = exe
-	}
 	if cfg.KillGrace <= 0 {
 		cfg.KillGrace = 2 * time.Second
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 200 * time.Millisecond
 	}
-	abs, err := filepath.Abs(cfg.Dir)
-	if err != nil {
+	var err error
+	if cfg.Executable, cfg.Dir, err = submitter.JobFiles("local", cfg.Executable, cfg.Dir, "."); err != nil {
 		return nil, err
-	}
-	cfg.Dir = abs
-	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("local: %v", err)
 	}
 	return &Target{cfg: cfg, jobs: map[string]*job{}, stop: make(chan struct{})}, nil
 }

@@ -85,10 +85,9 @@ type Target struct {
 	jobs map[string]*sjob   // tracked, by key
 	memo map[string][]*part // parts of submissions not yet complete, by key
 	rr   int
-	stop chan struct{}
 	// orphans are the sbatch commands a killed submitter left running.
 	orphans submitter.Orphans
-	wg      sync.WaitGroup
+	polls   submitter.Pollers // one per cluster
 }
 
 type cluster struct {
@@ -143,30 +142,16 @@ func New(cfg Config) (*Target, error) {
 	if cfg.CommandTimeout <= 0 {
 		cfg.CommandTimeout = time.Minute
 	}
-	if cfg.Executable == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("slurm: cannot locate gmark: %v", err)
-		}
-		cfg.Executable = exe
-	}
-	if cfg.WorkDir == "" {
-		return nil, errors.New("slurm: no work directory")
-	}
-	abs, err := filepath.Abs(cfg.WorkDir)
-	if err != nil {
+	var err error
+	if cfg.Executable, cfg.WorkDir, err = submitter.JobFiles("slurm", cfg.Executable, cfg.WorkDir, "scripts"); err != nil {
 		return nil, err
-	}
-	cfg.WorkDir = abs
-	if err := os.MkdirAll(filepath.Join(cfg.WorkDir, "scripts"), 0o755); err != nil {
-		return nil, fmt.Errorf("slurm: %v", err)
 	}
 	p, err := printers.Lookup("sbatch")
 	if err != nil {
 		return nil, err
 	}
 	t := &Target{cfg: cfg, byName: map[string]*cluster{}, printer: p, jobs: map[string]*sjob{}, memo: map[string][]*part{},
-		stop: make(chan struct{}), pcfg: printers.Config{Executable: cfg.Executable, WorkDir: cfg.WorkDir}}
+		pcfg: printers.Config{Executable: cfg.Executable, WorkDir: cfg.WorkDir}}
 	for _, cc := range cfg.Clusters {
 		if cc.Name == "" {
 			return nil, errors.New("slurm: a cluster has no name")
@@ -207,8 +192,7 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	t.rep = r
 	t.mu.Unlock()
 	for _, c := range t.clusters {
-		t.wg.Add(1)
-		go t.poller(ctx, c)
+		t.polls.Go(ctx, t.cfg.Poll, func(ctx context.Context) { t.poll(ctx, c) })
 	}
 	return nil
 }
@@ -632,12 +616,7 @@ func (t *Target) Track(ctx context.Context, s *submitter.Submission, r submitter
 
 // Close stops the pollers.
 func (t *Target) Close() error {
-	select {
-	case <-t.stop:
-	default:
-		close(t.stop)
-	}
-	t.wg.Wait()
+	t.polls.Close()
 	return nil
 }
 
@@ -679,23 +658,6 @@ func (t *Target) jobComp(ctx context.Context, c *cluster) ([]record, bool) {
 	defer f.Close()
 	recs, _ := parseJobComp(f, time.Local)
 	return recs, true
-}
-
-// poller asks one cluster about the jobs gmark has there, every Poll.
-func (t *Target) poller(ctx context.Context, c *cluster) {
-	defer t.wg.Done()
-	tick := time.NewTicker(t.cfg.Poll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-tick.C:
-		case <-t.stop:
-			return
-		case <-ctx.Done():
-			return
-		}
-		t.poll(ctx, c)
-	}
 }
 
 // poll asks cluster c for the state of the parts of jobs it runs, and
