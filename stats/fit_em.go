@@ -147,10 +147,7 @@ func (h *hyperExp) loglik(b *binned, m int, c float64, acc *[3][]float64) float6
 		lp[i] = math.Log(h.p[i]) + math.Log(h.rate[i])
 	}
 	ll := 0.0
-	var r *[3]float64
-	if acc != nil {
-		r = new([3]float64)
-	}
+	r := responsibilities(acc)
 	for j, x := range b.x {
 		for i := 0; i < k; i++ {
 			l[i] = lp[i] - h.rate[i]*x
@@ -186,6 +183,15 @@ func mixtureTerm(l *[3]float64, k int, w float64, r *[3]float64) float64 {
 		}
 	}
 	return w * lse
+}
+
+// responsibilities is the buffer of mixtureTerm's responsibilities when
+// the E-step sums are wanted (acc), nil when only the likelihood is.
+func responsibilities(acc *[3][]float64) *[3]float64 {
+	if acc == nil {
+		return nil
+	}
+	return new([3]float64)
 }
 
 // weight is point j's weight (1 when the sample is not binned).
@@ -470,10 +476,7 @@ func (h *hyperGammaFit) loglik(b *binned, m int, c float64, acc *[3][]float64) f
 		cst[i] = math.Log(h.p[i]) - lg - h.shape[i]*math.Log(h.scale[i])
 	}
 	ll := 0.0
-	var r *[3]float64
-	if acc != nil {
-		r = new([3]float64)
-	}
+	r := responsibilities(acc)
 	for j, x := range b.x {
 		for i := 0; i < k; i++ {
 			l[i] = cst[i] + (h.shape[i]-1)*b.lx[j] - x/h.scale[i]
