@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,9 +24,11 @@ import (
 //	                  normalised to weight 1 on average over the peak hours
 //	bag size          round(2^W(1.76, 2.11)) tasks
 //	task run times    per bag, ART ~ 2^N(μ = 6.1, σ = 2.73) s (the table prints
-//	                  N(2.73, 6.1): (σ, μ), see the reference's P1) and
-//	                  RTV ~ 2^W(2.05, 12.25) s² (the variance of the bag's run
-//	                  times); each task ~ N(ART, √RTV), redrawn while ≤ 0
+//	                  N(2.73, 6.1): (σ, μ), see the reference's P1), the bag's
+//	                  mean run time, and RTV ~ 2^W(2.05, 12.25) s², the
+//	                  variance of the bag's run times; the tasks are a normal
+//	                  sample conditioned on having exactly that mean and
+//	                  variance (see bagRunTimes)
 //	size 1            a single job of the grid Lublin–Feitelson model
 //
 // NTimes is the number of arrivals: bags, and single jobs when the size is
@@ -184,6 +187,7 @@ type botSource struct {
 	t                                 float64
 	idx                               int
 	buf                               []byte
+	z, rt                             []float64 // a bag's normal draws and run times
 }
 
 func (p *botPlan) newSource() (WorkloadSource, error) {
@@ -225,29 +229,123 @@ func (p *botPlan) bagSize(r *rand.Rand) (int, error) {
 }
 
 // taskRunTime draws one task's run time (seconds) in a bag of average run
-// time art and run-time variance rtv, by the unit's RunTimeOption:
+// time art and run-time variance rtv, by RunTimeOption A or B (C is
+// bagRunTimes): both read ART and RTV on log2 scales, each task on its own:
 //
-//	C  N(art, √rtv), redrawn while ≤ 0 (default)
 //	A  2^N(log2 art, √(log2 rtv)): RTV read as the variance of log2 run times
 //	B  2^N(log2 art, log2 rtv): the thesis's text taken literally
 //
 // Values above MaxRunTime are redrawn.
 func (p *botPlan) taskRunTime(r *rand.Rand, art, rtv float64) float64 {
+	sd := math.Max(0, math.Log2(rtv))
+	if p.option == "A" {
+		sd = math.Sqrt(sd)
+	}
 	for i := 0; i < 100; i++ {
-		var v float64
-		switch p.option {
-		case "A":
-			v = math.Exp2(math.Log2(art) + math.Sqrt(math.Max(0, math.Log2(rtv)))*r.NormFloat64())
-		case "B":
-			v = math.Exp2(math.Log2(art) + math.Max(0, math.Log2(rtv))*r.NormFloat64())
-		default:
-			v = art + math.Sqrt(rtv)*r.NormFloat64()
-		}
+		v := math.Exp2(math.Log2(art) + sd*r.NormFloat64())
 		if v > 0 && v <= p.maxRunTime {
 			return v
 		}
 	}
 	return math.Min(art, p.maxRunTime)
+}
+
+// bagRunTimes sets rt (one run time per task, seconds) for a bag whose
+// mean run time is art and whose run-time variance (over the bag, divided
+// by n, as gwa measures it) is rtv, by RunTimeOption C: the bag's measured
+// ART and RTV are then exactly the drawn ones, so `gmark fit --field
+// bot-art,bot-rtv` on a generated trace gives the model back. z holds n
+// standard normal draws, standardised here to mean 0 and variance 1:
+//
+//   - art·(1 + c·z), c = √rtv/art, when every task is then positive: the
+//     thesis's "normal space with average ART and standard deviation RTV",
+//     conditioned on the bag's own mean and variance;
+//   - otherwise (c too large for a positive normal sample) art·e^(s·z)/mean,
+//     s chosen so the coefficient of variation is c: the same mean and
+//     variance on a log-normal shape;
+//   - n positive run times of mean art cannot reach a variance of
+//     (n−1)·art²: c is capped just below √(n−1), so such bags keep their
+//     ART and get a smaller variance than drawn.
+//
+// Run times above MaxRunTime are cut to it.
+func (p *botPlan) bagRunTimes(rt, z []float64, art, rtv float64) {
+	n := float64(len(z))
+	mean, ss := 0.0, 0.0
+	for _, v := range z {
+		mean += v
+	}
+	mean /= n
+	for _, v := range z {
+		ss += (v - mean) * (v - mean)
+	}
+	sd := math.Sqrt(ss / n)
+	lo := math.Inf(1)
+	for k, v := range z {
+		z[k] = 0
+		if sd > 0 {
+			z[k] = (v - mean) / sd
+		}
+		lo = math.Min(lo, z[k])
+	}
+	c := math.Min(math.Sqrt(rtv)/art, botMaxCoV*math.Sqrt(n-1))
+	if !(c > 0) {
+		c = 0 // no variance (or none that is a number): every task runs art
+	}
+	if 1+c*lo > 0 {
+		for k, v := range z {
+			rt[k] = art * (1 + c*v)
+		}
+	} else {
+		s := logShape(z, c)
+		hi := slices.Max(z)
+		m := 0.0
+		for k, v := range z {
+			rt[k] = math.Exp(s * (v - hi)) // ≤ 1: no overflow
+			m += rt[k]
+		}
+		m /= n
+		for k := range rt {
+			rt[k] *= art / m
+		}
+	}
+	for k := range rt {
+		rt[k] = math.Min(rt[k], p.maxRunTime)
+	}
+}
+
+// botMaxCoV caps a bag's coefficient of variation at this share of its
+// supremum √(n−1) (one task taking all the work, the others none).
+const botMaxCoV = 0.999
+
+// logShape returns s ≥ 0 such that e^(s·z) has coefficient of variation c
+// (population), for z of mean 0 and variance 1 and c < √(n−1): the
+// coefficient grows with s from 0 towards √(n−1), so a bisection finds it.
+func logShape(z []float64, c float64) float64 {
+	hi := slices.Max(z)
+	cov := func(s float64) float64 {
+		m, m2 := 0.0, 0.0
+		for _, v := range z {
+			e := math.Exp(s * (v - hi))
+			m += e
+			m2 += e * e
+		}
+		n := float64(len(z))
+		m, m2 = m/n, m2/n
+		return math.Sqrt(math.Max(0, m2-m*m)) / m
+	}
+	a, b := 0.0, 1.0
+	for i := 0; i < 60 && cov(b) < c; i++ {
+		a, b = b, 2*b
+	}
+	for i := 0; i < 60; i++ {
+		mid := (a + b) / 2
+		if cov(mid) < c {
+			a = mid
+		} else {
+			b = mid
+		}
+	}
+	return (a + b) / 2
 }
 
 func (s *botSource) Next(j *workload.Job) (bool, error) {
@@ -310,9 +408,23 @@ func (s *botSource) Next(j *workload.Job) (bool, error) {
 		j.Tasks = make([]workload.Job, n)
 	}
 	j.Tasks = j.Tasks[:n]
+	if cap(s.rt) < n {
+		s.rt = make([]float64, n)
+	}
+	s.rt = s.rt[:n]
+	if p.option == "C" {
+		s.z = s.z[:0]
+		for range n {
+			s.z = append(s.z, s.rRun.NormFloat64())
+		}
+		p.bagRunTimes(s.rt, s.z, art, rtv)
+	} else {
+		for k := range s.rt {
+			s.rt[k] = p.taskRunTime(s.rRun, art, rtv)
+		}
+	}
 	for k := range j.Tasks {
-		rt := p.taskRunTime(s.rRun, art, rtv)
-		if err := fillModelJob(&j.Tasks[k], id+"."+strconv.Itoa(k), p.unit.ID, k, submit, 1, rt, user, p.app, s.rApp); err != nil {
+		if err := fillModelJob(&j.Tasks[k], id+"."+strconv.Itoa(k), p.unit.ID, k, submit, 1, s.rt[k], user, p.app, s.rApp); err != nil {
 			return false, err
 		}
 	}

@@ -36,8 +36,9 @@ func init() {
 // (clipped to [0, 1]), else gamma(A2, B2); draws above 12 (e^12 s ≈ 45 h)
 // are redrawn. Arrivals: ln(inter-arrival time) is gamma(AArr·ARAR, BArr),
 // redrawn above 13, on the model clock of the daily cycle, whose weights are
-// the mass of gamma(ANum, BNum) over the half-hour buckets counted from
-// bucket 11 (05:30).
+// the mass of gamma(ANum, BNum) over the half-hour buckets of the day
+// numbered from 1 (00:00–00:30), the gamma's variable running over buckets
+// 11 (05:00–05:30) to 58 (the next day's bucket 10).
 type lfParams struct {
 	Serial, Pow2, ULow, UMed, UHi, UProb float64
 	A1, B1, A2, B2, PA, PB               float64
@@ -61,7 +62,7 @@ var (
 // lfDefaultProcs is the machine size of the published parameters.
 const (
 	lfDefaultProcs   = 128
-	lfCycleStart     = 11 // CYCLIC_DAY_START: the gamma's bucket 0
+	lfCycleStart     = 11 // CYCLIC_DAY_START: the first bucket the gamma covers
 	lfMaxLogRunTime  = 12.0
 	lfMaxLogInterArr = 13.0
 	gridSerial       = 0.95
@@ -139,13 +140,17 @@ func (p *lfParams) interArrival(r *rand.Rand) float64 {
 	}
 }
 
-// cycle is the class's daily cycle: gamma(ANum, BNum) over the buckets
-// counted from bucket 11, normalised to a mean weight of 1 over the day.
+// cycle is the class's daily cycle: bucket i (i = 11…58) gets the mass of
+// gamma(ANum, BNum) on [i−0.5, i+0.5], normalised to a mean weight of 1 over
+// the day. The published generator numbers the buckets from 1, so bucket i
+// is slot (i−1) mod 48 of the day (slot 0 = 00:00–00:30): m_lublin99.c
+// stores it at index (i-1)%BUCKETS, "since array indices are 0..47 and not
+// 1..48". Slot i mod 48 would run the whole cycle 30 minutes late.
 func (p *lfParams) cycle(start float64) (*dailyCycle, error) {
 	g := stats.Gamma{Shape: p.ANum, Scale: p.BNum}
 	var raw [daySlots]float64
 	for i := lfCycleStart; i < lfCycleStart+daySlots; i++ {
-		raw[i%daySlots] = g.CDF(float64(i)+0.5) - g.CDF(float64(i)-0.5)
+		raw[(i-1)%daySlots] = g.CDF(float64(i)+0.5) - g.CDF(float64(i)-0.5)
 	}
 	return newCycle(raw, 0, daySlots, start)
 }

@@ -243,4 +243,30 @@ func TestBoTModelRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &tb); err != nil || len(tb.BoTs) != 1 || tb.BoTs[0].Batches != batches {
 		t.Errorf("trace bots: %v %+v, want %d batches", err, tb, batches)
 	}
+	checkBoTARTRefit(t, dir, batches)
+}
+
+// checkBoTARTRefit refits the bags' mean run times of dir/gen/workload.swf
+// with gmark fit --field bot-art --log2 --no-floor: μ and σ lie in the 95%
+// confidence intervals of the model's ART, N(μ = 6.1, σ = 2.73) on log2 s.
+func checkBoTARTRefit(t *testing.T, dir string, bags int) {
+	t.Helper()
+	if out, stderr, code := run(t, dir, "fit", "gen/workload.swf", "--field", "bot-art", "--log2", "--no-floor", "--families", "N", "-o", "art.toml", "-q"); code != 0 {
+		t.Fatalf("fit bot-art: exit %d\n%s%s", code, out, stderr)
+	}
+	art := readFitFile(t, filepath.Join(dir, "art.toml"))["bot-art"]
+	n := float64(bags)
+	for _, c := range []struct {
+		name      string
+		want, tol float64
+	}{
+		{"mu", 6.1, 1.96 * 2.73 / math.Sqrt(n)},
+		{"sigma", 2.73, 1.96 * 2.73 / math.Sqrt(2*n)},
+	} {
+		got := art.Params[c.name]
+		t.Logf("bot-art %s: refit %.4f, model %.4f ± %.4f", c.name, got, c.want, c.tol)
+		if math.Abs(got-c.want) > c.tol {
+			t.Errorf("bot-art %s: refit %.4f, want %.4f ± %.4f", c.name, got, c.want, c.tol)
+		}
+	}
 }
