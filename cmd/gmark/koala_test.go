@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -394,12 +395,15 @@ func TestKoalaSimulateW30(t *testing.T) {
 	}
 	var s struct {
 		Jobs, Finished int
-		Utilization    struct{ Grid, Stacked float64 }
+		MaxQueue       int `json:"max_queue"`
+		Utilization    struct{ Grid, Wasted, Background, Total float64 }
 	}
 	if err := json.Unmarshal([]byte(stdout), &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Jobs != 200 || s.Finished != 200 || s.Utilization.Grid < 0.2 || s.Utilization.Stacked < 0.55 {
+	u := s.Utilization
+	if s.Jobs != 200 || s.Finished != 200 || s.MaxQueue < 1 || u.Grid < 0.2 || u.Total < 0.55 ||
+		math.Abs(u.Total-(u.Background+u.Grid+u.Wasted)) > 1e-9 {
 		t.Errorf("summary %s", stdout)
 	}
 	// --db records the simulated run in the results store.

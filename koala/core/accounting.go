@@ -67,14 +67,21 @@ func (c *Core) sampleTick() {
 // UtilizationSummary is the grid's processor use since the core started, as
 // fractions of its capacity.
 type UtilizationSummary struct {
-	Seconds    float64                `json:"seconds"`
-	Background float64                `json:"background"`
-	Grid       float64                `json:"grid"`
-	Wasted     float64                `json:"wasted"`
-	Gained     float64                `json:"gained"`
-	Total      float64                `json:"total"`   // processors in use: background + grid + wasted
-	Stacked    float64                `json:"stacked"` // Total + Gained: the top of the thesis's stacked utilization plots
-	Clusters   map[string]Utilization `json:"clusters"`
+	Seconds    float64 `json:"seconds"`
+	Background float64 `json:"background"`
+	Grid       float64 `json:"grid"`
+	Wasted     float64 `json:"wasted"`
+	Gained     float64 `json:"gained"`
+	// Total is the processors in use: background + grid + wasted, the
+	// "real total utilization" of Mohamed and Epema's 2004 paper (and the
+	// thesis's "total utilization").
+	Total float64 `json:"total"`
+	// Stacked is Total + Gained, the four series of the thesis's
+	// utilization plots summed. It is not a utilization: the gained
+	// processors are free for local jobs, and those that local jobs use
+	// count in Background too, so it can pass 1.
+	Stacked  float64                `json:"stacked"`
+	Clusters map[string]Utilization `json:"clusters"`
 }
 
 // MeasureFrom sets the start of the period Utilization reports on (by

@@ -43,6 +43,23 @@ type Simulation struct {
 	Refused  []error // one per job the core refused
 	Warmup   time.Duration
 	Deadline time.Time // the simulation's limit: jobs due after it were never submitted
+	MaxQueue int       // the most jobs the placement queues held after a scan
+}
+
+// queueWatch passes the core's events on and keeps the longest placement
+// queue they report.
+type queueWatch struct {
+	next core.Sink
+	max  int
+}
+
+func (q *queueWatch) Event(e *core.Event) {
+	if e.Kind == core.EvQueueLength {
+		q.max = max(q.max, e.Count)
+	}
+	if q.next != nil {
+		q.next.Event(e)
+	}
 }
 
 // Simulate submits every job of the workload in dir (from gmark generate)
@@ -54,7 +71,8 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, err := core.New(g, SimStart, opts.Events, nil)
+	watch := &queueWatch{next: opts.Events}
+	k, err := core.New(g, SimStart, watch, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +88,7 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 	k.MeasureFrom(s.First)
 	s.Deadline = s.First.Add(opts.Limit)
 	s.Refused = k.Simulate(s.Arrivals, s.Deadline)
+	s.MaxQueue = watch.max
 	return s, nil
 }
 
@@ -87,6 +106,7 @@ type SimSummary struct {
 	MeanPlacementS  float64                 `json:"mean_placement_s"`
 	MeanClaimTries  float64                 `json:"mean_claim_tries"`
 	CoAllocatedJobs int                     `json:"coallocated_jobs"`
+	MaxQueue        int                     `json:"max_queue"` // the longest placement queue after a scan
 	Utilization     core.UtilizationSummary `json:"utilization"`
 	FailureReasons  map[string]int          `json:"failure_reasons,omitempty"`
 }
@@ -94,7 +114,7 @@ type SimSummary struct {
 // Summary sums the simulation up: job counts, means over the jobs the core
 // accepted, and the core's utilization.
 func (s *Simulation) Summary() SimSummary {
-	sum := SimSummary{Jobs: len(s.Arrivals), Refused: len(s.Refused), FailureReasons: map[string]int{}}
+	sum := SimSummary{Jobs: len(s.Arrivals), Refused: len(s.Refused), MaxQueue: s.MaxQueue, FailureReasons: map[string]int{}}
 	var end time.Time
 	var wait, ftt, placement time.Duration
 	tries, started := 0, 0
@@ -262,14 +282,14 @@ func (s SimSummary) WriteText(w io.Writer, gridName, policy string) {
 	u := s.Utilization
 	fmt.Fprintf(w, "grid %s, policy %s: %d jobs, %d finished, %d failed, %d refused\n", gridName, policy, s.Jobs, s.Finished, s.Failed, s.Refused)
 	if s.Ended > 0 {
-		fmt.Fprintf(w, "  last arrival %.0fs, last end %.0fs after the first arrival\n", s.LastArrivalS, s.MakespanS)
+		fmt.Fprintf(w, "  last arrival %.0fs, last end %.0fs after the first arrival; placement queue at most %d jobs\n", s.LastArrivalS, s.MakespanS, s.MaxQueue)
 	} else {
-		fmt.Fprintf(w, "  last arrival %.0fs; no job ended before the limit\n", s.LastArrivalS)
+		fmt.Fprintf(w, "  last arrival %.0fs; no job ended before the limit; placement queue at most %d jobs\n", s.LastArrivalS, s.MaxQueue)
 	}
 	fmt.Fprintf(w, "  mean wait %.1fs, placement time %.1fs, file transfer %.1fs, claiming tries %.2f; %d co-allocated jobs\n",
 		s.MeanWaitS, s.MeanPlacementS, s.MeanFTTS, s.MeanClaimTries, s.CoAllocatedJobs)
-	fmt.Fprintf(w, "  utilization: background %.1f%%, grid jobs %.1f%%, wasted (PWT) %.2f%%, gained (PGT) %.2f%%; in use %.1f%%, stacked %.1f%%\n",
-		100*u.Background, 100*u.Grid, 100*u.Wasted, 100*u.Gained, 100*u.Total, 100*u.Stacked)
+	fmt.Fprintf(w, "  utilization: total %.1f%% = background %.1f%% + grid jobs %.1f%% + wasted (PWT) %.2f%%; gained (PGT) %.2f%%, free for local jobs, not in the total\n",
+		100*u.Total, 100*u.Background, 100*u.Grid, 100*u.Wasted, 100*u.Gained)
 	reasons := make([]string, 0, len(s.FailureReasons))
 	for r := range s.FailureReasons {
 		reasons = append(reasons, r)
