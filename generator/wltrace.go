@@ -21,12 +21,13 @@ import (
 // optionally narrowed to a representative area, rebased to the selection's
 // start and scaled, with the trace's sites mapped onto the grid's clusters.
 // Each trace job becomes a unitary job running the swf application, which
-// replays the job's run time and size. The keys are documented in
-// docs/trace.md and docs/wdl.md.
+// replays the job's run time and size; each workflow of a workflow trace
+// (GWF's workflow variant) a composite job of such tasks (wltrace_wf.go).
+// The keys are documented in docs/trace.md and docs/wdl.md.
 func init() {
 	RegisterWorkloadGenerator(&WorkloadGenerator{
 		Name:    "trace",
-		Doc:     "replays the jobs of a GWF, GWF-SQLite or SWF trace (File=…), filtered, area-selected and scaled",
+		Doc:     "replays the jobs of a GWF, GWF-SQLite or SWF trace (File=…), filtered, area-selected and scaled; a workflow trace's workflows as composite jobs",
 		Prepare: prepareTrace,
 	})
 }
@@ -136,7 +137,7 @@ func (p *tracePlan) readSource(r *traceOptions, fileOpt wdl.Option) {
 	if opt, ok := r.o.Get("Format"); ok {
 		f, known := gwa.ParseFormat(opt.Value)
 		if !known {
-			r.errorf("Format", "Format: %q is not swf, gwf or sqlite", wdl.Excerpt(opt.Value))
+			r.errorf("Format", "Format: %q is not swf, gwf, wf or sqlite", wdl.Excerpt(opt.Value))
 		}
 		p.opts.Format = f
 	}
@@ -295,6 +296,8 @@ func (p *tracePlan) firstPass() (int, time.Duration, error) {
 	defer r.Close()
 	n := 0
 	first, last := 0.0, 0.0
+	wf := r.Header().Format == gwa.Workflow
+	var recs []gwa.Record // of a workflow trace, to check its workflows
 	for {
 		rec, err := r.Next()
 		if err != nil {
@@ -303,11 +306,19 @@ func (p *tracePlan) firstPass() (int, time.Duration, error) {
 			}
 			return 0, 0, err
 		}
-		if n == 0 {
-			first = rec.SubmitTime
+		if n == 0 || (wf && rec.SubmitTime < first) {
+			first = rec.SubmitTime // a workflow trace's tasks come in any order
 		}
 		last = math.Max(last, rec.SubmitTime)
 		n++
+		if wf {
+			recs = append(recs, rec)
+		}
+	}
+	if wf {
+		if _, err := groupWorkflows(recs); err != nil {
+			return 0, 0, err
+		}
 	}
 	sub := p.sel.Scale.Submit
 	if sub == 0 {
@@ -342,6 +353,7 @@ type traceSource struct {
 	rApp   *rand.Rand
 	mapped map[string]string // trace site → cluster, learnt in order of first appearance
 	idBuf  []byte
+	wf     *workflowReplay // a replay of a workflow trace (wltrace_wf.go)
 }
 
 func (p *tracePlan) newSource() (WorkloadSource, error) {
@@ -385,6 +397,18 @@ func (s *traceSource) Next(j *workload.Job) (bool, error) {
 				return false, err
 			}
 			s.r = r
+			if err := s.startWorkflows(); err != nil {
+				return false, err
+			}
+		}
+		if s.wf != nil {
+			if ok, err := s.nextWorkflow(j); ok || err != nil {
+				return ok, err
+			}
+			s.r.Close()
+			s.r, s.wf = nil, nil
+			s.replay++
+			continue
 		}
 		rec, err := s.r.Next()
 		if err != nil {
@@ -406,6 +430,22 @@ func (s *traceSource) Next(j *workload.Job) (bool, error) {
 // fill makes j of the trace record. Its error is a time or a size beyond
 // the limits of a workload (after the unit's scaling).
 func (s *traceSource) fill(j *workload.Job, rec *gwa.Record) error {
+	p := s.p
+	if err := s.fillTask(j, rec); err != nil {
+		return err
+	}
+	b := strconv.AppendInt(s.idBuf[:0], int64(p.unit.ID), 10)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, int64(s.idx), 10)
+	s.idBuf = b
+	j.ID, j.Unit, j.Index = string(b), p.unit.ID, s.idx
+	s.idx++
+	return nil
+}
+
+// fillTask makes j, but for its id and index, a unitary job of the trace
+// record: a job of its own, or a task of a workflow.
+func (s *traceSource) fillTask(j *workload.Job, rec *gwa.Record) error {
 	p := s.p
 	submit, err := wdl.Durations.Duration(math.Max(0, rec.SubmitTime))
 	if err != nil {
@@ -430,12 +470,6 @@ func (s *traceSource) fill(j *workload.Job, rec *gwa.Record) error {
 	if err != nil {
 		return err
 	}
-	b := strconv.AppendInt(s.idBuf[:0], int64(p.unit.ID), 10)
-	b = append(b, '-')
-	b = strconv.AppendInt(b, int64(s.idx), 10)
-	s.idBuf = b
-	j.ID, j.Unit, j.Index = string(b), p.unit.ID, s.idx
-	s.idx++
 	j.Kind, j.Type, j.SiteType = workload.Unitary, "swf", workload.Single
 	j.Submit, j.RunTime, j.WallTime = submit, runTime, wallTime
 	// A limit below the recorded run time would cut the replay short: raise

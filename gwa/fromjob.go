@@ -16,16 +16,20 @@ import (
 // '+' when all are named. The tasks of a composite job become one record
 // each, grouped as GWF's JobStructure=BoT with the composite job's id as
 // JobStructureParams; SWF keeps one predecessor per task (field 17), so
-// dependencies beyond the first are lost there.
+// dependencies beyond the first are lost there. Every dependency is kept
+// in the records' WorkflowID (the composite job's id) and Dependencies,
+// which the workflow variant writes.
 func JobRecords(j *workload.Job) []Record {
 	if j.Kind != workload.Composite {
 		return []Record{taskRecord(j, "UNITARY", "-1", "")}
 	}
 	first := map[string]string{}
+	preds := map[string][]string{}
 	for _, d := range j.Deps {
 		if _, ok := first[d.To]; !ok {
 			first[d.To] = d.From
 		}
+		preds[d.To] = append(preds[d.To], d.From)
 	}
 	out := make([]Record, 0, len(j.Tasks))
 	for i := range j.Tasks {
@@ -36,7 +40,9 @@ func JobRecords(j *workload.Job) []Record {
 		if t.Group == "" {
 			t.Group = j.Group
 		}
-		out = append(out, taskRecord(&t, "BoT", j.ID, first[t.ID]))
+		r := taskRecord(&t, "BoT", j.ID, first[t.ID])
+		r.WorkflowID, r.Dependencies = j.ID, preds[t.ID]
+		out = append(out, r)
 	}
 	return out
 }

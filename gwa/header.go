@@ -14,7 +14,8 @@ const (
 	SQLite Format = "sqlite" // GWF-SQLite: table Jobs
 )
 
-// ParseFormat reads a format name: swf, gwf, sqlite (or db3).
+// ParseFormat reads a format name: swf, gwf, sqlite (or db3), wf (the
+// workflow variant of GWF).
 func ParseFormat(s string) (Format, bool) {
 	switch strings.ToLower(s) {
 	case "swf":
@@ -23,6 +24,8 @@ func ParseFormat(s string) (Format, bool) {
 		return GWF, true
 	case "sqlite", "db3", "gwf-sqlite", "db":
 		return SQLite, true
+	case "wf", "workflow", "gwf-wf":
+		return Workflow, true
 	}
 	return "", false
 }

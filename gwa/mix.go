@@ -11,8 +11,9 @@ import (
 // MixInput is one trace of a mix.
 type MixInput struct {
 	Reader Reader
-	// Tag, when set, prefixes the trace's job, user, group and site
-	// identifiers ("lcg:17"), so that two traces' user 1 stay two users.
+	// Tag, when set, prefixes the trace's job, user, group, site and
+	// workflow identifiers ("lcg:17"), so that two traces' user 1 stay two
+	// users (and a task's dependencies keep naming its predecessors).
 	Tag string
 	// Shift is added to the trace's submit offsets: 0 aligns every trace's
 	// start (offset 0 of its time base).
@@ -124,6 +125,14 @@ func (s *mixStream) advance() (bool, error) {
 		rec.OrigSiteID = tagged(t, rec.OrigSiteID)
 		rec.LastRunSiteID = tagged(t, rec.LastRunSiteID)
 		rec.PrecedingJob = tagged(t, rec.PrecedingJob)
+		if rec.WorkflowID != "" {
+			rec.WorkflowID = tagged(t, rec.WorkflowID)
+			deps := make([]string, len(rec.Dependencies))
+			for i, d := range rec.Dependencies {
+				deps[i] = tagged(t, d)
+			}
+			rec.Dependencies = deps
+		}
 	}
 	s.rec = rec
 	return true, nil

@@ -25,8 +25,10 @@ func NewWriter(w io.Writer, f Format, h *Header, compress bool) (Writer, error) 
 		tw, err = NewSWFWriterHeader(w, h)
 	case GWF:
 		tw, err = NewGWFWriterHeader(w, h)
+	case Workflow:
+		tw, err = NewWorkflowWriter(w, h)
 	default:
-		return nil, fmt.Errorf("%q is not a text trace format (swf or gwf)", f)
+		return nil, fmt.Errorf("%q is not a text trace format (swf, gwf or wf)", f)
 	}
 	if err != nil || zw == nil {
 		return tw, err
@@ -106,12 +108,12 @@ func copyAndClose(w Writer, r Reader, progress func(int64)) (int64, error) {
 }
 
 // OutputFormat is the format to write path in: the one named (--format;
-// swf, gwf or sqlite), else the one its name tells (FormatFromName).
+// swf, gwf, wf or sqlite), else the one its name tells (FormatFromName).
 func OutputFormat(named, path string) (Format, error) {
 	if named != "" {
 		f, ok := ParseFormat(named)
 		if !ok {
-			return f, fmt.Errorf("--format %q: swf, gwf or sqlite", named)
+			return f, fmt.Errorf("--format %q: swf, gwf, wf or sqlite", named)
 		}
 		return f, nil
 	}

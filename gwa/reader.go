@@ -312,10 +312,14 @@ func Open(path string, opts ReadOptions) (Reader, error) {
 }
 
 // FormatFromName guesses a format from a file name ("" when it cannot):
-// .swf, .gwf, .db3/.sqlite/.sqlite3/.db, each optionally .gz.
+// .swf, .gwf, .wf.gwf (the workflow variant), .db3/.sqlite/.sqlite3/.db,
+// each optionally .gz.
 func FormatFromName(path string) Format {
 	base := strings.ToLower(filepath.Base(path))
 	base = strings.TrimSuffix(base, ".gz")
+	if strings.HasSuffix(base, ".wf.gwf") {
+		return Workflow
+	}
 	switch filepath.Ext(base) {
 	case ".swf":
 		return SWF
@@ -353,10 +357,13 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 		return nil, parseError(opts.Name, 1, 0, "gzip: "+err.Error()+" (the compressed file is damaged or cut short)")
 	}
 	format := detectFormat(head)
-	if format == "" || (forced && opts.Format != "" && format != SQLite) {
+	// The workflow variant is a GWF: a GWF hint (a .gwf name) keeps it.
+	if format == "" || (forced && opts.Format != "" && format != SQLite && !(format == Workflow && opts.Format == GWF)) {
 		format = opts.Format
 	}
 	switch format {
+	case Workflow:
+		return newWorkflowReader(src, opts)
 	case SQLite:
 		return nil, fmt.Errorf("%s: a GWF-SQLite database: open it by its path", opts.Name)
 	case GWF:
@@ -364,13 +371,16 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 	case SWF:
 		return newSWFReader(src, opts)
 	}
-	return nil, parseError(opts.Name, 0, 0, "not a trace gmark can read (SWF with ';' comments and 18 fields, GWF with '#' comments and 29 fields, or GWF-SQLite)")
+	return nil, parseError(opts.Name, 0, 0, "not a trace gmark can read (SWF with ';' comments and 18 fields, GWF with '#' comments and 29 fields, GWF's workflow variant with a WorkflowID,JobID,SubmitTime,… column line, or GWF-SQLite)")
 }
 
 // detectFormat looks at the start of the content.
 func detectFormat(head []byte) Format {
 	if bytes.HasPrefix(head, []byte("SQLite format 3\x00")) {
 		return SQLite
+	}
+	if isWorkflowHead(head) {
+		return Workflow
 	}
 	for len(head) > 0 {
 		line := head

@@ -40,6 +40,11 @@ type Record struct {
 	ProjectID          string
 	PrecedingJob       string  // SWF 17
 	ThinkTime          float64 // SWF 18
+	// The workflow variant of GWF (reader_wta.go): the workflow the job is
+	// a task of, and the JobIDs of its predecessors in that workflow. ""
+	// and nil elsewhere.
+	WorkflowID   string
+	Dependencies []string
 }
 
 // NewRecord returns a record with every field missing.

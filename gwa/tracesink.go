@@ -16,30 +16,40 @@ type TraceSink struct {
 	files []*os.File
 	gwf   *GWFWriter
 	swf   *SWFWriter
+	wf    *workflowSink
 }
 
-// TraceFormats are the formats a TraceSink writes.
-var TraceFormats = []string{"gwf", "swf"}
+// TraceFormats are the formats a TraceSink writes: GWF, SWF and the
+// workflow variant of GWF (workload.wf.gwf).
+var TraceFormats = []string{"gwf", "swf", "wf"}
 
 // NewTraceSink creates DIR/workload.FORMAT for each of formats ("gwf",
-// "swf"), each opening with note as its header comment.
+// "swf"), each opening with note as its header comment, and for "wf"
+// DIR/workload.wf.gwf, with no comment (see workflowSink).
 func NewTraceSink(dir string, formats []string, note string) (*TraceSink, error) {
 	t := &TraceSink{}
 	for _, f := range formats {
-		if f != "gwf" && f != "swf" {
+		if f != "gwf" && f != "swf" && f != "wf" {
 			t.Close()
-			return nil, fmt.Errorf("unknown trace format %q (gwf or swf)", f)
+			return nil, fmt.Errorf("unknown trace format %q (gwf, swf or wf)", f)
 		}
-		file, err := os.Create(filepath.Join(dir, "workload."+f))
+		name := "workload." + f
+		if f == "wf" {
+			name = "workload.wf.gwf"
+		}
+		file, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
 			t.Close()
 			return nil, err
 		}
 		t.files = append(t.files, file)
-		if f == "gwf" {
+		switch f {
+		case "gwf":
 			t.gwf, err = NewGWFWriter(file, note)
-		} else {
+		case "swf":
 			t.swf, err = NewSWFWriter(file, "Note: "+note)
+		default:
+			t.wf, err = newWorkflowSink(file)
 		}
 		if err != nil {
 			t.Close()
@@ -51,10 +61,16 @@ func NewTraceSink(dir string, formats []string, note string) (*TraceSink, error)
 
 // Write appends the job's records to every trace.
 func (t *TraceSink) Write(j *workload.Job) error {
-	if t.gwf == nil && t.swf == nil {
+	if t.gwf == nil && t.swf == nil && t.wf == nil {
 		return nil
 	}
-	for _, r := range JobRecords(j) {
+	recs := JobRecords(j)
+	if t.wf != nil {
+		if err := t.wf.write(recs); err != nil {
+			return err
+		}
+	}
+	for _, r := range recs {
 		if t.gwf != nil {
 			if err := t.gwf.Write(&r); err != nil {
 				return err
@@ -84,6 +100,10 @@ func (t *TraceSink) Close() error {
 	if t.swf != nil {
 		keep(t.swf.Flush())
 		t.swf = nil
+	}
+	if t.wf != nil {
+		keep(t.wf.w.Flush())
+		t.wf = nil
 	}
 	for _, f := range t.files {
 		keep(f.Close())

@@ -21,7 +21,7 @@ import (
 func init() {
 	strict := &cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed line (default: skip malformed lines, count them and report the count)"}
 	quiet := &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"}
-	format := &cli.StringFlag{Name: "input-format", Usage: "input format when it cannot be detected: swf, gwf or sqlite"}
+	format := &cli.StringFlag{Name: "input-format", Usage: "input format when it cannot be detected: swf, gwf, wf (GWF's workflow variant) or sqlite"}
 	procs := &cli.IntFlag{Name: "procs", Usage: "system size (processors) for utilization; default the header's MaxProcs"}
 	commands = append(commands, &cli.Command{
 		Name:  "trace",
@@ -120,7 +120,7 @@ func selectionFlags() []cli.Flag {
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "output file (.swf, .gwf, .db3/.sqlite; .gz compresses text)"},
-		&cli.StringFlag{Name: "format", Usage: "output format when the name does not tell: swf, gwf or sqlite"},
+		&cli.StringFlag{Name: "format", Usage: "output format when the name does not tell: swf, gwf, wf or sqlite"},
 		&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace the output file if it exists"},
 	}
 }
@@ -139,7 +139,7 @@ func parseTraceInput(c *cli.Context) (*traceInput, error) {
 	if s := c.String("input-format"); s != "" {
 		f, ok := gwa.ParseFormat(s)
 		if !ok {
-			return nil, usageErrorf("--input-format %q: swf, gwf or sqlite", s)
+			return nil, usageErrorf("--input-format %q: swf, gwf, wf or sqlite", s)
 		}
 		in.read.Format = f
 	}

@@ -1,0 +1,120 @@
+package generator
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/wdl"
+	"github.com/gmark/gmark/workload"
+)
+
+// A wl:trace unit over the workflow variant of GWF replays each workflow
+// as one composite job: its tasks are unitary jobs made like the jobs of
+// any trace (fillTask), in dependency order, and its dependencies are the
+// trace's. Tasks of one workflow may be anywhere in the trace, so a replay
+// reads its selection whole before the first job (the reader holds the
+// trace whole anyway, to check its graphs).
+
+// workflowReplay is one replay of a workflow trace.
+type workflowReplay struct {
+	wfs  []gwa.WorkflowJob
+	next int
+}
+
+// startWorkflows reads the replay's selection whole when the trace is a
+// workflow trace.
+func (s *traceSource) startWorkflows() error {
+	if s.r.Header().Format != gwa.Workflow {
+		return nil
+	}
+	var recs []gwa.Record
+	_, err := gwa.ForEach(s.r, func(rec *gwa.Record) error {
+		recs = append(recs, *rec)
+		return nil
+	})
+	// The selection starts at its earliest task, which need not be the
+	// first in the file (Select rebases on the first): no task before 0.
+	start := 0.0
+	for i := range recs {
+		start = min(start, recs[i].SubmitTime)
+	}
+	for i := range recs {
+		recs[i].SubmitTime -= start
+	}
+	var wfs []gwa.WorkflowJob
+	if err == nil {
+		wfs, err = groupWorkflows(recs)
+	}
+	if err != nil {
+		s.r.Close()
+		s.r = nil
+		return err
+	}
+	s.wf = &workflowReplay{wfs: wfs}
+	return nil
+}
+
+// groupWorkflows groups a selection into workflows, each within the
+// limits of a composite job. A task whose predecessor the selection left
+// out does not wait for it (gwa.GroupWorkflows).
+func groupWorkflows(recs []gwa.Record) ([]gwa.WorkflowJob, error) {
+	wfs, err := gwa.GroupWorkflows(recs)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range wfs {
+		deps := 0
+		for _, ps := range w.Preds {
+			deps += len(ps)
+		}
+		if len(w.Tasks) > workload.MaxTasks || deps > workload.MaxDeps {
+			return nil, fmt.Errorf("workflow %q has %d tasks and %d dependencies; a composite job has at most %d and %d",
+				wdl.Excerpt(w.ID), len(w.Tasks), deps, workload.MaxTasks, workload.MaxDeps)
+		}
+	}
+	return wfs, nil
+}
+
+// nextWorkflow makes j the composite job of the replay's next workflow;
+// false after the last.
+func (s *traceSource) nextWorkflow(j *workload.Job) (bool, error) {
+	rp, p := s.wf, s.p
+	if rp.next >= len(rp.wfs) {
+		return false, nil
+	}
+	w := &rp.wfs[rp.next]
+	rp.next++
+	b := strconv.AppendInt(s.idBuf[:0], int64(p.unit.ID), 10)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, int64(s.idx), 10)
+	s.idBuf = b
+	j.ID, j.Unit, j.Index = string(b), p.unit.ID, s.idx
+	s.idx++
+	j.Kind, j.Type, j.SiteType = workload.Composite, "workflow", ""
+	j.WallTime, j.RunTime = 0, 0
+	j.Components, j.Files = j.Components[:0], j.Files[:0]
+	j.App = workload.App{Params: j.App.Params[:0]}
+	if cap(j.Tasks) < len(w.Tasks) {
+		j.Tasks = make([]workload.Job, len(w.Tasks))
+	}
+	j.Tasks = j.Tasks[:len(w.Tasks)]
+	for k := range w.Tasks {
+		t := &j.Tasks[k]
+		if err := s.fillTask(t, &w.Tasks[k]); err != nil {
+			return false, fmt.Errorf("%s: workflow %q, task %q: %v", p.path, wdl.Excerpt(w.ID), wdl.Excerpt(w.Tasks[k].JobID), err)
+		}
+		t.ID, t.Unit, t.Index = j.ID+"."+strconv.Itoa(k), p.unit.ID, k
+		if k == 0 || t.Submit < j.Submit {
+			j.Submit = t.Submit
+		}
+	}
+	j.User, j.Group = j.Tasks[0].User, j.Tasks[0].Group
+	j.Deps = j.Deps[:0]
+	for k, ps := range w.Preds {
+		for _, pk := range ps {
+			j.Deps = append(j.Deps, workload.Dependency{From: j.Tasks[pk].ID, To: j.Tasks[k].ID})
+		}
+	}
+	return true, nil
+}
