@@ -243,6 +243,15 @@ func TestExamplesOutsideTheRepository(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("the working directory holds %v", entries)
 	}
+	// The grid file gone, the report still knows the system size: from the
+	// grid the store recorded.
+	if err := os.RemoveAll(filepath.Join(dir, "out", "runs")); err != nil {
+		t.Fatal(err)
+	}
+	sum, stderr, code := run(t, dir, "report", "--db", "out/results.db", "-f", "summary", "-q")
+	if code != 0 || !strings.Contains(sum, "of 384 processors") || strings.Contains(sum, "system size unknown") {
+		t.Errorf("report without the grid file: exit %d\n%s%s", code, sum, stderr)
+	}
 }
 
 func size(t *testing.T, path string) string {

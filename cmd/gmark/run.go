@@ -106,20 +106,22 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	// Outside the repository, the shipped examples the spec or --grid
-	// name are the copies built into gmark, written into the run's
-	// directory (named relative to the working directory, as the spec was).
+	// Outside the repository, a shipped example named as the spec is the
+	// copy built into gmark, written into the run's directory (named
+	// relative to the working directory, as the spec was); the bundled
+	// core does the same with the grid.
 	rel := filepath.Join(dir, "runs", runID)
-	if o.spec, _, err = examples.Resolve(o.spec, rel); err == nil && o.target == "koala" && o.targets.Koala.Endpoint.Value == "" {
-		o.targets.Koala.Grid.Value, _, err = examples.Resolve(o.targets.Koala.Grid.Value, rel)
-	}
-	if err != nil {
+	var embedded bool
+	if o.spec, embedded, err = examples.Resolve(o.spec, rel); err != nil {
 		return err
 	}
 	// 1. Generate.
 	workloadDir := filepath.Join(dir, "workloads", runID)
 	g, err := generateForRun(o, workloadDir, stdout, stderr)
 	if err != nil {
+		if embedded { // nothing is left of a run that did not start
+			_ = os.RemoveAll(rel)
+		}
 		return err
 	}
 	// 2. The target: by default the bundled scheduler, a process of its own
