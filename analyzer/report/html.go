@@ -86,6 +86,17 @@ func quoteArgs(args []string) string {
 	return strings.Join(out, " ")
 }
 
+// modifiedNote says whether the tree gmark was built from had changes.
+func modifiedNote(m *bool) string {
+	switch {
+	case m == nil:
+		return ""
+	case *m:
+		return ", modified"
+	}
+	return ", clean"
+}
+
 func prettyJSON(s string) string {
 	var b bytes.Buffer
 	if json.Indent(&b, []byte(s), "", "  ") != nil {
@@ -116,7 +127,7 @@ func seed(p store.Provenance) string {
 }
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"num": num, "pct": pct, "ci": ci, "nsTime": nsTime, "shell": shellQuote, "quote": quoteArgs, "pretty": prettyJSON,
+	"num": num, "pct": pct, "ci": ci, "nsTime": nsTime, "shell": shellQuote, "quote": quoteArgs, "pretty": prettyJSON, "modified": modifiedNote,
 	"dists": dists, "seed": seed, "hours": func(s float64) string { return num(s / 3600) },
 	"ms": func(s float64) string { return num(s * 1e3) },
 	"dict": func(kv ...any) map[string]any {
@@ -265,7 +276,7 @@ wasted processor time {{num .WastedProcSeconds}} processor-s ({{.WastedSource}})
 <tr><th class="l" colspan="2">record {{.Seq}} ({{if eq .Seq 0}}the run{{else}}resume {{.Seq}}{{end}}), {{nsTime .RecordedNS}}</th></tr>
 <tr><td class="l">command line</td><td class="l"><code>{{shell .CommandLine}}</code></td></tr>
 <tr><td class="l">working directory</td><td class="l"><code>{{.WorkingDir}}</code></td></tr>
-<tr><td class="l">gmark, Go</td><td class="l">{{.GmarkVersion}} (revision {{or .GmarkRevision "unknown"}}{{with .GmarkModified}}{{if .}}, modified{{else}}, clean{{end}}{{end}}), {{.GoVersion}}</td></tr>
+<tr><td class="l">gmark, Go</td><td class="l">{{.GmarkVersion}} (revision {{or .GmarkRevision "unknown"}}{{modified .GmarkModified}}), {{.GoVersion}}</td></tr>
 <tr><td class="l">host, OS/arch, user</td><td class="l">{{.Host}}, {{.OSArch}}, {{.User}}</td></tr>
 <tr><td class="l">workload</td><td class="l"><code>{{.WorkloadDir}}</code> (workload.jsonl SHA-256 <code>{{.WorkloadSHA256}}</code>)</td></tr>
 <tr><td class="l">spec</td><td class="l"><code>{{.SpecPath}}</code> (SHA-256 <code>{{.SpecSHA256}}</code>), seed {{seed .}}</td></tr>

@@ -146,3 +146,29 @@ func TestReproduceCommands(t *testing.T) {
 		t.Errorf("script %s (%v)", script, err)
 	}
 }
+
+// The page shows what the provenance records of the build, the scheduler
+// and the inputs.
+func TestHTMLShowsProvenanceInputs(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "results.db")
+	clean, spec := false, []byte("spec")
+	sum := sha256.Sum256(spec)
+	writeRun(t, db, store.Run{ID: "r", Target: "dryrun"}, store.Provenance{RunID: "r", GmarkVersion: "v9", GmarkRevision: "0123abcd",
+		GmarkModified: &clean, Scheduler: `{"core":{"policy":"CF"}}`,
+		Inputs:   []store.Input{{Role: store.InputSpec, Path: "s.wdl", SHA256: hex.EncodeToString(sum[:]), Size: 4, Stored: true}},
+		Contents: map[string][]byte{hex.EncodeToString(sum[:]): spec}})
+	index, err := Write(context.Background(), db, nil, filepath.Join(dir, "report"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"v9 (revision 0123abcd, clean)", "scheduler parameters", `&#34;policy&#34;: &#34;CF&#34;`, "input: spec", "<code>s.wdl</code> (4 bytes"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
