@@ -7,9 +7,17 @@ BENCHTIME ?= 1s
 
 all: build
 
-## build: compile the gmark binary into ./bin/gmark
+# The revision and whether the tree has changes, stamped into the binary
+# (gmark version, and every run's provenance). Go stamps them itself only in
+# a plain git clone with -buildvcs on; this works in a worktree too.
+VERSION_PKG := github.com/gmark/gmark/internal/version
+REVISION := $(shell git rev-parse HEAD 2>/dev/null)
+MODIFIED := $(shell git rev-parse HEAD >/dev/null 2>&1 && { test -z "$$(git status --porcelain 2>/dev/null)" && echo false || echo true; })
+LDFLAGS  := -X $(VERSION_PKG).Revision=$(REVISION) -X $(VERSION_PKG).Modified=$(MODIFIED)
+
+## build: compile the gmark binary into ./bin/gmark, stamped with the git revision
 build:
-	$(GO) build -o bin/gmark ./cmd/gmark
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/gmark ./cmd/gmark
 
 ## check: formatting and vet (for Linux, and for macOS so that gmark keeps building there)
 check:

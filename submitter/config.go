@@ -28,6 +28,9 @@ type Config struct {
 	// CommandLine is recorded in the provenance (os.Args by default), its
 	// secrets redacted (RedactArgs).
 	CommandLine []string
+	// Inputs are recorded in the provenance of the run (and of a resume):
+	// the input files by content, the scheduler's parameters in force.
+	Inputs Inputs
 	// Progress, when set, is called from one goroutine about four times a
 	// second and once at the end.
 	Progress func(Progress)

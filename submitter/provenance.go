@@ -15,12 +15,48 @@ import (
 
 // provenance builds the provenance record of this invocation.
 func (r *Runner) provenance(seq int) (store.Provenance, error) {
-	return provenanceRecord(r.runID, seq, r.w, r.cfg.WorkloadDir, r.target.Name(), r.cfg.TargetConfig, r.cfg.CommandLine)
+	return provenanceRecord(provenanceSource{runID: r.runID, seq: seq, w: r.w, dir: r.cfg.WorkloadDir, target: r.target.Name(),
+		targetConfig: r.cfg.TargetConfig, settings: r.settings, commandLine: r.cfg.CommandLine, inputs: r.cfg.Inputs})
+}
+
+// Inputs are what a run was made from beyond its workload directory,
+// recorded in its provenance so that the store alone can reproduce it:
+// the input files by digest and content (package submitter/provenance
+// collects them: the spec, the files it read, the grid, the targets file)
+// and the bundled core's scheduler parameters in force.
+type Inputs struct {
+	Files    []store.Input
+	Contents map[string][]byte // by SHA-256: the content of each file marked Stored
+	// Core is the scheduler's parameters in force (JSON-encodable), after
+	// its defaults and the command line's overrides; nil when gmark does
+	// not know them (a scheduler it did not start).
+	Core any
+}
+
+// provenanceSource is what a provenance record is made of.
+type provenanceSource struct {
+	runID        string
+	seq          int
+	w            *workloadInfo
+	dir, target  string
+	targetConfig any
+	settings     any // the run's settings, after their defaults
+	commandLine  []string
+	inputs       Inputs
+}
+
+// schedulerParams is the provenance's "scheduler" column: the parameters in
+// force of the scheduler (the bundled core's, when known) and of the
+// submitter that fed it.
+type schedulerParams struct {
+	Core      any `json:"core,omitempty"`
+	Submitter any `json:"submitter,omitempty"`
 }
 
 // provenanceRecord is the provenance of a run of the workload read from dir:
-// who ran what, where, from which spec and seed, on which target.
-func provenanceRecord(runID string, seq int, w *workloadInfo, dir, target string, targetConfig any, commandLine []string) (store.Provenance, error) {
+// who ran what, where, with which build, from which inputs, spec and seed,
+// on which target and with which scheduler parameters.
+func provenanceRecord(src provenanceSource) (store.Provenance, error) {
 	host, _ := os.Hostname()
 	wd, _ := os.Getwd()
 	uname := ""
@@ -29,22 +65,30 @@ func provenanceRecord(runID string, seq int, w *workloadInfo, dir, target string
 	}
 	// The store is meant to be shared and its rows cannot be scrubbed:
 	// never a secret in it.
-	cl, _ := json.Marshal(RedactArgs(commandLine))
+	cl, _ := json.Marshal(RedactArgs(src.commandLine))
 	tc := []byte("{}")
-	if targetConfig != nil {
-		b, err := json.Marshal(targetConfig)
+	if src.targetConfig != nil {
+		b, err := json.Marshal(src.targetConfig)
 		if err != nil {
 			return store.Provenance{}, fmt.Errorf("target configuration: %v", err)
 		}
 		tc = b
 	}
-	absDir, _ := filepath.Abs(dir)
+	sched, err := json.Marshal(schedulerParams{Core: src.inputs.Core, Submitter: src.settings})
+	if err != nil {
+		return store.Provenance{}, fmt.Errorf("scheduler parameters: %v", err)
+	}
+	absDir, _ := filepath.Abs(src.dir)
+	w := src.w
+	build := version.Get()
 	p := store.Provenance{
-		RunID: runID, Seq: seq, RecordedNS: time.Now().UnixNano(),
-		GmarkVersion: version.String(), GoVersion: runtime.Version(), Host: host,
+		RunID: src.runID, Seq: src.seq, RecordedNS: time.Now().UnixNano(),
+		GmarkVersion: build.Version, GoVersion: runtime.Version(), Host: host,
 		OSArch: runtime.GOOS + "/" + runtime.GOARCH, User: uname, CommandLine: string(cl),
 		WorkingDir: wd, WorkloadDir: absDir, WorkloadSHA256: w.sha256,
-		Manifest: string(w.manifest), Target: target, TargetConfig: string(tc),
+		Manifest: string(w.manifest), Target: src.target, TargetConfig: string(tc),
+		GmarkRevision: build.Revision, GmarkModified: build.Modified, Scheduler: string(sched),
+		Inputs: src.inputs.Files, Contents: src.inputs.Contents,
 	}
 	if m := w.m; m != nil {
 		p.SpecPath, p.SpecSHA256 = m.Spec.Path, m.Spec.SHA256
@@ -68,27 +112,29 @@ type runOpening struct {
 	prov              store.Provenance
 }
 
-// newRunOpening builds the records that open run runID of the workload w,
-// read from dir, on a target. An empty project is "default"; an empty
+// newRunOpening builds the records that open the run src describes (its
+// provenance record's seq is 0). An empty project is "default"; an empty
 // scenario is the workload directory's name.
-func newRunOpening(runID, project, scenario, dir string, w *workloadInfo, target string, targetConfig, settings any, commandLine []string) (*runOpening, error) {
+func newRunOpening(project, scenario string, src provenanceSource) (*runOpening, error) {
 	if project == "" {
 		project = "default"
 	}
-	abs, _ := filepath.Abs(dir)
+	abs, _ := filepath.Abs(src.dir)
 	if scenario == "" {
 		scenario = filepath.Base(abs)
 	}
-	prov, err := provenanceRecord(runID, 0, w, dir, target, targetConfig, commandLine)
+	src.seq = 0
+	prov, err := provenanceRecord(src)
 	if err != nil {
 		return nil, err
 	}
-	set, err := json.Marshal(settings)
+	set, err := json.Marshal(src.settings)
 	if err != nil {
 		return nil, fmt.Errorf("run settings: %v", err)
 	}
-	run := store.Run{ID: runID, CreatedNS: time.Now().UnixNano(), WorkloadDir: abs, WorkloadSHA256: w.sha256,
-		Jobs: len(w.jobs), Tasks: w.tasks, Target: target, Settings: string(set), ProvenanceSHA256: prov.ComputeDigest()}
+	w := src.w
+	run := store.Run{ID: src.runID, CreatedNS: time.Now().UnixNano(), WorkloadDir: abs, WorkloadSHA256: w.sha256,
+		Jobs: len(w.jobs), Tasks: w.tasks, Target: src.target, Settings: string(set), ProvenanceSHA256: prov.ComputeDigest()}
 	return &runOpening{project: project, scenario: scenario, run: run, prov: prov}, nil
 }
 

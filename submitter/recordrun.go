@@ -26,6 +26,7 @@ type FinishedRun struct {
 	Scenario    string   // default: the workload directory's name
 	RunID       string   // default NewRunID()
 	CommandLine []string // recorded in the provenance, its secrets redacted; default os.Args
+	Inputs      Inputs   // recorded in the provenance: the input files, the scheduler's parameters
 
 	// Jobs is what became of each job of the workload: one per top-level
 	// job, each unitary and submitted once.
@@ -73,8 +74,8 @@ func RecordRun(ctx context.Context, st *store.Store, run FinishedRun) (*Summary,
 	if run.CommandLine == nil {
 		run.CommandLine = os.Args
 	}
-	open, err := newRunOpening(run.RunID, run.Project, run.Scenario, run.WorkloadDir, w, run.Target, run.TargetConfig,
-		run.Settings, run.CommandLine)
+	open, err := newRunOpening(run.Project, run.Scenario, provenanceSource{runID: run.RunID, w: w, dir: run.WorkloadDir,
+		target: run.Target, targetConfig: run.TargetConfig, settings: run.Settings, commandLine: run.CommandLine, inputs: run.Inputs})
 	if err != nil {
 		return nil, err
 	}

@@ -110,8 +110,8 @@ func (r *Runner) prepareNew() error {
 	if r.runID == "" {
 		r.runID = NewRunID()
 	}
-	open, err := newRunOpening(r.runID, r.cfg.Project, r.cfg.Scenario, r.cfg.WorkloadDir, r.w, r.target.Name(),
-		r.cfg.TargetConfig, r.settings, r.cfg.CommandLine)
+	open, err := newRunOpening(r.cfg.Project, r.cfg.Scenario, provenanceSource{runID: r.runID, w: r.w, dir: r.cfg.WorkloadDir,
+		target: r.target.Name(), targetConfig: r.cfg.TargetConfig, settings: r.settings, commandLine: r.cfg.CommandLine, inputs: r.cfg.Inputs})
 	if err != nil {
 		return err
 	}

@@ -94,7 +94,7 @@ func newComputation(rd *RunData, opts Options) *computation {
 	c.m = &RunMetrics{RunID: rd.ID, Project: rd.Project, Scenario: rd.Scenario, Target: rd.Target, Status: rd.Status,
 		Speedup: rd.Speedup, TimeBase: "wall", TauS: opts.Tau.Seconds(), Processors: rd.Processors,
 		ProcessorsSource: rd.ProcessorsSource, Utilization: math.NaN(), Notes: slices.Clone(rd.Notes)}
-	if opts.WorkloadTime && rd.Speedup != 1 {
+	if !opts.WallTime && rd.Speedup != 1 {
 		c.f = rd.Speedup
 		c.m.TimeBase = "workload"
 	}
@@ -293,7 +293,7 @@ func (c *computation) finish() *RunMetrics {
 		m.ByUser = groups(c.groups.byUser, opts.MaxGroups)
 	}
 	span := sec(c.t1 - c.t0)
-	m.Makespan = span * f
+	m.Makespan, m.WallSpan = span*f, span
 	m.Goodput = c.use.good * f
 	m.Throughput, m.GoodputRate = math.NaN(), math.NaN()
 	if span > 0 {

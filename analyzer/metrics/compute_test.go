@@ -199,15 +199,26 @@ func TestComputeHandRun(t *testing.T) {
 	check("Σ busy over the bins", total, 332)
 }
 
+// A run made with --speedup is reported in workload time by default, its
+// wall-clock makespan beside; WallTime reports it as observed.
 func TestComputeWorkloadTime(t *testing.T) {
 	rd := handRun()
 	rd.Speedup = 10
-	m := Compute(rd, Options{WorkloadTime: true})
+	m := Compute(rd, Options{})
 	if m.TimeBase != "workload" {
 		t.Fatal(m.TimeBase)
 	}
-	if !near(m.Wait.Mean, 112.5) || !near(m.Makespan, 1100) || !near(m.Throughput, 3/(1100.0/3600)) || !near(m.Utilization, 332.0/1100) {
-		t.Errorf("wait %v makespan %v throughput %v utilization %v", m.Wait.Mean, m.Makespan, m.Throughput, m.Utilization)
+	if !near(m.Wait.Mean, 112.5) || !near(m.Makespan, 1100) || !near(m.WallSpan, 110) || !near(m.Throughput, 3/(1100.0/3600)) || !near(m.Utilization, 332.0/1100) {
+		t.Errorf("wait %v makespan %v (wall %v) throughput %v utilization %v", m.Wait.Mean, m.Makespan, m.WallSpan, m.Throughput, m.Utilization)
+	}
+	wall := Compute(rd, Options{WallTime: true})
+	if wall.TimeBase != "wall" || !near(wall.Makespan, 110) || !near(wall.WallSpan, 110) || !near(wall.Wait.Mean, 11.25) {
+		t.Errorf("wall time: base %s makespan %v (wall %v) wait %v", wall.TimeBase, wall.Makespan, wall.WallSpan, wall.Wait.Mean)
+	}
+	// A run without a speedup has one time base: wall.
+	rd.Speedup = 1
+	if m1 := Compute(rd, Options{}); m1.TimeBase != "wall" || !near(m1.Makespan, 110) {
+		t.Errorf("speedup 1: base %s makespan %v", m1.TimeBase, m1.Makespan)
 	}
 	// The delay stays in wall time.
 	if !near(m.Delay.Mean, 0.0024) {

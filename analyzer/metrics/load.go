@@ -139,7 +139,7 @@ func Load(st *store.Store, runID string, opts LoadOptions) (*RunData, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd.findProcessors(opts.Processors)
+	rd.findProcessors(opts.Processors, st)
 	if !opts.NoUsers {
 		rd.readUsers(r.WorkloadSHA256)
 	}
@@ -186,6 +186,29 @@ type gridFile struct {
 	} `toml:"cluster"`
 }
 
+// recordedGrid is the grid file the run recorded in its provenance, read
+// from the store (nil when it recorded none): what the run used, whatever
+// became of the file since.
+func (rd *RunData) recordedGrid(st *store.Store) (*gridFile, error) {
+	for i := len(rd.Provenance) - 1; i >= 0; i-- {
+		for _, in := range rd.Provenance[i].Inputs {
+			if in.Role != store.InputGrid || !in.Stored {
+				continue
+			}
+			b, err := st.InputContent(in.SHA256)
+			if err != nil {
+				return nil, err
+			}
+			var g gridFile
+			if _, err := toml.Decode(string(b), &g); err != nil {
+				return nil, err
+			}
+			return &g, nil
+		}
+	}
+	return nil, nil
+}
+
 func readGrid(path, wd string) (*gridFile, error) {
 	if !filepath.IsAbs(path) && wd != "" {
 		path = filepath.Join(wd, path)
@@ -198,9 +221,10 @@ func readGrid(path, wd string) (*gridFile, error) {
 }
 
 // findProcessors sets the system size: the override, else the koala grid's
-// processors (the grid file named in the target's configuration), else the
-// local target's processor budget; otherwise it stays unknown.
-func (rd *RunData) findProcessors(override int) {
+// processors (the grid the run recorded in the store, else the grid file
+// named in the target's configuration), else the local target's processor
+// budget; otherwise it stays unknown.
+func (rd *RunData) findProcessors(override int, st *store.Store) {
 	if override > 0 {
 		rd.Processors, rd.ProcessorsSource = override, "--processors"
 		return
@@ -208,7 +232,10 @@ func (rd *RunData) findProcessors(override int) {
 	tc, wd := rd.lastTargetConfig()
 	switch {
 	case tc.Grid != "":
-		g, err := readGrid(tc.Grid, wd)
+		g, err := rd.recordedGrid(st)
+		if g == nil && err == nil {
+			g, err = readGrid(tc.Grid, wd)
+		}
 		if err != nil {
 			rd.Notes = append(rd.Notes, fmt.Sprintf("system size unknown: the grid file %s cannot be read (%v); pass --processors N", tc.Grid, err))
 			return

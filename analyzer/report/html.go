@@ -86,6 +86,17 @@ func quoteArgs(args []string) string {
 	return strings.Join(out, " ")
 }
 
+// modifiedNote says whether the tree gmark was built from had changes.
+func modifiedNote(m *bool) string {
+	switch {
+	case m == nil:
+		return ""
+	case *m:
+		return ", modified"
+	}
+	return ", clean"
+}
+
 func prettyJSON(s string) string {
 	var b bytes.Buffer
 	if json.Indent(&b, []byte(s), "", "  ") != nil {
@@ -116,7 +127,7 @@ func seed(p store.Provenance) string {
 }
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"num": num, "pct": pct, "ci": ci, "nsTime": nsTime, "shell": shellQuote, "quote": quoteArgs, "pretty": prettyJSON,
+	"num": num, "pct": pct, "ci": ci, "nsTime": nsTime, "shell": shellQuote, "quote": quoteArgs, "pretty": prettyJSON, "modified": modifiedNote,
 	"dists": dists, "seed": seed, "hours": func(s float64) string { return num(s / 3600) },
 	"ms": func(s float64) string { return num(s * 1e3) },
 	"dict": func(kv ...any) map[string]any {
@@ -177,7 +188,7 @@ Times are in seconds; formulas in <code>docs/metrics.md</code>.</p>
 <table>
 <tr><th class="l">label</th><th class="l">run</th><th class="l">project / scenario</th><th class="l">target</th><th class="l">status</th><th>speedup</th><th class="l">time base</th><th>jobs</th><th>tasks</th><th class="l">first submission</th><th>makespan (s)</th><th class="l">system size</th></tr>
 {{range .Runs}}{{$m := .Metrics}}<tr><td class="l">{{.Label}}</td><td class="l"><code>{{$m.RunID}}</code></td><td class="l">{{$m.Project}} / {{$m.Scenario}}</td><td class="l">{{$m.Target}}</td><td class="l">{{$m.Status}}</td>
-<td>{{num $m.Speedup}}</td><td class="l">{{$m.TimeBase}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{$m.Tasks.Submitted}}</td><td class="l">{{nsTime $m.StartNS}}</td><td>{{num $m.Makespan}}</td>
+<td>{{num $m.Speedup}}</td><td class="l">{{$m.TimeBase}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{$m.Tasks.Submitted}}</td><td class="l">{{nsTime $m.StartNS}}</td><td>{{num $m.Makespan}}{{if eq $m.TimeBase "workload"}} ({{num $m.WallSpan}} wall){{end}}</td>
 <td class="l">{{if $m.Processors}}{{$m.Processors}} processors ({{$m.ProcessorsSource}}){{else}}unknown{{end}}</td></tr>
 {{end}}</table>
 {{range .Runs}}{{if .Metrics.Notes}}<p class="note"><b>{{.Label}}:</b> {{range .Metrics.Notes}}{{.}}. {{end}}</p>{{end}}{{end}}
@@ -265,11 +276,14 @@ wasted processor time {{num .WastedProcSeconds}} processor-s ({{.WastedSource}})
 <tr><th class="l" colspan="2">record {{.Seq}} ({{if eq .Seq 0}}the run{{else}}resume {{.Seq}}{{end}}), {{nsTime .RecordedNS}}</th></tr>
 <tr><td class="l">command line</td><td class="l"><code>{{shell .CommandLine}}</code></td></tr>
 <tr><td class="l">working directory</td><td class="l"><code>{{.WorkingDir}}</code></td></tr>
-<tr><td class="l">gmark, Go</td><td class="l">{{.GmarkVersion}}, {{.GoVersion}}</td></tr>
+<tr><td class="l">gmark, Go</td><td class="l">{{.GmarkVersion}} (revision {{or .GmarkRevision "unknown"}}{{modified .GmarkModified}}), {{.GoVersion}}</td></tr>
 <tr><td class="l">host, OS/arch, user</td><td class="l">{{.Host}}, {{.OSArch}}, {{.User}}</td></tr>
 <tr><td class="l">workload</td><td class="l"><code>{{.WorkloadDir}}</code> (workload.jsonl SHA-256 <code>{{.WorkloadSHA256}}</code>)</td></tr>
 <tr><td class="l">spec</td><td class="l"><code>{{.SpecPath}}</code> (SHA-256 <code>{{.SpecSHA256}}</code>), seed {{seed .}}</td></tr>
 <tr><td class="l">target</td><td class="l">{{.Target}} <pre>{{pretty .TargetConfig}}</pre></td></tr>
+{{if .Scheduler}}<tr><td class="l">scheduler parameters</td><td class="l"><pre>{{pretty .Scheduler}}</pre></td></tr>{{end}}
+{{range .Inputs}}<tr><td class="l">input: {{.Role}}</td><td class="l"><code>{{.Path}}</code> ({{.Size}} bytes, SHA-256 <code>{{.SHA256}}</code>{{if not .Stored}}; not in the store{{end}})</td></tr>
+{{end}}
 <tr><td class="l">digest</td><td class="l"><code>{{.Digest}}</code></td></tr>
 </table>{{end}}
 {{end}}

@@ -28,8 +28,9 @@ type Options struct {
 	// Processors is the system size for utilization (0: from the run's
 	// records; see docs/metrics.md).
 	Processors int
-	// WorkloadTime reports runs submitted with --speedup in workload time.
-	WorkloadTime bool
+	// WallTime reports runs submitted with --speedup in wall time, as
+	// observed, instead of the default workload time (metrics.Options).
+	WallTime bool
 	// Bins is the number of intervals of the time series (100 when 0).
 	Bins int
 	// Command is the command line that asked for the report, shown in it.
@@ -39,7 +40,7 @@ type Options struct {
 }
 
 func (o Options) metrics() metrics.Options {
-	return metrics.Options{Tau: o.Tau, WorkloadTime: o.WorkloadTime, Bins: o.Bins}
+	return metrics.Options{Tau: o.Tau, WallTime: o.WallTime, Bins: o.Bins}
 }
 
 func (o Options) logf(format string, args ...any) {
@@ -120,6 +121,24 @@ func Write(ctx context.Context, dbPath string, runIDs []string, dir string, opts
 		return "", err
 	}
 	return rep.WriteHTML(ctx, dir, opts)
+}
+
+// WriteRun writes the HTML report of one run into dir and prints its
+// summary to w, from one reading of the store: what 'gmark run' does at its
+// end. With the same options it prints what 'gmark report --run RUN
+// --format summary' prints (the same numbers, in the same time base).
+func WriteRun(ctx context.Context, w io.Writer, dbPath, runID, dir string, opts Options) (indexPath string, err error) {
+	if err := CheckDir(dir); err != nil {
+		return "", err
+	}
+	rep, err := Build(ctx, dbPath, []string{runID}, opts)
+	if err != nil {
+		return "", err
+	}
+	if indexPath, err = rep.WriteHTML(ctx, dir, opts); err != nil {
+		return "", err
+	}
+	return indexPath, rep.WriteSummary(w)
 }
 
 // WriteHTML writes the report's page and figures into dir (created when

@@ -46,8 +46,11 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		if m.Delay.N > 0 {
 			ew.printf("  %-17s mean %s ms, p99 %s ms, max %s ms\n", "submission delay", num(m.Delay.Mean*1e3), num(m.Delay.P99*1e3), num(m.Delay.Max*1e3))
 		}
-		ew.printf("  makespan %s s, throughput %s jobs/h, goodput %s processor-h, utilization %s",
-			num(m.Makespan), num(m.Throughput), num(m.Goodput/3600), pct(m.Utilization))
+		ew.printf("  makespan %s s", num(m.Makespan))
+		if m.TimeBase == "workload" {
+			ew.printf(" (%s s wall)", num(m.WallSpan))
+		}
+		ew.printf(", throughput %s jobs/h, goodput %s processor-h, utilization %s", num(m.Throughput), num(m.Goodput/3600), pct(m.Utilization))
 		if m.Processors > 0 {
 			ew.printf(" of %d processors", m.Processors)
 		}

@@ -88,10 +88,17 @@ func (s *Store) RunEnd(runID string) (e RunEnd, ok bool, err error) {
 	return e, err == nil, err
 }
 
-// Provenance lists a run's provenance records by seq.
+// Provenance lists a run's provenance records by seq, with their inputs
+// (not their contents: see InputContent).
 func (s *Store) Provenance(runID string) ([]Provenance, error) {
+	// A file of schema version 1, read without migrating it, has none of
+	// the version 2 columns: they read as empty.
+	v2 := `gmark_revision, gmark_modified, scheduler`
+	if s.version < 2 {
+		v2 = `'', NULL, ''`
+	}
 	rows, err := s.db.Query(`SELECT run_id, seq, recorded_ns, gmark_version, go_version, host, os_arch, user, command_line,
-		working_dir, workload_dir, workload_sha256, spec_path, spec_sha256, includes, seed, manifest, target, target_config, digest
+		working_dir, workload_dir, workload_sha256, spec_path, spec_sha256, includes, seed, manifest, target, target_config, `+v2+`, digest
 		FROM provenance WHERE run_id = ? ORDER BY seq`, runID)
 	if err != nil {
 		return nil, err
@@ -100,19 +107,81 @@ func (s *Store) Provenance(runID string) ([]Provenance, error) {
 	var out []Provenance
 	for rows.Next() {
 		var p Provenance
-		var seed sql.NullInt64
+		var seed, modified sql.NullInt64
 		if err := rows.Scan(&p.RunID, &p.Seq, &p.RecordedNS, &p.GmarkVersion, &p.GoVersion, &p.Host, &p.OSArch, &p.User,
 			&p.CommandLine, &p.WorkingDir, &p.WorkloadDir, &p.WorkloadSHA256, &p.SpecPath, &p.SpecSHA256, &p.Includes, &seed,
-			&p.Manifest, &p.Target, &p.TargetConfig, &p.Digest); err != nil {
+			&p.Manifest, &p.Target, &p.TargetConfig, &p.GmarkRevision, &modified, &p.Scheduler, &p.Digest); err != nil {
 			return nil, err
 		}
 		if seed.Valid {
 			v := uint64(seed.Int64)
 			p.Seed = &v
 		}
+		if modified.Valid {
+			m := modified.Int64 == 1
+			p.GmarkModified = &m
+		}
 		out = append(out, p)
 	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	for i := range out {
+		if out[i].Inputs, err = s.inputs(runID, out[i].Seq); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// inputs reads the inputs of one provenance record, in order.
+func (s *Store) inputs(runID string, seq int) ([]Input, error) {
+	if s.version < 2 {
+		return nil, nil
+	}
+	rows, err := s.db.Query(`SELECT role, path, sha256, size, stored FROM provenance_inputs WHERE run_id = ? AND seq = ? ORDER BY idx`, runID, seq)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Input
+	for rows.Next() {
+		var in Input
+		var stored int
+		if err := rows.Scan(&in.Role, &in.Path, &in.SHA256, &in.Size, &stored); err != nil {
+			return nil, err
+		}
+		in.Stored = stored == 1
+		out = append(out, in)
+	}
 	return out, rows.Err()
+}
+
+// InputContent reads the content of an input by its SHA-256, checked
+// against it: ErrNotFound when the store does not hold it, ErrDamaged
+// when what it holds no longer has that digest.
+func (s *Store) InputContent(sha string) ([]byte, error) {
+	if s.version < 2 {
+		return nil, fmt.Errorf("input %s: %w (the store's schema version %d keeps no input contents)", sha, ErrNotFound, s.version)
+	}
+	var b []byte
+	err := s.db.QueryRow(`SELECT content FROM input_contents WHERE sha256 = ?`, sha).Scan(&b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("input %s: %w", sha, ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sha256Hex(b) != sha {
+		return nil, fmt.Errorf("input %s: %w: its stored content has another digest", sha, ErrDamaged)
+	}
+	return b, nil
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // VerifyProvenance checks that every provenance record of a run still has

@@ -71,8 +71,37 @@ type Provenance struct {
 	Manifest       string // the workload's manifest.json, verbatim
 	Target         string
 	TargetConfig   string // JSON
-	Digest         string // SHA-256 of the fields above (see Digest)
+	// Since schema version 2. Empty in a record made before: the fields are
+	// left out of the canonical JSON when empty, so such a record keeps
+	// its digest.
+	GmarkRevision string  `json:",omitempty"` // the VCS revision gmark was built from; "" unknown
+	GmarkModified *bool   `json:",omitempty"` // whether that tree had changes; nil unknown
+	Scheduler     string  `json:",omitempty"` // JSON: the scheduler parameters in force
+	Inputs        []Input `json:",omitempty"` // the files the run was made from
+	Digest        string  // SHA-256 of the fields above (see Digest)
+	// Contents are the inputs' contents by SHA-256, written with the record
+	// (input_contents) and read back with Store.InputContent.
+	Contents map[string][]byte `json:"-"`
 }
+
+// Input is a file a run was made from, by digest; its content is in the
+// store when Stored.
+type Input struct {
+	Role   string `json:"role"` // InputSpec, InputInclude, InputTrace, InputGrid, InputTargets
+	Path   string `json:"path"` // as the run named it (relative to the working directory, or absolute)
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	Stored bool   `json:"stored"`
+}
+
+// The roles of a run's inputs.
+const (
+	InputSpec    = "spec"    // the WDL spec
+	InputInclude = "include" // a file the spec read: an ExternalFile extension file, a fit file
+	InputTrace   = "trace"   // a trace a wl:trace unit replays
+	InputGrid    = "grid"    // the bundled core's grid description
+	InputTargets = "targets" // the targets file
+)
 
 // Submission is the record written before a submit call: the idempotency
 // key and what is about to be submitted.

@@ -155,6 +155,36 @@ CREATE TABLE annotations (
 CREATE INDEX annotations_run ON annotations(run_id, kind);
 ` + appendOnly("projects", "scenarios", "runs", "run_ends", "provenance", "submissions",
 		"submission_results", "jobs", "events", "annotations"),
+
+	// 1 → 2: provenance that reproduces a run from the store alone: the
+	// build's VCS revision, the scheduler parameters in force, and the
+	// input files (spec, included files, grid, targets file) by digest,
+	// their contents kept once each, by digest. A run recorded at version 1
+	// keeps its rows and its digest: the new columns are empty for it.
+	`
+ALTER TABLE provenance ADD COLUMN gmark_revision TEXT NOT NULL DEFAULT '';
+ALTER TABLE provenance ADD COLUMN gmark_modified INTEGER CHECK (gmark_modified IN (0, 1));
+ALTER TABLE provenance ADD COLUMN scheduler TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE provenance_inputs (
+	run_id TEXT    NOT NULL REFERENCES runs(id),
+	seq    INTEGER NOT NULL,
+	idx    INTEGER NOT NULL,
+	role   TEXT    NOT NULL,
+	path   TEXT    NOT NULL,
+	sha256 TEXT    NOT NULL,
+	size   INTEGER NOT NULL,
+	stored INTEGER NOT NULL CHECK (stored IN (0, 1)),
+	PRIMARY KEY (run_id, seq, idx),
+	FOREIGN KEY (run_id, seq) REFERENCES provenance(run_id, seq)
+);
+
+CREATE TABLE input_contents (
+	sha256  TEXT    PRIMARY KEY,
+	size    INTEGER NOT NULL,
+	content BLOB    NOT NULL
+);
+` + appendOnly("provenance_inputs", "input_contents"),
 }
 
 // appendOnly returns the triggers that make the named tables insert-only.

@@ -35,6 +35,7 @@ type Store struct {
 	db       *sql.DB
 	path     string
 	readOnly bool
+	version  int // the file's schema version when opened (what its reads may ask for)
 	stmts    map[string]*sql.Stmt
 }
 
@@ -75,6 +76,7 @@ func Open(path string) (*Store, error) {
 		s.db.Close()
 		return nil, err
 	}
+	s.version = SchemaVersion
 	if err := s.prepare(); err != nil {
 		s.db.Close()
 		return nil, err
@@ -101,6 +103,7 @@ func OpenReadOnly(path string) (*Store, error) {
 		s.db.Close()
 		return nil, openError(path, err)
 	}
+	s.version = v
 	return s, nil
 }
 

@@ -16,13 +16,15 @@ type Tx struct {
 }
 
 var insertSQL = map[string]string{
-	"project":    `INSERT INTO projects (name, description, created_ns) VALUES (?, ?, ?)`,
-	"scenario":   `INSERT INTO scenarios (project_id, name, description, created_ns) VALUES (?, ?, ?, ?)`,
-	"run":        `INSERT INTO runs (id, scenario_id, created_ns, workload_dir, workload_sha256, jobs, tasks, target, settings, provenance_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	"run_end":    `INSERT INTO run_ends (run_id, end_ns, status, summary) VALUES (?, ?, ?, ?)`,
-	"provenance": `INSERT INTO provenance (run_id, seq, recorded_ns, gmark_version, go_version, host, os_arch, user, command_line, working_dir, workload_dir, workload_sha256, spec_path, spec_sha256, includes, seed, manifest, target, target_config, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	"submission": `INSERT INTO submissions (key, run_id, job_id, parent_id, attempt, scheduled_ns, intent_ns) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-	"result":     `INSERT INTO submission_results (key, run_id, ok, submit_ns, delay_ns, done_ns, target_id, output, exit_status, tries, error, recovered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"project":       `INSERT INTO projects (name, description, created_ns) VALUES (?, ?, ?)`,
+	"scenario":      `INSERT INTO scenarios (project_id, name, description, created_ns) VALUES (?, ?, ?, ?)`,
+	"run":           `INSERT INTO runs (id, scenario_id, created_ns, workload_dir, workload_sha256, jobs, tasks, target, settings, provenance_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"run_end":       `INSERT INTO run_ends (run_id, end_ns, status, summary) VALUES (?, ?, ?, ?)`,
+	"provenance":    `INSERT INTO provenance (run_id, seq, recorded_ns, gmark_version, go_version, host, os_arch, user, command_line, working_dir, workload_dir, workload_sha256, spec_path, spec_sha256, includes, seed, manifest, target, target_config, gmark_revision, gmark_modified, scheduler, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"input":         `INSERT INTO provenance_inputs (run_id, seq, idx, role, path, sha256, size, stored) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	"input_content": `INSERT INTO input_contents (sha256, size, content) VALUES (?, ?, ?) ON CONFLICT (sha256) DO NOTHING`,
+	"submission":    `INSERT INTO submissions (key, run_id, job_id, parent_id, attempt, scheduled_ns, intent_ns) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	"result":        `INSERT INTO submission_results (key, run_id, ok, submit_ns, delay_ns, done_ns, target_id, output, exit_status, tries, error, recovered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"job": `INSERT INTO jobs (run_id, job_id, parent_id, unit, idx, kind, type, app, site_type, processors, components, sites,
 		walltime_ns, runtime_ns, offset_ns, scheduled_ns, submit_ns, delay_ns, target_submit_ns, target_id, start_ns, end_ns,
 		state, reason, exit_status, attempts, submit_output, submit_exit_status, summary, recorded_ns)
@@ -113,17 +115,48 @@ func (t *Tx) InsertRunEnd(e RunEnd) error {
 	return err
 }
 
-// InsertProvenance records a provenance record. Its Digest is computed here.
+// InsertProvenance records a provenance record, its inputs, and the
+// contents of those marked Stored (from p.Contents, each checked against
+// its digest; a content already in the store is kept once). Its Digest is
+// computed here.
 func (t *Tx) InsertProvenance(p Provenance) error {
 	p.normalize()
 	p.Digest = p.ComputeDigest()
-	var seed any
+	var seed, modified any
 	if p.Seed != nil {
 		seed = int64(*p.Seed)
 	}
+	if p.GmarkModified != nil {
+		modified = 0
+		if *p.GmarkModified {
+			modified = 1
+		}
+	}
 	_, err := t.exec("provenance", p.RunID, p.Seq, p.RecordedNS, p.GmarkVersion, p.GoVersion, p.Host, p.OSArch, p.User,
 		orJSONArray(p.CommandLine), p.WorkingDir, p.WorkloadDir, p.WorkloadSHA256, p.SpecPath, p.SpecSHA256,
-		orJSONArray(p.Includes), seed, p.Manifest, p.Target, orJSON(p.TargetConfig), p.Digest)
+		orJSONArray(p.Includes), seed, p.Manifest, p.Target, orJSON(p.TargetConfig), p.GmarkRevision, modified, p.Scheduler, p.Digest)
+	if err != nil {
+		return err
+	}
+	for i, in := range p.Inputs {
+		if in.Stored {
+			if err := t.insertContent(in, p.Contents[in.SHA256]); err != nil {
+				return err
+			}
+		}
+		if _, err := t.exec("input", p.RunID, p.Seq, i, in.Role, in.Path, in.SHA256, in.Size, boolInt(in.Stored)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertContent stores the content of an input, once per digest.
+func (t *Tx) insertContent(in Input, content []byte) error {
+	if content == nil || int64(len(content)) != in.Size || sha256Hex(content) != in.SHA256 {
+		return fmt.Errorf("store: input %s (%s) is marked stored, but no content with its digest and size was given", in.Path, in.Role)
+	}
+	_, err := t.exec("input_content", in.SHA256, in.Size, content)
 	return err
 }
 

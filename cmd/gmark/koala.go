@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,8 +14,9 @@ import (
 
 	"github.com/gmark/gmark/koala/persist"
 	"github.com/gmark/gmark/submitter/koalatarget"
+	"github.com/gmark/gmark/submitter/provenance"
+	"github.com/gmark/gmark/submitter/targets"
 
-	"github.com/gmark/gmark/internal/outfile"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/procexec"
@@ -46,10 +44,8 @@ func gridFlag() cli.Flag {
 // gridOptions are the grid file and the command line's overrides of its
 // scheduler settings (nil: the file's).
 type gridOptions struct {
-	path         string
-	policy       *string
-	timeScale    *float64
-	scanInterval *time.Duration
+	path string
+	grid.Overrides
 }
 
 // gridOptionsOf reads the grid flags of a koala command.
@@ -57,45 +53,30 @@ func gridOptionsOf(c *cli.Context) gridOptions {
 	o := gridOptions{path: c.String("grid")}
 	if c.IsSet("policy") {
 		v := c.String("policy")
-		o.policy = &v
+		o.Policy = &v
 	}
 	if c.IsSet("time-scale") {
 		v := c.Float64("time-scale")
-		o.timeScale = &v
+		o.TimeScale = &v
 	}
 	if c.IsSet("scan-interval") {
 		v := c.Duration("scan-interval")
-		o.scanInterval = &v
+		o.ScanInterval = &v
 	}
 	return o
 }
 
 func loadGrid(c *cli.Context) (*grid.Grid, error) { return gridOptionsOf(c).load() }
 
-// load reads the grid file and applies the overrides; every error is bad
-// input.
+// load reads the grid file (the built-in copy of a shipped example when
+// it is not on disk) and applies the overrides; every error is bad input.
 func (o gridOptions) load() (*grid.Grid, error) {
-	g, err := grid.Load(o.path)
+	g, err := targets.LoadGrid(o.path)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if o.policy != nil {
-		g.Scheduler.Policy = *o.policy
-	}
-	if o.timeScale != nil {
-		g.Scheduler.TimeScale = *o.timeScale
-		if !(g.Scheduler.TimeScale > 0) {
-			return nil, usageErrorf("--time-scale must be > 0")
-		}
-	}
-	if o.scanInterval != nil {
-		g.Scheduler.ScanInterval.Duration = *o.scanInterval
-		if g.Scheduler.ScanInterval.Duration <= 0 {
-			return nil, usageErrorf("--scan-interval must be > 0")
-		}
-	}
-	if err := g.Check(); err != nil { // the overrides meet the grid file's ranges too
-		return nil, usageErrorf("%s with the command line's settings: %v", o.path, err)
+	if err := g.Apply(o.Overrides); err != nil {
+		return nil, usageErrorf("%s %v", o.path, err)
 	}
 	return g, nil
 }
@@ -125,18 +106,6 @@ func koalaServeCommand() *cli.Command {
 	}
 }
 
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // serveToken is the token given to serve: from --token-file, which wins,
 // or --token (or $GMARK_KOALA_TOKEN); "" when none is given (one is
 // generated). The token itself is never printed: errors name where it came
@@ -155,24 +124,6 @@ func serveToken(c *cli.Context) (string, error) {
 		return "", usageErrorf("--token-file %s: the file must hold one token (one word)", file)
 	}
 	return token, nil
-}
-
-// stateToken is the token kept beside the state database (STATE.token),
-// made on first use; it returns the token and the file.
-func stateToken(state string) (token, file string, err error) {
-	file = state + ".token"
-	if b, err := os.ReadFile(file); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-		return strings.TrimSpace(string(b)), file, nil
-	}
-	buf := make([]byte, 16)
-	if _, err := rand.Read(buf); err != nil {
-		return "", "", err
-	}
-	token = hex.EncodeToString(buf)
-	if err := os.WriteFile(file, []byte(token+"\n"), 0o600); err != nil {
-		return "", "", fmt.Errorf("writing the token: %v", err)
-	}
-	return token, file, nil
 }
 
 // processExecutor is the executor of real 'gmark app' processes when the
@@ -201,7 +152,7 @@ func runKoalaServe(c *cli.Context) error {
 		return err
 	}
 	addr := c.String("listen")
-	if !isLoopback(addr) && !c.Bool("allow-remote") {
+	if !server.IsLoopback(addr) && !c.Bool("allow-remote") {
 		return usageErrorf("--listen %s is not a loopback address; add --allow-remote to serve beyond this machine", addr)
 	}
 	state := c.String("state")
@@ -211,7 +162,7 @@ func runKoalaServe(c *cli.Context) error {
 	}
 	tokenFile := ""
 	if token == "" {
-		if token, tokenFile, err = stateToken(state); err != nil {
+		if token, tokenFile, err = server.StateToken(state); err != nil {
 			return err
 		}
 	}
@@ -321,18 +272,6 @@ func koalaSimulateCommand() *cli.Command {
 	}
 }
 
-// eventWriter writes events as JSON lines.
-type eventWriter struct {
-	enc *json.Encoder
-	err error
-}
-
-func (e *eventWriter) Event(ev *core.Event) {
-	if e.err == nil {
-		e.err = e.enc.Encode(ev)
-	}
-}
-
 // simulateOptions are the flags of 'gmark koala simulate'.
 type simulateOptions struct {
 	dir           string // the workload directory
@@ -382,7 +321,7 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	} else if warning != "" {
 		fmt.Fprintln(stderr, "warning:", warning)
 	}
-	sink, saveEvents, err := openEventLog(o.events)
+	sink, saveEvents, err := core.OpenEventLog(o.events)
 	if err != nil {
 		return err
 	}
@@ -417,36 +356,6 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	return nil
 }
 
-// openEventLog opens the events file (none when path is ""): save(true)
-// commits it, save(false) abandons it if it was not committed.
-func openEventLog(path string) (core.Sink, func(commit bool) error, error) {
-	if path == "" {
-		return nil, func(bool) error { return nil }, nil
-	}
-	f, err := outfile.Create(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	bw := bufio.NewWriter(f)
-	ew := &eventWriter{enc: json.NewEncoder(bw)}
-	return ew, func(commit bool) error {
-		if !commit {
-			return f.Close()
-		}
-		err := ew.err
-		if err == nil {
-			err = bw.Flush()
-		}
-		if err == nil {
-			err = f.Commit()
-		}
-		if err != nil {
-			return fmt.Errorf("writing the events to %s: %v", path, err)
-		}
-		return nil
-	}, nil
-}
-
 // recordSim records the simulated run in the results store --db.
 func recordSim(ctx context.Context, sim *koalatarget.Simulation, o simulateOptions) (string, error) {
 	st, err := openStore(o.db)
@@ -454,8 +363,9 @@ func recordSim(ctx context.Context, sim *koalatarget.Simulation, o simulateOptio
 		return "", err
 	}
 	defer st.Close()
+	in, _ := provenance.Collect(provenance.Sources{WorkloadDir: o.dir, Grid: o.grid.path, Core: &sim.Grid.Scheduler})
 	sum, err := sim.Record(ctx, st, koalatarget.SimRecord{Project: o.project, Scenario: o.scenario, RunID: o.runID,
-		GridPath: o.grid.path, CommandLine: os.Args})
+		GridPath: o.grid.path, CommandLine: os.Args, Inputs: in})
 	if err != nil {
 		return "", err
 	}

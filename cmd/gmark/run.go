@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/report"
+	"github.com/gmark/gmark/examples"
 	"github.com/gmark/gmark/generator"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/submitter"
@@ -101,10 +102,26 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 	}
 	start := time.Now()
 	runID := submitter.NewRunID()
+	runDir, err := filepath.Abs(filepath.Join(dir, "runs", runID))
+	if err != nil {
+		return err
+	}
+	// Outside the repository, a shipped example named as the spec is the
+	// copy built into gmark, written into the run's directory (named
+	// relative to the working directory, as the spec was); the bundled
+	// core does the same with the grid.
+	rel := filepath.Join(dir, "runs", runID)
+	var embedded bool
+	if o.spec, embedded, err = examples.Resolve(o.spec, rel); err != nil {
+		return err
+	}
 	// 1. Generate.
 	workloadDir := filepath.Join(dir, "workloads", runID)
 	g, err := generateForRun(o, workloadDir, stdout, stderr)
 	if err != nil {
+		if embedded { // nothing is left of a run that did not start
+			_ = os.RemoveAll(rel)
+		}
 		return err
 	}
 	// 2. The target: by default the bundled scheduler, a process of its own
@@ -116,10 +133,6 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer st.Close()
-	runDir, err := filepath.Abs(filepath.Join(dir, "runs", runID))
-	if err != nil {
-		return err
-	}
 	target, targetCfg, err := runTarget(ctx, o, g, runDir, stdout)
 	if err != nil {
 		return err
@@ -130,7 +143,8 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 		o.scenario = name
 	}
 	cfg := submitter.Config{WorkloadDir: workloadDir, Store: st, Target: target, TargetConfig: targetCfg,
-		Settings: o.settings, Project: o.project, Scenario: o.scenario, RunID: runID}
+		Settings: o.settings, Project: o.project, Scenario: o.scenario, RunID: runID,
+		Inputs: runInputs(workloadDir, targetCfg, o.targets.File, stderr)}
 	res, err := runSubmitter(ctx, cfg, "running", o.quiet, stderr)
 	if errors.Is(err, submitter.ErrInterrupted) {
 		keepCore(target, stderr)
@@ -144,7 +158,7 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 		res.WriteText(stdout, db)
 	}
 	// 4. The report.
-	return reportRun(ctx, stdout, db, dir, runID, o.settings.Speedup, start)
+	return reportRun(ctx, stdout, db, dir, runID, start)
 }
 
 // generateForRun writes the workload of the spec to workloadDir, and loads
@@ -163,7 +177,7 @@ func generateForRun(o runOptions, workloadDir string, stdout, stderr io.Writer) 
 	}
 	var g *grid.Grid
 	if o.target == "koala" && o.targets.Koala.Endpoint.Value == "" {
-		if g, err = grid.Load(o.targets.Koala.Grid.Value); err != nil {
+		if g, err = targets.LoadGrid(o.targets.Koala.Grid.Value); err != nil {
 			return nil, usageError{err}
 		}
 	}
@@ -229,25 +243,13 @@ func runTarget(ctx context.Context, o runOptions, g *grid.Grid, runDir string, s
 }
 
 // reportRun writes the run's HTML report beside the store and prints its
-// summary. A compressed run is reported in workload time (durations times
-// the speedup): what the workload would have seen, and what τ of the
-// bounded slowdown is meant for.
-func reportRun(ctx context.Context, stdout io.Writer, db, dir, runID string, speedup float64, start time.Time) error {
-	opts := report.Options{WorkloadTime: speedup != 1, Command: submitter.RedactArgs(os.Args)}
-	reportDir := filepath.Join(dir, "report-"+runID)
-	if err := report.CheckDir(reportDir); err != nil {
-		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
-	}
-	rep, err := report.Build(ctx, db, []string{runID}, opts) // once, for the page and the summary
+// summary: as 'gmark report' does by default, so the two show the same
+// numbers (a compressed run in workload time, its wall time beside).
+func reportRun(ctx context.Context, stdout io.Writer, db, dir, runID string, start time.Time) error {
+	opts := report.Options{Command: submitter.RedactArgs(os.Args)}
+	index, err := report.WriteRun(ctx, stdout, db, runID, filepath.Join(dir, "report-"+runID), opts)
 	if err != nil {
 		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
-	}
-	index, err := rep.WriteHTML(ctx, reportDir, opts)
-	if err != nil {
-		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)
-	}
-	if err := rep.WriteSummary(stdout); err != nil {
-		return err
 	}
 	fmt.Fprintf(stdout, "report: %s (the whole loop took %s)\n", index, time.Since(start).Round(time.Second))
 	return nil

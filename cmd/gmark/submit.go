@@ -13,6 +13,7 @@ import (
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/provenance"
 	"github.com/gmark/gmark/workload"
 	"github.com/urfave/cli/v2"
 )
@@ -162,6 +163,7 @@ func submit(ctx context.Context, o submitOptions, stdout, stderr io.Writer) erro
 	defer target.Close()
 	cfg := submitter.Config{WorkloadDir: o.dir, Store: st, Target: target, TargetConfig: targetCfg, Settings: o.settings,
 		Project: o.project, Scenario: o.scenario, RunID: o.runID, Resume: o.resume,
+		Inputs: runInputs(o.dir, targetCfg, o.targets.File, stderr),
 		OnStart: func(id string) {
 			verb := "run"
 			if o.resume != "" {
@@ -240,6 +242,16 @@ func (o *submitOptions) recordedTarget(st *store.Store) []byte {
 		return []byte(ps[len(ps)-1].TargetConfig)
 	}
 	return nil
+}
+
+// runInputs collects the run's input files and scheduler parameters for
+// its provenance, warning about those it can record by digest only.
+func runInputs(dir string, targetCfg any, targetsFile string, stderr io.Writer) submitter.Inputs {
+	in, warnings := provenance.Collect(provenance.ForTarget(dir, targetCfg, targetsFile))
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	return in
 }
 
 // runSubmitter runs the submitter with a progress bar (unless quiet) and

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/gmark/gmark/internal/version"
 	"github.com/urfave/cli/v2"
@@ -10,11 +9,12 @@ import (
 
 func init() {
 	commands = append(commands, &cli.Command{
-		Name:  "version",
-		Usage: "print gmark's version",
-		Action: func(c *cli.Context) error {
-			fmt.Fprintf(c.App.Writer, "gmark %s (%s, %s/%s)\n", version.String(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return nil
-		},
+		Name:   "version",
+		Usage:  "print gmark's version, the revision it was built from, and whether that tree was modified",
+		Action: func(c *cli.Context) error { printVersion(c); return nil },
 	})
+	// 'gmark --version' prints the same line.
+	cli.VersionPrinter = printVersion
 }
+
+func printVersion(c *cli.Context) { fmt.Fprintln(c.App.Writer, version.Line()) }

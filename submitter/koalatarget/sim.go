@@ -167,6 +167,7 @@ type SimRecord struct {
 	Project, Scenario, RunID string   // as for submitter.Config
 	GridPath                 string   // the grid file, as given
 	CommandLine              []string // default os.Args
+	Inputs                   submitter.Inputs
 }
 
 // Record records the simulation in the results store as if it had been
@@ -181,7 +182,7 @@ func (s *Simulation) Record(ctx context.Context, st *store.Store, rec SimRecord)
 	u, _ := json.Marshal(s.Core.Utilization())
 	run := submitter.FinishedRun{WorkloadDir: s.Dir, Target: SimTarget, TargetConfig: cfg,
 		Settings: map[string]any{"simulated": true}, Project: rec.Project, Scenario: rec.Scenario, RunID: rec.RunID,
-		CommandLine: rec.CommandLine, Jobs: s.finishedJobs(), EndNS: end.UnixNano(), Elapsed: max(0, end.Sub(s.First)),
+		CommandLine: rec.CommandLine, Inputs: rec.Inputs, Jobs: s.finishedJobs(), EndNS: end.UnixNano(), Elapsed: max(0, end.Sub(s.First)),
 		Annotations: []store.Annotation{{TimeNS: end.UnixNano(), Kind: "koala-utilization", Key: "summary",
 			Value: string(u), Source: "koala simulate"}}}
 	return submitter.RecordRun(ctx, st, run)

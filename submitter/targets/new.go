@@ -3,12 +3,16 @@ package targets
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/gmark/gmark/examples"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/batch"
@@ -248,11 +252,18 @@ func newKoala(ctx context.Context, o Options, recorded []byte) (submitter.Target
 // submitter, so the jobs it runs do not die with the submitter; the resumed
 // run finds the same core or, if it is gone, restarts one on the same
 // state, which refuses to run a job twice.
+//
+// A grid path naming a shipped example ("examples/das2.toml") that is not
+// on disk (gmark runs outside the repository) is written into the run
+// directory from the copy built into gmark, and the core reads it there.
 func Bundled(ctx context.Context, cfg KoalaConfig, tc koalatarget.Config, runDir, self string) (submitter.Target, any, error) {
-	if _, err := grid.Load(cfg.Grid); err != nil {
+	var err error
+	if cfg.Grid, _, err = examples.Resolve(cfg.Grid, runDir); err != nil {
+		return nil, nil, err
+	}
+	if _, err := cfg.CoreGrid(); err != nil {
 		return nil, nil, &InputError{err}
 	}
-	var err error
 	if cfg.Grid, err = filepath.Abs(cfg.Grid); err != nil {
 		return nil, nil, err
 	}
@@ -288,4 +299,47 @@ func Bundled(ctx context.Context, cfg KoalaConfig, tc koalatarget.Config, runDir
 		return nil, nil, err
 	}
 	return &koalatarget.Owned{Target: t, Core: core}, cfg, nil
+}
+
+// LoadGrid reads a grid file. A path naming a shipped example the way the
+// repository does ("examples/das2.toml", the default of --grid) that is not
+// on disk reads the copy built into gmark.
+func LoadGrid(path string) (*grid.Grid, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		if name, ok := examples.Lookup(path); ok {
+			b, err := examples.ReadFile(name)
+			if err != nil {
+				return nil, err
+			}
+			return grid.Parse(path, b)
+		}
+	}
+	return grid.Load(path)
+}
+
+// CoreGrid is the grid of the core Bundled starts for c: its grid file
+// with the settings the core is started with over the file's.
+func (c KoalaConfig) CoreGrid() (*grid.Grid, error) {
+	g, err := LoadGrid(c.Grid)
+	if err != nil {
+		return nil, err
+	}
+	var o grid.Overrides
+	if c.Policy != "" {
+		o.Policy = &c.Policy
+	}
+	if c.TimeScale > 0 {
+		o.TimeScale = &c.TimeScale
+	}
+	if c.ScanInterval != "" {
+		d, err := time.ParseDuration(c.ScanInterval)
+		if err != nil {
+			return nil, fmt.Errorf("scan interval %q: %v", c.ScanInterval, err)
+		}
+		o.ScanInterval = &d
+	}
+	if err := g.Apply(o); err != nil {
+		return nil, fmt.Errorf("%s %v", c.Grid, err)
+	}
+	return g, nil
 }
