@@ -22,8 +22,10 @@ type TraceSink struct {
 var TraceFormats = []string{"gwf", "swf"}
 
 // NewTraceSink creates DIR/workload.FORMAT for each of formats ("gwf",
-// "swf"), each opening with note as its header comment.
-func NewTraceSink(dir string, formats []string, note string) (*TraceSink, error) {
+// "swf"), each opening with note as its header comment and, when
+// processors (the grid's size) is above 0, a MaxProcs line: the system
+// size of the trace's utilization and ranking.
+func NewTraceSink(dir string, formats []string, note string, processors int) (*TraceSink, error) {
 	t := &TraceSink{}
 	for _, f := range formats {
 		if f != "gwf" && f != "swf" {
@@ -37,9 +39,9 @@ func NewTraceSink(dir string, formats []string, note string) (*TraceSink, error)
 		}
 		t.files = append(t.files, file)
 		if f == "gwf" {
-			t.gwf, err = NewGWFWriter(file, note)
+			t.gwf, err = NewGWFWriterHeader(file, &Header{Lines: []string{note}, MaxProcs: processors})
 		} else {
-			t.swf, err = NewSWFWriter(file, "Note: "+note)
+			t.swf, err = NewSWFWriterHeader(file, &Header{Lines: []string{"Note: " + note}, MaxProcs: processors})
 		}
 		if err != nil {
 			t.Close()

@@ -463,9 +463,7 @@ func runTraceSelect(c *cli.Context) error {
 		return in.traceError(err)
 	}
 	defer r.Close()
-	h := *r.Header()
-	h.Lines = append(append([]string(nil), h.Lines...), "Note: selected by gmark from "+strings.Join(paths, ", ")+": "+sel.Describe())
-	n, err := in.writeTrace(r, out, format, &h)
+	n, err := in.writeTrace(r, out, format, sel.Header(r.Header(), paths))
 	if err != nil {
 		return err
 	}
