@@ -22,7 +22,7 @@ func init() {
 	strict := &cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed line (default: skip malformed lines, count them and report the count)"}
 	quiet := &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"}
 	format := &cli.StringFlag{Name: "input-format", Usage: "input format when it cannot be detected: swf, gwf or sqlite"}
-	procs := &cli.IntFlag{Name: "procs", Usage: "system size (processors) for utilization; default the header's MaxProcs"}
+	procs := &cli.IntFlag{Name: "procs", Usage: "system size (processors) for utilization; default the header's MaxProcs, else its MaxNodes, else the peak of processors in use at once (an estimate, said so)"}
 	commands = append(commands, &cli.Command{
 		Name:  "trace",
 		Usage: "analyse, plot, select, convert and rank GWF, GWF-SQLite and SWF traces",
