@@ -10,6 +10,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +26,10 @@ type Generator struct {
 	seed     uint64
 	plans    []*unitPlan
 	Warnings wdl.ErrorList
+	// GridProcessors is the grid's size when the spec gives it: the units
+	// that name the grid (Processors= or Grid=, read by their unit type)
+	// agree on it. 0 when none names it or they disagree.
+	GridProcessors int
 }
 
 // unitPlan is everything prepared for one unit before generation.
@@ -82,7 +87,31 @@ func New(spec *wdl.Spec, seed uint64) (*Generator, error) {
 		}
 	}
 	g.Warnings.Sort()
+	g.GridProcessors = gridSize(spec)
 	return g, nil
+}
+
+// gridSize is the grid's processors when the units that name the grid and
+// read the key agree on it, else 0. It reads the keys again, so it runs
+// after the unused-key warnings.
+func gridSize(spec *wdl.Spec) int {
+	size := 0
+	for _, u := range spec.Units {
+		read := false
+		for _, key := range []string{"Processors", "Grid"} {
+			read = read || (u.Options.Has(key) && !slices.ContainsFunc(u.Options.Unused(), func(o wdl.Option) bool { return o.Key == key }))
+		}
+		if !read {
+			continue
+		}
+		var errs wdl.ErrorList
+		n, ok := gridProcessors(&modelKeys{o: u.Options, errs: &errs})
+		if !ok || len(errs) > 0 || (size != 0 && n != size) {
+			return 0
+		}
+		size = n
+	}
+	return size
 }
 
 func prepareUnit(u *wdl.Unit, seed uint64) (*unitPlan, wdl.ErrorList) {

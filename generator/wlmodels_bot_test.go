@@ -23,7 +23,7 @@ func botTraceFields(t *testing.T, n int, other string, seed uint64) map[string][
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	sink, err := gwa.NewTraceSink(dir, []string{"swf"}, "wl:bot round trip")
+	sink, err := gwa.NewTraceSink(dir, []string{"swf"}, "wl:bot round trip", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

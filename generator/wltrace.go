@@ -218,7 +218,7 @@ func (p *tracePlan) readScaling(r *traceOptions) {
 		}
 		return v
 	}
-	p.sel.Scale = gwa.Scale{Submit: scale("SubmitScale"), RunTime: scale("RunTimeScale"), Procs: scale("ProcScale")}
+	p.sel.Scale = gwa.Scale{Submit: scale("SubmitScale"), RunTime: scale("RunTimeScale"), Procs: scale("ProcScale"), Exact: true}
 	p.sel.Rebase = true
 }
 

@@ -16,7 +16,8 @@ import (
 // AnalysisOptions tune an analysis.
 type AnalysisOptions struct {
 	// Processors is the system size for utilization; 0 takes the header's
-	// MaxProcs, and without one the peak hourly load (an estimate).
+	// MaxProcs, else its MaxNodes (one processor per node), else an
+	// estimate: the peak of processors in use at once (see peakLoad).
 	Processors int
 	// TopN is the number of top users listed (default 10).
 	TopN int
@@ -50,6 +51,12 @@ type Analyzer struct {
 
 	seqJobs, parJobs, unknownSize int64
 	seqCPU, parCPU                float64
+	pow2Jobs, pow2Parallel        int64 // jobs whose size is a power of two (1 = 2^0 included), and those > 1
+
+	// peak is the most processors in use at once, the system size when
+	// neither the options nor the header give one (only then is it swept).
+	peak     peakLoad
+	needPeak bool
 
 	busy    timeBins // processor-seconds per hour
 	running dayCounter
@@ -83,6 +90,7 @@ func NewAnalyzer(h *Header, opts AnalysisOptions) *Analyzer {
 	a := &Analyzer{opts: opts, hdr: h, loc: time.UTC, users: map[string]*groupStat{},
 		groups: map[string]struct{}{}, sites: map[string]*groupStat{}, lastHourKey: math.MinInt64}
 	a.busy.width = 3600
+	a.needPeak = opts.Processors <= 0 && h.MaxProcs <= 0 && h.MaxNodes <= 0
 	if h.TimeZone != "" {
 		if loc, err := time.LoadLocation(h.TimeZone); err == nil {
 			a.loc = loc
@@ -118,7 +126,11 @@ func (a *Analyzer) Add(r *Record) {
 	}
 
 	addKnown(&a.wait, r.WaitTime)
-	addKnown(&a.run, r.RunTime)
+	if rt, ok := r.KnownRunTime(); ok {
+		a.run.Add(rt)
+	} else {
+		a.run.AddMissing()
+	}
 	p := r.Procs()
 	if p > 0 {
 		a.procs.Add(p)
@@ -135,9 +147,14 @@ func (a *Analyzer) Add(r *Record) {
 	case p == 1:
 		a.seqJobs++
 		a.seqCPU += cpu
+		a.pow2Jobs++
 	case p > 1:
 		a.parJobs++
 		a.parCPU += cpu
+		if powerOfTwo(p) {
+			a.pow2Jobs++
+			a.pow2Parallel++
+		}
 	default:
 		a.unknownSize++
 		a.seqCPU += cpu // a job of unknown size counts as one processor
@@ -165,8 +182,8 @@ func (a *Analyzer) Add(r *Record) {
 		}
 		s.jobs++
 		s.cpu += cpu
-		if r.RunTime >= 0 {
-			s.runSum += r.RunTime
+		if rt, ok := r.KnownRunTime(); ok {
+			s.runSum += rt
 			s.runN++
 		}
 		if r.WaitTime != Missing {
@@ -192,11 +209,14 @@ func (a *Analyzer) Add(r *Record) {
 		s := r.Start()
 		e := s + r.RunTime
 		a.maxEnd = math.Max(a.maxEnd, e)
+		pp := p
+		if pp <= 0 {
+			pp = 1
+		}
+		if a.needPeak {
+			a.peak.add(t, s, e, pp)
+		}
 		if s >= 0 && e <= maxBinnedSeconds {
-			pp := p
-			if pp <= 0 {
-				pp = 1
-			}
 			a.busy.add(s, e, pp)
 			a.running.add(s, e)
 		} else {
@@ -205,6 +225,12 @@ func (a *Analyzer) Add(r *Record) {
 	} else {
 		a.maxEnd = math.Max(a.maxEnd, r.Start())
 	}
+}
+
+// powerOfTwo tells whether a size is 2^k for a whole k >= 0.
+func powerOfTwo(p float64) bool {
+	frac, exp := math.Frexp(p)
+	return frac == 0.5 && exp >= 1
 }
 
 func addKnown(s *Sketch, v float64) {
@@ -344,17 +370,19 @@ type TraceInfo struct {
 
 // Totals are the trace's sizes.
 type Totals struct {
-	Jobs        int64   `json:"jobs"`
-	Users       int     `json:"users"`
-	Groups      int     `json:"groups"`
-	Sites       int     `json:"sites"`
-	Processors  int     `json:"processors"` // the system size used for utilization
-	MaxJobProcs float64 `json:"max_job_processors"`
-	FirstSubmit Stat    `json:"first_submit"`
-	LastSubmit  Stat    `json:"last_submit"`
-	Span        Stat    `json:"span"` // last − first submit
-	LastEnd     Stat    `json:"last_end"`
-	CPUYears    float64 `json:"cpu_years"` // processor-years consumed: Σ run time × size
+	Jobs       int64 `json:"jobs"`
+	Users      int   `json:"users"`
+	Groups     int   `json:"groups"`
+	Sites      int   `json:"sites"`
+	Processors int   `json:"processors"` // the system size used for utilization
+	// ProcessorsEstimated: Processors is an estimate (Utilization).
+	ProcessorsEstimated bool    `json:"processors_estimated"`
+	MaxJobProcs         float64 `json:"max_job_processors"`
+	FirstSubmit         Stat    `json:"first_submit"`
+	LastSubmit          Stat    `json:"last_submit"`
+	Span                Stat    `json:"span"` // last − first submit
+	LastEnd             Stat    `json:"last_end"`
+	CPUYears            float64 `json:"cpu_years"` // processor-years consumed: Σ run time × size
 	// Goodput is CPU-years consumed per year of trace (first submit to last
 	// end), the unit of the thesis's Table 3.3.
 	Goodput Stat `json:"goodput_cpu_years_per_year"`
@@ -395,12 +423,20 @@ type Arrivals struct {
 
 // Utilization is the system's load over time.
 type Utilization struct {
-	Processors       int       `json:"processors"`
-	ProcessorsSource string    `json:"processors_source"` // option, header, or peak-hour estimate
-	Average          Stat      `json:"average"`           // busy / (processors × (last end − first submit))
-	Daily            []float64 `json:"daily"`             // per day from the time base
-	BusiestMonth     string    `json:"busiest_month"`     // e.g. 2005-11, or "days 0-29"
-	BusiestHourly    []float64 `json:"busiest_month_hourly"`
+	Processors int `json:"processors"`
+	// ProcessorsSource says where Processors comes from: "option" (--procs),
+	// "header MaxProcs", "header MaxNodes" (one processor per node), the
+	// estimate (ProcessorsEstimate), or "unknown".
+	ProcessorsSource string `json:"processors_source"`
+	// ProcessorsEstimated is set when Processors is the estimate: the trace
+	// gives no system size, and the peak of processors in use at once (a
+	// lower bound on the size) stands for it. Utilization is then an upper
+	// bound, and the ranking's cores and utilization rest on the estimate.
+	ProcessorsEstimated bool      `json:"processors_estimated"`
+	Average             Stat      `json:"average"`       // busy / (processors × (last end − first submit))
+	Daily               []float64 `json:"daily"`         // per day from the time base
+	BusiestMonth        string    `json:"busiest_month"` // e.g. 2005-11, or "days 0-29"
+	BusiestHourly       []float64 `json:"busiest_month_hourly"`
 	// Spike is the most jobs running during one day (the thesis's Table 3.3).
 	Spike         int64   `json:"spike_jobs_per_day"`
 	RunningPerDay []int64 `json:"running_per_day"`
@@ -419,6 +455,20 @@ type SizeSplit struct {
 	UnknownSize    int64   `json:"unknown_size"`
 	SequentialCPU  float64 `json:"sequential_cpu_seconds"`
 	ParallelCPU    float64 `json:"parallel_cpu_seconds"`
+	// PowerOfTwoJobs are the jobs whose size is a power of two, 1 = 2^0
+	// included; PowerOfTwoShare is their share of the jobs of known size,
+	// and ParallelPowerOfTwoShare the share of sizes 2, 4, 8, … among the
+	// parallel jobs (the thesis's "job requests for power-of-two sizes",
+	// §3.4, does not say whether 1 counts: both are given).
+	PowerOfTwoJobs          int64 `json:"power_of_two_jobs"`
+	PowerOfTwoShare         Stat  `json:"power_of_two_share"`
+	ParallelPowerOfTwoShare Stat  `json:"parallel_power_of_two_share"`
+}
+
+// MarshalJSON adds the reasons of absent statistics (see Stat).
+func (s SizeSplit) MarshalJSON() ([]byte, error) {
+	type plain SizeSplit
+	return withAbsent(plain(s))
 }
 
 // UserStats are the per-user breakdown.
@@ -470,7 +520,9 @@ func (a *Analyzer) Result() *Analysis {
 	st := a.status
 	r.Status = StatusCounts{Unknown: st[0] + st[7], Failed: st[1], Completed: st[2], Partial: st[3] + st[4] + st[5], Cancelled: st[6]}
 	r.Size = SizeSplit{SequentialJobs: a.seqJobs, ParallelJobs: a.parJobs, UnknownSize: a.unknownSize,
-		SequentialCPU: a.seqCPU, ParallelCPU: a.parCPU}
+		SequentialCPU: a.seqCPU, ParallelCPU: a.parCPU, PowerOfTwoJobs: a.pow2Jobs,
+		PowerOfTwoShare:         ratio(float64(a.pow2Jobs), float64(a.seqJobs+a.parJobs), whyNoSizes),
+		ParallelPowerOfTwoShare: ratio(float64(a.pow2Parallel), float64(a.parJobs), whyNoParallel)}
 	span := a.totals(&r.Totals)
 	r.Arrivals = Arrivals{ByHour: a.byHour, ByWeekday: a.byDay, PerDay: a.perDay}
 	for _, n := range a.perDay {
@@ -480,7 +532,7 @@ func (a *Analyzer) Result() *Analysis {
 		r.Arrivals.PerDay = []int64{}
 	}
 	a.utilization(&r.Utilization, span)
-	r.Totals.Processors = r.Utilization.Processors
+	r.Totals.Processors, r.Totals.ProcessorsEstimated = r.Utilization.Processors, r.Utilization.ProcessorsEstimated
 	r.Users = a.userShares()
 	r.Sites = a.siteStats()
 	// Ranking: reported work only when given.
@@ -526,8 +578,11 @@ func (a *Analyzer) totals(t *Totals) (span float64) {
 	return span
 }
 
-// utilization: the system size (from the options, the header, or the
-// peak hour), the average over span, per day, and the busiest month hour
+// ProcessorsEstimate is the ProcessorsSource of an estimated system size.
+const ProcessorsEstimate = "estimated: the peak of processors in use at once, a lower bound"
+
+// utilization: the system size (from the options, the header, or an
+// estimate), the average over span, per day, and the busiest month hour
 // by hour.
 func (a *Analyzer) utilization(u *Utilization, span float64) {
 	busy := a.busy.totals()
@@ -535,13 +590,15 @@ func (a *Analyzer) utilization(u *Utilization, span float64) {
 	case a.opts.Processors > 0:
 		u.Processors, u.ProcessorsSource = a.opts.Processors, "option"
 	case a.hdr.MaxProcs > 0:
-		u.Processors, u.ProcessorsSource = a.hdr.MaxProcs, "header"
+		u.Processors, u.ProcessorsSource = a.hdr.MaxProcs, "header MaxProcs"
+	case a.hdr.MaxNodes > 0:
+		// SWF counts whole nodes as processors when a system allocates
+		// nodes; a trace that gives MaxNodes and no MaxProcs is taken to
+		// have one processor per node.
+		u.Processors, u.ProcessorsSource = a.hdr.MaxNodes, "header MaxNodes"
 	default:
-		peak := 0.0
-		for _, b := range busy {
-			peak = math.Max(peak, b/a.busy.width)
-		}
-		u.Processors, u.ProcessorsSource = int(math.Ceil(peak)), "peak-hour estimate"
+		u.Processors = a.estimateProcessors(span)
+		u.ProcessorsSource, u.ProcessorsEstimated = ProcessorsEstimate, u.Processors > 0
 	}
 	if u.Processors == 0 {
 		u.ProcessorsSource = "unknown"
@@ -580,6 +637,18 @@ func (a *Analyzer) utilization(u *Utilization, span float64) {
 	for _, n := range u.RunningPerDay {
 		u.Spike = max(u.Spike, n)
 	}
+}
+
+// estimateProcessors is a lower bound on the system size: the peak of
+// processors in use at once, and at least the average load over span (the
+// same thing unless some job's interval was cut, see peakLoad), so that the
+// utilization on it is at most 100%. 0 when no job ran.
+func (a *Analyzer) estimateProcessors(span float64) int {
+	est := a.peak.result()
+	if span > 0 {
+		est = math.Max(est, a.cpuSeconds/span)
+	}
+	return int(min(math.Ceil(est-1e-9*est), MaxProcs))
 }
 
 // userShares lists the TopN users by jobs and by CPU time.
@@ -639,7 +708,8 @@ func (a *Analyzer) siteStats() []SiteStat {
 // facts are what the ranking needs of an analysis; a size or utilization
 // the trace does not tell is unknown (-1), not 0 stars.
 func (t *Totals) facts(u *Utilization, reportedWork int) TraceFacts {
-	f := TraceFacts{Sites: t.Sites, Cores: u.Processors, Users: t.Users, Jobs: t.Jobs, Utilization: -1, ReportedWork: reportedWork}
+	f := TraceFacts{Sites: t.Sites, Cores: u.Processors, Users: t.Users, Jobs: t.Jobs, Utilization: -1, ReportedWork: reportedWork,
+		CoresEstimated: u.ProcessorsEstimated}
 	if u.Processors == 0 {
 		f.Cores = -1
 	}

@@ -166,8 +166,8 @@ func SelectArea(r Reader, width float64, targets []Target) (*AreaResult, error) 
 		a := &acc[w]
 		a.n++
 		a.work += rec.CPUTime()
-		if rec.RunTime >= 0 {
-			a.runSum += rec.RunTime
+		if rt, ok := rec.KnownRunTime(); ok {
+			a.runSum += rt
 			a.runN++
 		}
 		if p := rec.Procs(); p > 0 {

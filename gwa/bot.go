@@ -92,9 +92,9 @@ func (x *BatchExtractor) Add(r *Record) {
 }
 
 func (x *BatchExtractor) addRun(b *Batch, r *Record) {
-	if r.RunTime >= 0 {
-		b.RunSum += r.RunTime
-		b.RunSumSq += r.RunTime * r.RunTime
+	if rt, ok := r.KnownRunTime(); ok {
+		b.RunSum += rt
+		b.RunSumSq += rt * rt
 		b.RunN++
 	}
 	b.CPU += r.CPUTime()

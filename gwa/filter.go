@@ -92,7 +92,7 @@ func (m *matcher) keep(r *Record) bool {
 	if !f.Submit.contains(r.SubmitTime, true) {
 		return false
 	}
-	if f.RunTime.Set() && (r.RunTime == Missing || !f.RunTime.contains(r.RunTime, false)) {
+	if rt, known := r.KnownRunTime(); f.RunTime.Set() && (!known || !f.RunTime.contains(rt, false)) {
 		return false
 	}
 	if f.Procs.Set() {
@@ -180,6 +180,15 @@ type Scale struct {
 	// Procs multiplies allocated and requested processors, rounded to the
 	// nearest whole number and at least 1.
 	Procs float64
+	// Exact keeps the products of scaled times as they are. Otherwise a
+	// scaled time is rounded to the nearest whole second, and a positive
+	// run, requested or CPU time to at least 1 s, as sizes are rounded to
+	// whole processors: SWF holds whole seconds, and 534 × 0.1 is
+	// 53.400000000000006 in floating point, noise rather than a time.
+	// trace select rounds; wl:trace keeps the exact products (a workload's
+	// times are not limited to whole seconds, and rounding arrivals
+	// compressed to tenths of a second would bunch them).
+	Exact bool
 }
 
 // Identity tells whether the scale changes nothing.
@@ -187,11 +196,31 @@ func (s Scale) Identity() bool {
 	return (s.Submit == 0 || s.Submit == 1) && (s.RunTime == 0 || s.RunTime == 1) && (s.Procs == 0 || s.Procs == 1)
 }
 
-func scaled(v, f float64) float64 {
+// scaledSubmit is a submit offset times f (rounded unless exact).
+func scaledSubmit(v, f float64, exact bool) float64 {
 	if f == 0 || f == 1 || v == Missing {
 		return v
 	}
-	return v * f
+	if exact {
+		return v * f
+	}
+	return math.Round(v * f)
+}
+
+// scaledTime is a duration times f (rounded unless exact, a positive one
+// to at least 1 s). A negative duration is unknown and stays as it is.
+func scaledTime(v, f float64, exact bool) float64 {
+	if f == 0 || f == 1 || v < 0 {
+		return v
+	}
+	if exact {
+		return v * f
+	}
+	x := math.Round(v * f)
+	if v > 0 && x < 1 {
+		x = 1
+	}
+	return x
 }
 
 func scaledProcs(v, f float64) float64 {
@@ -203,10 +232,10 @@ func scaledProcs(v, f float64) float64 {
 
 // Apply scales one record (its submit offset as it is: rebase first).
 func (s Scale) Apply(r *Record) {
-	r.SubmitTime = scaled(r.SubmitTime, s.Submit)
-	r.RunTime = scaled(r.RunTime, s.RunTime)
-	r.ReqTime = scaled(r.ReqTime, s.RunTime)
-	r.AvgCPUTimeUsed = scaled(r.AvgCPUTimeUsed, s.RunTime)
+	r.SubmitTime = scaledSubmit(r.SubmitTime, s.Submit, s.Exact)
+	r.RunTime = scaledTime(r.RunTime, s.RunTime, s.Exact)
+	r.ReqTime = scaledTime(r.ReqTime, s.RunTime, s.Exact)
+	r.AvgCPUTimeUsed = scaledTime(r.AvgCPUTimeUsed, s.RunTime, s.Exact)
 	r.NProcs = scaledProcs(r.NProcs, s.Procs)
 	r.ReqNProcs = scaledProcs(r.ReqNProcs, s.Procs)
 }

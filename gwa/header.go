@@ -33,9 +33,11 @@ func ParseFormat(s string) (Format, bool) {
 // Header is what a trace says about itself in its leading comment lines.
 type Header struct {
 	Format Format
-	// Lines are the comment lines before the first record, without the
-	// comment mark and its following space, right-trimmed; GWF's column-name
-	// line is not among them. Writers copy them, so conversions keep them.
+	// Lines are the comment lines before the first record, verbatim but for
+	// the comment mark and its following space (and a CRLF line end): the
+	// spaces that pad a PWA header's columns stay. GWF's column-name line and
+	// SWF's identifier tables (gmark-KIND lines) are not among them. Writers
+	// copy them, so conversions keep them.
 	Lines []string
 	// UnixStartTime is the time base: submit times are offsets from it.
 	// 0 when unknown (times are then only relative).
@@ -81,7 +83,6 @@ func (h *Header) SiteName(site string) string {
 // It returns what is wrong with the value of such a key, or "": the line
 // is then malformed, and left out like a malformed record.
 func (h *Header) addLine(line string) (bad string) {
-	line = strings.TrimRight(line, " \t\r")
 	defer func() {
 		if bad == "" {
 			h.Lines = append(h.Lines, line)

@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -137,4 +138,43 @@ func TestLCGRoundTrips(t *testing.T) {
 			t.Errorf("%s: header changed:\n%+v\nwant\n%+v", filepath.Base(p), h, origHdr)
 		}
 	}
+}
+
+// Issue 13, item 3: without its MaxProcs line, LCG's system size is
+// estimated as the peak of processors in use at once, which a sort of
+// every start and end recounts exactly; the utilization on it is at most
+// 100%, and the ranking says its cores and utilization rest on it.
+func TestLCGEstimatedSize(t *testing.T) {
+	path := testkit.LCG(t)
+	recs, h := openAll(t, path)
+	type event struct{ t, d float64 }
+	var ev []event
+	for i := range recs {
+		r := &recs[i]
+		if r.RunTime > 0 {
+			p := max(r.Procs(), 1)
+			ev = append(ev, event{r.Start(), p}, event{r.Start() + r.RunTime, -p})
+		}
+	}
+	sort.Slice(ev, func(i, j int) bool { return ev[i].t < ev[j].t || ev[i].t == ev[j].t && ev[i].d < ev[j].d })
+	load, peak := 0.0, 0.0
+	for _, e := range ev {
+		load += e.d
+		peak = max(peak, load)
+	}
+	noSize := *h
+	noSize.MaxProcs = 0
+	an := NewAnalyzer(&noSize, AnalysisOptions{})
+	for i := range recs {
+		an.Add(&recs[i])
+	}
+	a := an.Result()
+	u := a.Utilization
+	if float64(u.Processors) != peak || !u.ProcessorsEstimated || u.Average.Value > 1 {
+		t.Errorf("estimate %d processors (estimated %v), utilization %v; the recount's peak is %g", u.Processors, u.ProcessorsEstimated, u.Average, peak)
+	}
+	if !a.Ranking.Estimated[CatCores] || !a.Ranking.Estimated[CatUtilization] {
+		t.Errorf("ranking %v does not say it rests on an estimate", a.Ranking)
+	}
+	t.Logf("LCG without MaxProcs: %d processors estimated (header: %d), utilization %.2f%%, ranking %v", u.Processors, h.MaxProcs, 100*u.Average.Value, a.Ranking)
 }

@@ -86,6 +86,9 @@ type TraceFacts struct {
 	Jobs         int64
 	Utilization  float64 // percent
 	ReportedWork int
+	// CoresEstimated says Cores is an estimate (the trace gives no system
+	// size), and so is the utilization computed on it.
+	CoresEstimated bool
 }
 
 // Signature is a trace's stars per category; Known says which categories
@@ -93,6 +96,9 @@ type TraceFacts struct {
 type Signature struct {
 	Stars [numCategories]int  `json:"stars"` // sites, cores, users, jobs, utilization, reported work
 	Known [numCategories]bool `json:"known"`
+	// Estimated marks the categories that rest on an estimate: cores and
+	// utilization when the system size was estimated.
+	Estimated [numCategories]bool `json:"estimated"`
 	// Value is the distance to the all-zero "sample" workload over the known
 	// categories: Σ stars² / (25·|C|).
 	Value float64 `json:"value"`
@@ -112,8 +118,22 @@ func Classify(f TraceFacts) Signature {
 	set(CatJobs, float64(f.Jobs), f.Jobs >= 0)
 	set(CatUtilization, f.Utilization, f.Utilization >= 0 && !math.IsNaN(f.Utilization))
 	set(CatReportedWork, float64(f.ReportedWork), f.ReportedWork >= 0)
+	if f.CoresEstimated {
+		s.Estimated[CatCores], s.Estimated[CatUtilization] = s.Known[CatCores], s.Known[CatUtilization]
+	}
 	s.Value, _ = Distance(s.KnownCategories(), s, Signature{Known: s.Known})
 	return s
+}
+
+// EstimatedCategories lists those of cats that rest on an estimate.
+func (s Signature) EstimatedCategories(cats []Category) []string {
+	var est []string
+	for _, c := range cats {
+		if s.Known[c] && s.Estimated[c] {
+			est = append(est, c.String())
+		}
+	}
+	return est
 }
 
 // KnownCategories lists the categories the signature has.
@@ -127,7 +147,8 @@ func (s Signature) KnownCategories() []Category {
 	return cs
 }
 
-// String is e.g. "sites 5, cores 4, users 3, jobs 2, utilization 5, reported_work ?".
+// String is e.g. "sites 5, cores 4, users 3, jobs 2, utilization 5, reported_work ?";
+// a category that rests on an estimate says so: "cores ** (estimated)".
 func (s Signature) String() string {
 	var parts []string
 	for _, c := range Categories {
@@ -136,6 +157,9 @@ func (s Signature) String() string {
 			v = strings.Repeat("*", s.Stars[c])
 			if v == "" {
 				v = "0"
+			}
+			if s.Estimated[c] {
+				v += " (estimated)"
 			}
 		}
 		parts = append(parts, c.String()+" "+v)

@@ -78,6 +78,10 @@ type Oddities struct {
 	// NegativeWait counts waits below zero other than -1: reservations
 	// that started before their submission was recorded (Grid'5000).
 	NegativeWait int64 `json:"negative_wait"`
+	// NegativeRunTime counts run times below zero other than -1 (an end
+	// time recorded as 0, say): the record is kept as it is, and every
+	// analysis takes its run time as unknown (Record.KnownRunTime).
+	NegativeRunTime int64 `json:"negative_run_time"`
 	// CancelledBeforeStart counts records with wait and run time both -1.
 	CancelledBeforeStart int64 `json:"cancelled_before_start"`
 	// LateComments counts comment lines after the first record.
@@ -231,6 +235,19 @@ func (c *common) headerLine(line int64, text string) error {
 	return nil
 }
 
+// commentText is a header comment's text after its mark: without the one
+// space that follows the mark and without the '\r' of a CRLF line end, but
+// otherwise verbatim (PWA headers pad their columns with spaces).
+func commentText(b []byte) string {
+	if len(b) > 0 && b[0] == ' ' {
+		b = b[1:]
+	}
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		b = b[:len(b)-1]
+	}
+	return string(b)
+}
+
 // checked finishes a parsed record (perr its parse error, nil when it
 // parsed): ok when it is a record to return; a malformed one is skipped
 // (counted; err only in strict mode).
@@ -268,6 +285,9 @@ func (c *common) finish(r *Record) string {
 	}
 	if r.WaitTime < 0 && r.WaitTime != Missing {
 		c.stats.NegativeWait++
+	}
+	if r.RunTime < 0 && r.RunTime != Missing {
+		c.stats.NegativeRunTime++
 	}
 	if r.WaitTime == Missing && r.RunTime == Missing {
 		c.stats.CancelledBeforeStart++
@@ -371,7 +391,21 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 	case SWF:
 		return newSWFReader(src, opts)
 	}
-	return nil, parseError(opts.Name, 0, 0, "not a trace gmark can read (SWF with ';' comments and 18 fields, GWF with '#' comments and 29 fields, GWF's workflow variant with a WorkflowID,JobID,SubmitTime,… column line, or GWF-SQLite)")
+	return nil, undetected(opts.Name, head)
+}
+
+// undetected is the error of content whose format cannot be told: at its
+// first non-blank line, when it has one, since that line decided.
+func undetected(name string, head []byte) error {
+	const what = "not a trace gmark can read (SWF with ';' comments and 18 fields, GWF with '#' comments and 29 fields, GWF's workflow variant with a WorkflowID,JobID,SubmitTime,… column line, or GWF-SQLite; --input-format names one)"
+	for n := int64(1); len(head) > 0; n++ {
+		line, rest, _ := bytes.Cut(head, []byte("\n"))
+		if f := len(bytes.Fields(line)); f > 0 {
+			return parseError(name, n, 0, fmt.Sprintf("not a trace gmark can read: its first line has %d fields (SWF records have 18, GWF 29) and no ';' or '#' comment comes before it; --input-format names the format", f))
+		}
+		head = rest
+	}
+	return parseError(name, 0, 0, what)
 }
 
 // detectFormat looks at the start of the content.

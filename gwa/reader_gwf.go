@@ -198,8 +198,7 @@ func (r *gwfReader) read() (Record, error) {
 				r.stats.LateComments++
 				continue
 			}
-			text := string(line[i+1:])
-			text = strings.TrimPrefix(text, " ")
+			text := commentText(line[i+1:])
 			if names, ok := headerColumns(text); ok {
 				// The last column line before the data wins (gmark's writer
 				// puts its own last); an earlier one is an ordinary comment.
@@ -217,9 +216,15 @@ func (r *gwfReader) read() (Record, error) {
 			}
 			continue
 		}
+		tabs := bytes.IndexByte(line, '\t') >= 0
 		if isSpace(line[len(line)-1]) {
 			r.stats.TrailingSpace++
-			line = bytes.TrimRight(line, " \t\r\v\f")
+			if !tabs {
+				line = bytes.TrimRight(line, " \r\v\f")
+			}
+		}
+		if !tabs {
+			line = line[i:]
 		}
 		if r.cols == nil {
 			r.cols = make([]int, gwfFields)
@@ -228,7 +233,7 @@ func (r *gwfReader) read() (Record, error) {
 			}
 		}
 		var rec Record
-		if ok, err := r.checked(&rec, r.parse(line[i:], &rec), r.src.line); err != nil {
+		if ok, err := r.checked(&rec, r.parse(line, tabs, &rec), r.src.line); err != nil {
 			return Record{}, err
 		} else if ok {
 			return rec, nil
@@ -236,9 +241,11 @@ func (r *gwfReader) read() (Record, error) {
 	}
 }
 
-func (r *gwfReader) parse(line []byte, rec *Record) *ParseError {
+// parse reads one record line. A line with a tab is split on single tabs
+// (an empty field, first, middle or last, is missing; a field is trimmed of
+// spaces); a line without is split on runs of spaces.
+func (r *gwfReader) parse(line []byte, tabs bool, rec *Record) *ParseError {
 	*rec = missingRecord
-	tabs := bytes.IndexByte(line, '\t') >= 0
 	pos := 0
 	for k, f := range r.cols {
 		var tok []byte
@@ -268,7 +275,9 @@ func (r *gwfReader) parse(line []byte, rec *Record) *ParseError {
 		}
 	}
 	if tabs {
-		if pos <= len(line) {
+		// Fields past the columns are extra, unless they are all empty (a
+		// line ending in separators, counted as trailing space).
+		if pos <= len(line) && len(bytes.Trim(line[pos:], " \t\r\v\f")) > 0 {
 			r.stats.ExtraFields++
 		}
 	} else if extra, _ := nextField(line, pos); len(extra) > 0 {

@@ -1,6 +1,10 @@
 package gwa
 
-import "bytes"
+import (
+	"bytes"
+	"slices"
+	"strings"
+)
 
 // swfFields is the number of fields of an SWF record.
 const swfFields = 18
@@ -11,6 +15,10 @@ type swfReader struct {
 	common
 	src *lineSource
 	in  interner
+	// names are the identifier tables gmark's SWF writer interleaves
+	// ("; gmark-user: 3 U17"): per kind, number → name. nil until a table
+	// line is read.
+	names map[string]map[string]string
 }
 
 func newSWFReader(src *lineSource, opts ReadOptions) (Reader, error) {
@@ -43,14 +51,15 @@ func (r *swfReader) read() (Record, error) {
 			return Record{}, err
 		}
 		if line[i] == ';' {
-			if r.started || r.stats.Records > 0 {
+			text := commentText(line[i+1:])
+			if kind, entry, ok := tableLine(text); ok {
+				if e := r.tableEntry(kind, entry); e != nil {
+					return Record{}, e
+				}
+			} else if r.started || r.stats.Records > 0 {
 				r.stats.LateComments++
 			} else {
-				text := line[i+1:]
-				if len(text) > 0 && text[0] == ' ' {
-					text = text[1:]
-				}
-				if e := r.headerLine(r.src.line, string(text)); e != nil {
+				if e := r.headerLine(r.src.line, text); e != nil {
 					return Record{}, e
 				}
 			}
@@ -63,6 +72,9 @@ func (r *swfReader) read() (Record, error) {
 		if ok, err := r.checked(&rec, r.parse(line, &rec), r.src.line); err != nil {
 			return Record{}, err
 		} else if ok {
+			if r.names != nil {
+				r.rename(&rec)
+			}
 			return rec, nil
 		}
 	}
@@ -134,6 +146,53 @@ func (r *swfReader) parse(line []byte, rec *Record) *ParseError {
 		ThinkTime:          num[17],
 	}
 	return nil
+}
+
+// tableLine tells whether a comment is a line of gmark's identifier
+// tables, "gmark-KIND: N name", and splits it.
+func tableLine(text string) (kind, entry string, ok bool) {
+	rest, ok := strings.CutPrefix(text, "gmark-")
+	if !ok {
+		return "", "", false
+	}
+	kind, entry, ok = strings.Cut(rest, ": ")
+	if !ok || (kind != "job" && !slices.Contains(swfIDKinds[:], kind)) {
+		return "", "", false
+	}
+	return kind, entry, true
+}
+
+// tableEntry records one table line, "N name": a malformed one is a
+// malformed line (the trace's identifiers could not be read back).
+func (r *swfReader) tableEntry(kind, entry string) error {
+	num, name, _ := strings.Cut(entry, " ")
+	if s, ok := unquoteField([]byte(name)); ok {
+		name = s
+	}
+	if _, ok := isDecimal(num); !ok || name == "" {
+		return r.skip(r.errorf(r.src.line, 0, "gmark-%s: %q is not a number and a name", kind, truncate([]byte(entry))))
+	}
+	if r.names == nil {
+		r.names = map[string]map[string]string{}
+	}
+	if r.names[kind] == nil {
+		r.names[kind] = map[string]string{}
+	}
+	r.names[kind][num] = name
+	return nil
+}
+
+// rename gives a record's renumbered identifiers their names back.
+func (r *swfReader) rename(rec *Record) {
+	for _, f := range [...]struct {
+		kind string
+		id   *string
+	}{{"job", &rec.JobID}, {"job", &rec.PrecedingJob}, {"user", &rec.UserID}, {"group", &rec.GroupID},
+		{"executable", &rec.ExecutableID}, {"queue", &rec.QueueID}, {"partition", &rec.PartitionID}} {
+		if name, ok := r.names[f.kind][*f.id]; ok {
+			*f.id = name
+		}
+	}
 }
 
 // wholeSWFField marks the fields that must be whole numbers: the job, the

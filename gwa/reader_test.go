@@ -46,7 +46,7 @@ func TestReaderOddities(t *testing.T) {
 				}
 			}},
 		{"comments in the middle and at the end", "; Note: head\n" + swfLine("1", "0", "0", "1") + "\n; a comment\n" + swfLine("2", "1", "0", "1") + "\n; gmark-user: 1 alice\n",
-			2, Oddities{LateComments: 2}, func(t *testing.T, recs []Record, h *Header) {
+			2, Oddities{LateComments: 1}, func(t *testing.T, recs []Record, h *Header) {
 				if len(h.Lines) != 1 || h.Lines[0] != "Note: head" {
 					t.Errorf("header lines %q", h.Lines)
 				}

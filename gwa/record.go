@@ -72,6 +72,13 @@ func missingString(s string) bool { return s == "" || s == "-1" }
 // Negative values other than -1 are values: a negative wait is a reservation.
 func Known(v float64) bool { return v != Missing }
 
+// KnownRunTime is the job's run time and whether it is known: a negative
+// run time (-1, or one computed from an end time recorded as 0) is not a
+// duration, and every statistic takes it as unknown, never as a value.
+func (r *Record) KnownRunTime() (float64, bool) {
+	return r.RunTime, r.RunTime >= 0
+}
+
 // Site is where the job ran: GWF's LastRunSiteID, else the submission site
 // OrigSiteID, else the partition (SWF's only notion of a site). "" when none
 // is known.

@@ -3,7 +3,9 @@ package gwa
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"time"
 )
 
 // Selection is a complete trace selection: filters, an optional
@@ -107,6 +109,48 @@ func (p *peeked) Next() (Record, error) {
 		return p.rec, p.err
 	}
 	return p.Reader.Next()
+}
+
+// staleKeys are the header keys that describe a trace's records as a whole:
+// a selection that drops, moves or scales records makes them wrong, and a
+// streamed writer cannot know their new values when it writes the header.
+var staleKeys = []string{"MaxJobs", "MaxRecords", "EndTime"}
+
+// Header is the header to write a selection with, from h, the header of
+// the selected stream (its time base already moved by rebasing), and the
+// names of the sources: h's lines with a note naming the sources and the
+// selection, and, unless the selection keeps every job as it was, without
+// the lines staleKeys name (MaxJobs, MaxRecords, EndTime), which no longer
+// describe it; with rebasing, StartTime is rewritten from the new time base.
+func (s Selection) Header(h *Header, sources []string) *Header {
+	out := *h
+	out.Lines = nil
+	same := s.Filter.Empty() && s.AreaWidth == 0 && !s.Rebase && s.Scale.Identity()
+	for _, l := range h.Lines {
+		k, _, _ := strings.Cut(l, ":")
+		k = strings.TrimSpace(k)
+		switch {
+		case !same && slices.Contains(staleKeys, k):
+			continue
+		case s.Rebase && k == "StartTime" && h.UnixStartTime != 0:
+			l = "StartTime: " + time.Unix(h.UnixStartTime, 0).In(zone(h.TimeZone)).Format("Mon Jan 02 15:04:05 MST 2006")
+		}
+		out.Lines = append(out.Lines, l)
+	}
+	if !same {
+		out.MaxJobs = 0
+	}
+	out.Lines = append(out.Lines, "Note: selected by gmark from "+strings.Join(sources, ", ")+": "+s.Describe())
+	return &out
+}
+
+// zone is the time zone a trace names, UTC when it names none gmark can
+// load.
+func zone(name string) *time.Location {
+	if loc, err := time.LoadLocation(name); err == nil && name != "" {
+		return loc
+	}
+	return time.UTC
 }
 
 // Describe is a one-line account of a selection, for output headers.

@@ -62,8 +62,8 @@ func (a *Analysis) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "  ranking:      %s; value %.2f over %d categories\n", a.Ranking, a.Ranking.Value, len(a.Ranking.KnownCategories()))
 	if r := a.Read; r != nil {
 		o := r.Oddities
-		fmt.Fprintf(w, "  read:         %d lines, %d records, %d skipped; oddities: absolute submit %d, negative wait %d, cancelled before start %d, late comments %d, trailing space %d, extra fields %d, out of order %d\n",
-			r.Lines, r.Records, r.Skipped, o.AbsoluteSubmit, o.NegativeWait, o.CancelledBeforeStart, o.LateComments, o.TrailingSpace, o.ExtraFields, o.OutOfOrder)
+		fmt.Fprintf(w, "  read:         %d lines, %d records, %d skipped; oddities: absolute submit %d, negative wait %d, negative run time %d (counted as unknown run time), cancelled before start %d, late comments %d, trailing space %d, extra fields %d, out of order %d\n",
+			r.Lines, r.Records, r.Skipped, o.AbsoluteSubmit, o.NegativeWait, o.NegativeRunTime, o.CancelledBeforeStart, o.LateComments, o.TrailingSpace, o.ExtraFields, o.OutOfOrder)
 	}
 }
 
@@ -84,12 +84,17 @@ func (a *Analysis) writeTotals(w io.Writer) {
 	if t.Goodput.OK() {
 		goodput = fmt.Sprintf("%.1f CPU-years/year", t.Goodput.Value)
 	}
-	fmt.Fprintf(w, "  consumed:     %.2f CPU-years; goodput %s; utilization %s\n", t.CPUYears, goodput, percent(a.Utilization.Average, 2))
+	util := percent(a.Utilization.Average, 2)
+	if a.Utilization.ProcessorsEstimated && a.Utilization.Average.OK() {
+		util += " (on the estimated system size: an upper bound)"
+	}
+	fmt.Fprintf(w, "  consumed:     %.2f CPU-years; goodput %s; utilization %s\n", t.CPUYears, goodput, util)
 	s := a.Status
 	fmt.Fprintf(w, "  status:       completed %d, failed %d, cancelled %d, partial %d, unknown %d\n", s.Completed, s.Failed, s.Cancelled, s.Partial, s.Unknown)
 	z := a.Size
-	fmt.Fprintf(w, "  size:         %d sequential (%s of CPU), %d parallel (%s of CPU), %d unknown\n",
-		z.SequentialJobs, pct(z.SequentialCPU, z.SequentialCPU+z.ParallelCPU), z.ParallelJobs, pct(z.ParallelCPU, z.SequentialCPU+z.ParallelCPU), z.UnknownSize)
+	fmt.Fprintf(w, "  size:         %d sequential (%s of CPU), %d parallel (%s of CPU), %d unknown; power of two %s of jobs (1 = 2^0 counted), %s of parallel jobs\n",
+		z.SequentialJobs, pct(z.SequentialCPU, z.SequentialCPU+z.ParallelCPU), z.ParallelJobs, pct(z.ParallelCPU, z.SequentialCPU+z.ParallelCPU), z.UnknownSize,
+		percent(z.PowerOfTwoShare, 1), percent(z.ParallelPowerOfTwoShare, 1))
 }
 
 func (a *Analysis) writeLoad(w io.Writer) {
@@ -218,6 +223,9 @@ func WriteRankingText(w io.Writer, cats []Category, ranked []RankedTrace) {
 			stars = append(stars, fmt.Sprintf("%s %d", cat, r.Signature.Stars[cat]))
 		}
 		fmt.Fprintf(w, "  %-30s value %.3f   %s\n", r.Trace, r.Value, strings.Join(stars, ", "))
+		if est := r.Signature.EstimatedCategories(cats); len(est) > 0 {
+			fmt.Fprintf(w, "  %-30s (%s rest on an estimated system size: the trace gives none; --procs gives one)\n", "", strings.Join(est, " and "))
+		}
 	}
 	if len(ranked) > 1 {
 		fmt.Fprintf(w, "distances D(C, row, column):\n")

@@ -24,9 +24,11 @@ type TraceSink struct {
 var TraceFormats = []string{"gwf", "swf", "wf"}
 
 // NewTraceSink creates DIR/workload.FORMAT for each of formats ("gwf",
-// "swf"), each opening with note as its header comment, and for "wf"
+// "swf"), each opening with note as its header comment and, when
+// processors (the grid's size) is above 0, a MaxProcs line: the system
+// size of the trace's utilization and ranking; for "wf"
 // DIR/workload.wf.gwf, with no comment (see workflowSink).
-func NewTraceSink(dir string, formats []string, note string) (*TraceSink, error) {
+func NewTraceSink(dir string, formats []string, note string, processors int) (*TraceSink, error) {
 	t := &TraceSink{}
 	for _, f := range formats {
 		if f != "gwf" && f != "swf" && f != "wf" {
@@ -45,9 +47,9 @@ func NewTraceSink(dir string, formats []string, note string) (*TraceSink, error)
 		t.files = append(t.files, file)
 		switch f {
 		case "gwf":
-			t.gwf, err = NewGWFWriter(file, note)
+			t.gwf, err = NewGWFWriterHeader(file, &Header{Lines: []string{note}, MaxProcs: processors})
 		case "swf":
-			t.swf, err = NewSWFWriter(file, "Note: "+note)
+			t.swf, err = NewSWFWriterHeader(file, &Header{Lines: []string{"Note: " + note}, MaxProcs: processors})
 		default:
 			t.wf, err = newWorkflowSink(file)
 		}

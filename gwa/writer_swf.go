@@ -2,10 +2,8 @@ package gwa
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"strconv"
-	"strings"
 )
 
 // SWFWriter writes SWF: a ';' header, then 18 whitespace-separated numeric
@@ -15,25 +13,26 @@ import (
 // (SWF's own, or GWF's read from an SWF) is written as it is, so SWF → GWF →
 // SWF keeps every number. Other identifiers (GWF's anonymized strings) are
 // numbered in order of first appearance from 1, skipping numbers already
-// taken, and the numbering is written as trailing "; gmark-KIND: N name"
-// comments so it can be reversed. The partition field holds the record's
-// PartitionID, or its site when it has no partition (GWF's execution site).
+// taken, and each numbering is written as a "; gmark-KIND: N name" comment
+// line just before the first record that uses it, so that a reader streaming
+// the trace knows the name before it meets the number (gmark's SWF reader
+// reads the names back; other readers skip the comments). The partition
+// field holds the record's PartitionID, or its site when it has no partition
+// (GWF's execution site).
 type SWFWriter struct {
-	w      *bufio.Writer
-	buf    []byte
-	jobs   jobIDs
-	ids    [5]idMap // user, group, executable, queue, partition
-	closed bool
+	w    *bufio.Writer
+	buf  []byte
+	jobs jobIDs
+	ids  [5]idMap // user, group, executable, queue, partition
 }
 
 var swfIDKinds = [...]string{"user", "group", "executable", "queue", "partition"}
 
 // idMap numbers the identifiers of one kind.
 type idMap struct {
-	ids   map[string]int
-	used  map[int]bool
-	next  int
-	table []string // "N name" for renumbered identifiers, in order
+	ids  map[string]int
+	used map[int]bool
+	next int
 }
 
 // isDecimal tells whether s is a canonical decimal integer >= 0 (no sign,
@@ -53,27 +52,28 @@ func isDecimal(s string) (int, bool) {
 	return n, true
 }
 
-func (m *idMap) id(v string) int {
+// id is v's number; renumbered is set when v was given a number other than
+// its own just now (its table line is then due).
+func (m *idMap) id(v string) (n int, renumbered bool) {
 	if missingString(v) {
-		return Missing
+		return Missing, false
 	}
 	if n, ok := m.ids[v]; ok {
-		return n
+		return n, false
 	}
 	if m.ids == nil {
 		m.ids, m.used, m.next = map[string]int{}, map[int]bool{}, 1
 	}
 	if n, ok := isDecimal(v); ok && !m.used[n] {
 		m.ids[v], m.used[n] = n, true
-		return n
+		return n, false
 	}
 	for m.used[m.next] {
 		m.next++
 	}
-	n := m.next
+	n = m.next
 	m.ids[v], m.used[n] = n, true
-	m.table = append(m.table, strconv.Itoa(n)+" "+field(v))
-	return n
+	return n, true
 }
 
 // jobIDs numbers job identifiers: decimal ones are kept and not stored (a
@@ -85,27 +85,38 @@ type jobIDs struct {
 	ids      map[string]int
 	assigned map[int]bool
 	max      int
-	table    []string
 }
 
-func (j *jobIDs) id(v string) int {
+// id is v's number; renumbered as for idMap.
+func (j *jobIDs) id(v string) (n int, renumbered bool) {
 	if missingString(v) {
-		return Missing
+		return Missing, false
 	}
 	if n, ok := j.ids[v]; ok {
-		return n
+		return n, false
 	}
 	if n, ok := isDecimal(v); ok && !j.assigned[n] {
 		j.max = max(j.max, n)
-		return n
+		return n, false
 	}
 	if j.ids == nil {
 		j.ids, j.assigned = map[string]int{}, map[int]bool{}
 	}
 	j.max++
 	j.ids[v], j.assigned[j.max] = j.max, true
-	j.table = append(j.table, strconv.Itoa(j.max)+" "+field(v))
-	return j.max
+	return j.max, true
+}
+
+// appendTableLine appends the "; gmark-KIND: N name" line of a renumbered
+// identifier.
+func appendTableLine(b []byte, kind string, n int, name string) []byte {
+	b = append(b, "; gmark-"...)
+	b = append(b, kind...)
+	b = append(b, ": "...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, ' ')
+	b = append(b, field(name)...)
+	return append(b, '\n')
 }
 
 // NewSWFWriter writes the header lines (each prefixed with "; ").
@@ -132,26 +143,42 @@ func (s *SWFWriter) Write(r *Record) error {
 	if err := writable(r); err != nil {
 		return err
 	}
+	// The identifiers first: a renumbered one's table line goes before
+	// the record.
 	b := s.buf[:0]
-	b = strconv.AppendInt(b, int64(s.jobs.id(r.JobID)), 10)
+	job, fresh := s.jobs.id(r.JobID)
+	if fresh {
+		b = appendTableLine(b, "job", job, r.JobID)
+	}
+	part := r.PartitionID
+	if missingString(part) {
+		part = r.Site()
+	}
+	var ids [5]int
+	for k, v := range [...]string{r.UserID, r.GroupID, r.ExecutableID, r.QueueID, part} {
+		if ids[k], fresh = s.ids[k].id(v); fresh {
+			b = appendTableLine(b, swfIDKinds[k], ids[k], v)
+		}
+	}
+	// A preceding job not seen yet gets its number now, rather than being
+	// lost.
+	prec, fresh := s.jobs.id(r.PrecedingJob)
+	if fresh {
+		b = appendTableLine(b, "job", prec, r.PrecedingJob)
+	}
+	b = strconv.AppendInt(b, int64(job), 10)
 	for _, v := range [...]float64{r.SubmitTime, r.WaitTime, r.RunTime, r.NProcs, r.AvgCPUTimeUsed, r.UsedMemory, r.ReqNProcs, r.ReqTime, r.ReqMemory} {
 		b = append(b, ' ')
 		b = appendNum(b, v)
 	}
 	b = append(b, ' ')
 	b = strconv.AppendInt(b, int64(r.Status), 10)
-	part := r.PartitionID
-	if missingString(part) {
-		part = r.Site()
-	}
-	for k, v := range [...]string{r.UserID, r.GroupID, r.ExecutableID, r.QueueID, part} {
+	for _, n := range ids {
 		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(s.ids[k].id(v)), 10)
+		b = strconv.AppendInt(b, int64(n), 10)
 	}
 	b = append(b, ' ')
-	// A preceding job not seen yet gets its number now (the table keeps
-	// its name), rather than being lost.
-	b = strconv.AppendInt(b, int64(s.jobs.id(r.PrecedingJob)), 10)
+	b = strconv.AppendInt(b, int64(prec), 10)
 	b = append(b, ' ')
 	b = appendNum(b, r.ThinkTime)
 	b = append(b, '\n')
@@ -160,22 +187,8 @@ func (s *SWFWriter) Write(r *Record) error {
 	return err
 }
 
-// Flush writes the identifier tables as trailing comments (once), then
-// buffered data.
-func (s *SWFWriter) Flush() error {
-	if !s.closed {
-		s.closed = true
-		for _, e := range s.jobs.table {
-			fmt.Fprintf(s.w, "; gmark-job: %s\n", e)
-		}
-		for k := range s.ids {
-			for _, e := range s.ids[k].table {
-				fmt.Fprintf(s.w, "; gmark-%s: %s\n", strings.ToLower(swfIDKinds[k]), e)
-			}
-		}
-	}
-	return s.w.Flush()
-}
+// Flush writes buffered data.
+func (s *SWFWriter) Flush() error { return s.w.Flush() }
 
 // Close is Flush.
 func (s *SWFWriter) Close() error { return s.Flush() }

@@ -22,7 +22,7 @@ func init() {
 	strict := &cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed line (default: skip malformed lines, count them and report the count)"}
 	quiet := &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"}
 	format := &cli.StringFlag{Name: "input-format", Usage: "input format when it cannot be detected: swf, gwf, wf (GWF's workflow variant) or sqlite"}
-	procs := &cli.IntFlag{Name: "procs", Usage: "system size (processors) for utilization; default the header's MaxProcs"}
+	procs := &cli.IntFlag{Name: "procs", Usage: "system size (processors) for utilization; default the header's MaxProcs, else its MaxNodes, else the peak of processors in use at once (an estimate, said so)"}
 	commands = append(commands, &cli.Command{
 		Name:  "trace",
 		Usage: "analyse, plot, select, convert and rank GWF, GWF-SQLite and SWF traces",
@@ -463,9 +463,7 @@ func runTraceSelect(c *cli.Context) error {
 		return in.traceError(err)
 	}
 	defer r.Close()
-	h := *r.Header()
-	h.Lines = append(append([]string(nil), h.Lines...), "Note: selected by gmark from "+strings.Join(paths, ", ")+": "+sel.Describe())
-	n, err := in.writeTrace(r, out, format, &h)
+	n, err := in.writeTrace(r, out, format, sel.Header(r.Header(), paths))
 	if err != nil {
 		return err
 	}
