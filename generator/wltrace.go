@@ -331,7 +331,7 @@ func (p *tracePlan) describe(jobs int) error {
 		return err
 	}
 	defer r.Close()
-	p.inFlight, _, err = gwa.InFlight(r, p.sel.Filter, p.origin)
+	p.inFlight, tr.Unknown, err = gwa.InFlight(r, p.sel.Filter, p.origin)
 	if err != nil {
 		return err
 	}

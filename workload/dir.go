@@ -101,6 +101,10 @@ type TraceReplay struct {
 	// Running of them were running at Origin, the others queued.
 	Warm    int `json:"warm"`
 	Running int `json:"running"`
+	// Unknown counts the jobs submitted before the window whose wait or
+	// run time the trace does not give, so that whether they were in flight
+	// cannot be told: they are not warm jobs.
+	Unknown int `json:"unknown,omitempty"`
 }
 
 // Seconds is a duration written in JSON as exact decimal seconds.
@@ -182,7 +186,7 @@ func (m *Manifest) check() error {
 		if u.Jobs < 0 || u.Line < 0 {
 			return fmt.Errorf("unit %d: negative jobs (%d) or line (%d)", u.ID, u.Jobs, u.Line)
 		}
-		if tr := u.Trace; tr != nil && (tr.Jobs < 0 || tr.Replays < 0 || tr.Warm < 0 || tr.Running < 0 || tr.Running > tr.Warm ||
+		if tr := u.Trace; tr != nil && (tr.Jobs < 0 || tr.Replays < 0 || tr.Warm < 0 || tr.Running < 0 || tr.Unknown < 0 || tr.Running > tr.Warm ||
 			tr.Period < 0 || tr.StartAt < 0) {
 			return fmt.Errorf("unit %d: trace: negative count or time, or more running than warm jobs", u.ID)
 		}
