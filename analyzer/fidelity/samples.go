@@ -20,6 +20,7 @@ type original struct {
 	inFlight        int       // jobs in flight at the window's start
 	unknownInFlight int       // jobs before the window that may have been in flight
 	unplaced        int       // jobs of the window or in flight with no wait or run time
+	placed          int       // jobs whose busy time is known
 }
 
 // readOriginal reads the window again with the recorded selection, its
@@ -53,6 +54,7 @@ func readOriginal(tr *workload.TraceReplay, sel gwa.Selection, length float64, b
 			o.resp = append(o.resp, rec.WaitTime+rec.RunTime)
 			start := rec.SubmitTime + rec.WaitTime // rebased: from the window's start
 			spread(o.busy, o.binS, start, start+rec.RunTime, procs(rec))
+			o.placed++
 		} else {
 			o.unplaced++
 		}
@@ -79,6 +81,7 @@ func readOriginal(tr *workload.TraceReplay, sel gwa.Selection, length float64, b
 		}
 		start := rec.SubmitTime + rec.WaitTime - opened.Origin
 		spread(o.busy, o.binS, start, start+rec.RunTime, procs(rec))
+		o.placed++
 	}
 	return o, nil
 }
@@ -189,6 +192,10 @@ func utilization(o *original, rp *replay, rd *metrics.RunData, bins int, windowS
 	for k := range bins {
 		u.Original[k] = o.busy[k] / (o.binS * po)
 		u.Replayed[k] = rp.busy[k] / (rp.binS * pr)
+	}
+	if o.placed == 0 && o.unplaced > 0 {
+		u.Original = nil
+		*notes = append(*notes, "no trace job of the window gives both its wait and its run time: the original's utilization is unknown")
 	}
 	if !rp.placed {
 		*notes = append(*notes, "the run recorded no scheduled submission: the replay's utilization cannot be placed in the window")
