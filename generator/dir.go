@@ -109,6 +109,7 @@ func manifest(spec *wdl.Spec, o DirOptions, sum *Summary) (*workload.Manifest, e
 		JDF:          o.JDF,
 		SingleFile:   o.SingleFile,
 		Traces:       o.Traces,
+		WarmJobs:     sum.WarmJobs,
 	}
 	for _, inc := range spec.Includes {
 		d, err := fileDigest(inc)
@@ -118,7 +119,11 @@ func manifest(spec *wdl.Spec, o DirOptions, sum *Summary) (*workload.Manifest, e
 		m.Includes = append(m.Includes, d)
 	}
 	for i, u := range spec.Units {
-		m.Units = append(m.Units, workload.UnitInfo{ID: u.ID, Type: u.FullType(), Line: u.Pos.Line, Jobs: sum.PerUnit[i]})
+		ui := workload.UnitInfo{ID: u.ID, Type: u.FullType(), Line: u.Pos.Line, Jobs: sum.PerUnit[i]}
+		if i < len(sum.Traces) {
+			ui.Trace = sum.Traces[i]
+		}
+		m.Units = append(m.Units, ui)
 	}
 	return m, nil
 }

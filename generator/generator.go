@@ -307,12 +307,15 @@ func prepareComposite(u *wdl.Unit, shape *DAGShape, random bool) (*compositePlan
 // The job passed to emit is reused after emit returns: copy what must be kept.
 // Ties in submit time go to the unit written first, then to the lower index.
 func (g *Generator) Generate(emit func(*workload.Job) error) (*Summary, error) {
-	sum := &Summary{PerUnit: make([]int, len(g.plans))}
+	sum := &Summary{PerUnit: make([]int, len(g.plans)), Traces: make([]*workload.TraceReplay, len(g.plans))}
 	h := make(streamHeap, 0, len(g.plans))
 	for _, p := range g.plans {
 		s, err := g.newStream(p)
 		if err != nil {
 			return sum, unitError(p, err)
+		}
+		if tr, ok := s.source.(traceReplayer); ok {
+			sum.Traces[p.order] = tr.TraceReplay()
 		}
 		if ok, err := s.advance(); err != nil {
 			return sum, unitError(p, err)
@@ -355,6 +358,10 @@ type Summary struct {
 	Processors  int64 // sum over jobs of the processors each asks for
 	First, Last time.Duration
 	PerUnit     []int // jobs per unit, in file order
+	// Traces is what each wl:trace unit replayed (nil for the other
+	// units), in file order; WarmJobs are the ids of the warm jobs.
+	Traces   []*workload.TraceReplay
+	WarmJobs []string
 }
 
 func (s *Summary) add(j *workload.Job, unit int) {
@@ -366,6 +373,14 @@ func (s *Summary) add(j *workload.Job, unit int) {
 	s.Tasks += len(j.Tasks)
 	s.Processors += int64(j.Processors())
 	s.PerUnit[unit]++
+	if j.Warm {
+		s.WarmJobs = append(s.WarmJobs, j.ID)
+	}
+}
+
+// traceReplayer is a WorkloadSource that replays a trace window.
+type traceReplayer interface {
+	TraceReplay() *workload.TraceReplay
 }
 
 // Span is the time from the first to the last submission.

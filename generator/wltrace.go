@@ -1,11 +1,15 @@
 package generator
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -43,6 +47,10 @@ type tracePlan struct {
 	app      *appMaker
 	seed     uint64
 	period   time.Duration // the offset between back-to-back replays
+	warm     bool          // WarmStart=true: begin with the jobs in flight at the window's start
+	inFlight []gwa.InFlightJob
+	origin   float64               // the window's start in trace time
+	replay   *workload.TraceReplay // what the manifest records
 }
 
 func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl.ErrorList) {
@@ -58,6 +66,11 @@ func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl
 	p.readScaling(r)
 	p.readArea(r)
 	p.readSites(r)
+	if v, ok, err := o.Bool("WarmStart"); err != nil {
+		r.add(err)
+	} else if ok {
+		p.warm = v
+	}
 	// The swf application, its parameters as for any swf unit (Scale=, Mode=).
 	app, _ := LookupApp("swf")
 	m, merrs := prepareApp(app, optView{o: o}, false)
@@ -69,7 +82,7 @@ func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl
 
 	// A first pass: check the trace, select the area, count the jobs and
 	// find the replay period. Errors are reported at the File= value.
-	_, period, err := p.firstPass()
+	n, period, err := p.firstPass()
 	if err != nil {
 		return nil, wdl.ErrorList{wdl.Errorf(fileOpt.Pos, "File: %v", err)}
 	}
@@ -79,6 +92,9 @@ func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl
 			u.NTimes, period, wdl.MaxSeconds/(365*86400))}
 	}
 	p.period = period
+	if err := p.describe(n); err != nil {
+		return nil, wdl.ErrorList{wdl.Errorf(fileOpt.Pos, "File: %v", err)}
+	}
 	return func() (WorkloadSource, error) { return p.newSource() }, nil
 }
 
@@ -284,16 +300,69 @@ func traceSeconds(o *wdl.Options, key string) (float64, bool, error) {
 
 func (p *tracePlan) open() (gwa.Reader, error) { return gwa.Open(p.path, p.opts) }
 
+// describe completes the record of the replayed window (firstPass began
+// it): the trace's path and digest, the window's jobs and period, and, with
+// WarmStart, the jobs in flight at the window's start.
+func (p *tracePlan) describe(jobs int) error {
+	tr := p.replay
+	tr.Jobs, tr.Period = jobs, workload.Seconds(p.period)
+	if d, ok, _ := p.unit.Options.Duration("StartAt"); ok { // checked by prepareUnit
+		tr.StartAt = workload.Seconds(d)
+	}
+	abs, err := filepath.Abs(p.path)
+	if err != nil {
+		return err
+	}
+	tr.Path = abs
+	f, err := os.Open(p.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return err
+	}
+	tr.SHA256 = hex.EncodeToString(h.Sum(nil))
+	if !p.warm || p.unit.NTimes == 0 {
+		return nil
+	}
+	r, err := p.open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	p.inFlight, tr.Unknown, err = gwa.InFlight(r, p.sel.Filter, p.origin)
+	if err != nil {
+		return err
+	}
+	tr.Warm = len(p.inFlight)
+	for i := range p.inFlight {
+		if p.inFlight[i].Running {
+			tr.Running++
+		}
+	}
+	return nil
+}
+
 // firstPass reads the selection once: its job count and the period between
 // back-to-back replays (NTimes > 1). The period is the selection's length:
 // the area width, else To − From, else the span of the selected submissions
 // plus their mean inter-arrival time; scaled like submit times.
 func (p *tracePlan) firstPass() (int, time.Duration, error) {
-	r, area, err := gwa.Select(p.open, p.sel)
+	r, opened, err := gwa.SelectOpened(p.open, p.sel)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer r.Close()
+	area := opened.Area
+	p.origin = opened.Origin
+	sel, err := json.Marshal(opened.Resolved)
+	if err != nil {
+		return 0, 0, err
+	}
+	p.replay = &workload.TraceReplay{Description: p.sel.Describe(), Selection: sel, Origin: p.origin, Format: string(r.Header().Format),
+		Strict: p.opts.Strict, Replays: p.unit.NTimes}
 	n := 0
 	first, last := 0.0, 0.0
 	wf := r.Header().Format == gwa.Workflow
@@ -344,12 +413,14 @@ func (p *tracePlan) firstPass() (int, time.Duration, error) {
 	return n, period, nil
 }
 
-// traceSource replays the selection NTimes times back to back.
+// traceSource replays the selection NTimes times back to back, the first
+// replay after the warm jobs, if any.
 type traceSource struct {
 	p      *tracePlan
 	r      gwa.Reader
 	replay int
 	idx    int
+	warm   int // warm jobs emitted
 	rApp   *rand.Rand
 	mapped map[string]string // trace site → cluster, learnt in order of first appearance
 	idBuf  []byte
@@ -359,6 +430,12 @@ type traceSource struct {
 func (p *tracePlan) newSource() (WorkloadSource, error) {
 	s := &traceSource{p: p, rApp: stats.NewStream(p.seed, p.unit.ID, purposeApp), mapped: map[string]string{}}
 	return s, nil
+}
+
+// TraceReplay is what the manifest records of the unit (Generate asks).
+func (s *traceSource) TraceReplay() *workload.TraceReplay {
+	tr := *s.p.replay
+	return &tr
 }
 
 // site maps a trace site onto a cluster: SiteMap= by site id or name first,
@@ -410,6 +487,11 @@ func (s *traceSource) Next(j *workload.Job) (bool, error) {
 			s.replay++
 			continue
 		}
+		if s.replay == 0 && s.warm < len(p.inFlight) {
+			err := s.fillWarm(j, &p.inFlight[s.warm])
+			s.warm++
+			return err == nil, err
+		}
 		rec, err := s.r.Next()
 		if err != nil {
 			s.r.Close()
@@ -425,6 +507,31 @@ func (s *traceSource) Next(j *workload.Job) (bool, error) {
 		}
 		return true, nil
 	}
+}
+
+// fillWarm makes j of a job in flight at the window's start: submitted at
+// the window's start (offset 0), with the run time it had left (all of it
+// when queued, end − start of the window when running) and, for a running
+// one, the requested time it had left (not below the run time left), then
+// scaled like the window's jobs. The trace's wait of a warm job is not
+// replayed: the system under test decides when it starts.
+func (s *traceSource) fillWarm(j *workload.Job, w *gwa.InFlightJob) error {
+	p := s.p
+	rec := w.Record
+	if w.Running {
+		left := w.Remaining(p.origin)
+		if rec.ReqTime > 0 {
+			rec.ReqTime = math.Max(left, rec.ReqTime-(p.origin-rec.SubmitTime-rec.WaitTime))
+		}
+		rec.RunTime = left
+	}
+	rec.SubmitTime = 0
+	p.sel.Scale.Apply(&rec)
+	if err := s.fill(j, &rec); err != nil {
+		return fmt.Errorf("%s: warm job %q: %v", p.path, wdl.Excerpt(rec.JobID), err)
+	}
+	j.Warm = true
+	return nil
 }
 
 // fill makes j of the trace record. Its error is a time or a size beyond
@@ -471,7 +578,7 @@ func (s *traceSource) fillTask(j *workload.Job, rec *gwa.Record) error {
 		return err
 	}
 	j.Kind, j.Type, j.SiteType = workload.Unitary, "swf", workload.Single
-	j.Submit, j.RunTime, j.WallTime = submit, runTime, wallTime
+	j.Submit, j.RunTime, j.WallTime, j.Warm = submit, runTime, wallTime, false
 	// A limit below the recorded run time would cut the replay short: raise
 	// it to the run time, in whole seconds.
 	if j.WallTime > 0 && j.WallTime < j.RunTime {

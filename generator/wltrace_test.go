@@ -147,6 +147,7 @@ func TestTraceReplayErrors(t *testing.T) {
 		{"File=small.swf,Status=running", `replay.wdl:1:49: Status: unknown status "running"`},
 		{"File=small.swf,Format=csv", `replay.wdl:1:49: Format: "csv" is not swf, gwf, wf or sqlite`},
 		{"File=small.swf,MinProcs=4,MaxProcs=2", "replay.wdl:1:62: MaxProcs (2) is below MinProcs (4)"},
+		{"File=small.swf,WarmStart=maybe", "replay.wdl:1:52: WarmStart"},
 	}
 	for _, c := range cases {
 		t.Run(c.other, func(t *testing.T) {

@@ -29,7 +29,30 @@ type Selection struct {
 // input each time: area selection reads it twice. The area result is nil
 // without area selection.
 func Select(open func() (Reader, error), s Selection) (Reader, *AreaResult, error) {
-	var area *AreaResult
+	r, w, err := SelectOpened(open, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, w.Area, nil
+}
+
+// Opened is what opening a selection found besides its records.
+type Opened struct {
+	Area *AreaResult // nil without area selection
+	// Origin is the trace time the selection's submit offsets count from:
+	// the area's start, else the window's From, else the first selected
+	// job's submit time (0 when nothing is selected, or without Rebase).
+	Origin float64
+	// Resolved is the selection with its area folded into the submit
+	// window: it reads the same records, from the same origin, with no
+	// area selection (a record of what was replayed).
+	Resolved Selection
+}
+
+// SelectOpened opens the selection as Select does, and says where its
+// window lies in the trace.
+func SelectOpened(open func() (Reader, error), s Selection) (Reader, *Opened, error) {
+	w := &Opened{Resolved: s}
 	f := s.Filter
 	if s.AreaWidth > 0 {
 		r, err := open()
@@ -38,13 +61,15 @@ func Select(open func() (Reader, error), s Selection) (Reader, *AreaResult, erro
 		}
 		pre := f
 		pre.FirstN = 0
-		area, err = SelectArea(Filtered(r, pre), s.AreaWidth, s.AreaTargets)
+		w.Area, err = SelectArea(Filtered(r, pre), s.AreaWidth, s.AreaTargets)
 		r.Close()
 		if err != nil {
 			return nil, nil, err
 		}
-		win := Range{Min: area.Best.Start, Max: area.Best.End, HasMin: true, HasMax: true}
+		win := Range{Min: w.Area.Best.Start, Max: w.Area.Best.End, HasMin: true, HasMax: true}
 		f.Submit = intersect(f.Submit, win)
+		w.Resolved.Filter.Submit = f.Submit
+		w.Resolved.AreaWidth, w.Resolved.AreaTargets = 0, nil
 	}
 	r, err := open()
 	if err != nil {
@@ -52,15 +77,14 @@ func Select(open func() (Reader, error), s Selection) (Reader, *AreaResult, erro
 	}
 	r = Filtered(r, f)
 	if !s.Rebase && s.Scale.Identity() {
-		return r, area, nil
+		return r, w, nil
 	}
-	var origin float64
 	switch {
 	case !s.Rebase:
-	case area != nil:
-		origin = area.Best.Start
+	case w.Area != nil:
+		w.Origin = w.Area.Best.Start
 	case f.Submit.HasMin:
-		origin = f.Submit.Min
+		w.Origin = f.Submit.Min
 	default:
 		p := &peeked{Reader: r}
 		first, err := p.peek()
@@ -69,11 +93,11 @@ func Select(open func() (Reader, error), s Selection) (Reader, *AreaResult, erro
 			return nil, nil, err
 		}
 		if err == nil {
-			origin = first.SubmitTime
+			w.Origin = first.SubmitTime
 		}
 		r = p
 	}
-	return Transform(r, origin, s.Scale), area, nil
+	return Transform(r, w.Origin, s.Scale), w, nil
 }
 
 func intersect(a, b Range) Range {

@@ -161,6 +161,11 @@ func TestParseManifestRanges(t *testing.T) {
 		{`{"jobs":2,"workload_jsonl":{"sha256":"abc","bytes":100,"jobs":2}}`, "not a SHA-256"},
 		{`{"jobs":2,"workload_jsonl":{"sha256":` + sha + `,"bytes":-1,"jobs":2}}`, "2 jobs in -1 bytes"},
 		{`{"jobs":5,"workload_jsonl":{"sha256":` + sha + `,"bytes":100,"jobs":2}}`, "differs from jobs 5"},
+		{`{"jobs":2,"warm_jobs":["1-0"],"units":[{"id":1,"jobs":2,"trace":{"path":"/t.swf","jobs":1,"warm":1,"running":1,"period":60}}]}`, ""},
+		{`{"jobs":1,"warm_jobs":["1-0","1-1"]}`, "2 warm jobs of 1 jobs"},
+		{`{"units":[{"id":1,"trace":{"warm":1,"running":2}}]}`, "unit 1: trace: "},
+		{`{"units":[{"id":1,"trace":{"jobs":-1}}]}`, "unit 1: trace: "},
+		{`{"units":[{"id":1,"trace":{"period":-5}}]}`, "unit 1: trace: "},
 		{`{"jobs":2} trailing`, "invalid character"},
 		{`{"jobs":"2"}`, "cannot unmarshal"},
 	}

@@ -45,6 +45,10 @@ type Manifest struct {
 	// `gmark submit` refuses a file that differs. Manifests written before
 	// gmark recorded it lack it.
 	JobsFile *JobsDigest `json:"workload_jsonl,omitempty"`
+	// WarmJobs are the ids of the warm jobs (Job.Warm), in workload order.
+	// The manifest travels into the results store with every run
+	// (provenance), so the metrics know them from the store alone.
+	WarmJobs []string `json:"warm_jobs,omitempty"`
 }
 
 // JobsDigest identifies a workload.jsonl: its SHA-256 (lower-case hex), its
@@ -63,10 +67,44 @@ type FileDigest struct {
 
 // UnitInfo summarises what one WDL unit produced.
 type UnitInfo struct {
-	ID   int    `json:"id"`
-	Type string `json:"type"`
-	Line int    `json:"line"`
-	Jobs int    `json:"jobs"`
+	ID    int          `json:"id"`
+	Type  string       `json:"type"`
+	Line  int          `json:"line"`
+	Jobs  int          `json:"jobs"`
+	Trace *TraceReplay `json:"trace,omitempty"` // a wl:trace unit's source
+}
+
+// TraceReplay records the trace window a wl:trace unit replayed: enough for
+// `gmark report --fidelity` to read the original jobs again, and to tell
+// when the trace changed since.
+type TraceReplay struct {
+	Path   string `json:"path"`   // the trace, absolute
+	SHA256 string `json:"sha256"` // of the trace file as read (compressed, if it is)
+	Format string `json:"format"` // swf, gwf or sqlite
+	Strict bool   `json:"strict"`
+	// Description is the selection in words (gwa.Selection.Describe).
+	Description string `json:"description"`
+	// Selection is the gwa.Selection that reads the window again, as JSON,
+	// its representative area folded into the submit window (so reading it
+	// again needs no area selection).
+	Selection json.RawMessage `json:"selection"`
+	// Origin is the window's start in the trace's time (seconds from its
+	// time base): the instant the replay's time 0 stands for.
+	Origin float64 `json:"origin"`
+	// Period is the window's length in workload time (the replay period);
+	// StartAt is the unit's StartAt, where the window starts in the workload.
+	Period  Seconds `json:"period"`
+	StartAt Seconds `json:"start_at"`
+	Jobs    int     `json:"jobs"`    // trace jobs in the window (one replay)
+	Replays int     `json:"replays"` // NTimes
+	// Warm counts the warm jobs emitted before the window's (WarmStart=true):
+	// Running of them were running at Origin, the others queued.
+	Warm    int `json:"warm"`
+	Running int `json:"running"`
+	// Unknown counts the jobs submitted before the window whose wait or
+	// run time the trace does not give, so that whether they were in flight
+	// cannot be told: they are not warm jobs.
+	Unknown int `json:"unknown,omitempty"`
 }
 
 // Seconds is a duration written in JSON as exact decimal seconds.
@@ -148,6 +186,13 @@ func (m *Manifest) check() error {
 		if u.Jobs < 0 || u.Line < 0 {
 			return fmt.Errorf("unit %d: negative jobs (%d) or line (%d)", u.ID, u.Jobs, u.Line)
 		}
+		if tr := u.Trace; tr != nil && (tr.Jobs < 0 || tr.Replays < 0 || tr.Warm < 0 || tr.Running < 0 || tr.Unknown < 0 || tr.Running > tr.Warm ||
+			tr.Period < 0 || tr.StartAt < 0) {
+			return fmt.Errorf("unit %d: trace: negative count or time, or more running than warm jobs", u.ID)
+		}
+	}
+	if len(m.WarmJobs) > m.Jobs {
+		return fmt.Errorf("%d warm jobs of %d jobs", len(m.WarmJobs), m.Jobs)
 	}
 	if d := m.JobsFile; d != nil {
 		if len(d.SHA256) != 64 || strings.Trim(d.SHA256, "0123456789abcdef") != "" {

@@ -47,7 +47,11 @@ type Job struct {
 	RunTime  time.Duration // expected run time when the generator knows it (traces, models); 0 = unknown
 	User     string        // optional
 	Group    string        // optional
-	App      App           // what each component runs (unitary jobs)
+	// Warm marks a job of a trace replay's warm start: queued or running in
+	// the trace when the replayed window opens, submitted at the window's
+	// start (docs/workload.md). Metrics leave warm jobs out by default.
+	Warm bool
+	App  App // what each component runs (unitary jobs)
 	// Components are the parts of a co-allocated job, each placed on one site.
 	// A single-site job has exactly one.
 	Components []Component
@@ -179,6 +183,9 @@ func (j *Job) Validate() error {
 			t := &j.Tasks[i]
 			if t.Kind != Unitary {
 				return fmt.Errorf("job %s: task %s is not unitary", j.ID, t.ID)
+			}
+			if t.Warm {
+				return fmt.Errorf("job %s: task %s is warm: warm marks a top-level job", j.ID, t.ID)
 			}
 			if err := t.Validate(); err != nil {
 				return err

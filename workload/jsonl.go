@@ -19,7 +19,7 @@ import (
 // always come in this order, times in seconds:
 //
 //	{"id":"1-0","unit":1,"index":0,"kind":"unitary","type":"sser","submit":12.5,
-//	 "site_type":"single","walltime":600,"runtime":0,"user":"u1","group":"g1",
+//	 "site_type":"single","walltime":600,"runtime":0,"user":"u1","group":"g1","warm":true,
 //	 "app":{"name":"sser","params":{"n":"5"}},"components":[{"site":"*","count":1}],
 //	 "files":[{"name":"f","size":1024}],"tasks":[…],"deps":[{"from":"…","to":"…"}]}
 //
@@ -61,6 +61,9 @@ func (j *Job) AppendJSON(b []byte) []byte {
 	if j.Group != "" {
 		b = append(b, `,"group":`...)
 		b = appendString(b, j.Group)
+	}
+	if j.Warm {
+		b = append(b, `,"warm":true`...)
 	}
 	if j.App.Name != "" {
 		b = append(b, `,"app":{"name":`...)
@@ -265,6 +268,7 @@ type jobJSON struct {
 	RunTime    json.Number       `json:"runtime"`
 	User       string            `json:"user"`
 	Group      string            `json:"group"`
+	Warm       bool              `json:"warm"`
 	App        *appJSON          `json:"app"`
 	Components []Component       `json:"components"`
 	Files      []File            `json:"files"`
@@ -387,7 +391,7 @@ func decodeJob(data []byte) (Job, error) {
 		return Job{}, fmt.Errorf(`job %s: missing "submit"`, *v.ID)
 	}
 	j := Job{ID: *v.ID, Unit: v.Unit, Index: v.Index, Kind: v.Kind, Type: v.Type, SiteType: v.SiteType,
-		User: v.User, Group: v.Group, Components: v.Components, Files: v.Files, Deps: v.Deps}
+		User: v.User, Group: v.Group, Warm: v.Warm, Components: v.Components, Files: v.Files, Deps: v.Deps}
 	var err error
 	if j.Submit, err = seconds(*v.Submit, "submit"); err != nil {
 		return Job{}, err

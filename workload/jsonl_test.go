@@ -23,7 +23,9 @@ func sampleJobs() []Job {
 			{ID: "2-0.1", Unit: 2, Index: 1, Kind: Unitary, Type: "sser", SiteType: Single, App: App{Name: "sser", Params: []Param{{"supersteps", "1"}}}, Components: []Component{{AnySite, 1}}},
 		},
 		Deps: []Dependency{{From: "2-0.0", To: "2-0.1"}}}
-	return []Job{unitary, composite}
+	warm := Job{ID: "3-0", Unit: 3, Kind: Unitary, Type: "swf", SiteType: Single, RunTime: 90 * time.Second, Warm: true,
+		App: App{Name: "swf", Params: []Param{{"runtime", "90"}}}, Components: []Component{{AnySite, 2}}}
+	return []Job{unitary, composite, warm}
 }
 
 // normalize makes nil and empty slices compare equal.
@@ -92,6 +94,13 @@ func TestStableFieldOrder(t *testing.T) {
 		`"components":[{"site":"*","count":4},{"site":"fs1","count":2}],"files":[{"name":"data-ü","size":2147483648}]}`
 	if got != want {
 		t.Errorf("encoding\n got %s\nwant %s", got, want)
+	}
+	w := sampleJobs()[2]
+	got = string(w.AppendJSON(nil))
+	want = `{"id":"3-0","unit":3,"index":0,"kind":"unitary","type":"swf","submit":0,"site_type":"single","runtime":90,"warm":true,` +
+		`"app":{"name":"swf","params":{"runtime":"90"}},"components":[{"site":"*","count":2}]}`
+	if got != want {
+		t.Errorf("encoding of a warm job\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -166,6 +175,11 @@ func TestValidate(t *testing.T) {
 	c.Deps = []Dependency{{From: "2-0.1", To: "2-0.0"}}
 	if err := c.Validate(); err == nil {
 		t.Error("a backward dependency was accepted")
+	}
+	c = sampleJobs()[1]
+	c.Tasks[1].Warm = true
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "task 2-0.1 is warm") {
+		t.Errorf("a warm task: %v, want an error", err)
 	}
 }
 

@@ -142,8 +142,18 @@ func interval(jobs []Job) (t0, t1 int64) {
 	return t0, t1
 }
 
-// add gives a job to the views it belongs to.
+// add gives a job to the views it belongs to. A warm job left out of the
+// metrics only holds processors: it counts in the utilization.
 func (c *computation) add(j *Job) {
+	if j.Warm {
+		if j.Parent == "" {
+			c.m.WarmJobs++
+		}
+		if c.opts.leftOut(j) {
+			c.use.busy += ProcessorSeconds(j)
+			return
+		}
+	}
 	fig := figuresOf(j, c.f, c.opts.Tau)
 	if !j.Composite() { // unitary jobs and tasks use processors and sites
 		c.addUse(j, &fig)
@@ -303,9 +313,9 @@ func (c *computation) finish() *RunMetrics {
 			m.Utilization = c.use.busy / (float64(c.rd.Processors) * span)
 		}
 	}
-	m.Series = series(c.rd, c.t0, c.t1, opts.Bins, f)
+	m.Series = series(c.rd, c.t0, c.t1, opts.Bins, f, opts)
 	if len(c.tasks.perJob) > 0 || m.hasComposite(c.rd) {
-		m.Composite = operational(c.rd, f, func(id string) (int, int, int) {
+		m.Composite = operational(c.rd, f, opts, func(id string) (int, int, int) {
 			if tc := c.tasks.perJob[id]; tc != nil {
 				return tc.tasks, tc.failed, tc.retries
 			}
@@ -316,9 +326,17 @@ func (c *computation) finish() *RunMetrics {
 		m.Composite.TaskResponse = sampstat.Summarize(c.tasks.resp)
 		m.Composite.TaskBSlowdown = sampstat.Summarize(c.tasks.bsld)
 	}
-	m.Breakdown = breakdown(c.rd, f, m)
+	m.Breakdown = breakdown(c.rd, f, opts)
 	if c.rd.Koala != nil {
-		m.Core = coreMetrics(c.rd, f)
+		m.Core = coreMetrics(c.rd, f, opts)
+	}
+	m.WarmIncluded = opts.IncludeWarm && m.WarmJobs > 0
+	switch {
+	case m.WarmJobs > 0 && !opts.IncludeWarm:
+		m.Notes = append(m.Notes, itoa(m.WarmJobs)+" warm jobs (in flight in the trace when the replayed window opened) are left out of the job metrics; "+
+			"the processors they held count in the utilization (--include-warm counts them as jobs)")
+	case m.WarmJobs > 0:
+		m.Notes = append(m.Notes, itoa(m.WarmJobs)+" warm jobs (in flight in the trace when the replayed window opened) are counted like the others (--include-warm)")
 	}
 	if m.CensoredWaits > 0 {
 		m.Notes = append(m.Notes, itoa(m.CensoredWaits)+" jobs were cancelled before they started: their waits are censored and not in the wait statistics")

@@ -27,7 +27,15 @@ type Options struct {
 	// MaxGroups caps the rows of the per-type, per-site and per-user tables;
 	// the smallest groups are merged into "(other)" (50 when 0).
 	MaxGroups int
+	// IncludeWarm counts the warm jobs of a trace replay's warm start like
+	// any other. By default they are left out of every job metric; the
+	// processors they hold still count in the utilization.
+	IncludeWarm bool
 }
+
+// leftOut tells whether a job is left out of the job metrics: a warm job,
+// unless they are included.
+func (o Options) leftOut(j *Job) bool { return j.Warm && !o.IncludeWarm }
 
 func (o Options) withDefaults() Options {
 	if o.Tau == 0 {
@@ -212,6 +220,10 @@ type RunMetrics struct {
 	// CensoredWaits are jobs cancelled before they started: their wait is
 	// only known to exceed the time until the cancellation.
 	CensoredWaits int `json:"censored_waits"`
+	// WarmJobs are the warm jobs of a trace replay's warm start; they are in
+	// the counts and statistics only when WarmIncluded.
+	WarmJobs     int  `json:"warm_jobs"`
+	WarmIncluded bool `json:"warm_included"`
 
 	Wait      sampstat.Summary `json:"wait_s"`
 	Run       sampstat.Summary `json:"run_s"`
@@ -346,7 +358,7 @@ func (m *RunMetrics) hasComposite(rd *RunData) bool {
 }
 
 // series bins utilization, goodput and throughput over [t0, t1].
-func series(rd *RunData, t0, t1 int64, bins int, f float64) TimeSeries {
+func series(rd *RunData, t0, t1 int64, bins int, f float64, opts Options) TimeSeries {
 	ts := TimeSeries{}
 	if t1 <= t0 || t1-t0 < 0 { // no time, or a span beyond int64 (absurd times)
 		return ts
@@ -385,7 +397,8 @@ func series(rd *RunData, t0, t1 int64, bins int, f float64) TimeSeries {
 	}
 	for i := range rd.Jobs {
 		j := &rd.Jobs[i]
-		if j.Parent == "" && j.State == Succeeded && j.EndNS >= t0 && j.EndNS <= t1 {
+		out := opts.leftOut(j) // busy, but not good work of the run
+		if j.Parent == "" && !out && j.State == Succeeded && j.EndNS >= t0 && j.EndNS <= t1 {
 			done[min(int(float64(j.EndNS-t0)/width), bins-1)]++
 		}
 		if j.Composite() || !j.Started() || j.EndNS <= j.StartNS {
@@ -393,7 +406,7 @@ func series(rd *RunData, t0, t1 int64, bins int, f float64) TimeSeries {
 		}
 		p := float64(j.Processors)
 		spread(j.StartNS, j.EndNS, p, busy, dBusy)
-		if j.State == Succeeded {
+		if j.State == Succeeded && !out {
 			spread(j.StartNS, j.EndNS, p, good, dGood)
 		}
 	}
@@ -420,14 +433,14 @@ func series(rd *RunData, t0, t1 int64, bins int, f float64) TimeSeries {
 }
 
 // operational computes the composite jobs' aggregates.
-func operational(rd *RunData, f float64, tasksOf func(id string) (tasks, failed, retries int)) *Operational {
+func operational(rd *RunData, f float64, opts Options, tasksOf func(id string) (tasks, failed, retries int)) *Operational {
 	byType := map[string]*OpGroup{}
 	makespans := map[string][]float64{}
 	all := &OpGroup{Type: "all"}
 	var allMS []float64
 	for i := range rd.Jobs {
 		j := &rd.Jobs[i]
-		if !j.Composite() || j.Parent != "" {
+		if !j.Composite() || j.Parent != "" || opts.leftOut(j) {
 			continue
 		}
 		g := byType[j.Type]
@@ -466,14 +479,14 @@ func operational(rd *RunData, f float64, tasksOf func(id string) (tasks, failed,
 // breakdown splits the mean response time into phases. Every run has
 // submission delay → wait → run; for the bundled core the wait is split
 // further by the core's events.
-func breakdown(rd *RunData, f float64, m *RunMetrics) Breakdown {
+func breakdown(rd *RunData, f float64, opts Options) Breakdown {
 	var n int
 	var delay, wait, run, place, claim, hold, placeSim float64
 	live := rd.Koala != nil && !rd.Koala.Simulated
 	sim := rd.Koala != nil && rd.Koala.Simulated
 	for i := range rd.Jobs {
 		j := &rd.Jobs[i]
-		if j.Parent != "" || j.Composite() || !j.Completed() {
+		if j.Parent != "" || j.Composite() || !j.Completed() || opts.leftOut(j) {
 			continue
 		}
 		var cj *CoreJob
@@ -525,16 +538,23 @@ func breakdown(rd *RunData, f float64, m *RunMetrics) Breakdown {
 }
 
 // coreMetrics summarizes the bundled core's per-job figures.
-func coreMetrics(rd *RunData, f float64) *CoreMetrics {
+func coreMetrics(rd *RunData, f float64, opts Options) *CoreMetrics {
 	k := rd.Koala
 	c := &CoreMetrics{TimeScale: k.TimeScale, Utilization: k.Utilization, WastedProcSeconds: math.NaN()}
 	var placement, transfer, tries []float64
 	wasted, wastedN := 0.0, 0
 	procs := map[string]int{}
+	out := map[string]bool{}
 	for i := range rd.Jobs {
 		procs[rd.Jobs[i].ID] = rd.Jobs[i].Processors
+		if opts.leftOut(&rd.Jobs[i]) {
+			out[rd.Jobs[i].ID] = true
+		}
 	}
 	for id, j := range k.Jobs {
+		if out[id] {
+			continue
+		}
 		c.Jobs++
 		if !math.IsNaN(j.Placement) {
 			placement = append(placement, j.Placement*f)

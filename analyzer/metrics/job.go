@@ -24,6 +24,10 @@ import (
 type Job struct {
 	store.JobFacts
 	User string // "" when the workload does not say
+	// Warm marks a warm job of a trace replay (docs/workload.md): one the
+	// run's manifest lists in warm_jobs. The metrics leave warm jobs out
+	// unless Options.IncludeWarm.
+	Warm bool
 }
 
 // Job states, as the store writes them.

@@ -139,6 +139,7 @@ func Load(st *store.Store, runID string, opts LoadOptions) (*RunData, error) {
 	if err != nil {
 		return nil, err
 	}
+	rd.markWarm()
 	rd.findProcessors(opts.Processors, st)
 	if !opts.NoUsers {
 		rd.readUsers(r.WorkloadSHA256)
@@ -154,6 +155,33 @@ func Load(st *store.Store, runID string, opts LoadOptions) (*RunData, error) {
 		}
 	}
 	return rd, nil
+}
+
+// markWarm marks the warm jobs: those the manifest of the run's workload
+// lists (it is recorded in every provenance record, so the store alone
+// tells; the last record's manifest wins).
+func (rd *RunData) markWarm() {
+	var warm []string
+	for _, p := range rd.Provenance {
+		var m struct {
+			WarmJobs []string `json:"warm_jobs"`
+		}
+		if p.Manifest != "" && json.Unmarshal([]byte(p.Manifest), &m) == nil {
+			warm = m.WarmJobs
+		}
+	}
+	if len(warm) == 0 {
+		return
+	}
+	set := make(map[string]bool, len(warm))
+	for _, id := range warm {
+		set[id] = true
+	}
+	for i := range rd.Jobs {
+		if j := &rd.Jobs[i]; set[j.ID] && j.Parent == "" || set[j.Parent] { // a warm composite job's tasks too
+			j.Warm = true
+		}
+	}
 }
 
 // targetConfig is the part of a provenance record's target configuration

@@ -182,7 +182,7 @@ nav a { margin-right: 1em; }
 {{if .Command}}Made by <code>{{quote .Command}}</code>.{{end}}
 Times are in seconds; formulas in <code>docs/metrics.md</code>.</p>
 <nav><a href="#runs">Runs</a><a href="#summary">Summary</a><a href="#distributions">Distributions</a><a href="#failures">Failures</a>
-<a href="#groups">Per type, site, user</a><a href="#operational">Composite jobs</a><a href="#breakdown">Breakdown</a><a href="#figures">Figures</a><a href="#provenance">Provenance</a></nav>
+<a href="#groups">Per type, site, user</a><a href="#operational">Composite jobs</a><a href="#breakdown">Breakdown</a>{{if .HasFidelity}}<a href="#fidelity">Replay fidelity</a>{{end}}<a href="#figures">Figures</a><a href="#provenance">Provenance</a></nav>
 
 <h2 id="runs">Runs</h2>
 <table>
@@ -261,6 +261,22 @@ bounded slowdown mean {{num .TaskBSlowdown.Mean}} (p95 {{num .TaskBSlowdown.P95}
 wasted processor time {{num .WastedProcSeconds}} processor-s ({{.WastedSource}}); core time scale {{num .TimeScale}}.
 {{with .Utilization}}The core's accounting over {{num .Seconds}} s: background {{pct .Background}}, grid jobs {{pct .Grid}}, wasted {{pct .Wasted}}, gained {{pct .Gained}}, in use {{pct .Total}}.{{end}}</p>{{end}}
 {{end}}
+
+{{if .HasFidelity}}<h2 id="fidelity">Replay fidelity: each trace replay against its original window</h2>
+<p class="note">Two-sample Kolmogorov–Smirnov tests (docs/report.md): D is the largest distance between the empirical CDFs of the original
+window's jobs and the replayed ones, p its asymptotic p-value (a small p: the replay's distribution differs from the original's).
+The original's times are the trace's as recorded; the replay's are in workload time. The utilization's test compares the bins of the
+two time series as samples: bins are not independent, so its p-value is indicative only. The figures are in the <a href="#figures">figures</a> section.</p>
+{{range .Runs}}{{$r := .}}{{if .FidelityNote}}<p class="note"><b>{{.Label}}:</b> {{.FidelityNote}}.</p>{{end}}
+{{range .Fidelity}}<h3>{{$r.Label}} unit {{.Unit}}</h3>
+<p>Trace <code>{{.Trace}}</code> (SHA-256 <code>{{.TraceSHA256}}</code>), {{.Selection}}; the window starts {{num .Origin}} s into the trace and
+lasts {{num .WindowS}} workload s; {{.OriginalJobs}} original jobs, {{.ReplayedJobs}} replayed{{if .WarmJobs}} ({{.WarmJobs}} warm jobs
+{{if .WarmIncluded}}included{{else}}left out{{end}}){{end}}.</p>
+<table><tr><th class="l">metric</th><th>n original</th><th>n replayed</th><th>KS D</th><th>p</th><th>median original</th><th>median replayed</th><th>mean original</th><th>mean replayed</th><th class="l">unit</th></tr>
+{{range .Tests}}<tr><td class="l">{{.Metric}}</td><td>{{.NOriginal}}</td><td>{{.NReplayed}}</td><td>{{num .D}}</td><td>{{num .P}}</td><td>{{num .MedianOriginal}}</td><td>{{num .MedianReplayed}}</td><td>{{num .MeanOriginal}}</td><td>{{num .MeanReplayed}}</td><td class="l">{{.Unit}}</td></tr>
+{{end}}</table>
+{{range .Notes}}<p class="note">{{.}}.</p>{{end}}
+{{end}}{{end}}{{end}}
 
 <h2 id="figures">Figures</h2>
 <p class="note">Each figure links to its SVG. Runs are labelled as in the <a href="#runs">runs table</a>.</p>

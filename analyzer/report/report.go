@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gmark/gmark/analyzer/fidelity"
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/outfile"
@@ -37,10 +38,32 @@ type Options struct {
 	Command []string
 	// Log, when set, receives a line per step (reading a run, drawing).
 	Log io.Writer
+	// IncludeWarm counts the warm jobs of a trace replay like the others
+	// (metrics.Options.IncludeWarm).
+	IncludeWarm bool
+	// Fidelity compares each run that replayed a trace window with the
+	// original window (analyzer/fidelity).
+	Fidelity bool
 }
 
 func (o Options) metrics() metrics.Options {
-	return metrics.Options{Tau: o.Tau, WallTime: o.WallTime, Bins: o.Bins}
+	return metrics.Options{Tau: o.Tau, WallTime: o.WallTime, Bins: o.Bins, IncludeWarm: o.IncludeWarm}
+}
+
+// PrefixLog is a writer for Options.Log that starts each write (each line
+// of the log) with prefix.
+func PrefixLog(w io.Writer, prefix string) io.Writer { return prefixWriter{w: w, prefix: prefix} }
+
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, p.prefix); err != nil {
+		return 0, err
+	}
+	return p.w.Write(b)
 }
 
 func (o Options) logf(format string, args ...any) {
@@ -56,6 +79,10 @@ type Run struct {
 	Settings   string              `json:"settings"`
 	CreatedNS  int64               `json:"created_ns"`
 	Provenance []store.Provenance  `json:"provenance"`
+	// Fidelity compares the run's trace replays with their windows (with
+	// Options.Fidelity); FidelityNote says why there is none.
+	Fidelity     []*fidelity.Result `json:"fidelity,omitempty"`
+	FidelityNote string             `json:"fidelity_note,omitempty"`
 }
 
 // Report is the metrics of a set of runs of one store.
@@ -102,8 +129,14 @@ func Build(ctx context.Context, dbPath string, runIDs []string, opts Options) (*
 			return nil, err
 		}
 		m := metrics.Compute(rd, mo)
-		rep.Runs = append(rep.Runs, &Run{Label: fmt.Sprintf("R%d", i+1), Metrics: m, Settings: rd.Settings,
-			CreatedNS: rd.CreatedNS, Provenance: rd.Provenance})
+		run := &Run{Label: fmt.Sprintf("R%d", i+1), Metrics: m, Settings: rd.Settings, CreatedNS: rd.CreatedNS, Provenance: rd.Provenance}
+		if opts.Fidelity {
+			opts.logf("comparing run %s with the trace it replayed", id)
+			if err := run.compare(st, rd, opts); err != nil {
+				return nil, err
+			}
+		}
+		rep.Runs = append(rep.Runs, run)
 	}
 	return rep, nil
 }

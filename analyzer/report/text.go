@@ -65,6 +65,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		for _, n := range m.Notes {
 			ew.printf("  note: %s\n", n)
 		}
+		run.writeFidelity(ew)
 	}
 	return ew.err
 }
@@ -149,7 +150,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // WriteCSV writes the metrics in long form, one value per row:
 // run_id,label,section,key,metric,value. Sections: jobs, tasks, rates,
 // scalars, the distributions (wait_s, run_s, …), failures, by_type,
-// by_site, by_user, composite, breakdown, core.
+// by_site, by_user, composite, breakdown, core, fidelity.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"run_id", "label", "section", "key", "metric", "value"})
@@ -232,6 +233,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			row("core", "", "mean_claim_tries", f(c.ClaimTries.Mean))
 			row("core", "", "wasted_processor_s", f(c.WastedProcSeconds))
 		}
+		run.fidelityRows(row, f)
 	}
 	cw.Flush()
 	return cw.Error()

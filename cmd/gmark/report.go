@@ -28,6 +28,8 @@ func init() {
 			"With --baseline OLD.db it is a regression gate: the runs of --db are compared with those of\n" +
 			"OLD.db, metric by metric (--metrics), and a change for the worse that is both statistically\n" +
 			"significant (--alpha) and beyond --threshold is a regression. docs/report.md has the tests.\n\n" +
+			"With --fidelity, each run of a wl:trace replay is compared with the original trace window\n" +
+			"(Kolmogorov–Smirnov tests of wait, run and response times and of the utilization).\n\n" +
 			"'gmark report sql QUERY' runs a read-only SQL query on the store.\n\n" +
 			"Exit status: 0 ok (gate: no regression), 1 a regression or a failure, 2 bad usage.",
 		Flags: []cli.Flag{
@@ -42,6 +44,8 @@ func init() {
 			&cli.StringFlag{Name: "reproduce", Usage: "write run RUN's input files out of the store (into --to) and print the commands that regenerate and rerun it"},
 			&cli.StringFlag{Name: "to", Usage: "with --reproduce: the directory to write into (default reproduce-RUN)"},
 			&cli.IntFlag{Name: "bins", Value: 100, Usage: "intervals of the time series (utilization, goodput, throughput over time)"},
+			&cli.BoolFlag{Name: "fidelity", Usage: "compare each trace replay (wl:trace) with its original trace window (docs/report.md)"},
+			&cli.BoolFlag{Name: "include-warm", Usage: "count the warm jobs of a trace replay's warm start like the others"},
 			&cli.StringFlag{Name: "baseline", Usage: "regression gate: the baseline's results store"},
 			&cli.StringSliceFlag{Name: "baseline-run", Usage: "regression gate: baseline run (default: every run of --baseline)"},
 			&cli.StringFlag{Name: "metrics", Usage: "regression gate: metrics to compare, comma-separated (default " +
@@ -130,7 +134,8 @@ type gateOptions struct {
 func parseReportFlags(c *cli.Context) (reportOptions, error) {
 	o := reportOptions{db: c.String("db"), runs: splitList(c.StringSlice("run")), output: c.String("output"), format: c.String("format"),
 		opts: report.Options{Tau: c.Duration("tau"), Processors: c.Int("processors"), WallTime: c.Bool("wall-time"),
-			Bins: c.Int("bins"), Command: os.Args}, reproduce: c.String("reproduce"), to: c.String("to")}
+			Bins: c.Int("bins"), Command: os.Args, Fidelity: c.Bool("fidelity"), IncludeWarm: c.Bool("include-warm")},
+		reproduce: c.String("reproduce"), to: c.String("to")}
 	if c.NArg() > 0 {
 		return o, usageErrorf("report takes no arguments (did you mean 'gmark report sql QUERY'?)")
 	}
@@ -138,7 +143,7 @@ func parseReportFlags(c *cli.Context) (reportOptions, error) {
 		return o, usageErrorf("--tau and --processors must be >= 0, --bins from 1 to %d", maxBins)
 	}
 	if !c.Bool("quiet") {
-		o.opts.Log = prefixWriter{w: c.App.ErrWriter, prefix: "gmark report: "}
+		o.opts.Log = report.PrefixLog(c.App.ErrWriter, "gmark report: ")
 	}
 	if o.opts.WallTime && c.Bool("workload-time") {
 		return o, usageErrorf("--wall-time and --workload-time exclude each other")
@@ -284,18 +289,6 @@ func runGate(ctx context.Context, o reportOptions, w io.Writer) error {
 		return cli.Exit("regression in "+strings.Join(res.Regressed, ", "), exitFailure)
 	}
 	return nil
-}
-
-type prefixWriter struct {
-	w      io.Writer
-	prefix string
-}
-
-func (p prefixWriter) Write(b []byte) (int, error) {
-	if _, err := io.WriteString(p.w, p.prefix); err != nil {
-		return 0, err
-	}
-	return p.w.Write(b)
 }
 
 func runReportSQL(c *cli.Context) error {
