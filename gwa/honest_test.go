@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -483,3 +484,51 @@ func TestPowerOfTwoShare(t *testing.T) {
 
 func itoa(i int) string     { return ftoa(float64(i)) }
 func ftoa(v float64) string { return string(appendNum(nil, v)) }
+
+// A file's name is a hint for content that does not tell its format, not
+// an override: SWF content in a file named .gwf is read as SWF (it was read
+// as GWF, every line malformed), and GWF content named .swf as GWF; a format
+// the caller names still wins.
+func TestContentBeatsTheFileName(t *testing.T) {
+	dir := t.TempDir()
+	swf := "; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+	gwf := "# GWF\n1 0 0 10 1 -1 -1 1 -1 -1 1 U1 G1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1\n"
+	for _, c := range []struct {
+		name, content string
+		format        Format
+		want          Format
+	}{
+		{"swf-named.gwf", swf, "", SWF},
+		{"gwf-named.swf", gwf, "", GWF},
+		{"plain.swf", swf, "", SWF},
+		{"undetectable.swf", "1 0 0 10 1 -1 -1 1 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n", "", SWF},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(c.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(path, ReadOptions{Format: c.format})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := r.Header().Format; got != c.want {
+			t.Errorf("%s: read as %q, want %q", c.name, got, c.want)
+		}
+		n := 0
+		for {
+			_, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			n++
+		}
+		r.Close()
+		if n != 1 {
+			t.Errorf("%s: %d records, want 1", c.name, n)
+		}
+	}
+}

@@ -320,10 +320,13 @@ func Open(path string, opts ReadOptions) (Reader, error) {
 		f.Close()
 		return OpenSQLite(path, opts)
 	}
-	if opts.Format == "" {
+	// A format the caller names overrides the content; one the file's name
+	// suggests is only a hint, for content that does not tell.
+	forced := opts.Format != ""
+	if !forced {
 		opts.Format = FormatFromName(path)
 	}
-	r, err := newTextReader(br, f, opts, true)
+	r, err := newTextReader(br, f, opts, forced)
 	if err != nil {
 		f.Close()
 		return nil, err
