@@ -534,19 +534,24 @@ func (s *traceSource) fillWarm(j *workload.Job, w *gwa.InFlightJob) error {
 	return nil
 }
 
-// fill makes j of the trace record. Its error is a time or a size beyond
-// the limits of a workload (after the unit's scaling).
-func (s *traceSource) fill(j *workload.Job, rec *gwa.Record) error {
-	p := s.p
-	if err := s.fillTask(j, rec); err != nil {
-		return err
-	}
-	b := strconv.AppendInt(s.idBuf[:0], int64(p.unit.ID), 10)
+// nextID gives j the unit's next job id, UNIT-INDEX, and its place.
+func (s *traceSource) nextID(j *workload.Job) {
+	id := s.p.unit.ID
+	b := strconv.AppendInt(s.idBuf[:0], int64(id), 10)
 	b = append(b, '-')
 	b = strconv.AppendInt(b, int64(s.idx), 10)
 	s.idBuf = b
-	j.ID, j.Unit, j.Index = string(b), p.unit.ID, s.idx
+	j.ID, j.Unit, j.Index = string(b), id, s.idx
 	s.idx++
+}
+
+// fill makes j of the trace record. Its error is a time or a size beyond
+// the limits of a workload (after the unit's scaling).
+func (s *traceSource) fill(j *workload.Job, rec *gwa.Record) error {
+	if err := s.fillTask(j, rec); err != nil {
+		return err
+	}
+	s.nextID(j)
 	return nil
 }
 

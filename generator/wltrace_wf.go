@@ -85,12 +85,7 @@ func (s *traceSource) nextWorkflow(j *workload.Job) (bool, error) {
 	}
 	w := &rp.wfs[rp.next]
 	rp.next++
-	b := strconv.AppendInt(s.idBuf[:0], int64(p.unit.ID), 10)
-	b = append(b, '-')
-	b = strconv.AppendInt(b, int64(s.idx), 10)
-	s.idBuf = b
-	j.ID, j.Unit, j.Index = string(b), p.unit.ID, s.idx
-	s.idx++
+	s.nextID(j)
 	j.Kind, j.Type, j.SiteType = workload.Composite, "workflow", ""
 	j.WallTime, j.RunTime = 0, 0
 	j.Components, j.Files = j.Components[:0], j.Files[:0]

@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 
@@ -28,6 +27,7 @@ import (
 	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/stats"
 	"github.com/gmark/gmark/workload"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Options tune Compare.
@@ -215,19 +215,8 @@ func test(name, unit string, o, r []float64) Test {
 	slices.Sort(r)
 	ks := stats.KSTwoSample(o, r)
 	return Test{Metric: name, Unit: unit, NOriginal: len(o), NReplayed: len(r), D: ks.D, P: ks.P,
-		MeanOriginal: mean(o), MeanReplayed: mean(r), MedianOriginal: sampstat.Quantile(o, 0.5), MedianReplayed: sampstat.Quantile(r, 0.5),
+		MeanOriginal: stat.Mean(o, nil), MeanReplayed: stat.Mean(r, nil), MedianOriginal: sampstat.Quantile(o, 0.5), MedianReplayed: sampstat.Quantile(r, 0.5),
 		Original: o, Replayed: r}
-}
-
-func mean(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
 }
 
 func one(f float64) float64 {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/sampstat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Direction says which way a metric improves.
@@ -283,7 +284,7 @@ func (s *side) eval(mt *Metric, idx [][]int) float64 {
 	if mt.Q > 0 {
 		return quantileOf(v, mt.Q)
 	}
-	return meanOf(v)
+	return stat.Mean(v, nil)
 }
 
 // resample draws, per run, a moving-block bootstrap sample of its jobs in
@@ -538,17 +539,6 @@ func quantileTest(b, n []float64, q float64, better Direction) float64 {
 	}
 	_, p := sampstat.TwoProportionLess(beyond(n), len(n), beyond(b), len(b))
 	return p
-}
-
-func meanOf(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	t := 0.0
-	for _, x := range v {
-		t += x
-	}
-	return t / float64(len(v))
 }
 
 // quantileOf is the type-7 quantile of v, which it reorders: two
