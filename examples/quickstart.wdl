@@ -13,7 +13,7 @@
 # Jobs run the swf application, which holds its processors for the job's run
 # time; the scheduler emulates them. Every arrival falls in the first 40 s.
 #
-# Expected run time: about 70 s at --speedup 1 (the default), the last jobs
+# Expected run time: about 65 s at --speedup 1 (the default), the last jobs
 # ending some 30 s after the last arrival.
 #
 #ID	GeneratorType	NTimes	UnitType	SiteType	Total	SiteInfo	ArrivalTimeDistr	OtherInfo
