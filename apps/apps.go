@@ -16,7 +16,8 @@
 // documents all of it. The work itself lives in small packages: kernel
 // (computation on memory), lunar (the search), rendezvous and peer
 // (finding and talking to the other processes), jobenv (the environment);
-// launch starts the processes of a parallel job.
+// launch starts the processes of a parallel job. RunTime (model.go) is each
+// application's run-time model: how long it runs, from its flags.
 package apps
 
 import (
@@ -78,9 +79,16 @@ type app struct {
 	aliases []string
 	short   string
 	long    string // the help text's description: what the parameters scale
-	// define adds the app's own flags and returns the function that runs
-	// it once they are parsed.
-	define func(fs *flagSet) func(r *runner) error
+	// define adds the app's own flags and returns what they give once
+	// parsed: how to run the application and the work it will do.
+	define func(fs *flagSet) instance
+}
+
+// instance is an application with its flags parsed: run does the work,
+// work counts it for the run-time model (model.go) without doing it.
+type instance struct {
+	run  func(r *runner) error
+	work func(procs int) Work
 }
 
 var registry = map[string]*app{}
@@ -177,7 +185,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, getenv f
 		return &UsageError{Msg: fmt.Sprintf("unknown application %q: %s", name, listApps())}
 	}
 	fs := newFlagSet(a.name)
-	run := a.define(fs)
+	run := a.define(fs).run
 	var c common
 	defineCommon(fs, &c)
 	if err := fs.parse(args[1:]); err != nil {

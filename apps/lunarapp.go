@@ -19,19 +19,19 @@ per unit of S (S=12: 0.86 million states; S=14: 27 million; S=16: about
 1.1 billion, some 10 s on one core). Flavour normal uses one worker; large uses
 one per processor (GOMAXPROCS), with the same counts. Prints a "gmark-counter"
 record every --report-interval and a final one.`,
-		define: func(fs *flagSet) func(*runner) error {
+		define: func(fs *flagSet) instance {
 			var dim int64
 			var flavour string
 			var interval time.Duration
 			fs.Int(&dim, "dimension", "S", 8, 1, lunar.MaxDimension, "dimension S of the state space")
 			fs.Choice(&flavour, "flavour", "normal", []string{"normal", "large"}, "instance flavour: normal (one worker) or large (one worker per processor)")
 			fs.Duration(&interval, "report-interval", time.Second, "time between counter records")
-			return func(r *runner) error {
+			return instance{run: func(r *runner) error {
 				if interval <= 0 {
 					return &UsageError{App: r.app, Msg: "--report-interval must be a duration > 0"}
 				}
 				return runLunar(r, int(dim), flavour, interval)
-			}
+			}, work: func(int) Work { return lunarWork(int(dim)) }}
 		},
 	})
 }

@@ -27,7 +27,7 @@ publishes its address in GMARK_RENDEZVOUS_FILE (default
 stays silent after --peer-timeout: every remaining process then stops, naming
 the rank, with ok:false and exit status 1. A single process (no GMARK_SIZE)
 runs alone and exchanges nothing.`,
-		define: func(fs *flagSet) func(*runner) error {
+		define: func(fs *flagSet) instance {
 			var p bspParams
 			p.define(fs)
 			var x int64
@@ -35,7 +35,7 @@ runs alone and exchanges nothing.`,
 			fs.Int(&x, "exchange", "X", 1000, 0, 32<<20, "elements sent to each other process per superstep")
 			fs.Duration(&peerTimeout, "peer-timeout", 30*time.Second, "longest a peer may stay silent (or not take data) before this process gives up")
 			fs.Duration(&rdvTimeout, "rendezvous-timeout", 2*time.Minute, "longest to wait for all processes of the job to start and connect")
-			return func(r *runner) error {
+			return instance{work: func(procs int) Work { return smpiWork(p, x, procs) }, run: func(r *runner) error {
 				if peerTimeout <= 0 {
 					return &UsageError{App: r.app, Msg: "--peer-timeout must be a duration > 0"}
 				}
@@ -43,7 +43,7 @@ runs alone and exchanges nothing.`,
 					return &UsageError{App: r.app, Msg: "--rendezvous-timeout must be a duration > 0"}
 				}
 				return runSMPI(r, p, int(x), peerTimeout, rdvTimeout)
-			}
+			}}
 		},
 	})
 }

@@ -18,17 +18,17 @@ elements C times with a multiply-add: N × M×1000 × S × C element updates in 
 beyond it, items reuse the allocated memory cyclically, so every update still
 happens but at most that much memory is touched. Prints one "gmark-step" record
 per superstep.`,
-		define: func(fs *flagSet) func(*runner) error {
+		define: func(fs *flagSet) instance {
 			var p bspParams
 			p.define(fs)
-			return func(r *runner) error {
+			return instance{run: func(r *runner) error {
 				mem, err := p.memory(r)
 				if err != nil {
 					return err
 				}
 				s := &stepper{r: r, p: p, mem: mem}
 				return s.run()
-			}
+			}, work: func(int) Work { return p.work() }}
 		},
 	})
 }

@@ -27,7 +27,7 @@ as bytes_staged. After the last superstep it writes each output file
 (--output1..3) with exactly KB×1024 bytes taken from memory:
 <tag>.sserio-out1..3 in --workdir, where tag is GMARK_JOB_ID (or sserio-<pid>),
 with .r<rank> added in a job of several processes.`,
-		define: func(fs *flagSet) func(*runner) error {
+		define: func(fs *flagSet) instance {
 			var p bspParams
 			p.define(fs)
 			var in [2]int64
@@ -38,7 +38,7 @@ with .r<rank> added in a job of several processes.`,
 			for i := range out {
 				fs.Int(&out[i], "output"+strconv.Itoa(i+1), "KB", 64, 0, maxKB, fmt.Sprintf("size of output file %d in KB; 0: none", i+1))
 			}
-			return func(r *runner) error {
+			return instance{work: func(int) Work { return sserioWork(p, in, out) }, run: func(r *runner) error {
 				mem, err := p.memory(r)
 				if err != nil {
 					return err
@@ -64,7 +64,7 @@ with .r<rank> added in a job of several processes.`,
 					}
 				}
 				return nil
-			}
+			}}
 		},
 	})
 }

@@ -17,7 +17,7 @@ One process stands for one processor: a job of --procs processors is --procs
 processes (srun, or the launcher, starts them), each holding one. --procs is
 recorded in the summary, and a mismatch with GMARK_SIZE is reported on
 standard error.`,
-		define: func(fs *flagSet) func(*runner) error {
+		define: func(fs *flagSet) instance {
 			var runtime, scale float64
 			var procs int64
 			var mode string
@@ -25,13 +25,13 @@ standard error.`,
 			fs.Int(&procs, "procs", "P", 1, 1, maxParam, "the trace job's processors")
 			fs.Float(&scale, "scale", "FACTOR", 1, 0, true, "factor applied to the run time")
 			fs.Choice(&mode, "mode", "sleep", []string{"sleep", "cpu"}, "sleep, or cpu to keep the processor busy")
-			return func(r *runner) error {
+			return instance{run: func(r *runner) error {
 				hold := runtime * scale
 				if hold*float64(time.Second) > math.MaxInt64 {
 					return &UsageError{App: r.app, Msg: fmt.Sprintf("--runtime %g × --scale %g is too long to hold", runtime, scale)}
 				}
 				return runSWF(r, time.Duration(hold*float64(time.Second)), runtime, scale, procs, mode)
-			}
+			}, work: func(int) Work { return Work{Held: runtime * scale} }}
 		},
 	})
 }

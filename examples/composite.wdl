@@ -10,6 +10,15 @@
 # as in the thesis's overhead tests, with some sser; sser.Supersteps passes a key to
 # the sser tasks only.
 #
+# Expected run time: about 7 minutes with `gmark run examples/composite.wdl` (the
+# bundled scheduler on examples/das2.toml, --speedup 1): the bundled scheduler
+# emulates each task for its application's run-time model (docs/apps.md), so a hello
+# task takes about 5 ms and a chain of 50 is over in under a second. The run's length
+# is its sser tasks, whose sizes are drawn at random: a fork/join with some takes up to
+# a few minutes, and some of the bags of tasks' (unit 8) the model gives hours: they
+# are killed at their 5-minute wall time, and 3 of the 40 jobs fail. At --speedup 10
+# it takes about 40 s.
+#
 #ID	GeneratorType	NTimes	UnitType	SiteType	Total	SiteInfo	ArrivalTimeDistr	OtherInfo
 1	composite	5	chain	single	1	*:?	Poisson(30s)	N=30-50,L=30-50,AppsWithWeights=hello
 2	composite	5	forkjoin	single	1	*:?	Poisson(30s)	StartAt=5s,N=30-50,L=5-15,AppsWithWeights=hello/3;sser/1,sser.Supersteps=5

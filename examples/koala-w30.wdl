@@ -16,6 +16,10 @@
 # application, which holds its processors for the job's run time, so the
 # workload runs the same on real processes and on an emulating scheduler.
 #
+# Expected run time: the arrivals span about 100 minutes and the last job ends
+# some 105 minutes in; `gmark run examples/koala-w30.wdl --speedup 100` (the
+# bundled scheduler on examples/das2.toml) takes about 65 s.
+#
 #ID	GeneratorType	NTimes	UnitType	SiteType	Total	SiteInfo	ArrivalTimeDistr	OtherInfo
 1	unitary	100	swf	unordered	?	-	Poisson(60.2s)	NComponentsWithWeights=1;2;4,ComponentSizeWithWeights=8,RunTime=U(144s,240s),RunTimeInMinutes=15,InputFilesWithWeights=file-2g:2GB;file-4g:4GB;file-6g:6GB
 2	unitary	100	swf	unordered	?	-	Poisson(60.2s)	NComponentsWithWeights=1;2;4,ComponentSizeWithWeights=16,RunTime=U(60s,120s),RunTimeInMinutes=15,InputFilesWithWeights=file-2g:2GB;file-4g:4GB;file-6g:6GB

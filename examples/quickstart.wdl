@@ -13,6 +13,9 @@
 # Jobs run the swf application, which holds its processors for the job's run
 # time; the scheduler emulates them. Every arrival falls in the first 40 s.
 #
+# Expected run time: about 65 s at --speedup 1 (the default), the last jobs
+# ending some 30 s after the last arrival.
+#
 #ID	GeneratorType	NTimes	UnitType	SiteType	Total	SiteInfo	ArrivalTimeDistr	OtherInfo
 1	unitary	30	swf	single	?	*:?	Poisson(1.2s)	TotalCPUsWithWeights=1;2;4;8,RunTime=U(5s,20s),RunTimeInMinutes=5
 2	unitary	12	swf	unordered	?	-	Poisson(2.5s)	StartAt=2s,NComponentsWithWeights=2;3,ComponentSizeWithWeights=4;8,RunTime=U(5s,15s),RunTimeInMinutes=5,InputFilesWithWeights=file-2g:2GB

@@ -144,7 +144,8 @@ func (c *Core) claimComponent(j *Job, i int) bool {
 // expectedRun is what the local scheduler expects a claimed component to
 // take: the wait for the start time plus the run time (for its backfilling).
 func (c *Core) expectedRun(j *Job, cl *cluster) time.Duration {
-	rt := min(scaled(RunTime(&j.Spec, c.cfg.DefaultRuntime.Duration), 1/cl.cfg.Speed), c.limit(j))
+	run, _ := RunTime(&j.Spec, c.cfg.DefaultRuntime.Duration)
+	rt := min(scaled(run, 1/cl.cfg.Speed), c.limit(j))
 	if j.JST.After(c.now) {
 		rt += j.JST.Sub(c.now)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/apps"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/workload"
 )
@@ -481,8 +482,95 @@ func TestWallTimeRange(t *testing.T) {
 func TestRunTimeScaleSaturates(t *testing.T) {
 	spec := job("j", time.Hour, false, anySite(1))
 	spec.App.Params = []workload.Param{{Key: "scale", Value: "1e300"}}
-	if rt := RunTime(&spec, time.Minute); rt <= 0 {
-		t.Errorf("run time %v", rt)
+	if rt, src := RunTime(&spec, time.Minute); rt <= 0 || src != FromJob {
+		t.Errorf("run time %v (%s)", rt, src)
+	}
+}
+
+// Where an emulated run time comes from: the job's RunTime wins; else the
+// application's model; default_runtime only for programs gmark does not
+// know or flags the application would refuse.
+func TestRunTimeSources(t *testing.T) {
+	app := func(name string, params ...string) workload.App {
+		a := workload.App{Name: name}
+		for i := 0; i+1 < len(params); i += 2 {
+			a.Params = append(a.Params, workload.Param{Key: params[i], Value: params[i+1]})
+		}
+		return a
+	}
+	model := func(name string, procs int, args ...string) time.Duration {
+		d, err := apps.RunTime(name, args, procs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	cases := []struct {
+		name    string
+		runtime time.Duration
+		app     workload.App
+		procs   int
+		want    time.Duration
+		source  RunTimeSource
+	}{
+		{"hello", 0, app("hello"), 1, model("hello", 1), FromModel},
+		{"hello with a RunTime", 90 * time.Second, app("hello"), 1, 90 * time.Second, FromJob},
+		{"sser", 0, app("sser", "supersteps", "100", "memory", "1000", "elements", "10", "compute", "100"), 1,
+			model("sser", 1, "--supersteps", "100", "--memory", "1000", "--elements", "10", "--compute", "100"), FromModel},
+		{"smpi of 4", 0, app("smpi", "exchange", "50000"), 4, model("smpi", 4, "--exchange", "50000"), FromModel},
+		{"smpi1 alias", 0, app("smpi1", "exchange", "50000"), 4, model("smpi", 4, "--exchange", "50000"), FromModel},
+		{"swf without a RunTime", 0, app("swf", "runtime", "30", "scale", "0.5"), 2, 15 * time.Second, FromModel},
+		{"swf with one", 30 * time.Second, app("swf", "runtime", "30", "scale", "0.5"), 2, 15 * time.Second, FromJob},
+		{"swf of unknown run time", 0, app("swf", "runtime", "0"), 1, 0, FromModel},
+		{"a program gmark does not know", 0, app("exec", "executable", "/bin/sleep", "arg", "5"), 1, time.Minute, FromDefault},
+		{"no application", 0, workload.App{}, 1, time.Minute, FromDefault},
+		{"flags sser refuses", 0, app("sser", "supersteps", "-3"), 1, time.Minute, FromDefault},
+		{"default times a scale", 0, app("mystery", "scale", "2"), 1, 2 * time.Minute, FromDefault},
+	}
+	for _, tc := range cases {
+		spec := job("j", tc.runtime, false, anySite(tc.procs))
+		spec.App = tc.app
+		if rt, src := RunTime(&spec, time.Minute); rt != tc.want || src != tc.source {
+			t.Errorf("%s: %v from %q, want %v from %q", tc.name, rt, src, tc.want, tc.source)
+		}
+	}
+}
+
+// Issue 13: a hello job with no RunTime is emulated for the model's time (a
+// few milliseconds), not default_runtime, and its started event says so; a
+// program gmark does not know still takes default_runtime.
+func TestHelloEmulatedForModelTime(t *testing.T) {
+	c, rec := newCore(t, testGrid(t, 2, "default_runtime = \"10m\""))
+	hello := job("hello", 0, false, anySite(1))
+	hello.App = workload.App{Name: "hello"}
+	other := job("other", 0, false, anySite(1))
+	other.App = workload.App{Name: "exec", Params: []workload.Param{{Key: "executable", Value: "/bin/true"}}}
+	h := submit(t, c, hello, Options{Key: "h"})
+	o := submit(t, c, other, Options{Key: "o"})
+	c.Advance(t0.Add(time.Hour))
+	want, _ := apps.RunTime("hello", nil, 1)
+	if want <= 0 || want >= time.Second {
+		t.Fatalf("the hello model says %v", want)
+	}
+	if h.State != Finished || h.End.Sub(h.Start) != want {
+		t.Errorf("hello: %s, ran %v, want %v", h.State, h.End.Sub(h.Start), want)
+	}
+	if o.State != Finished || o.End.Sub(o.Start) != 10*time.Minute {
+		t.Errorf("exec: %s, ran %v, want default_runtime 10m", o.State, o.End.Sub(o.Start))
+	}
+	for _, tc := range []struct {
+		job    *Job
+		source RunTimeSource
+		rt     time.Duration
+	}{{h, FromModel, want}, {o, FromDefault, 10 * time.Minute}} {
+		evs := rec.of(EvStarted, tc.job.ID)
+		if len(evs) != 1 || evs[0].RunTimeSource != tc.source || evs[0].RunTime != tc.rt || tc.job.RunTimeSource != tc.source {
+			t.Errorf("%s: started events %+v, job's source %q; want %q, %v", tc.job.Spec.ID, evs, tc.job.RunTimeSource, tc.source, tc.rt)
+		}
+		raw, _ := json.Marshal(evs[0])
+		if !strings.Contains(string(raw), `"runtime_source":"`+string(tc.source)+`"`) {
+			t.Errorf("%s: the event's JSON %s does not say its source", tc.job.Spec.ID, raw)
+		}
 	}
 }
 

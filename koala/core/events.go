@@ -59,6 +59,10 @@ type Event struct {
 	JCT       time.Time     `json:"jct,omitzero"`
 	Reason    string        `json:"reason,omitempty"`
 	Util      *Utilization  `json:"util,omitempty"`
+	// RunTime and RunTimeSource: an emulated job's run time at speed 1 and
+	// where it came from (started).
+	RunTime       time.Duration `json:"runtime_ns,omitempty"`
+	RunTimeSource RunTimeSource `json:"runtime_source,omitempty"`
 	// Reasons say why a placement failed, per site (placement_failed).
 	Reasons []placement.Reason `json:"reasons,omitempty"`
 }

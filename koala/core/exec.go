@@ -6,19 +6,19 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gmark/gmark/apps"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/lrm"
 	"github.com/gmark/gmark/workload"
 )
 
 // Emulated runs components as timers: a component takes the job's run time
-// (its RunTime, or the swf application's runtime times its scale, or
-// DefaultRuntime) divided by its site's speed.
+// at speed 1 (RunTime) divided by its site's speed.
 type Emulated struct{ DefaultRuntime time.Duration }
 
 // Start implements Executor.
 func (e Emulated) Start(j *Job, _ []string, speeds []float64) ([]time.Duration, error) {
-	rt := RunTime(&j.Spec, e.DefaultRuntime)
+	rt, _ := e.Planned(&j.Spec)
 	out := make([]time.Duration, len(speeds))
 	for i, s := range speeds {
 		out[i] = scaled(rt, 1/s)
@@ -29,22 +29,51 @@ func (e Emulated) Start(j *Job, _ []string, speeds []float64) ([]time.Duration, 
 // Stop implements Executor.
 func (Emulated) Stop(*Job) {}
 
-// RunTime is how long a job runs at speed 1.
-func RunTime(spec *workload.Job, def time.Duration) time.Duration {
-	rt := spec.RunTime
-	if rt <= 0 {
-		if v, ok := spec.App.Param("runtime"); ok {
-			if d, err := workload.ParseSeconds(v); err == nil {
-				rt = d
-			}
-		}
+// Planned implements Planner.
+func (e Emulated) Planned(spec *workload.Job) (time.Duration, RunTimeSource) {
+	return RunTime(spec, e.DefaultRuntime)
+}
+
+// A Planner is an Executor that knows how long a job will run before it
+// starts it (the emulated one): the job's started event says how long and
+// why (Event.RunTime, Event.RunTimeSource).
+type Planner interface {
+	Planned(spec *workload.Job) (time.Duration, RunTimeSource)
+}
+
+// RunTimeSource says where an emulated job's run time came from.
+type RunTimeSource string
+
+const (
+	// FromJob: the job's own RunTime (a trace's, or the WDL's RunTime=).
+	FromJob RunTimeSource = "job"
+	// FromModel: its application's run-time model (apps.RunTime), from the
+	// application's parameters; for swf, its --runtime × --scale.
+	FromModel RunTimeSource = "model"
+	// FromDefault: the grid's default_runtime, for a program gmark does not
+	// know (or application flags it would refuse).
+	FromDefault RunTimeSource = "default"
+)
+
+// RunTime is how long a job runs at speed 1, and where that came from: the
+// job's RunTime when it has one; else its application's model, for one of
+// the job's processes (all run at once); else def. An explicit RunTime and
+// def are multiplied by the application's --scale, as swf applies it.
+func RunTime(spec *workload.Job, def time.Duration) (time.Duration, RunTimeSource) {
+	if spec.RunTime > 0 {
+		return appScaled(spec, spec.RunTime), FromJob
 	}
-	if rt <= 0 {
-		rt = def
+	if rt, err := apps.RunTime(spec.App.Name, spec.App.Args(), spec.Processors()); err == nil {
+		return rt, FromModel
 	}
+	return appScaled(spec, def), FromDefault
+}
+
+// appScaled is rt times the application's --scale, when it has one.
+func appScaled(spec *workload.Job, rt time.Duration) time.Duration {
 	if v, ok := spec.App.Param("scale"); ok {
 		if f, err := strconv.ParseFloat(v, 64); err == nil && f > 0 {
-			rt = scaled(rt, f)
+			return scaled(rt, f)
 		}
 	}
 	return rt
@@ -119,7 +148,12 @@ func (c *Core) startExecution(j *Job) {
 		}
 	}
 	j.Start = c.now
-	c.emit(Event{Kind: EvStarted, Job: j.ID, Key: j.Opts.Key, Sites: j.Sites()})
+	started := Event{Kind: EvStarted, Job: j.ID, Key: j.Opts.Key, Sites: j.Sites()}
+	if p, ok := c.exec.(Planner); ok {
+		started.RunTime, j.RunTimeSource = p.Planned(&j.Spec)
+		started.RunTimeSource = j.RunTimeSource
+	}
+	c.emit(started)
 	sites := make([]string, len(j.Components))
 	speeds := make([]float64, len(j.Components))
 	for i := range j.Components {

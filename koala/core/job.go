@@ -111,6 +111,9 @@ type Job struct {
 	FTT     time.Duration // estimated file transfer time of the last placement
 	Start   time.Time     // execution start (the last one, after restarts)
 	End     time.Time
+	// RunTimeSource: where an emulated job's run time came from ("" with
+	// real processes).
+	RunTimeSource RunTimeSource
 
 	Components []Component
 	priority   Priority // current queue, after aging

@@ -47,7 +47,7 @@ type Scheduler struct {
 	QueueWeights      [4]int   `toml:"queue_weights"`       // n_1..n_4
 	MaxRuntime        Duration `toml:"max_runtime"`         // DAS-like kill after this run time; 0: none
 	ErrorThreshold    int      `toml:"error_threshold"`     // consecutive soft errors that take a cluster out (5)
-	DefaultRuntime    Duration `toml:"default_runtime"`     // emulated run time of jobs that give none (1 min)
+	DefaultRuntime    Duration `toml:"default_runtime"`     // emulated run time of programs gmark has no model of (1 min)
 	InfoCache         Duration `toml:"info_cache"`          // how long idle-processor counts are cached (0: always fresh)
 	Execution         string   `toml:"execution"`           // "emulated" (timers) or "process" (real gmark app processes)
 	TimeScale         float64  `toml:"time_scale"`          // core seconds per wall second (1)

@@ -252,7 +252,8 @@ func simState(j *core.Job, stopped time.Time) (state, reason string, endNS int64
 
 // simEvents are a job's submitted, started and final events, each with the
 // core's figures of the job in its payload (read back by the report:
-// store.ScanSimJobFacts).
+// store.ScanSimJobFacts), and where its emulated run time came from
+// (runtime_source: job, model or default; "" if it never started).
 func simEvents(a core.Arrival, j *core.Job, o submitter.Outcome) []store.Event {
 	var evs []store.Event
 	for _, ev := range []struct {
@@ -264,7 +265,7 @@ func simEvents(a core.Arrival, j *core.Job, o submitter.Outcome) []store.Event {
 		}
 		payload, _ := json.Marshal(map[string]any{"start_ns": o.StartNS, "end_ns": o.EndNS, "reason": o.Reason,
 			"placement_tries": j.PlacementTries, "claim_tries": j.ClaimTries, "ftt_ns": int64(j.FTT),
-			"placement_ns": int64(j.TotalPlacementTime), "restarts": j.Restarts})
+			"placement_ns": int64(j.TotalPlacementTime), "restarts": j.Restarts, "runtime_source": j.RunTimeSource})
 		evs = append(evs, store.Event{TimeNS: ev.t.UnixNano(), Kind: ev.kind, Payload: string(payload)})
 	}
 	return evs
