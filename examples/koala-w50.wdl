@@ -14,6 +14,10 @@
 # The system saturates: the placement queue grows and the run ends well after
 # the last arrival (docs/validation.md).
 #
+# Expected run time: the arrivals span about 65 minutes and the last job ends
+# some 75 minutes in; `gmark run examples/koala-w50.wdl --speedup 100` (the
+# bundled scheduler on examples/das2.toml) takes about 46 s.
+#
 #ID	GeneratorType	NTimes	UnitType	SiteType	Total	SiteInfo	ArrivalTimeDistr	OtherInfo
 1	unitary	100	swf	unordered	?	-	Poisson(36.2s)	NComponentsWithWeights=1;2;4,ComponentSizeWithWeights=8,RunTime=U(144s,240s),RunTimeInMinutes=15,InputFilesWithWeights=file-2g:2GB;file-4g:4GB;file-6g:6GB
 2	unitary	100	swf	unordered	?	-	Poisson(36.2s)	NComponentsWithWeights=1;2;4,ComponentSizeWithWeights=16,RunTime=U(60s,120s),RunTimeInMinutes=15,InputFilesWithWeights=file-2g:2GB;file-4g:4GB;file-6g:6GB
