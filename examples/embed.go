@@ -6,6 +6,7 @@
 package examples
 
 import (
+	"bytes"
 	"embed"
 	"errors"
 	"fmt"
@@ -73,7 +74,7 @@ func Lookup(p string) (string, bool) {
 // WriteAll writes every example into dir (dir/das2.toml,
 // dir/thesis/fig5_4.wdl, …), creating the directories, and returns the
 // paths written. A file already there is replaced (atomically).
-func WriteAll(dir string) ([]string, error) {
+func WriteAll(dir string, replace bool) ([]string, error) {
 	var written []string
 	for _, name := range Names() {
 		b, err := files.ReadFile(name)
@@ -81,6 +82,11 @@ func WriteAll(dir string) ([]string, error) {
 			return written, err
 		}
 		p := filepath.Join(dir, filepath.FromSlash(name))
+		// A file of the same name that differs may be the user's edit of an
+		// example: keep it unless told to replace it.
+		if old, err := os.ReadFile(p); err == nil && !replace && !bytes.Equal(old, b) {
+			return written, fmt.Errorf("%s exists and differs from the built-in example (an edited copy?); --force replaces it", p)
+		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return written, err
 		}
@@ -106,7 +112,7 @@ func Resolve(p, dir string) (resolved string, embedded bool, err error) {
 		return p, false, nil
 	}
 	out := filepath.Join(dir, Dir)
-	if _, err := WriteAll(out); err != nil {
+	if _, err := WriteAll(out, true); err != nil {
 		return p, false, fmt.Errorf("writing the built-in examples for %s: %w", p, err)
 	}
 	return filepath.Join(out, filepath.FromSlash(name)), true, nil

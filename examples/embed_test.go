@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -68,7 +69,7 @@ func TestLookup(t *testing.T) {
 
 func TestWriteAllAndResolve(t *testing.T) {
 	dir := t.TempDir()
-	written, err := WriteAll(filepath.Join(dir, "out"))
+	written, err := WriteAll(filepath.Join(dir, "out"), false)
 	if err != nil || len(written) != len(Names()) {
 		t.Fatalf("wrote %v, %v", written, err)
 	}
@@ -79,12 +80,33 @@ func TestWriteAllAndResolve(t *testing.T) {
 			t.Errorf("%s written as %s differs", n, written[i])
 		}
 	}
+	// Writing again over identical files is fine; over an edited one it
+	// fails and leaves the edit, unless told to replace it.
+	if _, err := WriteAll(filepath.Join(dir, "out"), false); err != nil {
+		t.Errorf("writing the examples twice: %v", err)
+	}
+	edited := written[0]
+	if err := os.WriteFile(edited, []byte("my edit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteAll(filepath.Join(dir, "out"), false); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("writing over an edited example: %v, want an error naming --force", err)
+	}
+	if got, _ := os.ReadFile(edited); string(got) != "my edit\n" {
+		t.Errorf("the edited example was replaced: %q", got)
+	}
+	if _, err := WriteAll(filepath.Join(dir, "out"), true); err != nil {
+		t.Errorf("replacing an edited example: %v", err)
+	}
+	if got, want := mustRead(t, edited), mustReadEmbedded(t, Names()[0]); !bytes.Equal(got, want) {
+		t.Errorf("replace left %q", got)
+	}
 	// Writing over a directory where a file goes fails.
 	blocked := filepath.Join(dir, "blocked")
 	if err := os.MkdirAll(filepath.Join(blocked, "das2.toml"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WriteAll(blocked); err == nil {
+	if _, err := WriteAll(blocked, false); err == nil {
 		t.Error("WriteAll over a directory named like an example succeeded")
 	}
 
@@ -110,4 +132,22 @@ func TestWriteAllAndResolve(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "run", "examples", "thesis", "smpi1.xin")); err != nil {
 		t.Errorf("Resolve did not write the files an example reads: %v", err)
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustReadEmbedded(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

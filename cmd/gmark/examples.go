@@ -25,11 +25,12 @@ func init() {
 		},
 		Subcommands: []*cli.Command{{
 			Name: "write", Usage: "write the examples into a directory", ArgsUsage: "DIR",
+			Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "replace files that differ from the built-in examples"}},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return usageErrorf("examples write takes one directory")
 				}
-				written, err := examples.WriteAll(c.Args().First())
+				written, err := examples.WriteAll(c.Args().First(), c.Bool("force"))
 				if err != nil {
 					return err
 				}
