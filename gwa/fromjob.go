@@ -2,6 +2,7 @@ package gwa
 
 import (
 	"strings"
+	"time"
 
 	"github.com/gmark/gmark/workload"
 )
@@ -50,13 +51,13 @@ func JobRecords(j *workload.Job) []Record {
 func taskRecord(j *workload.Job, structure, params, preceding string) Record {
 	r := NewRecord()
 	r.JobID = j.ID
-	r.SubmitTime = j.Submit.Seconds()
+	r.SubmitTime = seconds(j.Submit)
 	if j.RunTime > 0 {
-		r.RunTime = j.RunTime.Seconds()
+		r.RunTime = seconds(j.RunTime)
 	}
 	r.ReqNProcs = float64(j.Processors())
 	if j.WallTime > 0 {
-		r.ReqTime = j.WallTime.Seconds()
+		r.ReqTime = seconds(j.WallTime)
 	}
 	if j.User != "" {
 		r.UserID = j.User
@@ -84,4 +85,16 @@ func taskRecord(j *workload.Job, structure, params, preceding string) Record {
 		r.ThinkTime = 0
 	}
 	return r
+}
+
+// seconds is d in seconds, the double nearest the exact quotient, so that
+// 5.488 s prints as 5.488: Duration.Seconds adds the whole and fractional
+// parts, which can land one ulp off (5.4879999999999995). Beyond 2^53 ns
+// (104 days) the nanoseconds themselves do not fit a double exactly and
+// Seconds is as good.
+func seconds(d time.Duration) float64 {
+	if d > -1<<53 && d < 1<<53 {
+		return float64(d) / 1e9
+	}
+	return d.Seconds()
 }

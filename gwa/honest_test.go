@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Issue 13 ("honest numbers"): every statistic of `trace stats` says what it
@@ -530,5 +531,29 @@ func TestContentBeatsTheFileName(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s: %d records, want 1", c.name, n)
 		}
+	}
+}
+
+// A generated workload's times are written as the decimals they are:
+// 5.488 s as 5.488, not Duration.Seconds's 5.4879999999999995.
+func TestFromJobSecondsHaveNoNoise(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{5488 * time.Millisecond, "5.488"},
+		{53400 * time.Millisecond, "53.4"},
+		{time.Nanosecond, "0.000000001"},
+		{0, "0"},
+		{-1500 * time.Millisecond, "-1.5"},
+		{200 * 24 * time.Hour, "17280000"},
+	} {
+		if got := string(appendNum(nil, seconds(c.d))); got != c.want {
+			t.Errorf("%v written as %s, want %s", c.d, got, c.want)
+		}
+	}
+	// The case the writer used to get wrong: Duration.Seconds is one ulp off.
+	if got := string(appendNum(nil, (5488 * time.Millisecond).Seconds())); got == "5.488" {
+		t.Errorf("Duration.Seconds of 5.488 s writes as %s: the first case no longer tells the two apart", got)
 	}
 }
