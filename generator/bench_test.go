@@ -169,7 +169,7 @@ func TestTenMillionJobsBoundedMemory(t *testing.T) {
 	}
 	small := peak(100_000)
 	big := peak(10_000_000)
-	t.Logf("peak heap in use: %.1f MB for 10^5 jobs, %.1f MB for 10^7 jobs", float64(small)/1e6, float64(big)/1e6)
+	t.Logf("peak live heap: %.1f MB for 10^5 jobs, %.1f MB for 10^7 jobs", float64(small)/1e6, float64(big)/1e6)
 	if big > 2*small+16<<20 {
 		t.Errorf("heap grows with the workload: %d bytes for 10^5 jobs, %d for 10^7", small, big)
 	}

@@ -233,7 +233,7 @@ func TestTenMillionJobsBoundedMemory(t *testing.T) {
 	}
 	small, _ := peak(100_000)
 	big, a := peak(10_000_000)
-	t.Logf("peak heap in use: %.1f MB for 10^5 jobs, %.1f MB for 10^7 jobs (%d users, %d sites, %.0f days, run-time median %g s)",
+	t.Logf("peak live heap: %.1f MB for 10^5 jobs, %.1f MB for 10^7 jobs (%d users, %d sites, %.0f days, run-time median %g s)",
 		float64(small)/1e6, float64(big)/1e6, a.Totals.Users, a.Totals.Sites, a.Totals.Span.Value/86400, a.Distributions.RunTime.Median.Value)
 	if big > 2*small+16<<20 {
 		t.Errorf("heap grows with the trace: %d bytes for 10^5 jobs, %d for 10^7", small, big)

@@ -1,6 +1,10 @@
 package heappeak
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+	"time"
+)
 
 var sink []byte
 
@@ -34,5 +38,22 @@ func TestAllocated(t *testing.T) {
 	none := Allocated(func() {})
 	if got < size || none > 1<<20 {
 		t.Errorf("Allocated: %d bytes for 32 MiB, %d for nothing", got, none)
+	}
+}
+
+// Work that holds 64 MiB for a while and drops it before it returns is
+// still counted: allocating it starts a collection, which finds it live.
+func TestDuringTransient(t *testing.T) {
+	const size = 64 << 20
+	peak := During(func() {
+		b := make([]byte, size)
+		for i := range b {
+			b[i] = byte(i)
+		}
+		time.Sleep(200 * time.Millisecond)
+		runtime.KeepAlive(b)
+	})
+	if peak < size {
+		t.Errorf("peak %d bytes while 64 MiB were held for 200 ms", peak)
 	}
 }
