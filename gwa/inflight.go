@@ -1,6 +1,7 @@
 package gwa
 
 import (
+	"cmp"
 	"slices"
 )
 
@@ -57,14 +58,6 @@ func InFlight(r Reader, f Filter, at float64) (jobs []InFlightJob, unknown int, 
 	if err != nil {
 		return nil, 0, err
 	}
-	slices.SortStableFunc(jobs, func(a, b InFlightJob) int {
-		switch {
-		case a.SubmitTime < b.SubmitTime:
-			return -1
-		case a.SubmitTime > b.SubmitTime:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(jobs, func(a, b InFlightJob) int { return cmp.Compare(a.SubmitTime, b.SubmitTime) })
 	return jobs, unknown, nil
 }

@@ -401,12 +401,12 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 // first non-blank line, when it has one, since that line decided.
 func undetected(name string, head []byte) error {
 	const what = "not a trace gmark can read (SWF with ';' comments and 18 fields, GWF with '#' comments and 29 fields, GWF's workflow variant with a WorkflowID,JobID,SubmitTime,… column line, or GWF-SQLite; --input-format names one)"
-	for n := int64(1); len(head) > 0; n++ {
-		line, rest, _ := bytes.Cut(head, []byte("\n"))
+	n := int64(0)
+	for line := range bytes.Lines(head) {
+		n++
 		if f := len(bytes.Fields(line)); f > 0 {
 			return parseError(name, n, 0, fmt.Sprintf("not a trace gmark can read: its first line has %d fields (SWF records have 18, GWF 29) and no ';' or '#' comment comes before it; --input-format names the format", f))
 		}
-		head = rest
 	}
 	return parseError(name, 0, 0, what)
 }
@@ -419,13 +419,7 @@ func detectFormat(head []byte) Format {
 	if isWorkflowHead(head) {
 		return Workflow
 	}
-	for len(head) > 0 {
-		line := head
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			head = nil
-		}
+	for line := range bytes.Lines(head) {
 		line = bytes.TrimSpace(line)
 		switch {
 		case len(line) == 0:

@@ -81,13 +81,7 @@ func workflowColumnLine(line []byte) (names []string, ok bool) {
 // variant: its first line that is neither blank nor a '#' comment is the
 // variant's column line.
 func isWorkflowHead(head []byte) bool {
-	for len(head) > 0 {
-		line := head
-		if i := bytes.IndexByte(head, '\n'); i >= 0 {
-			line, head = head[:i], head[i+1:]
-		} else {
-			head = nil
-		}
+	for line := range bytes.Lines(head) {
 		line = bytes.TrimSpace(bytes.TrimPrefix(line, utf8BOM))
 		if len(line) == 0 || line[0] == '#' {
 			continue
