@@ -14,35 +14,17 @@ import (
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/generator"
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/wdl"
 	"github.com/gmark/gmark/workload"
 )
 
-// handSWF is a trace of a system of 8 processors. Columns: id, submit,
-// wait, run, size.
-//
-//	1:   0 +   0, runs   0–400 on 2: in flight when the window [100, 500) opens
-//	2: 100 +   0, runs 100–200 on 1
-//	3: 150 +  50, runs 200–250 on 1
-//	4: 200 + 100, runs 300–500 on 2
-//	5: 300 +   0, runs 300–320 on 1
-//	6: 500 +   0: after the window
-const handSWF = `; Version: 2.2
-; MaxProcs: 8
-1 0 0 400 2 -1 -1 2 -1 -1 1 1 1 -1 -1 1 -1 -1
-2 100 0 100 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1
-3 150 50 50 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1
-4 200 100 200 2 -1 -1 2 -1 -1 1 1 1 -1 -1 1 -1 -1
-5 300 0 20 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1
-6 500 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1
-`
-
 // generate writes the trace and a one-unit spec replaying it with other,
 // and generates the workload; it returns the workload directory.
 func generate(t *testing.T, dir, other string) string {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, "hand.swf"), []byte(handSWF), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "hand.swf"), []byte(testkit.WindowSWF), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	specPath := filepath.Join(dir, "replay.wdl")
@@ -113,7 +95,7 @@ func compare(t *testing.T, st *store.Store, opts fidelity.Options) (*fidelity.Re
 	return res[0], nil
 }
 
-// TestCompareByHand: the window [100, 500) of handSWF replayed cold, with
+// TestCompareByHand: the window [100, 500) of testkit.WindowSWF replayed cold, with
 // times chosen so that every figure can be worked out by hand.
 //
 // Original (the trace): waits {0, 50, 100, 0}, runs {100, 50, 200, 20},
@@ -213,7 +195,7 @@ func TestCompareRefuses(t *testing.T) {
 	wl := generate(t, dir, "File=hand.swf,From=100s,To=500s")
 	st := record(t, dir, wl, [][2]float64{{0, 100}, {60, 110}, {130, 330}, {200, 220}})
 	trace := filepath.Join(dir, "hand.swf")
-	if err := os.WriteFile(trace, []byte(handSWF+"7 600 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1\n"), 0o644); err != nil {
+	if err := os.WriteFile(trace, []byte(testkit.WindowSWF+"7 600 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := compare(t, st, fidelity.Options{}); err == nil || !strings.Contains(err.Error(), "changed since the workload was generated") {

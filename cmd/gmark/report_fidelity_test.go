@@ -8,20 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// fidelitySWF: a system of 8 processors; the window [100, 500) holds jobs
-// 2–5, job 1 is in flight when it opens. Columns: id, submit, wait, run,
-// size (see analyzer/fidelity's test of the same trace).
-const fidelitySWF = `; Version: 2.2
-; MaxProcs: 8
-1 0 0 400 2 -1 -1 2 -1 -1 1 1 1 -1 -1 1 -1 -1
-2 100 0 100 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1
-3 150 50 50 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1
-4 200 100 200 2 -1 -1 2 -1 -1 1 1 1 -1 -1 1 -1 -1
-5 300 0 20 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1
-6 500 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1
-`
+	"github.com/gmark/gmark/internal/testkit"
+)
 
 type fidelityJSON struct {
 	Runs []struct {
@@ -69,7 +58,7 @@ type fidelityJSON struct {
 // 0.011066 for D = 1 (stats.KSTwoSamplePValue's test works them out).
 func TestReportFidelity(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "site.swf"), []byte(fidelitySWF), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "site.swf"), []byte(testkit.WindowSWF), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -181,7 +170,7 @@ func TestReportFidelityNoTrace(t *testing.T) {
 		t.Errorf("no trace: exit %d\n%s%s", code, stdout, stderr)
 	}
 
-	os.WriteFile(filepath.Join(dir, "t.swf"), []byte(fidelitySWF), 0o644)
+	os.WriteFile(filepath.Join(dir, "t.swf"), []byte(testkit.WindowSWF), 0o644)
 	os.WriteFile(spec, []byte("1\twl:trace\tsingle\t1\t*:?\t-\tFile=t.swf\n"), 0o644)
 	if _, stderr, code := run(t, dir, "generate", spec, "-o", "wl2", "-q"); code != 0 {
 		t.Fatalf("generate: %s", stderr)

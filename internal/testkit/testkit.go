@@ -91,3 +91,23 @@ func SyntheticSWF(n int, seed uint64) string {
 	}
 	return b.String()
 }
+
+// WindowSWF is a hand-made SWF trace of a system of 8 processors, for the
+// tests of a replayed window [100, 500) (analyzer/fidelity, gmark report
+// --fidelity). Columns: id, submit, wait, run, size.
+//
+//	1:   0 +   0, runs   0–400 on 2: in flight when the window [100, 500) opens
+//	2: 100 +   0, runs 100–200 on 1
+//	3: 150 +  50, runs 200–250 on 1
+//	4: 200 + 100, runs 300–500 on 2
+//	5: 300 +   0, runs 300–320 on 1
+//	6: 500 +   0: after the window
+const WindowSWF = `; Version: 2.2
+; MaxProcs: 8
+1 0 0 400 2 -1 -1 2 -1 -1 1 1 1 -1 -1 1 -1 -1
+2 100 0 100 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1
+3 150 50 50 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1
+4 200 100 200 2 -1 -1 2 -1 -1 1 1 1 -1 -1 1 -1 -1
+5 300 0 20 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1
+6 500 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1
+`
