@@ -119,7 +119,7 @@ func TestEnvironmentValidation(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{map[string]string{"GMARK_RANK": "4", "GMARK_SIZE": "4"}, "rank 4 is not below the job size 4"},
+		{map[string]string{"GMARK_RANK": "4", "GMARK_SIZE": "4"}, "rank 4 (from GMARK_RANK) is not below the job size 4"},
 		{map[string]string{"GMARK_SIZE": "0"}, `GMARK_SIZE="0" must be a whole number >= 1`},
 		{map[string]string{"GMARK_RANK": "x"}, "GMARK_RANK"},
 		{map[string]string{"SLURM_PROCID": "-1"}, "SLURM_PROCID"},

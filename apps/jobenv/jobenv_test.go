@@ -19,6 +19,17 @@ func TestRead(t *testing.T) {
 		// Slurm's srun, and a DUROC subjob index.
 		{map[string]string{"SLURM_PROCID": "2", "SLURM_NTASKS": "6", "GLOBUS_DUROC_SUBJOB_INDEX": "1"},
 			Env{Rank: 2, Size: 6, Component: 1, Bind: "127.0.0.1"}},
+		// A component of a co-allocated job: its base plus the launcher's rank.
+		{map[string]string{RankBase: "2", Size: "4", "SLURM_PROCID": "1", "SLURM_NTASKS": "2", Component: "1"},
+			Env{Rank: 3, Size: 4, Component: 1, Bind: "127.0.0.1"}},
+		// An MPI launcher inside a batch step: its rank, not the step's SLURM_PROCID=0.
+		{map[string]string{"SLURM_PROCID": "0", "SLURM_NTASKS": "1", "PMI_RANK": "3", "PMI_SIZE": "4"},
+			Env{Rank: 3, Size: 4, Bind: "127.0.0.1"}},
+		{map[string]string{"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "2", RankBase: "4", Size: "6"},
+			Env{Rank: 5, Size: 6, Bind: "127.0.0.1"}},
+		{map[string]string{"PMIX_RANK": "2", Size: "3"}, Env{Rank: 2, Size: 3, Bind: "127.0.0.1"}},
+		{map[string]string{"_CONDOR_PROCNO": "3", "_CONDOR_NPROCS": "4"}, Env{Rank: 3, Size: 4, Bind: "127.0.0.1"}},
+		{map[string]string{LocalRank: "1", RankBase: "1", Size: "3", "PMI_RANK": "0"}, Env{Rank: 2, Size: 3, Bind: "127.0.0.1"}},
 		// gmark's own variables win over the resource manager's.
 		{map[string]string{Rank: "0", Size: "2", "SLURM_PROCID": "5", "SLURM_NTASKS": "8"},
 			Env{Rank: 0, Size: 2, Bind: "127.0.0.1"}},
@@ -30,7 +41,9 @@ func TestRead(t *testing.T) {
 		}
 	}
 	for _, bad := range []map[string]string{
-		{Rank: "2", Size: "2"}, {Size: "0"}, {Rank: "-1"}, {Component: "x"}, {"SLURM_NTASKS": "many"},
+		{Rank: "2", Size: "2"}, {Size: "0"}, {Rank: "-1"}, {Component: "x"}, {"SLURM_PROCID": "0", "SLURM_NTASKS": "many"},
+		{"PMIX_RANK": "1"}, {"SLURM_PROCID": "4", "SLURM_NTASKS": "4"}, {RankBase: "2", "SLURM_PROCID": "1", "SLURM_NTASKS": "2"},
+		{RankBase: "-1", Size: "4"}, {"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "2"},
 	} {
 		if _, err := Read(getenv(bad)); err == nil {
 			t.Errorf("%v: no error", bad)
