@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
@@ -71,14 +72,14 @@ func newTarget(t *testing.T, e *slurmtest.Env, work string) *Target {
 }
 
 // slurmJobs is what squeue says about every job of both clusters, by name.
-func slurmJobs(t *testing.T, e *slurmtest.Env) map[string]record {
-	out := map[string]record{}
+func slurmJobs(t *testing.T, e *slurmtest.Env) map[string]slurmcli.Record {
+	out := map[string]slurmcli.Record{}
 	for _, c := range e.Clusters {
 		b, err := c.Cmd("squeue", "--json").Output()
 		if err != nil {
 			t.Fatal(err)
 		}
-		recs, err := parseSqueue(b)
+		recs, err := slurmcli.ParseSqueue(b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +136,7 @@ func TestLiveTwoClusters(t *testing.T) {
 		if r.Kind == "composite" {
 			continue
 		}
-		var parts []record
+		var parts []slurmcli.Record
 		for _, id := range strings.Split(r.TargetID, ",") {
 			cl, _, _ := strings.Cut(id, ":")
 			var found bool
@@ -188,7 +189,7 @@ func TestLiveTwoClusters(t *testing.T) {
 	var payload struct {
 		Detail struct {
 			Slurm []struct {
-				Record record `json:"record"`
+				Record slurmcli.Record `json:"record"`
 			} `json:"slurm"`
 		} `json:"detail"`
 	}
@@ -332,7 +333,7 @@ func TestLiveSbatchTimeoutStillSubmits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := parseSqueue(b)
+	recs, err := slurmcli.ParseSqueue(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/workload"
@@ -110,7 +111,7 @@ type part struct {
 	id        int64
 	name      string
 	submitted time.Time
-	rec       *record
+	rec       *slurmcli.Record
 	firstSub  int64  // Slurm's submit time when first seen (a requeue resets it)
 	class     string // queued, running, succeeded, failed, cancelled, lost
 	reason    string
@@ -197,17 +198,9 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	return nil
 }
 
-// transientMessages are Slurm's ways of saying "not now".
-var transientMessages = []string{
-	"Unable to contact slurm controller", "Socket timed out", "Connection refused", "Zero Bytes were transmitted",
-	"temporarily unavailable", "Slurm temporarily unable", "Resource temporarily unavailable", "Transport endpoint",
-	"Communication connection failure", "Slurm backup controller in standby mode", "timed out", "Too many pending jobs",
-	"unable to connect", "Connection reset",
-}
-
 // run runs a Slurm command against a cluster.
 func (t *Target) run(ctx context.Context, c *cluster, name string, args ...string) ([]byte, error) {
-	return submitter.Command{Timeout: t.cfg.CommandTimeout, Env: c.env, TransientMessages: transientMessages}.Run(ctx, name, args...)
+	return submitter.Command{Timeout: t.cfg.CommandTimeout, Env: c.env, TransientMessages: slurmcli.TransientMessages}.Run(ctx, name, args...)
 }
 
 // planned is where one part of a job goes.
@@ -620,12 +613,12 @@ func (t *Target) Close() error {
 	return nil
 }
 
-func (t *Target) squeue(ctx context.Context, c *cluster) ([]record, error) {
+func (t *Target) squeue(ctx context.Context, c *cluster) ([]slurmcli.Record, error) {
 	out, err := t.run(ctx, c, "squeue", "--json")
 	if err != nil {
 		return nil, err
 	}
-	recs, err := parseSqueue(out)
+	recs, err := slurmcli.ParseSqueue(out)
 	if err != nil {
 		return nil, submitter.Transient(err)
 	}
@@ -634,7 +627,7 @@ func (t *Target) squeue(ctx context.Context, c *cluster) ([]record, error) {
 
 // jobComp reads the cluster's job completion log, when it is a local text
 // file.
-func (t *Target) jobComp(ctx context.Context, c *cluster) ([]record, bool) {
+func (t *Target) jobComp(ctx context.Context, c *cluster) ([]slurmcli.Record, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.jobcompKnown {
@@ -642,7 +635,7 @@ func (t *Target) jobComp(ctx context.Context, c *cluster) ([]record, bool) {
 		if err != nil {
 			return nil, false
 		}
-		conf := parseConfig(out)
+		conf := slurmcli.ParseConfig(out)
 		if conf["JobCompType"] == "jobcomp/filetxt" {
 			c.jobcomp = conf["JobCompLoc"]
 		}
@@ -656,7 +649,7 @@ func (t *Target) jobComp(ctx context.Context, c *cluster) ([]record, bool) {
 		return nil, false
 	}
 	defer f.Close()
-	recs, _ := parseJobComp(f, time.Local)
+	recs, _ := slurmcli.ParseJobComp(f, time.Local)
 	return recs, true
 }
 
@@ -720,12 +713,12 @@ func (t *Target) squeueFailed(c *cluster, mine []*part, started time.Time, err e
 // clusterStatus annotates the cluster's pending and running counts when
 // they change, and indexes squeue's records by job id (a heterogeneous job
 // by its leader).
-func (t *Target) clusterStatus(c *cluster, recs []record) map[int64]*record {
-	byID := make(map[int64]*record, len(recs))
+func (t *Target) clusterStatus(c *cluster, recs []slurmcli.Record) map[int64]*slurmcli.Record {
+	byID := make(map[int64]*slurmcli.Record, len(recs))
 	pending, running := 0, 0
 	for i := range recs {
 		r := &recs[i]
-		switch r.class() {
+		switch r.Class() {
 		case "queued":
 			pending++
 		case "running":
@@ -746,11 +739,11 @@ func (t *Target) clusterStatus(c *cluster, recs []record) map[int64]*record {
 // matchParts gives each part its record: squeue's, or for a part that left
 // squeue the job completion log's; a part in neither for UnreachableAfter
 // is lost. t.mu is held (and released while the log is read).
-func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID map[int64]*record, started time.Time) {
-	var comp map[int64]*record
+func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID map[int64]*slurmcli.Record, started time.Time) {
+	var comp map[int64]*slurmcli.Record
 	for _, p := range mine {
 		if r := byID[p.id]; r != nil {
-			p.rec, p.class, p.missing = r, r.class(), time.Time{}
+			p.rec, p.class, p.missing = r, r.Class(), time.Time{}
 			if p.firstSub == 0 {
 				p.firstSub = r.Submit
 			}
@@ -760,7 +753,7 @@ func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID 
 			continue // submitted after squeue answered
 		}
 		if comp == nil {
-			comp = map[int64]*record{}
+			comp = map[int64]*slurmcli.Record{}
 			t.mu.Unlock()
 			recs, _ := t.jobComp(ctx, c)
 			t.mu.Lock()
@@ -771,7 +764,7 @@ func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID 
 			}
 		}
 		if r := comp[p.id]; r != nil && r.Name == p.name {
-			p.rec, p.class = r, r.class()
+			p.rec, p.class = r, r.Class()
 			if p.firstSub == 0 {
 				p.firstSub = r.Submit
 			}
@@ -926,11 +919,11 @@ func partReason(p *part) string {
 // partsDetail is what Slurm said about each part, for the event payload.
 func partsDetail(parts []*part) json.RawMessage {
 	type pd struct {
-		Component int     `json:"component"`
-		Cluster   string  `json:"cluster"`
-		ID        int64   `json:"job_id"`
-		Class     string  `json:"class"`
-		Record    *record `json:"record,omitempty"`
+		Component int              `json:"component"`
+		Cluster   string           `json:"cluster"`
+		ID        int64            `json:"job_id"`
+		Class     string           `json:"class"`
+		Record    *slurmcli.Record `json:"record,omitempty"`
 	}
 	var out []pd
 	for _, p := range parts {

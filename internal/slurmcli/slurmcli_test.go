@@ -1,13 +1,9 @@
-package slurm
+package slurmcli
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gmark/gmark/submitter"
 )
 
 // Outputs of Slurm 22.05 (Debian 12's slurm-wlm), trimmed.
@@ -45,30 +41,30 @@ JobId=3 UserId=root(0) GroupId=root(0) Name=h.sh JobState=CANCELLED Partition=ma
 `
 
 func TestParseSqueue(t *testing.T) {
-	recs, err := parseSqueue([]byte(squeue2205))
+	recs, err := ParseSqueue([]byte(squeue2205))
 	if err != nil || len(recs) != 4 {
 		t.Fatalf("%v %v", recs, err)
 	}
 	if r := recs[0]; r.ID != 1 || r.State != "COMPLETED" || r.Submit != 1795362919 || r.Start != 1795362920 || r.End != 1795362922 || r.Exit != 0 || r.Name != "gmark-1-0.a1-r" {
 		t.Fatalf("%+v", r)
 	}
-	if r := recs[1]; r.Exit != 3 || r.Signal != 0 || stateClass(r.State) != "failed" {
+	if r := recs[1]; r.Exit != 3 || r.Signal != 0 || StateClass(r.State) != "failed" {
 		t.Fatalf("exit code 768 is exit status 3: %+v", r)
 	}
 	if r := recs[3]; r.HetJobID != 3 || r.HetOff != 1 || r.Nodes != "" {
 		t.Fatalf("%+v", r)
 	}
-	if _, err := parseSqueue([]byte(squeueDown)); err == nil || !strings.Contains(err.Error(), "Failed while looking for jobs") {
+	if _, err := ParseSqueue([]byte(squeueDown)); err == nil || !strings.Contains(err.Error(), "Failed while looking for jobs") {
 		t.Fatalf("errors array not an error: %v", err)
 	}
-	recs, err = parseSqueue([]byte(squeue2302))
+	recs, err = ParseSqueue([]byte(squeue2302))
 	if err != nil || recs[0].State != "RUNNING" || recs[0].Submit != 100 || recs[0].Start != 101 || recs[0].Exit != 0 {
 		t.Fatalf("23.02 shapes: %+v %v", recs, err)
 	}
 }
 
 func TestParseJobComp(t *testing.T) {
-	recs, err := parseJobComp(strings.NewReader(jobcomp2205), time.UTC)
+	recs, err := ParseJobComp(strings.NewReader(jobcomp2205), time.UTC)
 	if err != nil || len(recs) != 3 {
 		t.Fatalf("%v %v", recs, err)
 	}
@@ -84,31 +80,23 @@ func TestParseJobComp(t *testing.T) {
 	}
 }
 
-// Slurm's "not now" is transient; a bad request is not. Each message is said
-// on standard error by a real command that fails.
-func TestTransientMessages(t *testing.T) {
-	cmd := submitter.Command{Timeout: time.Minute, TransientMessages: transientMessages}
-	for _, tc := range []struct {
-		stderr    string
-		transient bool
+func TestParseCPUs(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want CPUs
+		bad  bool
 	}{
-		{"sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect failure)", true},
-		{"sbatch: error: Batch job submission failed: Requested node configuration is not available", false},
+		{"", CPUs{}, false},
+		{"0/64/0/64\n", CPUs{0, 64, 0, 64}, false},
+		{"4/60/0/64\n2/0/6/8\n", CPUs{6, 60, 6, 72}, false},
+		{"4/60/0", CPUs{}, true},
+		{"4/60/0/65", CPUs{}, true},
+		{"-1/65/0/64", CPUs{}, true},
+		{"a/b/c/d", CPUs{}, true},
 	} {
-		_, err := cmd.Run(context.Background(), "sh", "-c", `printf '%s\n' "$1" >&2; exit 1`, "sh", tc.stderr)
-		var ce *submitter.CommandError
-		if !errors.As(err, &ce) || ce.Status != 1 {
-			t.Fatalf("%q: error %v, want a command error with exit status 1", tc.stderr, err)
+		got, err := ParseCPUs([]byte(c.in))
+		if (err != nil) != c.bad || got != c.want {
+			t.Errorf("%q: %+v, %v", c.in, got, err)
 		}
-		if got := submitter.IsTransient(err); got != tc.transient {
-			t.Errorf("%q: transient %v, want %v", tc.stderr, got, tc.transient)
-		}
-	}
-}
-
-func TestStripClusters(t *testing.T) {
-	in := "#!/bin/sh\n#SBATCH --job-name=x\n#SBATCH --clusters=alpha\n#SBATCH --ntasks=2\n"
-	if got := string(stripClusters([]byte(in))); got != "#!/bin/sh\n#SBATCH --job-name=x\n#SBATCH --ntasks=2\n" {
-		t.Fatalf("%q", got)
 	}
 }

@@ -1,4 +1,9 @@
-package slurm
+// Package slurmcli reads what Slurm's client commands print, for the Slurm
+// target (submitter/slurm) and the bundled core's Slurm clusters (koala):
+// squeue --json (the shapes of 22.05 and 23+), the jobcomp/filetxt job
+// completion log, scontrol show config and sinfo's CPU counts, and the
+// messages by which Slurm says "not now".
+package slurmcli
 
 import (
 	"bufio"
@@ -9,14 +14,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/gmark/gmark/submitter"
 )
 
-// record is what gmark needs of one Slurm job, from squeue --json or the
+// Record is what gmark needs of one Slurm job, from squeue --json or the
 // job completion log. Times are Unix seconds (Slurm's resolution), 0 when
 // unknown.
-type record struct {
+type Record struct {
 	ID       int64  `json:"job_id"`
 	Cluster  string `json:"cluster"`
 	Name     string `json:"name"`
@@ -65,9 +68,9 @@ type squeueOut struct {
 	Jobs []squeueJob `json:"jobs"`
 }
 
-// parseSqueue reads the output of squeue --json. A reply with errors (the
+// ParseSqueue reads the output of squeue --json. A reply with errors (the
 // controller could not be reached) is an error, whatever the exit status.
-func parseSqueue(b []byte) ([]record, error) {
+func ParseSqueue(b []byte) ([]Record, error) {
 	var out squeueOut
 	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, fmt.Errorf("squeue --json: %v", err)
@@ -83,9 +86,9 @@ func parseSqueue(b []byte) ([]record, error) {
 		}
 		return nil, fmt.Errorf("squeue: %s", strings.Join(msgs, "; "))
 	}
-	recs := make([]record, 0, len(out.Jobs))
+	recs := make([]Record, 0, len(out.Jobs))
 	for _, j := range out.Jobs {
-		r := record{ID: j.JobID, Cluster: j.Cluster, Name: j.Name, Comment: j.Comment, Reason: j.StateReason,
+		r := Record{ID: j.JobID, Cluster: j.Cluster, Name: j.Name, Comment: j.Comment, Reason: j.StateReason,
 			Nodes: j.Nodes, Requeue: j.Requeue, Source: "squeue"}
 		r.State = jsonState(j.JobState)
 		r.Submit, r.Start, r.End = jsonNumber(j.SubmitTime), jsonNumber(j.StartTime), jsonNumber(j.EndTime)
@@ -98,6 +101,18 @@ func parseSqueue(b []byte) ([]record, error) {
 	return recs, nil
 }
 
+// maxUnixSeconds is the latest time a controller may report (2242-03-16),
+// as submitter.MaxUnixSeconds: anything later is a garbled field.
+const maxUnixSeconds = 1 << 33
+
+// unixSeconds is v, or 0 (unknown) outside [1, maxUnixSeconds].
+func unixSeconds(v int64) int64 {
+	if v < 1 || v > maxUnixSeconds {
+		return 0
+	}
+	return v
+}
+
 // Slurm's job ids are 32-bit; a heterogeneous job has at most 128
 // components (MAX_HET_JOB_COMPONENTS).
 const (
@@ -108,19 +123,17 @@ const (
 // check keeps a record's numbers within their ranges: times outside are
 // unknown (0), an exit status or signal outside is 0; a record without a
 // valid job id is no record (false).
-func (r *record) check() bool {
+func (r *Record) check() bool {
 	if r.ID < 1 || r.ID > maxJobID {
 		return false
 	}
-	r.Submit, r.Start, r.End = submitter.UnixSeconds(r.Submit), submitter.UnixSeconds(r.Start), submitter.UnixSeconds(r.End)
+	r.Submit, r.Start, r.End = unixSeconds(r.Submit), unixSeconds(r.Start), unixSeconds(r.End)
 	if r.HetJobID < 0 || r.HetJobID > maxJobID || r.HetOff < 0 || r.HetOff > maxHetOffset {
 		r.HetJobID, r.HetOff = 0, 0
 	}
-	exit, ok := submitter.ExitStatus(int64(r.Exit))
-	if !ok {
-		exit = 0
+	if r.Exit < 0 || r.Exit > 255 {
+		r.Exit = 0
 	}
-	r.Exit = exit
 	if r.Signal < 0 || r.Signal > 127 {
 		r.Signal = 0
 	}
@@ -182,10 +195,10 @@ func jsonExit(raw json.RawMessage) (exit, signal int) {
 	return 0, 0
 }
 
-// parseJobComp reads a jobcomp/filetxt log: one line per finished job of
+// ParseJobComp reads a jobcomp/filetxt log: one line per finished job of
 // "Key=Value" fields, times in the controller's local time.
-func parseJobComp(r io.Reader, loc *time.Location) ([]record, error) {
-	var recs []record
+func ParseJobComp(r io.Reader, loc *time.Location) ([]Record, error) {
+	var recs []Record
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -203,7 +216,7 @@ func parseJobComp(r io.Reader, loc *time.Location) ([]record, error) {
 		if err != nil {
 			continue
 		}
-		r := record{ID: id, Name: f["Name"], State: f["JobState"], Source: "jobcomp", Nodes: f["NodeList"]}
+		r := Record{ID: id, Name: f["Name"], State: f["JobState"], Source: "jobcomp", Nodes: f["NodeList"]}
 		if r.Nodes == "(null)" {
 			r.Nodes = ""
 		}
@@ -234,8 +247,8 @@ func slurmTime(s string, loc *time.Location) int64 {
 	return t.Unix()
 }
 
-// parseConfig reads `scontrol show config` into key → value.
-func parseConfig(b []byte) map[string]string {
+// ParseConfig reads `scontrol show config` into key → value.
+func ParseConfig(b []byte) map[string]string {
 	m := map[string]string{}
 	for _, line := range strings.Split(string(b), "\n") {
 		k, v, ok := strings.Cut(line, "=")
@@ -247,17 +260,18 @@ func parseConfig(b []byte) map[string]string {
 	return m
 }
 
-// class is the record's state as gmark sees it. A node failure of a job
+// Class is the record's state as gmark sees it. A node failure of a job
 // Slurm requeues is not its end: it will run again.
-func (r *record) class() string {
+func (r *Record) Class() string {
 	if r.State == "NODE_FAIL" && r.Requeue && r.Source == "squeue" {
 		return "queued"
 	}
-	return stateClass(r.State)
+	return StateClass(r.State)
 }
 
-// Slurm job states as gmark sees them.
-func stateClass(s string) string {
+// StateClass is a Slurm job state as gmark sees it: queued, running,
+// succeeded, cancelled or failed.
+func StateClass(s string) string {
 	switch s {
 	case "PENDING", "CONFIGURING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD", "POWER_UP_NODE":
 		return "queued"
@@ -271,4 +285,48 @@ func stateClass(s string) string {
 		return "failed"
 	}
 	return "queued"
+}
+
+// TransientMessages are Slurm's ways of saying "not now": a failed command
+// whose standard error says one of them may be tried again.
+var TransientMessages = []string{
+	"Unable to contact slurm controller", "Socket timed out", "Connection refused", "Zero Bytes were transmitted",
+	"temporarily unavailable", "Slurm temporarily unable", "Resource temporarily unavailable", "Transport endpoint",
+	"Communication connection failure", "Slurm backup controller in standby mode", "timed out", "Too many pending jobs",
+	"unable to connect", "Connection reset",
+}
+
+// CPUs is a cluster's processors as sinfo counts them.
+type CPUs struct {
+	Allocated, Idle, Other, Total int
+}
+
+// ParseCPUs reads the output of `sinfo -h -o %C` ("allocated/idle/other/total",
+// one line per partition; the lines are summed). An empty output is a
+// cluster with no nodes (all zero); a malformed line is an error.
+func ParseCPUs(b []byte) (CPUs, error) {
+	var c CPUs
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, "/")
+		if len(f) != 4 {
+			return CPUs{}, fmt.Errorf("sinfo line %d: %q is not allocated/idle/other/total", i+1, line)
+		}
+		var n [4]int
+		for k, v := range f {
+			x, err := strconv.Atoi(v)
+			if err != nil || x < 0 || x > 1<<30 {
+				return CPUs{}, fmt.Errorf("sinfo line %d: %q is not a CPU count", i+1, v)
+			}
+			n[k] = x
+		}
+		if n[0]+n[1]+n[2] != n[3] {
+			return CPUs{}, fmt.Errorf("sinfo line %d: %d+%d+%d is not the total %d", i+1, n[0], n[1], n[2], n[3])
+		}
+		c.Allocated, c.Idle, c.Other, c.Total = c.Allocated+n[0], c.Idle+n[1], c.Other+n[2], c.Total+n[3]
+	}
+	return c, nil
 }
