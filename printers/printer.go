@@ -24,6 +24,14 @@ type Config struct {
 	// RETRY lines, so a benchmark sees every failure as the scheduler made it.
 	// Negative values count as 0.
 	Retries int
+	// HoldUntil, when set, makes a batch script hold its processors once the
+	// resource manager has started it, until this file exists, before it
+	// starts the program (sbatch only). It is how a co-allocated job is
+	// started without reservations, as KOALA did: each component is claimed
+	// through its cluster's resource manager, and the application is released
+	// when every component holds its processors (the claimer creates the file
+	// in a directory all components see).
+	HoldUntil string
 }
 
 // withDefaults fills unset fields.

@@ -2,7 +2,9 @@ package printers
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -277,5 +279,46 @@ func TestSbatchValue(t *testing.T) {
 	}
 	if got := batchJobName("3-1/x:y z"); got != "gmark-3-1_x_y_z" {
 		t.Errorf("batchJobName: %s", got)
+	}
+}
+
+// TestSbatchHoldUntil runs a script printed with HoldUntil under /bin/sh
+// (the #SBATCH lines are comments there): it holds until the file exists,
+// however the file's name must be quoted, and then runs the program.
+func TestSbatchHoldUntil(t *testing.T) {
+	dir := t.TempDir()
+	release := filepath.Join(dir, "it's a $release file")
+	out := printToString(t, mustLookup(t, "sbatch"), singleJob(), Config{Executable: "echo", WorkDir: dir, HoldUntil: release})
+	if !strings.Contains(out, "# gmark: hold the claimed processors") {
+		t.Fatalf("no hold in\n%s", out)
+	}
+	if strings.Contains(printToString(t, mustLookup(t, "sbatch"), singleJob(), Config{}), "hold") {
+		t.Fatal("a script without HoldUntil holds")
+	}
+	script := filepath.Join(dir, "job.sbatch")
+	if err := os.WriteFile(script, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	cmd := exec.Command("sh", script)
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		t.Fatalf("the script ended before the release file existed: %v, %q", err, stdout.String())
+	case <-time.After(time.Second):
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := stdout.String(); !strings.HasPrefix(got, "app sser") {
+		t.Fatalf("program output %q", got)
 	}
 }

@@ -15,7 +15,9 @@ import (
 // the script exports GMARK_JOB_ID=<id> before it runs the program. --time is
 // the wall time in minutes, or H:MM:SS when it is not a whole number of
 // minutes (rounded up to the second). Output paths are relative to --chdir,
-// which is Config.WorkDir.
+// which is Config.WorkDir. With Config.HoldUntil, the script waits for that
+// file before it starts the program (a claimed component holding its
+// processors).
 //
 // A job of one component, or whose components all name the same site, is a
 // plain job with --ntasks = its total processors; it runs its program with
@@ -91,6 +93,11 @@ func appendSbatch(b []byte, j *workload.Job, cfg Config) ([]byte, error) {
 	b = append(b, "export "+JobIDEnv+"="...)
 	b = appendShellWord(b, j.ID)
 	b = append(b, '\n')
+	if cfg.HoldUntil != "" {
+		b = append(b, "# gmark: hold the claimed processors until every component has started\nwhile [ ! -e "...)
+		b = appendShellWord(b, cfg.HoldUntil)
+		b = append(b, " ]; do sleep 0.2; done\n"...)
+	}
 	switch {
 	case hetero:
 		b = append(b, "srun --het-group=0-"...)
