@@ -21,7 +21,12 @@ import (
 // HTCondor's new quoted syntax. The executable is not transferred: set
 // Config.Executable to the path the execute machines have it at. The job's
 // gmark id is in the job ad (+GmarkJobId) for condor_q and condor_history
-// constraints, and in the environment. A wall time becomes a periodic_remove
+// constraints, and in the environment. In the parallel universe HTCondor
+// tells each node its place (_CONDOR_PROCNO, 0 to machine_count−1, and
+// _CONDOR_NPROCS), which is the process's global rank: the components are
+// one gang, numbered in order. The environment adds GMARK_SIZE =
+// machine_count, so that the size holds whatever starts the program on a
+// node. A wall time becomes a periodic_remove
 // on the time spent running, in seconds, rounded up. When the components name
 // exactly one site, requirements ask for machines advertising
 // GmarkSite = "<site>" (a STARTD_ATTRS attribute the pool defines); when
@@ -110,6 +115,10 @@ func appendSubmitDescription(b []byte, j *workload.Job, cfg Config, indent strin
 	b = appendSubmitKey(b, indent, "environment")
 	b = append(b, '"')
 	b = appendCondorArg(b, JobIDEnv+"="+j.ID)
+	if parallel {
+		b = append(b, ' ')
+		b = appendCondorArg(b, sizeEnv+"="+strconv.Itoa(procs))
+	}
 	b = append(b, '"')
 	b = appendSubmitKey(b, indent, "+GmarkJobId")
 	b = appendClassAdString(b, j.ID)

@@ -17,6 +17,17 @@ import (
 // gmark job id, whatever the format; the applications report under it.
 const JobIDEnv = "GMARK_JOB_ID"
 
+// The variables through which a job's processes learn their global rank
+// and the job's size where the system that starts them does not say it all
+// (apps/jobenv reads them): the job's processes, all components together;
+// the global rank of a component's first process; a process's rank within
+// its component, for scripts that start the processes themselves.
+const (
+	sizeEnv      = "GMARK_SIZE"
+	rankBaseEnv  = "GMARK_RANK_BASE"
+	localRankEnv = "GMARK_LOCAL_RANK"
+)
+
 // commandLine is what a job runs: cfg.Executable, then "app", the
 // application name and the application's arguments.
 func commandLine(j *workload.Job, cfg Config) []string {

@@ -67,5 +67,5 @@ func appendPBS(b []byte, j *workload.Job, cfg Config) ([]byte, error) {
 		b = appendShellWord(b, cfg.WorkDir)
 	}
 	b = append(b, " || exit 1\n"...)
-	return appendBatchCommand(b, j, cfg), nil
+	return appendBatchCommand(b, j, cfg, "pbs"), nil
 }

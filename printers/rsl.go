@@ -34,7 +34,8 @@ import (
 // Every request has, in this order: resourceManagerContact (if its site is
 // named), label (subrequests only), count, jobType, executable, arguments,
 // directory, stdout, stderr, maxWallTime (if the job has a wall time) and
-// environment, which holds GMARK_JOB_ID. Each relation sits on its own line;
+// environment, which holds GMARK_JOB_ID (and, in a subrequest,
+// GLOBUS_DUROC_SUBJOB_INDEX). Each relation sits on its own line;
 // strings are always quoted ("…", an embedded quote doubled), numbers and
 // keywords never, so the output reads back with any RSL parser. maxWallTime
 // is in minutes, rounded up; jobType is mpi for MPI applications, multiple
@@ -42,6 +43,16 @@ import (
 // relative to directory, which is Config.WorkDir; subrequests write
 // <id>.<i>.out and <id>.<i>.err. Input files are not written: GRAM stages
 // files by URL, and the job model knows only logical names (see koala).
+//
+// Ranks: the processes of a job of more than one processor share one rank
+// space, 0 to P−1 through the components in order. GRAM's mpirun numbers
+// the processes of each request from 0; the environment adds what it does
+// not say: GMARK_SIZE, the job's P, and in a subrequest GMARK_RANK_BASE, the
+// sum of the earlier components' counts, so that a process's rank is
+// GMARK_RANK_BASE plus its rank within the request (apps/jobenv). These are
+// written for MPI applications (jobType=mpi) and for jobs whose requests
+// have count 1 each; the count copies of a jobType=multiple request are not
+// told apart by GRAM and stay independent processes of rank 0 of 1.
 type rslPrinter struct{}
 
 func init() { Register(rslPrinter{}) }
@@ -84,6 +95,9 @@ func appendRSLSingle(b []byte, j *workload.Job, cfg Config) []byte {
 	b = appendRSLProgram(b, j, cfg, commandLine(j, cfg), sep, stdoutName(j.ID), stderrName(j.ID))
 	b = append(b, sep...)
 	b = appendRSLJobEnv(b, j.ID)
+	if rslRanked(j) && c.Count > 1 {
+		b = appendRSLEnvInt(b, sizeEnv, int64(c.Count))
+	}
 	b = append(b, ")\n"...)
 	return b
 }
@@ -97,6 +111,8 @@ func appendRSLMulti(b []byte, j *workload.Job, cfg Config, koala bool) []byte {
 		requestType = koalaRequestType(j)
 	}
 	command := commandLine(j, cfg)
+	ranked := rslRanked(j) && j.Processors() > 1
+	base := 0
 	b = append(b, "+\n"...)
 	for i, c := range j.Components {
 		b = append(b, "( &"...)
@@ -116,9 +132,13 @@ func appendRSLMulti(b []byte, j *workload.Job, cfg Config, koala bool) []byte {
 		b = appendRSLProgram(b, j, cfg, command, sep, stdoutName(name), stderrName(name))
 		b = append(b, sep...)
 		b = appendRSLJobEnv(b, j.ID)
-		b = append(b, " (GLOBUS_DUROC_SUBJOB_INDEX "...)
-		b = strconv.AppendInt(b, int64(i), 10)
-		b = append(b, "))"...)
+		b = appendRSLEnvInt(b, "GLOBUS_DUROC_SUBJOB_INDEX", int64(i))
+		if ranked {
+			b = appendRSLEnvInt(b, sizeEnv, int64(j.Processors()))
+			b = appendRSLEnvInt(b, rankBaseEnv, int64(base))
+		}
+		base += c.Count
+		b = append(b, ')')
 		if koala {
 			b = append(b, sep...)
 			b = append(b, "(koalaRequestType="...)
@@ -198,4 +218,33 @@ func appendRSLJobEnv(b []byte, id string) []byte {
 	b = append(b, ' ')
 	b = appendRSLString(b, id)
 	return append(b, ')')
+}
+
+// appendRSLEnvInt appends one more pair " (NAME n)" to an environment
+// relation.
+func appendRSLEnvInt(b []byte, name string, n int64) []byte {
+	b = append(b, " ("...)
+	b = append(b, name...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, ')')
+}
+
+// rslRanked reports whether GRAM gives every process of j a distinct rank
+// within its request, so that the job's size and each component's first
+// global rank can be written: jobType=mpi runs count processes under
+// mpirun, which numbers them (PMI_RANK, OMPI_COMM_WORLD_RANK), and a
+// request of count 1 has the one process, rank 0. jobType=multiple starts
+// count copies that GRAM does not tell apart: such a job's processes stay
+// each rank 0 of 1, as independent copies.
+func rslRanked(j *workload.Job) bool {
+	if isMPIApp(j.App.Name) {
+		return true
+	}
+	for _, c := range j.Components {
+		if c.Count > 1 {
+			return false
+		}
+	}
+	return true
 }

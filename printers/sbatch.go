@@ -25,9 +25,13 @@ import (
 // is a heterogeneous job: one component per job component, separated by
 // "#SBATCH hetjob" lines, each with its own --ntasks, and one
 // "srun --het-group=0-N" that starts the program on all of them at once, in
-// one MPI_COMM_WORLD (as DUROC did). Slurm runs a heterogeneous job on one
-// cluster: --clusters, given in the first component, is inherited by the
-// others. It names the site when the components name exactly one; when they
+// one MPI_COMM_WORLD (as DUROC did): srun numbers their tasks through the
+// components (SLURM_PROCID, the global rank), and the script exports
+// GMARK_SIZE = the total processors. (A plain job's srun says the size
+// itself, SLURM_NTASKS, and a one-component script exports nothing more,
+// so that what a submitter passes with sbatch --export stands.) Slurm runs
+// a heterogeneous job on one cluster: --clusters, given in the first
+// component, is inherited by the others. It names the site when the components name exactly one; when they
 // name several, a "# gmark:" comment says so and no cluster is named, since
 // no single Slurm job can span clusters (co-allocate across them with the
 // koala target).
@@ -97,6 +101,14 @@ func appendSbatch(b []byte, j *workload.Job, cfg Config) ([]byte, error) {
 		b = append(b, "# gmark: hold the claimed processors until every component has started\nwhile [ ! -e "...)
 		b = appendShellWord(b, cfg.HoldUntil)
 		b = append(b, " ]; do sleep 0.2; done\n"...)
+	}
+	if hetero {
+		// srun numbers the tasks of a heterogeneous step across its
+		// components (one SLURM_PROCID space, as one MPI_COMM_WORLD); the
+		// job's size is said outright, whatever SLURM_NTASKS holds there.
+		b = append(b, "export "+sizeEnv+"="...)
+		b = strconv.AppendInt(b, int64(j.Processors()), 10)
+		b = append(b, '\n')
 	}
 	switch {
 	case hetero:

@@ -66,5 +66,5 @@ func appendSGE(b []byte, j *workload.Job, cfg Config) ([]byte, error) {
 	if site != "" {
 		b = appendDirective(b, "#$ -q ", site)
 	}
-	return appendBatchCommand(b, j, cfg), nil
+	return appendBatchCommand(b, j, cfg, "sge"), nil
 }

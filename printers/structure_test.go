@@ -73,12 +73,9 @@ func checkRSLRequest(t reporter, req *rslSpec, j *workload.Job, cfg Config, i in
 	if j.WallTime > 0 {
 		want["maxWallTime"] = []string{strconv.FormatInt(wallMinutes(j.WallTime), 10)}
 	}
-	env := fmt.Sprintf("(%s %s)", JobIDEnv, j.ID)
+	want["environment"] = rslWantEnv(j, i, multi)
 	if multi {
 		want["label"] = []string{fmt.Sprintf("subjob %d", i)}
-		want["environment"] = []string{env, fmt.Sprintf("(GLOBUS_DUROC_SUBJOB_INDEX %d)", i)}
-	} else {
-		want["environment"] = []string{env}
 	}
 	if c.Site != workload.AnySite {
 		want["resourceManagerContact"] = []string{c.Site}
@@ -109,6 +106,32 @@ func checkRSLRequest(t reporter, req *rslSpec, j *workload.Job, cfg Config, i in
 	if len(jobType) != 1 || jobType[0].text != wantType {
 		t.Errorf("component %d: jobType %q, want %s", i, values(jobType), wantType)
 	}
+}
+
+// rslWantEnv is the environment of request i: the job id, the DUROC
+// subjob index in a multi-request, and, when every process of the job gets
+// a distinct rank within its request (an MPI program, or requests of one
+// process each) and there is more than one, the job's size and, in a
+// multi-request, the global rank of the request's first process.
+func rslWantEnv(j *workload.Job, i int, multi bool) []string {
+	env := []string{fmt.Sprintf("(%s %s)", JobIDEnv, j.ID)}
+	if multi {
+		env = append(env, fmt.Sprintf("(GLOBUS_DUROC_SUBJOB_INDEX %d)", i))
+	}
+	distinct, base := isMPIApp(j.App.Name), 0
+	if !distinct {
+		distinct = !slices.ContainsFunc(j.Components, func(c workload.Component) bool { return c.Count > 1 })
+	}
+	for _, c := range j.Components[:i] {
+		base += c.Count
+	}
+	if distinct && j.Processors() > 1 {
+		env = append(env, fmt.Sprintf("(GMARK_SIZE %d)", j.Processors()))
+		if multi {
+			env = append(env, fmt.Sprintf("(GMARK_RANK_BASE %d)", base))
+		}
+	}
+	return env
 }
 
 func checkRSL(t reporter, j *workload.Job, cfg Config, out string) {
@@ -209,6 +232,15 @@ func checkClassad(t reporter, j *workload.Job, cfg Config, out string) {
 	}
 	if keys["+GmarkJobId"] != strconv.Quote(j.ID) {
 		t.Errorf("+GmarkJobId = %q, want %q", keys["+GmarkJobId"], strconv.Quote(j.ID))
+	}
+	wantEnv := []string{JobIDEnv + "=" + j.ID}
+	if parallel {
+		wantEnv = append(wantEnv, fmt.Sprintf("GMARK_SIZE=%d", j.Processors()))
+	}
+	if env := keys["environment"]; len(env) < 2 || env[0] != '"' || env[len(env)-1] != '"' {
+		t.Errorf("environment %s not in the new (double-quoted) syntax", env)
+	} else if got, err := splitCondorArgs(env[1 : len(env)-1]); err != nil || !slices.Equal(got, wantEnv) {
+		t.Errorf("environment %s read back as %q (%v), want %q", env, got, err, wantEnv)
 	}
 	args := keys["arguments"]
 	if len(args) < 2 || args[0] != '"' || args[len(args)-1] != '"' {
@@ -328,6 +360,51 @@ func checkSbatch(t reporter, j *workload.Job, cfg Config, out string) {
 	if hetjobs != 0 && hetjobs != len(j.Components)-1 {
 		t.Errorf("%d hetjob separators for %d components", hetjobs, len(j.Components))
 	}
+	// A heterogeneous step's tasks are numbered through its components;
+	// the script says the whole job's size.
+	size := regexp.MustCompile(`(?m)^export GMARK_SIZE=(\d+)$`).FindStringSubmatch(out)
+	if hetjobs > 0 && (size == nil || size[1] != strconv.Itoa(j.Processors())) {
+		t.Errorf("heterogeneous job: GMARK_SIZE export %q, want %d", size, j.Processors())
+	}
+	if hetjobs == 0 && size != nil {
+		t.Errorf("a plain job exports %s: srun says the size, and a submitter's --export must stand", size[0])
+	}
+}
+
+// checkBatchLaunch checks how a SGE or PBS script starts its program: a job
+// of one processor execs it; a larger job exports GMARK_SIZE and starts its
+// processes with mpiexec, (PBS) pbsdsh or a loop that gives each a
+// GMARK_LOCAL_RANK, n processes each way.
+func checkBatchLaunch(t reporter, j *workload.Job, cfg Config, out string, pbs bool) {
+	t.Helper()
+	var command []byte
+	command = appendShellCommand(command, j, cfg.withDefaults())
+	n := j.Processors()
+	var want []string
+	if n == 1 {
+		want = []string{"exec " + string(command)}
+	} else {
+		want = []string{
+			fmt.Sprintf("export GMARK_SIZE=%d", n),
+			fmt.Sprintf("\texec mpiexec -n %d %s", n, command),
+			fmt.Sprintf(`while [ "$r" -lt %d ]; do`, n),
+			fmt.Sprintf("\tGMARK_LOCAL_RANK=$r %s &", command),
+			`exit "$status"`,
+		}
+		if pbs {
+			want = append(want, fmt.Sprintf("\texec pbsdsh -c %d -- /bin/sh -c 'cd \"$1\" || exit 1; export GMARK_JOB_ID=\"$2\" GMARK_SIZE=\"$3\"; "+
+				`shift 3; exec "$@"' gmark-task "$PWD" "$GMARK_JOB_ID" "$GMARK_SIZE" %s`, n, command))
+		}
+	}
+	lines := strings.Split(out, "\n")
+	for _, w := range want {
+		if !slices.Contains(lines, w) {
+			t.Errorf("no line %q", w)
+		}
+	}
+	if strings.Contains(out, "GMARK_SIZE") != (n > 1) {
+		t.Errorf("GMARK_SIZE in a job of %d processors: %v", n, n > 1)
+	}
 }
 
 func checkSGE(t reporter, j *workload.Job, cfg Config, out string) {
@@ -339,6 +416,7 @@ func checkSGE(t reporter, j *workload.Job, cfg Config, out string) {
 	if pe != (j.Processors() > 1) {
 		t.Errorf("-pe mpi %d directive present: %v, want %v", j.Processors(), pe, j.Processors() > 1)
 	}
+	checkBatchLaunch(t, j, cfg, out, false)
 }
 
 func checkPBS(t reporter, j *workload.Job, cfg Config, out string) {
@@ -349,6 +427,7 @@ func checkPBS(t reporter, j *workload.Job, cfg Config, out string) {
 	if want := fmt.Sprintf("-l select=%d:ncpus=1:mpiprocs=1", j.Processors()); !slices.Contains(directives, want) {
 		t.Errorf("no %s directive", want)
 	}
+	checkBatchLaunch(t, j, cfg, out, true)
 }
 
 func checkDAGMan(t reporter, j *workload.Job, cfg Config, out string) {

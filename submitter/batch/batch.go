@@ -7,7 +7,8 @@
 // Each job is named gmark-<job id>.a<attempt>-<run> (HTCondor: the job
 // attribute GmarkName; Grid Engine: the job name), which is its idempotency
 // key for Find after a crash. A co-allocated job is one batch job (the
-// printers make it a parallel-universe job or an mpiexec script): these
+// printers make it a parallel-universe job, or a script that starts all its
+// processes with distinct ranks; docs/apps.md): these
 // systems do not place components on different pools.
 package batch
 
