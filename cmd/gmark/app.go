@@ -14,8 +14,9 @@ func init() {
 		ArgsUsage: "NAME [--flag value ...]",
 		Description: "Runs one of GrenchMark's synthetic applications with the parameters the generator\n" +
 			"writes into jobs. Standard output carries record lines and ends with one JSON summary line;\n" +
-			"the environment (GMARK_JOB_ID, GMARK_RANK, GMARK_SIZE, GMARK_COMPONENT, GMARK_RENDEZVOUS)\n" +
-			"places a process in its job. Run 'gmark app NAME --help' for an application's flags;\n" +
+			"the environment places a process in its job: GMARK_JOB_ID, GMARK_SIZE, GMARK_COMPONENT,\n" +
+			"GMARK_RENDEZVOUS, and GMARK_RANK or else GMARK_RANK_BASE plus the rank its launcher gives\n" +
+			"(srun, mpiexec, PMI/PMIx, HTCondor's parallel universe, pbsdsh). Run 'gmark app NAME --help' for an application's flags;\n" +
 			"docs/apps.md documents the work, the output and the environment.\n\n" +
 			"Exit status: 0 on success, 1 when the work failed (walltime, lost peer, I/O), 2 on bad flags.",
 		// The applications parse their own flags, with messages that name
