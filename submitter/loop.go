@@ -44,7 +44,7 @@ func (p reporter) Annotate(kind, key, value string) {
 	r := p.r
 	a := store.Annotation{RunID: r.runID, TimeNS: time.Now().UnixNano(), Kind: kind, Key: key, Value: value, Source: r.target.Name()}
 	r.rec.Add(func(tx *store.Tx) error { return tx.InsertAnnotation(a) })
-	if kind == "target-error" || kind == "target-recovered" {
+	if kind == "target-error" || kind == "target-recovered" || kind == "target-warning" {
 		r.logf("%s: %s %s", r.target.Name(), key, value)
 	}
 }
@@ -241,6 +241,9 @@ func (r *Runner) apply(tr *track, u Update) {
 	}
 	if len(u.Sites) > 0 {
 		tr.sites = u.Sites
+	}
+	if u.TargetID != "" {
+		tr.receipt.TargetID = u.TargetID
 	}
 	if ns := u.Submitted.UnixNano(); !u.Submitted.IsZero() && (tr.tsubmitNS == 0 || ns < tr.tsubmitNS) {
 		tr.tsubmitNS = ns // a target seeing more of a job may learn an earlier time

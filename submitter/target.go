@@ -123,6 +123,9 @@ type Update struct {
 	// Detail is target-specific, recorded as the event payload (for
 	// example the scheduler's own record of the job).
 	Detail json.RawMessage
+	// TargetID, when not empty, is the target's new id for the job: one of
+	// its parts was submitted again (a Slurm component claimed anew).
+	TargetID string
 }
 
 // Reporter receives what targets observe. Its methods never block for long
@@ -132,6 +135,8 @@ type Reporter interface {
 	Report(u Update)
 	// Annotate records an observation about the target itself, such as a
 	// cluster status sample or an outage, as an annotation of the run.
+	// The kinds target-error, target-recovered and target-warning are
+	// also written to the run's log (standard error unless --quiet).
 	Annotate(kind, key, value string)
 }
 

@@ -85,3 +85,27 @@ func FuzzCPUs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseNodes: whatever sinfo printed, the partitions have names, node
+// counts within range, and each name once.
+func FuzzParseNodes(f *testing.F) {
+	for _, s := range []string{"main* 1\n", "main* 2\nbig 4\nmain* 1\n", "* 1", "a 1073741824\na 1\n", "a -1", ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		parts, err := ParseNodes(b)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "sinfo line ") {
+				t.Fatalf("error %q does not name the line", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, p := range parts {
+			if p.Name == "" || seen[p.Name] || p.Nodes < 0 || p.Nodes > maxNodes {
+				t.Fatalf("%+v in %+v", p, parts)
+			}
+			seen[p.Name] = true
+		}
+	})
+}

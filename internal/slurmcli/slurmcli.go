@@ -330,3 +330,68 @@ func ParseCPUs(b []byte) (CPUs, error) {
 	}
 	return c, nil
 }
+
+// NodesFormat is the sinfo format ParseNodes reads: `sinfo -h -o "%P %D"`,
+// a partition (its name followed by "*" when it is the default one) and a
+// count of nodes, one line per partition and node state.
+const NodesFormat = "%P %D"
+
+// Partition is one partition's node count, as sinfo gives it.
+type Partition struct {
+	Name    string
+	Default bool // the cluster's default partition
+	Nodes   int  // in every state: a heterogeneous job may wait for a node that is down
+}
+
+// maxNodes bounds a node count read from sinfo (Slurm's node counts are
+// 32-bit; no cluster has a billion nodes).
+const maxNodes = 1 << 30
+
+// ParseNodes reads the output of `sinfo -h -o "%P %D"` (NodesFormat): the
+// lines of one partition (one per state of its nodes) are summed, and the
+// partitions are given in the order sinfo first names them. An empty output
+// is a cluster without partitions; a malformed line is an error naming it.
+func ParseNodes(b []byte) ([]Partition, error) {
+	var out []Partition
+	index := map[string]int{}
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 2 {
+			return nil, fmt.Errorf("sinfo line %d: %q is not a partition and a node count", i+1, strings.TrimSpace(line))
+		}
+		n, err := strconv.Atoi(f[1])
+		if err != nil || n < 0 || n > maxNodes {
+			return nil, fmt.Errorf("sinfo line %d: %q is not a node count", i+1, f[1])
+		}
+		name, def := strings.CutSuffix(f[0], "*")
+		if name == "" {
+			return nil, fmt.Errorf("sinfo line %d: no partition name", i+1)
+		}
+		k, seen := index[name]
+		if !seen {
+			k = len(out)
+			index[name] = k
+			out = append(out, Partition{Name: name})
+		}
+		p := &out[k]
+		p.Default = p.Default || def
+		if p.Nodes += n; p.Nodes > maxNodes {
+			return nil, fmt.Errorf("sinfo line %d: more than %d nodes in partition %s", i+1, maxNodes, name)
+		}
+	}
+	return out, nil
+}
+
+// PartitionNodes is the node count of the named partition, or of the
+// default one when name is ""; ok is false when there is no such partition.
+func PartitionNodes(parts []Partition, name string) (nodes int, ok bool) {
+	for _, p := range parts {
+		if (name == "" && p.Default) || (name != "" && p.Name == name) {
+			return p.Nodes, true
+		}
+	}
+	return 0, false
+}

@@ -1,6 +1,7 @@
 package slurmcli
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +99,49 @@ func TestParseCPUs(t *testing.T) {
 		if (err != nil) != c.bad || got != c.want {
 			t.Errorf("%q: %+v, %v", c.in, got, err)
 		}
+	}
+}
+
+func TestParseNodes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []Partition
+		bad  string
+	}{
+		{"", nil, ""},
+		{"main* 1\n", []Partition{{"main", true, 1}}, ""},
+		// One line per state: summed per partition, in sinfo's order.
+		{"main* 2\nbig 4\nmain* 1\n", []Partition{{"main", true, 3}, {"big", false, 4}}, ""},
+		{"  \nmain* 1\n\n", []Partition{{"main", true, 1}}, ""},
+		{"main*\n", nil, `sinfo line 1: "main*" is not a partition and a node count`},
+		{"main* 1\nbig x\n", nil, `sinfo line 2: "x" is not a node count`},
+		{"main* -1\n", nil, `sinfo line 1: "-1" is not a node count`},
+		{"* 1\n", nil, "sinfo line 1: no partition name"},
+		{"a 1073741824\na 1\n", nil, "sinfo line 2: more than 1073741824 nodes in partition a"},
+		{"a b c\n", nil, `sinfo line 1: "a b c" is not a partition and a node count`},
+	} {
+		got, err := ParseNodes([]byte(c.in))
+		if c.bad != "" {
+			if err == nil || err.Error() != c.bad {
+				t.Errorf("%q: error %v, want %q", c.in, err, c.bad)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: %+v, %v; want %+v", c.in, got, err, c.want)
+		}
+	}
+	parts := []Partition{{"main", true, 3}, {"big", false, 4}}
+	for _, c := range []struct {
+		name string
+		n    int
+		ok   bool
+	}{{"", 3, true}, {"big", 4, true}, {"main", 3, true}, {"none", 0, false}} {
+		if n, ok := PartitionNodes(parts, c.name); n != c.n || ok != c.ok {
+			t.Errorf("PartitionNodes(%q) = %d, %v", c.name, n, ok)
+		}
+	}
+	if _, ok := PartitionNodes([]Partition{{"a", false, 2}}, ""); ok {
+		t.Error("no default partition, yet one was found")
 	}
 }

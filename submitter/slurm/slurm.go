@@ -7,18 +7,22 @@
 // SLURM_CONF, named in the [slurm] section of a targets TOML file. A
 // component that names a site goes to the cluster of that name; components
 // that name none (*) go to the clusters in turn. A job whose components all
-// go to one cluster is one Slurm job (a heterogeneous job when it has
-// several components, unless hetjob = false). A job whose components go
-// to several clusters cannot be one Slurm job, since Slurm runs a
-// heterogeneous job on one cluster: each component is submitted on its own
-// to its cluster, with --comment=gmark:<id>.<component>, and the job is
-// started when every component has started and ends when the last one
-// ends; if one fails the others are cancelled and the job fails.
+// go to one cluster is one Slurm job: a plain job, or a heterogeneous job
+// when the cluster can start one (hetjob = true and its partition has a
+// node per component). Otherwise, and for a job whose components go to
+// several clusters (Slurm runs a heterogeneous job on one cluster), the
+// components are co-allocated the way KOALA does without reservations
+// (claim.go): each is claimed through its cluster's Slurm as a job of its
+// own that holds its processors until a release file appears; once squeue
+// says every component has started the target creates the file and the
+// application starts everywhere at once. A component that has not started
+// claim_retry after another began holding is cancelled and claimed again,
+// up to claim_tries; then the job fails, naming it.
 //
-// Every Slurm job gmark submits is named gmark-<job id>[.c<component>].a<attempt>-<run>,
-// which makes the name its idempotency key: after a crash, Find looks the
-// name up in squeue and the job completion log before anything is
-// submitted again.
+// Every Slurm job gmark submits is named
+// gmark-<job id>[.c<component>[.t<try>]].a<attempt>-<run>, which makes the
+// name its idempotency key: after a crash, Find and Track look the names up
+// in squeue and the job completion log before anything is submitted again.
 package slurm
 
 import (
@@ -35,6 +39,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gmark/gmark/apps/jobenv"
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/submitter"
@@ -57,10 +62,20 @@ type Config struct {
 	// jobs are given up as lost (failed, with the reason). Default 2m.
 	UnreachableAfter time.Duration `toml:"unreachable_after" json:"unreachable_after_ns"`
 	// HetJob submits a multi-component job bound for one cluster as one
-	// heterogeneous job (the default); false submits each component alone,
-	// as for jobs spanning clusters. Single-node clusters need false: Slurm
-	// will not place two components of a heterogeneous job on one node.
+	// heterogeneous job when the cluster can start it (the default): Slurm
+	// starts one only when each component can have a node of its own, so
+	// a job of more components than the partition has nodes is claimed
+	// component by component instead, as jobs spanning clusters are (said
+	// once per cluster). false claims every such job component by
+	// component.
 	HetJob *bool `toml:"hetjob" json:"hetjob"`
+	// ClaimRetry is how long a component of a co-allocated job may stay
+	// pending while another component holds its processors before it is
+	// cancelled and claimed again. Default 1m.
+	ClaimRetry time.Duration `toml:"claim_retry" json:"claim_retry_ns"`
+	// ClaimTries is how many times a component is claimed (the first time
+	// included) before the job fails. Default 3.
+	ClaimTries int `toml:"claim_tries" json:"claim_tries"`
 	// WorkDir is where scripts are written and jobs run and write their
 	// output; the batch hosts must see it at the same path. Default: the
 	// run's directory.
@@ -89,6 +104,7 @@ type Target struct {
 	// orphans are the sbatch commands a killed submitter left running.
 	orphans submitter.Orphans
 	polls   submitter.Pollers // one per cluster
+	bg      sync.WaitGroup    // scancel commands and new claiming tries under way
 }
 
 type cluster struct {
@@ -102,20 +118,36 @@ type cluster struct {
 	mu           sync.Mutex // guards the job completion log's location
 	jobcomp      string
 	jobcompKnown bool
+
+	// The nodes of its partition (0: not known yet) and whether the
+	// fallback from heterogeneous jobs was said; guarded by Target.mu.
+	nodes  int
+	warned bool
+
+	snapMu sync.Mutex // a recent squeue, for Track's look-ups by name
+	snapAt time.Time
+	snap   []slurmcli.Record
 }
 
 // part is one Slurm job: a whole gmark job, or one component of it.
 type part struct {
 	c         *cluster
 	comp      int // -1: the whole job
+	try       int // claiming try of a component, from 1
 	id        int64
 	name      string
 	submitted time.Time
 	rec       *slurmcli.Record
-	firstSub  int64  // Slurm's submit time when first seen (a requeue resets it)
-	class     string // queued, running, succeeded, failed, cancelled, lost
+	het       []*slurmcli.Record // the other components of a heterogeneous job
+	firstSub  int64              // Slurm's submit time when first seen (a requeue resets it)
+	class     string             // queued, running, succeeded, failed, cancelled, lost
 	reason    string
 	missing   time.Time
+
+	// Claiming (claim.go): since when it has waited while another
+	// component held its processors, and whether a new try is under way.
+	waitFrom   time.Time
+	reclaiming bool
 }
 
 type sjob struct {
@@ -123,6 +155,12 @@ type sjob struct {
 	parts     []*part
 	reported  submitter.State
 	cancelled bool
+
+	// A job whose components are claimed one by one (claim.go).
+	claim     bool
+	release   string // the file whose creation starts the application
+	released  bool
+	claimFail string // why claiming gave up
 }
 
 // New checks the configuration and returns the target.
@@ -143,9 +181,18 @@ func New(cfg Config) (*Target, error) {
 	if cfg.CommandTimeout <= 0 {
 		cfg.CommandTimeout = time.Minute
 	}
+	if cfg.ClaimRetry <= 0 {
+		cfg.ClaimRetry = DefaultClaimRetry
+	}
+	if cfg.ClaimTries <= 0 {
+		cfg.ClaimTries = DefaultClaimTries
+	}
 	var err error
 	if cfg.Executable, cfg.WorkDir, err = submitter.JobFiles("slurm", cfg.Executable, cfg.WorkDir, "scripts"); err != nil {
 		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(cfg.WorkDir, releaseDir), 0o755); err != nil {
+		return nil, fmt.Errorf("slurm: %v", err)
 	}
 	p, err := printers.Lookup("sbatch")
 	if err != nil {
@@ -181,10 +228,11 @@ func (t *Target) Caps() submitter.Caps {
 	return submitter.Caps{Find: true, Cancel: true, CoAllocates: true}
 }
 
-// Watch checks that the Slurm commands exist and starts one poller per
-// cluster.
+// Watch checks that the Slurm commands exist, asks each cluster how many
+// nodes its partition has (whether it can start heterogeneous jobs), and
+// starts one poller per cluster.
 func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
-	for _, name := range []string{"sbatch", "squeue", "scancel", "scontrol"} {
+	for _, name := range []string{"sbatch", "squeue", "scancel", "scontrol", "sinfo"} {
 		if _, err := exec.LookPath(name); err != nil {
 			return fmt.Errorf("%s not found: is Slurm installed (apt-get install slurm-client)?", name)
 		}
@@ -192,6 +240,17 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	t.mu.Lock()
 	t.rep = r
 	t.mu.Unlock()
+	if *t.cfg.HetJob {
+		for _, c := range t.clusters {
+			// A cluster that does not answer now is asked again when a
+			// job needs to know.
+			if n, err := t.clusterNodes(ctx, c); err == nil && n < 2 {
+				t.mu.Lock()
+				t.warnHet(c, n)
+				t.mu.Unlock()
+			}
+		}
+	}
 	for _, c := range t.clusters {
 		t.polls.Go(ctx, t.cfg.Poll, func(ctx context.Context) { t.poll(ctx, c) })
 	}
@@ -206,11 +265,13 @@ func (t *Target) run(ctx context.Context, c *cluster, name string, args ...strin
 // planned is where one part of a job goes.
 type planned struct {
 	c    *cluster
-	comp int // -1: the whole job
+	comp int  // -1: the whole job
+	hold bool // a component claimed on its own: it holds until released
 }
 
-// plan decides where a job's components go.
-func (t *Target) plan(j *workload.Job) ([]planned, error) {
+// plan decides where a job's components go: the whole job to one cluster
+// (a plain or heterogeneous job), or each component claimed on its own.
+func (t *Target) plan(ctx context.Context, j *workload.Job) ([]planned, error) {
 	dest := make([]*cluster, len(j.Components))
 	var named *cluster
 	sameNamed := true
@@ -239,13 +300,13 @@ func (t *Target) plan(j *workload.Job) ([]planned, error) {
 		t.rr++
 		return c
 	}
-	defer t.mu.Unlock()
+	whole := named
 	if len(j.Components) == 1 || (sameNamed && *t.cfg.HetJob) {
-		c := named
-		if c == nil {
-			c = next()
+		if whole == nil {
+			whole = next()
 		}
-		return []planned{{c: c, comp: -1}}, nil
+	} else {
+		whole = nil
 	}
 	out := make([]planned, len(j.Components))
 	for i := range j.Components {
@@ -253,9 +314,32 @@ func (t *Target) plan(j *workload.Job) ([]planned, error) {
 		if c == nil {
 			c = next()
 		}
-		out[i] = planned{c: c, comp: i}
+		out[i] = planned{c: c, comp: i, hold: true}
+	}
+	t.mu.Unlock()
+	if whole == nil {
+		return out, nil
+	}
+	// One Slurm job, unless it would be a heterogeneous job the cluster
+	// cannot start: then its components are claimed there one by one.
+	if len(j.Components) == 1 || plainJob(j) || t.hetFits(ctx, whole, len(j.Components)) {
+		return []planned{{c: whole, comp: -1}}, nil
+	}
+	for i := range out {
+		out[i].c = whole
 	}
 	return out, nil
+}
+
+// plainJob reports whether the sbatch printer makes job j a plain job of
+// its total processors: every component names the same site.
+func plainJob(j *workload.Job) bool {
+	for _, c := range j.Components {
+		if c.Site == workload.AnySite || c.Site == "" || c.Site != j.Components[0].Site {
+			return false
+		}
+	}
+	return true
 }
 
 func (t *Target) names() string {
@@ -266,22 +350,53 @@ func (t *Target) names() string {
 	return strings.Join(n, ", ")
 }
 
-// jobName is the Slurm job name of a part: its idempotency key.
-func jobName(s *submitter.Submission, comp int) string {
-	return "gmark-" + partSuffix(s, comp) + "-" + s.RunID
+// jobName is the Slurm job name of a part (component comp, -1 for the
+// whole job, at claiming try try): its idempotency key.
+func jobName(s *submitter.Submission, comp, try int) string {
+	return "gmark-" + partSuffix(s, comp, try) + "-" + s.RunID
 }
 
-func partSuffix(s *submitter.Submission, comp int) string {
+func partSuffix(s *submitter.Submission, comp, try int) string {
 	suffix := s.Job.ID
 	if comp >= 0 {
 		suffix += ".c" + strconv.Itoa(comp)
+		if try > 1 {
+			suffix += ".t" + strconv.Itoa(try)
+		}
 	}
 	return suffix + ".a" + strconv.Itoa(s.Attempt)
 }
 
+// parseName is the component (-1: the whole job) and claiming try of the
+// part of s that Slurm job name names; ok is false for a name of no part
+// of s.
+func parseName(s *submitter.Submission, name string) (comp, try int, ok bool) {
+	if name == jobName(s, -1, 1) {
+		return -1, 1, true
+	}
+	mid, ok1 := strings.CutPrefix(name, "gmark-"+s.Job.ID+".c")
+	mid, ok2 := strings.CutSuffix(mid, ".a"+strconv.Itoa(s.Attempt)+"-"+s.RunID)
+	if !ok1 || !ok2 {
+		return 0, 0, false
+	}
+	compText, tryText, hasTry := strings.Cut(mid, ".t")
+	comp, err := strconv.Atoi(compText)
+	if err != nil || comp < 0 || comp >= len(s.Job.Components) || strconv.Itoa(comp) != compText {
+		return 0, 0, false
+	}
+	try = 1
+	if hasTry {
+		try, err = strconv.Atoi(tryText)
+		if err != nil || try < 2 || try > MaxClaimTries || strconv.Itoa(try) != tryText {
+			return 0, 0, false
+		}
+	}
+	return comp, try, true
+}
+
 // Submit submits the job's parts that are not yet submitted.
 func (t *Target) Submit(ctx context.Context, s *submitter.Submission) (submitter.Receipt, error) {
-	plan, err := t.plan(s.Job)
+	plan, err := t.plan(ctx, s.Job)
 	if err != nil {
 		return submitter.Receipt{}, err
 	}
@@ -297,7 +412,7 @@ func (t *Target) Submit(ctx context.Context, s *submitter.Submission) (submitter
 		if p := done[pl.comp]; p != nil {
 			continue
 		}
-		p, out, err := t.submitPart(ctx, pl, s)
+		p, out, err := t.submitPart(ctx, pl, s, 1)
 		if out != "" {
 			outputs = append(outputs, out)
 		}
@@ -322,7 +437,7 @@ func (t *Target) Submit(ctx context.Context, s *submitter.Submission) (submitter
 	t.mu.Lock()
 	parts := t.memo[s.Key]
 	delete(t.memo, s.Key)
-	sj := &sjob{sub: *s, parts: orderParts(parts)}
+	sj := t.newJob(s, parts)
 	t.jobs[s.Key] = sj
 	t.report(submitter.Update{Key: s.Key, State: submitter.Queued, Time: time.Now()})
 	t.mu.Unlock()
@@ -361,31 +476,37 @@ func sites(parts []*part) []string {
 	return out
 }
 
-// submitPart prints the script of a job or component and sbatches it.
-func (t *Target) submitPart(ctx context.Context, pl planned, s *submitter.Submission) (*part, string, error) {
+// submitPart prints the script of a job or component (at claiming try
+// try) and sbatches it.
+func (t *Target) submitPart(ctx context.Context, pl planned, s *submitter.Submission, try int) (*part, string, error) {
 	j := *s.Job
 	comment := "gmark:" + j.ID
+	pcfg := t.pcfg
 	if pl.comp >= 0 {
 		j.Components = []workload.Component{s.Job.Components[pl.comp]}
 		comment += "." + strconv.Itoa(pl.comp)
 	}
+	if pl.hold {
+		pcfg.HoldUntil = t.releasePath(s)
+		if j.WallTime > 0 {
+			j.WallTime += t.holdBudget()
+		}
+	}
 	var buf bytes.Buffer
-	if err := t.printer.Print(&buf, &j, t.pcfg); err != nil {
+	if err := t.printer.Print(&buf, &j, pcfg); err != nil {
 		return nil, "", err
 	}
 	script := stripClusters(buf.Bytes())
-	suffix := partSuffix(s, pl.comp)
+	suffix := partSuffix(s, pl.comp, try)
 	path := filepath.Join(t.cfg.WorkDir, "scripts", suffix+".sbatch")
 	if err := os.WriteFile(path, script, 0o644); err != nil {
 		return nil, "", err
 	}
-	name := jobName(s, pl.comp)
+	name := jobName(s, pl.comp, try)
 	args := []string{"--parsable", "--comment=" + comment, "--job-name=" + name,
 		"--output=" + suffix + ".out", "--error=" + suffix + ".err"}
 	if pl.comp >= 0 {
-		n := strconv.Itoa(len(s.Job.Components))
-		c := strconv.Itoa(pl.comp)
-		args = append(args, "--export=ALL,GMARK_COMPONENT="+c+",GMARK_RANK="+c+",GMARK_SIZE="+n)
+		args = append(args, "--export="+componentEnv(s.Job, pl.comp))
 	}
 	if pl.c.partition != "" {
 		args = append(args, "--partition="+pl.c.partition)
@@ -396,12 +517,15 @@ func (t *Target) submitPart(ctx context.Context, pl planned, s *submitter.Submis
 	out, err := t.run(ctx, pl.c, "sbatch", args...)
 	text := strings.TrimSpace(string(out))
 	if err != nil && outcomeOpen(err) {
-		if p := t.settle(ctx, pl.c, name, pl.comp, now); p != nil {
+		if p := t.settle(ctx, pl.c, s, name, now); p != nil {
 			p.submitted = now
 			return p, fmt.Sprintf("%s: job %d, found by its name after: %v", pl.c.name, p.id, err), nil
 		}
 	}
 	if err != nil {
+		if pl.comp >= 0 {
+			err = fmt.Errorf("component %d on %s: %w", pl.comp, pl.c.name, err)
+		}
 		return nil, text, err
 	}
 	idText, _, _ := strings.Cut(strings.SplitN(text, "\n", 2)[0], ";")
@@ -409,7 +533,21 @@ func (t *Target) submitPart(ctx context.Context, pl planned, s *submitter.Submis
 	if perr != nil {
 		return nil, text, fmt.Errorf("sbatch on %s printed %q, not a job id", pl.c.name, text)
 	}
-	return &part{c: pl.c, comp: pl.comp, id: id, name: name, submitted: now, class: "queued"}, pl.c.name + ": " + text, nil
+	return &part{c: pl.c, comp: pl.comp, try: try, id: id, name: name, submitted: now, class: "queued"}, pl.c.name + ": " + text, nil
+}
+
+// componentEnv is the environment sbatch gives component comp of job j
+// (--export): its index, the global rank of its first process (the
+// processors of the components before it) and the job's size, all
+// components together. Each process's rank within the component comes
+// from srun (SLURM_PROCID): apps/jobenv adds the two.
+func componentEnv(j *workload.Job, comp int) string {
+	base := 0
+	for _, c := range j.Components[:comp] {
+		base += c.Count
+	}
+	return "ALL," + jobenv.Component + "=" + strconv.Itoa(comp) + "," + jobenv.RankBase + "=" + strconv.Itoa(base) +
+		"," + jobenv.Size + "=" + strconv.Itoa(j.Processors())
 }
 
 // stripClusters removes the printer's --clusters directive: here the
@@ -468,34 +606,27 @@ func final(class string) bool {
 }
 
 // Find looks for the parts of a submission by their names, in squeue and
-// the job completion log of every cluster. It reports found only when
-// every part is there; the parts of a partial submission are remembered,
-// so Submit sends only the missing ones.
+// the job completion log of every cluster (the latest claiming try of each
+// component; older tries still pending are cancelled). It reports found
+// only when every part is there; the parts of a partial submission are
+// remembered, so Submit sends only the missing ones.
 func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.Receipt, bool, error) {
-	wantWhole := jobName(s, -1)
-	wantComp := map[string]int{}
-	for i := range s.Job.Components {
-		wantComp[jobName(s, i)] = i
-	}
 	// An sbatch of this submission that a killed submitter left running
 	// may still be submitting it: wait for it, then look.
-	if err := t.orphans.Wait(ctx, wantWhole, t.cfg.CommandTimeout); err != nil {
-		return submitter.Receipt{}, false, err
-	}
-	for name := range wantComp {
+	for _, name := range t.partNames(s) {
 		if err := t.orphans.Wait(ctx, name, t.cfg.CommandTimeout); err != nil {
 			return submitter.Receipt{}, false, err
 		}
 	}
-	wantComp[wantWhole] = -1
 	var found []*part
 	for _, c := range t.clusters {
-		parts, err := t.partsNamed(ctx, c, wantComp)
+		parts, err := t.partsOf(ctx, c, s, false)
 		if err != nil {
 			return submitter.Receipt{}, false, err
 		}
 		found = append(found, parts...)
 	}
+	found = t.latestTries(found)
 	if len(found) == 0 {
 		return submitter.Receipt{}, false, nil
 	}
@@ -515,16 +646,39 @@ func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.R
 		t.memo[s.Key] = found
 		return submitter.Receipt{}, false, nil
 	}
-	sj := &sjob{sub: *s, parts: orderParts(found)}
+	sj := t.newJob(s, found)
 	t.jobs[s.Key] = sj
 	zero := 0
 	return submitter.Receipt{TargetID: targetID(sj.parts), Output: "found in Slurm by job name", ExitStatus: &zero, Sites: sites(sj.parts)}, true, nil
 }
 
-// partsNamed finds the jobs of cluster c whose names are in want (name →
-// component, -1 for a whole job), in squeue and the job completion log.
-func (t *Target) partsNamed(ctx context.Context, c *cluster, want map[string]int) ([]*part, error) {
-	recs, err := t.squeue(ctx, c)
+// partNames are the Slurm job names the parts of s may have: the whole
+// job's, and each component's at every claiming try.
+func (t *Target) partNames(s *submitter.Submission) []string {
+	names := []string{jobName(s, -1, 1)}
+	for i := range s.Job.Components {
+		for try := 1; try <= t.cfg.ClaimTries; try++ {
+			names = append(names, jobName(s, i, try))
+		}
+	}
+	return names
+}
+
+// partsOf finds the Slurm jobs of cluster c that are parts of s (by name),
+// in squeue (a snapshot up to a second old when recent is true) and the
+// job completion log. Each part carries the record it was found by.
+func (t *Target) partsOf(ctx context.Context, c *cluster, s *submitter.Submission, recent bool) ([]*part, error) {
+	return t.partsMatching(ctx, c, recent, func(name string) (int, int, bool) { return parseName(s, name) })
+}
+
+func (t *Target) partsMatching(ctx context.Context, c *cluster, recent bool, match func(string) (comp, try int, ok bool)) ([]*part, error) {
+	var recs []slurmcli.Record
+	var err error
+	if recent {
+		recs, err = t.squeueSnapshot(ctx, c)
+	} else {
+		recs, err = t.squeue(ctx, c)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -534,15 +688,56 @@ func (t *Target) partsNamed(ctx context.Context, c *cluster, want map[string]int
 	var found []*part
 	seen := map[int64]bool{}
 	for i := range recs {
-		r := &recs[i]
-		comp, ok := want[r.Name]
+		r := recs[i]
+		comp, try, ok := match(r.Name)
 		if !ok || seen[r.ID] || (r.HetJobID != 0 && r.HetOff != 0) {
 			continue
 		}
 		seen[r.ID] = true
-		found = append(found, &part{c: c, comp: comp, id: r.ID, name: r.Name, submitted: time.Unix(r.Submit, 0), class: "queued"})
+		found = append(found, &part{c: c, comp: comp, try: try, id: r.ID, name: r.Name, submitted: time.Unix(r.Submit, 0),
+			class: "queued", rec: &r})
 	}
 	return found, nil
+}
+
+// squeueSnapshot is the cluster's squeue, asked at most once a second: a
+// resumed run tracks many jobs at once.
+func (t *Target) squeueSnapshot(ctx context.Context, c *cluster) ([]slurmcli.Record, error) {
+	c.snapMu.Lock()
+	defer c.snapMu.Unlock()
+	if time.Since(c.snapAt) < time.Second {
+		return c.snap, nil
+	}
+	recs, err := t.squeue(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	c.snap, c.snapAt = recs, time.Now()
+	return recs, nil
+}
+
+// latestTries keeps, of the parts found, the latest claiming try of each
+// component (or the whole job), and cancels the older tries that have not
+// ended: a submitter killed while it claimed a component again may have
+// left both.
+func (t *Target) latestTries(found []*part) []*part {
+	latest := map[int]*part{}
+	for _, p := range found {
+		if q := latest[p.comp]; q == nil || p.try > q.try || (p.try == q.try && p.id > q.id) {
+			latest[p.comp] = p
+		}
+	}
+	var out []*part
+	for _, p := range found {
+		if latest[p.comp] == p {
+			out = append(out, p)
+			continue
+		}
+		if p.rec != nil && !final(p.rec.Class()) {
+			t.scancelLater(p)
+		}
+	}
+	return out
 }
 
 // SubmitSettle is how long the target looks for a job by its name after an
@@ -564,13 +759,19 @@ func outcomeOpen(err error) bool {
 	return false
 }
 
-// settle looks for the job named name on c until it appears or
-// SubmitSettle has passed since the sbatch (nil then).
-func (t *Target) settle(ctx context.Context, c *cluster, name string, comp int, since time.Time) *part {
+// settle looks for the job named name (a part of s) on c until it appears
+// or SubmitSettle has passed since the sbatch (nil then).
+func (t *Target) settle(ctx context.Context, c *cluster, s *submitter.Submission, name string, since time.Time) *part {
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
+	match := func(n string) (int, int, bool) {
+		if n != name {
+			return 0, 0, false
+		}
+		return parseName(s, n)
+	}
 	for {
-		if parts, err := t.partsNamed(ctx, c, map[string]int{name: comp}); err == nil && len(parts) > 0 {
+		if parts, err := t.partsMatching(ctx, c, false, match); err == nil && len(parts) > 0 {
 			return parts[0]
 		}
 		if time.Since(since) > SubmitSettle {
@@ -584,7 +785,10 @@ func (t *Target) settle(ctx context.Context, c *cluster, name string, comp int, 
 	}
 }
 
-// Track resumes tracking a job from its target id ("alpha:12,beta:7").
+// Track resumes tracking a job from its target id ("alpha:12,beta:7"). The
+// parts of a job claimed component by component are looked up by name on
+// their clusters, since a component claimed again since the id was
+// recorded is another Slurm job.
 func (t *Target) Track(ctx context.Context, s *submitter.Submission, r submitter.Receipt) error {
 	var parts []*part
 	entries := strings.Split(r.TargetID, ",")
@@ -599,18 +803,68 @@ func (t *Target) Track(ctx context.Context, s *submitter.Submission, r submitter
 		if len(entries) > 1 {
 			comp = i
 		}
-		parts = append(parts, &part{c: c, comp: comp, id: id, name: jobName(s, comp), class: "queued"})
+		parts = append(parts, &part{c: c, comp: comp, try: 1, id: id, name: jobName(s, comp, 1), class: "queued"})
+	}
+	if len(parts) > 1 {
+		var err error
+		if parts, err = t.rediscover(ctx, s, parts); err != nil {
+			return submitter.Transient(err)
+		}
 	}
 	t.mu.Lock()
-	t.jobs[s.Key] = &sjob{sub: *s, parts: parts}
+	t.jobs[s.Key] = t.newJob(s, parts)
 	t.mu.Unlock()
 	return nil
 }
 
-// Close stops the pollers.
+// rediscover replaces each component of parts by its latest claiming try
+// that Slurm knows by name on the component's cluster.
+func (t *Target) rediscover(ctx context.Context, s *submitter.Submission, parts []*part) ([]*part, error) {
+	var found []*part
+	asked := map[*cluster]bool{}
+	for _, p := range parts {
+		if asked[p.c] {
+			continue
+		}
+		asked[p.c] = true
+		got, err := t.partsOf(ctx, p.c, s, true)
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, got...)
+	}
+	byComp := map[int]*part{}
+	for _, p := range t.latestTries(found) {
+		if p.comp >= 0 {
+			byComp[p.comp] = p
+		}
+	}
+	out := make([]*part, len(parts))
+	for i, p := range parts {
+		out[i] = p
+		if q := byComp[p.comp]; q != nil && q.try >= p.try {
+			q.rec = nil // the poller reads its state afresh
+			out[i] = q
+		}
+	}
+	return out, nil
+}
+
+// Close stops the pollers and waits for the scancel commands and claiming
+// tries under way.
 func (t *Target) Close() error {
 	t.polls.Close()
+	t.bg.Wait()
 	return nil
+}
+
+// scancelLater cancels part p in the background (Close waits for it).
+func (t *Target) scancelLater(p *part) {
+	t.bg.Add(1)
+	go func() {
+		defer t.bg.Done()
+		t.run(context.Background(), p.c, "scancel", strconv.FormatInt(p.id, 10))
+	}()
 }
 
 func (t *Target) squeue(ctx context.Context, c *cluster) ([]slurmcli.Record, error) {
@@ -670,10 +924,10 @@ func (t *Target) poll(ctx context.Context, c *cluster) {
 		t.annotate("target-recovered", c.name, fmt.Sprintf("answering again after %s", time.Since(c.failingSince).Round(time.Millisecond)))
 		c.failingSince = time.Time{}
 	}
-	byID := t.clusterStatus(c, recs)
+	byID, het := t.clusterStatus(c, recs)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.matchParts(ctx, c, mine, byID, started)
+	t.matchParts(ctx, c, mine, byID, het, started)
 	t.aggregateAll()
 }
 
@@ -712,9 +966,10 @@ func (t *Target) squeueFailed(c *cluster, mine []*part, started time.Time, err e
 
 // clusterStatus annotates the cluster's pending and running counts when
 // they change, and indexes squeue's records by job id (a heterogeneous job
-// by its leader).
-func (t *Target) clusterStatus(c *cluster, recs []slurmcli.Record) map[int64]*slurmcli.Record {
+// by its leader, with its other components).
+func (t *Target) clusterStatus(c *cluster, recs []slurmcli.Record) (map[int64]*slurmcli.Record, map[int64][]*slurmcli.Record) {
 	byID := make(map[int64]*slurmcli.Record, len(recs))
+	het := map[int64][]*slurmcli.Record{}
 	pending, running := 0, 0
 	for i := range recs {
 		r := &recs[i]
@@ -725,7 +980,8 @@ func (t *Target) clusterStatus(c *cluster, recs []slurmcli.Record) map[int64]*sl
 			running++
 		}
 		if r.HetJobID != 0 && r.HetOff != 0 {
-			continue // a heterogeneous job is followed by its leader
+			het[r.HetJobID] = append(het[r.HetJobID], r) // a heterogeneous job is followed by its leader
+			continue
 		}
 		byID[r.ID] = r
 	}
@@ -733,17 +989,21 @@ func (t *Target) clusterStatus(c *cluster, recs []slurmcli.Record) map[int64]*sl
 		c.lastStatus = status
 		t.annotate("cluster-status", c.name, status)
 	}
-	return byID
+	return byID, het
 }
 
 // matchParts gives each part its record: squeue's, or for a part that left
 // squeue the job completion log's; a part in neither for UnreachableAfter
 // is lost. t.mu is held (and released while the log is read).
-func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID map[int64]*slurmcli.Record, started time.Time) {
+func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID map[int64]*slurmcli.Record, het map[int64][]*slurmcli.Record, started time.Time) {
 	var comp map[int64]*slurmcli.Record
+	var hetComp map[int64][]*slurmcli.Record
 	for _, p := range mine {
 		if r := byID[p.id]; r != nil {
 			p.rec, p.class, p.missing = r, r.Class(), time.Time{}
+			if r.HetJobID == r.ID {
+				p.het = het[r.ID]
+			}
 			if p.firstSub == 0 {
 				p.firstSub = r.Submit
 			}
@@ -757,14 +1017,20 @@ func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID 
 			t.mu.Unlock()
 			recs, _ := t.jobComp(ctx, c)
 			t.mu.Lock()
+			hetComp = map[int64][]*slurmcli.Record{}
 			for i := range recs {
 				if recs[i].HetJobID == 0 || recs[i].HetOff == 0 {
 					comp[recs[i].ID] = &recs[i]
+				} else {
+					hetComp[recs[i].HetJobID] = append(hetComp[recs[i].HetJobID], &recs[i])
 				}
 			}
 		}
 		if r := comp[p.id]; r != nil && r.Name == p.name {
 			p.rec, p.class = r, r.Class()
+			if r.HetJobID == r.ID {
+				p.het = hetComp[r.ID]
+			}
 			if p.firstSub == 0 {
 				p.firstSub = r.Submit
 			}
@@ -855,8 +1121,19 @@ func (ps partsState) state() submitter.State {
 // aggregate combines a job's parts into its state and reports a change; it
 // returns true once the job is final.
 func (t *Target) aggregate(sj *sjob) bool {
+	claiming := sj.claim && !sj.released
+	if claiming {
+		t.claimStep(sj)
+		claiming = !sj.released
+	}
 	ps := combineParts(sj.parts)
 	st := ps.state()
+	if claiming {
+		var reason string
+		if st, reason = claimState(sj); reason != "" {
+			ps.failReason = reason
+		}
+	}
 	if st == sj.reported {
 		return false
 	}
@@ -865,6 +1142,9 @@ func (t *Target) aggregate(sj *sjob) bool {
 	}
 	sj.reported = st
 	u := submitter.Update{Key: sj.sub.Key, State: st, Time: time.Now(), Sites: sites(sj.parts)}
+	if sj.claim {
+		u.TargetID = targetID(sj.parts) // a component claimed again is another Slurm job
+	}
 	if ps.submitMin != 0 {
 		u.Submitted = time.Unix(ps.submitMin, 0)
 	}
@@ -882,7 +1162,7 @@ func (t *Target) aggregate(sj *sjob) bool {
 			// A co-allocated job has failed: stop its other components.
 			for _, p := range sj.parts {
 				if !final(p.class) {
-					go t.run(context.Background(), p.c, "scancel", strconv.FormatInt(p.id, 10))
+					t.scancelLater(p)
 					p.class = "cancelled"
 				}
 			}
@@ -922,12 +1202,15 @@ func partsDetail(parts []*part) json.RawMessage {
 		Component int              `json:"component"`
 		Cluster   string           `json:"cluster"`
 		ID        int64            `json:"job_id"`
+		Try       int              `json:"try,omitempty"`
 		Class     string           `json:"class"`
 		Record    *slurmcli.Record `json:"record,omitempty"`
+		// The other components of a heterogeneous job.
+		Het []*slurmcli.Record `json:"het,omitempty"`
 	}
 	var out []pd
 	for _, p := range parts {
-		out = append(out, pd{p.comp, p.c.name, p.id, p.class, p.rec})
+		out = append(out, pd{p.comp, p.c.name, p.id, p.try, p.class, p.rec, p.het})
 	}
 	b, _ := json.Marshal(map[string]any{"slurm": out})
 	return b

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/workload"
 )
 
 // Slurm's "not now" is transient; a bad request is not. Each message is said
@@ -36,5 +37,65 @@ func TestStripClusters(t *testing.T) {
 	in := "#!/bin/sh\n#SBATCH --job-name=x\n#SBATCH --clusters=alpha\n#SBATCH --ntasks=2\n"
 	if got := string(stripClusters([]byte(in))); got != "#!/bin/sh\n#SBATCH --job-name=x\n#SBATCH --ntasks=2\n" {
 		t.Fatalf("%q", got)
+	}
+}
+
+// Every part's Slurm name reads back as its component and claiming try;
+// names of other jobs, attempts, runs, components out of range and
+// non-canonical numbers do not.
+func TestPartNames(t *testing.T) {
+	j := &workload.Job{ID: "4-0.1", Components: []workload.Component{{Count: 2}, {Count: 2}}}
+	s := &submitter.Submission{RunID: "r1", Job: j, Attempt: 2}
+	for _, c := range []struct{ comp, try int }{{-1, 1}, {0, 1}, {1, 1}, {0, 2}, {1, MaxClaimTries}} {
+		name := jobName(s, c.comp, c.try)
+		comp, try, ok := parseName(s, name)
+		if !ok || comp != c.comp || try != c.try {
+			t.Errorf("%s: component %d try %d ok %v; want %d %d", name, comp, try, ok, c.comp, c.try)
+		}
+	}
+	if got := jobName(s, 1, 3); got != "gmark-4-0.1.c1.t3.a2-r1" {
+		t.Errorf("name %s", got)
+	}
+	for _, name := range []string{
+		"gmark-4-0.1.a1-r1", "gmark-4-0.1.a2-r10", "gmark-4-0.1.c2.a2-r1", "gmark-4-0.1.c-1.a2-r1",
+		"gmark-4-0.1.c01.a2-r1", "gmark-4-0.1.c0.t1.a2-r1", "gmark-4-0.1.c0.t02.a2-r1", "gmark-4-0.1.c0.t101.a2-r1",
+		"gmark-4-0.1.c0.tx.a2-r1", "gmark-4-0.c0.a2-r1", "gmark-4-0.1.1.c0.a2-r1", "", "gmark-",
+	} {
+		if comp, try, ok := parseName(s, name); ok {
+			t.Errorf("%q read as component %d try %d", name, comp, try)
+		}
+	}
+}
+
+// Each component learns where its ranks start and how large the whole job
+// is; srun gives the rank within the component.
+func TestComponentEnv(t *testing.T) {
+	j := &workload.Job{Components: []workload.Component{{Count: 2}, {Count: 3}, {Count: 1}}}
+	for comp, want := range []string{
+		"ALL,GMARK_COMPONENT=0,GMARK_RANK_BASE=0,GMARK_SIZE=6",
+		"ALL,GMARK_COMPONENT=1,GMARK_RANK_BASE=2,GMARK_SIZE=6",
+		"ALL,GMARK_COMPONENT=2,GMARK_RANK_BASE=5,GMARK_SIZE=6",
+	} {
+		if got := componentEnv(j, comp); got != want {
+			t.Errorf("component %d: %s, want %s", comp, got, want)
+		}
+	}
+}
+
+func TestPlainJob(t *testing.T) {
+	for _, c := range []struct {
+		sites []string
+		plain bool
+	}{
+		{[]string{"a"}, true}, {[]string{"a", "a"}, true}, {[]string{"a", "b"}, false},
+		{[]string{"a", "*"}, false}, {[]string{"*", "*"}, false}, {[]string{""}, false},
+	} {
+		j := &workload.Job{}
+		for _, s := range c.sites {
+			j.Components = append(j.Components, workload.Component{Site: s, Count: 1})
+		}
+		if got := plainJob(j); got != c.plain {
+			t.Errorf("%v: plain %v", c.sites, got)
+		}
 	}
 }

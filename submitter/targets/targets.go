@@ -51,6 +51,7 @@ var (
 	pollRange        = [2]time.Duration{100 * time.Millisecond, time.Hour}
 	unreachableRange = [2]time.Duration{time.Second, 7 * 24 * time.Hour}
 	timeoutRange     = [2]time.Duration{time.Second, time.Hour}
+	claimRetryRange  = [2]time.Duration{time.Second, 24 * time.Hour}
 )
 
 var typeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
@@ -155,6 +156,8 @@ func (c *checker) checkSlurm(s *slurm.Config) {
 	c.duration(s.Poll, pollRange, "slurm", "poll")
 	c.duration(s.UnreachableAfter, unreachableRange, "slurm", "unreachable_after")
 	c.duration(s.CommandTimeout, timeoutRange, "slurm", "command_timeout")
+	c.duration(s.ClaimRetry, claimRetryRange, "slurm", "claim_retry")
+	c.count(s.ClaimTries, 1, slurm.MaxClaimTries, "slurm", "claim_tries")
 	if len(s.Clusters) > MaxClusters {
 		c.fail(fmt.Sprintf("%d clusters; at most %d", len(s.Clusters), MaxClusters), "slurm", "clusters")
 	}

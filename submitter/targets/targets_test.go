@@ -25,6 +25,8 @@ command_timeout = "30s"
 poll = "1s"
 unreachable_after = "2m"
 hetjob = false
+claim_retry = "20s"
+claim_tries = 5
 sbatch_args = ["--account=test"]
 
 [[slurm.clusters]]
@@ -42,7 +44,8 @@ func TestParseGood(t *testing.T) {
 		t.Fatal(err)
 	}
 	if f.Local.Processors != 8 || f.Condor.Poll != 5*time.Second || f.SGE.CommandTimeout != 30*time.Second ||
-		len(f.Slurm.Clusters) != 2 || *f.Slurm.HetJob || f.Slurm.Clusters[1].Partition != "batch" {
+		len(f.Slurm.Clusters) != 2 || *f.Slurm.HetJob || f.Slurm.Clusters[1].Partition != "batch" ||
+		f.Slurm.ClaimRetry != 20*time.Second || f.Slurm.ClaimTries != 5 {
 		t.Fatalf("%+v %+v %+v %+v", f.Local, f.Condor, f.SGE, f.Slurm)
 	}
 	if f, err := Parse("empty.toml", nil); err != nil || f.Local != nil || f.Slurm != nil {
@@ -66,6 +69,10 @@ func TestParseErrors(t *testing.T) {
 		{"bad duration", "[sge]\npoll = \"soon\"\n", `t.toml:2: `},
 		{"unreachable too long", "[slurm]\nunreachable_after = \"9000h\"\n", `t.toml:2: slurm.unreachable_after: 9000h0m0s is out of range`},
 		{"timeout zero", "[sge]\ncommand_timeout = \"0s\"\n", `t.toml:2: sge.command_timeout: 0s is out of range`},
+		{"claim retry zero", "[slurm]\nclaim_retry = \"0s\"\n", `t.toml:2: slurm.claim_retry: 0s is out of range (1s to 24h0m0s`},
+		{"claim retry too long", "[slurm]\nclaim_retry = \"25h\"\n", `t.toml:2: slurm.claim_retry: 25h0m0s is out of range`},
+		{"claim tries zero", "[slurm]\nclaim_tries = 0\n", `t.toml:2: slurm.claim_tries: 0 is out of range (1 to 100)`},
+		{"claim tries too many", "[slurm]\n\nclaim_tries = 101\n", `t.toml:3: slurm.claim_tries: 101 is out of range (1 to 100)`},
 		{"cluster typo", "[slurm]\n[[slurm.clusters]]\nname = \"a\"\ncnof = \"/x\"\n", `t.toml:4: unknown key slurm.clusters.cnof (known: name, conf, partition)`},
 		{"cluster without name", "[slurm]\n[[slurm.clusters]]\nconf = \"/x\"\n", `t.toml:2: slurm.clusters: a cluster has no name`},
 		{"cluster named twice", "[[slurm.clusters]]\nname = \"a\"\n[[slurm.clusters]]\nname = \"a\"\n", `t.toml:2: slurm.clusters.name: cluster a is named twice`},
