@@ -330,6 +330,7 @@ func (c *computation) finish() *RunMetrics {
 	if c.rd.Koala != nil {
 		m.Core = coreMetrics(c.rd, f, opts)
 	}
+	m.Coallocation = coallocation(c.rd, f, opts)
 	m.WarmIncluded = opts.IncludeWarm && m.WarmJobs > 0
 	switch {
 	case m.WarmJobs > 0 && !opts.IncludeWarm:

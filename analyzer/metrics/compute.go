@@ -250,7 +250,10 @@ type RunMetrics struct {
 	Composite *Operational `json:"composite,omitempty"`
 	Breakdown Breakdown    `json:"breakdown"`
 	Core      *CoreMetrics `json:"core,omitempty"`
-	Notes     []string     `json:"notes,omitempty"`
+	// Coallocation is the co-allocation overhead; nil when no co-allocated
+	// job has a start recorded for each of its components.
+	Coallocation *Coallocation `json:"coallocation,omitempty"`
+	Notes        []string      `json:"notes,omitempty"`
 
 	Samples Samples `json:"-"`
 }

@@ -43,6 +43,12 @@ type RunData struct {
 
 	Koala *KoalaData // the bundled core's view of the jobs; nil for other targets
 	Notes []string   // what the loader could not find, and what it assumed
+
+	// ComponentStarts are, per job id, its components' start times as the
+	// target recorded them (nil when none did); ComponentStartsSource says
+	// whose ("slurm" or "koala").
+	ComponentStarts       map[string]ComponentStarts
+	ComponentStartsSource string
 }
 
 // KoalaData is what the bundled scheduler core recorded about the jobs of a
@@ -153,6 +159,9 @@ func Load(st *store.Store, runID string, opts LoadOptions) (*RunData, error) {
 		if err := rd.loadLiveCore(st); err != nil {
 			return nil, err
 		}
+	}
+	if err := rd.loadComponentStarts(st); err != nil {
+		return nil, err
 	}
 	return rd, nil
 }

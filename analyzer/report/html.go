@@ -115,8 +115,12 @@ func dists(m *metrics.RunMetrics) []distRow {
 	if m.TimeBase == "workload" {
 		u = " (workload s)"
 	}
-	return []distRow{{"wait" + u, m.Wait}, {"run time" + u, m.Run}, {"response time" + u, m.Response},
+	rows := []distRow{{"wait" + u, m.Wait}, {"run time" + u, m.Run}, {"response time" + u, m.Response},
 		{"slowdown", m.Slowdown}, {"bounded slowdown (τ = " + num(m.TauS) + " s)", m.BSlowdown}, {"submission delay (s)", m.Delay}}
+	if c := m.Coallocation; c != nil {
+		rows = append(rows, distRow{"co-allocation overhead" + u, c.Overhead})
+	}
+	return rows
 }
 
 func seed(p store.Provenance) string {

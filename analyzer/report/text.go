@@ -46,6 +46,11 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		if m.Delay.N > 0 {
 			ew.printf("  %-17s mean %s ms, p99 %s ms, max %s ms\n", "submission delay", num(m.Delay.Mean*1e3), num(m.Delay.P99*1e3), num(m.Delay.Max*1e3))
 		}
+		if c := m.Coallocation; c != nil {
+			o := c.Overhead
+			ew.printf("  %-17s mean %s s, p95 %s s, max %s s over %d co-allocated jobs (first to last component start)\n",
+				"co-allocation", num(o.Mean), num(o.P95), num(o.Max), c.Jobs)
+		}
 		ew.printf("  makespan %s s", num(m.Makespan))
 		if m.TimeBase == "workload" {
 			ew.printf(" (%s s wall)", num(m.WallSpan))
@@ -183,10 +188,17 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		row("scalars", "", "utilization", f(m.Utilization))
 		row("scalars", "", "processors", strconv.Itoa(m.Processors))
 		row("scalars", "", "coallocated", strconv.Itoa(m.CoAllocated))
-		for _, d := range []struct {
+		dists := []struct {
 			name string
 			s    sampstat.Summary
-		}{{"wait_s", m.Wait}, {"run_s", m.Run}, {"response_s", m.Response}, {"slowdown", m.Slowdown}, {"bounded_slowdown", m.BSlowdown}, {"submission_delay_s", m.Delay}} {
+		}{{"wait_s", m.Wait}, {"run_s", m.Run}, {"response_s", m.Response}, {"slowdown", m.Slowdown}, {"bounded_slowdown", m.BSlowdown}, {"submission_delay_s", m.Delay}}
+		if c := m.Coallocation; c != nil {
+			dists = append(dists, struct {
+				name string
+				s    sampstat.Summary
+			}{"coallocation_overhead_s", c.Overhead})
+		}
+		for _, d := range dists {
 			s := d.s
 			row(d.name, "", "n", strconv.Itoa(s.N))
 			for _, kv := range []struct {

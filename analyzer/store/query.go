@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -285,4 +286,90 @@ func (s *Store) RunExists(id string) (bool, error) {
 		return false, err
 	}
 	return n > 0, nil
+}
+
+// ComponentStart is when one component of a job started, as its target
+// recorded it: the Slurm target's parts (the Slurm records in a job's
+// final event, detail.slurm, with the other components of a heterogeneous
+// job in het) or the bundled core's component_start events (koala-event
+// annotations).
+type ComponentStart struct {
+	JobID     string // "" when only the key is known (the core's events)
+	Key       string // the submission key (the core's events)
+	Attempt   int    // the Slurm target's events
+	Component int    // the core's component index; the Slurm target's order
+	Source    string // "slurm" or "koala"
+	UnixS     int64  // slurm: Slurm's start_time, Unix seconds (0: did not start)
+	CoreRFC   string // koala: the core's time, RFC 3339
+}
+
+// ScanComponentStarts calls fn for every component start the run recorded:
+// those of the Slurm target's final events, then the core's.
+func (s *Store) ScanComponentStarts(runID string, fn func(ComponentStart) error) error {
+	rows, err := s.db.Query(`SELECT job_id, attempt, json_extract(payload, '$.detail.slurm') FROM events
+		WHERE run_id = ? AND job_id <> '' AND json_valid(payload) AND json_type(payload, '$.detail.slurm') = 'array'`, runID)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	type part struct {
+		Record *struct {
+			Start int64 `json:"start_time"`
+		} `json:"record"`
+		Het []struct {
+			Start int64 `json:"start_time"`
+		} `json:"het"`
+	}
+	var starts []ComponentStart
+	for rows.Next() {
+		var job, detail string
+		var attempt int
+		if err := rows.Scan(&job, &attempt, &detail); err != nil {
+			rows.Close()
+			return fmt.Errorf("store: %w", err)
+		}
+		var parts []part
+		if json.Unmarshal([]byte(detail), &parts) != nil {
+			continue
+		}
+		n := 0
+		add := func(start int64) {
+			starts = append(starts, ComponentStart{JobID: job, Attempt: attempt, Component: n, Source: "slurm", UnixS: start})
+			n++
+		}
+		for _, p := range parts {
+			if p.Record == nil {
+				add(0)
+				continue
+			}
+			add(p.Record.Start)
+			for _, h := range p.Het {
+				add(h.Start)
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	for _, c := range starts {
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	rows, err = s.db.Query(`SELECT key, COALESCE(json_extract(value, '$.component'), 0), COALESCE(json_extract(value, '$.time'), '')
+		FROM annotations WHERE run_id = ? AND kind = 'koala-event' AND json_valid(value) AND json_extract(value, '$.kind') = 'component_start'`, runID)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c := ComponentStart{Source: "koala"}
+		if err := rows.Scan(&c.Key, &c.Component, &c.CoreRFC); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

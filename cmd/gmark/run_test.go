@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 )
 
 var reportLineRE = regexp.MustCompile(`(?m)^report: (\S+/index\.html) `)
@@ -73,4 +75,33 @@ func TestRunUsageErrors(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("failed runs wrote %v", entries)
 	}
+}
+
+// Issue 14: the quick start on real Slurm, two single-node clusters named
+// as the clusters its fixed jobs ask for, with the shipped defaults
+// (hetjob = true): the co-allocated jobs those clusters cannot start as
+// heterogeneous jobs are claimed component by component, and every job
+// runs.
+func TestRunQuickstartSlurm(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{}, "fs0", "fs3")
+	out := t.TempDir()
+	targets := writeFile(t, filepath.Join(out, "targets.toml"), e.TargetsTOML(), 0o644)
+	stdout, stderr, code := run(t, abs(t, "../.."), "run", "examples/quickstart.wdl", "-o", out, "--target", "slurm",
+		"--targets", targets, "--gmark", buildGmark(t))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// The 12 unordered and 6 fixed co-allocated jobs, each measured.
+	for _, want := range []string{"jobs 56: 56 succeeded", "tasks 45: 45 succeeded", "success rate 100.0%", "over 18 co-allocated jobs (first to last component start)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, stdout)
+		}
+	}
+	// Said once per cluster, on standard error.
+	for _, c := range []string{"fs0", "fs3"} {
+		if n := strings.Count(stderr, "slurm: "+c+" has 1 node in its partition"); n != 1 {
+			t.Errorf("cluster %s: said %d times:\n%s", c, n, stderr)
+		}
+	}
+	t.Logf("%s", stdout[strings.Index(stdout, "jobs 56"):])
 }

@@ -114,7 +114,7 @@ func (t *Target) hetFits(ctx context.Context, c *cluster, k int) bool {
 	if err != nil {
 		if !c.warned {
 			c.warned = true
-			t.annotateLocked("target-warning", c.name, fmt.Sprintf("cannot tell how many nodes it has (%v): jobs of several components bound for it are claimed component by component, held until all have started", err))
+			t.annotateLocked("target-warning", c.name, fmt.Sprintf("does not say how many nodes it has (%v): jobs of several components bound for it are claimed component by component, held until all have started", err))
 		}
 		return false
 	}
@@ -133,7 +133,7 @@ func (t *Target) warnHet(c *cluster, n int) {
 	if n != 1 {
 		nodes = strconv.Itoa(n) + " nodes"
 	}
-	t.annotateLocked("target-warning", c.name, fmt.Sprintf("its partition has %s, and Slurm starts a heterogeneous job only when each component can have a node of its own: "+
+	t.annotateLocked("target-warning", c.name, fmt.Sprintf("has %s in its partition, and Slurm starts a heterogeneous job only when each component can have a node of its own: "+
 		"a job of more components than that is claimed component by component instead (each a Slurm job holding its processors until all have started)", nodes))
 }
 

@@ -195,7 +195,7 @@ func TestLiveCoallocRanks(t *testing.T) {
 		t.Errorf("1-2 not claimed component by component on one cluster: %s on %s", r.TargetID, r.Sites)
 	}
 	warn, _ := st.Annotations(sum.RunID, "target-warning")
-	if len(warn) != 2 || !strings.Contains(warn[0].Value, "1 node") {
+	if len(warn) != 2 || !strings.Contains(warn[0].Value, "has 1 node in its partition") {
 		t.Errorf("warnings: %+v", warn)
 	}
 	claims, _ := st.Annotations(sum.RunID, "slurm-claim")
