@@ -1,7 +1,7 @@
 // Package slurmcli reads what Slurm's client commands print, for the Slurm
 // target (submitter/slurm) and the bundled core's Slurm clusters (koala):
 // squeue --json (the shapes of 22.05 and 23+), the jobcomp/filetxt job
-// completion log, scontrol show config and sinfo's CPU counts, and the
+// completion log, scontrol show config and sinfo's CPU and node counts, and the
 // messages by which Slurm says "not now".
 package slurmcli
 

@@ -422,3 +422,67 @@ func TestLiveCoallocResumeAfterKill(t *testing.T) {
 		t.Errorf("still holding or waiting: %v", h)
 	}
 }
+
+// A cluster of two nodes can start a heterogeneous job of two components
+// (Slurm's backfill gives each a node), so with the defaults a 2+2 smpi
+// job bound for it is one: srun --het-group gives the four processes
+// global ranks without any base. A job of three components is more than
+// its nodes: it is claimed component by component, and that is said once.
+func TestLiveHetJobRanks(t *testing.T) {
+	// Heterogeneous jobs are started by the backfill scheduler only: run
+	// it every second rather than every 30.
+	e := slurmtest.Start(t, slurmtest.Options{Nodes: 2, Extra: "SchedulerParameters=bf_interval=1\n"}, "gamma")
+	work := t.TempDir()
+	cfg := Config{Poll: 300 * time.Millisecond, UnreachableAfter: time.Minute, WorkDir: work, Executable: gmarkBin.Path(t),
+		Clusters: []ClusterConfig{{Name: "gamma", Conf: e.Clusters[0].Conf}}}
+	tg, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []workload.Job{smpiJob("1-0", "*:2", "*:2"), smpiJob("1-1", "*:1", "*:2", "*:1")}
+	st, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sum, err := submitter.Run(context.Background(), submitter.Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: tg})
+	tg.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := st.Jobs(sum.RunID)
+	for _, r := range rows {
+		if r.State != store.Succeeded {
+			t.Errorf("%s: %s %s", r.JobID, r.State, r.Reason)
+			continue
+		}
+		var ranks []int
+		for _, s := range summaries(t, work, r.JobID) {
+			ranks = append(ranks, s.Rank)
+			if !s.OK || s.Size != 4 || s.Peers != 3 || s.Sent <= 0 || s.Received != s.Sent {
+				t.Errorf("%s: %+v", r.JobID, s)
+			}
+		}
+		slices.Sort(ranks)
+		if !slices.Equal(ranks, []int{0, 1, 2, 3}) {
+			t.Errorf("%s: ranks %v; want 0..3, each once", r.JobID, ranks)
+		}
+		recs := finalDetail(t, st, sum.RunID, r.JobID)
+		parts := strings.Count(r.TargetID, ",") + 1
+		switch r.JobID {
+		case "1-0": // one heterogeneous job: its leader and its other component
+			if parts != 1 || len(recs) != 2 || recs[0].HetJobID == 0 || recs[1].HetJobID != recs[0].HetJobID || recs[0].Start != recs[1].Start {
+				t.Errorf("1-0: target id %s, Slurm records %+v", r.TargetID, recs)
+			}
+		case "1-1": // three Slurm jobs
+			if parts != 3 || len(recs) != 3 || recs[0].HetJobID != 0 {
+				t.Errorf("1-1: target id %s, Slurm records %+v", r.TargetID, recs)
+			}
+		}
+		t.Logf("%s: ranks %v, target id %s", r.JobID, ranks, r.TargetID)
+	}
+	warn, _ := st.Annotations(sum.RunID, "target-warning")
+	if len(warn) != 1 || !strings.Contains(warn[0].Value, "has 2 nodes in its partition") {
+		t.Errorf("warnings: %+v", warn)
+	}
+}

@@ -28,6 +28,10 @@ import (
 type Options struct {
 	// CPUs each node declares (more than the machine has is fine). Default 64.
 	CPUs int
+	// Nodes is the number of nodes of each cluster, each a slurmd of its
+	// own on this machine (its own port, spool directory and pid file).
+	// Default 1.
+	Nodes int
 	// MinJobAge is how long Slurm keeps a finished job in squeue, seconds.
 	// Default 600, so tests can compare what Slurm reports.
 	MinJobAge int
@@ -55,13 +59,14 @@ type Cluster struct {
 	Name       string
 	Dir        string
 	Conf       string // its slurm.conf: clients use SLURM_CONF=Conf
-	Node       string
+	Node       string   // its first node
+	Nodes      []string // every node
 	CtldPort   int
-	SlurmdPort int
+	SlurmdPort int // the first node's
 	JobComp    string // the job completion log
 	env        *Env
 	ctld       *exec.Cmd
-	slurmd     *exec.Cmd
+	slurmd     []*exec.Cmd
 }
 
 // Available says why Slurm cannot be started here, or "" when it can.
@@ -94,6 +99,9 @@ func Start(t testing.TB, opt Options, names ...string) *Env {
 	}
 	if opt.CPUs <= 0 {
 		opt.CPUs = 64
+	}
+	if opt.Nodes <= 0 {
+		opt.Nodes = 1
 	}
 	if opt.MinJobAge <= 0 {
 		opt.MinJobAge = 600
@@ -131,7 +139,8 @@ func Start(t testing.TB, opt Options, names ...string) *Env {
 
 // confTemplate is the slurm.conf of a test cluster: name, controller and
 // slurmd ports, munge socket, cluster directory, job completion log,
-// MinJobAge, node name, host name, CPUs, extra lines.
+// MinJobAge, node lines, node list, extra lines. Each slurmd has its own
+// spool directory and pid file (%n is the node's name).
 const confTemplate = `# A single-node test cluster written by gmark's slurmtest.
 ClusterName=%[1]s
 SlurmctldHost=localhost(127.0.0.1)
@@ -143,11 +152,11 @@ CredType=cred/munge
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation=%[5]s/state
-SlurmdSpoolDir=%[5]s/spool
+SlurmdSpoolDir=%[5]s/spool/%%n
 SlurmctldPidFile=%[5]s/slurmctld.pid
-SlurmdPidFile=%[5]s/slurmd.pid
+SlurmdPidFile=%[5]s/slurmd-%%n.pid
 SlurmctldLogFile=%[5]s/log/slurmctld.log
-SlurmdLogFile=%[5]s/log/slurmd.log
+SlurmdLogFile=%[5]s/log/slurmd-%%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
@@ -161,29 +170,38 @@ MpiDefault=none
 ReturnToService=2
 SchedulerType=sched/backfill
 MinJobAge=%[7]d
-NodeName=%[8]s NodeHostname=%[9]s NodeAddr=127.0.0.1 CPUs=%[10]d RealMemory=1000 State=UNKNOWN
-PartitionName=main Nodes=%[8]s Default=YES MaxTime=INFINITE State=UP
-%[11]s
+%[8]sPartitionName=main Nodes=%[9]s Default=YES MaxTime=INFINITE State=UP
+%[10]s
 `
 
 // addCluster writes the configuration of cluster name and starts its
 // controller and slurmd.
 func (e *Env) addCluster(name string, opt Options, host string) error {
 	c := &Cluster{Name: name, Dir: filepath.Join(e.Dir, name), Node: name + "n1", env: e}
-	for _, sub := range []string{"state", "spool", "log"} {
+	for i := 1; i <= opt.Nodes; i++ {
+		c.Nodes = append(c.Nodes, fmt.Sprintf("%sn%d", name, i))
+	}
+	for _, sub := range append([]string{"state", "log"}, c.Nodes...) {
+		if sub != "state" && sub != "log" {
+			sub = filepath.Join("spool", sub)
+		}
 		if err := os.MkdirAll(filepath.Join(c.Dir, sub), 0o755); err != nil {
 			return err
 		}
 	}
-	ports, err := freePorts(2)
+	ports, err := freePorts(1 + opt.Nodes)
 	if err != nil {
 		return err
 	}
 	c.CtldPort, c.SlurmdPort = ports[0], ports[1]
 	c.Conf = filepath.Join(c.Dir, "slurm.conf")
 	c.JobComp = filepath.Join(c.Dir, "jobcomp.txt")
+	var nodes strings.Builder
+	for i, n := range c.Nodes {
+		fmt.Fprintf(&nodes, "NodeName=%s NodeHostname=%s NodeAddr=127.0.0.1 Port=%d CPUs=%d RealMemory=1000 State=UNKNOWN\n", n, host, ports[1+i], opt.CPUs)
+	}
 	conf := fmt.Sprintf(confTemplate, name, c.CtldPort, c.SlurmdPort, e.MungeSocket, c.Dir, c.JobComp, opt.MinJobAge,
-		c.Node, host, opt.CPUs, opt.Extra)
+		nodes.String(), strings.Join(c.Nodes, ","), opt.Extra)
 	if err := os.WriteFile(c.Conf, []byte(conf), 0o644); err != nil {
 		return err
 	}
@@ -266,11 +284,13 @@ func (c *Cluster) StartController(clean bool) error {
 }
 
 func (c *Cluster) startSlurmd() error {
-	cmd, err := c.daemon("slurmd", "-D", "-N", c.Node, "-f", c.Conf)
-	if err != nil {
-		return err
+	for _, n := range c.Nodes {
+		cmd, err := c.daemon("slurmd", "-D", "-N", n, "-f", c.Conf)
+		if err != nil {
+			return err
+		}
+		c.slurmd = append(c.slurmd, cmd)
 	}
-	c.slurmd = cmd
 	return nil
 }
 
@@ -309,9 +329,9 @@ func (c *Cluster) waitIdle(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var last []byte
 	for time.Now().Before(deadline) {
-		out, err := c.Cmd("sinfo", "-h", "-o", "%T").CombinedOutput()
+		out, err := c.Cmd("sinfo", "-h", "-N", "-o", "%T").CombinedOutput()
 		last = out
-		if err == nil && bytes.Contains(out, []byte("idle")) {
+		if err == nil && bytes.Count(out, []byte("idle\n")) == len(c.Nodes) && bytes.Count(out, []byte("\n")) == len(c.Nodes) {
 			return nil
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -336,7 +356,9 @@ func (e *Env) stop() {
 		}
 	}
 	for _, c := range e.Clusters {
-		stopDaemon(c.slurmd)
+		for _, d := range c.slurmd {
+			stopDaemon(d)
+		}
 		c.slurmd = nil
 		stopDaemon(c.ctld)
 		c.ctld = nil

@@ -33,3 +33,29 @@ func TestTwoClusters(t *testing.T) {
 		}
 	}
 }
+
+// A cluster of two nodes, each its own slurmd: a job of two nodes runs a
+// task on each.
+func TestTwoNodes(t *testing.T) {
+	e := Start(t, Options{Nodes: 2}, "gamma")
+	c := e.Clusters[0]
+	if want := []string{"gamman1", "gamman2"}; strings.Join(c.Nodes, ",") != strings.Join(want, ",") || c.Node != want[0] {
+		t.Fatalf("nodes %v, first %s", c.Nodes, c.Node)
+	}
+	script := filepath.Join(c.Dir, "nodes.sh")
+	os.WriteFile(script, []byte("#!/bin/sh\n#SBATCH --nodes=2 --ntasks=2\nsrun sh -c 'echo on $SLURMD_NODENAME'\n"), 0o755)
+	if out, err := c.Cmd("sbatch", "--parsable", "--chdir="+c.Dir, "--output=nodes.out", script).CombinedOutput(); err != nil {
+		t.Fatalf("sbatch: %v %s", err, out)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(c.Dir, "nodes.out"))
+		if strings.Contains(string(b), "on gamman1") && strings.Contains(string(b), "on gamman2") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job output %q", b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
