@@ -58,11 +58,11 @@ type Env struct {
 type Cluster struct {
 	Name       string
 	Dir        string
-	Conf       string // its slurm.conf: clients use SLURM_CONF=Conf
+	Conf       string   // its slurm.conf: clients use SLURM_CONF=Conf
 	Node       string   // its first node
 	Nodes      []string // every node
 	CtldPort   int
-	SlurmdPort int // the first node's
+	SlurmdPort int    // the first node's
 	JobComp    string // the job completion log
 	env        *Env
 	ctld       *exec.Cmd
