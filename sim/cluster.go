@@ -37,11 +37,11 @@ type jobQueue struct {
 	head int
 }
 
-func (q *jobQueue) len() int        { return len(q.a) - q.head }
-func (q *jobQueue) at(i int) *Job   { return q.a[q.head+i] }
-func (q *jobQueue) push(j *Job)     { q.a = append(q.a, j) }
-func (q *jobQueue) items() []*Job   { return q.a[q.head:] }
-func (q *jobQueue) peek() *Job      { return q.a[q.head] }
+func (q *jobQueue) len() int      { return len(q.a) - q.head }
+func (q *jobQueue) at(i int) *Job { return q.a[q.head+i] }
+func (q *jobQueue) push(j *Job)   { q.a = append(q.a, j) }
+func (q *jobQueue) items() []*Job { return q.a[q.head:] }
+func (q *jobQueue) peek() *Job    { return q.a[q.head] }
 func (q *jobQueue) pushFront(j *Job) {
 	if q.head > 0 {
 		q.head--

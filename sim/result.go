@@ -33,7 +33,7 @@ type Result struct {
 	DelegationsPerJob float64  `json:"delegations_per_job"` // hops / arrived jobs
 	ChainPerJob       float64  `json:"chain_per_job"`       // mean delegation chain length of the finished jobs' runs
 
-	Restarts      int     `json:"restarts"`        // runs killed by failures or expired leases
+	Restarts      int     `json:"restarts"`         // runs killed by failures or expired leases
 	Wasted        float64 `json:"wasted_cpu_years"` // processor-time of killed runs
 	LeasesExpired int     `json:"leases_expired"`
 	Events        int64   `json:"events"` // arrivals and heap events processed
