@@ -1,9 +1,10 @@
 package sim
 
 import (
-	"math"
 	"slices"
 	"time"
+
+	"github.com/gmark/gmark/sim/topology"
 )
 
 // dmm: Delegated MatchMaking on the hybrid hierarchical-distributed
@@ -12,19 +13,29 @@ import (
 // processors only passes requests on. A job is a resource request at its
 // home SM.
 //
-//   - Delegation cycle (every DelegationPeriod, at every SM): when the SM's
-//     load (processors in use + processors asked by the requests waiting
-//     there, over its processors; infinite for a site without processors
-//     that holds requests) exceeds the threshold, it delegates waiting
-//     requests, in the delegation order, until the load is back at or
-//     under the threshold; a request larger than the SM's cluster is
-//     delegated whatever the load. A target is a neighbour (child, sibling,
-//     parent) not on the request's chain, not failed, not a cluster too
-//     small for it, and not one that rejected the request within
-//     SeenMemory, ranked by the target order. Each delegation costs one
-//     DTTL; a request with DTTL 0, or with no target, is rejected back to
-//     the SM it came from (DelegationReject), which tries another target
-//     later; at its home SM it just waits.
+//   - Delegation cycle (every DelegationPeriod, at cluster SMs): when the
+//     SM's load (processors in use + processors asked by the requests
+//     waiting there, over its processors) exceeds the threshold, it
+//     delegates waiting requests, in the delegation order, until the load
+//     is back at or under the threshold; a request larger than the cluster
+//     is delegated whatever the load. A target is a neighbour (child,
+//     sibling, parent) not on the request's chain, not failed, not a
+//     cluster too small for it, not one that rejected the request within
+//     SeenMemory (or in this pass), and where the status it advertises says
+//     the request could start: a cluster's spare processors (idle as the
+//     information service shows them, less the demand waiting there), or
+//     for a site without processors the best spare of the clusters reached
+//     through it; the targets are ranked by the target order.
+//   - A cluster's SM takes a delegated request when its load stays at or
+//     under the threshold with it, and rejects it at once otherwise
+//     (DelegationReject: "wrongly targeted loaded sites reject delegations
+//     quickly"); the sender then offers it to its next target. A site
+//     without processors holds nothing: its load is infinite as soon as a
+//     request reaches it, so it delegates at once, to its own targets, and
+//     rejects the request back when none takes it. Each delegation costs
+//     one DTTL; a request with DTTL 0 is not delegated. A cluster's SM
+//     whose load later exceeds the threshold delegates the requests of
+//     others it holds like its own, and rejects back those it cannot place.
 //   - Matchmaking cycle (every MatchPeriod, at cluster SMs): first the
 //     processors delegated to this SM start their jobs (claim, local
 //     match); then the waiting requests, in the local dispatch order, are
@@ -53,7 +64,7 @@ type dmm struct {
 	thr      float64
 	targets  []Target // scratch
 	cand     []*dreq  // scratch
-	sent     []int    // processors sent to each node in the current pass
+	sent     []int    // processors sent to each site without processors in the current pass
 	sentTo   []int
 }
 
@@ -67,8 +78,8 @@ type dsm struct {
 	bundles []*bundle
 	users   userCount
 	neigh   []int
-	group   []int // of each neighbour: 0 child, 1 sibling, 2 parent
-	subtree []int // the clusters at or below it
+	group   []int   // of each neighbour: 0 child, 1 sibling, 2 parent
+	region  [][]int // of each neighbour: the clusters reachable through it without coming back here
 }
 
 // dreq is a resource request: a job's, on its way along a delegation
@@ -120,8 +131,9 @@ func (a *dmm) Init(s *Sim) error {
 	a.sent = make([]int, len(top.Nodes))
 	for i := range top.Nodes {
 		n := &top.Nodes[i]
-		sm := &dsm{node: i, neigh: top.Neighbours(i), subtree: top.Subtree(i)}
+		sm := &dsm{node: i, neigh: top.Neighbours(i)}
 		for _, nb := range sm.neigh {
+			sm.region = append(sm.region, reachable(top, nb, i))
 			g := 1
 			switch {
 			case top.Nodes[nb].Parent == i:
@@ -139,7 +151,7 @@ func (a *dmm) Init(s *Sim) error {
 	s.CountKeepAlives()
 	s.UseInfo()
 	startCycles(s, codeMatch, s.cfg.MatchPeriod, top.Clusters)
-	startCycles(s, codeDelegate, s.cfg.DelegationPeriod, len(top.Nodes))
+	startCycles(s, codeDelegate, s.cfg.DelegationPeriod, top.Clusters)
 	return nil
 }
 
@@ -184,7 +196,7 @@ func (a *dmm) Event(code uint8, i int32, j *Job, n int64) {
 		}
 	case codeDelegate:
 		s.Schedule(s.now+s.cfg.DelegationPeriod, codeDelegate, i, nil, 0)
-		if sm := a.sms[i]; sm.c == nil || sm.c.Up {
+		if sm := a.sms[i]; sm.c.Up {
 			a.delegatePass(sm)
 		}
 	case codeLease:
@@ -276,18 +288,13 @@ func (a *dmm) expire(b *bundle) {
 	a.enqueue(sink, r)
 }
 
-// load is the SM's load: processors in use and asked for, over its own.
-func (a *dmm) load(y *dsm) float64 {
-	if y.procs == 0 {
-		if y.queued > 0 {
-			return math.Inf(1)
-		}
-		return 0
-	}
-	return float64(y.procs-y.c.Free+y.queued) / float64(y.procs)
+// over tells whether a cluster SM's load, with extra processors more
+// asked, exceeds the threshold.
+func (a *dmm) over(y *dsm, extra int) bool {
+	return float64(y.procs-y.c.Free+y.queued+extra) > a.thr*float64(y.procs)
 }
 
-// delegatePass is a delegation cycle of one SM.
+// delegatePass is a delegation cycle of a cluster's SM.
 func (a *dmm) delegatePass(y *dsm) {
 	if len(y.queue) == 0 {
 		return
@@ -299,30 +306,33 @@ func (a *dmm) delegatePass(y *dsm) {
 			break
 		}
 	}
-	if !oversize && a.load(y) <= a.thr {
+	if !oversize && !a.over(y, 0) {
 		return
 	}
 	a.cand = append(a.cand[:0], y.queue...)
 	slices.SortStableFunc(a.cand, func(p, q *dreq) int { return a.dorder.Compare(p.j, q.j) })
 	for _, r := range a.cand {
-		if a.load(y) <= a.thr && r.j.Procs <= y.procs {
+		if !a.over(y, 0) && r.j.Procs <= y.procs {
 			continue
 		}
-		t := -1
-		if r.dttl > 0 {
-			t = a.target(y, r)
-		}
-		switch {
-		case t >= 0:
-			a.delegate(y, r, t)
-		case r.path[0] != y.node:
-			a.reject(y, r)
+		if a.place(y, r) {
+			r.gone = true
+			y.queued -= r.j.Procs
+		} else if r.path[0] != y.node {
+			r.gone = true
+			y.queued -= r.j.Procs
+			a.reject(r)
 		}
 	}
 	for _, n := range a.sentTo {
 		a.sent[n] = 0
 	}
 	a.sentTo = a.sentTo[:0]
+	a.compact(y)
+}
+
+// compact drops from y's queue the requests that left it.
+func (a *dmm) compact(y *dsm) {
 	w := 0
 	for _, r := range y.queue {
 		if !r.gone {
@@ -335,7 +345,55 @@ func (a *dmm) delegatePass(y *dsm) {
 	y.queue = y.queue[:w]
 }
 
-// target is the best neighbour to delegate r to, or -1.
+// place offers r, held at y, to y's targets in order until one takes it.
+func (a *dmm) place(y *dsm, r *dreq) bool {
+	for r.dttl > 0 {
+		t := a.target(y, r)
+		if t < 0 {
+			return false
+		}
+		if a.offer(t, r) {
+			return true
+		}
+		r.tried = append(r.tried, triedAt{t, a.s.now})
+	}
+	return false
+}
+
+// offer delegates r to t (one DMM message): a cluster's SM takes it or
+// rejects it at once; a site without processors passes it on to its own
+// targets at once, and rejects it back when none takes it. It reports
+// whether r was taken somewhere.
+func (a *dmm) offer(t int, r *dreq) bool {
+	s := a.s
+	s.bus.Send(DMM, 1)
+	ts := a.sms[t]
+	r.path = append(r.path, t)
+	r.dttl--
+	taken := false
+	if ts.procs > 0 {
+		if taken = !a.over(ts, r.j.Procs); taken {
+			a.enqueue(ts, r)
+		}
+	} else {
+		if a.sent[t] == 0 {
+			a.sentTo = append(a.sentTo, t)
+		}
+		a.sent[t] += r.j.Procs
+		taken = a.place(ts, r)
+		a.sent[t] -= r.j.Procs
+	}
+	if taken {
+		s.Delegated(r.j)
+		return true
+	}
+	s.bus.Send(DMM, 1) // DelegationReject
+	r.path = r.path[:len(r.path)-1]
+	r.dttl++
+	return false
+}
+
+// target is the best neighbour of y to delegate r to, or -1.
 func (a *dmm) target(y *dsm, r *dreq) int {
 	s := a.s
 	a.targets = a.targets[:0]
@@ -343,19 +401,26 @@ func (a *dmm) target(y *dsm, r *dreq) int {
 		if slices.Contains(r.path, nb) || a.triedRecently(r, nb) {
 			continue
 		}
-		free := 0
+		var free int
 		if nb < s.top.Clusters {
 			c := s.clusters[nb]
 			if !c.Up || c.Procs < r.j.Procs {
 				continue
 			}
-			free = s.Idle(nb)
+			free = a.spare(nb)
 		} else {
-			for _, c := range a.sms[nb].subtree {
-				free = max(free, s.Idle(c))
+			free = -1 << 40
+			for _, c := range y.region[k] {
+				if !slices.Contains(r.path, c) {
+					free = max(free, a.spare(c))
+				}
 			}
+			free -= a.sent[nb]
 		}
-		a.targets = append(a.targets, Target{Node: nb, Group: y.group[k], Pos: k, Free: free - a.sent[nb]})
+		if free < r.j.Procs {
+			continue // nothing there could take it now
+		}
+		a.targets = append(a.targets, Target{Node: nb, Group: y.group[k], Pos: k, Free: free})
 	}
 	if len(a.targets) == 0 {
 		return -1
@@ -364,44 +429,58 @@ func (a *dmm) target(y *dsm, r *dreq) int {
 	return a.targets[0].Node
 }
 
+// reachable lists the clusters reachable from node from without passing
+// through node not, in index order: the region a site reaches through a
+// neighbour. (Memory: one list per link end, at most the clusters each.)
+func reachable(top *topology.Topology, from, not int) []int {
+	seen := make([]bool, len(top.Nodes))
+	seen[not], seen[from] = true, true
+	stack := []int{from}
+	var out []int
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n < top.Clusters {
+			out = append(out, n)
+		}
+		for _, m := range top.Neighbours(n) {
+			if !seen[m] {
+				seen[m] = true
+				stack = append(stack, m)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// spare is what a cluster's SM advertises: the idle processors the
+// information service shows, less the processors asked by the requests
+// waiting at it.
+func (a *dmm) spare(c int) int { return a.s.Idle(c) - a.sms[c].queued }
+
+// triedRecently: t rejected r in this pass, or within SeenMemory.
 func (a *dmm) triedRecently(r *dreq, node int) bool {
+	now := a.s.now
 	for _, t := range r.tried {
-		if t.node == node && a.s.now-t.at < a.s.cfg.SeenMemory {
+		if t.node == node && (t.at == now || now-t.at < a.s.cfg.SeenMemory) {
 			return true
 		}
 	}
 	return false
 }
 
-// delegate passes r from y to t.
-func (a *dmm) delegate(y *dsm, r *dreq, t int) {
+// reject sends r back along its chain (DelegationReject) to the last
+// cluster SM before the current one that is up, or to its home SM.
+func (a *dmm) reject(r *dreq) {
 	s := a.s
-	r.gone = true
-	y.queued -= r.j.Procs
-	r.dttl--
-	r.path = append(r.path, t)
-	s.Delegated(r.j)
-	s.bus.Send(DMM, 1)
-	if a.sent[t] == 0 {
-		a.sentTo = append(a.sentTo, t)
-	}
-	a.sent[t] += r.j.Procs
-	a.enqueue(a.sms[t], r)
-}
-
-// reject sends r back from y to the SM before it on the chain (further
-// back past SMs that have failed since).
-func (a *dmm) reject(y *dsm, r *dreq) {
-	s := a.s
-	r.gone = true
-	y.queued -= r.j.Procs
 	for {
 		r.tried = append(r.tried, triedAt{r.path[len(r.path)-1], s.now})
 		r.path = r.path[:len(r.path)-1]
 		r.dttl++
 		s.bus.Send(DMM, 1)
 		prev := a.sms[r.path[len(r.path)-1]]
-		if len(r.path) == 1 || prev.c == nil || prev.c.Up {
+		if len(r.path) == 1 || (prev.c != nil && prev.c.Up) {
 			a.enqueue(prev, r)
 			return
 		}
@@ -415,19 +494,12 @@ func (a *dmm) ClusterDown(c *Cluster) {
 	x := a.sms[c.Index]
 	for _, r := range x.queue {
 		if r.path[0] != x.node {
-			a.reject(x, r)
+			r.gone = true
+			x.queued -= r.j.Procs
+			a.reject(r)
 		}
 	}
-	w := 0
-	for _, r := range x.queue {
-		if !r.gone {
-			x.queue[w] = r
-			w++
-		}
-		r.gone = false
-	}
-	clear(x.queue[w:])
-	x.queue = x.queue[:w]
+	a.compact(x)
 	for _, sm := range a.sms {
 		kept := sm.bundles[:0]
 		for _, b := range sm.bundles {

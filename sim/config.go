@@ -51,7 +51,7 @@ type Config struct {
 
 	LocalScheduler  string // cluster queues: "" (as the topology says), "fcfs" or "easy"
 	Selection       string // job selection: "all" or "window:N"
-	Dispatch        string // local dispatch of condor and DMM site managers: "fcfs" or "fcfs-bypass"
+	Dispatch        string // local dispatch of the matchmaking site managers: "fcfs" (condor's default) or "fcfs-bypass" (fcondor's and DMM's)
 	DelegationOrder string // fcfs, lifo, largest, smallest
 	TargetOrder     string // keep-local, most-free, best-fit, fixed
 
@@ -89,7 +89,7 @@ func DefaultConfig(arch string) Config {
 	switch arch {
 	case "central":
 		c.InfoPeriod = 60 * time.Second
-	case "fcondor":
+	case "fcondor", "dmm":
 		c.Dispatch = "fcfs-bypass"
 	}
 	return c

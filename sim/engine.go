@@ -209,12 +209,12 @@ func (s *Sim) fetch() error {
 		s.srcDone = true
 		return nil
 	}
-	if s.w.Submit < s.lastArrival {
-		return fmt.Errorf("job %s: submitted at %v, before the job before it (%v): jobs must come in submission order", s.w.ID, s.w.Submit, s.lastArrival)
-	}
 	j, err := s.convert(&s.w, s.arrived)
 	if err != nil {
 		return err
+	}
+	if j.Submit < s.lastArrival {
+		return fmt.Errorf("job %s: submitted at %v, before the job before it (%v): jobs must come in submission order", j.ID, j.Submit, s.lastArrival)
 	}
 	s.lastArrival = j.Submit
 	s.next = j

@@ -112,7 +112,7 @@ type Target struct {
 	Node  int // topology node
 	Group int // 0 a child, 1 a sibling, 2 the parent
 	Pos   int // position in the neighbour list: children, siblings, parent
-	Free  int // the most idle processors of one cluster at or below it, as seen
+	Free  int // spare processors of the best cluster at or below it: idle as seen, less the demand waiting there
 }
 
 // TargetOrder is DMM's target site ordering policy.
