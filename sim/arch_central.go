@@ -88,20 +88,14 @@ func (a *cern) pull(first int) {
 // service one NotifyBroker per cluster.
 type central struct {
 	hooks
-	s        *Sim
-	q        jobQueue
-	policy   placement.Policy
-	reserve  bool
-	info     placement.Info
-	req      placement.Request
-	siteOf   []int // info.Sites[k] is cluster siteOf[k]
-	reserved []int
-	pending  [][]reservation
-}
-
-type reservation struct {
-	ver   uint64
-	procs int
+	s       *Sim
+	q       jobQueue
+	policy  placement.Policy
+	reserve bool
+	res     softReserve
+	info    placement.Info
+	req     placement.Request
+	siteOf  []int // info.Sites[k] is cluster siteOf[k]
 }
 
 func (a *central) Name() string { return "central" }
@@ -109,9 +103,8 @@ func (a *central) Name() string { return "central" }
 func (a *central) Init(s *Sim) error {
 	a.s = s
 	s.UseInfo()
+	a.res.init(s, a.reserve)
 	n := len(s.clusters)
-	a.reserved = make([]int, n)
-	a.pending = make([][]reservation, n)
 	a.siteOf = make([]int, n)
 	for i := range a.siteOf {
 		a.siteOf[i] = i
@@ -123,6 +116,65 @@ func (a *central) Init(s *Sim) error {
 	}
 	a.req.Components = make([]placement.Component, 1)
 	return nil
+}
+
+// softReserve is what a job-routing scheduler believes of the clusters'
+// idle processors: the information service's view, less (with
+// reservations) the processors it sent to a cluster after the report it
+// sees was taken.
+type softReserve struct {
+	s        *Sim
+	on       bool
+	reserved []int
+	pending  [][]reservation
+}
+
+type reservation struct {
+	ver   uint64
+	procs int
+}
+
+func (r *softReserve) init(s *Sim, on bool) {
+	r.s, r.on = s, on
+	r.reserved = make([]int, len(s.clusters))
+	r.pending = make([][]reservation, len(s.clusters))
+}
+
+// idle is cluster c's idle processors as the scheduler believes them.
+func (r *softReserve) idle(c int) int {
+	idle := r.s.Idle(c)
+	if r.on && !r.s.InfoLive() {
+		idle -= r.reserved[c]
+	}
+	return max(idle, 0)
+}
+
+// sent records a job of procs processors sent to cluster c just now.
+func (r *softReserve) sent(c, procs int) {
+	if !r.on || r.s.InfoLive() {
+		return
+	}
+	r.s.version++ // the push itself is a change: a report taken before it does not show it
+	r.reserved[c] += procs
+	r.pending[c] = append(r.pending[c], reservation{r.s.version, procs})
+}
+
+// settle drops the reservations the visible reports of cluster c (-1: of
+// every cluster) already reflect.
+func (r *softReserve) settle(c int) {
+	if c < 0 {
+		for i := range r.pending {
+			r.settle(i)
+		}
+		return
+	}
+	p, v := r.pending[c], r.s.ViewVersion(c)
+	k := 0
+	for k < len(p) && p[k].ver <= v {
+		r.reserved[c] -= p[k].procs
+		k++
+	}
+	r.pending[c] = p[k:]
 }
 
 func (a *central) Fits(j *Job) bool { return j.Procs <= a.s.maxProcs }
@@ -149,25 +201,8 @@ func (a *central) ClusterUp(c *Cluster) {
 }
 
 func (a *central) InfoChanged(c int) {
-	if c >= 0 {
-		a.settle(c)
-	} else {
-		for i := range a.pending {
-			a.settle(i)
-		}
-	}
+	a.res.settle(c)
 	a.dispatch()
-}
-
-// settle drops the reservations a visible report already reflects.
-func (a *central) settle(c int) {
-	p, v := a.pending[c], a.s.ViewVersion(c)
-	k := 0
-	for k < len(p) && p[k].ver <= v {
-		a.reserved[c] -= p[k].procs
-		k++
-	}
-	a.pending[c] = p[k:]
 }
 
 func (a *central) dispatch() {
@@ -176,11 +211,7 @@ func (a *central) dispatch() {
 		j := a.q.peek()
 		most := 0
 		for k, i := range a.siteOf {
-			idle := s.Idle(i)
-			if a.reserve && !s.InfoLive() {
-				idle -= a.reserved[i]
-			}
-			idle = max(idle, 0)
+			idle := a.res.idle(i)
 			a.info.Sites[k].Idle = idle
 			most = max(most, idle)
 		}
@@ -197,10 +228,6 @@ func (a *central) dispatch() {
 		a.q.pop()
 		s.bus.Send(JobDataExchange, 1)
 		s.Enqueue(c, j)
-		if a.reserve && !s.InfoLive() {
-			s.version++ // the push itself is a change: a report taken before it does not show it
-			a.reserved[c.Index] += j.Procs
-			a.pending[c.Index] = append(a.pending[c.Index], reservation{s.Version(), j.Procs})
-		}
+		a.res.sent(c.Index, j.Procs)
 	}
 }

@@ -319,3 +319,52 @@ func TestDMMKeepsLoadLocal(t *testing.T) {
 		t.Errorf("delegations %d, DMM messages %d, goodput %v", res.Delegations, res.Messages[DMM], res.GoodputBy)
 	}
 }
+
+func TestHier(t *testing.T) {
+	top := topo(t, topology.Spec{
+		Sites: []topology.SiteSpec{{Name: "g"}, {Name: "s1", Parent: "g"}, {Name: "s2", Parent: "g"}},
+		Clusters: []topology.ClusterSpec{{Name: "a", Parent: "s1", Processors: 4}, {Name: "b", Parent: "s1", Processors: 2},
+			{Name: "c", Parent: "s2", Processors: 8}},
+	})
+	// A starts at home. B finds a busy and b too small: up to s1, up to g,
+	// down to s2 and c. C fits at home. D (8) fits only c, busy with B
+	// until 101: it waits at the root and goes then. Live view.
+	jobs := []workload.Job{
+		job("A", "a", 4, 0, 100*time.Second),
+		job("B", "a", 4, secs(1), 100*time.Second),
+		job("C", "b", 1, secs(2), 50*time.Second),
+		job("D", "a", 8, secs(3), 10*time.Second),
+	}
+	cfg := DefaultConfig("hier")
+	cfg.CoolDown, cfg.InfoPeriod = true, 0
+	res, tr := run(t, cfg, top, jobs)
+	checkRuns(t, tr, []want{{"A", []float64{0}, []int{0}}, {"B", []float64{1}, []int{2}}, {"C", []float64{2}, []int{1}}, {"D", []float64{101}, []int{2}}})
+	// Job data: A and C one hop each, B four (s1, g, s2, c), D four; and
+	// each job's results.
+	if got := res.Messages[JobDataExchange]; got != 1+4+1+4+4 {
+		t.Errorf("%d JobDataExchange, want 14", got)
+	}
+
+	// The distribution policies, at a root over three clusters x (1), a
+	// (4, one processor taken by A0) and c (8): X2 finds x busy and goes to
+	// the root, which sends it to c (worst fit: most idle; load: least
+	// busy) or a (best fit: tightest; round robin: first in turn).
+	flat3 := topo(t, topology.Spec{Sites: []topology.SiteSpec{{Name: "g"}},
+		Clusters: []topology.ClusterSpec{{Name: "x", Parent: "g", Processors: 1}, {Name: "a", Parent: "g", Processors: 4}, {Name: "c", Parent: "g", Processors: 8}}})
+	jobs = []workload.Job{
+		job("X1", "x", 1, 0, 1000*time.Second),
+		job("A0", "a", 1, 0, 1000*time.Second),
+		job("X2", "x", 1, secs(1), 100*time.Second),
+	}
+	for dist, where := range map[string]int{"worst-fit": 2, "load": 2, "best-fit": 1, "round-robin": 1} {
+		cfg := DefaultConfig("hier")
+		cfg.CoolDown, cfg.InfoPeriod, cfg.Distribution = true, 0, dist
+		_, tr := run(t, cfg, flat3, jobs)
+		checkRuns(t, tr, []want{{"X2", []float64{1}, []int{where}}})
+	}
+	bad := DefaultConfig("hier")
+	bad.Distribution = "random"
+	if _, err := Run(bad, flat3, &SliceSource{}); err == nil {
+		t.Error("accepted distribution random")
+	}
+}

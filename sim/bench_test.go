@@ -10,7 +10,7 @@ import (
 // reports events per second of one core and the jobs simulated per second.
 func BenchmarkArch(b *testing.B) {
 	jobs, top := cachedGridLF(b, "das2-g5k", 0.7, 24*time.Hour, 1)
-	for _, arch := range []string{"central", "dmm", "cern", "sep-c", "condor", "fcondor"} {
+	for _, arch := range []string{"central", "dmm", "cern", "sep-c", "condor", "fcondor", "hier"} {
 		b.Run(arch, func(b *testing.B) {
 			cfg := DefaultConfig(arch)
 			var events, n int64

@@ -10,7 +10,7 @@ import (
 // the thesis's where it gives them, and gmark's documented choices where
 // it does not (docs/sim.md).
 type Config struct {
-	Arch string // sep-c, condor, fcondor, cern, central, dmm
+	Arch string // sep-c, condor, fcondor, cern, central, dmm, hier
 	Seed uint64 // seeds the cycle phases and the home of jobs that name no cluster
 
 	// CoolDown runs until every job has ended; by default a run stops at
@@ -39,6 +39,7 @@ type Config struct {
 	// reading under which the thesis's T1 curves shift by exactly δ).
 	CentralReserve bool
 	Placement      string // central's placement policy (koala/placement): WF, CF, CM, FCM
+	Distribution   string // hier's multi-level distribution: worst-fit, best-fit, round-robin, load
 
 	KeepAlivePeriod time.Duration // lease renewal of a running job (300 s)
 	LeaseTerm       time.Duration // a lease not renewed for this long expires (1,800 s)
@@ -74,6 +75,7 @@ func DefaultConfig(arch string) Config {
 		DelegationPeriod: 60 * time.Second,
 		CentralReserve:   true,
 		Placement:        "WF",
+		Distribution:     "worst-fit",
 		KeepAlivePeriod:  300 * time.Second,
 		LeaseTerm:        1800 * time.Second,
 		SlowdownBound:    10 * time.Second,
@@ -87,7 +89,7 @@ func DefaultConfig(arch string) Config {
 		TargetOrder:      "keep-local",
 	}
 	switch arch {
-	case "central":
+	case "central", "hier":
 		c.InfoPeriod = 60 * time.Second
 	case "fcondor", "dmm":
 		c.Dispatch = "fcfs-bypass"
