@@ -112,6 +112,11 @@ func RunObserved(cfg Config, top *topology.Topology, src Source, obs Observer) (
 	if err := s.loop(); err != nil {
 		return nil, err
 	}
+	if checkInvariants {
+		if err := s.invariants(); err != nil {
+			return nil, err
+		}
+	}
 	return s.result(), nil
 }
 
@@ -155,6 +160,31 @@ func (s *Sim) outages() error {
 		s.push(event{at: o.At, kind: evDown, a: int32(i)})
 		if o.For > 0 {
 			s.push(event{at: o.At + o.For, kind: evUp, a: int32(i)})
+		}
+	}
+	return nil
+}
+
+// checkInvariants makes Run check the processor accounting of every
+// cluster at the end of a run (tests set it).
+var checkInvariants = false
+
+func (s *Sim) invariants() error {
+	for _, c := range s.clusters {
+		busy := 0
+		for _, j := range c.running {
+			busy += j.Procs
+			if j.state != jobRunning || s.clusters[j.Cluster] != c {
+				return fmt.Errorf("cluster %s: job %s in its running list is not running there", c.Name, j.ID)
+			}
+		}
+		switch {
+		case !c.Up && (c.Free != 0 || c.Held != 0 || busy != 0):
+			return fmt.Errorf("cluster %s is down with %d idle, %d held, %d busy processors", c.Name, c.Free, c.Held, busy)
+		case c.Up && c.Free+c.Held+busy != c.Procs:
+			return fmt.Errorf("cluster %s: %d idle + %d held + %d busy != %d processors", c.Name, c.Free, c.Held, busy, c.Procs)
+		case c.Free < 0 || c.Held < 0:
+			return fmt.Errorf("cluster %s: %d idle, %d held", c.Name, c.Free, c.Held)
 		}
 	}
 	return nil

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/gmark/gmark/workload"
@@ -144,7 +143,7 @@ func (s *Sim) drawHome(clusters []int) int {
 	for _, c := range clusters {
 		total += s.clusters[c].Procs
 	}
-	x := randIntN(s.homeRand, total)
+	x := s.homeRand.IntN(total)
 	for _, c := range clusters {
 		if x -= s.clusters[c].Procs; x < 0 {
 			return c
@@ -152,8 +151,6 @@ func (s *Sim) drawHome(clusters []int) int {
 	}
 	return clusters[len(clusters)-1]
 }
-
-func randIntN(r *rand.Rand, n int) int { return r.IntN(n) }
 
 // jmOf interns a job manager: one per user and home cluster (a user's jobs
 // are all submitted at the user's local cluster; jobs without a user
