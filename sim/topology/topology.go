@@ -154,6 +154,8 @@ const (
 	MinSpeed      = 1e-3
 	MaxSpeed      = 1e3
 	MaxNameLen    = 200
+	MaxSibPairs   = 1_000_000 // sibling links in all
+	MaxProblems   = 50        // reported at once
 )
 
 // problem is a validation error located by table, element and key, so
@@ -181,7 +183,12 @@ func Build(spec *Spec) (*Topology, error) {
 func build(spec *Spec) (*Topology, []problem) {
 	var probs []problem
 	add := func(table string, index int, key, format string, args ...any) {
-		probs = append(probs, problem{table, index, key, fmt.Sprintf(format, args...)})
+		switch {
+		case len(probs) < MaxProblems:
+			probs = append(probs, problem{table, index, key, fmt.Sprintf(format, args...)})
+		case len(probs) == MaxProblems:
+			probs = append(probs, problem{"", -1, "", fmt.Sprintf("more than %d problems; the first %d are listed", MaxProblems, MaxProblems)})
+		}
 	}
 	nc, ns := len(spec.Clusters), len(spec.Sites)
 	if nc == 0 {
@@ -289,7 +296,12 @@ func (t *Topology) checkCycles(nc int, spec *Spec, add func(string, int, string,
 // ways, once; siblings must have the same parent (or both be roots).
 func (t *Topology) link(spec *Spec, index map[string]int, add func(string, int, string, string, ...any)) {
 	seen := map[[2]int]bool{}
+	pairs := 0
 	for i, l := range spec.Siblings {
+		if pairs += len(l.Sites) * (len(l.Sites) - 1) / 2; pairs > MaxSibPairs || len(l.Sites) > MaxNodes {
+			add("sibling", i, "sites", "sibling %d: more than %d sibling links in all", i+1, MaxSibPairs)
+			return
+		}
 		if len(l.Sites) < 2 {
 			add("sibling", i, "sites", "sibling %d: sites must name at least two clusters or sites", i+1)
 			continue

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,5 +237,27 @@ func TestLoad(t *testing.T) {
 	}
 	if top, err := Build(&Spec{Clusters: []ClusterSpec{{Name: "one", Processors: 1}}}); err != nil || top.Nodes[0].Grid != 0 {
 		t.Errorf("one cluster: %v", err)
+	}
+}
+
+func TestParseLimits(t *testing.T) {
+	var b strings.Builder
+	for i := range 200 {
+		b.WriteString("[[cluster]]\nname = \"c\"\nprocessors = 0\n")
+		_ = i
+	}
+	_, err := Parse("t.toml", []byte(b.String()))
+	var list srcerr.List
+	if !errors.As(err, &list) || len(list) != MaxProblems+1 || !strings.Contains(list[0].Msg, "more than 50 problems") {
+		t.Errorf("%d problems reported: %v", len(list), err)
+	}
+	b.Reset()
+	b.WriteString("[[site]]\nname = \"r\"\n[[sibling]]\nsites = [")
+	for i := range 1500 {
+		fmt.Fprintf(&b, "\"r%d\",", i)
+	}
+	b.WriteString("]\n")
+	if _, err := Parse("t.toml", []byte(b.String())); err == nil || !strings.Contains(err.Error(), "t.toml:4: sibling 1: more than 1000000 sibling links") {
+		t.Errorf("a sibling list of 1,500 names: %v", err)
 	}
 }
