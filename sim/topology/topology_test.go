@@ -242,9 +242,8 @@ func TestLoad(t *testing.T) {
 
 func TestParseLimits(t *testing.T) {
 	var b strings.Builder
-	for i := range 200 {
+	for range 200 {
 		b.WriteString("[[cluster]]\nname = \"c\"\nprocessors = 0\n")
-		_ = i
 	}
 	_, err := Parse("t.toml", []byte(b.String()))
 	var list srcerr.List
