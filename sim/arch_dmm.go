@@ -1,0 +1,529 @@
+package sim
+
+import (
+	"slices"
+	"time"
+
+	"github.com/gmark/gmark/sim/topology"
+)
+
+// dmm: Delegated MatchMaking on the hybrid hierarchical-distributed
+// architecture (thesis Ch. 8, Sec. 8.3). Every node of the topology has a
+// site manager (SM); a cluster's SM owns its processors, a site without
+// processors only passes requests on. A job is a resource request at its
+// home SM.
+//
+//   - Delegation cycle (every DelegationPeriod, at cluster SMs): when the
+//     SM's load (processors in use + processors asked by the requests
+//     waiting there, over its processors) exceeds the threshold, it
+//     delegates waiting requests, in the delegation order, until the load
+//     is back at or under the threshold; a request larger than the cluster
+//     is delegated whatever the load. A target is a neighbour (child,
+//     sibling, parent) not on the request's chain, not failed, not a
+//     cluster too small for it, not one that rejected the request within
+//     SeenMemory (or in this pass), and where the status it advertises says
+//     the request could start: a cluster's spare processors (idle as the
+//     information service shows them, less the demand waiting there), or
+//     for a site without processors the best spare of the clusters reached
+//     through it; the targets are ranked by the target order.
+//   - A cluster's SM takes a delegated request when its load stays at or
+//     under the threshold with it, and rejects it at once otherwise
+//     (DelegationReject: "wrongly targeted loaded sites reject delegations
+//     quickly"); the sender then offers it to its next target. A site
+//     without processors holds nothing: its load is infinite as soon as a
+//     request reaches it, so it delegates at once, to its own targets, and
+//     rejects the request back when none takes it. Each delegation costs
+//     one DTTL; a request with DTTL 0 is not delegated. A cluster's SM
+//     whose load later exceeds the threshold delegates the requests of
+//     others it holds like its own, and rejects back those it cannot place.
+//   - Matchmaking cycle (every MatchPeriod, at cluster SMs): first the
+//     processors delegated to this SM start their jobs (claim, local
+//     match); then the waiting requests, in the local dispatch order, are
+//     matched to idle processors: a local request starts its job, a
+//     delegated one gets the processors held for it and granted back along
+//     the chain to its home SM, which uses them at its next matchmaking
+//     cycle.
+//   - Leases: a running job renews its lease with a KeepAlive every
+//     KeepAlivePeriod (counted by the engine). Job managers never fail; a
+//     failed cluster takes its processors and its SM down. Processors
+//     granted to a failed home SM are not claimed; their lease expires
+//     LeaseTerm after the grant and they return to their owner.
+//
+// Messages: NotifyBroker (job submitted; each SM's resource state per
+// matchmaking cycle), Negotiate (per matchmaking cycle, one per job
+// manager with waiting jobs), MatchClaimRelease ×3 and JobDataExchange ×2
+// per run, KeepAlive; DMM: one per delegation, one per rejection, one per
+// hop of a grant back along the chain and one per hop of the release.
+type dmm struct {
+	hooks
+	s        *Sim
+	sms      []*dsm
+	dispatch Dispatch
+	dorder   DelegationOrder
+	torder   TargetOrder
+	thr      float64
+	targets  []Target // scratch
+	cand     []*dreq  // scratch
+	sent     []int    // processors sent to each site without processors in the current pass
+	sentTo   []int
+}
+
+// dsm is a site manager of DMM.
+type dsm struct {
+	node    int
+	c       *Cluster // nil for a site without processors
+	procs   int
+	queue   []*dreq
+	queued  int // processors asked by queue
+	bundles []*bundle
+	users   userCount
+	neigh   []int
+	group   []int   // of each neighbour: 0 child, 1 sibling, 2 parent
+	region  [][]int // of each neighbour: the clusters reachable through it without coming back here
+}
+
+// dreq is a resource request: a job's, on its way along a delegation
+// chain.
+type dreq struct {
+	j     *Job
+	path  []int // home SM first, current SM last
+	dttl  int
+	tried []triedAt
+	b     *bundle // processors granted for it, not yet claimed
+	gone  bool    // left the queue during a pass
+}
+
+type triedAt struct {
+	node int
+	at   time.Duration
+}
+
+// bundle is processors held on a cluster for a request delegated there.
+type bundle struct {
+	r       *dreq
+	src     *Cluster
+	sink    int
+	granted time.Duration
+	gen     uint32
+}
+
+func init() {
+	register("dmm", func(cfg *Config) (Architecture, error) {
+		d, err := NewDispatch(cfg.Dispatch)
+		if err != nil {
+			return nil, err
+		}
+		do, err := NewDelegationOrder(cfg.DelegationOrder)
+		if err != nil {
+			return nil, err
+		}
+		to, err := NewTargetOrder(cfg.TargetOrder)
+		return &dmm{dispatch: d, dorder: do, torder: to, thr: cfg.Threshold}, err
+	})
+}
+
+func (a *dmm) Name() string { return "dmm" }
+
+func (a *dmm) Init(s *Sim) error {
+	a.s = s
+	top := s.top
+	a.sms = make([]*dsm, len(top.Nodes))
+	a.sent = make([]int, len(top.Nodes))
+	for i := range top.Nodes {
+		n := &top.Nodes[i]
+		sm := &dsm{node: i, neigh: top.Neighbours(i)}
+		for _, nb := range sm.neigh {
+			sm.region = append(sm.region, reachable(top, nb, i))
+			g := 1
+			switch {
+			case top.Nodes[nb].Parent == i:
+				g = 0
+			case nb == n.Parent:
+				g = 2
+			}
+			sm.group = append(sm.group, g)
+		}
+		if i < top.Clusters {
+			sm.c, sm.procs = s.clusters[i], s.clusters[i].Procs
+		}
+		a.sms[i] = sm
+	}
+	s.CountKeepAlives()
+	s.UseInfo()
+	startCycles(s, codeMatch, s.cfg.MatchPeriod, top.Clusters)
+	startCycles(s, codeDelegate, s.cfg.DelegationPeriod, top.Clusters)
+	return nil
+}
+
+func (a *dmm) Fits(j *Job) bool { return j.Procs <= a.s.maxProcs }
+
+func (a *dmm) Arrive(j *Job) {
+	a.s.bus.Send(NotifyBroker, 1)
+	a.home(j)
+}
+
+// home queues a fresh request for j at its home SM.
+func (a *dmm) home(j *Job) {
+	r := &dreq{j: j, path: []int{j.Home}, dttl: a.s.cfg.DTTL}
+	j.X = r
+	sm := a.sms[j.Home]
+	sm.users.add(j.JM, 1)
+	a.enqueue(sm, r)
+}
+
+func (a *dmm) enqueue(sm *dsm, r *dreq) {
+	sm.queue = append(sm.queue, r)
+	sm.queued += r.j.Procs
+}
+
+func (a *dmm) Ended(j *Job) {
+	s := a.s
+	s.bus.Send(DMM, int64(j.Chain)) // the release, back along the chain
+	s.bus.Send(MatchClaimRelease, 1)
+	s.bus.Send(JobDataExchange, 1)
+}
+
+// Killed: the cluster the job ran on failed; it starts over at home.
+func (a *dmm) Killed(j *Job) { a.home(j) }
+
+func (a *dmm) Event(code uint8, i int32, j *Job, n int64) {
+	s := a.s
+	switch code {
+	case codeMatch:
+		s.Schedule(s.now+s.cfg.MatchPeriod, codeMatch, i, nil, 0)
+		if sm := a.sms[i]; sm.c.Up {
+			a.match(sm)
+		}
+	case codeDelegate:
+		s.Schedule(s.now+s.cfg.DelegationPeriod, codeDelegate, i, nil, 0)
+		if sm := a.sms[i]; sm.c.Up {
+			a.delegatePass(sm)
+		}
+	case codeLease:
+		if r := j.X.(*dreq); r.b != nil && r.b.gen == uint32(n) {
+			a.expire(r.b)
+		}
+	}
+}
+
+// match is a matchmaking cycle of a cluster's SM.
+func (a *dmm) match(x *dsm) {
+	s := a.s
+	s.bus.Send(NotifyBroker, 1)
+	s.bus.Send(Negotiate, int64(x.users.n))
+	for _, b := range x.bundles {
+		r := b.r
+		b.gen++
+		r.b = nil
+		r.j.Chain = len(r.path) - 1
+		x.users.add(r.j.JM, -1)
+		startMatched(s, r.j, b.src, true)
+	}
+	clear(x.bundles)
+	x.bundles = x.bundles[:0]
+	c := x.c
+	limit := s.sel.Eligible(len(x.queue))
+	blocking, stopped := a.dispatch.Blocking(), false
+	w := 0
+	for k, r := range x.queue {
+		if stopped || k >= limit || r.j.Procs > c.Free {
+			stopped = stopped || (blocking && k < limit)
+			x.queue[w] = r
+			w++
+			continue
+		}
+		x.queued -= r.j.Procs
+		if r.path[0] == x.node {
+			r.j.Chain = 0
+			x.users.add(r.j.JM, -1)
+			startMatched(s, r.j, c, false)
+		} else {
+			a.grant(x, r)
+		}
+	}
+	clear(x.queue[w:])
+	x.queue = x.queue[:w]
+}
+
+// grant holds processors of x's cluster for a delegated request and gives
+// them to its home SM, back along the chain.
+func (a *dmm) grant(x *dsm, r *dreq) {
+	s := a.s
+	c := x.c
+	c.Free -= r.j.Procs
+	c.Held += r.j.Procs
+	s.changed(c)
+	sink := a.sms[r.path[0]]
+	b := &bundle{r: r, src: c, sink: sink.node, granted: s.now}
+	r.b = b
+	sink.bundles = append(sink.bundles, b)
+	s.bus.Send(DMM, int64(len(r.path)-1))
+	if !sink.c.Up {
+		a.leaseTimer(b)
+	}
+}
+
+func (a *dmm) leaseTimer(b *bundle) {
+	s := a.s
+	s.Schedule(max(b.granted+s.cfg.LeaseTerm, s.now), codeLease, int32(b.sink), b.r.j, int64(b.gen))
+}
+
+// expire returns the processors of an unclaimed grant to their owner; the
+// request starts over at home.
+func (a *dmm) expire(b *bundle) {
+	s := a.s
+	sink := a.sms[b.sink]
+	if k := slices.Index(sink.bundles, b); k >= 0 {
+		sink.bundles = slices.Delete(sink.bundles, k, k+1)
+	}
+	b.r.b = nil
+	if src := b.src; src.Up {
+		src.Held -= b.r.j.Procs
+		src.Free += b.r.j.Procs
+		s.changed(src)
+	}
+	s.LeaseExpired()
+	r := b.r
+	r.path, r.dttl, r.tried = r.path[:1], s.cfg.DTTL, nil
+	a.enqueue(sink, r)
+}
+
+// over tells whether a cluster SM's load, with extra processors more
+// asked, exceeds the threshold.
+func (a *dmm) over(y *dsm, extra int) bool {
+	return float64(y.procs-y.c.Free+y.queued+extra) > a.thr*float64(y.procs)
+}
+
+// delegatePass is a delegation cycle of a cluster's SM.
+func (a *dmm) delegatePass(y *dsm) {
+	if len(y.queue) == 0 {
+		return
+	}
+	oversize := false
+	for _, r := range y.queue {
+		if r.j.Procs > y.procs {
+			oversize = true
+			break
+		}
+	}
+	if !oversize && !a.over(y, 0) {
+		return
+	}
+	a.cand = append(a.cand[:0], y.queue...)
+	slices.SortStableFunc(a.cand, func(p, q *dreq) int { return a.dorder.Compare(p.j, q.j) })
+	for _, r := range a.cand {
+		if !a.over(y, 0) && r.j.Procs <= y.procs {
+			continue
+		}
+		if a.place(y, r) {
+			r.gone = true
+			y.queued -= r.j.Procs
+		} else if r.path[0] != y.node {
+			r.gone = true
+			y.queued -= r.j.Procs
+			a.reject(r)
+		}
+	}
+	for _, n := range a.sentTo {
+		a.sent[n] = 0
+	}
+	a.sentTo = a.sentTo[:0]
+	a.compact(y)
+}
+
+// compact drops from y's queue the requests that left it.
+func (a *dmm) compact(y *dsm) {
+	w := 0
+	for _, r := range y.queue {
+		if !r.gone {
+			y.queue[w] = r
+			w++
+		}
+		r.gone = false
+	}
+	clear(y.queue[w:])
+	y.queue = y.queue[:w]
+}
+
+// place offers r, held at y, to y's targets in order until one takes it.
+func (a *dmm) place(y *dsm, r *dreq) bool {
+	for r.dttl > 0 {
+		t := a.target(y, r)
+		if t < 0 {
+			return false
+		}
+		if a.offer(t, r) {
+			return true
+		}
+		r.tried = append(r.tried, triedAt{t, a.s.now})
+	}
+	return false
+}
+
+// offer delegates r to t (one DMM message): a cluster's SM takes it or
+// rejects it at once; a site without processors passes it on to its own
+// targets at once, and rejects it back when none takes it. It reports
+// whether r was taken somewhere.
+func (a *dmm) offer(t int, r *dreq) bool {
+	s := a.s
+	s.bus.Send(DMM, 1)
+	ts := a.sms[t]
+	r.path = append(r.path, t)
+	r.dttl--
+	taken := false
+	if ts.procs > 0 {
+		if taken = !a.over(ts, r.j.Procs); taken {
+			a.enqueue(ts, r)
+		}
+	} else {
+		if a.sent[t] == 0 {
+			a.sentTo = append(a.sentTo, t)
+		}
+		a.sent[t] += r.j.Procs
+		taken = a.place(ts, r)
+		a.sent[t] -= r.j.Procs
+	}
+	if taken {
+		s.Delegated(r.j)
+		return true
+	}
+	s.bus.Send(DMM, 1) // DelegationReject
+	r.path = r.path[:len(r.path)-1]
+	r.dttl++
+	return false
+}
+
+// target is the best neighbour of y to delegate r to, or -1.
+func (a *dmm) target(y *dsm, r *dreq) int {
+	s := a.s
+	a.targets = a.targets[:0]
+	for k, nb := range y.neigh {
+		if slices.Contains(r.path, nb) || a.triedRecently(r, nb) {
+			continue
+		}
+		var free int
+		if nb < s.top.Clusters {
+			c := s.clusters[nb]
+			if !c.Up || c.Procs < r.j.Procs {
+				continue
+			}
+			free = a.spare(nb)
+		} else {
+			free = -1 << 40
+			for _, c := range y.region[k] {
+				if !slices.Contains(r.path, c) {
+					free = max(free, a.spare(c))
+				}
+			}
+			free -= a.sent[nb]
+		}
+		if free < r.j.Procs {
+			continue // nothing there could take it now
+		}
+		a.targets = append(a.targets, Target{Node: nb, Group: y.group[k], Pos: k, Free: free})
+	}
+	if len(a.targets) == 0 {
+		return -1
+	}
+	a.torder.Order(a.targets, r.j.Procs)
+	return a.targets[0].Node
+}
+
+// reachable lists the clusters reachable from node from without passing
+// through node not, in index order: the region a site reaches through a
+// neighbour. (Memory: one list per link end, at most the clusters each.)
+func reachable(top *topology.Topology, from, not int) []int {
+	seen := make([]bool, len(top.Nodes))
+	seen[not], seen[from] = true, true
+	stack := []int{from}
+	var out []int
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n < top.Clusters {
+			out = append(out, n)
+		}
+		for _, m := range top.Neighbours(n) {
+			if !seen[m] {
+				seen[m] = true
+				stack = append(stack, m)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// spare is what a cluster's SM advertises: the idle processors the
+// information service shows, less the processors asked by the requests
+// waiting at it.
+func (a *dmm) spare(c int) int { return a.s.Idle(c) - a.sms[c].queued }
+
+// triedRecently: t rejected r in this pass, or within SeenMemory.
+func (a *dmm) triedRecently(r *dreq, node int) bool {
+	now := a.s.now
+	for _, t := range r.tried {
+		if t.node == node && (t.at == now || now-t.at < a.s.cfg.SeenMemory) {
+			return true
+		}
+	}
+	return false
+}
+
+// reject sends r back along its chain (DelegationReject) to the last
+// cluster SM before the current one that is up, or to its home SM.
+func (a *dmm) reject(r *dreq) {
+	s := a.s
+	for {
+		r.tried = append(r.tried, triedAt{r.path[len(r.path)-1], s.now})
+		r.path = r.path[:len(r.path)-1]
+		r.dttl++
+		s.bus.Send(DMM, 1)
+		prev := a.sms[r.path[len(r.path)-1]]
+		if len(r.path) == 1 || (prev.c != nil && prev.c.Up) {
+			a.enqueue(prev, r)
+			return
+		}
+	}
+}
+
+// ClusterDown: the SM of the failed cluster rejects the requests delegated
+// to it; what it held for others is lost (those requests start over at
+// home); what others granted to it will not be claimed until it returns.
+func (a *dmm) ClusterDown(c *Cluster) {
+	x := a.sms[c.Index]
+	for _, r := range x.queue {
+		if r.path[0] != x.node {
+			r.gone = true
+			x.queued -= r.j.Procs
+			a.reject(r)
+		}
+	}
+	a.compact(x)
+	for _, sm := range a.sms {
+		kept := sm.bundles[:0]
+		for _, b := range sm.bundles {
+			if b.src != c {
+				kept = append(kept, b)
+				continue
+			}
+			b.r.b = nil
+			r := b.r
+			r.path, r.dttl, r.tried = r.path[:1], a.s.cfg.DTTL, nil
+			a.enqueue(sm, r)
+		}
+		clear(sm.bundles[len(kept):])
+		sm.bundles = kept
+	}
+	for _, b := range x.bundles {
+		a.leaseTimer(b)
+	}
+}
+
+// ClusterUp: the SM is back; the grants it holds are claimed at its next
+// matchmaking cycle (their pending expiries are void).
+func (a *dmm) ClusterUp(c *Cluster) {
+	for _, b := range a.sms[c.Index].bundles {
+		b.gen++
+	}
+}

@@ -1,0 +1,370 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gmark/gmark/sim/topology"
+	"github.com/gmark/gmark/workload"
+)
+
+// Hand-checked cases, one architecture at a time. Cycles are aligned (at
+// multiples of their period) so that every time can be worked out by hand;
+// the comments give the working.
+
+type want struct {
+	id    string
+	start []float64 // start of each run, seconds
+	where []int     // cluster of each run
+}
+
+func checkRuns(t *testing.T, tr *trace, wants []want) {
+	t.Helper()
+	for _, w := range wants {
+		var got []float64
+		for _, s := range tr.started[w.id] {
+			got = append(got, s.Seconds())
+		}
+		if !slices.Equal(got, w.start) || !slices.Equal(tr.where[w.id], w.where) {
+			t.Errorf("job %s: runs start at %v on clusters %v; want %v on %v", w.id, got, tr.where[w.id], w.start, w.where)
+		}
+	}
+}
+
+func withUser(j workload.Job, user string) workload.Job { j.User = user; return j }
+
+func TestSepC(t *testing.T) {
+	top := flat(t, 4, 4)
+	// FCFS without backfilling, jobs stay at home: B waits for A though c1
+	// is idle; C (one processor) waits behind B; D is larger than its home.
+	jobs := []workload.Job{
+		job("A", "c0", 4, 0, 100*time.Second),
+		job("B", "c0", 4, 0, 100*time.Second),
+		job("C", "c0", 1, secs(1), 10*time.Second),
+		job("D", "c1", 5, secs(2), 10*time.Second),
+	}
+	cfg := DefaultConfig("sep-c")
+	cfg.CoolDown = true
+	res, tr := run(t, cfg, top, jobs)
+	checkRuns(t, tr, []want{{"A", []float64{0}, []int{0}}, {"B", []float64{100}, []int{0}}, {"C", []float64{200}, []int{0}}, {"D", nil, nil}})
+	if res.Rejected != 1 || res.Finished != 3 || res.JF != 75 {
+		t.Errorf("rejected %d, finished %d, JF %v; want 1, 3, 75", res.Rejected, res.Finished, res.JF)
+	}
+	if m := res.Messages; m[JobDataExchange] != 6 || m.Total() != 6 {
+		t.Errorf("messages %v: want 6 JobDataExchange (in and out per job run)", m)
+	}
+	// AWT over the three finished jobs: (0 + 100 + 199) / 3.
+	if math.Abs(res.AWT-299.0/3) > 1e-9 || res.End != 210 {
+		t.Errorf("AWT %v, end %v; want %v, 210", res.AWT, res.End, 299.0/3)
+	}
+}
+
+func TestEASY(t *testing.T) {
+	top := topo(t, topology.Spec{Clusters: []topology.ClusterSpec{{Name: "c", Processors: 4}}})
+	// A holds 3 of 4 processors until 100; B (4) must wait for it. EASY lets
+	// C (1 processor, ends at 52 < 100, B's reservation) start at once; D
+	// (1 processor, 200 s) would delay B and there is no extra processor
+	// at 100, so it waits until B is done. FCFS starts C and D after B.
+	jobs := []workload.Job{
+		job("A", "c", 3, 0, 100*time.Second),
+		job("B", "c", 4, secs(1), 50*time.Second),
+		job("C", "c", 1, secs(2), 50*time.Second),
+		job("D", "c", 1, secs(3), 200*time.Second),
+	}
+	for _, sched := range []string{"easy", "fcfs"} {
+		cfg := DefaultConfig("sep-c")
+		cfg.CoolDown, cfg.LocalScheduler = true, sched
+		_, tr := run(t, cfg, top, jobs)
+		if sched == "easy" {
+			checkRuns(t, tr, []want{{"A", []float64{0}, []int{0}}, {"C", []float64{2}, []int{0}}, {"B", []float64{100}, []int{0}}, {"D", []float64{150}, []int{0}}})
+		} else {
+			checkRuns(t, tr, []want{{"A", []float64{0}, []int{0}}, {"B", []float64{100}, []int{0}}, {"C", []float64{150}, []int{0}}, {"D", []float64{150}, []int{0}}})
+		}
+	}
+}
+
+func TestCondorCycleAndMessages(t *testing.T) {
+	top := topo(t, topology.Spec{Clusters: []topology.ClusterSpec{{Name: "c", Processors: 4}}})
+	cfg := DefaultConfig("condor")
+	cfg.CoolDown, cfg.AlignedCycles = true, true
+	// The job arrives at 10 s and starts at the next cycle, 300 s; it ends
+	// at 1,300 s. Cycles at 0, 300, 600, 900, 1,200: five resource ads
+	// (NotifyBroker) plus the job's own; one Negotiate (at 300, the only
+	// cycle with the job waiting); match, claim, release; job data in and
+	// out; a KeepAlive at 300, 600 and 900 s of its run.
+	res, tr := run(t, cfg, top, []workload.Job{job("J", "c", 2, secs(10), 1000*time.Second)})
+	checkRuns(t, tr, []want{{"J", []float64{300}, []int{0}}})
+	wantMsgs := Messages{NotifyBroker: 6, Negotiate: 1, JobDataExchange: 2, MatchClaimRelease: 3, KeepAlive: 3}
+	if res.Messages != wantMsgs {
+		t.Errorf("messages %v, want %v", res.Messages, wantMsgs)
+	}
+	if res.AWT != 290 || res.ASD != 1290.0/1000 {
+		t.Errorf("AWT %v, ASD %v; want 290, 1.29", res.AWT, res.ASD)
+	}
+}
+
+func TestCernPull(t *testing.T) {
+	top := flat(t, 4, 4)
+	// A and B fill both clusters; C (4) waits at the head of the central
+	// queue and D (1) behind it (FCFS). At 100 A ends: c0 pulls C; then B
+	// ends: c1 pulls D.
+	jobs := []workload.Job{
+		job("A", "c0", 4, 0, 100*time.Second),
+		job("B", "c1", 4, 0, 100*time.Second),
+		job("C", "c0", 4, secs(1), 50*time.Second),
+		job("D", "c0", 1, secs(2), 10*time.Second),
+	}
+	cfg := DefaultConfig("cern")
+	cfg.CoolDown = true
+	res, tr := run(t, cfg, top, jobs)
+	checkRuns(t, tr, []want{{"A", []float64{0}, []int{0}}, {"B", []float64{0}, []int{1}}, {"C", []float64{100}, []int{0}}, {"D", []float64{100}, []int{1}}})
+	if m := res.Messages; m[NotifyBroker] != 4 || m[Negotiate] != 4 || m[JobDataExchange] != 8 || m[KeepAlive] != 0 {
+		t.Errorf("messages %v", m)
+	}
+}
+
+func TestCentralMonitoring(t *testing.T) {
+	top := topo(t, topology.Spec{Clusters: []topology.ClusterSpec{{Name: "c", Processors: 4}}})
+	jobs := []workload.Job{
+		job("A", "c", 4, secs(10), 100*time.Second),
+		job("B", "c", 4, secs(20), 100*time.Second),
+	}
+	tests := []struct {
+		name    string
+		period  float64
+		reserve bool
+		b       float64
+	}{
+		// The report of 0 shows 4 idle: A goes at 10 and counts against
+		// them, so B waits; the report of 60 shows A running, that of 120
+		// the cluster idle again (A ended at 110): B goes at 120.
+		{"soft reservation", 60, true, 120},
+		// Without the reservation B is sent at 20 too, and the cluster
+		// queues it until A ends.
+		{"no reservation", 60, false, 110},
+		// A live view (every change, no delay): B goes when A ends.
+		{"live view", 0, true, 110},
+	}
+	for _, tc := range tests {
+		cfg := DefaultConfig("central")
+		cfg.CoolDown, cfg.InfoPeriod, cfg.CentralReserve = true, secs(tc.period), tc.reserve
+		res, tr := run(t, cfg, top, jobs)
+		checkRuns(t, tr, []want{{"A", []float64{10}, []int{0}}, {"B", []float64{tc.b}, []int{0}}})
+		reports := int64(0)
+		if tc.period > 0 {
+			reports = int64(math.Floor((tc.b+100)/tc.period)) + 1 // at 0, 60, … up to B's end
+		}
+		if got := res.Messages[NotifyBroker]; got != 2+reports {
+			t.Errorf("%s: %d NotifyBroker, want %d (2 jobs + %d reports)", tc.name, got, 2+reports, reports)
+		}
+	}
+}
+
+func TestFcondorFailover(t *testing.T) {
+	top := flat(t, 4, 4)
+	// A starts at 0 on c0; c0 fails at 100 and A is killed. Its job
+	// manager fails over to c1's site manager, whose cycle at 300 starts A
+	// again. condor (no flocking) waits for c0 to come back at 10,100 and
+	// starts A at its next cycle, 10,200.
+	jobs := []workload.Job{job("A", "c0", 4, 0, 1000*time.Second)}
+	tests := []struct {
+		arch      string
+		start     []float64
+		where     []int
+		notifyMin int64
+	}{
+		{"fcondor", []float64{0, 300}, []int{0, 1}, 1 + 1},
+		{"condor", []float64{0, 10_200}, []int{0, 0}, 1},
+	}
+	for _, tc := range tests {
+		cfg := DefaultConfig(tc.arch)
+		cfg.CoolDown, cfg.AlignedCycles = true, true
+		cfg.Outages = []Outage{{Cluster: "c0", At: secs(100), For: secs(10_000)}}
+		res, tr := run(t, cfg, top, jobs)
+		checkRuns(t, tr, []want{{"A", tc.start, tc.where}})
+		if res.Finished != 1 || res.Restarts != 1 || res.Started != 1 {
+			t.Errorf("%s: finished %d, restarts %d, started %d", tc.arch, res.Finished, res.Restarts, res.Started)
+		}
+		if want := 4 * 100 / CPUYear; math.Abs(res.Wasted-want) > 1e-15 {
+			t.Errorf("%s: wasted %v CPU-years, want %v", tc.arch, res.Wasted, want)
+		}
+		if want := 4 * 1000 / CPUYear; math.Abs(res.Goodput-want) > 1e-15 {
+			t.Errorf("%s: goodput %v, want %v", tc.arch, res.Goodput, want)
+		}
+	}
+}
+
+func TestFcondorFairShareAndFlocking(t *testing.T) {
+	// Fair share: one processor. X1 runs 0–100; at the cycle of 300 user
+	// y (no usage) goes before x although X2 came first; X2 at 600.
+	one := topo(t, topology.Spec{Clusters: []topology.ClusterSpec{{Name: "c0", Processors: 1}}})
+	cfg := DefaultConfig("fcondor")
+	cfg.CoolDown, cfg.AlignedCycles = true, true
+	_, tr := run(t, cfg, one, []workload.Job{
+		withUser(job("X1", "c0", 1, 0, 100*time.Second), "x"),
+		withUser(job("X2", "c0", 1, secs(50), 100*time.Second), "x"),
+		withUser(job("Y1", "c0", 1, secs(60), 100*time.Second), "y"),
+	})
+	checkRuns(t, tr, []want{{"X1", []float64{0}, []int{0}}, {"Y1", []float64{300}, []int{0}}, {"X2", []float64{600}, []int{0}}})
+
+	// Flocking: two single-processor clusters. At 0 c0's cycle starts X1;
+	// X2 is unmet, so x's job manager moves to c1, whose cycle at 0 (after
+	// c0's) starts X2. condor keeps X2 at home until 1,200.
+	two := flat(t, 1, 1)
+	jobs := []workload.Job{job("X1", "c0", 1, 0, 1000*time.Second), job("X2", "c0", 1, 0, 1000*time.Second)}
+	_, tr = run(t, cfg, two, jobs)
+	checkRuns(t, tr, []want{{"X1", []float64{0}, []int{0}}, {"X2", []float64{0}, []int{1}}})
+	ccfg := DefaultConfig("condor")
+	ccfg.CoolDown, ccfg.AlignedCycles = true, true
+	_, tr = run(t, ccfg, two, jobs)
+	checkRuns(t, tr, []want{{"X1", []float64{0}, []int{0}}, {"X2", []float64{1200}, []int{0}}})
+}
+
+// dmmPair is two clusters under one root, siblings: a (4) and b (8).
+func dmmPair(t *testing.T, c int) *topology.Topology {
+	spec := topology.Spec{Sites: []topology.SiteSpec{{Name: "r"}},
+		Clusters: []topology.ClusterSpec{{Name: "a", Parent: "r", Processors: 4}, {Name: "b", Parent: "r", Processors: 8}},
+		Siblings: []topology.SiblingSpec{{Sites: []string{"a", "b"}}}}
+	if c > 0 {
+		spec.Clusters = append(spec.Clusters, topology.ClusterSpec{Name: "c", Parent: "r", Processors: c})
+		spec.Siblings[0].Sites = append(spec.Siblings[0].Sites, "c")
+	}
+	return topo(t, spec)
+}
+
+func TestDMMDelegation(t *testing.T) {
+	top := dmmPair(t, 0)
+	// J (8 processors) arrives at a (4): it must be delegated. a's
+	// delegation cycle at 60 offers it to its sibling b (8 spare; siblings
+	// before the parent), which takes it. b's matchmaking cycle at 300
+	// holds 8 processors and grants them back to a; a's cycle at 300 ran
+	// just before b's, so a claims them at 600 and J runs on b until 1,600.
+	// DMM messages: the delegation, the grant and the release.
+	cfg := DefaultConfig("dmm")
+	cfg.CoolDown, cfg.AlignedCycles = true, true
+	res, tr := run(t, cfg, top, []workload.Job{job("J", "a", 8, secs(10), 1000*time.Second)})
+	checkRuns(t, tr, []want{{"J", []float64{600}, []int{1}}})
+	if res.Messages[DMM] != 3 || res.Delegations != 1 || res.ChainPerJob != 1 || res.DelegationsPerJob != 1 {
+		t.Errorf("DMM messages %d, delegations %d, chain %v, per job %v; want 3, 1, 1, 1", res.Messages[DMM], res.Delegations, res.ChainPerJob, res.DelegationsPerJob)
+	}
+	// a and b are sites of their own under the root: intra-grid goodput.
+	if want := 8 * 1000 / CPUYear; res.GoodputBy[topology.IntraGrid] != want || res.GoodputBy[topology.Local] != 0 {
+		t.Errorf("goodput by relation %v, want all %v intra-grid", res.GoodputBy, want)
+	}
+	if res.Messages[KeepAlive] != 3 {
+		t.Errorf("%d KeepAlives, want 3 (at 300, 600, 900 s of the run)", res.Messages[KeepAlive])
+	}
+}
+
+func TestDMMLeaseExpiry(t *testing.T) {
+	top := dmmPair(t, 0)
+	// As in TestDMMDelegation, b grants 8 processors to a at 300; a fails
+	// at 400, before its cycle of 600 could claim them. With a lease of
+	// 2,000 s they go back to b at 2,300: K (8 processors at b, arrived at
+	// 1,000) starts at b's first cycle after that, 2,400 (earlier if the
+	// lease ended by 2,100, later if it still held at 2,400). a returns at
+	// 10,400; its delegation cycle at 10,440 offers J to b again, b grants
+	// at 10,500 (after a's cycle of 10,500), a claims at 10,800.
+	cfg := DefaultConfig("dmm")
+	cfg.CoolDown, cfg.AlignedCycles, cfg.LeaseTerm = true, true, 2000*time.Second
+	cfg.Outages = []Outage{{Cluster: "a", At: secs(400), For: secs(10_000)}}
+	res, tr := run(t, cfg, top, []workload.Job{
+		job("J", "a", 8, secs(10), 1000*time.Second),
+		job("K", "b", 8, secs(1000), 700*time.Second),
+	})
+	checkRuns(t, tr, []want{{"K", []float64{2400}, []int{1}}, {"J", []float64{10_800}, []int{1}}})
+	if res.LeasesExpired != 1 || res.Finished != 2 {
+		t.Errorf("%d leases expired, %d finished; want 1, 2", res.LeasesExpired, res.Finished)
+	}
+	// KeepAlives: J's 1,000 s run 3, K's 700 s run 2. DMM: two delegations,
+	// two grants, one release.
+	if res.Messages[KeepAlive] != 5 || res.Messages[DMM] != 5 {
+		t.Errorf("%d KeepAlives, %d DMM messages; want 5, 5", res.Messages[KeepAlive], res.Messages[DMM])
+	}
+}
+
+func TestDMMRejection(t *testing.T) {
+	top := dmmPair(t, 4)
+	// Clusters a (4), b (8), c (4); the information service reports every
+	// 300 s. A fills a at 300, B fills b at 300 (cycles at 300 run after
+	// the report of 300, which still shows b idle). J arrives at a at 301;
+	// a's delegation cycle of 360 offers it to b first (most spare as
+	// reported), b rejects it (its load with J would be 12/8), c takes it.
+	// c grants at 600, after a's cycle of 600: a claims at 900.
+	cfg := DefaultConfig("dmm")
+	cfg.CoolDown, cfg.AlignedCycles, cfg.InfoPeriod = true, true, 300*time.Second
+	res, tr := run(t, cfg, top, []workload.Job{
+		job("A", "a", 4, secs(1), 2000*time.Second),
+		job("B", "b", 8, secs(1), 2000*time.Second),
+		job("J", "a", 4, secs(301), 100*time.Second),
+	})
+	checkRuns(t, tr, []want{{"A", []float64{300}, []int{0}}, {"B", []float64{300}, []int{1}}, {"J", []float64{900}, []int{2}}})
+	// DMM: offer to b, its rejection, offer to c, the grant, the release.
+	if res.Messages[DMM] != 5 || res.Delegations != 1 {
+		t.Errorf("%d DMM messages, %d delegations; want 5, 1", res.Messages[DMM], res.Delegations)
+	}
+}
+
+func TestDMMKeepsLoadLocal(t *testing.T) {
+	// Under the threshold nothing is delegated: a job that fits waits for
+	// its home cluster rather than moving.
+	top := dmmPair(t, 0)
+	cfg := DefaultConfig("dmm")
+	cfg.CoolDown, cfg.AlignedCycles = true, true
+	res, tr := run(t, cfg, top, []workload.Job{job("A", "a", 2, secs(1), 1000*time.Second), job("B", "a", 2, secs(2), 1000*time.Second)})
+	checkRuns(t, tr, []want{{"A", []float64{300}, []int{0}}, {"B", []float64{300}, []int{0}}})
+	if res.Delegations != 0 || res.Messages[DMM] != 0 || res.GoodputBy[topology.Local] != res.Goodput {
+		t.Errorf("delegations %d, DMM messages %d, goodput %v", res.Delegations, res.Messages[DMM], res.GoodputBy)
+	}
+}
+
+func TestHier(t *testing.T) {
+	top := topo(t, topology.Spec{
+		Sites: []topology.SiteSpec{{Name: "g"}, {Name: "s1", Parent: "g"}, {Name: "s2", Parent: "g"}},
+		Clusters: []topology.ClusterSpec{{Name: "a", Parent: "s1", Processors: 4}, {Name: "b", Parent: "s1", Processors: 2},
+			{Name: "c", Parent: "s2", Processors: 8}},
+	})
+	// A starts at home. B finds a busy and b too small: up to s1, up to g,
+	// down to s2 and c. C fits at home. D (8) fits only c, busy with B
+	// until 101: it waits at the root and goes then. Live view.
+	jobs := []workload.Job{
+		job("A", "a", 4, 0, 100*time.Second),
+		job("B", "a", 4, secs(1), 100*time.Second),
+		job("C", "b", 1, secs(2), 50*time.Second),
+		job("D", "a", 8, secs(3), 10*time.Second),
+	}
+	cfg := DefaultConfig("hier")
+	cfg.CoolDown, cfg.InfoPeriod = true, 0
+	res, tr := run(t, cfg, top, jobs)
+	checkRuns(t, tr, []want{{"A", []float64{0}, []int{0}}, {"B", []float64{1}, []int{2}}, {"C", []float64{2}, []int{1}}, {"D", []float64{101}, []int{2}}})
+	// Job data: A and C one hop each, B four (s1, g, s2, c), D four; and
+	// each job's results.
+	if got := res.Messages[JobDataExchange]; got != 1+4+1+4+4 {
+		t.Errorf("%d JobDataExchange, want 14", got)
+	}
+
+	// The distribution policies, at a root over three clusters x (1), a
+	// (4, one processor taken by A0) and c (8): X2 finds x busy and goes to
+	// the root, which sends it to c (worst fit: most idle; load: least
+	// busy) or a (best fit: tightest; round robin: first in turn).
+	flat3 := topo(t, topology.Spec{Sites: []topology.SiteSpec{{Name: "g"}},
+		Clusters: []topology.ClusterSpec{{Name: "x", Parent: "g", Processors: 1}, {Name: "a", Parent: "g", Processors: 4}, {Name: "c", Parent: "g", Processors: 8}}})
+	jobs = []workload.Job{
+		job("X1", "x", 1, 0, 1000*time.Second),
+		job("A0", "a", 1, 0, 1000*time.Second),
+		job("X2", "x", 1, secs(1), 100*time.Second),
+	}
+	for dist, where := range map[string]int{"worst-fit": 2, "load": 2, "best-fit": 1, "round-robin": 1} {
+		cfg := DefaultConfig("hier")
+		cfg.CoolDown, cfg.InfoPeriod, cfg.Distribution = true, 0, dist
+		_, tr := run(t, cfg, flat3, jobs)
+		checkRuns(t, tr, []want{{"X2", []float64{1}, []int{where}}})
+	}
+	bad := DefaultConfig("hier")
+	bad.Distribution = "random"
+	if _, err := Run(bad, flat3, &SliceSource{}); err == nil {
+		t.Error("accepted distribution random")
+	}
+}

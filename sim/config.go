@@ -1,0 +1,172 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Config is one run's settings. Start from DefaultConfig: its values are
+// the thesis's where it gives them, and gmark's documented choices where
+// it does not (docs/sim.md).
+type Config struct {
+	Arch string // sep-c, condor, fcondor, cern, central, dmm, hier
+	Seed uint64 // seeds the cycle phases and the home of jobs that name no cluster
+
+	// CoolDown runs until every job has ended; by default a run stops at
+	// the last arrival, as in the thesis's Ch. 8 (Sec. 8.4.1).
+	CoolDown bool
+	// CoolDownLimit bounds the cool-down after the last arrival (jobs that
+	// can never start, e.g. behind a cluster that never comes back).
+	CoolDownLimit time.Duration
+
+	MatchPeriod      time.Duration // matchmaking cycle of condor, fcondor and DMM (300 s)
+	DelegationPeriod time.Duration // DMM's delegation cycle (60 s; the thesis says only "shorter than 300 s")
+	// AlignedCycles starts every site manager's cycles at time 0; by
+	// default each one's phase is drawn uniformly within its period.
+	AlignedCycles bool
+
+	// The information service: a snapshot of every cluster's idle
+	// processors every InfoPeriod (0: every change is reported), visible
+	// InfoDelay (δ) after it is taken. central reads it to place jobs, DMM
+	// to order its targets.
+	InfoPeriod time.Duration
+	InfoDelay  time.Duration
+	// CentralReserve: central counts processors it sent to a cluster
+	// against the cluster's idle count until a snapshot shows them (KOALA's
+	// soft reservation). Without it central sends jobs to a cluster as long
+	// as the last snapshot shows it idle, and the cluster queues them (the
+	// reading under which the thesis's T1 curves shift by exactly δ).
+	CentralReserve bool
+	Placement      string // central's placement policy (koala/placement): WF, CF, CM, FCM
+	Distribution   string // hier's multi-level distribution: worst-fit, best-fit, round-robin, load
+
+	KeepAlivePeriod time.Duration // lease renewal of a running job (300 s)
+	LeaseTerm       time.Duration // a lease not renewed for this long expires (1,800 s)
+	SlowdownBound   time.Duration // τ of the bounded slowdown (10 s)
+
+	Threshold  float64       // DMM's delegation threshold (1.0)
+	DTTL       int           // DMM's delegation time-to-live (5)
+	SeenMemory time.Duration // how long a site that rejected a request is not asked again (1 h)
+	HalfLife   time.Duration // fcondor's fair-share usage decay half-life (1 day)
+
+	LocalScheduler  string // cluster queues: "" (as the topology says), "fcfs" or "easy"
+	Selection       string // job selection: "all" or "window:N"
+	Dispatch        string // local dispatch of the matchmaking site managers: "fcfs" (condor's default) or "fcfs-bypass" (fcondor's and DMM's)
+	DelegationOrder string // fcfs, lifo, largest, smallest
+	TargetOrder     string // keep-local, most-free, best-fit, fixed
+
+	Outages []Outage // cluster failures
+}
+
+// Outage takes a cluster down at At for For (0: for good).
+type Outage struct {
+	Cluster string
+	At, For time.Duration
+}
+
+// DefaultConfig is the thesis's setting for an architecture (Sec. 8.4.4,
+// Table 8.1), with gmark's choices where the thesis gives no value.
+func DefaultConfig(arch string) Config {
+	c := Config{
+		Arch:             arch,
+		CoolDownLimit:    365 * 24 * time.Hour,
+		MatchPeriod:      300 * time.Second,
+		DelegationPeriod: 60 * time.Second,
+		CentralReserve:   true,
+		Placement:        "WF",
+		Distribution:     "worst-fit",
+		KeepAlivePeriod:  300 * time.Second,
+		LeaseTerm:        1800 * time.Second,
+		SlowdownBound:    10 * time.Second,
+		Threshold:        1.0,
+		DTTL:             5,
+		SeenMemory:       time.Hour,
+		HalfLife:         24 * time.Hour,
+		Selection:        "all",
+		Dispatch:         "fcfs",
+		DelegationOrder:  "fcfs",
+		TargetOrder:      "keep-local",
+	}
+	switch arch {
+	case "central", "hier":
+		c.InfoPeriod = 60 * time.Second
+	case "fcondor", "dmm":
+		c.Dispatch = "fcfs-bypass"
+	}
+	return c
+}
+
+// The documented ranges of the settings (docs/sim.md).
+const (
+	MinPeriod    = time.Second
+	MaxPeriod    = 7 * 24 * time.Hour
+	MaxDTTL      = 64
+	MaxThreshold = 100.0
+	MaxOutages   = 1_000_000
+	MaxHorizon   = 100 * 365 * 24 * time.Hour
+)
+
+// Check validates a Config.
+func (c *Config) Check() error {
+	period := func(name string, v time.Duration, zeroOK bool) error {
+		if (v == 0 && zeroOK) || (v >= MinPeriod && v <= MaxPeriod) {
+			return nil
+		}
+		return fmt.Errorf("%s = %v is out of range: must be in [%v, %v]", name, v, MinPeriod, MaxPeriod)
+	}
+	for _, p := range []struct {
+		name   string
+		v      time.Duration
+		zeroOK bool
+	}{
+		{"MatchPeriod", c.MatchPeriod, false},
+		{"DelegationPeriod", c.DelegationPeriod, false},
+		{"InfoPeriod", c.InfoPeriod, true},
+		{"KeepAlivePeriod", c.KeepAlivePeriod, false},
+		{"LeaseTerm", c.LeaseTerm, false},
+		{"SeenMemory", c.SeenMemory, true},
+		{"HalfLife", c.HalfLife, false},
+	} {
+		if err := period(p.name, p.v, p.zeroOK); err != nil {
+			return err
+		}
+	}
+	switch {
+	case c.InfoDelay < 0 || c.InfoDelay > MaxPeriod:
+		return fmt.Errorf("InfoDelay = %v is out of range: must be in [0, %v]", c.InfoDelay, MaxPeriod)
+	case c.SlowdownBound < 0 || c.SlowdownBound > MaxPeriod:
+		return fmt.Errorf("SlowdownBound = %v is out of range: must be in [0, %v]", c.SlowdownBound, MaxPeriod)
+	case c.LeaseTerm < c.KeepAlivePeriod:
+		return fmt.Errorf("LeaseTerm = %v is shorter than KeepAlivePeriod = %v: every lease would expire", c.LeaseTerm, c.KeepAlivePeriod)
+	case !(c.Threshold > 0 && c.Threshold <= MaxThreshold) || math.IsNaN(c.Threshold):
+		return fmt.Errorf("Threshold = %g is out of range: must be in (0, %g]", c.Threshold, MaxThreshold)
+	case c.DTTL < 0 || c.DTTL > MaxDTTL:
+		return fmt.Errorf("DTTL = %d is out of range: must be in [0, %d]", c.DTTL, MaxDTTL)
+	case c.CoolDownLimit < 0 || c.CoolDownLimit > MaxHorizon:
+		return fmt.Errorf("CoolDownLimit = %v is out of range: must be in [0, %v]", c.CoolDownLimit, MaxHorizon)
+	case len(c.Outages) > MaxOutages:
+		return fmt.Errorf("%d outages: at most %d", len(c.Outages), MaxOutages)
+	}
+	switch c.LocalScheduler {
+	case "", "fcfs", "easy":
+	default:
+		return fmt.Errorf("LocalScheduler %q: use \"fcfs\" or \"easy\" (or nothing for the topology's)", c.LocalScheduler)
+	}
+	for i, o := range c.Outages {
+		if o.At < 0 || o.At > MaxHorizon || o.For < 0 || o.For > MaxHorizon {
+			return fmt.Errorf("outage %d of %s: at %v for %v is out of range [0, %v]", i+1, o.Cluster, o.At, o.For, MaxHorizon)
+		}
+	}
+	if _, err := NewSelection(c.Selection); err != nil {
+		return err
+	}
+	if _, err := NewDispatch(c.Dispatch); err != nil {
+		return err
+	}
+	if _, err := NewDelegationOrder(c.DelegationOrder); err != nil {
+		return err
+	}
+	_, err := NewTargetOrder(c.TargetOrder)
+	return err
+}

@@ -1,0 +1,84 @@
+package sim
+
+// CPUYear is the unit of goodput: a processor for 365 days.
+const CPUYear = 365 * 24 * 3600.0
+
+// Result is what a run measured. Times are seconds. The job metrics (AWT,
+// ART, ASD) are over the jobs that finished within the measurement window.
+type Result struct {
+	Arch       string  `json:"arch"`
+	Seed       uint64  `json:"seed"`
+	Processors int     `json:"processors"`
+	End        float64 `json:"end_s"` // end of the measurement window: the last arrival, or with cool-down the last end
+
+	Jobs     int `json:"jobs"`     // arrived
+	Rejected int `json:"rejected"` // could never run under the architecture (larger than every cluster it may use)
+	Started  int `json:"started"`
+	Finished int `json:"finished"`
+
+	Utilization float64 `json:"utilization"` // busy processor-time / (processors × End)
+	AWT         float64 `json:"awt_s"`       // average wait time
+	ART         float64 `json:"art_s"`       // average response time
+	ASD         float64 `json:"asd"`         // average bounded slowdown: max(1, response / max(run, τ))
+	SlowdownTau float64 `json:"asd_tau_s"`   // τ
+
+	Goodput float64 `json:"goodput_cpu_years"` // processor-time of finished jobs
+	// GoodputBy splits the goodput by where the processors were relative
+	// to the job's home cluster: local, intra-site, intra-grid, inter-grid.
+	GoodputBy [4]float64 `json:"goodput_by_relation_cpu_years"`
+	JF        float64    `json:"jf_percent"` // finished / arrived
+
+	Messages          Messages `json:"messages"`
+	Delegations       int64    `json:"delegations"`         // delegation hops (DMM)
+	DelegationsPerJob float64  `json:"delegations_per_job"` // hops / arrived jobs
+	ChainPerJob       float64  `json:"chain_per_job"`       // mean delegation chain length of the finished jobs' runs
+
+	Restarts      int     `json:"restarts"`         // runs killed by failures or expired leases
+	Wasted        float64 `json:"wasted_cpu_years"` // processor-time of killed runs
+	LeasesExpired int     `json:"leases_expired"`
+	Events        int64   `json:"events"` // arrivals and heap events processed
+}
+
+// MessagesByName is the message counts keyed by type name.
+func (r *Result) MessagesByName() map[string]int64 { return r.Messages.ByName() }
+
+func (s *Sim) result() *Result {
+	end := s.lastArrival
+	if s.cfg.CoolDown {
+		end = max(s.lastArrival, s.lastEnd)
+		if s.active > 0 {
+			end = s.lastArrival + s.cfg.CoolDownLimit
+		}
+	}
+	a := &s.acc
+	busy := a.busy
+	for _, c := range s.clusters {
+		for _, j := range c.running {
+			busy += float64(j.Procs) * sec(end-j.Start)
+			s.countKeepAlives(j, end)
+		}
+	}
+	r := &Result{
+		Arch: s.cfg.Arch, Seed: s.cfg.Seed, Processors: s.top.Processors(), End: sec(end),
+		Jobs: s.arrived, Rejected: a.rejected, Started: a.started, Finished: a.finished,
+		SlowdownTau: sec(s.cfg.SlowdownBound),
+		Messages:    s.bus.counts, Delegations: a.delegations,
+		Restarts: a.restarts, Wasted: a.wasted / CPUYear, LeasesExpired: a.leasesExpired, Events: s.events,
+	}
+	if end > 0 {
+		r.Utilization = busy / (float64(r.Processors) * sec(end))
+	}
+	if n := float64(a.finished); n > 0 {
+		r.AWT, r.ART, r.ASD = a.wait/n, a.resp/n, a.bsd/n
+		r.ChainPerJob = float64(a.chains) / n
+	}
+	for i, g := range a.goodput {
+		r.GoodputBy[i] = g / CPUYear
+		r.Goodput += g / CPUYear
+	}
+	if s.arrived > 0 {
+		r.JF = 100 * float64(a.finished) / float64(s.arrived)
+		r.DelegationsPerJob = float64(a.delegations) / float64(s.arrived)
+	}
+	return r
+}
