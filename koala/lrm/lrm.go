@@ -65,9 +65,9 @@ type Cluster struct {
 	busy     int
 	external int // processors of a real controller's other jobs (SetExternal)
 	down     bool
-	running map[int64]*Job
-	queue   []*Job // local jobs waiting, in arrival order
-	byKind  [2]int // busy processors by kind
+	running  map[int64]*Job
+	queue    []*Job // local jobs waiting, in arrival order
+	byKind   [2]int // busy processors by kind
 }
 
 // New returns an empty cluster.
