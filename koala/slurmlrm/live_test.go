@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/apps/output"
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/internal/testbin"
 	"github.com/gmark/gmark/koala/core"
@@ -224,5 +226,150 @@ func TestLiveTwoClusters(t *testing.T) {
 	}
 	if len(ids) != 2 {
 		t.Errorf("Slurm jobs %v, want one per component", ids)
+	}
+}
+
+// wrapper is a gmark that first notes when each process starts, by the
+// wall clock: "component local-rank unix-seconds" lines in log.
+func wrapper(t *testing.T, log string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "gmark-wrapper")
+	script := fmt.Sprintf("#!/bin/sh\necho \"$GMARK_COMPONENT ${SLURM_PROCID:-0} $(date +%%s.%%N)\" >> %s\nexec %s \"$@\"\n", log, gmarkBin.Path(t))
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// procStart is when one process of a component started.
+type procStart struct {
+	component, rank int
+	at              float64 // Unix seconds
+}
+
+func readStarts(t *testing.T, log string) []procStart {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []procStart
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var p procStart
+		if _, err := fmt.Sscanf(line, "%d %d %f", &p.component, &p.rank, &p.at); err != nil {
+			t.Fatalf("start log line %q: %v", line, err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// firstExchange is when each process of the job finished its first
+// superstep's all-to-all exchange, by global rank: its start plus the t
+// (seconds since it started) of its step-1 record.
+func firstExchange(t *testing.T, dir string, starts map[int]float64) map[int]float64 {
+	t.Helper()
+	outs, _ := filepath.Glob(filepath.Join(dir, "c*.out"))
+	ends := map[int]float64{}
+	for _, f := range outs {
+		b, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(b), "\n") {
+			rec, ok, _ := output.ParseRecord(line)
+			if !ok || rec.Kind != "step" || rec.Fields["step"] != "1" {
+				continue
+			}
+			rank, err1 := rec.Int("rank")
+			since, err2 := rec.Float("t")
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s: step record %q", f, line)
+			}
+			ends[int(rank)] = starts[int(rank)] + since
+		}
+	}
+	return ends
+}
+
+// The runners over Slurm, as the thesis has them. A job of two components,
+// 2 processes on sa and 2 on sb, reads a file held at sa (so its start
+// time is 12.6 s after its placement, and the first claim 3.1 s after it),
+// with claim_threshold 0.5 (a try may claim one component of two). Just
+// after it is placed, another user's job takes every processor of sb for 6
+// s. The first claim try finds sa free and sb busy: it claims the component
+// on sa; sb's is claimed at the first try after the other job ends.
+//   - KRunner: each component's processes start as Slurm starts them: sa's
+//     before the other job ends, sb's after.
+//   - DRunner: sa's component holds its processors; both are released
+//     together once sb's has started and the start time has come.
+//   - IRunner: the processes start as under the KRunner, and meet at the
+//     core's rendezvous: their first exchange ends at the same time, after
+//     sb's started.
+func TestLiveRunners(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
+	scheduler := "scan_interval = \"1s\"\nclaim_threshold = 0.5\nclaim_l = 0.25\n"
+	extra := "[network]\ndefault_bandwidth = \"8Mbit/s\"\n[[file]]\nname = \"in\"\nsize = \"12MB\"\nsites = [\"sa\"]\n"
+	for _, runner := range []core.Runner{core.KRunner, core.DRunner, core.IRunner} {
+		t.Run(string(runner), func(t *testing.T) {
+			startLog := filepath.Join(t.TempDir(), "starts")
+			l := startLive(t, e, gridTOML(e, scheduler, extra), wrapper(t, startLog))
+			j := workload.Job{ID: "r-" + string(runner), Kind: workload.Unitary, Type: "smpi", SiteType: workload.Ordered,
+				App: workload.App{Name: "smpi", Params: []workload.Param{{Key: "supersteps", Value: "1"}, {Key: "memory", Value: "1"},
+					{Key: "elements", Value: "1"}, {Key: "compute", Value: "1"}}},
+				Components: []workload.Component{{Site: "sa", Count: 2}, {Site: "sb", Count: 2}},
+				Files:      []workload.File{{Name: "in", Size: 12 << 20}}}
+			id := l.submit(j, runner)
+			other := "other-" + string(runner)
+			sb := e.Cluster("sb")
+			if out, err := sb.Cmd("sbatch", "--parsable", "--job-name="+other, "--ntasks=4", "--output=/dev/null", "--wrap", "sleep 6").CombinedOutput(); err != nil {
+				t.Fatalf("sbatch of the other job: %v %s", err, out)
+			}
+			js := l.wait(id, 90*time.Second)
+			if js.State != core.Finished {
+				t.Fatalf("job %s: %s (%s)", id, js.State, js.Reason)
+			}
+			x := slurmJob(t, sb, other)
+			starts := map[int]float64{}
+			first := map[int]float64{} // the first process start of each component
+			for _, p := range readStarts(t, startLog) {
+				starts[p.component*2+p.rank] = p.at
+				if f, ok := first[p.component]; !ok || p.at < f {
+					first[p.component] = p.at
+				}
+			}
+			if len(starts) != 4 {
+				t.Fatalf("process starts %v, want 4", starts)
+			}
+			otherEnd := float64(x.End)
+			lo, hi := starts[0], starts[0]
+			for _, at := range starts {
+				lo, hi = min(lo, at), max(hi, at)
+			}
+			jst := float64(js.JST.UnixNano()) / 1e9
+			t.Logf("%s: the other job ran %d..%d; components started at %.2f and %.2f (apart %.2f s); JST %.2f",
+				runner, x.Start, x.End, first[0], first[1], first[1]-first[0], jst)
+			switch runner {
+			case core.KRunner, core.IRunner:
+				if !(first[0] < otherEnd && otherEnd <= first[1]) {
+					t.Errorf("sa's component started at %.2f, sb's at %.2f; the other job ended at %d: want sa's before, sb's after", first[0], first[1], x.End)
+				}
+			case core.DRunner:
+				if lo < otherEnd || lo < jst-0.01 {
+					t.Errorf("a process started at %.2f, before the other job ended (%d) or the start time (%.2f)", lo, x.End, jst)
+				}
+				if hi-lo > 1 { // the scripts look for their release file every 0.2 s
+					t.Errorf("the processes started %.2f s apart: the release is one moment", hi-lo)
+				}
+			}
+			if runner == core.IRunner {
+				ex := firstExchange(t, filepath.Join(l.dir, id), starts)
+				elo, ehi := ex[0], ex[0]
+				for _, at := range ex {
+					elo, ehi = min(elo, at), max(ehi, at)
+				}
+				t.Logf("irunner: first exchange ended between %.2f and %.2f", elo, ehi)
+				if len(ex) != 4 || elo < first[1] || ehi-elo > 1 {
+					t.Errorf("first exchange by rank %v: want all 4, after sb's start (%.2f), together", ex, first[1])
+				}
+			}
+		})
 	}
 }
