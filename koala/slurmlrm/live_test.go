@@ -53,7 +53,13 @@ func gridTOML(e *slurmtest.Env, scheduler, extra string) string {
 // components run (the test binary, or a wrapper of it).
 func startLive(t *testing.T, e *slurmtest.Env, src, gmark string) *live {
 	t.Helper()
-	dir := t.TempDir()
+	return startLiveIn(t, e, src, gmark, t.TempDir())
+}
+
+// startLiveIn starts a core whose state and jobs are in dir (a second core
+// on the same dir restarts the first).
+func startLiveIn(t *testing.T, e *slurmtest.Env, src, gmark, dir string) *live {
+	t.Helper()
 	g, err := grid.Parse("grid.toml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -366,10 +372,115 @@ func TestLiveRunners(t *testing.T) {
 					elo, ehi = min(elo, at), max(ehi, at)
 				}
 				t.Logf("irunner: first exchange ended between %.2f and %.2f", elo, ehi)
-				if len(ex) != 4 || elo < first[1] || ehi-elo > 1 {
-					t.Errorf("first exchange by rank %v: want all 4, after sb's start (%.2f), together", ex, first[1])
+				// sa's processes waited at the rendezvous for sb's, which
+				// could not start before the other job ended.
+				if len(ex) != 4 || elo < otherEnd || ehi-elo > 1 {
+					t.Errorf("first exchange by rank %v: want all 4, after the other job's end (%d), together", ex, x.End)
 				}
 			}
 		})
+	}
+}
+
+// clusters is the core's view of its clusters.
+func (l *live) clusters() map[string]core.ClusterStatus {
+	out := map[string]core.ClusterStatus{}
+	for _, c := range l.do(func(c *core.Core) (any, error) { return c.Clusters(), nil }).([]core.ClusterStatus) {
+		out[c.Name] = c
+	}
+	return out
+}
+
+// until waits (at most limit) for cond on the core's view of its clusters.
+func (l *live) until(what string, limit time.Duration, cond func(map[string]core.ClusterStatus) bool) {
+	l.t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		cs := l.clusters()
+		if cond(cs) {
+			return
+		}
+		if time.Now().After(deadline) {
+			l.t.Fatalf("%s: not within %v: %+v", what, limit, cs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Another user's job on a Slurm cluster is its background load as the core
+// sees it: the idle processors drop by its size, and placement goes
+// elsewhere; when it ends, they come back.
+func TestLiveBackgroundLoad(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
+	l := startLive(t, e, gridTOML(e, "scan_interval = \"1s\"\npolicy = \"WF\"", ""), gmarkBin.Path(t))
+	l.until("the core sees both clusters idle", 10*time.Second, func(cs map[string]core.ClusterStatus) bool {
+		return cs["sa"].Idle == 4 && cs["sb"].Idle == 4 && cs["sa"].LRM == "slurm"
+	})
+	sa := e.Cluster("sa")
+	out, err := sa.Cmd("sbatch", "--parsable", "--job-name=someone-else", "--ntasks=3", "--output=/dev/null", "--wrap", "sleep 120").CombinedOutput()
+	if err != nil {
+		t.Fatalf("sbatch: %v %s", err, out)
+	}
+	other := strings.TrimSpace(string(out))
+	l.until("sa's idle processors drop by 3", 20*time.Second, func(cs map[string]core.ClusterStatus) bool {
+		return cs["sa"].Idle == 1 && cs["sa"].Background == 3 && cs["sb"].Idle == 4
+	})
+	// Worst-Fit would take sa by name order on a tie; sa has 1 idle, sb 4.
+	id := l.submit(swfJob("2p", "0.2", map[string]int{"*": 2}, "*"), core.KRunner)
+	js := l.wait(id, 60*time.Second)
+	if js.State != core.Finished || js.Components[0].Site != "sb" {
+		t.Errorf("job %s on %s: %s", id, js.Components[0].Site, js.Reason)
+	}
+	if out, err := sa.Cmd("scancel", other).CombinedOutput(); err != nil {
+		t.Fatalf("scancel: %v %s", err, out)
+	}
+	l.until("sa idle again", 20*time.Second, func(cs map[string]core.ClusterStatus) bool {
+		return cs["sa"].Idle == 4 && cs["sa"].Background == 0
+	})
+}
+
+// A core that restarts on its state finds the Slurm jobs its previous run
+// left by their names and cancels them: the job that was running fails
+// (it is not run twice), as core.Restore has it for every cluster.
+func TestLiveRestart(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
+	dir := t.TempDir()
+	src := gridTOML(e, "scan_interval = \"1s\"", "")
+	l := startLiveIn(t, e, src, gmarkBin.Path(t), dir)
+	id := l.submit(swfJob("long", "300", map[string]int{"sa": 2}, "sa"), core.KRunner)
+	var comp core.Component
+	deadline := time.Now().Add(30 * time.Second)
+	for !comp.Executing {
+		comp = l.job(id).Components[0]
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s did not start: %+v", id, l.job(id))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	name := l.set.jobName(core.Ref{Job: id, Component: 0, Attempt: comp.Attempt})
+	l.close() // the core stops; its Slurm job runs on
+	sa := e.Cluster("sa")
+	if r := slurmJob(t, sa, name); r.Class() != "running" || fmt.Sprint(r.ID) != comp.LRMID {
+		t.Fatalf("Slurm job %d (%s) is %s after the core stopped; the core knew it as %s", r.ID, name, r.State, comp.LRMID)
+	}
+	l2 := startLiveIn(t, e, src, gmarkBin.Path(t), dir)
+	if js := l2.job(id); js.State != core.Failed || !strings.Contains(js.Reason, "restarted") {
+		t.Errorf("job %s after the restart: %s (%s)", id, js.State, js.Reason)
+	}
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		r := slurmJob(t, sa, name)
+		if r.Class() == "cancelled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the restarted core left Slurm job %d %s", r.ID, r.State)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// The restarted core runs new jobs under the same names' prefix.
+	id2 := l2.submit(swfJob("after", "0.2", map[string]int{"sa": 2}, "sa"), core.KRunner)
+	if js := l2.wait(id2, 60*time.Second); js.State != core.Finished {
+		t.Errorf("a job after the restart: %s (%s)", js.State, js.Reason)
 	}
 }
