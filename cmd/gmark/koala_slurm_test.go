@@ -27,8 +27,10 @@ func TestRunQuickstartOnSlurm(t *testing.T) {
 	dir := t.TempDir()
 	src := "name = \"slurm-and-emulated\"\n[scheduler]\nscan_interval = \"5s\"\npolicy = \"WF\"\nmax_runtime = \"15m\"\n" +
 		"[network]\ndefault_bandwidth = \"1Gbit/s\"\n"
+	// The processors could be left out (the core reads them from the
+	// controllers); the report's utilization takes them from the file.
 	for _, c := range e.Clusters {
-		src += fmt.Sprintf("[[cluster]]\nname = %q\nlrm = \"slurm\"\nslurm_conf = %q\npoll = \"500ms\"\n", c.Name, c.Conf)
+		src += fmt.Sprintf("[[cluster]]\nname = %q\nlrm = \"slurm\"\nslurm_conf = %q\nprocessors = 48\npoll = \"500ms\"\n", c.Name, c.Conf)
 	}
 	src += "[[cluster]]\nname = \"fs1\"\nprocessors = 32\n[cluster.background]\nlow = 0.3\nhigh = 0.4\njob_size = [1, 4]\njob_runtime = \"1m\"\n" +
 		"[[file]]\nname = \"file-2g\"\nsize = \"2GB\"\nsites = [\"fs1\"]\n"

@@ -296,23 +296,26 @@ func firstExchange(t *testing.T, dir string, starts map[int]float64) map[int]flo
 }
 
 // The runners over Slurm, as the thesis has them. A job of two components,
-// 2 processes on sa and 2 on sb, reads a file held at sa (so its start
-// time is 12.6 s after its placement, and the first claim 3.1 s after it),
+// one process on sa and one on sb, reads a file held at sa (so its start
+// time is 16.8 s after its placement, and the first claim 4.2 s after it),
 // with claim_threshold 0.5 (a try may claim one component of two). Just
-// after it is placed, another user's job takes every processor of sb for 6
+// after it is placed, another user's job takes every processor of sb for 8
 // s. The first claim try finds sa free and sb busy: it claims the component
 // on sa; sb's is claimed at the first try after the other job ends.
-//   - KRunner: each component's processes start as Slurm starts them: sa's
+//   - KRunner: each component's process starts as Slurm starts it: sa's
 //     before the other job ends, sb's after.
-//   - DRunner: sa's component holds its processors; both are released
+//   - DRunner: sa's component holds its processor; both are released
 //     together once sb's has started and the start time has come.
 //   - IRunner: the processes start as under the KRunner, and meet at the
 //     core's rendezvous: their first exchange ends at the same time, after
-//     sb's started.
+//     sb's could start.
+//
+// One process per component: the script starts it with exec, right after
+// its hold, so the start times are the runners' and not srun's.
 func TestLiveRunners(t *testing.T) {
 	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
 	scheduler := "scan_interval = \"1s\"\nclaim_threshold = 0.5\nclaim_l = 0.25\n"
-	extra := "[network]\ndefault_bandwidth = \"8Mbit/s\"\n[[file]]\nname = \"in\"\nsize = \"12MB\"\nsites = [\"sa\"]\n"
+	extra := "[network]\ndefault_bandwidth = \"8Mbit/s\"\n[[file]]\nname = \"in\"\nsize = \"16MB\"\nsites = [\"sa\"]\n"
 	for _, runner := range []core.Runner{core.KRunner, core.DRunner, core.IRunner} {
 		t.Run(string(runner), func(t *testing.T) {
 			startLog := filepath.Join(t.TempDir(), "starts")
@@ -320,12 +323,12 @@ func TestLiveRunners(t *testing.T) {
 			j := workload.Job{ID: "r-" + string(runner), Kind: workload.Unitary, Type: "smpi", SiteType: workload.Ordered,
 				App: workload.App{Name: "smpi", Params: []workload.Param{{Key: "supersteps", Value: "1"}, {Key: "memory", Value: "1"},
 					{Key: "elements", Value: "1"}, {Key: "compute", Value: "1"}}},
-				Components: []workload.Component{{Site: "sa", Count: 2}, {Site: "sb", Count: 2}},
-				Files:      []workload.File{{Name: "in", Size: 12 << 20}}}
+				Components: []workload.Component{{Site: "sa", Count: 1}, {Site: "sb", Count: 1}},
+				Files:      []workload.File{{Name: "in", Size: 16 << 20}}}
 			id := l.submit(j, runner)
 			other := "other-" + string(runner)
 			sb := e.Cluster("sb")
-			if out, err := sb.Cmd("sbatch", "--parsable", "--job-name="+other, "--ntasks=4", "--output=/dev/null", "--wrap", "sleep 6").CombinedOutput(); err != nil {
+			if out, err := sb.Cmd("sbatch", "--parsable", "--job-name="+other, "--ntasks=4", "--output=/dev/null", "--wrap", "sleep 8").CombinedOutput(); err != nil {
 				t.Fatalf("sbatch of the other job: %v %s", err, out)
 			}
 			js := l.wait(id, 90*time.Second)
@@ -336,13 +339,13 @@ func TestLiveRunners(t *testing.T) {
 			starts := map[int]float64{}
 			first := map[int]float64{} // the first process start of each component
 			for _, p := range readStarts(t, startLog) {
-				starts[p.component*2+p.rank] = p.at
+				starts[p.component+p.rank] = p.at
 				if f, ok := first[p.component]; !ok || p.at < f {
 					first[p.component] = p.at
 				}
 			}
-			if len(starts) != 4 {
-				t.Fatalf("process starts %v, want 4", starts)
+			if len(starts) != 2 {
+				t.Fatalf("process starts %v, want 2", starts)
 			}
 			otherEnd := float64(x.End)
 			lo, hi := starts[0], starts[0]
@@ -374,8 +377,8 @@ func TestLiveRunners(t *testing.T) {
 				t.Logf("irunner: first exchange ended between %.2f and %.2f", elo, ehi)
 				// sa's processes waited at the rendezvous for sb's, which
 				// could not start before the other job ended.
-				if len(ex) != 4 || elo < otherEnd || ehi-elo > 1 {
-					t.Errorf("first exchange by rank %v: want all 4, after the other job's end (%d), together", ex, x.End)
+				if len(ex) != 2 || elo < otherEnd || ehi-elo > 1 {
+					t.Errorf("first exchange by rank %v: want both, after the other job's end (%d), together", ex, x.End)
 				}
 			}
 		})

@@ -404,10 +404,22 @@ func (c *Cluster) submit(ctx context.Context, sb *sub, s *core.Submission, base 
 	if err != nil {
 		return 0, err
 	}
+	return ParseJobID(out)
+}
+
+// maxJobID is the largest Slurm job id (32 bits).
+const maxJobID = 1<<32 - 1
+
+// ParseJobID reads what sbatch --parsable prints: "ID" or "ID;CLUSTER" on
+// its first line.
+func ParseJobID(out []byte) (int64, error) {
 	text := strings.TrimSpace(string(out))
 	idText, _, _ := strings.Cut(strings.SplitN(text, "\n", 2)[0], ";")
 	id, err := strconv.ParseInt(strings.TrimSpace(idText), 10, 64)
-	if err != nil || id < 1 {
+	if err != nil || id < 1 || id > maxJobID {
+		if len(text) > 200 {
+			text = text[:200] + "..."
+		}
 		return 0, fmt.Errorf("sbatch printed %q, not a job id", text)
 	}
 	return id, nil
@@ -451,12 +463,22 @@ func (c *Cluster) defaultPartition(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, line := range strings.Fields(string(out)) {
-		if p, ok := strings.CutSuffix(line, "*"); ok {
+	return DefaultPartition(out)
+}
+
+// DefaultPartition reads the default partition from what `sinfo -h -o %P`
+// prints (the partitions, the default marked with '*').
+func DefaultPartition(out []byte) (string, error) {
+	for _, word := range strings.Fields(string(out)) {
+		if p, ok := strings.CutSuffix(word, "*"); ok && p != "" {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("the controller has no default partition (sinfo lists %q): name one with partition = \"...\"", strings.TrimSpace(string(out)))
+	list := strings.Join(strings.Fields(string(out)), " ")
+	if len(list) > 200 {
+		list = list[:200] + "..."
+	}
+	return "", fmt.Errorf("the controller has no default partition (sinfo lists %q): name one with partition = \"...\"", list)
 }
 
 // cpus is the processors of the cluster's partition.
