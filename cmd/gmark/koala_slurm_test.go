@@ -38,38 +38,39 @@ func TestRunQuickstartOnSlurm(t *testing.T) {
 	if err := os.WriteFile(gridPath, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The default runner, then the DRunner (its components hold their
+	// processors until all have started): two runs in one store.
 	out := filepath.Join(dir, "runs")
-	stdout, stderr, code := run(t, abs(t, "../.."), "run", "examples/quickstart.wdl", "--grid", gridPath, "-o", out, "-q")
-	if code != 0 {
-		log, _ := os.ReadFile(filepath.Join(out, "koala.log"))
-		t.Fatalf("exit %d\n%s\n%s\n%s", code, stdout, stderr, log)
-	}
-	st, err := store.Open(filepath.Join(out, "results.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	runs, err := st.Runs()
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("runs %v %v", runs, err)
-	}
-	jobs, err := st.Jobs(runs[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	succeeded := 0
-	for _, j := range jobs {
-		switch {
-		case j.State == "succeeded":
-			succeeded++
-		case j.Kind == "composite" && j.State != "succeeded":
-			t.Errorf("composite job %s %s: %s", j.JobID, j.State, j.Reason)
-		default:
-			t.Errorf("job %s %s on %q: %s", j.JobID, j.State, j.Sites, j.Reason)
+	for i, runner := range []string{"krunner", "drunner"} {
+		stdout, stderr, code := run(t, abs(t, "../.."), "run", "examples/quickstart.wdl", "--grid", gridPath, "--runner", runner, "-o", out, "-q")
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s\n%s", runner, code, stdout, stderr)
 		}
+		st, err := store.Open(filepath.Join(out, "results.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs, err := st.Runs()
+		if err != nil || len(runs) != i+1 {
+			t.Fatalf("runs %v %v", runs, err)
+		}
+		run := runs[i].ID
+		jobs, err := st.Jobs(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		succeeded := 0
+		for _, j := range jobs {
+			if j.State == "succeeded" {
+				succeeded++
+			} else {
+				t.Errorf("%s: %s %s %s on %q: %s", runner, j.Kind, j.JobID, j.State, j.Sites, j.Reason)
+			}
+		}
+		t.Logf("%s: %d jobs and tasks recorded, %d succeeded\n%s", runner, len(jobs), succeeded, stdout)
+		checkSlurmIDs(t, st, run, e)
+		st.Close()
 	}
-	t.Logf("%d jobs and tasks recorded, %d succeeded\n%s", len(jobs), succeeded, stdout)
-	checkSlurmIDs(t, st, runs[0].ID, e)
 }
 
 // checkSlurmIDs: every component the core ran on a Slurm cluster has, in
