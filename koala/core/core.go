@@ -5,7 +5,9 @@
 // are soft-reserved inside the scheduler and claimed from the clusters' local
 // resource managers (which have no reservations) by the Incremental Claiming
 // Policy as the job's files arrive; runners start the components; faults take
-// clusters out and send jobs back to the queues.
+// clusters out and send jobs back to the queues. A cluster's local resource
+// manager is emulated (package lrm) or a real controller the core talks to
+// through a Controller (lrm = "slurm": package slurmlrm; see remote.go).
 //
 // The core is a deterministic discrete-event state machine: it never reads a
 // clock. Time enters only through Advance(now), which runs every internal
