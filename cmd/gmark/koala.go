@@ -21,6 +21,7 @@ import (
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/procexec"
 	"github.com/gmark/gmark/koala/server"
+	"github.com/gmark/gmark/koala/slurmlrm"
 	"github.com/gmark/gmark/workload"
 	"github.com/urfave/cli/v2"
 )
@@ -126,26 +127,6 @@ func serveToken(c *cli.Context) (string, error) {
 	return token, nil
 }
 
-// processExecutor is the executor of real 'gmark app' processes when the
-// grid runs jobs as processes (nil for emulated execution), its jobs in dir
-// (default STATE.jobs), after killing those a previous run left.
-func processExecutor(g *grid.Grid, state, dir string, stderr io.Writer) (*procexec.Executor, error) {
-	if g.Scheduler.Execution != "process" {
-		return nil, nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	if dir == "" {
-		dir = state + ".jobs"
-	}
-	if n := procexec.Cleanup(dir); n > 0 {
-		fmt.Fprintf(stderr, "gmark koala: killed %d processes left by the previous run\n", n)
-	}
-	return &procexec.Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale, MaxOutput: int64(g.Scheduler.MaxOutput)}, nil
-}
-
 func runKoalaServe(c *cli.Context) error {
 	g, err := loadGrid(c)
 	if err != nil {
@@ -172,13 +153,20 @@ func runKoalaServe(c *cli.Context) error {
 			return usageErrorf("--execution must be emulated or process")
 		}
 	}
-	px, err := processExecutor(g, state, c.String("workdir"), c.App.ErrWriter)
+	px, err := procexec.ForGrid(g, state, c.String("workdir"), c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
-	cfg := server.Config{Grid: g, State: state, Token: token}
+	ctls, lrms, err := slurmlrm.Connect(c.Context, g, state, c.String("workdir"), c.App.ErrWriter)
+	if err != nil {
+		return usageError{err}
+	}
+	cfg := server.Config{Grid: g, State: state, Token: token, Controllers: ctls}
 	if px != nil {
 		cfg.Executor = px
+	}
+	if lrms != nil {
+		cfg.Agents = []server.Agent{lrms}
 	}
 	srv, err := server.New(cfg)
 	if errors.Is(err, persist.ErrInUse) {

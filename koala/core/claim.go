@@ -48,12 +48,12 @@ func NextClaim(jct, jst time.Time, L float64, eps time.Duration) (next time.Time
 // local resource manager, minus what other placed jobs hold there (their
 // soft reservations are protected), 0 when the site is out of service.
 func (c *Core) claimable(cl *cluster, j *Job) int {
-	if cl.lrm.Down() || cl.disabled != "" {
+	if cl.lrm.Down() || cl.disabled != "" || cl.unreachable != "" {
 		return 0
 	}
 	own := 0
 	for _, comp := range j.Components {
-		if comp.Site == cl.cfg.Name && !comp.Claimed {
+		if comp.Site == cl.cfg.Name && !comp.Claimed && !comp.Pending {
 			own += comp.Size
 		}
 	}
@@ -70,7 +70,7 @@ func (c *Core) claimTry(j *Job) {
 	var now, not []int
 	avail := map[string]int{}
 	for i, comp := range j.Components {
-		if comp.Claimed {
+		if comp.Claimed || comp.Pending {
 			prev++
 			continue
 		}
@@ -98,7 +98,34 @@ func (c *Core) claimTry(j *Job) {
 			c.claimComponent(j, i)
 		}
 		c.runDeferredLocal()
+		if !c.startEmulatedClaimed(j) {
+			return
+		}
 	}
+	if c.anyPending(j) {
+		// Controllers start what was submitted in their own time: the try
+		// is decided when all of it has started, or at the start timeout.
+		j.settling = true
+		j.claimTimer = c.at(c.settleBy(j), func() { c.claimSettle(j) })
+		return
+	}
+	c.claimSettle(j)
+}
+
+// claimSettle decides a claim try: submissions that have not started are
+// given up, and the job is fully claimed, tries again later, or goes back to
+// its placement queue.
+func (c *Core) claimSettle(j *Job) {
+	j.claimTimer, j.settling = nil, false
+	if j.State != Claiming {
+		return
+	}
+	for i := range j.Components {
+		if j.Components[i].Pending {
+			c.cancelRemote(j, i, "it did not start within the cluster's start_timeout")
+		}
+	}
+	n := len(j.Components)
 	claimed := 0
 	for _, comp := range j.Components {
 		if comp.Claimed {
@@ -129,6 +156,9 @@ func (c *Core) claimTry(j *Job) {
 func (c *Core) claimComponent(j *Job, i int) bool {
 	comp := &j.Components[i]
 	cl := c.byName[comp.Site]
+	if cl.ctl != nil {
+		return c.submitRemote(j, i, cl)
+	}
 	c.account(cl)
 	c.nextLRM++
 	lj := &lrm.Job{ID: c.nextLRM, Size: comp.Size, Runtime: c.expectedRun(j, cl), Owner: j.ID}
@@ -219,7 +249,7 @@ func (c *Core) preemptFor(j *Job, size int, cl *cluster) bool {
 		}
 		procs := 0
 		for _, comp := range other.Components {
-			if comp.Site == cl.cfg.Name && comp.Claimed && !comp.Done {
+			if comp.Site == cl.cfg.Name && (comp.Claimed || comp.Pending) && !comp.Done {
 				procs += comp.Size
 			}
 		}

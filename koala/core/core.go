@@ -5,7 +5,9 @@
 // are soft-reserved inside the scheduler and claimed from the clusters' local
 // resource managers (which have no reservations) by the Incremental Claiming
 // Policy as the job's files arrive; runners start the components; faults take
-// clusters out and send jobs back to the queues.
+// clusters out and send jobs back to the queues. A cluster's local resource
+// manager is emulated (package lrm) or a real controller the core talks to
+// through a Controller (lrm = "slurm": package slurmlrm; see remote.go).
 //
 // The core is a deterministic discrete-event state machine: it never reads a
 // clock. Time enters only through Advance(now), which runs every internal
@@ -82,6 +84,9 @@ type cluster struct {
 	cacheAt  time.Time
 	cacheIdl int
 	dummies  map[int64]bool // background jobs started by the controller
+
+	ctl         Controller // the real local resource manager (lrm = "slurm"); nil: emulated
+	unreachable string     // why the controller does not answer, or ""
 }
 
 // Executor runs jobs. The runners start a job's components together, so
@@ -107,7 +112,14 @@ type Screener interface {
 
 // New builds a core for a grid, starting at time start. sink receives every
 // event (nil discards them); exec runs components (nil: emulated timers).
+// A grid with real clusters needs NewWith.
 func New(g *grid.Grid, start time.Time, sink Sink, exec Executor) (*Core, error) {
+	return NewWith(g, start, sink, exec, nil)
+}
+
+// NewWith is New for a grid with real clusters (lrm = "slurm"): ctls gives
+// each one's controller, by cluster name.
+func NewWith(g *grid.Grid, start time.Time, sink Sink, exec Executor, ctls map[string]Controller) (*Core, error) {
 	c := &Core{grid: g, cfg: g.Scheduler, now: start, start: start, byName: map[string]*cluster{},
 		policies: map[string]placement.Policy{}, jobs: map[string]*Job{}, keys: map[string]string{},
 		sink: sink, exec: exec, rng: stats.NewStream(g.Scheduler.Seed, 0, "koala")}
@@ -123,7 +135,15 @@ func New(g *grid.Grid, start time.Time, sink Sink, exec Executor) (*Core, error)
 		if err != nil {
 			return nil, err
 		}
-		cl := &cluster{cfg: gc, lrm: lrm.New(gc.Name, gc.Processors, s), dummies: map[int64]bool{}}
+		cl := &cluster{cfg: gc, lrm: lrm.New(gc.Name, gc.Processors, s), dummies: map[int64]bool{}, ctl: ctls[gc.Name]}
+		switch {
+		case gc.Slurm() && cl.ctl == nil:
+			return nil, fmt.Errorf("cluster %s has lrm = %q: the core needs its controller (gmark koala serve and gmark run connect it; a simulation cannot drive a real cluster)", gc.Name, gc.LRM)
+		case !gc.Slurm() && cl.ctl != nil:
+			return nil, fmt.Errorf("cluster %s is emulated: it takes no controller", gc.Name)
+		case gc.Processors < 1:
+			return nil, fmt.Errorf("cluster %s: its processors were not read from its controller (grid.ResolveProcessors)", gc.Name)
+		}
 		cl.acct.last, cl.acct.sampleStart = start, start
 		c.clusters = append(c.clusters, cl)
 		c.byName[gc.Name] = cl
@@ -385,7 +405,7 @@ func (c *Core) Cancel(id string, reason string) error {
 	if j.State.Terminal() {
 		return fmt.Errorf("job %s is already %s", id, j.State)
 	}
-	c.release(j)
+	c.release(j, "the job was cancelled")
 	c.dequeue(j)
 	j.State, j.Reason, j.End = Cancelled, reason, c.now
 	c.emit(Event{Kind: EvCancelled, Job: j.ID, Key: j.Opts.Key, Reason: reason})
@@ -406,6 +426,7 @@ type ClusterStatus struct {
 	Held        int     `json:"held"`         // claimed, waiting for the start time (wasted)
 	Reserved    int     `json:"reserved"`     // placed on, not yet claimed
 	Errors      int     `json:"soft_errors"`  // consecutive soft errors
+	LRM         string  `json:"lrm"`          // emulated or slurm
 }
 
 // Clusters reports every site's state.
@@ -414,7 +435,11 @@ func (c *Core) Clusters() []ClusterStatus {
 	for _, cl := range c.clusters {
 		out = append(out, ClusterStatus{Name: cl.cfg.Name, Processors: cl.cfg.Processors, Speed: cl.cfg.Speed,
 			Up: !cl.lrm.Down(), Disabled: cl.disabled, Idle: cl.lrm.Idle(), Background: cl.lrm.Busy(lrm.Local),
-			QueuedLocal: cl.lrm.QueuedProcessors(), Grid: cl.running, Held: cl.held, Reserved: cl.soft, Errors: cl.errors})
+			QueuedLocal: cl.lrm.QueuedProcessors(), Grid: cl.running, Held: cl.held, Reserved: cl.soft, Errors: cl.errors,
+			LRM: cl.cfg.LRM})
+		if cl.unreachable != "" && out[len(out)-1].Disabled == "" {
+			out[len(out)-1].Disabled = cl.unreachable
+		}
 	}
 	return out
 }

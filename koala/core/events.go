@@ -34,6 +34,20 @@ const (
 	EvUtilization    EventKind = "utilization"  // Cluster; Util
 	EvQueueLength    EventKind = "queue_length" // Count: jobs in the placement queues
 
+	// A component on a cluster with a real local resource manager (lrm =
+	// "slurm"): the core asked the controller to start it (lrm_submit,
+	// Attempt names the submission), the controller took it (lrm_submitted,
+	// LRMID its job id) or refused it (lrm_failed, Reason), started it
+	// (lrm_started: the claim; LRMTime is the controller's start time), or
+	// the core cancelled it (lrm_cancel, Reason). The program's start and
+	// end are component_start and component_end, with LRMID (and, for the
+	// end, the controller's LRMTime).
+	EvLRMSubmit    EventKind = "lrm_submit"
+	EvLRMSubmitted EventKind = "lrm_submitted"
+	EvLRMFailed    EventKind = "lrm_failed"
+	EvLRMStarted   EventKind = "lrm_started"
+	EvLRMCancel    EventKind = "lrm_cancel"
+
 	// A placement try failed, and its Reasons (per site) are not the Same
 	// as those of the job's last failed try, or it is the first since the
 	// job was queued: a job waiting for one reason is reported once.
@@ -65,6 +79,12 @@ type Event struct {
 	RunTimeSource RunTimeSource `json:"runtime_source,omitempty"`
 	// Reasons say why a placement failed, per site (placement_failed).
 	Reasons []placement.Reason `json:"reasons,omitempty"`
+	// Components on real clusters: the submission (Attempt), the
+	// controller's job id (LRMID) and its time of the start or end
+	// (LRMTime, the controller's clock, to the second for Slurm).
+	Attempt uint64    `json:"attempt,omitempty"`
+	LRMID   string    `json:"lrm_id,omitempty"`
+	LRMTime time.Time `json:"lrm_time,omitzero"`
 }
 
 // Utilization is the use of a cluster's processors over a sample period, as

@@ -101,6 +101,10 @@ func (c *Core) fullyClaimed(j *Job) {
 	if start.Before(c.now) {
 		start = c.now
 	}
+	if c.remoteJob(j) {
+		j.claimTimer = c.at(start, func() { c.startRemote(j) })
+		return
+	}
 	j.claimTimer = c.at(start, func() { c.startExecution(j) })
 }
 
@@ -215,7 +219,8 @@ func (c *Core) componentEnded(j *Job, i int, ok bool, reason string) {
 	cl.running -= comp.Size
 	comp.Executing, comp.Done, comp.OK = false, true, ok
 	c.endLRM(cl, comp.lrmID)
-	c.emit(Event{Kind: EvComponentEnd, Job: j.ID, Key: j.Opts.Key, Component: i, Cluster: cl.cfg.Name, OK: ok, Reason: reason})
+	c.emit(Event{Kind: EvComponentEnd, Job: j.ID, Key: j.Opts.Key, Component: i, Cluster: cl.cfg.Name, OK: ok, Reason: reason,
+		Attempt: comp.Attempt, LRMID: comp.LRMID, LRMTime: comp.lrmEnd})
 	if !ok && j.Opts.Runner == DRunner && !isLimitKill(reason) {
 		c.restart(j, "", "component "+strconv.Itoa(i)+" failed on "+cl.cfg.Name+": "+reason)
 		return

@@ -37,14 +37,21 @@ func ParsePriority(s string) (Priority, error) {
 type Runner string
 
 const (
-	// KRunner starts components independently, each as soon as it is claimed
-	// and its files have arrived (KOALA's default runner).
+	// KRunner runs components independently (KOALA's default runner): the
+	// application synchronizes itself. On emulated clusters the claimed
+	// components start together at the job's start time; a component on a
+	// real cluster (lrm = "slurm") starts its program as soon as the
+	// controller starts it.
 	KRunner Runner = "krunner"
 	// DRunner starts all components together (a barrier, as DUROC does) and
-	// restarts the whole job when a component fails.
+	// restarts the whole job when a component fails. On real clusters each
+	// component holds its processors once started, until every component
+	// has started and the start time has come; then all are released.
 	DRunner Runner = "drunner"
-	// IRunner starts components together and gives them a per-job rendezvous
-	// service to find each other (as the IRunner gives Ibis a nameserver).
+	// IRunner gives the components a per-job rendezvous service to find
+	// each other (as the IRunner gives Ibis a nameserver). On real clusters
+	// the components start as they are claimed, as under the KRunner, and
+	// the application's processes meet at the rendezvous.
 	IRunner Runner = "irunner"
 )
 
@@ -117,6 +124,8 @@ type Job struct {
 
 	Components []Component
 	priority   Priority // current queue, after aging
+	running    bool     // a component has executed since the job was last placed (started was emitted)
+	settling   bool     // claimTimer decides a claim try that submitted components to controllers
 	exclude    map[string]bool
 	request    placement.Request
 	claimTimer *timer
@@ -137,8 +146,17 @@ type Component struct {
 	ExecStart time.Time
 	Done      bool
 	OK        bool
-	lrmID     int64
-	endTimer  *timer
+	// Pending: submitted to a real cluster's controller, not started yet
+	// (its processors are booked meanwhile).
+	Pending bool
+	// LRMID is the job id a real cluster's controller gave the component's
+	// current submission; Attempt names the submission.
+	LRMID    string
+	Attempt  uint64
+	lrmID    int64
+	endTimer *timer
+	since    time.Time // when it was submitted (Pending)
+	lrmEnd   time.Time // the controller's time of its end
 }
 
 // Sites lists the distinct sites the job's components are placed on.

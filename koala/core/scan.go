@@ -126,7 +126,7 @@ func (c *Core) placeable(cl *cluster) int {
 // the information service gives them (cached for info_cache); 0 when the
 // site is out of service.
 func (c *Core) localIdle(cl *cluster) int {
-	if cl.lrm.Down() || cl.disabled != "" {
+	if cl.lrm.Down() || cl.disabled != "" || cl.unreachable != "" {
 		return 0
 	}
 	idle := cl.lrm.Idle()
@@ -146,6 +146,8 @@ func (c *Core) outOfService(cl *cluster) string {
 		return cl.disabled
 	case cl.lrm.Down():
 		return "down"
+	case cl.unreachable != "":
+		return cl.unreachable
 	}
 	return ""
 }
@@ -285,7 +287,8 @@ func (c *Core) noteWhy(j *Job, fail *placement.Failure) {
 // requeue sends a job back to its placement queue after a missed start
 // time, a restart or a pre-emption: every processor it held is released.
 func (c *Core) requeue(j *Job, kind EventKind, reason string) {
-	c.release(j)
+	c.release(j, reason)
+	j.running = false
 	if j.request.Flexible {
 		c.initComponents(j)
 	} else {
@@ -299,10 +302,11 @@ func (c *Core) requeue(j *Job, kind EventKind, reason string) {
 }
 
 // release frees everything a job holds: soft reservations, claimed and
-// executing components, timers.
-func (c *Core) release(j *Job) {
+// executing components, timers; the controllers of real clusters cancel
+// its submissions there (why: the reason they are given).
+func (c *Core) release(j *Job, why string) {
 	c.stop(j.claimTimer)
-	j.claimTimer = nil
+	j.claimTimer, j.settling = nil, false
 	stopped := false
 	defer func() {
 		if stopped {
@@ -323,19 +327,24 @@ func (c *Core) release(j *Job) {
 			cl.running -= comp.Size
 			stopped = true
 			c.endLRM(cl, comp.lrmID)
-		case comp.Claimed:
+		case comp.Claimed, comp.Pending:
 			cl.held -= comp.Size
 			c.endLRM(cl, comp.lrmID)
 		default:
 			cl.soft -= comp.Size
 		}
-		comp.Claimed, comp.Executing = false, false
+		if cl.ctl != nil && comp.Attempt != 0 {
+			cl.ctl.Cancel(refOf(j, i), why)
+			c.emit(Event{Kind: EvLRMCancel, Job: j.ID, Key: j.Opts.Key, Component: i, Cluster: cl.cfg.Name,
+				Attempt: comp.Attempt, LRMID: comp.LRMID, Reason: why})
+		}
+		comp.Claimed, comp.Executing, comp.Pending = false, false, false
 	}
 }
 
 // fail ends a job unsuccessfully.
 func (c *Core) fail(j *Job, reason string) {
-	c.release(j)
+	c.release(j, reason)
 	j.State, j.Reason, j.End = Failed, reason, c.now
 	c.emit(Event{Kind: EvFailed, Job: j.ID, Key: j.Opts.Key, Reason: reason})
 }

@@ -52,6 +52,9 @@ func (c *Core) SubmitLocalJob(name string, size int, runtime time.Duration) erro
 	if !ok {
 		return fmt.Errorf("unknown cluster %q", name)
 	}
+	if cl.ctl != nil {
+		return fmt.Errorf("cluster %s is a Slurm cluster: its local jobs are the controller's (submit them with sbatch)", name)
+	}
 	if size < 1 || size > cl.cfg.Processors {
 		return fmt.Errorf("a local job on %s needs 1..%d processors, not %d", name, cl.cfg.Processors, size)
 	}

@@ -27,6 +27,7 @@ func FuzzParse(f *testing.F) {
 		"[[network.link]]\nfrom = \"a\"\nto = \"a\"\nbandwidth = \"1kbit/s\"\n",
 		"[[file]]\nname = \"f\"\nsize = \"1TB\"\nsites = [\"a\"]\n[[event]]\nat = \"1h\"\ncluster = \"a\"\naction = \"down\"\n",
 		"bogus = 1\n",
+		"[[cluster]]\nname = \"s\"\nlrm = \"slurm\"\nslurm_conf = \"s.conf\"\npoll = \"500ms\"\n",
 	} {
 		f.Add([]byte(base + extra))
 	}
@@ -57,8 +58,11 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted limits %+v", s)
 		}
 		for _, c := range g.Clusters {
-			if c.Processors < 1 || c.Processors > MaxProcessors || !(c.Speed >= MinSpeed && c.Speed <= MaxSpeed) {
+			if c.Processors < 1 && !c.Slurm() || c.Processors < 0 || c.Processors > MaxProcessors || !(c.Speed >= MinSpeed && c.Speed <= MaxSpeed) {
 				t.Fatalf("accepted cluster %+v", c)
+			}
+			if c.Slurm() && (c.SlurmConf == "" || c.Poll.Duration < 100*time.Millisecond || c.StartTimeout.Duration < time.Second || s.TimeScale != 1) {
+				t.Fatalf("accepted Slurm cluster %+v at time scale %g", c, s.TimeScale)
 			}
 			if b := c.Background; b.Enabled() && (b.Interval.Duration < time.Second || b.JobSize[1] > c.Processors) {
 				t.Fatalf("accepted background %+v", b)

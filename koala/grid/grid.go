@@ -10,6 +10,7 @@ import (
 	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/internal/srcerr"
 	"math"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,6 +68,42 @@ type Cluster struct {
 	LocalScheduler string     `toml:"local_scheduler"` // "fcfs" or "easy"
 	FailureRate    float64    `toml:"failure_rate"`    // probability that a component start fails with a soft error
 	Background     Background `toml:"background"`
+
+	// LRM is the cluster's local resource manager: "emulated" (the
+	// default: package lrm) or "slurm", a real Slurm controller reached
+	// with SLURM_CONF = SlurmConf. A Slurm cluster's processors may be left
+	// out (0): they are read from the controller when the core starts
+	// (ResolveProcessors); its background load is the controller's other
+	// jobs, so it has no [cluster.background], local_scheduler or
+	// failure_rate.
+	LRM       string `toml:"lrm"`
+	SlurmConf string `toml:"slurm_conf"` // its slurm.conf; a relative path is from the grid file's directory
+	Partition string `toml:"partition"`  // the partition the core uses ("": the controller's default)
+	// Poll is how often the controller is asked for its processors and
+	// the core's components (1s).
+	Poll Duration `toml:"poll"`
+	// StartTimeout is how long a component submitted to the controller
+	// may wait to start before the claim gives it up (30s).
+	StartTimeout Duration `toml:"start_timeout"`
+}
+
+// The local resource managers a cluster may have.
+const (
+	LRMEmulated = "emulated"
+	LRMSlurm    = "slurm"
+)
+
+// Slurm tells whether the cluster is a real Slurm cluster.
+func (c *Cluster) Slurm() bool { return c.LRM == LRMSlurm }
+
+// HasSlurm tells whether any cluster of the grid is a real Slurm cluster.
+func (g *Grid) HasSlurm() bool {
+	for i := range g.Clusters {
+		if g.Clusters[i].Slurm() {
+			return true
+		}
+	}
+	return false
 }
 
 // Background is the local load of a cluster: jobs of local users that a
@@ -238,6 +275,11 @@ func Parse(name string, src []byte) (*Grid, error) {
 		return nil, fmt.Errorf("%s: unknown setting(s) %s", name, strings.Join(keys, ", "))
 	}
 	g := &Grid{Name: f.Name, Scheduler: f.Scheduler, Network: f.Network, Clusters: f.Clusters, Files: f.Files, Events: f.Events}
+	for i := range g.Clusters {
+		if conf := g.Clusters[i].SlurmConf; conf != "" && !filepath.IsAbs(conf) {
+			g.Clusters[i].SlurmConf = filepath.Join(filepath.Dir(name), conf)
+		}
+	}
 	if err := g.validate(); err != nil {
 		var se *settingError
 		if errors.As(err, &se) {
@@ -544,13 +586,33 @@ func (g *Grid) checkClusters() (map[string]bool, error) {
 		if cl.Speed == 0 {
 			cl.Speed = 1
 		}
-		if cl.LocalScheduler == "" {
+		if cl.LRM == "" {
+			cl.LRM = LRMEmulated
+		}
+		switch cl.LRM {
+		case LRMSlurm:
+			checkSlurm(c, cl, s)
+		case LRMEmulated:
+			for key, v := range map[string]string{"slurm_conf": cl.SlurmConf, "partition": cl.Partition} {
+				if v != "" {
+					c.fail(key, "is for lrm = \"slurm\" clusters: cluster %s is emulated (add lrm = \"slurm\" or remove it)", cl.Name)
+				}
+			}
+			if cl.Poll.Duration != 0 || cl.StartTimeout.Duration != 0 {
+				c.fail("poll", "and start_timeout are for lrm = \"slurm\" clusters: cluster %s is emulated", cl.Name)
+			}
+		default:
+			c.fail("lrm", "must be emulated or slurm, got %q", cl.LRM)
+		}
+		if cl.LocalScheduler == "" && !cl.Slurm() {
 			cl.LocalScheduler = "fcfs"
 		}
-		c.intIn("processors", cl.Processors, 1, MaxProcessors)
+		if !(cl.Slurm() && cl.Processors == 0) { // read from the controller
+			c.intIn("processors", cl.Processors, 1, MaxProcessors)
+		}
 		c.floatIn("speed", cl.Speed, MinSpeed, MaxSpeed)
 		c.floatIn("failure_rate", cl.FailureRate, 0, 1)
-		if cl.LocalScheduler != "fcfs" && cl.LocalScheduler != "easy" {
+		if !cl.Slurm() && cl.LocalScheduler != "fcfs" && cl.LocalScheduler != "easy" {
 			c.fail("local_scheduler", "must be fcfs or easy, got %q", cl.LocalScheduler)
 		}
 		if c.err != nil {
@@ -588,6 +650,59 @@ func (g *Grid) checkClusters() (map[string]bool, error) {
 	}
 	sort.Slice(g.Clusters, func(i, j int) bool { return g.Clusters[i].Name < g.Clusters[j].Name })
 	return seen, nil
+}
+
+// checkSlurm checks the settings of a Slurm cluster, filling in the
+// defaults of its own, and the scheduler settings it needs.
+func checkSlurm(c *checker, cl *Cluster, s *Scheduler) {
+	const why = "the controller's other jobs are a Slurm cluster's background load"
+	switch {
+	case cl.SlurmConf == "":
+		c.fail("slurm_conf", "is required with lrm = \"slurm\": give the path of cluster %s's slurm.conf (what SLURM_CONF would name)", cl.Name)
+	case cl.LocalScheduler != "":
+		c.fail("local_scheduler", "does not apply to cluster %s: Slurm schedules its own queue (remove it)", cl.Name)
+	case cl.FailureRate != 0:
+		c.fail("failure_rate", "does not apply to cluster %s: a Slurm cluster's failures are real (remove it)", cl.Name)
+	case cl.Background != Background{}:
+		c.fail("lrm", "= \"slurm\": cluster %s cannot have a [cluster.background]: %s (remove it)", cl.Name, why)
+	case s.TimeScale != 1:
+		c.fail("lrm", "= \"slurm\": cluster %s runs in real time, so scheduler.time_scale must be 1, not %g (and no --speedup)", cl.Name, s.TimeScale)
+	case s.Execution != "emulated":
+		c.fail("lrm", "= \"slurm\": cluster %s runs real processes itself; scheduler.execution = %q cannot be mixed with it (use emulated: the grid's other clusters then emulate their jobs)", cl.Name, s.Execution)
+	}
+	if cl.Poll.Duration == 0 {
+		cl.Poll.Duration = time.Second
+	}
+	if cl.StartTimeout.Duration == 0 {
+		cl.StartTimeout.Duration = 30 * time.Second
+	}
+	c.durationIn("poll", cl.Poll.Duration, 100*time.Millisecond, time.Minute)
+	c.durationIn("start_timeout", cl.StartTimeout.Duration, time.Second, time.Hour)
+}
+
+// ResolveProcessors fills in the processors of the Slurm clusters that
+// leave them out, from total(cluster) (the controller's CPUs), and checks
+// that those that give them do not ask for more than the controller has.
+func (g *Grid) ResolveProcessors(total func(cl *Cluster) (int, error)) error {
+	for i := range g.Clusters {
+		cl := &g.Clusters[i]
+		if !cl.Slurm() {
+			continue
+		}
+		n, err := total(cl)
+		if err != nil {
+			return fmt.Errorf("cluster %s: reading its processors from the controller (SLURM_CONF=%s): %v", cl.Name, cl.SlurmConf, err)
+		}
+		switch {
+		case n < 1:
+			return fmt.Errorf("cluster %s: its controller reports no processors (SLURM_CONF=%s, partition %q): are its nodes up?", cl.Name, cl.SlurmConf, cl.Partition)
+		case cl.Processors == 0:
+			cl.Processors = min(n, MaxProcessors)
+		case cl.Processors > n:
+			return fmt.Errorf("cluster %s: processors = %d, but its controller has %d: lower processors or leave it out", cl.Name, cl.Processors, n)
+		}
+	}
+	return g.Check()
 }
 
 // checkNetwork checks the bandwidths and that links join known clusters.

@@ -62,11 +62,12 @@ type Cluster struct {
 	Total     int
 	Scheduler Scheduler
 
-	busy    int
-	down    bool
-	running map[int64]*Job
-	queue   []*Job // local jobs waiting, in arrival order
-	byKind  [2]int // busy processors by kind
+	busy     int
+	external int // processors of a real controller's other jobs (SetExternal)
+	down     bool
+	running  map[int64]*Job
+	queue    []*Job // local jobs waiting, in arrival order
+	byKind   [2]int // busy processors by kind
 }
 
 // New returns an empty cluster.
@@ -182,6 +183,28 @@ func (c *Cluster) Release(id int64) *Job {
 // Schedule starts the waiting local jobs that can start now.
 func (c *Cluster) Schedule(now time.Time) []*Job { return c.schedule(now) }
 
+// SetExternal sets the processors that jobs of others take on the real
+// cluster this one mirrors (a grid cluster with lrm = "slurm": the
+// controller runs its own queue, and the core keeps only what its
+// components hold and what the controller says is busy). They count as
+// local load (Busy(Local)), at most the processors the grid's components
+// leave. It returns the value set.
+func (c *Cluster) SetExternal(n int) int {
+	c.busy -= c.external
+	c.byKind[Local] -= c.external
+	n = max(0, min(n, c.Total-c.busy))
+	if c.down {
+		n = 0
+	}
+	c.external = n
+	c.busy += n
+	c.byKind[Local] += n
+	return n
+}
+
+// External is the processors last set by SetExternal.
+func (c *Cluster) External() int { return c.external }
+
 // SetDown takes the cluster out of service: every running and queued job is
 // killed and returned. A down cluster accepts local jobs into its queue but
 // starts nothing.
@@ -195,7 +218,7 @@ func (c *Cluster) SetDown() []*Job {
 	killed = append(killed, c.queue...)
 	c.running = map[int64]*Job{}
 	c.queue = nil
-	c.busy, c.byKind = 0, [2]int{}
+	c.busy, c.byKind, c.external = 0, [2]int{}, 0
 	return killed
 }
 

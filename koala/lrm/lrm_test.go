@@ -99,3 +99,26 @@ func TestDownKillsEverything(t *testing.T) {
 		t.Fatalf("after up: started %v idle %d", ids(started), c.Idle())
 	}
 }
+
+// A mirror of a real cluster: the controller's other jobs are local load,
+// capped by what the grid's components leave, and nothing when down.
+func TestSetExternal(t *testing.T) {
+	c := New("s", 8, FCFS)
+	if !c.Claim(&Job{ID: 1, Size: 3}, time.Time{}) {
+		t.Fatal("claim")
+	}
+	cases := []struct{ set, want, idle int }{{4, 4, 1}, {9, 5, 0}, {-2, 0, 5}, {2, 2, 3}}
+	for _, k := range cases {
+		if got := c.SetExternal(k.set); got != k.want || c.Busy(Local) != k.want || c.Idle() != k.idle || c.External() != k.want {
+			t.Errorf("SetExternal(%d) = %d: local %d, idle %d; want %d, idle %d", k.set, got, c.Busy(Local), c.Idle(), k.want, k.idle)
+		}
+	}
+	c.End(1, time.Time{})
+	if c.Idle() != 6 || c.Busy(Grid) != 0 {
+		t.Errorf("after the component: idle %d", c.Idle())
+	}
+	c.SetDown()
+	if c.SetExternal(3) != 0 || c.Busy(Local) != 0 {
+		t.Errorf("a down cluster has external load %d", c.Busy(Local))
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/gmark/gmark/apps/launch"
 	"github.com/gmark/gmark/apps/output"
 	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -296,4 +297,24 @@ func Cleanup(dir string) (killed int) {
 		_ = os.Remove(f)
 	}
 	return killed
+}
+
+// ForGrid is the executor of real 'gmark app' processes when the grid runs
+// jobs as processes (nil for emulated execution), its jobs in dir (default
+// STATE.jobs), after killing those a previous run left (said on stderr).
+func ForGrid(g *grid.Grid, state, dir string, stderr io.Writer) (*Executor, error) {
+	if g.Scheduler.Execution != "process" {
+		return nil, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		dir = state + ".jobs"
+	}
+	if n := Cleanup(dir); n > 0 {
+		fmt.Fprintf(stderr, "gmark koala: killed %d processes left by the previous run\n", n)
+	}
+	return &Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale, MaxOutput: int64(g.Scheduler.MaxOutput)}, nil
 }

@@ -574,6 +574,10 @@ type ComponentView struct {
 	Start     *time.Time `json:"start,omitempty"`
 	Done      bool       `json:"done"`
 	OK        bool       `json:"ok"`
+	// On a real cluster: submitted, not started yet; the controller's job
+	// id of the current submission.
+	Pending bool   `json:"pending,omitempty"`
+	LRMID   string `json:"lrm_id,omitempty"`
 }
 
 func tp(t time.Time) *time.Time {
@@ -595,7 +599,8 @@ func viewOf(j *core.Job) JobView {
 	}
 	for _, c := range j.Components {
 		v.Components = append(v.Components, ComponentView{Size: c.Size, Fixed: c.Fixed, Site: c.Site, FileSites: c.FileSites,
-			Transfer: c.Transfer.Seconds(), ClaimedAt: tp(c.ClaimedAt), Start: tp(c.ExecStart), Done: c.Done, OK: c.OK})
+			Transfer: c.Transfer.Seconds(), ClaimedAt: tp(c.ClaimedAt), Start: tp(c.ExecStart), Done: c.Done, OK: c.OK,
+			Pending: c.Pending, LRMID: c.LRMID})
 	}
 	return v
 }

@@ -31,6 +31,19 @@ type Config struct {
 	MaxWait time.Duration
 	// HTTP limits the API's clients; zero fields take DefaultHTTPLimits.
 	HTTP HTTPLimits
+	// Controllers are the real local resource managers of the grid's
+	// lrm = "slurm" clusters, by cluster name (core.NewWith).
+	Controllers map[string]core.Controller
+	// Agents work beside the core while it runs (the controllers' pollers).
+	Agents []Agent
+}
+
+// An Agent works beside the core on goroutines of its own: Run is called
+// once when the server runs and returns when ctx ends. It reports to the
+// core through do, which runs fn on the driver's goroutine within a step
+// (committed when do returns) and returns false once the server stops.
+type Agent interface {
+	Run(ctx context.Context, do func(fn func(*core.Core)) bool)
 }
 
 // Server is a running core.
@@ -103,7 +116,7 @@ func New(cfg Config) (*Server, error) {
 			now = time.Unix(0, n)
 		}
 	}
-	c, err := core.New(cfg.Grid, now, store, cfg.Executor)
+	c, err := core.NewWith(cfg.Grid, now, store, cfg.Executor, cfg.Controllers)
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -193,7 +206,14 @@ var errShuttingDown = errors.New("the scheduler is shutting down")
 // events, answer the commands, then sleep until the next internal event or
 // the next command.
 func (s *Server) Run(ctx context.Context) error {
-	defer close(s.done)
+	// The agents stop with the loop; one waiting in Do is let go by done.
+	agentCtx, stopAgents := context.WithCancel(ctx)
+	var agents sync.WaitGroup
+	defer func() {
+		stopAgents()
+		close(s.done)
+		agents.Wait()
+	}()
 	// The writer commits each step's batch, in order, then answers the
 	// step's commands and publishes its events. The driver goes on with the
 	// next step meanwhile; with one batch in flight, commands pile up while
@@ -209,6 +229,16 @@ func (s *Server) Run(ctx context.Context) error {
 			err = werr
 		}
 		return err
+	}
+	for _, a := range s.cfg.Agents {
+		agents.Add(1)
+		go func() {
+			defer agents.Done()
+			a.Run(agentCtx, func(fn func(*core.Core)) bool {
+				_, err := s.Do(agentCtx, func() (any, error) { fn(s.core); return nil, nil })
+				return err == nil
+			})
+		}()
 	}
 	var first *command // a command that woke the loop
 	timer := time.NewTimer(0)

@@ -1,0 +1,489 @@
+package slurmlrm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gmark/gmark/apps/output"
+	"github.com/gmark/gmark/internal/slurmcli"
+	"github.com/gmark/gmark/internal/testbin"
+	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/koala/persist"
+	"github.com/gmark/gmark/koala/server"
+	"github.com/gmark/gmark/submitter/slurm/slurmtest"
+	"github.com/gmark/gmark/workload"
+)
+
+var gmarkBin testbin.Lazy
+
+func TestMain(m *testing.M) { testbin.MainLazy(m, &gmarkBin) }
+
+// live is a core on real Slurm clusters, driven by the server's loop.
+type live struct {
+	t     *testing.T
+	env   *slurmtest.Env
+	grid  *grid.Grid
+	set   *Set
+	srv   *server.Server
+	state string
+	dir   string
+	stop  context.CancelFunc
+	done  chan error
+}
+
+// gridTOML writes a grid of the test clusters (each lrm = "slurm", polled
+// every 200ms) after the scheduler settings and before extra tables.
+func gridTOML(e *slurmtest.Env, scheduler, extra string) string {
+	var b strings.Builder
+	b.WriteString("[scheduler]\n" + scheduler + "\n")
+	for _, c := range e.Clusters {
+		fmt.Fprintf(&b, "[[cluster]]\nname = %q\nlrm = \"slurm\"\nslurm_conf = %q\npoll = \"200ms\"\nstart_timeout = \"20s\"\n", c.Name, c.Conf)
+	}
+	return b.String() + extra
+}
+
+// startLive starts a core on the grid; gmark is the program the
+// components run (the test binary, or a wrapper of it).
+func startLive(t *testing.T, e *slurmtest.Env, src, gmark string) *live {
+	t.Helper()
+	return startLiveIn(t, e, src, gmark, t.TempDir())
+}
+
+// startLiveIn starts a core whose state and jobs are in dir (a second core
+// on the same dir restarts the first).
+func startLiveIn(t *testing.T, e *slurmtest.Env, src, gmark, dir string) *live {
+	t.Helper()
+	g, err := grid.Parse("grid.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &live{t: t, env: e, grid: g, state: filepath.Join(dir, "koala.db"), dir: filepath.Join(dir, "jobs"), done: make(chan error, 1)}
+	l.set, err = New(g, Options{Gmark: gmark, Dir: l.dir, Prefix: Prefix(l.state), Log: testLog{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.set.ResolveProcessors(context.Background(), g); err != nil {
+		t.Fatal(err)
+	}
+	l.srv, err = server.New(server.Config{Grid: g, State: l.state, Token: "t", Controllers: l.set.Controllers(),
+		Agents: []server.Agent{l.set}, MaxWait: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	l.stop = stop
+	go func() { l.done <- l.srv.Run(ctx) }()
+	t.Cleanup(l.close)
+	return l
+}
+
+type testLog struct{ t *testing.T }
+
+func (w testLog) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
+}
+
+func (l *live) close() {
+	if l.stop == nil {
+		return
+	}
+	l.stop()
+	if err := <-l.done; err != nil {
+		l.t.Error(err)
+	}
+	l.stop = nil
+}
+
+// do runs fn on the core's goroutine.
+func (l *live) do(fn func(c *core.Core) (any, error)) any {
+	l.t.Helper()
+	v, err := l.srv.Do(context.Background(), func() (any, error) { return fn(l.srv.Core()) })
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return v
+}
+
+func (l *live) submit(j workload.Job, runner core.Runner) string {
+	l.t.Helper()
+	return l.do(func(c *core.Core) (any, error) {
+		job, err := c.Submit(j, core.Options{Runner: runner, Key: j.ID})
+		if err != nil {
+			return nil, err
+		}
+		return job.ID, nil
+	}).(string)
+}
+
+// jobState is a copy of what the core knows of a job.
+type jobState struct {
+	State      core.State
+	Reason     string
+	JST        time.Time
+	Components []core.Component
+}
+
+func (l *live) job(id string) jobState {
+	return l.do(func(c *core.Core) (any, error) {
+		j, _ := c.Job(id)
+		return jobState{State: j.State, Reason: j.Reason, JST: j.JST, Components: append([]core.Component(nil), j.Components...)}, nil
+	}).(jobState)
+}
+
+// wait waits for the job to end (at most limit) and returns its state.
+func (l *live) wait(id string, limit time.Duration) jobState {
+	l.t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		js := l.job(id)
+		if js.State.Terminal() {
+			return js
+		}
+		if time.Now().After(deadline) {
+			l.t.Fatalf("job %s still %s after %v: %+v", id, js.State, limit, js)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// events stops the core and reads every event it recorded.
+func (l *live) events() []core.Event {
+	l.t.Helper()
+	l.close()
+	st, err := persist.Open(l.state)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	defer st.Close()
+	stored, err := st.Events(0, 1_000_000)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	var out []core.Event
+	for _, s := range stored {
+		var ev core.Event
+		if err := json.Unmarshal(s.Data, &ev); err != nil {
+			l.t.Fatal(err)
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// slurmJob is what squeue says of one job of a cluster, by name.
+func slurmJob(t *testing.T, c *slurmtest.Cluster, name string) slurmcli.Record {
+	t.Helper()
+	b, err := c.Cmd("squeue", "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := slurmcli.ParseSqueue(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("%s: no job %s in squeue", c.Name, name)
+	return slurmcli.Record{}
+}
+
+func swfJob(id string, runtime string, sizes map[string]int, order ...string) workload.Job {
+	j := workload.Job{ID: id, Kind: workload.Unitary, Type: "swf", SiteType: workload.Single,
+		App: workload.App{Name: "swf", Params: []workload.Param{{Key: "runtime", Value: runtime}}}}
+	for _, site := range order {
+		j.Components = append(j.Components, workload.Component{Site: site, Count: sizes[site]})
+	}
+	if len(order) > 1 {
+		j.SiteType = workload.Ordered
+	}
+	return j
+}
+
+// A job of two components on two Slurm clusters runs there: each
+// component is a Slurm job of the core's name, claimed when Slurm starts
+// it, and the events carry the Slurm job ids.
+func TestLiveTwoClusters(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
+	l := startLive(t, e, gridTOML(e, "scan_interval = \"1s\"", ""), gmarkBin.Path(t))
+	id := l.submit(swfJob("j1", "0.5", map[string]int{"sa": 2, "sb": 1}, "sa", "sb"), core.KRunner)
+	js := l.wait(id, 60*time.Second)
+	if js.State != core.Finished {
+		t.Fatalf("job %s: %s (%s)", id, js.State, js.Reason)
+	}
+	ids := map[string]bool{}
+	for _, ev := range l.events() {
+		if ev.Kind == core.EvComponentStart || ev.Kind == core.EvComponentEnd {
+			if ev.LRMID == "" {
+				t.Errorf("%s of component %d has no Slurm job id", ev.Kind, ev.Component)
+			}
+			ids[ev.Cluster+":"+ev.LRMID] = true
+		}
+	}
+	if len(ids) != 2 {
+		t.Errorf("Slurm jobs %v, want one per component", ids)
+	}
+}
+
+// wrapper is a gmark that first notes when each process starts, by the
+// wall clock: "component local-rank unix-seconds" lines in log.
+func wrapper(t *testing.T, log string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "gmark-wrapper")
+	script := fmt.Sprintf("#!/bin/sh\necho \"$GMARK_COMPONENT ${SLURM_PROCID:-0} $(date +%%s.%%N)\" >> %s\nexec %s \"$@\"\n", log, gmarkBin.Path(t))
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// procStart is when one process of a component started.
+type procStart struct {
+	component, rank int
+	at              float64 // Unix seconds
+}
+
+func readStarts(t *testing.T, log string) []procStart {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []procStart
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var p procStart
+		if _, err := fmt.Sscanf(line, "%d %d %f", &p.component, &p.rank, &p.at); err != nil {
+			t.Fatalf("start log line %q: %v", line, err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// firstExchange is when each process of the job finished its first
+// superstep's all-to-all exchange, by global rank: its start plus the t
+// (seconds since it started) of its step-1 record.
+func firstExchange(t *testing.T, dir string, starts map[int]float64) map[int]float64 {
+	t.Helper()
+	outs, _ := filepath.Glob(filepath.Join(dir, "c*.out"))
+	ends := map[int]float64{}
+	for _, f := range outs {
+		b, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(b), "\n") {
+			rec, ok, _ := output.ParseRecord(line)
+			if !ok || rec.Kind != "step" || rec.Fields["step"] != "1" {
+				continue
+			}
+			rank, err1 := rec.Int("rank")
+			since, err2 := rec.Float("t")
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s: step record %q", f, line)
+			}
+			ends[int(rank)] = starts[int(rank)] + since
+		}
+	}
+	return ends
+}
+
+// The runners over Slurm, as the thesis has them. A job of two components,
+// one process on sa and one on sb, reads a file held at sa (so its start
+// time is 16.8 s after its placement, and the first claim 4.2 s after it),
+// with claim_threshold 0.5 (a try may claim one component of two). Just
+// after it is placed, another user's job takes every processor of sb for 8
+// s. The first claim try finds sa free and sb busy: it claims the component
+// on sa; sb's is claimed at the first try after the other job ends.
+//   - KRunner: each component's process starts as Slurm starts it: sa's
+//     before the other job ends, sb's after.
+//   - DRunner: sa's component holds its processor; both are released
+//     together once sb's has started and the start time has come.
+//   - IRunner: the processes start as under the KRunner, and meet at the
+//     core's rendezvous: their first exchange ends at the same time, after
+//     sb's could start.
+//
+// One process per component: the script starts it with exec, right after
+// its hold, so the start times are the runners' and not srun's.
+func TestLiveRunners(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
+	scheduler := "scan_interval = \"1s\"\nclaim_threshold = 0.5\nclaim_l = 0.25\n"
+	extra := "[network]\ndefault_bandwidth = \"8Mbit/s\"\n[[file]]\nname = \"in\"\nsize = \"16MB\"\nsites = [\"sa\"]\n"
+	for _, runner := range []core.Runner{core.KRunner, core.DRunner, core.IRunner} {
+		t.Run(string(runner), func(t *testing.T) {
+			startLog := filepath.Join(t.TempDir(), "starts")
+			l := startLive(t, e, gridTOML(e, scheduler, extra), wrapper(t, startLog))
+			j := workload.Job{ID: "r-" + string(runner), Kind: workload.Unitary, Type: "smpi", SiteType: workload.Ordered,
+				App: workload.App{Name: "smpi", Params: []workload.Param{{Key: "supersteps", Value: "1"}, {Key: "memory", Value: "1"},
+					{Key: "elements", Value: "1"}, {Key: "compute", Value: "1"}}},
+				Components: []workload.Component{{Site: "sa", Count: 1}, {Site: "sb", Count: 1}},
+				Files:      []workload.File{{Name: "in", Size: 16 << 20}}}
+			id := l.submit(j, runner)
+			other := "other-" + string(runner)
+			sb := e.Cluster("sb")
+			if out, err := sb.Cmd("sbatch", "--parsable", "--job-name="+other, "--ntasks=4", "--output=/dev/null", "--wrap", "sleep 8").CombinedOutput(); err != nil {
+				t.Fatalf("sbatch of the other job: %v %s", err, out)
+			}
+			js := l.wait(id, 90*time.Second)
+			if js.State != core.Finished {
+				t.Fatalf("job %s: %s (%s)", id, js.State, js.Reason)
+			}
+			x := slurmJob(t, sb, other)
+			starts := map[int]float64{}
+			first := map[int]float64{} // the first process start of each component
+			for _, p := range readStarts(t, startLog) {
+				starts[p.component+p.rank] = p.at
+				if f, ok := first[p.component]; !ok || p.at < f {
+					first[p.component] = p.at
+				}
+			}
+			if len(starts) != 2 {
+				t.Fatalf("process starts %v, want 2", starts)
+			}
+			otherEnd := float64(x.End)
+			lo, hi := starts[0], starts[0]
+			for _, at := range starts {
+				lo, hi = min(lo, at), max(hi, at)
+			}
+			jst := float64(js.JST.UnixNano()) / 1e9
+			t.Logf("%s: the other job ran %d..%d; components started at %.2f and %.2f (apart %.2f s); JST %.2f",
+				runner, x.Start, x.End, first[0], first[1], first[1]-first[0], jst)
+			switch runner {
+			case core.KRunner, core.IRunner:
+				if !(first[0] < otherEnd && otherEnd <= first[1]) {
+					t.Errorf("sa's component started at %.2f, sb's at %.2f; the other job ended at %d: want sa's before, sb's after", first[0], first[1], x.End)
+				}
+			case core.DRunner:
+				if lo < otherEnd || lo < jst-0.01 {
+					t.Errorf("a process started at %.2f, before the other job ended (%d) or the start time (%.2f)", lo, x.End, jst)
+				}
+				if hi-lo > 1 { // the scripts look for their release file every 0.2 s
+					t.Errorf("the processes started %.2f s apart: the release is one moment", hi-lo)
+				}
+			}
+			if runner == core.IRunner {
+				ex := firstExchange(t, filepath.Join(l.dir, id), starts)
+				elo, ehi := ex[0], ex[0]
+				for _, at := range ex {
+					elo, ehi = min(elo, at), max(ehi, at)
+				}
+				t.Logf("irunner: first exchange ended between %.2f and %.2f", elo, ehi)
+				// sa's processes waited at the rendezvous for sb's, which
+				// could not start before the other job ended.
+				if len(ex) != 2 || elo < otherEnd || ehi-elo > 1 {
+					t.Errorf("first exchange by rank %v: want both, after the other job's end (%d), together", ex, x.End)
+				}
+			}
+		})
+	}
+}
+
+// clusters is the core's view of its clusters.
+func (l *live) clusters() map[string]core.ClusterStatus {
+	out := map[string]core.ClusterStatus{}
+	for _, c := range l.do(func(c *core.Core) (any, error) { return c.Clusters(), nil }).([]core.ClusterStatus) {
+		out[c.Name] = c
+	}
+	return out
+}
+
+// until waits (at most limit) for cond on the core's view of its clusters.
+func (l *live) until(what string, limit time.Duration, cond func(map[string]core.ClusterStatus) bool) {
+	l.t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		cs := l.clusters()
+		if cond(cs) {
+			return
+		}
+		if time.Now().After(deadline) {
+			l.t.Fatalf("%s: not within %v: %+v", what, limit, cs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Another user's job on a Slurm cluster is its background load as the core
+// sees it: the idle processors drop by its size, and placement goes
+// elsewhere; when it ends, they come back.
+func TestLiveBackgroundLoad(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
+	l := startLive(t, e, gridTOML(e, "scan_interval = \"1s\"\npolicy = \"WF\"", ""), gmarkBin.Path(t))
+	l.until("the core sees both clusters idle", 10*time.Second, func(cs map[string]core.ClusterStatus) bool {
+		return cs["sa"].Idle == 4 && cs["sb"].Idle == 4 && cs["sa"].LRM == "slurm"
+	})
+	sa := e.Cluster("sa")
+	out, err := sa.Cmd("sbatch", "--parsable", "--job-name=someone-else", "--ntasks=3", "--output=/dev/null", "--wrap", "sleep 120").CombinedOutput()
+	if err != nil {
+		t.Fatalf("sbatch: %v %s", err, out)
+	}
+	other := strings.TrimSpace(string(out))
+	l.until("sa's idle processors drop by 3", 20*time.Second, func(cs map[string]core.ClusterStatus) bool {
+		return cs["sa"].Idle == 1 && cs["sa"].Background == 3 && cs["sb"].Idle == 4
+	})
+	// Worst-Fit would take sa by name order on a tie; sa has 1 idle, sb 4.
+	id := l.submit(swfJob("2p", "0.2", map[string]int{"*": 2}, "*"), core.KRunner)
+	js := l.wait(id, 60*time.Second)
+	if js.State != core.Finished || js.Components[0].Site != "sb" {
+		t.Errorf("job %s on %s: %s", id, js.Components[0].Site, js.Reason)
+	}
+	if out, err := sa.Cmd("scancel", other).CombinedOutput(); err != nil {
+		t.Fatalf("scancel: %v %s", err, out)
+	}
+	l.until("sa idle again", 20*time.Second, func(cs map[string]core.ClusterStatus) bool {
+		return cs["sa"].Idle == 4 && cs["sa"].Background == 0
+	})
+}
+
+// A core that restarts on its state finds the Slurm jobs its previous run
+// left by their names and cancels them: the job that was running fails
+// (it is not run twice), as core.Restore has it for every cluster.
+func TestLiveRestart(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
+	dir := t.TempDir()
+	src := gridTOML(e, "scan_interval = \"1s\"", "")
+	l := startLiveIn(t, e, src, gmarkBin.Path(t), dir)
+	id := l.submit(swfJob("long", "300", map[string]int{"sa": 2}, "sa"), core.KRunner)
+	var comp core.Component
+	deadline := time.Now().Add(30 * time.Second)
+	for !comp.Executing {
+		comp = l.job(id).Components[0]
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s did not start: %+v", id, l.job(id))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	name := l.set.jobName(core.Ref{Job: id, Component: 0, Attempt: comp.Attempt})
+	l.close() // the core stops; its Slurm job runs on
+	sa := e.Cluster("sa")
+	if r := slurmJob(t, sa, name); r.Class() != "running" || fmt.Sprint(r.ID) != comp.LRMID {
+		t.Fatalf("Slurm job %d (%s) is %s after the core stopped; the core knew it as %s", r.ID, name, r.State, comp.LRMID)
+	}
+	l2 := startLiveIn(t, e, src, gmarkBin.Path(t), dir)
+	if js := l2.job(id); js.State != core.Failed || !strings.Contains(js.Reason, "restarted") {
+		t.Errorf("job %s after the restart: %s (%s)", id, js.State, js.Reason)
+	}
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		r := slurmJob(t, sa, name)
+		if r.Class() == "cancelled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the restarted core left Slurm job %d %s", r.ID, r.State)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// The restarted core runs new jobs under the same names' prefix.
+	id2 := l2.submit(swfJob("after", "0.2", map[string]int{"sa": 2}, "sa"), core.KRunner)
+	if js := l2.wait(id2, 60*time.Second); js.State != core.Finished {
+		t.Errorf("a job after the restart: %s (%s)", js.State, js.Reason)
+	}
+}

@@ -1,0 +1,232 @@
+package slurmlrm
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gmark/gmark/internal/slurmcli"
+	"github.com/gmark/gmark/koala/core"
+)
+
+// missingPolls is how many polls in a row a submitted job may be absent
+// from squeue before the core is told it ended, its outcome unknown (Slurm
+// keeps finished jobs MinJobAge, 300 s by default).
+const missingPolls = 3
+
+// pollLoop asks the controller every poll and reports to the core.
+func (c *Cluster) pollLoop(ctx context.Context, do func(func(*core.Core)) bool) {
+	t := time.NewTicker(c.poll)
+	defer t.Stop()
+	for {
+		if report := c.pollOnce(ctx); report != nil && !do(report) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// pollOnce reads the controller and returns what to tell the core (nil:
+// nothing).
+func (c *Cluster) pollOnce(ctx context.Context) func(*core.Core) {
+	// squeue first: a job that starts between the two commands is then
+	// counted busy by sinfo and not yet ours, a moment of load too many
+	// rather than too few.
+	recs, err := c.squeue(ctx)
+	var cpus slurmcli.CPUs
+	if err == nil {
+		cpus, err = c.cpus(ctx)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		now := time.Now()
+		if c.failingSince.IsZero() {
+			c.failingSince = now
+		}
+		if now.Sub(c.failingSince) < c.set.opts.UnreachableAfter {
+			return nil
+		}
+		reason := err.Error()
+		return func(k *core.Core) { k.ControllerUnreachable(c.name, reason) }
+	}
+	c.failingSince = time.Time{}
+	reports, ours, orphans := c.compare(recs)
+	for _, r := range orphans {
+		c.set.logf("%s: cancelling Slurm job %d (%s): a job of this core's state it did not submit (left by an earlier run?)", c.name, r.ID, r.Name)
+		id, name := r.ID, r.Name
+		c.enqueue(func(ctx context.Context) { c.scancel(ctx, name, id, "not submitted by this run of the core") })
+	}
+	idle := cpus.Idle
+	return func(k *core.Core) {
+		_ = k.ObserveCluster(c.name, idle, ours)
+		for _, r := range reports {
+			r(k)
+		}
+	}
+}
+
+// squeue is the controller's jobs of this core (by their names).
+func (c *Cluster) squeue(ctx context.Context) ([]slurmcli.Record, error) {
+	out, err := c.run(ctx, "squeue", "--json")
+	if err != nil {
+		return nil, err
+	}
+	recs, err := slurmcli.ParseSqueue(out)
+	if err != nil {
+		return nil, err
+	}
+	prefix := "gmark-" + c.set.opts.Prefix + "-"
+	mine := recs[:0]
+	for _, r := range recs {
+		if strings.HasPrefix(r.Name, prefix) {
+			mine = append(mine, r)
+		}
+	}
+	return mine, nil
+}
+
+// compare matches the controller's jobs with the submissions: it returns
+// the reports of what changed, in order, the processors the core's running
+// components hold, and the jobs of this core's prefix it did not submit
+// (still to end).
+func (c *Cluster) compare(recs []slurmcli.Record) (reports []func(*core.Core), ours int, orphans []slurmcli.Record) {
+	byID := map[int64]*slurmcli.Record{}
+	for i := range recs {
+		byID[recs[i].ID] = &recs[i]
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen := map[int64]bool{}
+	for ref, sb := range c.subs {
+		if sb.id != 0 {
+			seen[sb.id] = true
+		}
+		if r := c.follow(sb, byID[sb.id]); r != nil {
+			reports = append(reports, r...)
+		}
+		if rec := byID[sb.id]; rec != nil && sb.cancel == "" && rec.Class() == "running" {
+			ours += sb.size
+		}
+		if forget(sb, byID[sb.id]) {
+			delete(c.subs, ref)
+		}
+	}
+	for i := range recs {
+		r := &recs[i]
+		if !seen[r.ID] && !c.known[r.Name] && !final(r) {
+			orphans = append(orphans, *r)
+		}
+	}
+	return reports, ours, orphans
+}
+
+// forget tells whether a submission needs following no more: the core
+// heard its end or its failure, or it was cancelled and is gone.
+func forget(sb *sub, rec *slurmcli.Record) bool {
+	switch {
+	case sb.reportedEnd, sb.failed != "" && sb.reportedSubmit:
+		return true
+	case sb.cancel == "":
+		return false
+	case sb.failed != "", final(rec):
+		return true
+	case sb.id != 0 && rec == nil:
+		sb.missing++
+		return sb.missing >= missingPolls
+	}
+	return false
+}
+
+func final(r *slurmcli.Record) bool {
+	if r == nil {
+		return false
+	}
+	switch r.Class() {
+	case "succeeded", "failed", "cancelled":
+		return true
+	}
+	return false
+}
+
+// follow returns the reports of one submission's news since the last poll.
+func (c *Cluster) follow(sb *sub, rec *slurmcli.Record) []func(*core.Core) {
+	var out []func(*core.Core)
+	ref, id := sb.ref, sb.id
+	lrmID := fmt.Sprint(id)
+	switch {
+	case sb.cancel != "":
+		return nil // the core gave it up: nothing it says matters
+	case sb.failed != "" && !sb.reportedSubmit:
+		sb.reportedSubmit = true
+		reason := sb.failed
+		return append(out, func(k *core.Core) { k.LRMFailed(ref, reason) })
+	case id == 0:
+		return nil // sbatch has not answered
+	}
+	if !sb.reportedSubmit {
+		sb.reportedSubmit = true
+		out = append(out, func(k *core.Core) { k.LRMSubmitted(ref, lrmID) })
+	}
+	if rec == nil {
+		if sb.missing++; sb.missing >= missingPolls && !sb.reportedEnd {
+			sb.reportedEnd = true
+			c.set.logf("%s: Slurm job %d (%s) left the controller's queue unseen", c.name, id, sb.name)
+			out = append(out, func(k *core.Core) {
+				k.LRMEnded(ref, lrmID, false, "Slurm job "+lrmID+" left the controller's queue; its end is unknown", time.Now())
+			})
+		}
+		return out
+	}
+	sb.missing = 0
+	class := rec.Class()
+	if class == "queued" {
+		return out
+	}
+	if !sb.reportedStart && (class == "running" || rec.Start > 0) {
+		sb.reportedStart = true
+		at := unix(rec.Start)
+		c.set.logf("%s: Slurm job %d (%s) started at %s", c.name, id, sb.name, at.Format(time.RFC3339))
+		out = append(out, func(k *core.Core) { k.LRMStarted(ref, lrmID, at) })
+	}
+	if final(rec) && !sb.reportedEnd {
+		sb.reportedEnd = true
+		ok := class == "succeeded"
+		reason := ""
+		if !ok {
+			reason = describe(rec)
+		}
+		at := unix(rec.End)
+		c.set.logf("%s: Slurm job %d (%s) ended at %s: %s", c.name, id, sb.name, at.Format(time.RFC3339), rec.State)
+		out = append(out, func(k *core.Core) { k.LRMEnded(ref, lrmID, ok, reason, at) })
+	}
+	return out
+}
+
+func unix(s int64) time.Time {
+	if s <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(s, 0)
+}
+
+// describe says how a Slurm job that did not succeed ended.
+func describe(r *slurmcli.Record) string {
+	msg := fmt.Sprintf("Slurm job %d %s", r.ID, r.State)
+	switch {
+	case r.Signal != 0:
+		msg += fmt.Sprintf(" (signal %d)", r.Signal)
+	case r.Exit != 0:
+		msg += fmt.Sprintf(" (exit %d)", r.Exit)
+	}
+	if r.Reason != "" && r.Reason != "None" {
+		msg += ": " + r.Reason
+	}
+	return msg
+}
