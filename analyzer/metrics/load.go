@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -219,7 +220,8 @@ type gridFile struct {
 		TimeScale float64 `toml:"time_scale"`
 	} `toml:"scheduler"`
 	Cluster []struct {
-		Processors int `toml:"processors"`
+		Processors int    `toml:"processors"`
+		LRM        string `toml:"lrm"`
 	} `toml:"cluster"`
 }
 
@@ -277,11 +279,19 @@ func (rd *RunData) findProcessors(override int, st *store.Store) {
 			rd.Notes = append(rd.Notes, fmt.Sprintf("system size unknown: the grid file %s cannot be read (%v); pass --processors N", tc.Grid, err))
 			return
 		}
-		n := 0
+		n, fromController := 0, false
 		for _, c := range g.Cluster {
 			n += c.Processors
+			fromController = fromController || (c.LRM == "slurm" && c.Processors == 0)
 		}
-		if n > 0 {
+		switch {
+		case fromController:
+			// A Slurm cluster's processors were read from its controller
+			// when the core started; the koala target recorded the total.
+			if core := rd.coreProcessors(st); core > 0 {
+				rd.Processors, rd.ProcessorsSource = core, "the bundled core at the run's start (grid file "+tc.Grid+", Slurm clusters' processors from their controllers)"
+			}
+		case n > 0:
 			rd.Processors, rd.ProcessorsSource = n, "grid file "+tc.Grid+" (every cluster's processors, background load included)"
 		}
 	case rd.Target == "local" && tc.Processors > 0:
@@ -290,6 +300,23 @@ func (rd *RunData) findProcessors(override int, st *store.Store) {
 	if rd.Processors == 0 {
 		rd.Notes = append(rd.Notes, "system size unknown (the "+rd.Target+" target does not record it): utilization is not computed; pass --processors N")
 	}
+}
+
+// coreProcessors is the grid size the bundled core reported when the run's
+// koala target connected (its "koala" annotation "processors"), or 0.
+func (rd *RunData) coreProcessors(st *store.Store) int {
+	as, err := st.Annotations(rd.ID, "koala")
+	if err != nil {
+		return 0
+	}
+	for i := len(as) - 1; i >= 0; i-- {
+		if as[i].Key == "processors" {
+			if n, err := strconv.Atoi(as[i].Value); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // readUsers fills the jobs' users from the run's workload directory (the

@@ -27,10 +27,14 @@ func TestRunQuickstartOnSlurm(t *testing.T) {
 	dir := t.TempDir()
 	src := "name = \"slurm-and-emulated\"\n[scheduler]\nscan_interval = \"5s\"\npolicy = \"WF\"\nmax_runtime = \"15m\"\n" +
 		"[network]\ndefault_bandwidth = \"1Gbit/s\"\n"
-	// The processors could be left out (the core reads them from the
-	// controllers); the report's utilization takes them from the file.
-	for _, c := range e.Clusters {
-		src += fmt.Sprintf("[[cluster]]\nname = %q\nlrm = \"slurm\"\nslurm_conf = %q\nprocessors = 48\npoll = \"500ms\"\n", c.Name, c.Conf)
+	// fs0 gives its processors; fs3 leaves them to its controller, and the
+	// report's system size then comes from the core (48 + 48 + 32).
+	for i, c := range e.Clusters {
+		procs := "processors = 48\n"
+		if i == 1 {
+			procs = ""
+		}
+		src += fmt.Sprintf("[[cluster]]\nname = %q\nlrm = \"slurm\"\nslurm_conf = %q\n%spoll = \"500ms\"\n", c.Name, c.Conf, procs)
 	}
 	src += "[[cluster]]\nname = \"fs1\"\nprocessors = 32\n[cluster.background]\nlow = 0.3\nhigh = 0.4\njob_size = [1, 4]\njob_runtime = \"1m\"\n" +
 		"[[file]]\nname = \"file-2g\"\nsize = \"2GB\"\nsites = [\"fs1\"]\n"
@@ -54,8 +58,8 @@ func TestRunQuickstartOnSlurm(t *testing.T) {
 		if err != nil || len(runs) != i+1 {
 			t.Fatalf("runs %v %v", runs, err)
 		}
-		run := runs[i].ID
-		jobs, err := st.Jobs(run)
+		runID := runs[i].ID
+		jobs, err := st.Jobs(runID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,8 +72,24 @@ func TestRunQuickstartOnSlurm(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d jobs and tasks recorded, %d succeeded\n%s", runner, len(jobs), succeeded, stdout)
-		checkSlurmIDs(t, st, run, e)
+		checkSlurmIDs(t, st, runID, e)
 		st.Close()
+		stdout, stderr, code = run(t, dir, "report", "--db", filepath.Join(out, "results.db"), "--run", runID, "--format", "json")
+		var rep struct {
+			Runs []struct {
+				Metrics struct {
+					Processors int     `json:"processors"`
+					Source     string  `json:"processors_source"`
+					Util       float64 `json:"utilization"`
+				} `json:"metrics"`
+			} `json:"runs"`
+		}
+		if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || len(rep.Runs) != 1 {
+			t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		if s := rep.Runs[0].Metrics; s.Processors != 128 || !(s.Util > 0 && s.Util <= 1) {
+			t.Errorf("%s: the report's system size is %d (%s), utilization %v; want 128 from the core", runner, s.Processors, s.Source, s.Util)
+		}
 	}
 }
 

@@ -149,9 +149,15 @@ func (s *Server) do(w http.ResponseWriter, r *http.Request, fn func() (any, erro
 // health says the server is up, and how its clock relates to the wall
 // clock: core time = origin + scale x (wall time - wall_origin). Clients
 // that mix their own wall-clock times with the core's (the submitter)
-// convert with it.
+// convert with it. processors is the grid's size as the core runs it (a
+// Slurm cluster's read from its controller at start), which a report needs
+// and the grid file may not say.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	v := map[string]any{"ok": true, "grid": s.cfg.Grid.Name, "uptime_s": time.Since(s.started).Seconds()}
+	n := 0
+	for _, c := range s.cfg.Grid.Clusters {
+		n += c.Processors
+	}
+	v := map[string]any{"ok": true, "grid": s.cfg.Grid.Name, "uptime_s": time.Since(s.started).Seconds(), "processors": n}
 	if sc, ok := s.clock.(*clock.Scaled); ok {
 		v["clock"] = map[string]any{"scale": sc.Scale, "origin": sc.Origin.UTC(), "wall_origin": sc.WallOrigin.UTC()}
 	}

@@ -18,6 +18,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -101,7 +102,8 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 		return fmt.Errorf("the bundled core at %s does not answer: %v", t.base, err)
 	}
 	var health struct {
-		Clock *struct {
+		Processors int `json:"processors"`
+		Clock      *struct {
 			Scale      float64   `json:"scale"`
 			Origin     time.Time `json:"origin"`
 			WallOrigin time.Time `json:"wall_origin"`
@@ -111,6 +113,11 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || err != nil {
 		return fmt.Errorf("the bundled core at %s answers %s to /v1/health", t.base, resp.Status)
+	}
+	if health.Processors > 0 {
+		// The report's system size when the grid file leaves a Slurm
+		// cluster's processors to its controller.
+		r.Annotate("koala", "processors", strconv.Itoa(health.Processors))
 	}
 	t.scale = 1
 	if c := health.Clock; c != nil && c.Scale > 0 {
