@@ -23,6 +23,7 @@ func TestRunQuickstartOnSlurm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the quick start on two Slurm clusters for about two minutes; skipped with -short")
 	}
+	t.Parallel() // see TestRunQuickstartSlurm
 	e := slurmtest.Start(t, slurmtest.Options{CPUs: 48}, "fs0", "fs3")
 	dir := t.TempDir()
 	src := "name = \"slurm-and-emulated\"\n[scheduler]\nscan_interval = \"5s\"\npolicy = \"WF\"\nmax_runtime = \"15m\"\n" +

@@ -83,6 +83,9 @@ func TestRunUsageErrors(t *testing.T) {
 // heterogeneous jobs are claimed component by component, and every job
 // runs.
 func TestRunQuickstartSlurm(t *testing.T) {
+	// Mostly waiting for the workload's schedule: it overlaps the other
+	// Slurm quick start (TestRunQuickstartOnSlurm), each on clusters of its own.
+	t.Parallel()
 	e := slurmtest.Start(t, slurmtest.Options{}, "fs0", "fs3")
 	out := t.TempDir()
 	targets := writeFile(t, filepath.Join(out, "targets.toml"), e.TargetsTOML(), 0o644)
