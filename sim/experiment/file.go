@@ -151,7 +151,7 @@ func Parse(name string, src []byte, o Options) (*Experiment, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, srcerr.List{srcerr.Errorf(srcerr.Pos{File: name, Line: pe.Position.Line}, "%s", pe.Message)}
+			return nil, srcerr.List{srcerr.Errorf(srcerr.Pos{File: name, Line: pe.Position.Line}, "%s", oneLine(pe.Message))}
 		}
 		if m := tomlLine.FindStringSubmatch(err.Error()); m != nil {
 			line, _ := strconv.Atoi(m[1])
@@ -159,13 +159,13 @@ func Parse(name string, src []byte, o Options) (*Experiment, error) {
 			if m[2] != "" {
 				msg = m[2] + ": " + msg
 			}
-			return nil, srcerr.List{srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "%s", msg)}
+			return nil, srcerr.List{srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "%s", oneLine(msg))}
 		}
-		return nil, srcerr.List{srcerr.Errorf(srcerr.Pos{File: name}, "%v", strings.TrimPrefix(err.Error(), "toml: "))}
+		return nil, srcerr.List{srcerr.Errorf(srcerr.Pos{File: name}, "%s", oneLine(strings.TrimPrefix(err.Error(), "toml: ")))}
 	}
 	p := &parser{file: name, lines: indexLines(string(src))}
 	for _, k := range md.Undecoded() {
-		p.errorf(undecodedPath(k), "unknown setting %s (see docs/sim.md for the experiment file)", k)
+		p.errorf(p.undecodedPath(k, len(spec.Scenarios)), "unknown setting %s (see docs/sim.md for the experiment file)", k)
 	}
 	if len(p.errs) > 0 {
 		return nil, p.errs.Err()
@@ -178,15 +178,22 @@ func Parse(name string, src []byte, o Options) (*Experiment, error) {
 	return e, nil
 }
 
-// undecodedPath is the indexed path of an undecoded key, as far as it can
-// tell: an element of [[scenario]] is not named by the key, so the line
-// found is that of the first element holding it.
-func undecodedPath(k toml.Key) string {
-	parts := slices.Clone([]string(k))
-	if len(parts) > 1 && parts[0] == "scenario" {
-		parts[0] = "scenario[0]"
+// undecodedPath is the indexed path of an undecoded key: an element of
+// [[scenario]] is not named by the key, so it is the first element that
+// holds it (the first element, when none is found).
+func (p *parser) undecodedPath(k toml.Key, scenarios int) string {
+	path := strings.Join(k, ".")
+	if len(k) < 2 || k[0] != "scenario" {
+		return path
 	}
-	return strings.Join(parts, ".")
+	rest := strings.Join(k[1:], ".")
+	for i := 0; i < scenarios; i++ {
+		at := fmt.Sprintf("scenario[%d].%s", i, rest)
+		if _, ok := p.lines[at]; ok {
+			return at
+		}
+	}
+	return "scenario[0]." + rest
 }
 
 // parser collects the problems of one file.
@@ -201,8 +208,14 @@ func (p *parser) errorf(path, format string, args ...any) {
 	if len(p.errs) >= maxProblems {
 		return
 	}
-	p.errs = append(p.errs, srcerr.Errorf(srcerr.Pos{File: p.file, Line: p.lines.line(path)}, format, args...))
+	e := srcerr.Errorf(srcerr.Pos{File: p.file, Line: p.lines.line(path)}, format, args...)
+	e.Msg = oneLine(e.Msg)
+	p.errs = append(p.errs, e)
 }
+
+// oneLine keeps a message on its line: what a file holds (a key, a name)
+// may hold line breaks.
+func oneLine(s string) string { return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s) }
 
 // maxProblems bounds the problems reported for one file.
 const maxProblems = 50

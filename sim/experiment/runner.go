@@ -292,11 +292,12 @@ func (x *execution) dispatch(todo chan<- *Run) error {
 	})
 }
 
-// errDuplicate: another worker runs the same definition now.
+// errDuplicate: another worker runs, or ran, the same definition.
 var errDuplicate = errors.New("run by another worker")
 
 // one runs one run and records it: its attempt first, its result when it
-// ends. A run whose definition another worker is running is left to it.
+// ends. A run whose definition another worker is running, or has run, is
+// left to it.
 func (x *execution) one(r *Run) error {
 	x.mu.Lock()
 	if x.inFlight[r.Digest] {
@@ -310,6 +311,12 @@ func (x *execution) one(r *Run) error {
 		delete(x.inFlight, r.Digest)
 		x.mu.Unlock()
 	}()
+	// Planned twice, the run may have ended since it was dispatched.
+	if done, err := x.st.SimDone([]string{r.Digest}); err != nil {
+		return err
+	} else if done[r.Digest] {
+		return errDuplicate
+	}
 	start := time.Now()
 	if err := x.st.Write(x.ctx, func(tx *store.Tx) error {
 		return tx.InsertSimAttempt(r.Digest, x.inv, start.UnixNano())

@@ -453,18 +453,19 @@ func wsSet(w *workloadSpec, key string) bool {
 }
 
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
+	// Stat before opening: opening a FIFO would wait for a writer.
+	fi, err := os.Stat(path)
 	if err != nil {
 		return "", err
 	}
 	if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("not a regular file")
 	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err

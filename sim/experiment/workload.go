@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"math"
+	"slices"
 	"strings"
 
 	"github.com/gmark/gmark/generator"
@@ -18,10 +18,6 @@ import (
 // (one unit per cluster for grid-LF, per grid for a trace) and pulled by
 // the simulator one job at a time: a run holds no workload, whatever its
 // length.
-
-// calibrationJobs is the jobs per cluster of grid-LF's first pass, which
-// measures how long a stream of that many jobs lasts at the target load.
-const calibrationJobs = 200
 
 // WorkloadSummary describes the workload a run was given: its jobs and
 // span, and the offered load (Σ processors × run time / (processors ×
@@ -196,36 +192,41 @@ func (r *Run) source(ctx context.Context, top *topology.Topology) (*stream, erro
 // gridLFSource is the thesis's Ch. 8 workload: one grid-LF stream per
 // cluster (wl:lublin Variant=grid: 95% serial jobs, Weibull bag-of-tasks
 // arrivals with the daily cycle), each brought to its cluster's load by
-// IWG and about Span × Scale long: a first pass of calibrationJobs jobs per
-// cluster measures the span per job at that load, the second makes as
-// many jobs as the span needs.
+// IWG and Span × Scale long. IWG changes only submit times: a unit's
+// sizes and run times come from its own random streams, the same whatever
+// its job count, its target or the other units. So a first pass reads each
+// cluster's jobs until their work reaches load × processors × span, which
+// is the job count that, at the target load, lasts the span.
 func gridLFSource(ctx context.Context, top *topology.Topology, w *RunWorkload) (*stream, error) {
 	span := w.Span.Seconds() * w.Scale
 	counts := make([]int, top.Clusters)
 	for c := range counts {
-		counts[c] = calibrationJobs
+		n, err := gridLFCount(ctx, top, w, c, w.ClusterLoads[c]/100*float64(top.Nodes[c].Processors)*span)
+		if err != nil {
+			return nil, err
+		}
+		counts[c] = max(minGridLFJobs, n)
 	}
 	g, err := gridLFGenerator(top, w, counts)
-	if err != nil {
-		return nil, err
-	}
-	first, last := make([]float64, top.Clusters), make([]float64, top.Clusters)
-	seen := make([]bool, top.Clusters)
-	if _, err := g.Generate(func(j *workload.Job) error {
-		c := j.Unit - 1
-		if !seen[c] {
-			first[c], seen[c] = j.Submit.Seconds(), true
+	tries, first := make([]int, top.Clusters), slices.Clone(counts)
+	for err != nil {
+		// With the daily cycle the load jumps as IWG stretches the
+		// arrivals, and a target may fall in a jump: a job less or more
+		// moves it (n−1, n+1, n−2, …).
+		var miss *iwgMiss
+		if !errors.As(err, &miss) || tries[miss.cluster] >= iwgRetries {
+			return nil, err
 		}
-		last[c] = j.Submit.Seconds()
-		return ctx.Err()
-	}); err != nil {
-		return nil, gridLFError(top, err)
+		c := miss.cluster
+		tries[c]++
+		step := (tries[c] + 1) / 2
+		if tries[c]%2 == 1 {
+			step = -step
+		}
+		counts[c] = max(minGridLFJobs, first[c]+step)
+		g, err = gridLFGenerator(top, w, counts)
 	}
-	for c := range counts {
-		measured := math.Max(1, last[c]-first[c])
-		counts[c] = max(20, int(float64(calibrationJobs)*span/measured))
-	}
-	if g, err = gridLFGenerator(top, w, counts); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return newStream(ctx, g, func(j *workload.Job) bool {
@@ -234,6 +235,53 @@ func gridLFSource(ctx context.Context, top *topology.Topology, w *RunWorkload) (
 		j.App = workload.App{Name: "swf"}
 		return true
 	}, top), nil
+}
+
+// The job counts of grid-LF streams: IWG needs a few jobs to measure a
+// load; a stream has at most maxGridLFJobs.
+const (
+	minGridLFJobs = 20
+	maxGridLFJobs = 50_000_000
+)
+
+// gridLFCount is how many of cluster c's grid-LF jobs it takes for their
+// work (processor-seconds) to come nearest to work: the unit alone, under
+// its own id (so with its own random streams), read until then.
+func gridLFCount(ctx context.Context, top *topology.Topology, w *RunWorkload, c int, work float64) (int, error) {
+	src := fmt.Sprintf("# File-type: text/wl-spec\n# File-version: 1.1\n%d\tunitary\t%d\twl:lublin\tsingle\t1\t*:?\t-\tVariant=grid,Processors=%d\n",
+		c+1, maxGridLFJobs, top.Nodes[c].Processors)
+	spec, err := wdl.Parse(gridLFSpecName, []byte(src), nil)
+	if err != nil {
+		return 0, err
+	}
+	g, err := generator.New(spec, w.Seed)
+	if err != nil {
+		return 0, fmt.Errorf("grid-LF workload of cluster %s: %w", top.Nodes[c].Name, err)
+	}
+	n, sum := 0, 0.0
+	_, err = g.Generate(func(j *workload.Job) error {
+		w := float64(j.Processors()) * j.RunTime.Seconds()
+		if sum+w >= work {
+			// The count whose work is the nearer to the target: one long
+			// parallel job may hold much of it.
+			if sum+w-work <= work-sum || n == 0 {
+				n, sum = n+1, sum+w
+			}
+			return errStopped
+		}
+		n, sum = n+1, sum+w
+		if n%4096 == 0 {
+			return ctx.Err()
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopped) {
+		return 0, fmt.Errorf("grid-LF workload of cluster %s: %w", top.Nodes[c].Name, err)
+	}
+	if !errors.Is(err, errStopped) {
+		return 0, fmt.Errorf("grid-LF workload of cluster %s: %d jobs hold less work than the load asks; shorten the span or lower the load", top.Nodes[c].Name, maxGridLFJobs)
+	}
+	return n, nil
 }
 
 func gridLFGenerator(top *topology.Topology, w *RunWorkload, counts []int) (*generator.Generator, error) {
@@ -256,6 +304,21 @@ func gridLFGenerator(top *topology.Topology, w *RunWorkload, counts []int) (*gen
 
 const gridLFSpecName = "grid-lf.wdl"
 
+// iwgRetries bounds the job counts tried for a cluster whose target IWG
+// cannot reach.
+const iwgRetries = 8
+
+// iwgMiss is IWG's failure to reach a cluster's target.
+type iwgMiss struct {
+	cluster int
+	name    string
+	msg     string
+}
+
+func (e *iwgMiss) Error() string {
+	return fmt.Sprintf("grid-LF workload of cluster %s: %s (raise the workload's tolerance or max_iterations)", e.name, e.msg)
+}
+
 // gridLFError names the cluster of a unit's error (IWG missing its target).
 func gridLFError(top *topology.Topology, err error) error {
 	var list wdl.ErrorList
@@ -265,7 +328,7 @@ func gridLFError(top *topology.Topology, err error) error {
 	var we *wdl.Error
 	if errors.As(err, &we) {
 		if c := we.Pos.Line - 3; c >= 0 && c < top.Clusters { // two marker lines, then one unit per cluster
-			return fmt.Errorf("grid-LF workload of cluster %s: %s (raise the workload's tolerance or max_iterations)", top.Nodes[c].Name, we.Msg)
+			return &iwgMiss{cluster: c, name: top.Nodes[c].Name, msg: we.Msg}
 		}
 	}
 	return fmt.Errorf("grid-LF workload: %w", err)
