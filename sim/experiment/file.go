@@ -215,7 +215,9 @@ func (p *parser) errorf(path, format string, args ...any) {
 
 // oneLine keeps a message on its line: what a file holds (a key, a name)
 // may hold line breaks.
-func oneLine(s string) string { return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s) }
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
 
 // maxProblems bounds the problems reported for one file.
 const maxProblems = 50

@@ -62,7 +62,9 @@ func TestSeedsAreStable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := func(r *Run) string { return r.Scenario.Name + "/" + r.Arch + "/" + num(r.Load) + "/" + num(float64(r.Rep)) }
+	key := func(r *Run) string {
+		return r.Scenario.Name + "/" + r.Arch + "/" + num(r.Load) + "/" + num(float64(r.Rep))
+	}
 	byKey := map[string]*Run{}
 	for i := 0; i < more.NumRuns(); i++ {
 		r, _ := more.Run(i)
