@@ -51,6 +51,9 @@ func runSimRun(c *cli.Context) error {
 	if p := c.Int("parallel"); c.IsSet("parallel") && (p < 1 || p > 1024) {
 		return usageErrorf("--parallel %d: from 1 to 1024", p)
 	}
+	if s := c.Float64("scale"); !(s > 0 && s <= 1) {
+		return usageErrorf("--scale %g: a fraction in (0, 1]", s)
+	}
 	e, err := experiment.Load(c.Args().First(), experiment.Options{Scale: c.Float64("scale")})
 	if err != nil {
 		return usageError{err}
