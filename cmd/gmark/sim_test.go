@@ -298,7 +298,9 @@ func TestSimOneProcessPerStore(t *testing.T) {
 func TestSimBadInput(t *testing.T) {
 	dir := t.TempDir()
 	good := simFile(t, dir, "good.toml", simSmall)
-	bad := func(name, from, to string) string { return simFile(t, dir, name, strings.Replace(simSmall, from, to, 1)) }
+	bad := func(name, from, to string) string {
+		return simFile(t, dir, name, strings.Replace(simSmall, from, to, 1))
+	}
 	noTop := bad("notop.toml", `"das2"`, `"das2-missing.toml"`)
 	cases := []struct {
 		name string
