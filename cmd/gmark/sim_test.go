@@ -231,6 +231,40 @@ func TestSimKillResume(t *testing.T) {
 	}
 }
 
+// Interrupted (SIGINT), gmark sim run stops its runs in progress, records
+// none of them, exits 1 saying how to continue; the same command does the
+// rest.
+func TestSimInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	exp := simFile(t, dir, "sweep.toml", simSweep)
+	db := filepath.Join(dir, "r.db")
+	p := startGmark(t, dir, "sim", "run", exp, "--db", db, "--parallel", "2")
+	simWaitFor(t, p, db, func(results int) bool { return results >= 2 })
+	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(time.Minute):
+		t.Fatal("gmark sim run still at work a minute after SIGINT")
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(p.out.String(), "interrupted:") ||
+		!strings.Contains(p.out.String(), "run the same command again to continue") {
+		t.Fatalf("exit %d:\n%s", code, p.out.String())
+	}
+	results, attempts := simCounts(t, db)
+	if len(results) >= 18 || len(attempts) > len(results)+2 {
+		t.Fatalf("%d results, %d runs started", len(results), len(attempts))
+	}
+	stdout, stderr, code := run(t, dir, "sim", "run", exp, "--db", db)
+	if code != 0 || !strings.Contains(stdout, fmt.Sprintf("%d already in", len(results))) {
+		t.Fatalf("continued: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if results, _ := simCounts(t, db); len(results) != 18 {
+		t.Errorf("%d results after the continuation", len(results))
+	}
+}
+
 // simWaitFor polls the store until cond holds of its results, failing if
 // the process ends first.
 func simWaitFor(t *testing.T, p *gmarkProc, db string, cond func(results int) bool) {

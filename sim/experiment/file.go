@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/gmark/gmark/examples"
 	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/internal/srcerr"
 	"github.com/gmark/gmark/sim/topology"
@@ -120,8 +121,19 @@ type Options struct {
 	Scale float64
 }
 
-// Load reads and validates an experiment file.
+// Load reads and validates an experiment file. Outside the repository, a
+// shipped example named as the repository does (examples/sim/sweep.toml)
+// is read from the copy built into gmark.
 func Load(path string, o Options) (*Experiment, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if name, ok := examples.Lookup(path); ok {
+			b, err := examples.ReadFile(name)
+			if err != nil {
+				return nil, err
+			}
+			return Parse(path, b, o)
+		}
+	}
 	b, err := readlimit.File(path, MaxFileSize)
 	if errors.Is(err, readlimit.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: larger than %d bytes; this is not an experiment file", path, MaxFileSize)

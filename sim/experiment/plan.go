@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/gmark/gmark/internal/version"
 	"github.com/gmark/gmark/sim"
@@ -160,12 +159,4 @@ func (e *Experiment) Definition() ([]byte, string, error) {
 	}
 	sum := sha256.Sum256(def)
 	return def, hex.EncodeToString(sum[:]), nil
-}
-
-// durationOr is a duration pointer's value, or def.
-func durationOr(d *time.Duration, def time.Duration) time.Duration {
-	if d == nil {
-		return def
-	}
-	return *d
 }

@@ -329,3 +329,29 @@ func TestReportOfNothing(t *testing.T) {
 		t.Error("a report of a missing store")
 	}
 }
+
+// The shipped example is valid, expands as its comment says, and runs
+// (reduced to 1% of its span), from the copy built into gmark when the
+// path names it the way the repository does.
+func TestShippedExample(t *testing.T) {
+	dir := t.TempDir()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil { // no examples/ here: the built-in copy
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	e, err := Load("examples/sim/sweep.toml", Options{Scale: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.NumRuns() != 68 || len(e.Scenarios) != 2 {
+		t.Fatalf("%d runs, %d scenarios", e.NumRuns(), len(e.Scenarios))
+	}
+	sum, err := Execute(context.Background(), e, RunOptions{DB: filepath.Join(dir, "r.db"), Parallel: 2})
+	if err != nil || sum.Ran != 68 {
+		t.Fatalf("%+v %v", sum, err)
+	}
+}
