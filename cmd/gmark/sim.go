@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/sim/experiment"
 	"github.com/gmark/gmark/submitter"
 	"github.com/urfave/cli/v2"
@@ -76,11 +77,11 @@ func runSimRun(c *cli.Context) error {
 		}})
 	bar.Done()
 	switch {
-	case errors.Is(err, experiment.ErrBusy):
-		return err
-	case err == nil && sum.Interrupted:
+	case err != nil:
+		return simError(err)
+	case sum.Interrupted:
 		return fmt.Errorf("interrupted: %d runs recorded now, %d before; run the same command again to continue", sum.Ran, sum.AlreadyDone)
-	case err == nil && !quiet:
+	case !quiet:
 		fmt.Fprintf(w, "ran %d runs; %d of %d are in %s: gmark sim report --db %s %s\n", sum.Ran, sum.Ran+sum.AlreadyDone, sum.Planned, c.String("db"), c.String("db"), e.Name)
 	}
 	return err
@@ -95,10 +96,8 @@ func runSimReport(c *cli.Context) error {
 		return usageErrorf("results store %s: %v", db, errors.Unwrap(err))
 	}
 	rep, err := experiment.ReadReport(db, c.Args().Slice())
-	if errors.Is(err, experiment.ErrNoExperiment) {
-		return usageError{err}
-	} else if err != nil {
-		return err
+	if err != nil {
+		return simError(err)
 	}
 	if out == "" && format == "json" {
 		return rep.WriteJSON(c.App.Writer)
@@ -111,4 +110,13 @@ func runSimReport(c *cli.Context) error {
 	}
 	fmt.Fprintf(c.App.Writer, "report written to %s\n", index)
 	return nil
+}
+
+// simError makes bad input of a sim command (a store that is not one, an
+// experiment the store does not hold) a usage error.
+func simError(err error) error {
+	if errors.Is(err, store.ErrDamaged) || errors.Is(err, store.ErrNotFile) || errors.Is(err, experiment.ErrNoExperiment) {
+		return usageError{err}
+	}
+	return err
 }

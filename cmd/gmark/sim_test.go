@@ -351,6 +351,9 @@ func TestSimBadInput(t *testing.T) {
 		{"scale 0", []string{"sim", "run", good, "--scale", "0"}, "--scale 0: a fraction in (0, 1]"},
 		{"scale 2", []string{"sim", "run", good, "--scale", "2"}, "--scale 2"},
 		{"report of no store", []string{"sim", "report", "--db", filepath.Join(dir, "none.db")}, "results store"},
+		{"store a directory", []string{"sim", "run", good, "--db", dir}, "is a directory"},
+		{"store not a database", []string{"sim", "run", good, "--db", good}, "damaged store"},
+		{"report of a directory", []string{"sim", "report", "--db", dir}, "is a directory"},
 		{"report format", []string{"sim", "report", "--format", "csv"}, "--format \"csv\": text or json"},
 		{"unknown subcommand", []string{"sim", "walk"}, "\"walk\" is not a command of gmark sim"},
 	}
