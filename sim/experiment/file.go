@@ -186,6 +186,9 @@ func Parse(name string, src []byte, o Options) (*Experiment, error) {
 	if err := p.errs.Err(); err != nil {
 		return nil, err
 	}
+	if _, _, err := e.topologyJSON(); err != nil { // once, before runs are made from several goroutines
+		return nil, err
+	}
 	e.Path, e.Source = name, src
 	return e, nil
 }

@@ -44,11 +44,11 @@ type RunWorkload struct {
 // workload. The experiment, the scenario's name and the run's place are not
 // in it: the same run planned by two experiments is computed once.
 type runDefinition struct {
-	Format   string             `json:"format"`
-	Gmark    string             `json:"gmark"`
-	Topology *topology.Topology `json:"topology"`
-	Config   sim.Config         `json:"config"`
-	Workload RunWorkload        `json:"workload"`
+	Format   string      `json:"format"`
+	Gmark    string      `json:"gmark"`
+	Topology string      `json:"topology_sha256"` // of its JSON, which the experiment's definition holds
+	Config   sim.Config  `json:"config"`
+	Workload RunWorkload `json:"workload"`
 }
 
 // runFormat names the layout of runDefinition: a change of it is a new name.
@@ -92,7 +92,11 @@ func (e *Experiment) newRun(i int, s *Scenario, arch string, load float64, rep i
 		Seed: DeriveSeed(e.Seed, load, rep, "sim"), WorkloadSeed: DeriveSeed(e.Seed, load, rep, "workload")}
 	r.Config = s.Config(arch, r.Seed)
 	r.Workload = RunWorkload{Workload: s.Workload, Seed: r.WorkloadSeed, Scale: e.Scale, ClusterLoads: ClusterLoads(e.top, &s.Workload, load)}
-	def, err := json.Marshal(runDefinition{Format: runFormat, Gmark: version.Get().Version, Topology: e.top, Config: r.Config, Workload: r.Workload})
+	_, topSHA, err := e.topologyJSON()
+	if err != nil {
+		return nil, err
+	}
+	def, err := json.Marshal(runDefinition{Format: runFormat, Gmark: version.Get().Version, Topology: topSHA, Config: r.Config, Workload: r.Workload})
 	if err != nil {
 		return nil, err
 	}
@@ -140,20 +144,35 @@ func ClusterLoads(top *topology.Topology, w *Workload, level float64) []float64 
 	return out
 }
 
-// Definition is the experiment as resolved, for its record: the file's
-// settings after defaults and merging, the topology's digest, the scale.
+// topologyJSON is the topology as parsed, in JSON, and its SHA-256:
+// what a run's digest covers of it.
+func (e *Experiment) topologyJSON() ([]byte, string, error) {
+	if e.topJSON == nil {
+		b, err := json.Marshal(e.top)
+		if err != nil {
+			return nil, "", err
+		}
+		sum := sha256.Sum256(b)
+		e.topJSON, e.topSHA = b, hex.EncodeToString(sum[:])
+	}
+	return e.topJSON, e.topSHA, nil
+}
+
+// Definition is the experiment as resolved, for its record, and its
+// digest: the file's settings after defaults and merging, the topology as
+// parsed, the scale.
 func (e *Experiment) Definition() ([]byte, string, error) {
-	top, err := json.Marshal(e.top)
+	top, topSHA, err := e.topologyJSON()
 	if err != nil {
 		return nil, "", err
 	}
-	ts := sha256.Sum256(top)
 	def, err := json.Marshal(struct {
 		*Experiment
-		TopologySHA256 string `json:"topology_sha256"`
-		Runs           int    `json:"runs"`
-		Gmark          string `json:"gmark"`
-	}{e, hex.EncodeToString(ts[:]), e.NumRuns(), version.Get().Version})
+		TopologySHA256 string          `json:"topology_sha256"`
+		Nodes          json.RawMessage `json:"topology_parsed"`
+		Runs           int             `json:"runs"`
+		Gmark          string          `json:"gmark"`
+	}{e, topSHA, top, e.NumRuns(), version.Get().Version})
 	if err != nil {
 		return nil, "", err
 	}

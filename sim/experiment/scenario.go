@@ -29,6 +29,8 @@ type Experiment struct {
 	Source       []byte `json:"-"`
 	TopologyPath string `json:"-"` // the topology file ("" for a preset)
 	top          *topology.Topology
+	topJSON      []byte // the topology as parsed, in JSON, and its digest (topologyJSON)
+	topSHA       string
 }
 
 // Topology is the experiment's system.
