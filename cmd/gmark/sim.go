@@ -106,7 +106,7 @@ func runSimReport(c *cli.Context) error {
 	}
 	index, err := experiment.WriteReportDir(rep, out)
 	if err != nil {
-		return err
+		return simError(err)
 	}
 	fmt.Fprintf(c.App.Writer, "report written to %s\n", index)
 	return nil
@@ -115,7 +115,8 @@ func runSimReport(c *cli.Context) error {
 // simError makes bad input of a sim command (a store that is not one, an
 // experiment the store does not hold) a usage error.
 func simError(err error) error {
-	if errors.Is(err, store.ErrDamaged) || errors.Is(err, store.ErrNotFile) || errors.Is(err, experiment.ErrNoExperiment) {
+	if errors.Is(err, store.ErrDamaged) || errors.Is(err, store.ErrNotFile) || errors.Is(err, experiment.ErrNoExperiment) ||
+		errors.Is(err, experiment.ErrBadOutput) {
 		return usageError{err}
 	}
 	return err

@@ -372,6 +372,9 @@ func TestSimBadInput(t *testing.T) {
 	if _, stderr, code := run(t, dir, "sim", "run", good, "--db", "r.db", "-q"); code != 0 {
 		t.Fatal(stderr)
 	}
+	if _, stderr, code := run(t, dir, "sim", "report", "--db", "r.db", "-o", good); code != 2 || !strings.Contains(stderr, "is not a directory") {
+		t.Errorf("-o a file: exit %d: %s", code, stderr)
+	}
 	if _, stderr, code := run(t, dir, "sim", "report", "--db", "r.db", "nothing"); code != 2 || !strings.Contains(stderr, `no such experiment "nothing"`) || !strings.Contains(stderr, "experiments: small") {
 		t.Errorf("unknown experiment: exit %d: %s", code, stderr)
 	}

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html/template"
 	"os"
@@ -32,13 +33,17 @@ func ReadReport(db string, names []string) (*Report, error) {
 // architecture, for each scenario.
 var figureMetrics = []string{"utilization", "awt_s", "asd", "goodput_cpu_years", "jf_percent", "delegations_per_job", "workload_management_messages"}
 
+// ErrBadOutput is returned by WriteReportDir for a path that cannot be a
+// directory.
+var ErrBadOutput = errors.New("bad output directory")
+
 // WriteReportDir writes the report into dir: report.txt, report.json, the
 // figures of each scenario (metric vs load per architecture, the means
 // over repetitions; PNG and SVG) and index.html, a static page that shows
 // them. It returns the page's path.
 func WriteReportDir(r *Report, dir string) (string, error) {
 	if err := outfile.CheckDir(dir, "the report"); err != nil {
-		return "", err
+		return "", fmt.Errorf("%w: %v", ErrBadOutput, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
