@@ -1,8 +1,9 @@
 // Package examples holds the shipped examples — the WDL specs, the DAS-2
-// grids and the files they read — built into the gmark binary, so that the
-// commands' defaults (--grid examples/das2.toml) and 'gmark run
-// examples/quickstart.wdl' work from any directory after 'go install', and
-// 'gmark examples write DIR' writes them out.
+// grids and the files they read, the simulator's experiments (sim/) — built
+// into the gmark binary, so that the commands' defaults (--grid
+// examples/das2.toml), 'gmark run examples/quickstart.wdl' and 'gmark sim
+// run examples/sim/sweep.toml' work from any directory after 'go install',
+// and 'gmark examples write DIR' writes them out.
 package examples
 
 import (
@@ -20,7 +21,7 @@ import (
 	"github.com/gmark/gmark/internal/outfile"
 )
 
-//go:embed *.wdl *.toml thesis
+//go:embed *.wdl *.toml thesis sim
 var files embed.FS
 
 // Dir is the directory of the examples in the repository: the paths the

@@ -1,9 +1,11 @@
 package gwa
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -52,6 +54,24 @@ func LookupFitField(name string) (FitField, bool) {
 		}
 	}
 	return FitField{}, false
+}
+
+// ParseFitFields reads a list of field names (gmark fit's --field): known
+// fields, each kept once, in order; at least one.
+func ParseFitFields(names []string) ([]string, error) {
+	var fields []string
+	for _, f := range names {
+		if _, ok := LookupFitField(f); !ok {
+			return nil, fmt.Errorf("--field %q: not one of %s", f, strings.Join(FitFieldNames(), ", "))
+		}
+		if !slices.Contains(fields, f) {
+			fields = append(fields, f)
+		}
+	}
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("--field: give at least one of %s", strings.Join(FitFieldNames(), ", "))
+	}
+	return fields, nil
 }
 
 // PeakHours restricts the inter-arrival fields to gaps between two

@@ -3,6 +3,7 @@ package stats
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -221,6 +222,25 @@ func CanonicalFitFamily(name string) (string, bool) {
 		return "", false
 	}
 	return f.Name, true
+}
+
+// ParseFitFamilies reads a list of family names or aliases (gmark fit's
+// --families): canonical names, each kept once, in order; at least one.
+func ParseFitFamilies(names []string) ([]string, error) {
+	var out []string
+	for _, f := range names {
+		name, ok := CanonicalFitFamily(f)
+		if !ok {
+			return nil, fmt.Errorf("--families: unknown family %q (known: %s)", f, strings.Join(FitFamilies(), ", "))
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--families: give at least one of %s", strings.Join(FitFamilies(), ", "))
+	}
+	return out, nil
 }
 
 // NewFitted builds a fitted family's distribution (on the fitted scale)

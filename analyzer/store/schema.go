@@ -185,6 +185,112 @@ CREATE TABLE input_contents (
 	content BLOB    NOT NULL
 );
 ` + appendOnly("provenance_inputs", "input_contents"),
+
+	// 2 → 3: the experiments of the multi-grid simulator (gmark sim run,
+	// package sim/experiment): an experiment's definition, its scenarios
+	// and planned runs, the gmark invocations that worked on it (its
+	// provenance), every run started (attempts) and the result of every run
+	// finished, keyed by the run's digest: the SHA-256 of everything that
+	// determines its result, so a run is computed once whatever experiment
+	// plans it. Nothing here refers to the tables of gmark submit.
+	`
+CREATE TABLE sim_experiments (
+	id         INTEGER PRIMARY KEY,
+	name       TEXT    NOT NULL,
+	digest     TEXT    NOT NULL,
+	created_ns INTEGER NOT NULL,
+	definition TEXT    NOT NULL,
+	runs       INTEGER NOT NULL CHECK (runs >= 0),
+	UNIQUE (name, digest)
+);
+
+CREATE TABLE sim_scenarios (
+	id            INTEGER PRIMARY KEY,
+	experiment_id INTEGER NOT NULL REFERENCES sim_experiments(id),
+	idx           INTEGER NOT NULL,
+	name          TEXT    NOT NULL,
+	definition    TEXT    NOT NULL,
+	UNIQUE (experiment_id, idx),
+	UNIQUE (experiment_id, name)
+);
+
+CREATE TABLE sim_runs (
+	experiment_id INTEGER NOT NULL REFERENCES sim_experiments(id),
+	idx           INTEGER NOT NULL,
+	scenario_id   INTEGER NOT NULL REFERENCES sim_scenarios(id),
+	arch          TEXT    NOT NULL,
+	load          REAL    NOT NULL,
+	rep           INTEGER NOT NULL CHECK (rep >= 1),
+	seed          INTEGER NOT NULL,
+	digest        TEXT    NOT NULL,
+	definition    TEXT    NOT NULL,
+	PRIMARY KEY (experiment_id, idx)
+);
+CREATE INDEX sim_runs_digest ON sim_runs(digest);
+
+CREATE TABLE sim_invocations (
+	id             INTEGER PRIMARY KEY,
+	experiment_id  INTEGER NOT NULL REFERENCES sim_experiments(id),
+	started_ns     INTEGER NOT NULL,
+	gmark_version  TEXT    NOT NULL,
+	gmark_revision TEXT    NOT NULL,
+	gmark_modified INTEGER CHECK (gmark_modified IN (0, 1)),
+	go_version     TEXT    NOT NULL,
+	host           TEXT    NOT NULL,
+	os_arch        TEXT    NOT NULL,
+	user           TEXT    NOT NULL,
+	command_line   TEXT    NOT NULL,
+	working_dir    TEXT    NOT NULL,
+	parallel       INTEGER NOT NULL
+);
+
+CREATE TABLE sim_invocation_inputs (
+	invocation_id INTEGER NOT NULL REFERENCES sim_invocations(id),
+	idx           INTEGER NOT NULL,
+	role          TEXT    NOT NULL,
+	path          TEXT    NOT NULL,
+	sha256        TEXT    NOT NULL,
+	size          INTEGER NOT NULL,
+	stored        INTEGER NOT NULL CHECK (stored IN (0, 1)),
+	PRIMARY KEY (invocation_id, idx)
+);
+
+CREATE TABLE sim_attempts (
+	id            INTEGER PRIMARY KEY,
+	digest        TEXT    NOT NULL,
+	invocation_id INTEGER NOT NULL REFERENCES sim_invocations(id),
+	started_ns    INTEGER NOT NULL
+);
+CREATE INDEX sim_attempts_digest ON sim_attempts(digest);
+
+CREATE TABLE sim_results (
+	digest              TEXT    PRIMARY KEY,
+	invocation_id       INTEGER NOT NULL REFERENCES sim_invocations(id),
+	finished_ns         INTEGER NOT NULL,
+	wall_ns             INTEGER NOT NULL,
+	jobs                INTEGER NOT NULL,
+	finished            INTEGER NOT NULL,
+	utilization         REAL    NOT NULL,
+	awt_s               REAL    NOT NULL,
+	art_s               REAL    NOT NULL,
+	asd                 REAL    NOT NULL,
+	asd_tau_s           REAL    NOT NULL,
+	goodput_cpu_years   REAL    NOT NULL,
+	jf_percent          REAL    NOT NULL,
+	delegations_per_job REAL    NOT NULL,
+	events              INTEGER NOT NULL,
+	workload            TEXT    NOT NULL,
+	result              TEXT    NOT NULL
+);
+
+CREATE TABLE sim_messages (
+	digest TEXT    NOT NULL REFERENCES sim_results(digest),
+	type   TEXT    NOT NULL,
+	count  INTEGER NOT NULL,
+	PRIMARY KEY (digest, type)
+);
+` + appendOnly("sim_experiments", "sim_scenarios", "sim_runs", "sim_invocations", "sim_invocation_inputs",
+		"sim_attempts", "sim_results", "sim_messages"),
 }
 
 // appendOnly returns the triggers that make the named tables insert-only.

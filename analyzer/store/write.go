@@ -31,6 +31,16 @@ var insertSQL = map[string]string{
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"event":      `INSERT INTO events (run_id, job_id, attempt, time_ns, kind, payload) VALUES (?, ?, ?, ?, ?, ?)`,
 	"annotation": `INSERT INTO annotations (run_id, project_id, time_ns, kind, key, value, source) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	// the simulator's experiments (sim.go)
+	"sim_experiment": `INSERT INTO sim_experiments (name, digest, created_ns, definition, runs) VALUES (?, ?, ?, ?, ?)`,
+	"sim_scenario":   `INSERT INTO sim_scenarios (experiment_id, idx, name, definition) VALUES (?, ?, ?, ?)`,
+	"sim_run":        `INSERT INTO sim_runs (experiment_id, idx, scenario_id, arch, load, rep, seed, digest, definition) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"sim_invocation": `INSERT INTO sim_invocations (experiment_id, started_ns, gmark_version, gmark_revision, gmark_modified, go_version, host, os_arch, user, command_line, working_dir, parallel) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"sim_input":      `INSERT INTO sim_invocation_inputs (invocation_id, idx, role, path, sha256, size, stored) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	"sim_attempt":    `INSERT INTO sim_attempts (digest, invocation_id, started_ns) VALUES (?, ?, ?)`,
+	"sim_result": `INSERT INTO sim_results (digest, invocation_id, finished_ns, wall_ns, jobs, finished, utilization, awt_s, art_s, asd, asd_tau_s,
+		goodput_cpu_years, jf_percent, delegations_per_job, events, workload, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"sim_message": `INSERT INTO sim_messages (digest, type, count) VALUES (?, ?, ?)`,
 }
 
 // prepare compiles the insert statements once; transactions bind them.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -86,11 +85,11 @@ func parseFitOptions(c *cli.Context) (FitOptions, error) {
 	if o.Input, err = parseTraceInput(c); err != nil {
 		return o, err
 	}
-	if o.Fit.Fields, err = parseFitFields(c.StringSlice("field")); err != nil {
-		return o, err
+	if o.Fit.Fields, err = gwa.ParseFitFields(splitList(c.StringSlice("field"))); err != nil {
+		return o, usageError{err}
 	}
-	if o.Fit.Families, err = parseFitFamilies(c.String("families")); err != nil {
-		return o, err
+	if o.Fit.Families, err = stats.ParseFitFamilies(splitList([]string{c.String("families")})); err != nil {
+		return o, usageError{err}
 	}
 	if f := c.Float64("floor"); math.IsNaN(f) || math.IsInf(f, 0) {
 		return o, usageErrorf("--floor %v: a finite number on the fitted scale", f)
@@ -126,41 +125,6 @@ func parseFitOptions(c *cli.Context) (FitOptions, error) {
 		}
 	}
 	return o, nil
-}
-
-// parseFitFields reads --field: known fields, each once, in order.
-func parseFitFields(values []string) ([]string, error) {
-	var fields []string
-	for _, f := range splitList(values) {
-		if _, ok := gwa.LookupFitField(f); !ok {
-			return nil, usageErrorf("--field %q: not one of %s", f, strings.Join(gwa.FitFieldNames(), ", "))
-		}
-		if !slices.Contains(fields, f) {
-			fields = append(fields, f)
-		}
-	}
-	if len(fields) == 0 {
-		return nil, usageErrorf("--field: give at least one of %s", strings.Join(gwa.FitFieldNames(), ", "))
-	}
-	return fields, nil
-}
-
-// parseFitFamilies reads --families: canonical names, each once, in order.
-func parseFitFamilies(value string) ([]string, error) {
-	var families []string
-	for _, f := range splitList([]string{value}) {
-		name, ok := stats.CanonicalFitFamily(f)
-		if !ok {
-			return nil, usageErrorf("--families: unknown family %q (known: %s)", f, strings.Join(stats.FitFamilies(), ", "))
-		}
-		if !slices.Contains(families, name) {
-			families = append(families, name)
-		}
-	}
-	if len(families) == 0 {
-		return nil, usageErrorf("--families: give at least one of %s", strings.Join(stats.FitFamilies(), ", "))
-	}
-	return families, nil
 }
 
 // fitTraces fits the traces (gwa.FitTrace, gwa.CombineFits), prints the

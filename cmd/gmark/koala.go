@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/gmark/gmark/koala/persist"
@@ -109,22 +106,16 @@ func koalaServeCommand() *cli.Command {
 
 // serveToken is the token given to serve: from --token-file, which wins,
 // or --token (or $GMARK_KOALA_TOKEN); "" when none is given (one is
-// generated). The token itself is never printed: errors name where it came
-// from.
+// generated). The token itself is never printed.
 func serveToken(c *cli.Context) (string, error) {
-	file := c.String("token-file")
-	if file == "" {
-		return c.String("token"), nil
+	if file := c.String("token-file"); file != "" {
+		t, err := server.ReadTokenFile(file)
+		if err != nil {
+			return "", usageErrorf("--token-file: %v", err)
+		}
+		return t, nil
 	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", usageErrorf("--token-file: %v", err)
-	}
-	token := strings.TrimSpace(string(b))
-	if token == "" || strings.ContainsAny(token, " \t\r\n") {
-		return "", usageErrorf("--token-file %s: the file must hold one token (one word)", file)
-	}
-	return token, nil
+	return c.String("token"), nil
 }
 
 func runKoalaServe(c *cli.Context) error {
@@ -190,7 +181,7 @@ func runKoalaServe(c *cli.Context) error {
 			})
 		}
 	}
-	return serveAPI(ctx, stop, srv, ln, func() {
+	return srv.Serve(ctx, stop, ln, func() {
 		fmt.Fprintf(c.App.Writer, "gmark koala: grid %q (%d clusters, %d processors), policy %s, time scale %g, %s execution\n",
 			g.Name, len(g.Clusters), g.TotalProcessors(), g.Scheduler.Policy, g.Scheduler.TimeScale, g.Scheduler.Execution)
 		fmt.Fprintf(c.App.Writer, "gmark koala: serving http://%s/v1/ (state %s", ln.Addr(), state)
@@ -199,37 +190,6 @@ func runKoalaServe(c *cli.Context) error {
 		}
 		fmt.Fprintln(c.App.Writer, ")")
 	})
-}
-
-// serveAPI runs the scheduler and serves its API on ln (calling serving
-// once both are started) until ctx is done or either fails; then it shuts
-// the HTTP server down and waits for the scheduler's final commit.
-func serveAPI(ctx context.Context, stop func(), srv *server.Server, ln net.Listener, serving func()) error {
-	httpSrv := srv.HTTPServer()
-	errc := make(chan error, 2)
-	go func() { errc <- srv.Run(ctx) }()
-	go func() {
-		if err := httpSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			errc <- err
-		}
-	}()
-	serving()
-	var runErr error
-	select {
-	case <-ctx.Done():
-	case runErr = <-errc:
-		stop()
-	}
-	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = httpSrv.Shutdown(shutCtx)
-	if runErr == nil {
-		runErr = <-errc // the driver's final commit
-	}
-	if runErr != nil && !errors.Is(runErr, context.Canceled) {
-		return runErr
-	}
-	return nil
 }
 
 func koalaSimulateCommand() *cli.Command {

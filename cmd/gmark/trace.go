@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,79 +304,22 @@ func runTracePlot(c *cli.Context) error {
 	return nil
 }
 
-// parseSelection reads the selection flags.
+// parseSelection reads the selection flags (gwa.SelectionFlags parses them).
 func parseSelection(c *cli.Context) (gwa.Selection, error) {
-	var s gwa.Selection
-	f := &s.Filter
-	dur := func(name string, r *gwa.Range, min bool) error {
-		v := c.String(name)
-		if v == "" {
-			return nil
-		}
-		d, err := gwa.ParseDurationSeconds(v)
-		if err != nil {
-			return usageErrorf("--%s: %v", name, err)
-		}
-		if min {
-			r.Min, r.HasMin = d, true
-		} else {
-			r.Max, r.HasMax = d, true
-		}
-		return nil
-	}
-	for _, x := range []struct {
-		name string
-		r    *gwa.Range
-		min  bool
-	}{{"from", &f.Submit, true}, {"to", &f.Submit, false}, {"min-runtime", &f.RunTime, true}, {"max-runtime", &f.RunTime, false}} {
-		if err := dur(x.name, x.r, x.min); err != nil {
-			return s, err
+	f := gwa.SelectionFlags{From: c.String("from"), To: c.String("to"), MinRunTime: c.String("min-runtime"), MaxRunTime: c.String("max-runtime"),
+		First: c.Int64("first"), Sites: splitList(c.StringSlice("site")), Users: splitList(c.StringSlice("user")),
+		Status: splitList(c.StringSlice("status")), AreaWidth: c.String("area-width"), Targets: splitList(c.StringSlice("target")),
+		SubmitScale: c.Float64("submit-scale"), RunTimeScale: c.Float64("runtime-scale"), ProcScale: c.Float64("proc-scale"), Rebase: c.Bool("rebase")}
+	for name, p := range map[string]**int{"min-procs": &f.MinProcs, "max-procs": &f.MaxProcs} {
+		if c.IsSet(name) {
+			v := c.Int(name)
+			*p = &v
 		}
 	}
-	if c.IsSet("min-procs") {
-		f.Procs.Min, f.Procs.HasMin = float64(c.Int("min-procs")), true
+	s, err := f.Selection()
+	if err != nil {
+		return s, usageError{err}
 	}
-	if c.IsSet("max-procs") {
-		f.Procs.Max, f.Procs.HasMax = float64(c.Int("max-procs")), true
-	}
-	if c.Int64("first") < 0 {
-		return s, usageErrorf("--first must be >= 0")
-	}
-	f.FirstN = c.Int64("first")
-	f.Sites = splitList(c.StringSlice("site"))
-	f.Users = splitList(c.StringSlice("user"))
-	for _, st := range splitList(c.StringSlice("status")) {
-		v, err := gwa.ParseStatus(st)
-		if err != nil {
-			return s, usageError{err}
-		}
-		f.Status = append(f.Status, v...)
-	}
-	if w := c.String("area-width"); w != "" {
-		d, err := gwa.ParseDurationSeconds(w)
-		if err != nil || d <= 0 {
-			return s, usageErrorf("--area-width %q must be a duration > 0, e.g. 3h", w)
-		}
-		s.AreaWidth = d
-		s.Rebase = true
-	}
-	for _, t := range splitList(c.StringSlice("target")) {
-		tg, err := gwa.ParseTarget(t)
-		if err != nil {
-			return s, usageError{err}
-		}
-		s.AreaTargets = append(s.AreaTargets, tg)
-	}
-	if len(s.AreaTargets) > 0 && s.AreaWidth == 0 {
-		return s, usageErrorf("--target needs --area-width")
-	}
-	for _, n := range []string{"submit-scale", "runtime-scale", "proc-scale"} {
-		if v := c.Float64(n); !(v > 0) || math.IsInf(v, 0) {
-			return s, usageErrorf("--%s must be a finite number > 0", n)
-		}
-	}
-	s.Scale = gwa.Scale{Submit: c.Float64("submit-scale"), RunTime: c.Float64("runtime-scale"), Procs: c.Float64("proc-scale")}
-	s.Rebase = s.Rebase || c.Bool("rebase")
 	return s, nil
 }
 

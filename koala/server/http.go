@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -102,4 +103,36 @@ func (s *Server) Listen(addr string) (net.Listener, error) {
 		return nil, err
 	}
 	return netutil.LimitListener(ln, s.cfg.HTTP.MaxConns), nil
+}
+
+// Serve runs the scheduler and serves its API on ln (calling serving once
+// both are started) until ctx is done or either fails (stop cancels ctx);
+// then it shuts the HTTP server down and waits for the scheduler's final
+// commit.
+func (s *Server) Serve(ctx context.Context, stop func(), ln net.Listener, serving func()) error {
+	httpSrv := s.HTTPServer()
+	errc := make(chan error, 2)
+	go func() { errc <- s.Run(ctx) }()
+	go func() {
+		if err := httpSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			errc <- err
+		}
+	}()
+	serving()
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+		stop()
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = httpSrv.Shutdown(shutCtx)
+	if runErr == nil {
+		runErr = <-errc // the driver's final commit
+	}
+	if runErr != nil && !errors.Is(runErr, context.Canceled) {
+		return runErr
+	}
+	return nil
 }

@@ -40,3 +40,17 @@ func StateToken(state string) (token, file string, err error) {
 	}
 	return token, file, nil
 }
+
+// ReadTokenFile reads a token from a file (--token-file): one word,
+// blanks around it ignored. Its errors never show the file's content.
+func ReadTokenFile(file string) (string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" || strings.ContainsAny(token, " \t\r\n") {
+		return "", fmt.Errorf("%s: the file must hold one token (one word)", file)
+	}
+	return token, nil
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/sim/experiment"
+	"github.com/gmark/gmark/submitter"
+	"github.com/urfave/cli/v2"
+)
+
+// gmark sim: experiments of the multi-grid simulator (package sim/experiment;
+// docs/sim.md).
+func init() {
+	db := &cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"}
+	commands = append(commands, &cli.Command{
+		Name:  "sim",
+		Usage: "multi-grid simulation experiments (DGSim-style): run an experiment file, report on it",
+		Description: "An experiment file (TOML, docs/sim.md) names a topology and scenarios × architectures × load\n" +
+			"levels × repetitions; 'run' expands it into runs, simulates them in parallel and records each in the\n" +
+			"results store as it ends; 'report' prints the standard metrics per run and over repetitions.",
+		Subcommands: []*cli.Command{{
+			Name: "run", Usage: "run the runs of an experiment that the store has no result for", ArgsUsage: "EXPERIMENT.toml",
+			Description: "Killed or interrupted, it keeps every run that ended: the same command again does the rest\n" +
+				"(a run in progress is done again from its start). One process at a time works on a store.",
+			Flags: []cli.Flag{db,
+				&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, Usage: "runs at once (default: GOMAXPROCS)"},
+				&cli.Float64Flag{Name: "scale", Value: 1, Usage: "a reduced version: every workload shortened to this fraction of its span (0 < F ≤ 1)"},
+				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
+			},
+			Action: runSimRun,
+		}, {
+			Name: "report", Usage: "the standard metrics of experiments: per run and over repetitions", ArgsUsage: "[EXPERIMENT...]",
+			Description: "Reports the latest definition of each experiment named (default: every experiment of --db).\n" +
+				"-o DIR writes report.txt, report.json, the figures (metric vs load per architecture) and index.html.",
+			Flags: []cli.Flag{db,
+				&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
+				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report, its figures and an HTML page into this directory"},
+			},
+			Action: runSimReport,
+		}},
+	})
+}
+
+func runSimRun(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageErrorf("sim run takes one experiment file (see 'gmark sim run --help')")
+	}
+	if p := c.Int("parallel"); c.IsSet("parallel") && (p < 1 || p > 1024) {
+		return usageErrorf("--parallel %d: from 1 to 1024", p)
+	}
+	if s := c.Float64("scale"); !(s > 0 && s <= 1) {
+		return usageErrorf("--scale %g: a fraction in (0, 1]", s)
+	}
+	e, err := experiment.Load(c.Args().First(), experiment.Options{Scale: c.Float64("scale")})
+	if err != nil {
+		return usageError{err}
+	}
+	watchInterrupts()
+	bar, w, quiet := &progress{}, c.App.Writer, c.Bool("quiet")
+	sum, err := experiment.Execute(c.Context, e, experiment.RunOptions{DB: c.String("db"), Parallel: c.Int("parallel"),
+		CommandLine: submitter.RedactArgs(os.Args),
+		Started: func(planned, done, todo int) {
+			if !quiet {
+				fmt.Fprintf(w, "experiment %s: %d runs, %d already in %s, %d to run\n", e.Name, planned, done, c.String("db"), todo)
+			}
+			bar = newProgress(int64(todo), "simulating", "runs", quiet)
+		},
+		Done: func(r *experiment.Run, err error) {
+			bar.Add(1)
+			if err != nil {
+				fmt.Fprintln(c.App.ErrWriter, "gmark sim run:", err)
+			}
+		}})
+	bar.Done()
+	switch {
+	case err != nil:
+		return simError(err)
+	case sum.Interrupted:
+		return fmt.Errorf("interrupted: %d runs recorded now, %d before; run the same command again to continue", sum.Ran, sum.AlreadyDone)
+	case !quiet:
+		fmt.Fprintf(w, "ran %d runs; %d of %d are in %s: gmark sim report --db %s %s\n", sum.Ran, sum.Ran+sum.AlreadyDone, sum.Planned, c.String("db"), c.String("db"), e.Name)
+	}
+	return err
+}
+
+func runSimReport(c *cli.Context) error {
+	format, out, db := c.String("format"), c.String("out"), c.String("db")
+	if !slices.Contains([]string{"text", "json"}, format) {
+		return usageErrorf("--format %q: text or json", format)
+	}
+	if _, err := os.Stat(db); err != nil {
+		return usageErrorf("results store %s: %v", db, errors.Unwrap(err))
+	}
+	rep, err := experiment.ReadReport(db, c.Args().Slice())
+	if err != nil {
+		return simError(err)
+	}
+	if out == "" && format == "json" {
+		return rep.WriteJSON(c.App.Writer)
+	} else if out == "" {
+		return rep.WriteText(c.App.Writer)
+	}
+	index, err := experiment.WriteReportDir(rep, out)
+	if err != nil {
+		return simError(err)
+	}
+	fmt.Fprintf(c.App.Writer, "report written to %s\n", index)
+	return nil
+}
+
+// simError makes bad input of a sim command (a store that is not one, an
+// experiment the store does not hold) a usage error.
+func simError(err error) error {
+	if errors.Is(err, store.ErrDamaged) || errors.Is(err, store.ErrNotFile) || errors.Is(err, experiment.ErrNoExperiment) ||
+		errors.Is(err, experiment.ErrBadOutput) {
+		return usageError{err}
+	}
+	return err
+}

@@ -1,0 +1,246 @@
+package experiment
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// parse parses src as dir/exp.toml.
+func parse(t *testing.T, dir, src string, o Options) (*Experiment, error) {
+	t.Helper()
+	return Parse(filepath.Join(dir, "exp.toml"), []byte(src), o)
+}
+
+const base = `name = "e"
+topology = "das2"
+architectures = ["sep-c", "dmm"]
+loads = [30, 70]
+`
+
+// Every problem of a file is reported at its line, with what is wrong;
+// nothing panics and nothing is left unsaid.
+func TestParseErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "t.swf"), []byte("1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, src string
+		want      []string // each "LINE: text" (the line in the file, and a part of the message)
+	}{
+		{"no name", "topology = \"das2\"\narchitectures = [\"dmm\"]\nloads = [1]\n", []string{"0: name \"\": the experiment's name is required"}},
+		{"bad name", "name = \"a b\"\n" + strings.SplitN(base, "\n", 2)[1], []string{"1: name \"a b\""}},
+		{"negative seed", base + "seed = -1\n", []string{"5: seed -1"}},
+		{"seed type", base + "seed = \"x\"\n", []string{"5: seed: incompatible types"}},
+		{"no topology", "name = \"e\"\narchitectures = [\"dmm\"]\nloads = [1]\n", []string{"0: topology is required"}},
+		{"missing topology file", strings.Replace(base, `"das2"`, `"nowhere.toml"`, 1), []string{"2: topology \"nowhere.toml\" is neither a preset (das2, das2-g5k) nor a file: no such file or directory"}},
+		{"bad topology file", strings.Replace(base, `"das2"`, `"t.swf"`, 1), []string{"2: topology \"t.swf\": "}},
+		{"unknown architecture", base + "[[scenario]]\nname = \"s\"\narchitectures = [\"dmm\", \"koala2\"]\n", []string{"7: architecture \"koala2\" is unknown (known: central, cern, condor, dmm, fcondor, hier, sep-c)"}},
+		{"duplicate architecture", strings.Replace(base, `"sep-c", "dmm"`, `"dmm", "dmm"`, 1), []string{"3: architecture \"dmm\" is named twice"}},
+		{"no architectures", strings.Replace(base, `"sep-c", "dmm"`, ``, 1), []string{"3: architectures is empty: the experiment would have no run"}},
+		{"architectures missing", "name = \"e\"\ntopology = \"das2\"\nloads = [1]\n", []string{"0: architectures is required"}},
+		{"no loads", strings.Replace(base, `30, 70`, ``, 1), []string{"4: loads is empty: the experiment would have no run"}},
+		{"load 0", strings.Replace(base, `30, 70`, `0, 70`, 1), []string{"4: load 0: a load level must be above 0%"}},
+		{"negative load", strings.Replace(base, `30, 70`, `-5`, 1), []string{"4: load -5: a load level is in (0, 10000] percent"}},
+		{"duplicate load", strings.Replace(base, `30, 70`, `30, 30.0`, 1), []string{"4: load 30 is given twice"}},
+		{"zero repetitions", base + "repetitions = 0\n", []string{"5: repetitions = 0: must be from 1 to 10000"}},
+		{"too many runs", base + "repetitions = 10000\n[[scenario]]\nname = \"a\"\nloads = [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50,51]\n",
+			[]string{"0: the experiment expands into 1020000 runs: at most 1000000"}},
+		{"unknown setting", base + "[settings]\nthreshhold = 1.0\n", []string{"6: unknown setting settings.threshhold"}},
+		{"unknown scenario setting", base + "[[scenario]]\nname = \"a\"\n[[scenario]]\nname = \"b\"\nloadz = [3]\n", []string{"9: unknown setting scenario.loadz"}},
+		{"duplicate scenario", base + "[[scenario]]\nname = \"a\"\n[[scenario]]\nname = \"a\"\n", []string{"8: scenario \"a\": a second scenario of this name"}},
+		{"bad scenario name", base + "[[scenario]]\nname = \"\"\n", []string{"6: scenario name \"\""}},
+		{"bad kind", base + "[workload]\nkind = \"lublin\"\n", []string{"6: workload kind \"lublin\": grid-lf or trace"}},
+		{"span too short", base + "[workload]\nspan = \"10s\"\n", []string{"6: span 10s: must be from 1 minute to 365 days"}},
+		{"span not a duration", base + "[workload]\nspan = \"a day\"\n", []string{"6: span: \"a day\" is not a duration"}},
+		{"span of a trace", base + "[workload]\nkind = \"trace\"\ntrace = \"t.swf\"\nspan = \"1d\"\n", []string{"8: span is a setting of a grid-lf workload"}},
+		{"trace setting on grid-lf", base + "[[scenario]]\nname = \"s\"\n[scenario.workload]\nfrom = \"1h\"\n", []string{"8: from is a setting of a trace workload"}},
+		{"trace missing", base + "[workload]\nkind = \"trace\"\n", []string{"6: a trace workload needs trace = \"FILE\""}},
+		{"trace file missing", base + "[workload]\nkind = \"trace\"\ntrace = \"none.swf\"\n", []string{"7: trace \"none.swf\": no such file or directory"}},
+		{"trace window", base + "[workload]\nkind = \"trace\"\ntrace = \"t.swf\"\nfrom = \"2h\"\nto = \"1h\"\n", []string{"9: to (1h0m0s) must be after from (2h0m0s)"}},
+		{"trace site to unknown node", base + "[workload]\nkind = \"trace\"\ntrace = \"t.swf\"\n[workload.sites]\n1 = \"fs9\"\n", []string{"9: sites: \"fs9\" is not a cluster or site of the topology"}},
+		{"fixed load of unknown node", base + "[workload.fixed_load]\nnowhere = 60\n", []string{"6: fixed_load: \"nowhere\" is not a cluster or site"}},
+		{"fixed and scaled", base + "[workload.fixed_load]\nfs0 = 60\n[workload.load_scale]\nfs0 = 2\n", []string{"8: \"fs0\" is in both fixed_load and load_scale"}},
+		{"trace load below a grid", base + "[workload]\nkind = \"trace\"\ntrace = \"t.swf\"\n[workload.fixed_load]\nfs0 = 60\n", []string{"9: fixed_load: \"fs0\" is not a grid"}},
+		{"threshold 0", base + "[settings]\nthreshold = 0.0\n", []string{"6: scenario \"default\", architecture sep-c: Threshold = 0 is out of range"}},
+		{"dttl", base + "[[scenario]]\nname = \"s\"\n[scenario.settings]\ndttl = 100\n", []string{"8: dttl = 100: must be from 0 to 64"}},
+		{"placement", "name = \"e\"\ntopology = \"das2\"\narchitectures = [\"central\"]\nloads = [1]\n[settings]\nplacement = \"XX\"\n", []string{"6: scenario \"default\", architecture central: "}},
+		{"period", base + "[settings]\nmatch_period = \"0s\"\n", []string{"6: scenario \"default\", architecture sep-c: MatchPeriod = 0s is out of range"}},
+		{"duration type", base + "[settings]\ninfo_delay = true\n", []string{"6: info_delay: a duration is a string with a unit"}},
+		{"syntax", base + "[settings\n", []string{"6: expected '.' or ']' to end table name"}},
+		{"several at once", "name = \"\"\ntopology = \"das2\"\narchitectures = [\"x\"]\nloads = [0]\n", []string{"1: name", "3: architecture \"x\"", "4: load 0"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parse(t, dir, tc.src, Options{})
+			if err == nil {
+				t.Fatalf("no error for\n%s", tc.src)
+			}
+			msg := err.Error()
+			lines := strings.Split(msg, "\n")
+			for _, w := range tc.want {
+				line, text, _ := strings.Cut(w, ": ")
+				prefix := filepath.Join(dir, "exp.toml") + ":" + line + ": "
+				if line == "0" {
+					prefix = filepath.Join(dir, "exp.toml") + ": "
+				}
+				found := false
+				for _, l := range lines {
+					if strings.HasPrefix(l, prefix) && strings.Contains(l, text) {
+						found = true
+					}
+				}
+				if !found {
+					t.Errorf("want %q at %q in:\n%s", text, prefix, msg)
+				}
+			}
+		})
+	}
+}
+
+func TestParseScale(t *testing.T) {
+	for _, s := range []float64{-1, 1.5, 2} {
+		if _, err := parse(t, t.TempDir(), base, Options{Scale: s}); err == nil || !strings.Contains(err.Error(), "scale") {
+			t.Errorf("scale %g: %v", s, err)
+		}
+	}
+}
+
+// A scenario's settings are the experiment's with its own over them, key
+// by key; the configuration of a run is the architecture's defaults with
+// them over.
+func TestParseMerges(t *testing.T) {
+	src := `name = "m"
+seed = 42
+topology = "das2-g5k"
+architectures = ["dmm", "central"]
+loads = [60]
+repetitions = 3
+
+[workload]
+span = "12h"
+tolerance = 2
+
+[settings]
+threshold = 0.8
+info_delay = "2m"
+
+[[scenario]]
+name = "plain"
+
+[[scenario]]
+name = "imbalanced"
+architectures = ["dmm"]
+loads = [100, 150]
+repetitions = 1
+[scenario.workload]
+span = 7200
+[scenario.workload.fixed_load]
+das2 = 60
+[scenario.workload.load_scale]
+site1 = 0.5
+[scenario.settings]
+threshold = 1.25
+dttl = 3
+`
+	e, err := parse(t, t.TempDir(), src, Options{Scale: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Seed != 42 || e.Scale != 0.5 || len(e.Scenarios) != 2 || e.NumRuns() != 2*3+2 {
+		t.Fatalf("%+v, %d runs", e, e.NumRuns())
+	}
+	plain, imb := e.Scenarios[0], e.Scenarios[1]
+	if plain.Workload.Span != 12*time.Hour || plain.Workload.Tolerance != 2 || imb.Workload.Span != 2*time.Hour || imb.Workload.Tolerance != 2 {
+		t.Errorf("workloads %+v %+v", plain.Workload, imb.Workload)
+	}
+	c := plain.Config("dmm", 9)
+	if c.Threshold != 0.8 || c.InfoDelay != 2*time.Minute || c.DTTL != 5 || c.Seed != 9 || c.Dispatch != "fcfs-bypass" {
+		t.Errorf("plain dmm: %+v", c)
+	}
+	c = imb.Config("dmm", 0)
+	if c.Threshold != 1.25 || c.InfoDelay != 2*time.Minute || c.DTTL != 3 {
+		t.Errorf("imbalanced dmm: %+v", c)
+	}
+	if c := plain.Config("central", 0); c.InfoPeriod != time.Minute || c.Threshold != 0.8 {
+		t.Errorf("central: %+v", c)
+	}
+	top := e.Topology()
+	loads := ClusterLoads(top, &imb.Workload, 150)
+	for i := 0; i < top.Clusters; i++ {
+		n := top.Nodes[i]
+		want := 150.0
+		switch {
+		case top.Nodes[n.Grid].Name == "das2":
+			want = 60
+		case top.Nodes[n.Parent].Name == "site1":
+			want = 75
+		}
+		if loads[i] != want {
+			t.Errorf("cluster %s: load %g, want %g", n.Name, loads[i], want)
+		}
+	}
+}
+
+// The line index finds keys in tables, arrays of tables and their
+// subtables, and falls back to the nearest enclosing setting.
+func TestLineIndex(t *testing.T) {
+	src := `a = 1
+[[scenario]]
+name = "x"
+[scenario.workload]
+span = "1d"
+[[scenario]]
+name = "y"
+[scenario.settings]
+"threshold" = 1
+[scenario.workload.fixed_load]
+das2 = 60
+[workload]
+sites = { 1 = "fs0" }
+`
+	ix := indexLines(src)
+	for path, want := range map[string]int{
+		"a": 1, "scenario[0]": 2, "scenario[0].name": 3, "scenario[0].workload.span": 5, "scenario[1].name": 7,
+		"scenario[1].settings.threshold": 9, "scenario[1].workload.fixed_load.das2": 11, "workload.sites.1": 13,
+		"scenario[1].settings.dttl": 8, "scenario[3].name": 0, "nothing": 0, "": 0,
+	} {
+		if got := ix.line(path); got != want {
+			t.Errorf("%s: line %d, want %d", path, got, want)
+		}
+	}
+}
+
+// FuzzParse: any input is a valid experiment or errors that each name the
+// file; never a panic. A valid experiment expands into runs it can name.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(base))
+	f.Add([]byte(base + "[[scenario]]\nname = \"a\"\n[scenario.workload.load_scale]\ndas2 = 2\n[scenario.settings]\nthreshold = 0.6\n"))
+	f.Add([]byte(base + "[workload]\nkind = \"trace\"\ntrace = \"x\"\n"))
+	f.Add([]byte("name = \"x\"\ntopology = \"das2-g5k\"\narchitectures = [\"hier\"]\nloads = [1e9]\nrepetitions = 99999\n"))
+	f.Add([]byte("[[scenario]]\n[[scenario]]\nname = 3\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		e, err := Parse("f.toml", src, Options{})
+		if err != nil {
+			for _, l := range strings.Split(err.Error(), "\n") {
+				if !strings.HasPrefix(l, "f.toml") {
+					t.Fatalf("an error without the file name: %q", l)
+				}
+			}
+			return
+		}
+		n := e.NumRuns()
+		if n < 1 || n > MaxRuns {
+			t.Fatalf("%d runs", n)
+		}
+		for _, i := range []int{0, n - 1} {
+			r, err := e.Run(i)
+			if err != nil || r.Digest == "" || r.Load <= 0 {
+				t.Fatalf("run %d: %+v %v", i, r, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,154 @@
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gmark/gmark/analyzer/plots"
+	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/outfile"
+)
+
+// ReadReport opens the store read-only and builds the report of the named
+// experiments (every experiment for none).
+func ReadReport(db string, names []string) (*Report, error) {
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	if len(names) == 0 {
+		names = nil
+	}
+	return BuildReport(st, names)
+}
+
+// figureMetrics are the metrics drawn against the load, one line per
+// architecture, for each scenario.
+var figureMetrics = []string{"utilization", "awt_s", "asd", "goodput_cpu_years", "jf_percent", "delegations_per_job", "workload_management_messages"}
+
+// ErrBadOutput is returned by WriteReportDir for a path that cannot be a
+// directory.
+var ErrBadOutput = errors.New("bad output directory")
+
+// WriteReportDir writes the report into dir: report.txt, report.json, the
+// figures of each scenario (metric vs load per architecture, the means
+// over repetitions; PNG and SVG) and index.html, a static page that shows
+// them. It returns the page's path.
+func WriteReportDir(r *Report, dir string) (string, error) {
+	if err := outfile.CheckDir(dir, "the report"); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadOutput, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	var txt, js bytes.Buffer
+	if err := r.WriteText(&txt); err != nil {
+		return "", err
+	}
+	if err := r.WriteJSON(&js); err != nil {
+		return "", err
+	}
+	for name, b := range map[string][]byte{"report.txt": txt.Bytes(), "report.json": js.Bytes()} {
+		if err := outfile.WriteFile(filepath.Join(dir, name), b); err != nil {
+			return "", err
+		}
+	}
+	page := htmlPage{Report: r, Text: txt.String()}
+	for _, e := range r.Experiments {
+		figs, err := experimentFigures(&e, dir)
+		if err != nil {
+			return "", err
+		}
+		page.Figures = append(page.Figures, figs...)
+	}
+	var html bytes.Buffer
+	if err := pageTemplate.Execute(&html, page); err != nil {
+		return "", err
+	}
+	index := filepath.Join(dir, "index.html")
+	return index, outfile.WriteFile(index, html.Bytes())
+}
+
+// experimentFigures draws, per scenario and metric, the mean over
+// repetitions against the load, one line per architecture.
+func experimentFigures(e *ExperimentReport, dir string) ([]plots.Figure, error) {
+	var out []plots.Figure
+	var scenarios []string
+	for _, a := range e.Aggregates {
+		if !slices.Contains(scenarios, a.Scenario) {
+			scenarios = append(scenarios, a.Scenario)
+		}
+	}
+	for _, sc := range scenarios {
+		for _, key := range figureMetrics {
+			var xs [][]float64
+			var series []plots.Series
+			for _, arch := range archsOf(e, sc) {
+				var x, y []float64
+				for _, a := range e.Aggregates {
+					if a.Scenario == sc && a.Arch == arch && a.Runs > 0 {
+						x, y = append(x, a.Load), append(y, a.Stats[key].Mean)
+					}
+				}
+				xs, series = append(xs, x), append(series, plots.Series{Label: arch, Values: y})
+			}
+			label := metricLabel(key)
+			d, err := plots.Lines(fmt.Sprintf("%s, scenario %s: %s", e.Name, sc, label), "load (%)", label, xs, series, 0)
+			if plots.NoData(err) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			f, err := d.Save(dir, strings.Join([]string{e.Name, sc, strings.ReplaceAll(key, ".", "-")}, "_"))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func archsOf(e *ExperimentReport, scenario string) []string {
+	var out []string
+	for _, a := range e.Aggregates {
+		if a.Scenario == scenario && !slices.Contains(out, a.Arch) {
+			out = append(out, a.Arch)
+		}
+	}
+	return out
+}
+
+func metricLabel(key string) string {
+	for _, m := range metrics {
+		if m.key == key {
+			return m.label
+		}
+	}
+	return key
+}
+
+type htmlPage struct {
+	Report  *Report
+	Text    string
+	Figures []plots.Figure
+}
+
+var pageTemplate = template.Must(template.New("sim").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>gmark sim report</title>
+<style>body{font-family:sans-serif;margin:2em}pre{font-size:12px;overflow-x:auto}figure{margin:1em 0}</style></head>
+<body><h1>gmark sim report</h1>
+{{range .Report.Experiments}}<p>Experiment <b>{{.Name}}</b>: {{.Finished}} of {{.Planned}} runs finished; topology {{.Topology}} ({{.Processors}} processors); definition {{.Digest}}.</p>{{end}}
+<p>The numbers: <a href="report.txt">report.txt</a>, <a href="report.json">report.json</a>. The metrics are defined in gmark's docs/sim.md.</p>
+{{range .Figures}}<figure><img src="{{.PNG}}" alt="{{.Title}}" width="768"><figcaption>{{.Title}}{{if .Note}} ({{.Note}}){{end}} · <a href="{{.SVG}}">SVG</a></figcaption></figure>
+{{end}}<h2>Tables</h2><pre>{{.Text}}</pre>
+</body></html>
+`))

@@ -1,0 +1,362 @@
+package experiment
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/filelock"
+	"github.com/gmark/gmark/internal/version"
+	"github.com/gmark/gmark/sim"
+)
+
+// RunOptions say how an experiment is executed.
+type RunOptions struct {
+	DB          string   // the results store
+	Parallel    int      // runs at once (default GOMAXPROCS)
+	CommandLine []string // recorded in the invocation's provenance
+	// Started is called once the runs to do are known; Done after each
+	// run that ended (ok or not). Both may be nil.
+	Started func(planned, done, todo int)
+	Done    func(r *Run, err error)
+}
+
+// Summary is what an execution did.
+type Summary struct {
+	ExperimentID int64
+	Digest       string
+	Planned      int // runs of the experiment
+	AlreadyDone  int // found in the store with a result
+	Ran          int // run and recorded now
+	Failed       int
+	Interrupted  bool
+}
+
+// ErrBusy is returned when another process executes an experiment on the
+// same store.
+var ErrBusy = errors.New("another gmark sim run is working on this results store")
+
+// lockPath is the lock of the store's experiments: one process at a time
+// runs experiments on a store (the kernel's lock: a process killed with
+// kill -9 holds it no longer).
+func lockPath(db string) string { return db + ".sim.lock" }
+
+// Execute runs the runs of the experiment that the store has no result
+// for, Parallel at a time, and records each as it ends: a run is recorded
+// whole (one transaction) or not at all, so an execution killed at any
+// point loses only the runs in progress, and the next one does them again
+// from the start. When ctx is cancelled the runs in progress stop, nothing
+// of them is recorded, and Summary.Interrupted is set.
+func Execute(ctx context.Context, e *Experiment, o RunOptions) (*Summary, error) {
+	if o.Parallel <= 0 {
+		o.Parallel = runtime.GOMAXPROCS(0)
+	}
+	if err := os.MkdirAll(filepath.Dir(o.DB), 0o755); err != nil {
+		return nil, err
+	}
+	release, err := filelock.TryLock(lockPath(o.DB))
+	var busy *filelock.BusyError
+	if errors.As(err, &busy) {
+		return nil, fmt.Errorf("%w (pid %s holds %s): wait for it to end, or give another --db; the runs it finishes are kept", ErrBusy, busy.Pid, busy.Path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	st, err := store.Open(o.DB)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	x := &execution{e: e, st: st, o: o, ctx: ctx, sum: &Summary{Planned: e.NumRuns()}, inFlight: map[string]bool{}}
+	if err := x.record(); err != nil {
+		return nil, err
+	}
+	if err := x.run(); err != nil {
+		return x.sum, err
+	}
+	return x.sum, nil
+}
+
+// execution is one Execute at work.
+type execution struct {
+	e   *Experiment
+	st  *store.Store
+	o   RunOptions
+	ctx context.Context
+	sum *Summary
+	inv int64
+
+	mu       sync.Mutex
+	inFlight map[string]bool // digests being run (two runs of one definition are run once)
+}
+
+// record writes the experiment (when new: its scenarios and planned runs)
+// and this invocation's provenance.
+func (x *execution) record() error {
+	def, digest, err := x.e.Definition()
+	if err != nil {
+		return err
+	}
+	x.sum.Digest = digest
+	now := time.Now().UnixNano()
+	scenarios := make([]store.SimScenario, len(x.e.Scenarios))
+	for i, s := range x.e.Scenarios {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		scenarios[i] = store.SimScenario{Index: i, Name: s.Name, Definition: string(b)}
+	}
+	inv, err := x.invocation(now)
+	if err != nil {
+		return err
+	}
+	var runErr error
+	err = x.st.Write(x.ctx, func(tx *store.Tx) error {
+		id, _, err := tx.EnsureSimExperiment(store.SimExperiment{Name: x.e.Name, Digest: digest, CreatedNS: now, Definition: string(def)},
+			scenarios, x.sum.Planned, func(i int) store.SimRun {
+				r, err := x.e.Run(i)
+				if err != nil {
+					runErr = err
+					return store.SimRun{}
+				}
+				return store.SimRun{Index: i, ScenarioID: int64(r.Scenario.Index), Arch: r.Arch, Load: r.Load, Rep: r.Rep,
+					Seed: r.Seed, Digest: r.Digest, Definition: string(r.Definition)}
+			})
+		if err != nil {
+			return err
+		}
+		if runErr != nil {
+			return runErr
+		}
+		x.sum.ExperimentID = id
+		inv.ExperimentID = id
+		x.inv, err = tx.InsertSimInvocation(inv)
+		return err
+	})
+	return err
+}
+
+// invocation is the provenance of this process: who ran what, where,
+// with which build, from which files (their contents kept in the store,
+// but for traces, kept by digest only).
+func (x *execution) invocation(now int64) (store.SimInvocation, error) {
+	host, _ := os.Hostname()
+	wd, _ := os.Getwd()
+	uname := ""
+	if u, err := user.Current(); err == nil {
+		uname = u.Username
+	}
+	cl, err := json.Marshal(x.o.CommandLine)
+	if err != nil {
+		return store.SimInvocation{}, err
+	}
+	b := version.Get()
+	inv := store.SimInvocation{StartedNS: now, GmarkVersion: b.Version, GmarkRevision: b.Revision, GmarkModified: b.Modified,
+		GoVersion: runtime.Version(), Host: host, OSArch: runtime.GOOS + "/" + runtime.GOARCH, User: uname,
+		CommandLine: string(cl), WorkingDir: wd, Parallel: x.o.Parallel, Contents: map[string][]byte{}}
+	add := func(role, path string, content []byte, sum string, size int64) {
+		inv.Inputs = append(inv.Inputs, store.Input{Role: role, Path: path, SHA256: sum, Size: size, Stored: content != nil})
+		if content != nil {
+			inv.Contents[sum] = content
+		}
+	}
+	add("experiment", x.e.Path, x.e.Source, sha256Hex(x.e.Source), int64(len(x.e.Source)))
+	if x.e.TopologyPath != "" {
+		if b, err := os.ReadFile(x.e.TopologyPath); err == nil {
+			add("topology", x.e.TopologyPath, b, sha256Hex(b), int64(len(b)))
+		}
+	}
+	traces := map[string]bool{}
+	for _, s := range x.e.Scenarios {
+		w := s.Workload
+		if w.Kind == KindTrace && !traces[w.TracePath] {
+			traces[w.TracePath] = true
+			size := int64(0)
+			if fi, err := os.Stat(w.TracePath); err == nil {
+				size = fi.Size()
+			}
+			add("trace", w.TracePath, nil, w.TraceSHA256, size)
+		}
+	}
+	return inv, nil
+}
+
+// run dispatches the runs without a result to Parallel workers.
+func (x *execution) run() error {
+	todo := make(chan *Run)
+	var wg sync.WaitGroup
+	var failMu sync.Mutex
+	var firstErr error
+	for w := 0; w < x.o.Parallel; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range todo {
+				err := x.one(r)
+				failMu.Lock()
+				switch {
+				case errors.Is(err, errDuplicate):
+					x.sum.AlreadyDone++
+					err = nil
+				case err == nil:
+					x.sum.Ran++
+				case x.ctx.Err() != nil:
+					x.sum.Interrupted = true
+				default:
+					x.sum.Failed++
+					if firstErr == nil {
+						firstErr = err
+					}
+				}
+				failMu.Unlock()
+				if x.o.Done != nil && x.ctx.Err() == nil {
+					x.o.Done(r, err)
+				}
+			}
+		}()
+	}
+	err := x.dispatch(todo)
+	close(todo)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	if x.ctx.Err() != nil {
+		x.sum.Interrupted = true
+		return nil
+	}
+	if x.sum.Failed > 0 {
+		return fmt.Errorf("%d of %d runs failed (the first: %v); the others are recorded: run the same command again to retry the failed ones", x.sum.Failed, x.sum.Failed+x.sum.Ran, firstErr)
+	}
+	return nil
+}
+
+// pending calls fn with every run of the experiment without a result, in
+// order, until it returns false.
+func (x *execution) pending(fn func(r *Run) bool) error {
+	const batch = 256
+	for i := 0; i < x.sum.Planned; i += batch {
+		var digests []string
+		var runs []*Run
+		for j := i; j < min(i+batch, x.sum.Planned); j++ {
+			r, err := x.e.Run(j)
+			if err != nil {
+				return err
+			}
+			runs = append(runs, r)
+			digests = append(digests, r.Digest)
+		}
+		done, err := x.st.SimDone(digests)
+		if err != nil {
+			return err
+		}
+		for _, r := range runs {
+			if !done[r.Digest] && !fn(r) {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// dispatch sends every run without a result, in order, after counting
+// them.
+func (x *execution) dispatch(todo chan<- *Run) error {
+	n := 0
+	if err := x.pending(func(*Run) bool { n++; return true }); err != nil {
+		return err
+	}
+	x.sum.AlreadyDone = x.sum.Planned - n
+	if x.o.Started != nil {
+		x.o.Started(x.sum.Planned, x.sum.AlreadyDone, n)
+	}
+	return x.pending(func(r *Run) bool {
+		select {
+		case todo <- r:
+			return true
+		case <-x.ctx.Done():
+			return false
+		}
+	})
+}
+
+// errDuplicate: another worker runs, or ran, the same definition.
+var errDuplicate = errors.New("run by another worker")
+
+// one runs one run and records it: its attempt first, its result when it
+// ends. A run whose definition another worker is running, or has run, is
+// left to it.
+func (x *execution) one(r *Run) error {
+	x.mu.Lock()
+	if x.inFlight[r.Digest] {
+		x.mu.Unlock()
+		return errDuplicate
+	}
+	x.inFlight[r.Digest] = true
+	x.mu.Unlock()
+	defer func() {
+		x.mu.Lock()
+		delete(x.inFlight, r.Digest)
+		x.mu.Unlock()
+	}()
+	// Planned twice, the run may have ended since it was dispatched.
+	if done, err := x.st.SimDone([]string{r.Digest}); err != nil {
+		return err
+	} else if done[r.Digest] {
+		return errDuplicate
+	}
+	start := time.Now()
+	if err := x.st.Write(x.ctx, func(tx *store.Tx) error {
+		return tx.InsertSimAttempt(r.Digest, x.inv, start.UnixNano())
+	}); err != nil {
+		return err
+	}
+	top := x.e.top
+	src, err := r.source(x.ctx, top)
+	if err != nil {
+		return fmt.Errorf("%s: %w", r, err)
+	}
+	res, err := sim.Run(r.Config, top, src)
+	src.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", r, err)
+	}
+	wl := src.acc.summary(gridTargets(top, r.Workload.ClusterLoads))
+	return x.st.Write(x.ctx, func(tx *store.Tx) error {
+		return tx.InsertSimResult(resultRow(r, res, wl, x.inv, start))
+	})
+}
+
+func resultRow(r *Run, res *sim.Result, wl WorkloadSummary, inv int64, start time.Time) store.SimResult {
+	rb, _ := json.Marshal(res) // numbers and strings: cannot fail
+	wb, _ := json.Marshal(wl)
+	row := store.SimResult{Digest: r.Digest, InvocationID: inv, FinishedNS: time.Now().UnixNano(), WallNS: int64(time.Since(start)),
+		Jobs: res.Jobs, Finished: res.Finished, Utilization: res.Utilization, AWT: res.AWT, ART: res.ART, ASD: res.ASD, ASDTau: res.SlowdownTau,
+		Goodput: res.Goodput, JF: res.JF, DelegationsPerJob: res.DelegationsPerJob, Events: res.Events, Workload: string(wb), Result: string(rb)}
+	for i, name := range sim.MsgTypeNames() {
+		row.Messages = append(row.Messages, store.SimMessage{Type: name, Count: res.Messages[i]})
+	}
+	return row
+}
+
+// String names a run for messages.
+func (r *Run) String() string {
+	return fmt.Sprintf("run %d (scenario %s, %s, load %g%%, repetition %d)", r.Index+1, r.Scenario.Name, r.Arch, r.Load, r.Rep)
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
