@@ -1,0 +1,77 @@
+package site
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// zinf is a host with no scheduler. Submitting starts the placeholder script
+// as a background process in a session of its own (so that Kill takes what
+// it runs too) and answers its pid at once, as the thesis's zinfqsub does.
+type zinf struct {
+	dir, script string
+}
+
+func (z *zinf) Submit(ctx context.Context) (string, error) {
+	cmd := exec.Command("/bin/sh", z.script)
+	cmd.Dir = z.dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("starting %s: %w", z.script, err)
+	}
+	// Reaped here while this process lives (the server); a placeholder's
+	// successor outlives its parent and is left to the system.
+	go func() { _ = cmd.Wait() }()
+	return strconv.Itoa(cmd.Process.Pid), nil
+}
+
+// ours tells whether pid is a live placeholder of this site: a process
+// that is not a zombie and runs this site's agent (its command line names
+// the site's directory), so that a reused pid is never taken for one.
+func (z *zinf) ours(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X' {
+		return false
+	}
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	if err != nil {
+		return false
+	}
+	return strings.Contains(string(cmdline), z.dir)
+}
+
+func (z *zinf) Kill(ctx context.Context, localID string) error {
+	pid, err := strconv.Atoi(localID)
+	if err != nil || pid < 2 {
+		return fmt.Errorf("zinf: %q is not a process id", localID)
+	}
+	if !z.ours(pid) {
+		return nil // gone already
+	}
+	// The placeholder leads its session's process group: kill it and the
+	// job it runs.
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return nil
+}
+
+func (z *zinf) Alive(ctx context.Context, ids []string) (map[string]bool, error) {
+	alive := map[string]bool{}
+	for _, id := range ids {
+		if pid, err := strconv.Atoi(id); err == nil && pid > 1 && z.ours(pid) {
+			alive[id] = true
+		}
+	}
+	return alive, nil
+}
