@@ -8,6 +8,7 @@ import (
 
 	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/placeholder"
+	"github.com/gmark/gmark/placeholder/agent"
 	"github.com/gmark/gmark/placeholder/metaqueue"
 	"github.com/urfave/cli/v2"
 )
@@ -29,11 +30,10 @@ func init() {
 			Name: "agent", Usage: "run one placeholder (the placeholder scripts run this)", Hidden: true,
 			Flags: []cli.Flag{&cli.StringFlag{Name: "config", Required: true, Usage: "the site's agent.json"}},
 			Action: func(c *cli.Context) error {
-				code, err := placeholder.Agent(c.Context, c.String("config"))
-				if err == nil && code != 0 {
-					err = cli.Exit("placeholder: no job for it, exiting", code)
+				if code, err := placeholder.Agent(c.Context, c.String("config")); err != nil || code == 0 {
+					return err
 				}
-				return err
+				return cli.Exit("placeholder: no job for it, exiting", agent.ExitRefused)
 			},
 		}, {
 			Name: "add", Usage: "add command lines (one per line) to a group's metaqueue", ArgsUsage: "FILE... (- for stdin)", Flags: client,
@@ -67,9 +67,8 @@ func placeholderServeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
 		Usage: "run the metaqueue server with its HTTP API",
-		Description: "Serves the API of docs/placeholder.md on 127.0.0.1:7071 by default. Every request that changes\n" +
-			"state needs the token (as for 'gmark koala serve'); without --token-file one is generated beside the\n" +
-			"state (STATE.token). The state keeps every job and placeholder: after a crash, restart with the same --state.",
+		Description: "Serves the API of docs/placeholder.md. Requests that change state need the token (as for 'gmark koala\n" +
+			"serve'; default STATE.token). After a crash, restart with the same --state: nothing acknowledged is lost.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7071", Usage: "address to serve on (loopback only)"},
 			&cli.StringFlag{Name: "state", Value: "placeholder-state.db", Usage: "SQLite database of the metaqueue"},
@@ -98,8 +97,7 @@ func runPlaceholderServe(c *cli.Context) error {
 	if o.Retries < 0 || o.Watchdog.MaxRetries < 0 || o.RetryWait < 0 || o.Watchdog.Interval <= 0 {
 		return usageErrorf("--retries, --max-retries and --retry-wait must be >= 0, --watchdog-interval > 0")
 	}
-	var err error
-	tokenFile := c.String("token-file")
+	tokenFile, err := c.String("token-file"), error(nil)
 	if tokenFile == "" {
 		o.Token, tokenFile, err = httpapi.StateToken(o.State)
 	} else {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,19 +171,9 @@ func (in *traceInput) open(path string) (gwa.Reader, error) {
 	return r, nil
 }
 
-// reportSkipped prints the count of skipped malformed lines, with the first
-// few, on stderr.
+// reportSkipped prints the count of skipped malformed lines on stderr.
 func (in *traceInput) reportSkipped(name string, s *gwa.ReadStats) {
-	if s.Skipped == 0 {
-		return
-	}
-	fmt.Fprintf(in.stderr, "warning: %s: skipped %d malformed line(s) (--strict stops at the first)\n", name, s.Skipped)
-	for _, e := range s.Errors {
-		fmt.Fprintf(in.stderr, "  %v\n", e)
-	}
-	if int64(len(s.Errors)) < s.Skipped {
-		fmt.Fprintf(in.stderr, "  … and %d more\n", s.Skipped-int64(len(s.Errors)))
-	}
+	gwa.WriteSkipped(in.stderr, name, s)
 }
 
 // progress is a progress bar over records, sized by the header's MaxJobs
@@ -266,16 +254,7 @@ func runTraceStats(c *cli.Context) error {
 		}
 	}
 	if c.Bool("json") {
-		var v any = all
-		if len(all) == 1 {
-			v = all[0]
-		}
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = c.App.Writer.Write(append(b, '\n'))
-		return err
+		return gwa.WriteAnalysesJSON(c.App.Writer, all)
 	}
 	return nil
 }
@@ -307,92 +286,32 @@ func runTracePlot(c *cli.Context) error {
 
 // parseSelection reads the selection flags.
 func parseSelection(c *cli.Context) (gwa.Selection, error) {
-	var s gwa.Selection
-	f := &s.Filter
-	dur := func(name string, r *gwa.Range, min bool) error {
-		v := c.String(name)
-		if v == "" {
-			return nil
-		}
-		d, err := gwa.ParseDurationSeconds(v)
-		if err != nil {
-			return usageErrorf("--%s: %v", name, err)
-		}
-		if min {
-			r.Min, r.HasMin = d, true
-		} else {
-			r.Max, r.HasMax = d, true
-		}
-		return nil
-	}
-	for _, x := range []struct {
+	o := gwa.SelectionOptions{From: c.String("from"), To: c.String("to"), MinRuntime: c.String("min-runtime"),
+		MaxRuntime: c.String("max-runtime"), First: c.Int64("first"), Sites: splitList(c.StringSlice("site")),
+		Users: splitList(c.StringSlice("user")), Statuses: splitList(c.StringSlice("status")), AreaWidth: c.String("area-width"),
+		Targets: splitList(c.StringSlice("target")), SubmitScale: c.Float64("submit-scale"),
+		RuntimeScale: c.Float64("runtime-scale"), ProcScale: c.Float64("proc-scale"), Rebase: c.Bool("rebase")}
+	for _, p := range []struct {
 		name string
-		r    *gwa.Range
-		min  bool
-	}{{"from", &f.Submit, true}, {"to", &f.Submit, false}, {"min-runtime", &f.RunTime, true}, {"max-runtime", &f.RunTime, false}} {
-		if err := dur(x.name, x.r, x.min); err != nil {
-			return s, err
+		v    **int
+	}{{"min-procs", &o.MinProcs}, {"max-procs", &o.MaxProcs}} {
+		if c.IsSet(p.name) {
+			n := c.Int(p.name)
+			*p.v = &n
 		}
 	}
-	if c.IsSet("min-procs") {
-		f.Procs.Min, f.Procs.HasMin = float64(c.Int("min-procs")), true
+	s, err := o.Selection()
+	if err != nil {
+		return s, usageError{err}
 	}
-	if c.IsSet("max-procs") {
-		f.Procs.Max, f.Procs.HasMax = float64(c.Int("max-procs")), true
-	}
-	if c.Int64("first") < 0 {
-		return s, usageErrorf("--first must be >= 0")
-	}
-	f.FirstN = c.Int64("first")
-	f.Sites = splitList(c.StringSlice("site"))
-	f.Users = splitList(c.StringSlice("user"))
-	for _, st := range splitList(c.StringSlice("status")) {
-		v, err := gwa.ParseStatus(st)
-		if err != nil {
-			return s, usageError{err}
-		}
-		f.Status = append(f.Status, v...)
-	}
-	if w := c.String("area-width"); w != "" {
-		d, err := gwa.ParseDurationSeconds(w)
-		if err != nil || d <= 0 {
-			return s, usageErrorf("--area-width %q must be a duration > 0, e.g. 3h", w)
-		}
-		s.AreaWidth = d
-		s.Rebase = true
-	}
-	for _, t := range splitList(c.StringSlice("target")) {
-		tg, err := gwa.ParseTarget(t)
-		if err != nil {
-			return s, usageError{err}
-		}
-		s.AreaTargets = append(s.AreaTargets, tg)
-	}
-	if len(s.AreaTargets) > 0 && s.AreaWidth == 0 {
-		return s, usageErrorf("--target needs --area-width")
-	}
-	for _, n := range []string{"submit-scale", "runtime-scale", "proc-scale"} {
-		if v := c.Float64(n); !(v > 0) || math.IsInf(v, 0) {
-			return s, usageErrorf("--%s must be a finite number > 0", n)
-		}
-	}
-	s.Scale = gwa.Scale{Submit: c.Float64("submit-scale"), RunTime: c.Float64("runtime-scale"), Procs: c.Float64("proc-scale")}
-	s.Rebase = s.Rebase || c.Bool("rebase")
 	return s, nil
 }
 
-// checkOutputFile reads --format and checks the output path (see
-// checkOutput) before any input is read.
+// checkOutputFile reads --format and checks the output path before any
+// input is read.
 func checkOutputFile(c *cli.Context, path string) (gwa.Format, error) {
-	f, err := gwa.OutputFormat(c.String("format"), path)
+	f, err := gwa.CheckOutput(path, c.String("format"), c.Bool("force"))
 	if err != nil {
-		return f, usageError{err}
-	}
-	regular := ""
-	if f == gwa.SQLite {
-		regular = "a GWF-SQLite database"
-	}
-	if err := outfile.Check(path, regular, c.Bool("force")); err != nil {
 		return f, usageError{err}
 	}
 	return f, nil
@@ -428,37 +347,11 @@ func runTraceSelect(c *cli.Context) error {
 		return err
 	}
 	paths := c.Args().Slice()
-	tags := splitList(c.StringSlice("tag"))
-	if len(tags) > 0 && len(tags) != len(paths) {
-		return usageErrorf("--tag: %d tags for %d traces", len(tags), len(paths))
+	mixed, err := gwa.NewMixedOpener(paths, splitList(c.StringSlice("tag")), in.open)
+	if err != nil {
+		return usageError{err}
 	}
-	if len(tags) == 0 && len(paths) > 1 {
-		tags = gwa.DefaultTags(paths)
-	}
-	var readers []gwa.Reader
-	open := func() (gwa.Reader, error) {
-		if len(paths) == 1 {
-			r, err := in.open(paths[0])
-			if err == nil {
-				readers = append(readers, r)
-			}
-			return r, err
-		}
-		var ins []gwa.MixInput
-		for i, p := range paths {
-			r, err := in.open(p)
-			if err != nil {
-				for _, in := range ins {
-					in.Reader.Close()
-				}
-				return nil, err
-			}
-			readers = append(readers, r)
-			ins = append(ins, gwa.MixInput{Reader: r, Tag: tags[i]})
-		}
-		return gwa.Mix(ins), nil
-	}
-	r, area, err := gwa.Select(open, sel)
+	r, area, err := gwa.Select(mixed.Open, sel)
 	if err != nil {
 		return in.traceError(err)
 	}
@@ -467,7 +360,7 @@ func runTraceSelect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for i, rd := range readers[max(0, len(readers)-len(paths)):] {
+	for i, rd := range mixed.Last {
 		in.reportSkipped(paths[i], rd.Stats())
 	}
 	if !c.Bool("quiet") {
@@ -516,13 +409,9 @@ func runTraceBoTs(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var deltas []float64
-	for _, d := range splitList(c.StringSlice("delta")) {
-		v, err := gwa.ParseDurationSeconds(d)
-		if err != nil || v < 0 {
-			return usageErrorf("--delta %q must be a duration >= 0", d)
-		}
-		deltas = append(deltas, v)
+	deltas, err := gwa.ParseDeltas(splitList(c.StringSlice("delta")))
+	if err != nil {
+		return usageError{err}
 	}
 	r, err := in.open(c.Args().First())
 	if err != nil {
@@ -542,12 +431,7 @@ func runTraceBoTs(c *cli.Context) error {
 	in.reportSkipped(c.Args().First(), r.Stats())
 	w := c.App.Writer
 	if c.Bool("json") {
-		b, err := json.MarshalIndent(map[string]any{"trace": c.Args().First(), "bots": res}, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(b, '\n'))
-		return err
+		return gwa.WriteBoTsJSON(w, c.Args().First(), res)
 	}
 	gwa.WriteBoTsText(w, c.Args().First(), res, listed)
 	return nil
@@ -557,13 +441,9 @@ func runTraceRank(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usageErrorf("trace rank takes one or more trace files")
 	}
-	var cats []gwa.Category
-	for _, s := range splitList([]string{c.String("categories")}) {
-		cat, err := gwa.ParseCategory(s)
-		if err != nil {
-			return usageError{err}
-		}
-		cats = append(cats, cat)
+	cats, err := gwa.ParseCategories(splitList([]string{c.String("categories")}))
+	if err != nil {
+		return usageError{err}
 	}
 	in, aopts, err := analysisInput(c)
 	if err != nil {
@@ -594,12 +474,7 @@ func runTraceRank(c *cli.Context) error {
 		return usageError{err}
 	}
 	if c.Bool("json") {
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = c.App.Writer.Write(append(b, '\n'))
-		return err
+		return gwa.WriteRankingJSON(c.App.Writer, out)
 	}
 	gwa.WriteRankingText(c.App.Writer, cats, out)
 	return nil
