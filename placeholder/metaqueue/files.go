@@ -91,6 +91,8 @@ func ParseCommands(name string, src []byte) ([]NewJob, error) {
 		switch {
 		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
 			continue
+		case len(trimmed) > MaxCommand:
+			errs = append(errs, srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "a command line longer than %d bytes", MaxCommand))
 		case !utf8.ValidString(text):
 			errs = append(errs, srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "not UTF-8 text"))
 		case strings.ContainsRune(text, 0):
