@@ -31,23 +31,27 @@ func (z *zinf) Submit(ctx context.Context) (string, error) {
 	return strconv.Itoa(cmd.Process.Pid), nil
 }
 
+// proc reads a process's state letter and command line (ok false: no
+// such process).
+func proc(pid int) (state byte, cmdline string, ok bool) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, "", false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 || i+2 >= len(stat) {
+		return 0, "", false
+	}
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return stat[i+2], string(b), true
+}
+
 // ours tells whether pid is a live placeholder of this site: a process
 // that is not a zombie and runs this site's agent (its command line names
 // the site's directory), so that a reused pid is never taken for one.
 func (z *zinf) ours(pid int) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(stat), ')')
-	if i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X' {
-		return false
-	}
-	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil {
-		return false
-	}
-	return strings.Contains(string(cmdline), z.dir)
+	st, cmdline, ok := proc(pid)
+	return ok && st != 'Z' && st != 'X' && strings.Contains(cmdline, z.dir)
 }
 
 func (z *zinf) Kill(ctx context.Context, localID string) error {
@@ -55,13 +59,14 @@ func (z *zinf) Kill(ctx context.Context, localID string) error {
 	if err != nil || pid < 2 {
 		return fmt.Errorf("zinf: %q is not a process id", localID)
 	}
-	if !z.ours(pid) {
-		return nil // gone already
+	if st, _, ok := proc(pid); ok && st != 'Z' && st != 'X' && !z.ours(pid) {
+		return nil // the pid was reused: not ours
 	}
-	// The placeholder leads its session's process group: kill it and the
-	// job it runs.
+	// The placeholder led a session and process group of its own, which
+	// holds the job it runs even when the placeholder itself is gone (and
+	// keeps its id from being reused meanwhile): kill the group.
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return syscall.Kill(pid, syscall.SIGKILL)
+		return err
 	}
 	return nil
 }
