@@ -68,7 +68,7 @@ func FuzzParseGroups(f *testing.F) {
 func TestParseFilesErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, want string
-		groups         bool
+		groups          bool
 	}{
 		{"nul", "ok\nbad\x00\n", "cmds:2: a NUL byte", false},
 		{"utf8", "\xff\n", "cmds:1: not UTF-8", false},

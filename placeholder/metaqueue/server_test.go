@@ -252,4 +252,3 @@ func TestZinfSiteProcesses(t *testing.T) {
 		t.Error("killing a non-pid")
 	}
 }
-
