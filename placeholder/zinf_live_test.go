@@ -2,6 +2,7 @@ package placeholder
 
 import (
 	"context"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -173,3 +174,52 @@ func waitExecuting(t *testing.T, l *live) metaqueue.Placeholder {
 	t.Fatal("no placeholder started executing")
 	return metaqueue.Placeholder{}
 }
+
+// Self-regulating placeholders on a host with no queue (every wait is
+// short): one placeholder grows the site to max_count, never beyond, and
+// the decisions are recorded with their inputs.
+func TestZinfSelfRegulating(t *testing.T) {
+	l := startLive(t, `
+[[group]]
+name = "g"
+[[group.site]]
+name = "classic"
+kind = "zinf"
+regulate = true
+low_wait = "1h"
+high_wait = "2h"
+max_count = 4
+`)
+	const jobs = 40
+	l.addJobs("g", jobs, "sleep 0.1; ")
+	l.startPH("g", "classic", 1)
+	r := l.waitDone("g", 3*time.Minute)
+	l.checkOnce(r, jobs)
+	acts, err := l.client.Actions(context.Background(), "g", 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	increases, most := 0, 0
+	for _, a := range acts {
+		if a.Action != "regulate" {
+			continue
+		}
+		if strings.HasPrefix(a.Detail, metaqueue.Increase) {
+			increases++
+		}
+		m := countRE.FindStringSubmatch(a.Detail)
+		if m == nil {
+			t.Fatalf("decision %q", a.Detail)
+		}
+		n, _ := strconv.Atoi(m[1])
+		most = max(most, n)
+		if !strings.Contains(a.Detail, "max 4") {
+			t.Errorf("decision without its bounds: %q", a.Detail)
+		}
+	}
+	if increases < 3 || most > 4 {
+		t.Errorf("%d increases, at most %d placeholders at once (max_count 4)", increases, most)
+	}
+}
+
+var countRE = regexp.MustCompile(`, (\d+) placeholders \(min`)

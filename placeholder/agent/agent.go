@@ -49,6 +49,8 @@ type agent struct {
 	ident  metaqueue.Ident
 	seq    int64
 	start  time.Time
+	// regulate is the self-regulation decision of the last pull.
+	regulate string
 }
 
 // Run runs the life cycle and returns the exit status: 0 after a job (or,
@@ -116,7 +118,7 @@ func (a *agent) logf(format string, args ...any) {
 func (a *agent) next(ctx context.Context) (*metaqueue.Order, error) {
 	for {
 		a.seq++
-		r, err := a.client.Pull(ctx, a.cfg.Group, metaqueue.PullRequest{Ident: a.ident, Mode: a.cfg.Site.Mode, Seq: a.seq})
+		r, err := a.client.Pull(ctx, a.cfg.Group, metaqueue.PullRequest{Ident: a.ident, Mode: a.cfg.Site.Mode, Seq: a.seq, Submitted: site.Submitted()})
 		switch {
 		case err != nil && metaqueue.Refused(err):
 			a.logf("refused: %v", err)
@@ -127,6 +129,7 @@ func (a *agent) next(ctx context.Context) (*metaqueue.Order, error) {
 			a.logf("%v: stopping", err)
 			return nil, nil
 		case r.Order != nil:
+			a.regulate = r.Regulate
 			return r.Order, nil
 		case r.Stop != "":
 			a.logf("no job: %s", r.Stop)
@@ -158,10 +161,19 @@ func (a *agent) classic(ctx context.Context) (int, error) {
 		a.leave(ctx, "refused", "", time.Time{})
 		return ExitRefused, nil
 	}
+	var extra string
+	if a.regulate == metaqueue.Increase {
+		// Fig. 3.7: the extra placeholder is submitted before the job runs.
+		extra, _, _ = a.resubmit(ctx)
+	}
 	started, exit, ended := a.run(ctx, order)
-	newID, at, resubErr := a.resubmit(ctx)
+	var newID, resubErr string
+	var at time.Time
+	if a.regulate != metaqueue.Reduce {
+		newID, at, resubErr = a.resubmit(ctx)
+	}
 	err = a.client.Done(ctx, a.cfg.Group, metaqueue.DoneRequest{Ident: a.ident, Attempt: order.Attempt, Exit: exit,
-		Started: started, Ended: ended, NewID: newID, Resubmitted: at, ResubmitError: resubErr})
+		Started: started, Ended: ended, NewID: newID, Resubmitted: at, ExtraID: extra, ResubmitError: resubErr})
 	if err != nil {
 		return 1, fmt.Errorf("reporting job %d done: %w", order.Job, err)
 	}

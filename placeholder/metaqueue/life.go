@@ -30,6 +30,9 @@ type PullRequest struct {
 	// Seq numbers the placeholder's pulls from 1: a pull retried after a
 	// lost answer carries the same Seq and gets the same answer.
 	Seq int64 `json:"seq"`
+	// Submitted is when the placeholder was submitted, as handed to it by
+	// whoever submitted it (the thesis's MQ/$PBS_JOBID file, Fig. 3.7).
+	Submitted time.Time `json:"submitted,omitzero"`
 }
 
 // Order is the job a pull binds.
@@ -44,10 +47,13 @@ type Order struct {
 // Wait (an extension for DAG groups: no job is eligible yet, but running
 // ones may make some so; pull again after Wait seconds).
 type PullReply struct {
-	Placeholder int64   `json:"placeholder"`
-	Order       *Order  `json:"order,omitempty"`
-	Stop        string  `json:"stop,omitempty"`
-	Wait        float64 `json:"wait,omitempty"`
+	Placeholder int64  `json:"placeholder"`
+	Order       *Order `json:"order,omitempty"`
+	// Regulate is a self-regulating site's decision for this placeholder:
+	// increase, reduce or maintain (empty when the site does not regulate).
+	Regulate string  `json:"regulate,omitempty"`
+	Stop     string  `json:"stop,omitempty"`
+	Wait     float64 `json:"wait,omitempty"`
 }
 
 // DoneRequest is donejob: the job of Attempt ended with Exit; NewID is the
@@ -60,6 +66,9 @@ type DoneRequest struct {
 	Ended       time.Time `json:"ended"`
 	NewID       string    `json:"new_id,omitempty"`
 	Resubmitted time.Time `json:"resubmitted,omitzero"`
+	// ExtraID is the local id of the extra placeholder a self-regulating
+	// placeholder submitted when told to increase.
+	ExtraID string `json:"extra_id,omitempty"`
 	// ResubmitError says why no successor was submitted.
 	ResubmitError string `json:"resubmit_error,omitempty"`
 }
@@ -141,6 +150,9 @@ func (s *state) pull(now time.Time, group string, req PullRequest, pullWait time
 	if req.Host != "" {
 		p.Host = req.Host
 	}
+	if !req.Submitted.IsZero() {
+		p.Submitted = req.Submitted
+	}
 	p.Seq = req.Seq
 	s.dirtyPHs[p.ID] = true
 	if p.Started.IsZero() {
@@ -175,7 +187,48 @@ func (s *state) pull(now time.Time, group string, req PullRequest, pullWait time
 	s.setJob(g, j, Bound)
 	p.State, p.Attempt = Executing, a.ID
 	s.phAct(now, p, "bind", j.ID, a.ID, "")
-	return PullReply{Placeholder: p.ID, Order: s.order(a)}, nil
+	return PullReply{Placeholder: p.ID, Order: s.order(a), Regulate: s.regulate(now, g, p)}, nil
+}
+
+// Self-regulation decisions.
+const (
+	Increase = "increase"
+	Maintain = "maintain"
+	Reduce   = "reduce"
+)
+
+// regulate is the thesis's decide(wait) for a self-regulating site, made
+// here, where the site's count is known: the placeholder's queue wait
+// (start - submit; unknown: maintain) against the site's thresholds and
+// bounds. The decision is recorded with its inputs.
+func (s *state) regulate(now time.Time, g *Group, p *Placeholder) string {
+	sp, _ := g.Site(p.Site)
+	if !sp.Regulate || p.Mode != site.Classic {
+		return ""
+	}
+	th, err := sp.Thresholds()
+	if err != nil {
+		return ""
+	}
+	count := 0
+	for _, q := range s.active {
+		if q.Group == g.Name && q.Site == p.Site {
+			count++
+		}
+	}
+	decision, wait := Maintain, time.Duration(-1)
+	if !p.Submitted.IsZero() {
+		wait = p.Started.Sub(p.Submitted)
+		switch {
+		case wait < th.Low && count < th.MaxCount:
+			decision = Increase
+		case wait > th.High && count > th.MinCount:
+			decision = Reduce
+		}
+	}
+	s.phAct(now, p, "regulate", 0, 0, fmt.Sprintf("%s: wait %v (low %v, high %v), %d placeholders (min %d, max %d)",
+		decision, wait, th.Low, th.High, count, th.MinCount, th.MaxCount))
+	return decision
 }
 
 func (s *state) order(a *Attempt) *Order {
@@ -255,6 +308,7 @@ func (s *state) done(now time.Time, group string, req DoneRequest) error {
 		s.phAct(now, p, "resubmit-failed", 0, 0, req.ResubmitError)
 	}
 	s.successor(now, g, p, req.NewID, req.Resubmitted)
+	s.successor(now, g, p, req.ExtraID, time.Time{})
 	return nil
 }
 
@@ -298,7 +352,10 @@ func (s *state) successor(now time.Time, g *Group, p *Placeholder, newID string,
 	if q == nil || q == p || q.State == Ended && !q.Submitted.IsZero() {
 		q = s.newPlaceholder(g.Name, p.Site, p.Mode, newID, at, p.ID)
 	} else {
-		q.Pred, q.Submitted = p.ID, at
+		q.Pred = p.ID
+		if q.Submitted.IsZero() {
+			q.Submitted = at
+		}
 		s.dirtyPHs[q.ID] = true
 	}
 	s.phAct(now, q, "resubmit", 0, 0, fmt.Sprintf("by placeholder %d", p.ID))

@@ -218,7 +218,7 @@ func TestZinfSiteProcesses(t *testing.T) {
 	script := filepath.Join(dir, "placeholder.zinf")
 	// The process's command line names the site's directory, as the
 	// agent's does (--config DIR/agent.json).
-	if err := os.WriteFile(script, []byte("exec sh -c 'sleep 30' "+dir+"\n"), 0o755); err != nil {
+	if err := os.WriteFile(script, []byte("exec sh -c 'sleep 30; true' "+dir+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	st, err := site.New(site.Spec{Name: "z", Kind: site.Zinf, Dir: dir}, script)

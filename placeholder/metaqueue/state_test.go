@@ -292,3 +292,54 @@ func TestGroupSpecCheck(t *testing.T) {
 		t.Error("a group's policy changed")
 	}
 }
+
+// A self-regulating site decides from the placeholder's queue wait and the
+// site's count (Fig. 3.7, with thresholds the thesis leaves open).
+func TestRegulate(t *testing.T) {
+	spec := site.Spec{Name: "r", Kind: site.Zinf, Regulate: true, LowWait: "1m", HighWait: "10m", MinCount: 2, MaxCount: 3}
+	for _, tc := range []struct {
+		name   string
+		wait   time.Duration // -1: unknown
+		others int           // other active placeholders at the site
+		want   string
+	}{
+		{"short wait", 10 * time.Second, 0, Increase},
+		{"short wait at max", 10 * time.Second, 2, Maintain},
+		{"long wait", time.Hour, 2, Reduce},
+		{"long wait at min", time.Hour, 1, Maintain},
+		{"between", 5 * time.Minute, 1, Maintain},
+		{"unknown wait", -1, 0, Maintain},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newState()
+			if _, err := s.putGroup(t0, GroupSpec{Name: "g", Sites: []site.Spec{spec}}); err != nil {
+				t.Fatal(err)
+			}
+			mustAdd(t, s, NewJob{Command: "x"})
+			for i := 0; i < tc.others; i++ {
+				s.register(t0, "g", "r", fmt.Sprint("o", i), "started", t0)
+			}
+			req := PullRequest{Ident: Ident{Site: "r", LocalID: "me"}, Seq: 1}
+			if tc.wait >= 0 {
+				req.Submitted = t0.Add(-tc.wait)
+			}
+			r, err := s.pull(t0, "g", req, time.Second)
+			if err != nil || r.Order == nil {
+				t.Fatal(r, err)
+			}
+			if r.Regulate != tc.want {
+				t.Errorf("decision %q, want %q", r.Regulate, tc.want)
+			}
+		})
+	}
+	for _, bad := range []site.Spec{
+		{Name: "r", Kind: site.Zinf, Regulate: true, LowWait: "10m", HighWait: "1m"},
+		{Name: "r", Kind: site.Zinf, Regulate: true, MinCount: 5, MaxCount: 2},
+		{Name: "r", Kind: site.Zinf, Regulate: true, Mode: site.Pilot},
+		{Name: "r", Kind: site.Zinf, Regulate: true, LowWait: "soon"},
+	} {
+		if err := bad.Check(); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -52,6 +53,52 @@ type Spec struct {
 	WallTime string `toml:"wall_time" json:"wall_time,omitempty"`
 	// SbatchArgs are added to every sbatch command line.
 	SbatchArgs []string `toml:"sbatch_args" json:"sbatch_args,omitempty"`
+	// Regulate makes the classic placeholders self-regulating (the
+	// thesis's Fig. 3.7): when one starts, its queue wait is compared with
+	// LowWait and HighWait, and it submits one more placeholder before
+	// running its job (increase, while the site has fewer than MaxCount),
+	// does not resubmit itself after it (reduce, while the site has more
+	// than MinCount), or neither (maintain). The thesis gives no thresholds:
+	// the defaults are 1m, 10m, 1 and 64.
+	Regulate bool   `toml:"regulate" json:"regulate,omitempty"`
+	LowWait  string `toml:"low_wait" json:"low_wait,omitempty"`
+	HighWait string `toml:"high_wait" json:"high_wait,omitempty"`
+	MinCount int    `toml:"min_count" json:"min_count,omitempty"`
+	MaxCount int    `toml:"max_count" json:"max_count,omitempty"`
+}
+
+// Thresholds are a self-regulating site's settings, checked.
+type Thresholds struct {
+	Low, High          time.Duration
+	MinCount, MaxCount int
+}
+
+// Thresholds reads the self-regulation settings (with their defaults).
+func (s *Spec) Thresholds() (Thresholds, error) {
+	t := Thresholds{Low: time.Minute, High: 10 * time.Minute, MinCount: 1, MaxCount: 64}
+	for _, x := range []struct {
+		name, v string
+		d       *time.Duration
+	}{{"low_wait", s.LowWait, &t.Low}, {"high_wait", s.HighWait, &t.High}} {
+		if x.v == "" {
+			continue
+		}
+		d, err := time.ParseDuration(x.v)
+		if err != nil || d < 0 {
+			return t, fmt.Errorf("site %s: %s %q must be a duration >= 0", s.Name, x.name, x.v)
+		}
+		*x.d = d
+	}
+	if s.MinCount != 0 {
+		t.MinCount = s.MinCount
+	}
+	if s.MaxCount != 0 {
+		t.MaxCount = s.MaxCount
+	}
+	if t.Low > t.High || t.MinCount < 0 || t.MaxCount < max(1, t.MinCount) || t.MaxCount > 100000 {
+		return t, fmt.Errorf("site %s: self-regulation needs low_wait <= high_wait and 0 <= min_count <= max_count <= 100000, max_count >= 1", s.Name)
+	}
+	return t, nil
 }
 
 // Check validates a spec and fills its defaults.
@@ -82,7 +129,11 @@ func (s *Spec) Check() error {
 	if _, err := s.Wall(); err != nil {
 		return err
 	}
-	return nil
+	if s.Regulate && s.Mode != Classic {
+		return fmt.Errorf("site %s: self-regulation is for classic placeholders", s.Name)
+	}
+	_, err := s.Thresholds()
+	return err
 }
 
 // Wall is the wall time as a duration (0: none).
@@ -217,6 +268,20 @@ func ReadConfig(path string) (*AgentConfig, error) {
 		return nil, fmt.Errorf("%s: retries must be from 0 to 1000 and retry_wait >= 0", path)
 	}
 	return &cfg, nil
+}
+
+// SubmittedEnv is the variable in which a placeholder finds when it was
+// submitted (Unix nanoseconds), set by whoever submitted it: its queue wait
+// is its start minus that (the thesis hands it over in a file, Fig. 3.7).
+const SubmittedEnv = "GMARK_PLACEHOLDER_SUBMITTED"
+
+// Submitted reads SubmittedEnv (zero when unset or bad).
+func Submitted() time.Time {
+	n, err := strconv.ParseInt(os.Getenv(SubmittedEnv), 10, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
 }
 
 // Site submits, kills and watches the placeholders of one site.

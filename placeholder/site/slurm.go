@@ -40,7 +40,7 @@ func (s *slurm) run(ctx context.Context, name string, args ...string) ([]byte, e
 }
 
 func (s *slurm) Submit(ctx context.Context) (string, error) {
-	args := append([]string{"--parsable"}, s.spec.SbatchArgs...)
+	args := append([]string{"--parsable", "--export=ALL," + SubmittedEnv + "=" + strconv.FormatInt(time.Now().UnixNano(), 10)}, s.spec.SbatchArgs...)
 	out, err := s.run(ctx, "sbatch", append(args, s.script)...)
 	if err != nil {
 		return "", err

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // zinf is a host with no scheduler. Submitting starts the placeholder script
@@ -21,6 +22,7 @@ type zinf struct {
 func (z *zinf) Submit(ctx context.Context) (string, error) {
 	cmd := exec.Command("/bin/sh", z.script)
 	cmd.Dir = z.dir
+	cmd.Env = append(os.Environ(), SubmittedEnv+"="+strconv.FormatInt(time.Now().UnixNano(), 10))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("starting %s: %w", z.script, err)
@@ -48,10 +50,12 @@ func proc(pid int) (state byte, cmdline string, ok bool) {
 
 // ours tells whether pid is a live placeholder of this site: a process
 // that is not a zombie and runs this site's agent (its command line names
-// the site's directory), so that a reused pid is never taken for one.
+// the site's directory), so that a reused pid is never taken for one. A
+// process in the middle of an exec shows an empty command line for a
+// moment: it is taken as ours.
 func (z *zinf) ours(pid int) bool {
 	st, cmdline, ok := proc(pid)
-	return ok && st != 'Z' && st != 'X' && strings.Contains(cmdline, z.dir)
+	return ok && st != 'Z' && st != 'X' && (cmdline == "" || strings.Contains(cmdline, z.dir))
 }
 
 func (z *zinf) Kill(ctx context.Context, localID string) error {
