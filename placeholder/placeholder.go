@@ -51,8 +51,9 @@ func (o ClientOptions) Client() (*metaqueue.Client, error) {
 const addChunk = 10000
 
 // Add adds the command lines of files ("-": stdin) to a group, in order,
-// and prints how many were added.
-func Add(ctx context.Context, o ClientOptions, group string, files []string, stdin io.Reader, w io.Writer) error {
+// and prints how many were added. A split ("a:17,b:16,c:17", see
+// metaqueue.Split) pins them to sites: the static-partitioning baseline.
+func Add(ctx context.Context, o ClientOptions, group, split string, files []string, stdin io.Reader, w io.Writer) error {
 	c, err := o.Client()
 	if err != nil {
 		return err
@@ -76,6 +77,11 @@ func Add(ctx context.Context, o ClientOptions, group string, files []string, std
 	}
 	if len(jobs) == 0 {
 		return errors.New("no command lines to add")
+	}
+	if split != "" {
+		if err := metaqueue.Split(jobs, split); err != nil {
+			return err
+		}
 	}
 	var first, last int64
 	for i := 0; i < len(jobs); i += addChunk {

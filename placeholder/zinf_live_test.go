@@ -2,6 +2,9 @@ package placeholder
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -223,3 +226,50 @@ max_count = 4
 }
 
 var countRE = regexp.MustCompile(`, (\d+) placeholders \(min`)
+
+// The static-partitioning baseline through the command line: 'gmark
+// placeholder add --split' pins the lines in order, and each site's single
+// placeholder chain runs exactly its own list.
+func TestZinfStaticSplitCLI(t *testing.T) {
+	l := startLive(t, `
+[[group]]
+name = "g"
+[[group.site]]
+name = "a"
+kind = "zinf"
+[[group.site]]
+name = "b"
+kind = "zinf"
+`)
+	var lines strings.Builder
+	for i := 0; i < 9; i++ {
+		fmt.Fprintf(&lines, `echo "$GMARK_PLACEHOLDER_SITE" >> %s/runs/"$GMARK_PLACEHOLDER_JOB"`+"\n", l.dir)
+	}
+	cmds := l.dir + "/commands.txt"
+	if err := os.WriteFile(cmds, []byte("# the baseline\n"+lines.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(gmarkBin.Path(t), "placeholder", "add", "-g", "g", "--split", "a:3,b:6", "--server", "http://"+l.addr,
+		"--token-file", l.dir+"/mq.db.token", cmds).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "added 9 jobs") {
+		t.Fatalf("%v: %s", err, out)
+	}
+	bad, err := exec.Command(gmarkBin.Path(t), "placeholder", "add", "-g", "g", "--split", "a:3", "--server", "http://"+l.addr,
+		"--token-file", l.dir+"/mq.db.token", cmds).CombinedOutput()
+	if err == nil {
+		t.Fatalf("a split of 3 for 9 jobs was taken: %s", bad)
+	}
+	l.startPH("g", "a", 1)
+	l.startPH("g", "b", 1)
+	r := l.waitDone("g", 2*time.Minute)
+	l.checkOnce(r, 9)
+	for id, runs := range l.runs() {
+		want := "b"
+		if id <= 3 {
+			want = "a"
+		}
+		if len(runs) != 1 || runs[0] != want {
+			t.Errorf("job %d ran at %v, want %s", id, runs, want)
+		}
+	}
+}

@@ -36,12 +36,12 @@ func init() {
 				return cli.Exit("placeholder: no job for it, exiting", agent.ExitRefused)
 			},
 		}, {
-			Name: "add", Usage: "add command lines (one per line) to a group's metaqueue", ArgsUsage: "FILE... (- for stdin)", Flags: client,
+			Name: "add", Usage: "add command lines (one per line) to a group's metaqueue", ArgsUsage: "FILE... (- for stdin)", Flags: append([]cli.Flag{&cli.StringFlag{Name: "split", Usage: "pin the jobs to sites in order, e.g. a:17,b:16,c:17 (the static-partitioning baseline)"}}, client...),
 			Action: func(c *cli.Context) error {
 				if c.NArg() == 0 {
 					return usageErrorf("placeholder add takes files of command lines (- for standard input)")
 				}
-				return placeholder.Add(c.Context, opts(c), c.String("group"), c.Args().Slice(), c.App.Reader, c.App.Writer)
+				return placeholder.Add(c.Context, opts(c), c.String("group"), c.String("split"), c.Args().Slice(), c.App.Reader, c.App.Writer)
 			},
 		}, {
 			Name: "start", Usage: "start placeholders at a site", Flags: append([]cli.Flag{site, &cli.IntFlag{Name: "count", Value: 1, Usage: "how many"}}, client...),

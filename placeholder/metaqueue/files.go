@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -114,4 +115,30 @@ func ParseCommands(name string, src []byte) ([]NewJob, error) {
 		return nil, err
 	}
 	return jobs, nil
+}
+
+// Split pins jobs to sites in order, as the thesis's static partitioning
+// ("user scripts") does: spec "a:17,b:16,c:17" gives the first 17 jobs to
+// site a, the next 16 to b, the last 17 to c. The counts must add up to the
+// number of jobs.
+func Split(jobs []NewJob, spec string) error {
+	i := 0
+	for _, part := range strings.Split(spec, ",") {
+		name, n, ok := strings.Cut(strings.TrimSpace(part), ":")
+		count, err := strconv.Atoi(n)
+		if !ok || name == "" || err != nil || count < 0 {
+			return fmt.Errorf("split %q: give SITE:COUNT,... (e.g. a:17,b:16,c:17)", spec)
+		}
+		if i+count > len(jobs) {
+			return fmt.Errorf("split %q: more than the %d jobs", spec, len(jobs))
+		}
+		for k := i; k < i+count; k++ {
+			jobs[k].Site = name
+		}
+		i += count
+	}
+	if i != len(jobs) {
+		return fmt.Errorf("split %q: %d jobs split, of %d", spec, i, len(jobs))
+	}
+	return nil
 }

@@ -165,7 +165,7 @@ func (s *state) pull(now time.Time, group string, req PullRequest, pullWait time
 	if g.Stopped {
 		return s.refuse(now, p, "the group was stopped"), nil
 	}
-	j := g.pop()
+	j := g.pop(p.Site)
 	if j == nil {
 		if g.counts[Waiting] > 0 && g.counts[Bound] > 0 && hasDeps(g.Policy) {
 			s.phAct(now, p, "wait", 0, 0, fmt.Sprintf("%d jobs wait on prerequisites", g.counts[Waiting]))
@@ -173,7 +173,7 @@ func (s *state) pull(now time.Time, group string, req PullRequest, pullWait time
 		}
 		why := "the metaqueue is empty"
 		if g.counts[Waiting] > 0 {
-			why = fmt.Sprintf("no job is eligible (%d wait on prerequisites that cannot finish)", g.counts[Waiting])
+			why = fmt.Sprintf("no job is eligible at site %s (%d wait: pinned to other sites, or on prerequisites that cannot finish)", p.Site, g.counts[Waiting])
 		}
 		return s.refuse(now, p, why), nil
 	}

@@ -70,18 +70,21 @@ func hasDeps(policy string) bool { return policy == DAG || policy == DAGPriority
 
 // Job is one command line of a group's metaqueue.
 type Job struct {
-	ID       int64     `json:"id"`
-	Group    string    `json:"group"`
-	Key      string    `json:"key,omitempty"`
-	Command  string    `json:"command"`
-	Priority int       `json:"priority,omitempty"`
-	After    []int64   `json:"after,omitempty"`
-	State    string    `json:"state"`
-	Retries  int       `json:"retries,omitempty"`
-	Added    time.Time `json:"added"`
-	Attempt  int64     `json:"attempt,omitempty"` // the attempt holding it, or that finished it
-	Exit     *int      `json:"exit,omitempty"`
-	Reason   string    `json:"reason,omitempty"`
+	ID       int64   `json:"id"`
+	Group    string  `json:"group"`
+	Key      string  `json:"key,omitempty"`
+	Command  string  `json:"command"`
+	Priority int     `json:"priority,omitempty"`
+	After    []int64 `json:"after,omitempty"`
+	// Site pins the job to one site of the group (the static-partitioning
+	// baseline: each site runs its own list); empty: any site.
+	Site    string    `json:"site,omitempty"`
+	State   string    `json:"state"`
+	Retries int       `json:"retries,omitempty"`
+	Added   time.Time `json:"added"`
+	Attempt int64     `json:"attempt,omitempty"` // the attempt holding it, or that finished it
+	Exit    *int      `json:"exit,omitempty"`
+	Reason  string    `json:"reason,omitempty"`
 
 	attempts   []int64 // every attempt, in order
 	waitingOn  int     // prerequisites not done
@@ -139,9 +142,11 @@ type Group struct {
 
 	jobs   []int64 // every job, in insertion order
 	keys   map[string]int64
-	queue  jobHeap
-	counts map[string]int // jobs per state
+	queues map[string]*jobHeap // eligible jobs: "" for any site, else pinned to that site
+	counts map[string]int      // jobs per state
 }
+
+func (g *Group) hasSite(name string) bool { _, ok := g.Site(name); return ok }
 
 // Site returns the group's site named name.
 func (g *Group) Site(name string) (site.Spec, bool) {
@@ -175,9 +180,9 @@ type jobHeap struct {
 	priority bool
 }
 
-func (h *jobHeap) Len() int { return len(h.jobs) }
-func (h *jobHeap) Less(i, j int) bool {
-	a, b := h.jobs[i], h.jobs[j]
+func (h *jobHeap) Len() int           { return len(h.jobs) }
+func (h *jobHeap) Less(i, j int) bool { return h.less(h.jobs[i], h.jobs[j]) }
+func (h *jobHeap) less(a, b *Job) bool {
 	if h.priority && a.Priority != b.Priority {
 		return a.Priority > b.Priority
 	}
@@ -195,23 +200,42 @@ func (h *jobHeap) Pop() any {
 
 // push makes a waiting job with no prerequisites left eligible.
 func (g *Group) push(j *Job) {
-	if j.State == Waiting && j.waitingOn == 0 && !j.queued {
-		j.queued = true
-		heap.Push(&g.queue, j)
+	if j.State != Waiting || j.waitingOn != 0 || j.queued {
+		return
 	}
+	q := g.queues[j.Site]
+	if q == nil {
+		q = &jobHeap{priority: g.Policy == Priority || g.Policy == DAGPriority}
+		g.queues[j.Site] = q
+	}
+	j.queued = true
+	heap.Push(q, j)
 }
 
-// pop takes the next eligible job, skipping those that left the waiting
-// state while in the heap (removed, or done by a late report).
-func (g *Group) pop() *Job {
-	for g.queue.Len() > 0 {
-		j := heap.Pop(&g.queue).(*Job)
-		j.queued = false
-		if j.State == Waiting && j.waitingOn == 0 {
-			return j
+// pop takes the next eligible job for a placeholder of site: the first, in
+// the policy's order, of the jobs for any site and those pinned to it. Jobs
+// that left the waiting state while queued (removed, or done by a late
+// report) are dropped on the way.
+func (g *Group) pop(site string) *Job {
+	var best *jobHeap
+	for _, k := range []string{"", site} {
+		q := g.queues[k]
+		for q != nil && q.Len() > 0 && !(q.jobs[0].State == Waiting && q.jobs[0].waitingOn == 0) {
+			heap.Pop(q).(*Job).queued = false
+		}
+		if q != nil && q.Len() > 0 && (best == nil || q.less(q.jobs[0], best.jobs[0])) {
+			best = q
+		}
+		if site == "" {
+			break
 		}
 	}
-	return nil
+	if best == nil {
+		return nil
+	}
+	j := heap.Pop(best).(*Job)
+	j.queued = false
+	return j
 }
 
 // checkName checks a group name: it becomes part of paths and URLs.

@@ -142,8 +142,8 @@ func (s *state) putGroup(now time.Time, gs GroupSpec) (*Group, error) {
 }
 
 func (s *state) newGroup(name, policy string, sites []site.Spec, created time.Time) *Group {
-	g := &Group{Name: name, Policy: policy, Sites: sites, Created: created, keys: map[string]int64{}, counts: map[string]int{}}
-	g.queue.priority = policy == Priority || policy == DAGPriority
+	g := &Group{Name: name, Policy: policy, Sites: sites, Created: created, keys: map[string]int64{}, counts: map[string]int{},
+		queues: map[string]*jobHeap{}}
 	s.groups[name] = g
 	return g
 }
@@ -157,6 +157,8 @@ type NewJob struct {
 	Command  string   `json:"command"`
 	Priority int      `json:"priority,omitempty"`
 	After    []string `json:"after,omitempty"`
+	// Site pins the job to a site of the group (empty: any).
+	Site string `json:"site,omitempty"`
 }
 
 // Limits of what is added.
@@ -185,7 +187,7 @@ func (s *state) addJobs(now time.Time, group string, in []NewJob) ([]int64, erro
 			continue
 		}
 		j := &Job{ID: ids[i], Group: g.Name, Key: nj.Key, Command: nj.Command, Priority: nj.Priority,
-			After: after[i], State: Waiting, Added: now}
+			After: after[i], Site: nj.Site, State: Waiting, Added: now}
 		s.nextJob = j.ID + 1
 		s.jobs[j.ID] = j
 		g.jobs = append(g.jobs, j.ID)
@@ -215,6 +217,8 @@ func (s *state) checkNewJobs(g *Group, in []NewJob) (ids []int64, fresh []bool, 
 			return nil, nil, nil, bad("job %d: key longer than %d bytes", i+1, MaxKey)
 		case len(nj.After) > MaxAfter:
 			return nil, nil, nil, bad("job %d: more than %d prerequisites", i+1, MaxAfter)
+		case nj.Site != "" && !g.hasSite(nj.Site):
+			return nil, nil, nil, bad("job %d: group %s has no site %q", i+1, g.Name, nj.Site)
 		case len(nj.After) > 0 && !hasDeps(g.Policy):
 			return nil, nil, nil, bad("job %d has prerequisites, but group %s has policy %s: give the group policy dag or dag-priority", i+1, g.Name, g.Policy)
 		}

@@ -3,6 +3,7 @@ package metaqueue
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -341,5 +342,48 @@ func TestRegulate(t *testing.T) {
 		if err := bad.Check(); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
+	}
+}
+
+// The static-partitioning baseline: jobs pinned to a site go only to its
+// placeholders, which are refused once their own list is done even though
+// other sites' jobs wait; unpinned jobs go anywhere, in policy order.
+func TestPinnedJobs(t *testing.T) {
+	s := newTestState(t, FCFS)
+	jobs := []NewJob{{Command: "1"}, {Command: "2"}, {Command: "3"}, {Command: "4"}, {Command: "5"}}
+	if err := Split(jobs[:4], "a:1,b:3"); err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, s, jobs...)
+	pull := func(site string, i int) PullReply {
+		r, err := s.pull(t0, "g", PullRequest{Ident: Ident{Site: site, LocalID: fmt.Sprint(site, i)}, Seq: 1}, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	var got []string
+	for i := 0; i < 3; i++ {
+		for _, site := range []string{"a", "b"} {
+			if r := pull(site, i); r.Order != nil {
+				got = append(got, site+r.Order.Command)
+			} else {
+				got = append(got, site+"-")
+			}
+		}
+	}
+	if want := "[a1 b2 a5 b3 a- b4]"; fmt.Sprint(got) != want {
+		t.Errorf("pulls %v, want %s", got, want)
+	}
+	for _, tc := range []struct{ spec, err string }{
+		{"a:2,b:2", ""}, {"a:1,b:2", "3 jobs split, of 4"}, {"a:5", "more than"}, {"a", "SITE:COUNT"}, {"a:-1,b:5", "SITE:COUNT"},
+	} {
+		err := Split(make([]NewJob, 4), tc.spec)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("Split %q: %v, want %q", tc.spec, err, tc.err)
+		}
+	}
+	if _, err := s.addJobs(t0, "g", []NewJob{{Command: "x", Site: "nosite"}}); err == nil {
+		t.Error("a job pinned to a site not in the group")
 	}
 }

@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS jobs (
 	added    INTEGER NOT NULL,
 	attempt  INTEGER NOT NULL,
 	exit     INTEGER,
-	reason   TEXT NOT NULL
+	reason   TEXT NOT NULL,
+	site     TEXT NOT NULL            -- the site it is pinned to ('' for any)
 );
 CREATE TABLE IF NOT EXISTS placeholders (
 	id        INTEGER PRIMARY KEY,    -- the metaqueue id
@@ -142,7 +143,7 @@ func openStore(path string) (st *store, err error) {
 	st = &store{db: db, unlock: release, ins: map[string]*sql.Stmt{}}
 	for name, q := range map[string]string{
 		"group":  `INSERT OR REPLACE INTO groups VALUES(?,?,?,?,?)`,
-		"job":    `INSERT OR REPLACE INTO jobs VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`,
+		"job":    `INSERT OR REPLACE INTO jobs VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		"ph":     `INSERT OR REPLACE INTO placeholders VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		"att":    `INSERT OR REPLACE INTO attempts VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		"action": `INSERT INTO actions VALUES(?,?,?,?,?,?,?,?,?,?,?)`,
@@ -213,7 +214,7 @@ func (st *store) commit(s *state) error {
 		if j.Key != "" {
 			key = j.Key
 		}
-		if err := ins("job", j.ID, j.Group, key, j.Command, j.Priority, string(after), j.State, j.Retries, ns(j.Added), j.Attempt, exitVal(j.Exit), j.Reason); err != nil {
+		if err := ins("job", j.ID, j.Group, key, j.Command, j.Priority, string(after), j.State, j.Retries, ns(j.Added), j.Attempt, exitVal(j.Exit), j.Reason, j.Site); err != nil {
 			return err
 		}
 	}
@@ -286,7 +287,7 @@ func (st *store) loadGroups(s *state) error {
 }
 
 func (st *store) loadJobs(s *state) error {
-	rows, err := st.db.Query(`SELECT id, grp, coalesce(key,''), command, priority, prereqs, state, retries, added, attempt, exit, reason FROM jobs ORDER BY id`)
+	rows, err := st.db.Query(`SELECT id, grp, coalesce(key,''), command, priority, prereqs, state, retries, added, attempt, exit, reason, site FROM jobs ORDER BY id`)
 	if err != nil {
 		return err
 	}
@@ -296,7 +297,7 @@ func (st *store) loadJobs(s *state) error {
 		var after string
 		var added int64
 		var exit sql.NullInt64
-		if err := rows.Scan(&j.ID, &j.Group, &j.Key, &j.Command, &j.Priority, &after, &j.State, &j.Retries, &added, &j.Attempt, &exit, &j.Reason); err != nil {
+		if err := rows.Scan(&j.ID, &j.Group, &j.Key, &j.Command, &j.Priority, &after, &j.State, &j.Retries, &added, &j.Attempt, &exit, &j.Reason, &j.Site); err != nil {
 			return err
 		}
 		if err := json.Unmarshal([]byte(after), &j.After); err != nil {
