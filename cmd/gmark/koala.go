@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/koala/persist"
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/provenance"
@@ -109,7 +110,7 @@ func koalaServeCommand() *cli.Command {
 // generated). The token itself is never printed.
 func serveToken(c *cli.Context) (string, error) {
 	if file := c.String("token-file"); file != "" {
-		t, err := server.ReadTokenFile(file)
+		t, err := httpapi.ReadTokenFile(file)
 		if err != nil {
 			return "", usageErrorf("--token-file: %v", err)
 		}

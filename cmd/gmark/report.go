@@ -76,37 +76,13 @@ func init() {
 // run, and a figure cannot show more points than it has pixels anyway.
 const maxBins = 10000
 
-// checkDB fails with a usage error when the store does not exist, and
-// checks that the named runs are in it, or (none named, reporting) that it
-// holds a run.
+// checkDB is report.CheckStore, its refusals as usage errors.
 func checkDB(path string, runs []string, reporting bool) error {
-	if _, err := os.Stat(path); err != nil {
-		return usageErrorf("results store %s: %v", path, errors.Unwrap(err))
-	}
-	st, err := store.OpenReadOnly(path)
-	if err != nil {
+	err := report.CheckStore(path, runs, reporting)
+	if se := (*report.StoreError)(nil); errors.As(err, &se) {
 		return usageError{err}
 	}
-	defer st.Close()
-	if len(runs) == 0 && reporting {
-		all, err := st.Runs()
-		if err != nil {
-			return err
-		}
-		if len(all) == 0 {
-			return usageErrorf("results store %s holds no run: record one with 'gmark submit' or 'gmark koala simulate --db %s'", path, path)
-		}
-	}
-	for _, r := range runs {
-		ok, err := st.RunExists(r)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return usageErrorf("run %s is not in %s (list the runs with: gmark report sql --db %s \"SELECT id, created_ns, target FROM runs\")", r, path, path)
-		}
-	}
-	return nil
+	return err
 }
 
 // reportOptions are the parsed flags of `gmark report`.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -172,19 +171,9 @@ func (in *traceInput) open(path string) (gwa.Reader, error) {
 	return r, nil
 }
 
-// reportSkipped prints the count of skipped malformed lines, with the first
-// few, on stderr.
+// reportSkipped prints the count of skipped malformed lines on stderr.
 func (in *traceInput) reportSkipped(name string, s *gwa.ReadStats) {
-	if s.Skipped == 0 {
-		return
-	}
-	fmt.Fprintf(in.stderr, "warning: %s: skipped %d malformed line(s) (--strict stops at the first)\n", name, s.Skipped)
-	for _, e := range s.Errors {
-		fmt.Fprintf(in.stderr, "  %v\n", e)
-	}
-	if int64(len(s.Errors)) < s.Skipped {
-		fmt.Fprintf(in.stderr, "  … and %d more\n", s.Skipped-int64(len(s.Errors)))
-	}
+	gwa.WriteSkipped(in.stderr, name, s)
 }
 
 // progress is a progress bar over records, sized by the header's MaxJobs
@@ -265,16 +254,7 @@ func runTraceStats(c *cli.Context) error {
 		}
 	}
 	if c.Bool("json") {
-		var v any = all
-		if len(all) == 1 {
-			v = all[0]
-		}
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = c.App.Writer.Write(append(b, '\n'))
-		return err
+		return gwa.WriteAnalysesJSON(c.App.Writer, all)
 	}
 	return nil
 }
@@ -323,18 +303,11 @@ func parseSelection(c *cli.Context) (gwa.Selection, error) {
 	return s, nil
 }
 
-// checkOutputFile reads --format and checks the output path (see
-// checkOutput) before any input is read.
+// checkOutputFile reads --format and checks the output path before any
+// input is read.
 func checkOutputFile(c *cli.Context, path string) (gwa.Format, error) {
-	f, err := gwa.OutputFormat(c.String("format"), path)
+	f, err := gwa.CheckOutput(path, c.String("format"), c.Bool("force"))
 	if err != nil {
-		return f, usageError{err}
-	}
-	regular := ""
-	if f == gwa.SQLite {
-		regular = "a GWF-SQLite database"
-	}
-	if err := outfile.Check(path, regular, c.Bool("force")); err != nil {
 		return f, usageError{err}
 	}
 	return f, nil
@@ -370,37 +343,11 @@ func runTraceSelect(c *cli.Context) error {
 		return err
 	}
 	paths := c.Args().Slice()
-	tags := splitList(c.StringSlice("tag"))
-	if len(tags) > 0 && len(tags) != len(paths) {
-		return usageErrorf("--tag: %d tags for %d traces", len(tags), len(paths))
+	mixed, err := gwa.NewMixedOpener(paths, splitList(c.StringSlice("tag")), in.open)
+	if err != nil {
+		return usageError{err}
 	}
-	if len(tags) == 0 && len(paths) > 1 {
-		tags = gwa.DefaultTags(paths)
-	}
-	var readers []gwa.Reader
-	open := func() (gwa.Reader, error) {
-		if len(paths) == 1 {
-			r, err := in.open(paths[0])
-			if err == nil {
-				readers = append(readers, r)
-			}
-			return r, err
-		}
-		var ins []gwa.MixInput
-		for i, p := range paths {
-			r, err := in.open(p)
-			if err != nil {
-				for _, in := range ins {
-					in.Reader.Close()
-				}
-				return nil, err
-			}
-			readers = append(readers, r)
-			ins = append(ins, gwa.MixInput{Reader: r, Tag: tags[i]})
-		}
-		return gwa.Mix(ins), nil
-	}
-	r, area, err := gwa.Select(open, sel)
+	r, area, err := gwa.Select(mixed.Open, sel)
 	if err != nil {
 		return in.traceError(err)
 	}
@@ -409,7 +356,7 @@ func runTraceSelect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	for i, rd := range readers[max(0, len(readers)-len(paths)):] {
+	for i, rd := range mixed.Last {
 		in.reportSkipped(paths[i], rd.Stats())
 	}
 	if !c.Bool("quiet") {
@@ -458,13 +405,9 @@ func runTraceBoTs(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var deltas []float64
-	for _, d := range splitList(c.StringSlice("delta")) {
-		v, err := gwa.ParseDurationSeconds(d)
-		if err != nil || v < 0 {
-			return usageErrorf("--delta %q must be a duration >= 0", d)
-		}
-		deltas = append(deltas, v)
+	deltas, err := gwa.ParseDeltas(splitList(c.StringSlice("delta")))
+	if err != nil {
+		return usageError{err}
 	}
 	r, err := in.open(c.Args().First())
 	if err != nil {
@@ -484,12 +427,7 @@ func runTraceBoTs(c *cli.Context) error {
 	in.reportSkipped(c.Args().First(), r.Stats())
 	w := c.App.Writer
 	if c.Bool("json") {
-		b, err := json.MarshalIndent(map[string]any{"trace": c.Args().First(), "bots": res}, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(b, '\n'))
-		return err
+		return gwa.WriteBoTsJSON(w, c.Args().First(), res)
 	}
 	gwa.WriteBoTsText(w, c.Args().First(), res, listed)
 	return nil
@@ -499,13 +437,9 @@ func runTraceRank(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usageErrorf("trace rank takes one or more trace files")
 	}
-	var cats []gwa.Category
-	for _, s := range splitList([]string{c.String("categories")}) {
-		cat, err := gwa.ParseCategory(s)
-		if err != nil {
-			return usageError{err}
-		}
-		cats = append(cats, cat)
+	cats, err := gwa.ParseCategories(splitList([]string{c.String("categories")}))
+	if err != nil {
+		return usageError{err}
 	}
 	in, aopts, err := analysisInput(c)
 	if err != nil {
@@ -536,12 +470,7 @@ func runTraceRank(c *cli.Context) error {
 		return usageError{err}
 	}
 	if c.Bool("json") {
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = c.App.Writer.Write(append(b, '\n'))
-		return err
+		return gwa.WriteRankingJSON(c.App.Writer, out)
 	}
 	gwa.WriteRankingText(c.App.Writer, cats, out)
 	return nil

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/koala/clock"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/jdf"
@@ -59,65 +59,21 @@ func noRoute(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) {
 	fail(w, http.StatusNotFound, "no route %s %s (docs/koala.md lists the API)", r.Method, r.URL.Path)
 }
 
-type apiError struct {
-	Error string `json:"error"`
-	ID    string `json:"id,omitempty"`
-}
+type apiError = httpapi.Error
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	_ = enc.Encode(v)
-}
+func writeJSON(w http.ResponseWriter, status int, v any) { httpapi.WriteJSON(w, status, v) }
 
 func fail(w http.ResponseWriter, status int, format string, args ...any) {
-	writeJSON(w, status, apiError{Error: fmt.Sprintf(format, args...)})
+	httpapi.Fail(w, status, format, args...)
 }
 
 // auth requires the server's token on state-changing requests, as
 // "Authorization: Bearer TOKEN".
 func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		got, ok := bearerToken(r.Header.Get("Authorization"))
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="gmark-koala"`)
-			fail(w, http.StatusUnauthorized, "this request changes state: send the server's token as 'Authorization: Bearer TOKEN'")
-			return
-		}
-		if subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) != 1 {
-			fail(w, http.StatusForbidden, "wrong token")
-			return
-		}
-		h(w, r)
-	}
+	return httpapi.RequireToken(s.cfg.Token, "gmark-koala", h)
 }
 
-// bearerToken reads "Bearer TOKEN"; the scheme is case-insensitive
-// (RFC 7235, section 2.1) and may be followed by several blanks.
-func bearerToken(header string) (string, bool) {
-	scheme, tok, ok := strings.Cut(header, " ")
-	tok = strings.TrimLeft(tok, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return "", false
-	}
-	return tok, true
-}
-
-// decodeJSON reads exactly one JSON value with only known fields from a
-// body: trailing data, even a second value, is refused, so that a client
-// bug never passes silently.
-func decodeJSON(r io.Reader, v any) error {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
-}
+func decodeJSON(r io.Reader, v any) error { return httpapi.DecodeJSON(r, v) }
 
 // errNoJob is returned by a command that looked up a job the core does not
 // know; do answers it with 404.

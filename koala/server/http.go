@@ -7,48 +7,17 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/koala/jdf"
-	"golang.org/x/net/netutil"
 )
 
 // HTTPLimits bound what one client can hold of the server: a slow or idle
 // client is cut off, and connections beyond MaxConns wait in the kernel's
 // backlog until one is freed. docs/koala.md documents the defaults.
-type HTTPLimits struct {
-	ReadHeaderTimeout time.Duration // the request line and headers
-	ReadTimeout       time.Duration // the whole request, body included
-	WriteTimeout      time.Duration // the answer; on the event stream, each write
-	IdleTimeout       time.Duration // a keep-alive connection between requests
-	MaxConns          int           // connections served at once
-	StreamKeepAlive   time.Duration // an idle event stream sends a comment this often, to find dead clients
-}
+type HTTPLimits = httpapi.Limits
 
 // DefaultHTTPLimits are the limits of `gmark koala serve`.
-var DefaultHTTPLimits = HTTPLimits{
-	ReadHeaderTimeout: 10 * time.Second,
-	ReadTimeout:       60 * time.Second,
-	WriteTimeout:      60 * time.Second,
-	IdleTimeout:       120 * time.Second,
-	MaxConns:          512,
-	StreamKeepAlive:   15 * time.Second,
-}
-
-// withDefaults fills the limits left at zero.
-func (l HTTPLimits) withDefaults() HTTPLimits {
-	d := DefaultHTTPLimits
-	for _, f := range []struct{ v, def *time.Duration }{
-		{&l.ReadHeaderTimeout, &d.ReadHeaderTimeout}, {&l.ReadTimeout, &d.ReadTimeout}, {&l.WriteTimeout, &d.WriteTimeout},
-		{&l.IdleTimeout, &d.IdleTimeout}, {&l.StreamKeepAlive, &d.StreamKeepAlive},
-	} {
-		if *f.v <= 0 {
-			*f.v = *f.def
-		}
-	}
-	if l.MaxConns <= 0 {
-		l.MaxConns = d.MaxConns
-	}
-	return l
-}
+var DefaultHTTPLimits = httpapi.DefaultLimits
 
 // Body limits: a submission may carry a JDF of jdf.MaxSize bytes (one more
 // byte lets the parser say what is too large); every other request is small.
@@ -71,39 +40,16 @@ func limitBodies(h http.Handler) http.Handler {
 }
 
 // bodyError answers a body that could not be read: 413 when it is too
-// large, 400 otherwise (the client stalled past the read timeout, or went).
-func bodyError(w http.ResponseWriter, err error) {
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		fail(w, http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", tooLarge.Limit)
-		return
-	}
-	fail(w, http.StatusBadRequest, "reading the request body: %v", err)
-}
+// large, 400 otherwise.
+func bodyError(w http.ResponseWriter, err error) { httpapi.BodyError(w, err) }
 
 // HTTPServer is an http.Server for the API with the server's limits. Serve
 // it on a listener from Listen.
-func (s *Server) HTTPServer() *http.Server {
-	l := s.cfg.HTTP
-	return &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: l.ReadHeaderTimeout,
-		ReadTimeout:       l.ReadTimeout,
-		WriteTimeout:      l.WriteTimeout,
-		IdleTimeout:       l.IdleTimeout,
-		MaxHeaderBytes:    64 << 10,
-	}
-}
+func (s *Server) HTTPServer() *http.Server { return s.cfg.HTTP.Server(s.Handler()) }
 
 // Listen listens on addr (TCP) and serves at most the server's MaxConns
 // connections at once.
-func (s *Server) Listen(addr string) (net.Listener, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	return netutil.LimitListener(ln, s.cfg.HTTP.MaxConns), nil
-}
+func (s *Server) Listen(addr string) (net.Listener, error) { return s.cfg.HTTP.Listen(addr) }
 
 // Serve runs the scheduler and serves its API on ln (calling serving once
 // both are started) until ctx is done or either fails (stop cancels ctx);

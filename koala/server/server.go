@@ -89,7 +89,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxWait == 0 {
 		cfg.MaxWait = time.Second
 	}
-	cfg.HTTP = cfg.HTTP.withDefaults()
+	cfg.HTTP = cfg.HTTP.WithDefaults(DefaultHTTPLimits)
 	store, err := persist.Open(cfg.State)
 	if err != nil {
 		return nil, err

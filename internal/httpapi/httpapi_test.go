@@ -1,4 +1,4 @@
-package server
+package httpapi
 
 import (
 	"os"
@@ -19,7 +19,7 @@ func TestIsLoopback(t *testing.T) {
 
 // The state's token is made once and read back after.
 func TestStateToken(t *testing.T) {
-	state := filepath.Join(t.TempDir(), "koala.db")
+	state := filepath.Join(t.TempDir(), "state.db")
 	tok, file, err := StateToken(state)
 	if err != nil || len(tok) != 32 || file != state+".token" {
 		t.Fatalf("%q %q %v", tok, file, err)

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gmark/gmark/internal/httpapi"
+	"github.com/gmark/gmark/placeholder"
+	"github.com/gmark/gmark/placeholder/agent"
+	"github.com/gmark/gmark/placeholder/metaqueue"
+	"github.com/urfave/cli/v2"
+)
+
+// gmark placeholder: placeholder (pilot-job) scheduling, docs/placeholder.md.
+func init() {
+	group := &cli.StringFlag{Name: "group", Aliases: []string{"g"}, Required: true, Usage: "placeholder group"}
+	client := []cli.Flag{group,
+		&cli.StringFlag{Name: "server", Value: "http://127.0.0.1:7071", Usage: "URL of 'gmark placeholder serve'"},
+		&cli.StringFlag{Name: "token-file", Usage: "file holding the server's token (default $" + placeholder.TokenEnv + ")"}}
+	opts := func(c *cli.Context) placeholder.ClientOptions {
+		return placeholder.ClientOptions{Server: c.String("server"), TokenFile: c.String("token-file")}
+	}
+	site := &cli.StringFlag{Name: "site", Usage: "site of the group"}
+	commands = append(commands, &cli.Command{
+		Name:  "placeholder",
+		Usage: "placeholder (pilot-job) scheduling: a metaqueue server, and placeholders on Slurm and bare hosts",
+		Subcommands: []*cli.Command{placeholderServeCommand(), {
+			Name: "agent", Usage: "run one placeholder (the placeholder scripts run this)", Hidden: true,
+			Flags: []cli.Flag{&cli.StringFlag{Name: "config", Required: true, Usage: "the site's agent.json"}},
+			Action: func(c *cli.Context) error {
+				if code, err := placeholder.Agent(c.Context, c.String("config")); err != nil || code == 0 {
+					return err
+				}
+				return cli.Exit("placeholder: no job for it, exiting", agent.ExitRefused)
+			},
+		}, {
+			Name: "add", Usage: "add command lines (one per line) to a group's metaqueue", ArgsUsage: "FILE... (- for stdin)", Flags: append([]cli.Flag{&cli.StringFlag{Name: "split", Usage: "pin the jobs to sites in order, e.g. a:17,b:16,c:17 (the static-partitioning baseline)"}}, client...),
+			Action: func(c *cli.Context) error {
+				if c.NArg() == 0 {
+					return usageErrorf("placeholder add takes files of command lines (- for standard input)")
+				}
+				return placeholder.Add(c.Context, opts(c), c.String("group"), c.String("split"), c.Args().Slice(), c.App.Reader, c.App.Writer)
+			},
+		}, {
+			Name: "start", Usage: "start placeholders at a site", Flags: append([]cli.Flag{site, &cli.IntFlag{Name: "count", Value: 1, Usage: "how many"}}, client...),
+			Action: func(c *cli.Context) error {
+				return placeholder.Start(c.Context, opts(c), c.String("group"), c.String("site"), c.Int("count"), c.App.Writer)
+			},
+		}, {
+			Name: "stop", Usage: "stop one placeholder, a site's, or a whole group's", Flags: append([]cli.Flag{site, &cli.Int64Flag{Name: "id", Usage: "the placeholder's metaqueue id"}}, client...),
+			Action: func(c *cli.Context) error {
+				return placeholder.Stop(c.Context, opts(c), c.String("group"), c.String("site"), c.Int64("id"), c.App.Writer)
+			},
+		}, {
+			Name: "status", Usage: "what became of a group's jobs and placeholders", Flags: append([]cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}}, client...),
+			Action: func(c *cli.Context) error {
+				return placeholder.Status(c.Context, opts(c), c.String("group"), c.Bool("json"), c.App.Writer)
+			},
+		}},
+	})
+}
+
+func placeholderServeCommand() *cli.Command {
+	w := metaqueue.DefaultWatchdog
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "run the metaqueue server with its HTTP API",
+		Description: "Serves the API of docs/placeholder.md. Requests that change state need the token (as for 'gmark koala\n" +
+			"serve'; default STATE.token). After a crash, restart with the same --state: nothing acknowledged is lost.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7071", Usage: "address to serve on (loopback only)"},
+			&cli.StringFlag{Name: "state", Value: "placeholder-state.db", Usage: "SQLite database of the metaqueue"},
+			&cli.StringFlag{Name: "token-file", Usage: "file holding the token"},
+			&cli.StringFlag{Name: "groups", Usage: "TOML file of groups and their sites, created or updated at start"},
+			&cli.DurationFlag{Name: "exec-failure", Value: w.ExecFailure, Usage: "watchdog: a placeholder executing longer is taken for dead (0: never)"},
+			&cli.DurationFlag{Name: "queue-failure", Value: w.QueueFailure, Usage: "watchdog: a placeholder queued longer is resubmitted (0: never)"},
+			&cli.IntFlag{Name: "max-retries", Value: w.MaxRetries, Usage: "watchdog: a job is put back while its retries <= this, then failed"},
+			&cli.DurationFlag{Name: "watchdog-interval", Value: w.Interval, Usage: "how often the watchdog runs"},
+			&cli.BoolFlag{Name: "probe", Usage: "watchdog: also ask the sites which placeholders they still have (an extension)"},
+			&cli.IntFlag{Name: "retries", Value: 5, Usage: "placeholders: tries again of each call to the server"},
+			&cli.DurationFlag{Name: "retry-wait", Value: 10 * time.Minute, Usage: "placeholders: wait between tries"},
+		},
+		Action: runPlaceholderServe,
+	}
+}
+
+func runPlaceholderServe(c *cli.Context) error {
+	o := metaqueue.ServeOptions{Addr: c.String("listen")}
+	if !httpapi.IsLoopback(o.Addr) {
+		return usageErrorf("--listen %s is not a loopback address", o.Addr)
+	}
+	o.State, o.Retries, o.RetryWait = c.String("state"), c.Int("retries"), c.Duration("retry-wait")
+	o.Watchdog = metaqueue.Watchdog{ExecFailure: c.Duration("exec-failure"), QueueFailure: c.Duration("queue-failure"),
+		MaxRetries: c.Int("max-retries"), Interval: c.Duration("watchdog-interval"), Probe: c.Bool("probe")}
+	if o.Retries < 0 || o.Watchdog.MaxRetries < 0 || o.RetryWait < 0 || o.Watchdog.Interval <= 0 {
+		return usageErrorf("--retries, --max-retries and --retry-wait must be >= 0, --watchdog-interval > 0")
+	}
+	tokenFile, err := c.String("token-file"), error(nil)
+	if tokenFile == "" {
+		o.Token, tokenFile, err = httpapi.StateToken(o.State)
+	} else {
+		o.Token, err = httpapi.ReadTokenFile(tokenFile)
+	}
+	if err != nil {
+		return usageErrorf("--token-file: %v", err)
+	}
+	if f := c.String("groups"); f != "" {
+		if o.Groups, err = placeholder.ReadGroups(f); err != nil {
+			return usageError{err}
+		}
+	}
+	if o.Gmark, err = os.Executable(); err != nil {
+		return err
+	}
+	watchInterrupts()
+	o.Serving = func(url string) {
+		fmt.Fprintf(c.App.Writer, "gmark placeholder: serving %s/v1/ (state %s, token in %s)\n", url, o.State, tokenFile)
+	}
+	if err = metaqueue.Serve(c.Context, o); errors.Is(err, metaqueue.ErrInUse) {
+		return usageError{err}
+	}
+	return err
+}

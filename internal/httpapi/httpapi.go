@@ -1,0 +1,200 @@
+// Package httpapi holds what gmark's loopback HTTP APIs share (the bundled
+// scheduler's `gmark koala serve` and the metaqueue's `gmark placeholder
+// serve`): the loopback check, the token kept beside the state database and
+// its bearer check, the connection and time limits, and the JSON helpers.
+package httpapi
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/net/netutil"
+)
+
+// IsLoopback tells whether a listen address (host:port) is on the loopback
+// interface: localhost, 127.0.0.0/8 or ::1.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// StateToken is the token kept beside the state database (STATE.token),
+// made on first use; it returns the token and the file.
+func StateToken(state string) (token, file string, err error) {
+	file = state + ".token"
+	if b, err := os.ReadFile(file); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b)), file, nil
+	}
+	buf := make([]byte, 16)
+	if _, err := rand.Read(buf); err != nil {
+		return "", "", err
+	}
+	token = hex.EncodeToString(buf)
+	if err := os.WriteFile(file, []byte(token+"\n"), 0o600); err != nil {
+		return "", "", fmt.Errorf("writing the token: %v", err)
+	}
+	return token, file, nil
+}
+
+// ReadTokenFile reads a file holding one token (one word).
+func ReadTokenFile(file string) (string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	token := strings.TrimSpace(string(b))
+	if token == "" || strings.ContainsAny(token, " \t\r\n") {
+		return "", fmt.Errorf("%s: the file must hold one token (one word)", file)
+	}
+	return token, nil
+}
+
+// Limits bound what one client can hold of a server: a slow or idle
+// client is cut off, and connections beyond MaxConns wait in the kernel's
+// backlog until one is freed.
+type Limits struct {
+	ReadHeaderTimeout time.Duration // the request line and headers
+	ReadTimeout       time.Duration // the whole request, body included
+	WriteTimeout      time.Duration // the answer; on an event stream, each write
+	IdleTimeout       time.Duration // a keep-alive connection between requests
+	MaxConns          int           // connections served at once
+	StreamKeepAlive   time.Duration // an idle event stream sends a comment this often, to find dead clients
+}
+
+// DefaultLimits are the limits of `gmark koala serve` (docs/koala.md).
+var DefaultLimits = Limits{
+	ReadHeaderTimeout: 10 * time.Second,
+	ReadTimeout:       60 * time.Second,
+	WriteTimeout:      60 * time.Second,
+	IdleTimeout:       120 * time.Second,
+	MaxConns:          512,
+	StreamKeepAlive:   15 * time.Second,
+}
+
+// WithDefaults fills the limits left at zero from def.
+func (l Limits) WithDefaults(def Limits) Limits {
+	for _, f := range []struct{ v, def *time.Duration }{
+		{&l.ReadHeaderTimeout, &def.ReadHeaderTimeout}, {&l.ReadTimeout, &def.ReadTimeout}, {&l.WriteTimeout, &def.WriteTimeout},
+		{&l.IdleTimeout, &def.IdleTimeout}, {&l.StreamKeepAlive, &def.StreamKeepAlive},
+	} {
+		if *f.v <= 0 {
+			*f.v = *f.def
+		}
+	}
+	if l.MaxConns <= 0 {
+		l.MaxConns = def.MaxConns
+	}
+	return l
+}
+
+// Server is an http.Server for handler with the limits.
+func (l Limits) Server(handler http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: l.ReadHeaderTimeout,
+		ReadTimeout:       l.ReadTimeout,
+		WriteTimeout:      l.WriteTimeout,
+		IdleTimeout:       l.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+// Listen listens on addr (TCP) and serves at most l.MaxConns connections at
+// once.
+func (l Limits) Listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return netutil.LimitListener(ln, l.MaxConns), nil
+}
+
+// Error is the body of every error answer.
+type Error struct {
+	Error string `json:"error"`
+	ID    string `json:"id,omitempty"`
+}
+
+// WriteJSON answers v as JSON with status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Fail answers an error as JSON.
+func Fail(w http.ResponseWriter, status int, format string, args ...any) {
+	WriteJSON(w, status, Error{Error: fmt.Sprintf(format, args...)})
+}
+
+// RequireToken passes on only the requests that carry token as
+// "Authorization: Bearer TOKEN" (401 without one, 403 with another).
+func RequireToken(token, realm string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		got, ok := BearerToken(r.Header.Get("Authorization"))
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`"`)
+			Fail(w, http.StatusUnauthorized, "this request changes state: send the server's token as 'Authorization: Bearer TOKEN'")
+			return
+		}
+		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			Fail(w, http.StatusForbidden, "wrong token")
+			return
+		}
+		h(w, r)
+	}
+}
+
+// BearerToken reads "Bearer TOKEN"; the scheme is case-insensitive
+// (RFC 7235, section 2.1) and may be followed by several blanks.
+func BearerToken(header string) (string, bool) {
+	scheme, tok, ok := strings.Cut(header, " ")
+	tok = strings.TrimLeft(tok, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
+		return "", false
+	}
+	return tok, true
+}
+
+// DecodeJSON reads exactly one JSON value with only known fields from a
+// body: trailing data, even a second value, is refused, so that a client
+// bug never passes silently.
+func DecodeJSON(r io.Reader, v any) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+// BodyError answers a body that could not be read: 413 when it is too
+// large, 400 otherwise (the client stalled past the read timeout, or went).
+func BodyError(w http.ResponseWriter, err error) {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		Fail(w, http.StatusRequestEntityTooLarge, "the request body is larger than %d bytes", tooLarge.Limit)
+		return
+	}
+	Fail(w, http.StatusBadRequest, "reading the request body: %v", err)
+}

@@ -1,0 +1,165 @@
+package metaqueue
+
+import "time"
+
+// Watchdog is the thesis's fault-tolerance script (Fig. 4.8), run by the
+// server every Interval.
+type Watchdog struct {
+	// ExecFailure: a placeholder executing one job for longer is taken for
+	// dead; its job is put back (or failed) and a fresh placeholder is
+	// submitted in its place. The thesis: 12 h. Zero: never.
+	ExecFailure time.Duration
+	// QueueFailure: a placeholder queued for longer is deleted and
+	// submitted again. The thesis: 24 h. Zero: never.
+	QueueFailure time.Duration
+	// MaxRetries: a job is put back while its retries <= MaxRetries (the
+	// thesis's test), then goes to the failed list. The thesis: 3.
+	MaxRetries int
+	// Interval between runs. The thesis does not say; default 1 minute.
+	Interval time.Duration
+	// Probe (an extension; the thesis has none): every Interval, ask each
+	// site which of its placeholders are still queued or running (squeue;
+	// /proc on a zinf host), and treat those gone as dead at once rather
+	// than after ExecFailure or QueueFailure.
+	Probe bool
+}
+
+// DefaultWatchdog has the thesis's constants.
+var DefaultWatchdog = Watchdog{ExecFailure: 12 * time.Hour, QueueFailure: 24 * time.Hour, MaxRetries: 3, Interval: time.Minute}
+
+// task is work on a site, done outside the driver once the change that
+// asked for it is committed: kill a placeholder, then maybe submit a fresh
+// one.
+type task struct {
+	group, site string
+	kill        string // local id ("" none)
+	submit      bool
+	reason      string
+}
+
+// watchdog finds stale placeholders.
+func (s *state) watchdog(now time.Time, w Watchdog) []task {
+	var tasks []task
+	for _, p := range s.active {
+		switch {
+		case p.State == Executing && w.ExecFailure > 0 && now.Sub(s.atts[p.Attempt].Bound) > w.ExecFailure:
+			tasks = append(tasks, s.stale(now, p, EndExecFailure, w.MaxRetries))
+		case p.State == Queued && w.QueueFailure > 0 && !p.Submitted.IsZero() && now.Sub(p.Submitted) > w.QueueFailure:
+			tasks = append(tasks, s.stale(now, p, EndQueueFailure, w.MaxRetries))
+		}
+	}
+	return tasks
+}
+
+// stale ends a placeholder the watchdog gave up on: its job goes back (or
+// to the failed list), and it is killed and replaced, since it might be the
+// only one left of its group.
+func (s *state) stale(now time.Time, p *Placeholder, why string, maxRetries int) task {
+	g := s.groups[p.Group]
+	if p.Attempt != 0 {
+		s.abandon(now, g, s.atts[p.Attempt], why, true, maxRetries)
+		p.Attempt = 0
+	}
+	s.endPlaceholder(now, p, why)
+	s.phAct(now, p, "kill", 0, 0, why)
+	return task{group: p.Group, site: p.Site, kill: p.LocalID, submit: !g.Stopped, reason: why}
+}
+
+// probeEntry is a placeholder as it was when its site was asked about it.
+type probeEntry struct {
+	id, attempt int64
+	state       string
+	local       string
+}
+
+// snapshot lists the active placeholders of each site of each group.
+func (s *state) snapshot() map[[2]string][]probeEntry {
+	m := map[[2]string][]probeEntry{}
+	for _, p := range s.active {
+		k := [2]string{p.Group, p.Site}
+		m[k] = append(m[k], probeEntry{id: p.ID, attempt: p.Attempt, state: p.State, local: p.LocalID})
+	}
+	return m
+}
+
+// lost ends the placeholders a site no longer has, unless they changed
+// since the site was asked.
+func (s *state) lost(now time.Time, entries []probeEntry, alive map[string]bool, w Watchdog) []task {
+	var tasks []task
+	for _, e := range entries {
+		p := s.active[e.id]
+		if p == nil || alive[e.local] || p.State != e.state || p.Attempt != e.attempt {
+			continue
+		}
+		tasks = append(tasks, s.stale(now, p, EndLost, w.MaxRetries))
+	}
+	return tasks
+}
+
+// stop stops one placeholder (id), or every active one of a site, or of
+// the whole group (then pulls are refused until the next start). Their jobs
+// go back to the metaqueue with no retry counted.
+func (s *state) stop(now time.Time, group, siteName string, id int64) ([]task, error) {
+	g, err := s.group(group)
+	if err != nil {
+		return nil, err
+	}
+	var victims []*Placeholder
+	switch {
+	case id != 0:
+		p, ok := s.phs[id]
+		if !ok || p.Group != group {
+			return nil, notFound("no placeholder %d in group %s", id, group)
+		}
+		if p.State == Ended {
+			return nil, conflict("placeholder %d has ended (%s)", id, p.End)
+		}
+		victims = append(victims, p)
+	case siteName != "":
+		if _, ok := g.Site(siteName); !ok {
+			return nil, notFound("group %s has no site %q", group, siteName)
+		}
+		fallthrough
+	default:
+		for _, p := range s.active {
+			if p.Group == group && (siteName == "" || p.Site == siteName) {
+				victims = append(victims, p)
+			}
+		}
+	}
+	if id == 0 && siteName == "" {
+		g.Stopped = true
+		s.dirtyGroups[group] = true
+	}
+	var tasks []task
+	for _, p := range victims {
+		if p.Attempt != 0 {
+			s.abandon(now, g, s.atts[p.Attempt], "its placeholder was stopped", false)
+			p.Attempt = 0
+		}
+		s.endPlaceholder(now, p, EndStopped)
+		s.phAct(now, p, "stop", 0, 0, "")
+		tasks = append(tasks, task{group: group, site: p.Site, kill: p.LocalID, reason: "stopped"})
+	}
+	return tasks, nil
+}
+
+// register records a placeholder the server submitted.
+func (s *state) register(now time.Time, group, siteName, local, why string, at time.Time) *Placeholder {
+	g := s.groups[group]
+	if g == nil {
+		return nil
+	}
+	sp, _ := g.Site(siteName)
+	p := s.phs[s.latest[phKey{group, siteName, local}]]
+	// A placeholder that called before it was recorded here has no submit
+	// time yet; one that has is an older one whose local id was reused.
+	if p == nil || p.State == Ended && !p.Submitted.IsZero() {
+		p = s.newPlaceholder(group, siteName, sp.Mode, local, at, 0)
+	} else {
+		p.Submitted = at
+		s.dirtyPHs[p.ID] = true
+	}
+	s.phAct(now, p, "submit", 0, 0, why)
+	return p
+}

@@ -1,0 +1,101 @@
+package placeholder
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gmark/gmark/internal/slurmcli"
+	"github.com/gmark/gmark/submitter/slurm/slurmtest"
+)
+
+// On two loopback Slurm clusters plus one zero-infrastructure site, a
+// 200-job workload completes through classic placeholders: each job runs
+// exactly once, and the store holds the Slurm job id of every placeholder
+// that ran on a cluster (each one in that cluster's job completion log,
+// under the placeholder's job name).
+func TestSlurmTwoClustersAndZinf(t *testing.T) {
+	const jobs = 200
+	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
+	var groups strings.Builder
+	groups.WriteString("[[group]]\nname = \"g\"\n[[group.site]]\nname = \"host\"\nkind = \"zinf\"\n")
+	for _, c := range e.Clusters {
+		fmt.Fprintf(&groups, "[[group.site]]\nname = %q\nkind = \"slurm\"\nslurm_conf = %q\nwall_time = \"10m\"\n", c.Name, c.Conf)
+	}
+	l := startLive(t, groups.String())
+	l.addJobs("g", jobs, "sleep 0.2; ")
+	l.startPH("g", "alpha", 6)
+	l.startPH("g", "beta", 6)
+	l.startPH("g", "host", 3)
+	r := l.waitDone("g", 8*time.Minute)
+	if n := l.checkOnce(r, jobs); n != 0 || r.Once != jobs {
+		t.Errorf("%d of %d jobs ran once; %d listed as duplicated", r.Once, jobs, n)
+	}
+	phs, err := l.client.Placeholders(context.Background(), "g", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perSite := map[string]int{}
+	for _, c := range e.Clusters {
+		var ids []string
+		for _, p := range phs {
+			if p.Site == c.Name && p.Jobs > 0 {
+				ids = append(ids, p.LocalID)
+			}
+		}
+		names := jobNames(t, c.JobComp, ids)
+		for _, p := range phs {
+			if p.Site != c.Name || p.Jobs == 0 {
+				continue
+			}
+			perSite[c.Name] += p.Jobs
+			if want := "placeholder-g-" + c.Name; names[p.LocalID] != want {
+				t.Errorf("placeholder %d ran on %s as Slurm job %s, which the job completion log names %q", p.ID, c.Name, p.LocalID, names[p.LocalID])
+			}
+		}
+	}
+	for _, p := range phs {
+		if p.Site == "host" {
+			perSite["host"] += p.Jobs
+		}
+	}
+	t.Logf("jobs per site: %v; %d placeholder records", perSite, len(phs))
+	if perSite["alpha"] == 0 || perSite["beta"] == 0 || perSite["alpha"]+perSite["beta"]+perSite["host"] != jobs {
+		t.Errorf("jobs per site %v", perSite)
+	}
+}
+
+// jobNames reads a cluster's job completion log: job id → job name. Slurm
+// writes a job's line when it ends, a moment after a classic placeholder
+// has reported its job: the log is read until it has every id of want (or
+// a minute has passed).
+func jobNames(t *testing.T, path string, want []string) map[string]string {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		names := map[string]string{}
+		if f, err := os.Open(path); err == nil {
+			recs, err := slurmcli.ParseJobComp(f, time.Local)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range recs {
+				names[fmt.Sprint(r.ID)] = r.Name
+			}
+		}
+		missing := 0
+		for _, id := range want {
+			if _, ok := names[id]; !ok {
+				missing++
+			}
+		}
+		if missing == 0 || time.Now().After(deadline) {
+			return names
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
