@@ -102,6 +102,18 @@ func (s *state) placeholderOf(now time.Time, g *Group, id Ident, mode string) (*
 	p := s.newPlaceholder(g.Name, id.Site, mode, id.LocalID, time.Time{}, 0)
 	p.Host = id.Host
 	s.phAct(now, p, "register", 0, 0, "unknown placeholder: recorded at its first call")
+	// Most likely the extra of a placeholder told to increase (extras are
+	// submitted before the job runs, so they call before their submitter
+	// reports them): from now on it counts itself.
+	var oldest *Placeholder
+	for _, q := range s.active {
+		if q.extraPending && q.Group == g.Name && q.Site == id.Site && (oldest == nil || q.ID < oldest.ID) {
+			oldest = q
+		}
+	}
+	if oldest != nil {
+		oldest.extraPending = false
+	}
 	return p, nil
 }
 
@@ -118,6 +130,7 @@ func (s *state) newPlaceholder(group, siteName, mode, local string, submitted ti
 
 func (s *state) endPlaceholder(now time.Time, p *Placeholder, why string) {
 	p.State, p.End, p.Ended = Ended, why, now
+	p.extraPending = false
 	delete(s.active, p.ID)
 	s.dirtyPHs[p.ID] = true
 }
@@ -210,10 +223,16 @@ func (s *state) regulate(now time.Time, g *Group, p *Placeholder) string {
 	if err != nil {
 		return ""
 	}
+	// The site's count includes the extras already decided but not yet
+	// reported: placeholders pulling at once would otherwise each see room
+	// for one more and together pass max_count.
 	count := 0
 	for _, q := range s.active {
 		if q.Group == g.Name && q.Site == p.Site {
 			count++
+			if q.extraPending {
+				count++
+			}
 		}
 	}
 	decision, wait := Maintain, time.Duration(-1)
@@ -222,6 +241,7 @@ func (s *state) regulate(now time.Time, g *Group, p *Placeholder) string {
 		switch {
 		case wait < th.Low && count < th.MaxCount:
 			decision = Increase
+			p.extraPending = true
 		case wait > th.High && count > th.MinCount:
 			decision = Reduce
 		}
@@ -309,6 +329,7 @@ func (s *state) done(now time.Time, group string, req DoneRequest) error {
 	}
 	s.successor(now, g, p, req.NewID, req.Resubmitted)
 	s.successor(now, g, p, req.ExtraID, time.Time{})
+	p.extraPending = false
 	return nil
 }
 
@@ -348,8 +369,13 @@ func (s *state) successor(now time.Time, g *Group, p *Placeholder, newID string,
 	if at.IsZero() {
 		at = now
 	}
+	// A record of that local id that ended before p started is an older
+	// placeholder whose id the local system reuses (a pid): the reported
+	// one is new. One that started after p did is the one p submitted,
+	// which called, ran and ended before p's report arrived: it is linked,
+	// not counted again (a second record would stay active forever).
 	q := s.phs[s.latest[phKey{g.Name, p.Site, newID}]]
-	if q == nil || q == p || q.State == Ended && !q.Submitted.IsZero() {
+	if q == nil || q == p || q.State == Ended && !q.Submitted.IsZero() && q.Started.Before(p.Started) {
 		q = s.newPlaceholder(g.Name, p.Site, p.Mode, newID, at, p.ID)
 	} else {
 		q.Pred = p.ID

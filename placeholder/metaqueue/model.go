@@ -129,6 +129,13 @@ type Placeholder struct {
 	Pred      int64     `json:"pred,omitempty"`    // the placeholder that submitted it (0: the server)
 	Seq       int64     `json:"seq,omitempty"`     // its last pull
 	Jobs      int       `json:"jobs"`              // jobs it reported done
+
+	// extraPending: told to increase, it has not yet reported the extra
+	// placeholder it submits, nor has an unknown placeholder of its site
+	// called since; the extra counts toward the site's bound from the
+	// decision on (see regulate). Not persisted: after a restart the extra
+	// counts once it calls.
+	extraPending bool
 }
 
 // Group is a placeholder group (the thesis's overlay metacomputer): its

@@ -387,3 +387,89 @@ func TestPinnedJobs(t *testing.T) {
 		t.Error("a job pinned to a site not in the group")
 	}
 }
+
+// Placeholders pulling one after another before any reports its extra:
+// each increase counts toward max_count at once, so together they never
+// decide more extras than the bound leaves room for; an unknown
+// placeholder calling (the extra itself) or the deciding placeholder's end
+// stops the extra counting twice.
+func TestRegulatePendingExtras(t *testing.T) {
+	spec := site.Spec{Name: "r", Kind: site.Zinf, Regulate: true, LowWait: "1m", HighWait: "10m", MinCount: 1, MaxCount: 5}
+	s := newState()
+	if _, err := s.putGroup(t0, GroupSpec{Name: "g", Sites: []site.Spec{spec}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 6; i++ {
+		mustAdd(t, s, NewJob{Command: "x"})
+	}
+	for i := 0; i < 3; i++ {
+		s.register(t0, "g", "r", fmt.Sprint("p", i), "started", t0)
+	}
+	pull := func(local string) string {
+		t.Helper()
+		r, err := s.pull(t0, "g", PullRequest{Ident: Ident{Site: "r", LocalID: local}, Seq: 1, Submitted: t0.Add(-time.Second)}, time.Second)
+		if err != nil || r.Order == nil {
+			t.Fatal(r, err)
+		}
+		return r.Regulate
+	}
+	var decisions []string
+	for i := 0; i < 3; i++ {
+		decisions = append(decisions, pull(fmt.Sprint("p", i)))
+	}
+	// p0 sees 3: increase; p1 sees 3 + 1 pending: increase; p2 sees 3 + 2
+	// pending = 5: maintain. Without the pending count all three increase:
+	// 3 + 3 extras pass the bound of 5.
+	if want := []string{Increase, Increase, Maintain}; fmt.Sprint(decisions) != fmt.Sprint(want) {
+		t.Fatalf("decisions %v, want %v", decisions, want)
+	}
+	pending := func() (n int) {
+		for _, p := range s.active {
+			if p.extraPending {
+				n++
+			}
+		}
+		return n
+	}
+	if pull("extra-of-p0") != Maintain || pending() != 1 {
+		t.Fatalf("the extra's first call: %d pending, want 1", pending())
+	}
+	for _, p := range s.active {
+		if p.extraPending {
+			s.endPlaceholder(t0, p, EndDone)
+		}
+	}
+	if pending() != 0 {
+		t.Fatal("an ended placeholder still counts its extra")
+	}
+}
+
+// A reported successor or extra that already called, ran and ended is
+// linked to its reporter, not recorded again (a second record would count
+// as active for good); an ended record older than the reporter is a local
+// id the system reuses (a pid), and the reported one is new.
+func TestSuccessorAlreadyEnded(t *testing.T) {
+	s := newState()
+	g, err := s.putGroup(t0, GroupSpec{Name: "g", Sites: []site.Spec{{Name: "r", Kind: site.Zinf}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := s.newPlaceholder("g", "r", site.Classic, "100", t0, 0)
+	old.Started = t0
+	s.endPlaceholder(t0.Add(time.Second), old, EndDone)
+	p := s.newPlaceholder("g", "r", site.Classic, "200", t0.Add(2*time.Second), 0)
+	p.Started = t0.Add(2 * time.Second)
+	quick := s.newPlaceholder("g", "r", site.Classic, "300", t0.Add(3*time.Second), 0)
+	quick.Started = t0.Add(3 * time.Second)
+	s.endPlaceholder(t0.Add(4*time.Second), quick, EndDone)
+	before := len(s.phs)
+	s.successor(t0.Add(5*time.Second), g, p, "300", time.Time{})
+	if len(s.phs) != before || quick.Pred != p.ID {
+		t.Fatalf("the quick extra: %d records (want %d), pred %d (want %d)", len(s.phs), before, quick.Pred, p.ID)
+	}
+	s.successor(t0.Add(5*time.Second), g, p, "100", time.Time{})
+	n := s.phs[s.latest[phKey{"g", "r", "100"}]]
+	if len(s.phs) != before+1 || n == old || n.State == Ended || n.Pred != p.ID {
+		t.Fatalf("a reused local id: %d records, new %+v", len(s.phs), n)
+	}
+}
