@@ -26,8 +26,10 @@ type cluster struct {
 	jobcomp    string // the job completion log (jobcomp/filetxt), "" when none or unreadable
 	jcOffset   int64
 	jcRecords  map[taskKey]slurmcli.Record
+	jcBehind   bool // the last read stopped before the log's end
 
-	failingSince time.Time // squeue has failed since then (zero: it answers)
+	failingSince       time.Time // squeue has failed since then (zero: it answers)
+	sbatchFailingSince time.Time // sbatch has failed since then
 }
 
 // taskKey is an array task: the array's name and the task's index.
@@ -122,6 +124,28 @@ func (c *cluster) task(v *view, k taskKey) (slurmcli.Record, bool) {
 	return r, ok
 }
 
+// jobCompChunk is the most of the job completion log read at a poll.
+const jobCompChunk = 64 << 20
+
+// needsJobComp reports whether squeue leaves a task of these slots, or an
+// array not known to be submitted, unaccounted for: only then is the job
+// completion log read (it may be large, and a task is normally seen ending
+// in squeue, which keeps it MinJobAge, 300 s by default).
+func (c *cluster) needsJobComp(v *view, slots map[taskKey]*slot) bool {
+	for k, s := range slots {
+		if s.a.c != c {
+			continue
+		}
+		if _, known := v.arrays[k.name]; !known && !s.a.confirmed {
+			return true
+		}
+		if _, ok := v.tasks[k]; !ok && !slurmcli.HasTask(v.pending[k.name], k.task) {
+			return true
+		}
+	}
+	return false
+}
+
 // readJobComp reads what the job completion log gained since the last
 // call, keeping the records of this coordinator's arrays; a log that
 // shrank (rotated) is read from its start.
@@ -142,10 +166,11 @@ func (c *cluster) readJobComp(v *view) {
 	if _, err := f.Seek(c.jcOffset, io.SeekStart); err != nil {
 		return
 	}
-	b, err := io.ReadAll(io.LimitReader(f, 64<<20))
+	b, err := io.ReadAll(io.LimitReader(f, jobCompChunk))
 	if err != nil {
 		return
 	}
+	c.jcBehind = len(b) == jobCompChunk
 	end := bytes.LastIndexByte(b, '\n') + 1 // whole lines only: the last may be half written
 	recs, err := slurmcli.ParseJobComp(bytes.NewReader(b[:end]), time.Local)
 	if err != nil {

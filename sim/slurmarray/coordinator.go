@@ -232,7 +232,9 @@ func (c *coordinator) pollClusters(ctx context.Context) map[*cluster]*view {
 		}
 		cl.failingSince = time.Time{}
 		cl.configure(ctx)
-		cl.readJobComp(v)
+		if cl.needsJobComp(v, c.slots) {
+			cl.readJobComp(v)
+		}
 		views[cl] = v
 	}
 	return views
@@ -254,7 +256,9 @@ func (c *coordinator) judge(ctx context.Context, views map[*cluster]*view) error
 			fmt.Fprintf(c.o.Log, "found array %s (job %d) on cluster %s\n", a.m.Name, id, a.c.name)
 			continue
 		}
-		c.abandon(a)
+		if !a.c.jcBehind {
+			c.abandon(a)
+		}
 	}
 	for k, s := range c.slots {
 		v := views[s.a.c]
@@ -296,6 +300,9 @@ func (c *coordinator) abandon(a *array) {
 // observe judges one task by what Slurm says of it.
 func (c *coordinator) observe(ctx context.Context, s *slot, rec slurmcli.Record, known bool) error {
 	if !known {
+		if s.a.c.jcBehind {
+			return nil // the job completion log is not read to its end yet
+		}
 		if s.missing++; s.missing < lostPolls {
 			return nil
 		}
@@ -465,32 +472,33 @@ func (c *coordinator) submitArray(ctx context.Context, cl *cluster, digests []st
 	args := append([]string{"--parsable", "--array=" + spec, "--job-name=" + name, "--chdir=" + c.l.Dir,
 		"--output=" + filepath.Join(c.l.logs(), name+"_%a.out")}, c.cfg.SbatchArgs...)
 	id, err := cl.sbatch(ctx, append(args, sh)...)
-	if err != nil {
+	if err != nil && ctx.Err() == nil && !submitter.IsTransient(err) {
 		_ = os.Rename(c.l.manifestPath(name), c.l.manifestPath(name)+".unsubmitted")
-		if ctx.Err() != nil {
-			return nil
-		}
-		if !submitter.IsTransient(err) {
-			return fmt.Errorf("cluster %s refused the array: %w", cl.name, err)
-		}
-		if cl.failingSince.IsZero() {
-			cl.failingSince = time.Now()
-		} else if time.Since(cl.failingSince) > c.cfg.UnreachableAfter {
-			return fmt.Errorf("cluster %s has not taken an array for %s: %w", cl.name, time.Since(cl.failingSince).Round(time.Second), err)
-		}
-		fmt.Fprintf(c.o.Log, "cluster %s: %v (submitting again)\n", cl.name, err)
-		c.queue = append(c.queue, digests...)
-		return nil
+		return fmt.Errorf("cluster %s refused the array: %w", cl.name, err)
 	}
-	cl.failingSince = time.Time{}
-	if err := c.l.writeMarker(name, submitted{Cluster: cl.name, JobID: id, SubmittedNS: time.Now().UnixNano()}); err != nil {
-		return err
-	}
-	a := &array{m: m, c: cl, jobID: id, confirmed: true}
+	a := &array{m: m, c: cl, jobID: id, confirmed: err == nil}
 	c.arrays[name] = a
 	for i, d := range digests {
 		c.tries[d]++
 		c.addSlot(&slot{a: a, task: i, digest: d})
+	}
+	if err != nil {
+		// sbatch timed out, said "not now", or was interrupted: the array
+		// may have gone in. The next poll looks for it by name, and submits
+		// its runs again when Slurm does not know it (abandon).
+		if cl.sbatchFailingSince.IsZero() {
+			cl.sbatchFailingSince = time.Now()
+		} else if time.Since(cl.sbatchFailingSince) > c.cfg.UnreachableAfter {
+			return fmt.Errorf("cluster %s has not taken an array for %s: %w", cl.name, time.Since(cl.sbatchFailingSince).Round(time.Second), err)
+		}
+		if ctx.Err() == nil {
+			fmt.Fprintf(c.o.Log, "cluster %s: %v (looking for array %s by its name)\n", cl.name, err, name)
+		}
+		return nil
+	}
+	cl.sbatchFailingSince = time.Time{}
+	if err := c.l.writeMarker(name, submitted{Cluster: cl.name, JobID: id, SubmittedNS: time.Now().UnixNano()}); err != nil {
+		return err
 	}
 	limit := "as many at once as Slurm starts"
 	if c.o.ArrayLimit > 0 {

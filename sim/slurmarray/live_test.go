@@ -46,7 +46,7 @@ func storeTasks(t *testing.T, db string) []store.SimTask {
 // The coordinator on a live loopback cluster, in the states a killed one
 // leaves, and with tasks that fail every time.
 func TestLive(t *testing.T) {
-	env := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sarr")
+	env := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sarr", "sarr2")
 	cl := env.Clusters[0]
 	dir := t.TempDir()
 	e := loadExp(t, dir, two)
@@ -66,10 +66,17 @@ func TestLive(t *testing.T) {
 		if err := os.WriteFile(l.scriptPath(name), []byte(script(gmark, manifest, name)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := cl.Cmd("sbatch", "--array=0-1", "--job-name="+name, "--output="+filepath.Join(l.logs(), name+"_%a.out"),
-			l.scriptPath(name)).CombinedOutput(); err != nil {
+		// Held, so that it is still in squeue when the coordinator looks;
+		// released a second later.
+		out, err := cl.Cmd("sbatch", "--parsable", "--hold", "--array=0-1", "--job-name="+name,
+			"--output="+filepath.Join(l.logs(), name+"_%a.out"), l.scriptPath(name)).CombinedOutput()
+		if err != nil {
 			t.Fatalf("sbatch: %v: %s", err, out)
 		}
+		go func() {
+			time.Sleep(time.Second)
+			cl.Cmd("scontrol", "release", strings.TrimSpace(string(out))).Run()
+		}()
 		var log bytes.Buffer
 		sum, err := Execute(ctx, e, experiment.RunOptions{DB: db}, opts(gmark, 2, &log))
 		if err != nil || sum.Ran+sum.AlreadyDone != 2 || !strings.Contains(log.String(), "found array "+name) || strings.Contains(log.String(), "submitted array") {
@@ -98,6 +105,36 @@ func TestLive(t *testing.T) {
 			if k.ArrayName != l.ArrayName(2) || k.State != store.SimTaskCompleted || k.Try != 1 || k.Cluster != cl.Name {
 				t.Errorf("%+v", k)
 			}
+		}
+	})
+
+	// Two clusters: the runs are spread over both, an array on each; the
+	// results are those of a local execution.
+	t.Run("two clusters", func(t *testing.T) {
+		e := loadExp(t, t.TempDir(), small)
+		db := filepath.Join(dir, "two.db")
+		var log bytes.Buffer
+		o := opts(gmark, 0, &log)
+		o.Slurm.Clusters = append(o.Slurm.Clusters, slurm.ClusterConfig{Name: env.Clusters[1].Name, Conf: env.Clusters[1].Conf})
+		o.ArrayLimit = 3
+		sum, err := Execute(ctx, e, experiment.RunOptions{DB: db}, o)
+		if err != nil || sum.Ran != 8 || !strings.Contains(log.String(), "to cluster sarr: 4 runs, at most 3 at once") ||
+			!strings.Contains(log.String(), "to cluster sarr2: 4 runs, at most 3 at once") {
+			t.Fatalf("%v %+v\n%s", err, sum, log.String())
+		}
+		local := filepath.Join(dir, "two-local.db")
+		if _, err := experiment.Execute(ctx, e, experiment.RunOptions{DB: local, Parallel: 2}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(reportJSON(t, db), reportJSON(t, local)) {
+			t.Error("the results of two clusters differ from the local ones")
+		}
+		on := map[string]int{}
+		for _, k := range storeTasks(t, db) {
+			on[k.Cluster]++
+		}
+		if on["sarr"] != 4 || on["sarr2"] != 4 {
+			t.Errorf("tasks per cluster: %v", on)
 		}
 	})
 
