@@ -117,7 +117,11 @@ func TestSimSlurm(t *testing.T) {
 		if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
 			t.Fatal(err)
 		}
-		<-p.done
+		select {
+		case <-p.done:
+		case <-time.After(time.Minute):
+			t.Fatalf("the coordinator still at work a minute after SIGINT:\n%s", p.out.String())
+		}
 		if out := p.out.String(); p.cmd.ProcessState.ExitCode() != 1 || !strings.Contains(out, "keeps running: the same command again merges its results") ||
 			!strings.Contains(out, "run the same command again to continue") {
 			t.Fatalf("interrupted: exit %d\n%s", p.cmd.ProcessState.ExitCode(), out)
