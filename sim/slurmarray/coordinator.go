@@ -106,14 +106,12 @@ func (c *coordinator) start(ctx context.Context) error {
 
 // loadArrays reads the manifests of earlier executions.
 func (c *coordinator) loadArrays() error {
-	names, err := c.l.manifestNames()
+	names, seq, err := c.l.manifestNames()
 	if err != nil {
 		return err
 	}
+	c.seq = seq
 	for _, name := range names {
-		if n, err := strconv.Atoi(name[strings.LastIndex(name, "-s")+2:]); err == nil && n > c.seq {
-			c.seq = n
-		}
 		m, err := ReadManifest(c.l.manifestPath(name))
 		if err != nil {
 			fmt.Fprintf(c.o.Log, "ignoring array %s: %v\n", name, err)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gmark/gmark/internal/outfile"
@@ -183,22 +184,30 @@ func (l Layout) writeMarker(name string, s submitted) error {
 }
 
 // manifestNames lists the arrays of the layout, in the order they were
-// made.
-func (l Layout) manifestNames() ([]string, error) {
+// made, and the greatest sequence number any file of the manifests'
+// directory names (an array never submitted included: a name is not
+// given twice).
+func (l Layout) manifestNames() (names []string, seq int, err error) {
 	ents, err := os.ReadDir(l.manifests())
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	prefix := "gmark-sim-" + l.Tag + "-s"
-	var names []string
 	for _, e := range ents {
-		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if ok && strings.HasPrefix(name, prefix) && e.Type().IsRegular() {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		digits, _, _ := strings.Cut(rest, ".")
+		if n, err := strconv.Atoi(digits); err == nil && n > seq {
+			seq = n
+		}
+		if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && e.Type().IsRegular() {
 			names = append(names, name)
 		}
 	}
 	slices.SortFunc(names, func(a, b string) int { return compareSeq(a, b) })
-	return names, nil
+	return names, seq, nil
 }
 
 // compareSeq orders array names by their sequence number (s0009 before

@@ -289,6 +289,32 @@ func TestLayout(t *testing.T) {
 	}
 }
 
+// The manifests of a layout, in order, and the next name: one never
+// submitted (renamed) still holds its number.
+func TestManifestNames(t *testing.T) {
+	l, err := NewLayout(t.TempDir(), "r.db", "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.mkdirs(); err != nil {
+		t.Fatal(err)
+	}
+	if names, seq, err := l.manifestNames(); err != nil || len(names) != 0 || seq != 0 {
+		t.Fatalf("empty: %v %d %v", names, seq, err)
+	}
+	for _, f := range []string{l.ArrayName(10) + ".json", l.ArrayName(9) + ".json", l.ArrayName(9) + ".submitted", l.ArrayName(9) + ".sh",
+		l.ArrayName(12) + ".json.unsubmitted", "gmark-sim-000000000000-s0099.json", "." + l.ArrayName(11) + ".json.partial-1"} {
+		if err := os.WriteFile(filepath.Join(l.manifests(), f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Mkdir(filepath.Join(l.manifests(), l.ArrayName(13)+".json"), 0o755)
+	names, seq, err := l.manifestNames()
+	if err != nil || strings.Join(names, " ") != l.ArrayName(9)+" "+l.ArrayName(10) || seq != 13 {
+		t.Errorf("%v %d %v", names, seq, err)
+	}
+}
+
 func TestNewOptions(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
