@@ -291,6 +291,31 @@ CREATE TABLE sim_messages (
 );
 ` + appendOnly("sim_experiments", "sim_scenarios", "sim_runs", "sim_invocations", "sim_invocation_inputs",
 		"sim_attempts", "sim_results", "sim_messages"),
+
+	// 3 → 4: the Slurm array tasks of `gmark sim run --on slurm` (package
+	// sim/slurmarray): one row per task that ended, with how and why. A
+	// task is known by its array's job name and its index in the array, so
+	// a coordinator that sees its end twice (killed and run again) records
+	// it once.
+	`
+CREATE TABLE sim_tasks (
+	id            INTEGER PRIMARY KEY,
+	invocation_id INTEGER NOT NULL REFERENCES sim_invocations(id),
+	array_name    TEXT    NOT NULL,
+	task          INTEGER NOT NULL CHECK (task >= 0),
+	digest        TEXT    NOT NULL,
+	try           INTEGER NOT NULL CHECK (try >= 1),
+	cluster       TEXT    NOT NULL,
+	slurm_job_id  TEXT    NOT NULL,
+	state         TEXT    NOT NULL CHECK (state IN ('completed', 'failed', 'cancelled', 'lost')),
+	reason        TEXT    NOT NULL,
+	started_ns    INTEGER,
+	ended_ns      INTEGER,
+	recorded_ns   INTEGER NOT NULL,
+	UNIQUE (array_name, task)
+);
+CREATE INDEX sim_tasks_digest ON sim_tasks(digest);
+` + appendOnly("sim_tasks"),
 }
 
 // appendOnly returns the triggers that make the named tables insert-only.

@@ -428,3 +428,92 @@ func (s *Store) simInputs(invocationID int64) ([]Input, error) {
 	}
 	return out, rows.Err()
 }
+
+// SimTask is a Slurm array task of `gmark sim run --on slurm` that ended:
+// which run it computed, on which try, and how it ended (schema version 4).
+type SimTask struct {
+	ID           int64
+	InvocationID int64  // the gmark sim run that saw it end
+	ArrayName    string // the array's Slurm job name
+	Task         int    // its index in the array
+	Digest       string // the run it computed
+	Try          int    // 1 for the run's first task, 2 for its first retry, …
+	Cluster      string
+	SlurmJobID   string // "<array job id>_<task>"
+	State        string // SimTaskCompleted, SimTaskFailed, SimTaskCancelled or SimTaskLost
+	Reason       string // why it ended without a result; "" when completed
+	StartedNS    int64  // 0: unknown, or never started
+	EndedNS      int64
+	RecordedNS   int64
+}
+
+// The states of a SimTask.
+const (
+	SimTaskCompleted = "completed" // its result was merged
+	SimTaskFailed    = "failed"
+	SimTaskCancelled = "cancelled"
+	SimTaskLost      = "lost" // neither squeue nor the job completion log knows it
+)
+
+// InsertSimTask records an array task that ended, unless the task (its
+// array name and index) is recorded already: inserted says which.
+func (t *Tx) InsertSimTask(k SimTask) (inserted bool, err error) {
+	if err := checkSimTask(k); err != nil {
+		return false, err
+	}
+	r, err := t.exec("sim_task", k.InvocationID, k.ArrayName, k.Task, k.Digest, k.Try, k.Cluster, k.SlurmJobID, k.State, k.Reason,
+		nullInt(k.StartedNS), nullInt(k.EndedNS), k.RecordedNS)
+	if err != nil {
+		return false, err
+	}
+	n, err := r.RowsAffected()
+	return n == 1, err
+}
+
+func checkSimTask(k SimTask) error {
+	switch {
+	case k.ArrayName == "" || k.Digest == "":
+		return errors.New("store: a sim task needs an array name and a digest")
+	case k.State != SimTaskCompleted && k.State != SimTaskFailed && k.State != SimTaskCancelled && k.State != SimTaskLost:
+		return fmt.Errorf("store: bad sim task state %q", k.State)
+	}
+	return nil
+}
+
+// SimResultExists reports whether the run of this digest has a result,
+// inside the transaction.
+func (t *Tx) SimResultExists(digest string) (bool, error) {
+	var n int
+	err := t.tx.QueryRowContext(t.ctx, `SELECT count(*) FROM sim_results WHERE digest = ?`, digest).Scan(&n)
+	return n > 0, err
+}
+
+// SimTasks lists the array tasks recorded for an experiment's runs, in
+// the order they were recorded; none for a store before version 4.
+func (s *Store) SimTasks(experimentID int64) ([]SimTask, error) {
+	if err := s.checkSim(); err != nil {
+		return nil, err
+	}
+	if s.version < 4 {
+		return nil, nil
+	}
+	rows, err := s.db.Query(`SELECT id, invocation_id, array_name, task, digest, try, cluster, slurm_job_id, state, reason,
+		started_ns, ended_ns, recorded_ns FROM sim_tasks
+		WHERE digest IN (SELECT digest FROM sim_runs WHERE experiment_id = ?) ORDER BY id`, experimentID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []SimTask
+	for rows.Next() {
+		var k SimTask
+		var start, end sql.NullInt64
+		if err := rows.Scan(&k.ID, &k.InvocationID, &k.ArrayName, &k.Task, &k.Digest, &k.Try, &k.Cluster, &k.SlurmJobID, &k.State,
+			&k.Reason, &start, &end, &k.RecordedNS); err != nil {
+			return nil, err
+		}
+		k.StartedNS, k.EndedNS = start.Int64, end.Int64
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}

@@ -120,22 +120,9 @@ func runGenerate(c *cli.Context) error {
 // range: a *wdl.Error at the unit's line), and an output in the way are
 // usage errors, exit 2.
 func generate(stdout, stderr io.Writer, o generateOptions) error {
-	spec, err := wdl.ParseFile(o.spec)
+	spec, gen, planned, err := prepareGeneration(o.spec, o.dir.Seed, stderr)
 	if err != nil {
-		return usageError{err}
-	}
-	gen, err := generator.New(spec, o.dir.Seed)
-	if err != nil {
-		return usageError{err}
-	}
-	for _, w := range gen.Warnings {
-		fmt.Fprintln(stderr, "warning:", w)
-	}
-	planned := 0
-	for _, u := range spec.Units {
-		if !u.Workload {
-			planned += u.NTimes
-		}
+		return err
 	}
 	if o.validate {
 		fmt.Fprintf(stdout, "%s: valid (%s layout, %d units, %d jobs from job units)\n", o.spec, spec.Version, len(spec.Units), planned)
@@ -150,20 +137,50 @@ func generate(stdout, stderr io.Writer, o generateOptions) error {
 		return usageError{err}
 	}
 	start := time.Now()
-	bar := newProgress(int64(planned), "generating", "jobs", o.quiet || planned < 200000)
-	o.dir.Progress = func() { bar.Add(1) }
-	sum, err := generator.WriteDir(spec, gen, o.dir)
+	sum, err := writeWorkload(spec, gen, o.dir, planned, o.quiet)
+	if err == nil && !o.quiet {
+		printSummary(stdout, spec, sum, o.dir, time.Since(start))
+	}
+	return err
+}
+
+// prepareGeneration parses a spec and makes its generator, printing its
+// warnings, with the jobs its job units will give; errors are the spec's,
+// usage errors.
+func prepareGeneration(path string, seed uint64, stderr io.Writer) (*wdl.Spec, *generator.Generator, int, error) {
+	spec, err := wdl.ParseFile(path)
+	if err != nil {
+		return nil, nil, 0, usageError{err}
+	}
+	gen, err := generator.New(spec, seed)
+	if err != nil {
+		return nil, nil, 0, usageError{err}
+	}
+	for _, w := range gen.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	planned := 0
+	for _, u := range spec.Units {
+		if !u.Workload {
+			planned += u.NTimes
+		}
+	}
+	return spec, gen, planned, nil
+}
+
+// writeWorkload writes the workload directory, with a progress bar for a
+// large one. Errors only generation finds (a draw out of range: a
+// *wdl.Error at the unit's line) and an output in the way are usage errors.
+func writeWorkload(spec *wdl.Spec, gen *generator.Generator, o generator.DirOptions, planned int, quiet bool) (*generator.Summary, error) {
+	bar := newProgress(int64(planned), "generating", "jobs", quiet || planned < 200000)
+	o.Progress = func() { bar.Add(1) }
+	sum, err := generator.WriteDir(spec, gen, o)
 	bar.Done()
 	var we *wdl.Error
 	if errors.As(err, &we) || workload.IsOutputConflict(err) {
-		return usageError{err}
-	} else if err != nil {
-		return err
+		return nil, usageError{err}
 	}
-	if !o.quiet {
-		printSummary(stdout, spec, sum, o.dir, time.Since(start))
-	}
-	return nil
+	return sum, err
 }
 
 func printSummary(w io.Writer, spec *wdl.Spec, sum *generator.Summary, o generator.DirOptions, took time.Duration) {

@@ -18,7 +18,6 @@ import (
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/targets"
-	"github.com/gmark/gmark/wdl"
 	"github.com/urfave/cli/v2"
 )
 
@@ -164,16 +163,9 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 // generateForRun writes the workload of the spec to workloadDir, and loads
 // the grid of the bundled scheduler when it is the target (nil otherwise).
 func generateForRun(o runOptions, workloadDir string, stdout, stderr io.Writer) (*grid.Grid, error) {
-	spec, err := wdl.ParseFile(o.spec)
+	spec, gen, planned, err := prepareGeneration(o.spec, o.seed, stderr)
 	if err != nil {
-		return nil, usageError{err}
-	}
-	gen, err := generator.New(spec, o.seed)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	for _, w := range gen.Warnings {
-		fmt.Fprintln(stderr, "warning:", w)
+		return nil, err
 	}
 	var g *grid.Grid
 	if o.target == "koala" && o.targets.Koala.Endpoint.Value == "" {
@@ -181,20 +173,8 @@ func generateForRun(o runOptions, workloadDir string, stdout, stderr io.Writer) 
 			return nil, usageError{err}
 		}
 	}
-	planned := 0
-	for _, u := range spec.Units {
-		if !u.Workload {
-			planned += u.NTimes
-		}
-	}
-	genBar := newProgress(int64(planned), "generating", "jobs", o.quiet || planned < 200000)
-	sum, err := generator.WriteDir(spec, gen, generator.DirOptions{Out: workloadDir, SpecPath: o.spec,
-		Seed: o.seed, Progress: func() { genBar.Add(1) }})
-	genBar.Done()
-	var we *wdl.Error
-	if errors.As(err, &we) {
-		return nil, usageError{err}
-	} else if err != nil {
+	sum, err := writeWorkload(spec, gen, generator.DirOptions{Out: workloadDir, SpecPath: o.spec, Seed: o.seed}, planned, o.quiet)
+	if err != nil {
 		return nil, err
 	}
 	if !o.quiet {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/sim/experiment"
+	"github.com/gmark/gmark/sim/slurmarray"
 	"github.com/gmark/gmark/submitter"
 	"github.com/urfave/cli/v2"
 )
@@ -30,8 +32,23 @@ func init() {
 				&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, Usage: "runs at once (default: GOMAXPROCS)"},
 				&cli.Float64Flag{Name: "scale", Value: 1, Usage: "a reduced version: every workload shortened to this fraction of its span (0 < F ≤ 1)"},
 				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
+				&cli.StringFlag{Name: "on", Value: "local", Usage: "where the runs run: local, or slurm (a job array task per run; docs/sim.md)"},
+				&cli.StringFlag{Name: "targets", Usage: "--on slurm: a targets file whose [slurm] section names the clusters"},
+				&cli.StringSliceFlag{Name: "slurm-conf", Usage: "--on slurm: a cluster's slurm.conf (repeatable; default: $SLURM_CONF)"},
+				&cli.IntFlag{Name: "array-limit", Usage: "--on slurm: tasks of an array running at once (default: Slurm's choice)"},
+				&cli.IntFlag{Name: "retries", Value: 2, Usage: "--on slurm: times a run whose task failed is submitted again"},
 			},
 			Action: runSimRun,
+		}, {
+			Name: "task", Hidden: true, ArgsUsage: "MANIFEST INDEX", Usage: "one array task of 'sim run --on slurm'",
+			Action: func(c *cli.Context) error {
+				i, err := strconv.Atoi(c.Args().Get(1))
+				if c.NArg() != 2 || err != nil {
+					return usageErrorf("sim task takes a manifest and a task index")
+				}
+				watchInterrupts()
+				return slurmarray.RunTask(c.Context, c.Args().First(), i, os.Args)
+			},
 		}, {
 			Name: "report", Usage: "the standard metrics of experiments: per run and over repetitions", ArgsUsage: "[EXPERIMENT...]",
 			Description: "Reports the latest definition of each experiment named (default: every experiment of --db).\n" +
@@ -55,13 +72,19 @@ func runSimRun(c *cli.Context) error {
 	if s := c.Float64("scale"); !(s > 0 && s <= 1) {
 		return usageErrorf("--scale %g: a fraction in (0, 1]", s)
 	}
+	execute, err := slurmarray.ExecutorFor(c.String("on"), slurmarray.CommandLine{Targets: c.String("targets"),
+		SlurmConfs: c.StringSlice("slurm-conf"), ArrayLimit: c.Int("array-limit"), Retries: c.Int("retries"), Parallel: c.IsSet("parallel")},
+		c.IsSet("targets") || c.IsSet("slurm-conf") || c.IsSet("array-limit") || c.IsSet("retries"), c.App.ErrWriter)
+	if err != nil {
+		return usageError{err}
+	}
 	e, err := experiment.Load(c.Args().First(), experiment.Options{Scale: c.Float64("scale")})
 	if err != nil {
 		return usageError{err}
 	}
 	watchInterrupts()
 	bar, w, quiet := &progress{}, c.App.Writer, c.Bool("quiet")
-	sum, err := experiment.Execute(c.Context, e, experiment.RunOptions{DB: c.String("db"), Parallel: c.Int("parallel"),
+	sum, err := execute(c.Context, e, experiment.RunOptions{DB: c.String("db"), Parallel: c.Int("parallel"),
 		CommandLine: submitter.RedactArgs(os.Args),
 		Started: func(planned, done, todo int) {
 			if !quiet {
@@ -88,27 +111,16 @@ func runSimRun(c *cli.Context) error {
 }
 
 func runSimReport(c *cli.Context) error {
-	format, out, db := c.String("format"), c.String("out"), c.String("db")
+	format, db := c.String("format"), c.String("db")
 	if !slices.Contains([]string{"text", "json"}, format) {
 		return usageErrorf("--format %q: text or json", format)
 	}
 	if _, err := os.Stat(db); err != nil {
 		return usageErrorf("results store %s: %v", db, errors.Unwrap(err))
 	}
-	rep, err := experiment.ReadReport(db, c.Args().Slice())
-	if err != nil {
+	if err := experiment.WriteReport(db, c.Args().Slice(), format, c.String("out"), c.App.Writer); err != nil {
 		return simError(err)
 	}
-	if out == "" && format == "json" {
-		return rep.WriteJSON(c.App.Writer)
-	} else if out == "" {
-		return rep.WriteText(c.App.Writer)
-	}
-	index, err := experiment.WriteReportDir(rep, out)
-	if err != nil {
-		return simError(err)
-	}
-	fmt.Fprintf(c.App.Writer, "report written to %s\n", index)
 	return nil
 }
 

@@ -356,6 +356,15 @@ func TestSimBadInput(t *testing.T) {
 		{"report of a directory", []string{"sim", "report", "--db", dir}, "is a directory"},
 		{"report format", []string{"sim", "report", "--format", "csv"}, "--format \"csv\": text or json"},
 		{"unknown subcommand", []string{"sim", "walk"}, "\"walk\" is not a command of gmark sim"},
+		{"on where", []string{"sim", "run", good, "--on", "cloud"}, `--on "cloud": local or slurm`},
+		{"slurm flag locally", []string{"sim", "run", good, "--array-limit", "2"}, "are --on slurm's"},
+		{"parallel on slurm", []string{"sim", "run", good, "--on", "slurm", "--parallel", "2"}, "--parallel is for --on local"},
+		{"array limit", []string{"sim", "run", good, "--on", "slurm", "--array-limit", "-1"}, "--array-limit -1"},
+		{"retries", []string{"sim", "run", good, "--on", "slurm", "--retries", "1000"}, "--retries 1000: from 0 to 100"},
+		{"targets and confs", []string{"sim", "run", good, "--on", "slurm", "--targets", good, "--slurm-conf", good}, "give one"},
+		{"targets not toml of targets", []string{"sim", "run", good, "--on", "slurm", "--targets", good}, "good.toml"},
+		{"slurm conf missing", []string{"sim", "run", good, "--on", "slurm", "--slurm-conf", "none.conf"}, "none.conf: no such file"},
+		{"task without index", []string{"sim", "task", good}, "sim task takes a manifest and a task index"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

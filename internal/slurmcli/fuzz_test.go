@@ -24,6 +24,9 @@ func checkRecords(t *testing.T, recs []Record) {
 		if r.Exit < 0 || r.Exit > 255 || r.Signal < 0 || r.Signal > 127 || r.HetOff < 0 || r.HetOff > maxHetOffset {
 			t.Fatalf("exit %d signal %d het offset %d", r.Exit, r.Signal, r.HetOff)
 		}
+		if r.ArrayJobID < 0 || r.ArrayJobID > maxJobID || r.ArrayTaskID < 0 || r.ArrayTaskID > MaxArrayIndex {
+			t.Fatalf("array job %d task %d", r.ArrayJobID, r.ArrayTaskID)
+		}
 		switch r.Class() {
 		case "queued", "running", "succeeded", "failed", "cancelled":
 		default:

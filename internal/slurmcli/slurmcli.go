@@ -36,6 +36,13 @@ type Record struct {
 	HetOff   int64  `json:"het_job_offset,omitempty"`
 	Requeue  bool   `json:"requeue,omitempty"` // Slurm requeues it after a node failure
 	Source   string `json:"source"`            // "squeue" or "jobcomp"
+	// A job array's task: the array's job id and the task's index. squeue
+	// shows the tasks that have not started as one record of the array,
+	// whose ArrayTasks lists them ("2-5%2"; ArrayTasks reads it): a record
+	// is one task when ArrayJobID > 0 and ArrayTasks is "".
+	ArrayJobID  int64  `json:"array_job_id,omitempty"`
+	ArrayTaskID int64  `json:"array_task_id,omitempty"`
+	ArrayTasks  string `json:"array_tasks,omitempty"`
 }
 
 // squeueJob is the part of an squeue --json job that gmark reads. Fields
@@ -57,6 +64,9 @@ type squeueJob struct {
 	HetJobID    json.RawMessage `json:"het_job_id"`
 	HetJobOff   json.RawMessage `json:"het_job_offset"`
 	Requeue     bool            `json:"requeue"`
+	ArrayJobID  json.RawMessage `json:"array_job_id"`
+	ArrayTaskID json.RawMessage `json:"array_task_id"`
+	ArrayTasks  string          `json:"array_task_string"`
 }
 
 type squeueOut struct {
@@ -94,6 +104,7 @@ func ParseSqueue(b []byte) ([]Record, error) {
 		r.Submit, r.Start, r.End = jsonNumber(j.SubmitTime), jsonNumber(j.StartTime), jsonNumber(j.EndTime)
 		r.HetJobID, r.HetOff = jsonNumber(j.HetJobID), jsonNumber(j.HetJobOff)
 		r.Exit, r.Signal = jsonExit(j.ExitCode)
+		r.ArrayJobID, r.ArrayTaskID, r.ArrayTasks = jsonNumber(j.ArrayJobID), jsonNumber(j.ArrayTaskID), j.ArrayTasks
 		if r.check() {
 			recs = append(recs, r)
 		}
@@ -114,10 +125,12 @@ func unixSeconds(v int64) int64 {
 }
 
 // Slurm's job ids are 32-bit; a heterogeneous job has at most 128
-// components (MAX_HET_JOB_COMPONENTS).
+// components (MAX_HET_JOB_COMPONENTS); an array's task indexes are below
+// MaxArraySize, at most 4,000,001.
 const (
-	maxJobID     = 1<<32 - 1
-	maxHetOffset = 127
+	maxJobID      = 1<<32 - 1
+	maxHetOffset  = 127
+	MaxArrayIndex = 4_000_000
 )
 
 // check keeps a record's numbers within their ranges: times outside are
@@ -136,6 +149,10 @@ func (r *Record) check() bool {
 	}
 	if r.Signal < 0 || r.Signal > 127 {
 		r.Signal = 0
+	}
+	if r.ArrayJobID < 0 || r.ArrayJobID > maxJobID || r.ArrayTaskID < 0 || r.ArrayTaskID > MaxArrayIndex {
+		// Slurm's "no value" (0xfffffffe) of a job that is not an array's.
+		r.ArrayJobID, r.ArrayTaskID, r.ArrayTasks = 0, 0, ""
 	}
 	return true
 }
@@ -229,6 +246,8 @@ func ParseJobComp(r io.Reader, loc *time.Location) ([]Record, error) {
 		}
 		r.HetJobID, _ = strconv.ParseInt(f["HetJobId"], 10, 64)
 		r.HetOff, _ = strconv.ParseInt(f["HetJobOffset"], 10, 64)
+		r.ArrayJobID, _ = strconv.ParseInt(f["ArrayJobId"], 10, 64)
+		r.ArrayTaskID, _ = strconv.ParseInt(f["ArrayTaskId"], 10, 64)
 		if r.check() {
 			recs = append(recs, r)
 		}
@@ -394,4 +413,55 @@ func PartitionNodes(parts []Partition, name string) (nodes int, ok bool) {
 		}
 	}
 	return 0, false
+}
+
+// TaskRange is tasks Lo, Lo+Step, … up to Hi of a job array.
+type TaskRange struct{ Lo, Hi, Step int }
+
+// ArrayTasks reads the tasks of a job array that squeue lists in one
+// record, as sbatch --array writes them: "2-5%2", "1,3,7-9", "0-15:4"
+// (the "%N" limit is dropped). Indexes are 0 .. MaxArrayIndex; a malformed
+// list is an error naming the part that is wrong.
+func ArrayTasks(s string) ([]TaskRange, error) {
+	list, _, _ := strings.Cut(s, "%")
+	if strings.TrimSpace(list) == "" {
+		return nil, fmt.Errorf("array tasks %q: no task", s)
+	}
+	var out []TaskRange
+	for _, part := range strings.Split(list, ",") {
+		span, stepText, hasStep := strings.Cut(part, ":")
+		loText, hiText, isRange := strings.Cut(span, "-")
+		lo, err1 := arrayIndex(loText)
+		hi, err2 := lo, error(nil)
+		if isRange {
+			hi, err2 = arrayIndex(hiText)
+		}
+		step, err3 := 1, error(nil)
+		if hasStep {
+			step, err3 = arrayIndex(stepText)
+		}
+		if err1 != nil || err2 != nil || err3 != nil || hi < lo || step < 1 || (hasStep && !isRange) {
+			return nil, fmt.Errorf("array tasks %q: %q is not a task, a range or a range with a step", s, part)
+		}
+		out = append(out, TaskRange{Lo: lo, Hi: hi, Step: step})
+	}
+	return out, nil
+}
+
+func arrayIndex(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > MaxArrayIndex || strconv.Itoa(n) != s {
+		return 0, fmt.Errorf("%q is not a task index", s)
+	}
+	return n, nil
+}
+
+// HasTask reports whether the ranges hold task i.
+func HasTask(ranges []TaskRange, i int) bool {
+	for _, r := range ranges {
+		if i >= r.Lo && i <= r.Hi && (i-r.Lo)%r.Step == 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,6 +28,26 @@ func ReadReport(db string, names []string) (*Report, error) {
 		names = nil
 	}
 	return BuildReport(st, names)
+}
+
+// WriteReport reads the report of the named experiments of the store db
+// (every experiment for none) and writes it to w in format (text or json),
+// or, with dir, into that directory (WriteReportDir), saying so on w.
+func WriteReport(db string, names []string, format, dir string, w io.Writer) error {
+	rep, err := ReadReport(db, names)
+	switch {
+	case err != nil:
+		return err
+	case dir == "" && format == "json":
+		return rep.WriteJSON(w)
+	case dir == "":
+		return rep.WriteText(w)
+	}
+	index, err := WriteReportDir(rep, dir)
+	if err == nil {
+		_, err = fmt.Fprintf(w, "report written to %s\n", index)
+	}
+	return err
 }
 
 // figureMetrics are the metrics drawn against the load, one line per

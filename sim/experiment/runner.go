@@ -61,6 +61,36 @@ func Execute(ctx context.Context, e *Experiment, o RunOptions) (*Summary, error)
 	if o.Parallel <= 0 {
 		o.Parallel = runtime.GOMAXPROCS(0)
 	}
+	s, err := Open(ctx, e, o)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	x := &execution{Session: s, inFlight: map[string]bool{}}
+	if err := x.run(); err != nil {
+		return x.sum, err
+	}
+	return x.sum, nil
+}
+
+// Session is an execution's hold on its store: the store's lock, the
+// experiment and this invocation recorded. Execute runs the runs in this
+// process; package sim/slurmarray has them run elsewhere and records their
+// results through it.
+type Session struct {
+	e      *Experiment
+	st     *store.Store
+	o      RunOptions
+	ctx    context.Context
+	sum    *Summary
+	inv    int64
+	unlock func()
+}
+
+// Open takes the store's lock (ErrBusy when another process holds it),
+// opens the store and records the experiment (when this definition is
+// new: its scenarios and planned runs) and this invocation's provenance.
+func Open(ctx context.Context, e *Experiment, o RunOptions) (*Session, error) {
 	if err := os.MkdirAll(filepath.Dir(o.DB), 0o755); err != nil {
 		return nil, err
 	}
@@ -72,30 +102,37 @@ func Execute(ctx context.Context, e *Experiment, o RunOptions) (*Summary, error)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
 	st, err := store.Open(o.DB)
 	if err != nil {
+		release()
 		return nil, err
 	}
-	defer st.Close()
-	x := &execution{e: e, st: st, o: o, ctx: ctx, sum: &Summary{Planned: e.NumRuns()}, inFlight: map[string]bool{}}
-	if err := x.record(); err != nil {
+	s := &Session{e: e, st: st, o: o, ctx: ctx, sum: &Summary{Planned: e.NumRuns()}, unlock: release}
+	if err := s.record(); err != nil {
+		s.Close()
 		return nil, err
 	}
-	if err := x.run(); err != nil {
-		return x.sum, err
-	}
-	return x.sum, nil
+	return s, nil
 }
+
+// Close closes the store and releases its lock.
+func (s *Session) Close() {
+	s.st.Close()
+	s.unlock()
+}
+
+// Store is the session's results store.
+func (s *Session) Store() *store.Store { return s.st }
+
+// Invocation is the id of this invocation's record.
+func (s *Session) Invocation() int64 { return s.inv }
+
+// Summary is what the session has done so far; its owner fills it in.
+func (s *Session) Summary() *Summary { return s.sum }
 
 // execution is one Execute at work.
 type execution struct {
-	e   *Experiment
-	st  *store.Store
-	o   RunOptions
-	ctx context.Context
-	sum *Summary
-	inv int64
+	*Session
 
 	mu       sync.Mutex
 	inFlight map[string]bool // digests being run (two runs of one definition are run once)
@@ -103,7 +140,7 @@ type execution struct {
 
 // record writes the experiment (when new: its scenarios and planned runs)
 // and this invocation's provenance.
-func (x *execution) record() error {
+func (x *Session) record() error {
 	def, digest, err := x.e.Definition()
 	if err != nil {
 		return err
@@ -148,38 +185,43 @@ func (x *execution) record() error {
 	return err
 }
 
-// invocation is the provenance of this process: who ran what, where,
-// with which build, from which files (their contents kept in the store,
-// but for traces, kept by digest only).
-func (x *execution) invocation(now int64) (store.SimInvocation, error) {
+// invocation is this process's provenance.
+func (x *Session) invocation(now int64) (store.SimInvocation, error) {
+	return NewInvocation(x.e, x.o.CommandLine, x.o.Parallel, now)
+}
+
+// NewInvocation is the provenance of this process working on e: who ran
+// what, where, with which build, from which files (their contents, but
+// for traces, which are kept by digest only).
+func NewInvocation(e *Experiment, commandLine []string, parallel int, now int64) (store.SimInvocation, error) {
 	host, _ := os.Hostname()
 	wd, _ := os.Getwd()
 	uname := ""
 	if u, err := user.Current(); err == nil {
 		uname = u.Username
 	}
-	cl, err := json.Marshal(x.o.CommandLine)
+	cl, err := json.Marshal(commandLine)
 	if err != nil {
 		return store.SimInvocation{}, err
 	}
 	b := version.Get()
 	inv := store.SimInvocation{StartedNS: now, GmarkVersion: b.Version, GmarkRevision: b.Revision, GmarkModified: b.Modified,
 		GoVersion: runtime.Version(), Host: host, OSArch: runtime.GOOS + "/" + runtime.GOARCH, User: uname,
-		CommandLine: string(cl), WorkingDir: wd, Parallel: x.o.Parallel, Contents: map[string][]byte{}}
+		CommandLine: string(cl), WorkingDir: wd, Parallel: parallel, Contents: map[string][]byte{}}
 	add := func(role, path string, content []byte, sum string, size int64) {
 		inv.Inputs = append(inv.Inputs, store.Input{Role: role, Path: path, SHA256: sum, Size: size, Stored: content != nil})
 		if content != nil {
 			inv.Contents[sum] = content
 		}
 	}
-	add("experiment", x.e.Path, x.e.Source, sha256Hex(x.e.Source), int64(len(x.e.Source)))
-	if x.e.TopologyPath != "" {
-		if b, err := os.ReadFile(x.e.TopologyPath); err == nil {
-			add("topology", x.e.TopologyPath, b, sha256Hex(b), int64(len(b)))
+	add("experiment", e.Path, e.Source, sha256Hex(e.Source), int64(len(e.Source)))
+	if e.TopologyPath != "" {
+		if b, err := os.ReadFile(e.TopologyPath); err == nil {
+			add("topology", e.TopologyPath, b, sha256Hex(b), int64(len(b)))
 		}
 	}
 	traces := map[string]bool{}
-	for _, s := range x.e.Scenarios {
+	for _, s := range e.Scenarios {
 		w := s.Workload
 		if w.Kind == KindTrace && !traces[w.TracePath] {
 			traces[w.TracePath] = true
@@ -243,9 +285,9 @@ func (x *execution) run() error {
 	return nil
 }
 
-// pending calls fn with every run of the experiment without a result, in
+// Pending calls fn with every run of the experiment without a result, in
 // order, until it returns false.
-func (x *execution) pending(fn func(r *Run) bool) error {
+func (x *Session) Pending(fn func(r *Run) bool) error {
 	const batch = 256
 	for i := 0; i < x.sum.Planned; i += batch {
 		var digests []string
@@ -275,14 +317,14 @@ func (x *execution) pending(fn func(r *Run) bool) error {
 // them.
 func (x *execution) dispatch(todo chan<- *Run) error {
 	n := 0
-	if err := x.pending(func(*Run) bool { n++; return true }); err != nil {
+	if err := x.Pending(func(*Run) bool { n++; return true }); err != nil {
 		return err
 	}
 	x.sum.AlreadyDone = x.sum.Planned - n
 	if x.o.Started != nil {
 		x.o.Started(x.sum.Planned, x.sum.AlreadyDone, n)
 	}
-	return x.pending(func(r *Run) bool {
+	return x.Pending(func(r *Run) bool {
 		select {
 		case todo <- r:
 			return true
@@ -323,20 +365,36 @@ func (x *execution) one(r *Run) error {
 	}); err != nil {
 		return err
 	}
-	top := x.e.top
-	src, err := r.source(x.ctx, top)
+	row, err := Compute(x.ctx, x.e, r)
 	if err != nil {
-		return fmt.Errorf("%s: %w", r, err)
+		return err
+	}
+	row.InvocationID = x.inv
+	return x.st.Write(x.ctx, func(tx *store.Tx) error {
+		return tx.InsertSimResult(row)
+	})
+}
+
+// Compute runs r, a run of e, and returns its result as the store records
+// it, without its invocation: the same run gives the same metrics, in this
+// process or any other (finished_ns and wall_ns are the clock's).
+func Compute(ctx context.Context, e *Experiment, r *Run) (store.SimResult, error) {
+	start := time.Now()
+	top := e.top
+	src, err := r.source(ctx, top)
+	if err != nil {
+		return store.SimResult{}, fmt.Errorf("%s: %w", r, err)
 	}
 	res, err := sim.Run(r.Config, top, src)
 	src.Close()
 	if err != nil {
-		return fmt.Errorf("%s: %w", r, err)
+		return store.SimResult{}, fmt.Errorf("%s: %w", r, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return store.SimResult{}, err
 	}
 	wl := src.acc.summary(gridTargets(top, r.Workload.ClusterLoads))
-	return x.st.Write(x.ctx, func(tx *store.Tx) error {
-		return tx.InsertSimResult(resultRow(r, res, wl, x.inv, start))
-	})
+	return resultRow(r, res, wl, 0, start), nil
 }
 
 func resultRow(r *Run, res *sim.Result, wl WorkloadSummary, inv int64, start time.Time) store.SimResult {
