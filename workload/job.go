@@ -50,8 +50,8 @@ type Job struct {
 	// a co-allocated job not started at its deadline fails); it may lie
 	// before Submit (the deadline had passed when the job was submitted).
 	Deadline time.Duration
-	User     string        // optional
-	Group    string        // optional
+	User     string // optional
+	Group    string // optional
 	// Warm marks a job of a trace replay's warm start: queued or running in
 	// the trace when the replayed window opens, submitted at the window's
 	// start (docs/workload.md). Metrics leave warm jobs out by default.
