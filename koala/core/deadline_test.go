@@ -140,7 +140,7 @@ func TestRPPFirstTrySucceeds(t *testing.T) {
 		placedMS       int64
 		wastedProcSecs float64
 	}{
-		{"rpp", "0.5", 50000, 8 * 50},  // PT_0 = 0 + 0.5·100
+		{"rpp", "0.5", 50000, 8 * 50},    // PT_0 = 0 + 0.5·100
 		{"wait-10", "0.7", 97000, 8 * 3}, // ignored until 90, PT_0 = 90 + 0.7·10
 		{"wait-0", "0.7", 100000, 0},     // one try, at D
 	} {

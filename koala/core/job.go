@@ -116,10 +116,10 @@ type Job struct {
 	TotalPlacementTime time.Duration
 	L                  float64 // the claiming fraction, lowered on each missed start time
 
-	JPT     time.Time     // last job placement time
-	JCT     time.Time     // last (or next) claiming time
-	JST     time.Time     // estimated job start time
-	OrigJST time.Time     // the first JST, for the start delay
+	JPT     time.Time // last job placement time
+	JCT     time.Time // last (or next) claiming time
+	JST     time.Time // estimated job start time
+	OrigJST time.Time // the first JST, for the start delay
 	// Deadline is the job's start deadline on the core's clock (zero:
 	// none): its submission plus its deadline's offset from its submit
 	// time. Such a job starts at it or fails (deadline.go).
