@@ -112,7 +112,10 @@ type DeadlineSummary struct {
 	LocalJobs     int     `json:"local_jobs"`     // local users' jobs (not the band's dummies)
 	LocalFinished int     `json:"local_finished"`
 	LocalKilled   int     `json:"local_killed"`
-	LocalKillRate float64 `json:"local_kill_rate"` // LocalKilled / LocalJobs (0 without any)
+	// LocalKillRate is LocalKilled / (LocalFinished + LocalKilled): of the
+	// local jobs whose fate is known, the share killed (0 without any).
+	// The others were still queued or running when the run stopped.
+	LocalKillRate float64 `json:"local_kill_rate"`
 	// LocalResponseS is the mean response time (end − submission) of the
 	// finished local jobs, in seconds (0 without any).
 	LocalResponseS float64 `json:"local_response_s"`
@@ -148,8 +151,8 @@ func (c *Core) Deadlines() DeadlineSummary {
 	if s.GlobalJobs > 0 {
 		s.GlobalSuccess = float64(s.GlobalStarted) / float64(s.GlobalJobs)
 	}
-	if s.LocalJobs > 0 {
-		s.LocalKillRate = float64(s.LocalKilled) / float64(s.LocalJobs)
+	if n := s.LocalFinished + s.LocalKilled; n > 0 {
+		s.LocalKillRate = float64(s.LocalKilled) / float64(n)
 	}
 	if s.LocalFinished > 0 {
 		s.LocalResponseS = c.local.response.Seconds() / float64(s.LocalFinished)
