@@ -260,6 +260,9 @@ func (c *Core) deadlineMissed(j *Job) {
 		c.killLocal(v.cl, v.job, j)
 	}
 	c.deadlinePlace(j, res, c.info(), j.PlacementTries)
+	if c.deferLocal { // the claim did not get to run the queues
+		c.runDeferredLocal()
+	}
 }
 
 // victim is a local job to kill on a cluster.
