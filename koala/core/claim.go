@@ -90,14 +90,14 @@ func (c *Core) claimTry(j *Job) {
 	// A job with a deadline claims all its components at once or none (the
 	// paper's place-and-claim), with no incremental re-placement.
 	threshold := *c.cfg.ClaimThreshold
-	if j.hasDeadline() {
+	if j.HasDeadline() {
 		threshold = 1
 	}
 	if F := float64(prev+len(now)) / float64(n); F >= threshold {
 		// Processors freed by pre-emption go to this job's components before
 		// the local queues see them.
 		c.deferLocal = true
-		if len(not) > 0 && !j.hasDeadline() {
+		if len(not) > 0 && !j.HasDeadline() {
 			now = append(now, c.incremental(j, not)...)
 		}
 		for _, i := range now {
@@ -143,7 +143,7 @@ func (c *Core) claimSettle(j *Job) {
 		c.fullyClaimed(j)
 		return
 	}
-	if j.hasDeadline() {
+	if j.HasDeadline() {
 		c.deadlineClaimFailed(j)
 		return
 	}

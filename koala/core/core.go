@@ -336,7 +336,7 @@ func (c *Core) Submit(spec workload.Job, opts Options) (*Job, error) {
 		c.keys[opts.Key] = j.ID
 	}
 	c.emit(Event{Kind: EvSubmitted, Job: j.ID, Key: opts.Key, Policy: c.policyName(j), Reason: opts.Priority.String() + " " + string(opts.Runner), JST: j.Deadline})
-	if j.hasDeadline() {
+	if j.HasDeadline() {
 		c.submitDeadline(j)
 		return j, nil
 	}

@@ -44,7 +44,8 @@ func deadlineOf(spec *workload.Job, now time.Time) time.Time {
 	return now.Add(spec.Deadline - spec.Submit)
 }
 
-func (j *Job) hasDeadline() bool { return !j.Deadline.IsZero() }
+// HasDeadline tells whether the job has a start deadline.
+func (j *Job) HasDeadline() bool { return !j.Deadline.IsZero() }
 
 // checkDeadlineOptions checks a submission's overrides of the deadline
 // settings.

@@ -95,7 +95,7 @@ func scaled(d time.Duration, f float64) time.Duration {
 // differ in what a failure does (see componentEnded) and in the rendezvous
 // service the IRunner provides (for real processes).
 func (c *Core) fullyClaimed(j *Job) {
-	if j.hasDeadline() && c.now.After(j.Deadline) {
+	if j.HasDeadline() && c.now.After(j.Deadline) {
 		// A controller started a component after the deadline.
 		c.fail(j, "its processors were claimed after its start deadline: "+deadlineText(j))
 		return

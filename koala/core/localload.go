@@ -140,7 +140,7 @@ func (c *Core) Deadlines() DeadlineSummary {
 	s := DeadlineSummary{LocalJobs: c.local.submitted, LocalFinished: c.local.finished, LocalKilled: c.local.killed,
 		KilledDummies: c.local.killedDummies, LostProcessorS: c.local.lost}
 	for _, j := range c.order {
-		if !j.hasDeadline() || !c.measured(j.Submitted) {
+		if !j.HasDeadline() || !c.measured(j.Submitted) {
 			continue
 		}
 		s.GlobalJobs++

@@ -301,7 +301,7 @@ func (c *Core) requeue(j *Job, kind EventKind, reason string) {
 	c.resetComponents(j)
 	j.Reason, j.whyGen = reason, 0 // its request, and what it excludes, may have changed
 	c.emit(Event{Kind: kind, Job: j.ID, Key: j.Opts.Key, Reason: reason})
-	if j.hasDeadline() {
+	if j.HasDeadline() {
 		c.deadlineBack(j, reason)
 		return
 	}
