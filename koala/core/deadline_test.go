@@ -61,9 +61,9 @@ func TestRPPTriesByHand(t *testing.T) {
 		{"deadline in 400 days", 0, 400 * 86400, 0.7, "wait-inf", time.Hour,
 			[]int64{24192000000, 31449600000, 33626880000, 34280064000, 34476019200, 34534805760, 34552441728, 34560000000}, 0},
 		// L close to 0: the gap shrinks by 0.999 per try, from 3600 s to
-		// below ε = 1 s after ln(3600)/−ln(0.999) ≈ 8184 tries, plus the
-		// one at D.
-		{"L=0.001", 0, 3600, 0.001, "rpp", time.Second, nil, 8186},
+		// below ε = 1 s after ln(3600)/−ln(0.999) ≈ 8184.6 tries, plus
+		// the one at D: about 8185.
+		{"L=0.001", 0, 3600, 0.001, "rpp", time.Second, nil, 8185},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
