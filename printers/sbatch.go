@@ -39,15 +39,20 @@ import (
 // A job with a start deadline (workload.Job.Deadline, R after its
 // submission) gets --begin=now+R: it may not start before its deadline,
 // as a co-allocated job of Ballier et al. starts at its deadline, not
-// earlier. With a wall time it also gets --deadline=now+(R+T), T being the
-// --time limit in seconds: Slurm's --deadline bounds the end (it removes a
-// job that cannot end by then, start > deadline − time), so a job that has
-// not started at R is removed, as the paper fails it. Without a wall time
-// no end bound expresses the start deadline, and a "# gmark:" comment says
-// so. R is rounded up to the second (now+ counts whole seconds), and a
-// deadline that had passed at the submission is now (R = 0). The scripts the
-// bundled core submits for the components it claims carry no deadline: the
-// core enforces it itself.
+// earlier. With a wall time it also gets --deadline=now+(R+T+S), T being
+// the --time limit in seconds and S = SlurmDeadlineSlack: Slurm's
+// --deadline bounds the end (it removes a job that cannot end by then,
+// start > deadline − time), so a job that has not started S after R is
+// removed, as the paper fails a job not started at its deadline. The
+// slack is there because Slurm starts a job that became eligible at its
+// --begin time only at its next scheduling pass: with none, a job that
+// could start at its deadline is removed (on a test controller the pass
+// came 26 s after the begin time). Without a wall time no end bound
+// expresses the start deadline, and a "# gmark:" comment says so. R is
+// rounded up to the second (now+ counts whole seconds), and a deadline
+// that had passed at the submission is now (R = 0). The scripts the
+// bundled core submits for the components it claims carry no deadline:
+// the core enforces it itself.
 type sbatchPrinter struct{}
 
 func init() { Register(sbatchPrinter{}) }
@@ -158,6 +163,12 @@ func appendSbatchOption(b []byte, option, value string) []byte {
 	return append(b, '\n')
 }
 
+// SlurmDeadlineSlack is how late after its start deadline a job printed
+// for sbatch may start: Slurm's default scheduling interval (sched_interval,
+// 60 s), the longest a job eligible at its --begin time may wait for a
+// scheduling pass.
+const SlurmDeadlineSlack = time.Minute
+
 // appendSbatchDeadline writes a job's start deadline as --begin and, with a
 // wall time, --deadline (see sbatchPrinter).
 func appendSbatchDeadline(b []byte, j *workload.Job) []byte {
@@ -173,6 +184,6 @@ func appendSbatchDeadline(b []byte, j *workload.Job) []byte {
 		limit = 60 * wallMinutes(j.WallTime)
 	}
 	b = append(b, "#SBATCH --deadline=now+"...)
-	b = strconv.AppendInt(b, rel+limit, 10)
+	b = strconv.AppendInt(b, rel+limit+int64(SlurmDeadlineSlack/time.Second), 10)
 	return append(b, '\n')
 }

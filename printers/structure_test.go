@@ -367,15 +367,17 @@ func checkSbatch(t reporter, j *workload.Job, cfg Config, out string) {
 		}
 	}
 	// A start deadline R after the submission: --begin=now+R, and with a
-	// wall time T, --deadline=now+(R+T), so that a later start is removed.
+	// wall time T, --deadline=now+(R+T+slack), so that a later start is
+	// removed.
 	if j.Deadline > 0 {
 		rel := int((max(0, j.Deadline-j.Submit) + time.Second - 1) / time.Second)
 		limit := int((j.WallTime + time.Second - 1) / time.Second)
 		if j.WallTime%time.Minute == 0 {
 			limit = 60 * int((j.WallTime+time.Minute-1)/time.Minute)
 		}
-		if begin != rel || (j.WallTime > 0 && deadline != rel+limit) || (j.WallTime == 0 && deadline != -1) {
-			t.Errorf("deadline %v after the submission, wall time %v: --begin=now+%d --deadline=now+%d, want %d and %d", j.Deadline-j.Submit, j.WallTime, begin, deadline, rel, rel+limit)
+		slack := int(SlurmDeadlineSlack / time.Second)
+		if begin != rel || (j.WallTime > 0 && deadline != rel+limit+slack) || (j.WallTime == 0 && deadline != -1) {
+			t.Errorf("deadline %v after the submission, wall time %v: --begin=now+%d --deadline=now+%d, want %d and %d", j.Deadline-j.Submit, j.WallTime, begin, deadline, rel, rel+limit+slack)
 		}
 	} else if begin != -1 || deadline != -1 {
 		t.Errorf("a job without a deadline has --begin or --deadline")
