@@ -431,3 +431,27 @@ func TestDeadlineDeterminism(t *testing.T) {
 		t.Error("two runs of the same simulation differ")
 	}
 }
+
+// A deadline past the longest run the core allows (366 days): the job is
+// placed at 0.7 of the way there and holds its processors for the rest.
+func TestDeadlineBeyondTheLongestRun(t *testing.T) {
+	g := testGridOf(t, 2, "deadline_policy = \"rpp\"\ndeadline_l = 0.7")
+	k, _ := newCore(t, g)
+	d := 400 * 24 * time.Hour
+	j, err := k.Submit(deadlineJob("far", d, time.Minute, 2), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := t0.Add(280 * 24 * time.Hour); !j.NextTry.Equal(want) {
+		t.Errorf("first try %v, want %v", j.NextTry, want)
+	}
+	if errs := k.Simulate(nil, t0.Add(d+time.Hour)); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if j.State != Finished || !j.JPT.Equal(t0.Add(280*24*time.Hour)) || !j.Start.Equal(t0.Add(d)) {
+		t.Errorf("%s, placed %v, started %v", j.State, j.JPT, j.Start)
+	}
+	if got, want := k.Deadlines().WastedProcessorS, 2*(120*24*time.Hour).Seconds(); math.Abs(got-want) > 1e-3 {
+		t.Errorf("wasted %g processor-s, want 2 × 120 days = %g", got, want)
+	}
+}
