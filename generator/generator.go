@@ -34,15 +34,17 @@ type Generator struct {
 
 // unitPlan is everything prepared for one unit before generation.
 type unitPlan struct {
-	unit    *wdl.Unit
-	order   int // position in the file, to break submit-time ties
-	start   time.Duration
-	app     *appMaker
-	place   *placement
-	attrs   *attrs
-	comp    *compositePlan
-	source  func() (WorkloadSource, error) // wl: units
-	jobType string
+	unit  *wdl.Unit
+	order int // position in the file, to break submit-time ties
+	start time.Duration
+	app   *appMaker
+	place *placement
+	attrs *attrs
+	comp  *compositePlan
+	// deadline is the unit's Deadline= (nil: none).
+	deadline *deadlinePlan
+	source   func() (WorkloadSource, error) // wl: units
+	jobType  string
 	// arrivalScale multiplies the unit's inter-arrival times: what
 	// TargetLoad found (1 otherwise).
 	arrivalScale float64
@@ -154,6 +156,9 @@ func prepareUnit(u *wdl.Unit, seed uint64) (*unitPlan, wdl.ErrorList) {
 	a, aerrs := prepareAttrs(o, random)
 	p.attrs = a
 	errs = append(errs, aerrs...)
+	dl, derrs := prepareDeadline(o, isShape)
+	p.deadline = dl
+	errs = append(errs, derrs...)
 	if isShape {
 		// A structure name makes the unit composite, also in the v1.0 layout
 		// that has no GeneratorType column.
@@ -394,6 +399,7 @@ type unitStream struct {
 	rPlace *rand.Rand
 	rAttrs *rand.Rand
 	rDAG   *rand.Rand
+	rDead  *rand.Rand // drawn deadlines; nil when the unit gives none
 	source WorkloadSource
 	job    workload.Job
 	idx    int
@@ -421,6 +427,9 @@ func newUnitStream(p *unitPlan, seed uint64) *unitStream {
 	s.rAttrs = stats.NewStream(seed, id, purposeAttrs)
 	if p.comp != nil {
 		s.rDAG = stats.NewStream(seed, id, purposeDAG)
+	}
+	if p.deadline.on() {
+		s.rDead = stats.NewStream(seed, id, purposeDeadline)
 	}
 	return s
 }
@@ -456,6 +465,9 @@ func (s *unitStream) advance() (bool, error) {
 			return false, err
 		}
 		p.app.fill(s.rApp, j)
+		if err := p.deadline.fill(s.rDead, j); err != nil {
+			return false, err
+		}
 		j.Tasks, j.Deps = j.Tasks[:0], j.Deps[:0]
 	}
 	s.idx++

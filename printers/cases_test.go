@@ -70,6 +70,22 @@ func orderedJob() *workload.Job {
 	}
 }
 
+// deadlineJob is a co-allocated job of two 8-processor components with a
+// start deadline 10.4 s after its submission and a wall time of 200 s (not
+// a whole number of minutes), as Ballier et al.'s global jobs are.
+func deadlineJob() *workload.Job {
+	return &workload.Job{
+		ID: "6-0", Unit: 6, Index: 0, Kind: workload.Unitary, Type: "smpi",
+		Submit: 100 * time.Second, SiteType: workload.Unordered, WallTime: 200 * time.Second,
+		Deadline: 110400 * time.Millisecond,
+		App:      workload.App{Name: "smpi", Params: []workload.Param{{Key: "n", Value: "5"}}},
+		Components: []workload.Component{
+			{Site: workload.AnySite, Count: 8},
+			{Site: workload.AnySite, Count: 8},
+		},
+	}
+}
+
 // diamondJob is a composite job of four tasks: a → b, a → c, b → d, c → d.
 func diamondJob() *workload.Job {
 	task := func(node string, procs int) workload.Job {
@@ -102,6 +118,7 @@ var unitaryCases = []testCase{
 	{"smpi", smpiJob},
 	{"coalloc", coallocJob},
 	{"ordered", orderedJob},
+	{"deadline", deadlineJob},
 }
 
 var compositeCase = testCase{"diamond", diamondJob}

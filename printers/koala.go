@@ -34,6 +34,10 @@ import (
 // should compare them that way. The koala relations are for the scheduler:
 // a runner strips them before it hands a component to GRAM, which rejects
 // attributes it does not know.
+//
+// KOALA's JDF has no start deadline: a job that has one
+// (workload.Job.Deadline) gets it in a comment before the request, which
+// no reader takes. The koala target submits jobs as JSON, which carries it.
 type koalaPrinter struct{}
 
 func init() { Register(koalaPrinter{}) }
@@ -54,7 +58,18 @@ func appendKoala(b []byte, j *workload.Job, cfg Config) ([]byte, error) {
 	if err := checkUnitary("koala", j); err != nil {
 		return b, err
 	}
+	if j.Deadline > 0 {
+		b = appendRSLComment(b, deadlineNote(j))
+	}
 	return appendRSLMulti(b, j, cfg, true), nil
+}
+
+// deadlineNote says a job's start deadline in words, for the formats that
+// cannot express it.
+func deadlineNote(j *workload.Job) string {
+	rel := j.Deadline - j.Submit
+	return "gmark: start deadline " + string(workload.AppendSeconds(nil, j.Deadline)) + " s from the workload start (" +
+		string(workload.AppendSeconds(nil, rel)) + " s after the submission); this format has no field for it"
 }
 
 func appendKoalaFiles(b []byte, files []workload.File) []byte {

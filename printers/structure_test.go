@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gmark/gmark/workload"
 )
@@ -324,10 +325,11 @@ func scriptLines(t reporter, out, prefix string) (directives []string) {
 	return directives
 }
 
-var sbatchDirective = regexp.MustCompile(`^ (hetjob|--(job-name|comment|time|chdir|output|error|clusters|ntasks)=(\S+))$`)
+var sbatchDirective = regexp.MustCompile(`^ (hetjob|--(job-name|comment|time|chdir|output|error|clusters|ntasks|begin|deadline)=(\S+))$`)
 
 func checkSbatch(t reporter, j *workload.Job, cfg Config, out string) {
 	ntasks, hetjobs := 0, 0
+	begin, deadline := -1, -1
 	for _, d := range scriptLines(t, out, "#SBATCH") {
 		m := sbatchDirective.FindStringSubmatch(d)
 		if m == nil {
@@ -352,7 +354,33 @@ func checkSbatch(t reporter, j *workload.Job, cfg Config, out string) {
 			if !regexp.MustCompile(`^(\d+|\d+:\d\d:\d\d)$`).MatchString(m[3]) {
 				t.Errorf("--time=%s is not minutes or H:MM:SS", m[3])
 			}
+		case "begin", "deadline":
+			n, err := strconv.Atoi(strings.TrimPrefix(m[3], "now+"))
+			if err != nil || !strings.HasPrefix(m[3], "now+") {
+				t.Errorf("--%s=%s is not now+SECONDS", m[2], m[3])
+			}
+			if m[2] == "begin" {
+				begin = n
+			} else {
+				deadline = n
+			}
 		}
+	}
+	// A start deadline R after the submission: --begin=now+R, and with a
+	// wall time T, --deadline=now+(R+T+slack), so that a later start is
+	// removed.
+	if j.Deadline > 0 {
+		rel := int((max(0, j.Deadline-j.Submit) + time.Second - 1) / time.Second)
+		limit := int((j.WallTime + time.Second - 1) / time.Second)
+		if j.WallTime%time.Minute == 0 {
+			limit = 60 * int((j.WallTime+time.Minute-1)/time.Minute)
+		}
+		slack := int(SlurmDeadlineSlack / time.Second)
+		if begin != rel || (j.WallTime > 0 && deadline != rel+limit+slack) || (j.WallTime == 0 && deadline != -1) {
+			t.Errorf("deadline %v after the submission, wall time %v: --begin=now+%d --deadline=now+%d, want %d and %d", j.Deadline-j.Submit, j.WallTime, begin, deadline, rel, rel+limit+slack)
+		}
+	} else if begin != -1 || deadline != -1 {
+		t.Errorf("a job without a deadline has --begin or --deadline")
 	}
 	if ntasks != j.Processors() {
 		t.Errorf("--ntasks add up to %d, want %d", ntasks, j.Processors())

@@ -77,6 +77,8 @@ var (
 	Durations = Limit{What: "a duration", Min: 0, Max: MaxSeconds, Unit: "s"}
 	// RunTimes are drawn run times: a negative one is a mistake, not a 0.
 	RunTimes = Limit{What: "a run time", Min: 0, Max: MaxSeconds, Unit: "s"}
+	// Deadlines are drawn start deadlines, from each job's submission.
+	Deadlines = Limit{What: "a start deadline", Min: 0, Max: MaxSeconds, Unit: "s"}
 	// InterArrivals are drawn inter-arrival times. Negative draws (a normal
 	// can give them) count as 0, as in GrenchMark; only the upper end is
 	// a limit.

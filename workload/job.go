@@ -45,8 +45,13 @@ type Job struct {
 	SiteType SiteType      // how Components are placed
 	WallTime time.Duration // maximum run time the job asks for; 0 = none
 	RunTime  time.Duration // expected run time when the generator knows it (traces, models); 0 = unknown
-	User     string        // optional
-	Group    string        // optional
+	// Deadline is the job's start deadline, from the workload start; 0 =
+	// none. A job with a deadline must start at it (Ballier et al., 2006:
+	// a co-allocated job not started at its deadline fails); it may lie
+	// before Submit (the deadline had passed when the job was submitted).
+	Deadline time.Duration
+	User     string // optional
+	Group    string // optional
 	// Warm marks a job of a trace replay's warm start: queued or running in
 	// the trace when the replayed window opens, submitted at the window's
 	// start (docs/workload.md). Metrics leave warm jobs out by default.
@@ -175,6 +180,9 @@ func (j *Job) Validate() error {
 		if len(j.Tasks) == 0 {
 			return fmt.Errorf("job %s: composite job without tasks", j.ID)
 		}
+		if j.Deadline != 0 {
+			return fmt.Errorf("job %s: a composite job has no start deadline (its tasks may)", j.ID)
+		}
 		if len(j.Tasks) > MaxTasks || len(j.Deps) > MaxDeps {
 			return fmt.Errorf("job %s: %d tasks and %d dependencies (at most %d and %d)", j.ID, len(j.Tasks), len(j.Deps), MaxTasks, MaxDeps)
 		}
@@ -224,6 +232,9 @@ func (j *Job) validateNumbers() error {
 		return err
 	}
 	if err := checkTime("runtime", j.RunTime); err != nil {
+		return err
+	}
+	if err := checkTime("deadline", j.Deadline); err != nil {
 		return err
 	}
 	switch j.SiteType {

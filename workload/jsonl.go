@@ -19,7 +19,7 @@ import (
 // always come in this order, times in seconds:
 //
 //	{"id":"1-0","unit":1,"index":0,"kind":"unitary","type":"sser","submit":12.5,
-//	 "site_type":"single","walltime":600,"runtime":0,"user":"u1","group":"g1","warm":true,
+//	 "site_type":"single","walltime":600,"runtime":0,"deadline":900,"user":"u1","group":"g1","warm":true,
 //	 "app":{"name":"sser","params":{"n":"5"}},"components":[{"site":"*","count":1}],
 //	 "files":[{"name":"f","size":1024}],"tasks":[…],"deps":[{"from":"…","to":"…"}]}
 //
@@ -53,6 +53,10 @@ func (j *Job) AppendJSON(b []byte) []byte {
 	if j.RunTime != 0 {
 		b = append(b, `,"runtime":`...)
 		b = AppendSeconds(b, j.RunTime)
+	}
+	if j.Deadline != 0 {
+		b = append(b, `,"deadline":`...)
+		b = AppendSeconds(b, j.Deadline)
 	}
 	if j.User != "" {
 		b = append(b, `,"user":`...)
@@ -266,6 +270,7 @@ type jobJSON struct {
 	SiteType   SiteType          `json:"site_type"`
 	WallTime   json.Number       `json:"walltime"`
 	RunTime    json.Number       `json:"runtime"`
+	Deadline   json.Number       `json:"deadline"`
 	User       string            `json:"user"`
 	Group      string            `json:"group"`
 	Warm       bool              `json:"warm"`
@@ -400,6 +405,9 @@ func decodeJob(data []byte) (Job, error) {
 		return Job{}, err
 	}
 	if j.RunTime, err = seconds(v.RunTime, "runtime"); err != nil {
+		return Job{}, err
+	}
+	if j.Deadline, err = seconds(v.Deadline, "deadline"); err != nil {
 		return Job{}, err
 	}
 	if v.App != nil {

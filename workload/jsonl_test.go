@@ -25,7 +25,11 @@ func sampleJobs() []Job {
 		Deps: []Dependency{{From: "2-0.0", To: "2-0.1"}}}
 	warm := Job{ID: "3-0", Unit: 3, Kind: Unitary, Type: "swf", SiteType: Single, RunTime: 90 * time.Second, Warm: true,
 		App: App{Name: "swf", Params: []Param{{"runtime", "90"}}}, Components: []Component{{AnySite, 2}}}
-	return []Job{unitary, composite, warm}
+	// A co-allocated job with a start deadline, as Ballier et al.'s global
+	// jobs have: 50.25 s after the workload start, 10 s after its submission.
+	deadline := Job{ID: "4-0", Unit: 4, Kind: Unitary, Type: "hello", Submit: 40250 * time.Millisecond, SiteType: Unordered,
+		Deadline: 50250 * time.Millisecond, App: App{Name: "hello"}, Components: []Component{{AnySite, 8}, {AnySite, 8}}}
+	return []Job{unitary, composite, warm, deadline}
 }
 
 // normalize makes nil and empty slices compare equal.
@@ -102,6 +106,13 @@ func TestStableFieldOrder(t *testing.T) {
 	if got != want {
 		t.Errorf("encoding of a warm job\n got %s\nwant %s", got, want)
 	}
+	d := sampleJobs()[3]
+	got = string(d.AppendJSON(nil))
+	want = `{"id":"4-0","unit":4,"index":0,"kind":"unitary","type":"hello","submit":40.25,"site_type":"unordered","deadline":50.25,` +
+		`"app":{"name":"hello","params":{}},"components":[{"site":"*","count":8},{"site":"*","count":8}]}`
+	if got != want {
+		t.Errorf("encoding of a job with a deadline\n got %s\nwant %s", got, want)
+	}
 }
 
 func TestSeconds(t *testing.T) {
@@ -163,6 +174,8 @@ func TestValidate(t *testing.T) {
 		func(j *Job) { j.Components[0].Site = "" },
 		func(j *Job) { j.App.Name = "" },
 		func(j *Job) { j.Deps = []Dependency{{"a", "b"}} },
+		func(j *Job) { j.Deadline = -time.Millisecond },
+		func(j *Job) { j.Deadline = MaxTime + 1 },
 	}
 	for i, mutate := range bad {
 		j := sampleJobs()[0]
@@ -175,6 +188,16 @@ func TestValidate(t *testing.T) {
 	c.Deps = []Dependency{{From: "2-0.1", To: "2-0.0"}}
 	if err := c.Validate(); err == nil {
 		t.Error("a backward dependency was accepted")
+	}
+	c = sampleJobs()[1]
+	c.Deadline = time.Second
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "no start deadline") {
+		t.Errorf("a composite job with a deadline: %v, want an error", err)
+	}
+	d := sampleJobs()[3]
+	d.Deadline = d.Submit - time.Second // already past at submission: allowed
+	if err := d.Validate(); err != nil {
+		t.Errorf("a deadline before the submission: %v", err)
 	}
 	c = sampleJobs()[1]
 	c.Tasks[1].Warm = true

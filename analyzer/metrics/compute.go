@@ -172,6 +172,9 @@ type CoreMetrics struct {
 	WastedSource      string           `json:"wasted_source"`
 	TimeScale         float64          `json:"time_scale"`
 	Utilization       *CoreUtilization `json:"utilization,omitempty"`
+	// Deadlines: jobs with start deadlines and local users' jobs, as the
+	// core counted them in a simulated run (nil when not recorded).
+	Deadlines *CoreDeadlines `json:"deadlines,omitempty"`
 }
 
 // Samples are the per-job values behind the summaries, for plots and the
@@ -543,7 +546,7 @@ func breakdown(rd *RunData, f float64, opts Options) Breakdown {
 // coreMetrics summarizes the bundled core's per-job figures.
 func coreMetrics(rd *RunData, f float64, opts Options) *CoreMetrics {
 	k := rd.Koala
-	c := &CoreMetrics{TimeScale: k.TimeScale, Utilization: k.Utilization, WastedProcSeconds: math.NaN()}
+	c := &CoreMetrics{TimeScale: k.TimeScale, Utilization: k.Utilization, Deadlines: k.Deadlines, WastedProcSeconds: math.NaN()}
 	var placement, transfer, tries []float64
 	wasted, wastedN := 0.0, 0
 	procs := map[string]int{}

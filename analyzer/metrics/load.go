@@ -63,6 +63,33 @@ type KoalaData struct {
 	// Utilization is the core's accounting of a simulated run (fractions
 	// of the grid's capacity over Seconds, after the warm-up), when recorded.
 	Utilization *CoreUtilization
+	// Deadlines are the core's figures of jobs with start deadlines and of
+	// local users' jobs in a simulated run, when recorded.
+	Deadlines *CoreDeadlines
+}
+
+// CoreDeadlines is the core's "koala-deadlines" annotation of a simulated
+// run (Ballier et al.'s metrics, docs/deadlines.md): of the jobs with a
+// start deadline, those started at it; of the local users' jobs, the
+// killed ones and the mean response time of the finished; wasted and lost
+// processor time; utilization by class (fractions of the grid's capacity).
+type CoreDeadlines struct {
+	GlobalJobs       int     `json:"global_jobs"`
+	GlobalStarted    int     `json:"global_started"`
+	GlobalSuccess    float64 `json:"global_success"`
+	LocalJobs        int     `json:"local_jobs"`
+	LocalFinished    int     `json:"local_finished"`
+	LocalKilled      int     `json:"local_killed"`
+	LocalKillRate    float64 `json:"local_kill_rate"`
+	LocalResponseS   float64 `json:"local_response_s"`
+	KilledDummies    int     `json:"killed_dummies"`
+	LostProcessorS   float64 `json:"lost_processor_s"`
+	WastedProcessorS float64 `json:"wasted_processor_s"`
+	TotalUtil        float64 `json:"total_utilization"`
+	LocalUtil        float64 `json:"local_utilization"`
+	GlobalUtil       float64 `json:"global_utilization"`
+	WastedUtil       float64 `json:"wasted_utilization"`
+	Seconds          float64 `json:"seconds"`
 }
 
 // CoreUtilization is the core's "koala-utilization" annotation.
@@ -404,6 +431,17 @@ func (rd *RunData) loadSimCore(st *store.Store) error {
 		var u CoreUtilization
 		if json.Unmarshal([]byte(as[len(as)-1].Value), &u) == nil {
 			k.Utilization = &u
+		}
+	}
+	if as, err = st.Annotations(rd.ID, "koala-deadlines"); err != nil {
+		return err
+	}
+	if len(as) > 0 {
+		var d CoreDeadlines
+		if json.Unmarshal([]byte(as[len(as)-1].Value), &d) == nil {
+			k.Deadlines = &d
+		} else {
+			rd.Notes = append(rd.Notes, "the core's koala-deadlines annotation is not valid JSON: left out")
 		}
 	}
 	rd.Koala = k

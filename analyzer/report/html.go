@@ -263,7 +263,14 @@ bounded slowdown mean {{num .TaskBSlowdown.Mean}} (p95 {{num .TaskBSlowdown.P95}
 </table>
 <p>{{.Jobs}} jobs; failed placement tries {{.PlacementTries}}, re-placements {{.Replacements}}, restarts {{.Restarts}};
 wasted processor time {{num .WastedProcSeconds}} processor-s ({{.WastedSource}}); core time scale {{num .TimeScale}}.
-{{with .Utilization}}The core's accounting over {{num .Seconds}} s: background {{pct .Background}}, grid jobs {{pct .Grid}}, wasted {{pct .Wasted}}, gained {{pct .Gained}}, in use {{pct .Total}}.{{end}}</p>{{end}}
+{{with .Utilization}}The core's accounting over {{num .Seconds}} s: background {{pct .Background}}, grid jobs {{pct .Grid}}, wasted {{pct .Wasted}}, gained {{pct .Gained}}, in use {{pct .Total}}.{{end}}</p>
+{{with .Deadlines}}<table><tr><th class="l">start deadlines and local jobs (the core's count)</th><th></th></tr>
+<tr><td class="l">global jobs started at their deadline</td><td>{{.GlobalStarted}} of {{.GlobalJobs}} ({{pct .GlobalSuccess}})</td></tr>
+<tr><td class="l">local jobs killed, of those that ended</td><td>{{.LocalKilled}} ({{pct .LocalKillRate}}); {{.LocalJobs}} submitted, {{.LocalFinished}} finished</td></tr>
+<tr><td class="l">local response time, mean (s)</td><td>{{num .LocalResponseS}} ({{.LocalFinished}} finished)</td></tr>
+<tr><td class="l">processor-s wasted (held idle until the start) / lost (killed local jobs)</td><td>{{num .WastedProcessorS}} / {{num .LostProcessorS}}</td></tr>
+<tr><td class="l">utilization: total = local + global + wasted</td><td>{{pct .TotalUtil}} = {{pct .LocalUtil}} + {{pct .GlobalUtil}} + {{pct .WastedUtil}}</td></tr>
+</table>{{end}}{{end}}
 {{end}}
 
 {{if .HasFidelity}}<h2 id="fidelity">Replay fidelity: each trace replay against its original window</h2>

@@ -137,6 +137,15 @@ func (run *Run) writeTables(tw io.Writer) error {
 			ew.printf("transfer time (s)\t%s\t%s\t%s\t\n", num(c.Transfer.Mean), num(c.Transfer.P50), num(c.Transfer.P95))
 			ew.printf("claiming tries\t%s\t%s\t%s\t\n", num(c.ClaimTries.Mean), num(c.ClaimTries.P50), num(c.ClaimTries.P95))
 			ew.printf("wasted processor-s\t%s\t\t\t\n", num(c.WastedProcSeconds))
+			if d := c.Deadlines; d != nil {
+				ew.printf("\nstart deadlines and local jobs (the core's count)\t\t\n")
+				ew.printf("global jobs started at their deadline\t%d of %d\t%s\t\n", d.GlobalStarted, d.GlobalJobs, pct(d.GlobalSuccess))
+				ew.printf("local jobs killed (of those that ended)\t%d of %d\t%s\t\n", d.LocalKilled, d.LocalKilled+d.LocalFinished, pct(d.LocalKillRate))
+				ew.printf("local jobs submitted; still queued or running at the end\t%d\t%d\t\n", d.LocalJobs, d.LocalJobs-d.LocalKilled-d.LocalFinished)
+				ew.printf("local response time, mean (s)\t%s\t(%d finished)\t\n", num(d.LocalResponseS), d.LocalFinished)
+				ew.printf("processor-s wasted (held idle) / lost (killed)\t%s\t%s\t\n", num(d.WastedProcessorS), num(d.LostProcessorS))
+				ew.printf("utilization: total = local + global + wasted\t%s\t%s + %s + %s\t\n", pct(d.TotalUtil), pct(d.LocalUtil), pct(d.GlobalUtil), pct(d.WastedUtil))
+			}
 		}
 	}
 	return ew.err
@@ -244,6 +253,17 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			row("core", "", "mean_transfer_s", f(c.Transfer.Mean))
 			row("core", "", "mean_claim_tries", f(c.ClaimTries.Mean))
 			row("core", "", "wasted_processor_s", f(c.WastedProcSeconds))
+			if d := c.Deadlines; d != nil {
+				row("deadlines", "global", "success_rate", f(d.GlobalSuccess))
+				row("deadlines", "local", "kill_rate", f(d.LocalKillRate))
+				row("deadlines", "local", "mean_response_s", f(d.LocalResponseS))
+				row("deadlines", "", "wasted_processor_s", f(d.WastedProcessorS))
+				row("deadlines", "", "lost_processor_s", f(d.LostProcessorS))
+				row("deadlines", "", "total_utilization", f(d.TotalUtil))
+				row("deadlines", "local", "utilization", f(d.LocalUtil))
+				row("deadlines", "global", "utilization", f(d.GlobalUtil))
+				row("deadlines", "", "wasted_utilization", f(d.WastedUtil))
+			}
 		}
 		run.fidelityRows(row, f)
 	}

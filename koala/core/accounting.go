@@ -87,6 +87,7 @@ type UtilizationSummary struct {
 // MeasureFrom sets the start of the period Utilization reports on (by
 // default the core's start): a run can leave out a warm-up.
 func (c *Core) MeasureFrom(t time.Time) {
+	c.measureMark = t
 	c.at(t, func() {
 		for _, cl := range c.clusters {
 			c.account(cl)

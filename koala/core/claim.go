@@ -87,11 +87,17 @@ func (c *Core) claimTry(j *Job) {
 		avail[comp.Site] = a
 	}
 	n := len(j.Components)
-	if F := float64(prev+len(now)) / float64(n); F >= *c.cfg.ClaimThreshold {
+	// A job with a deadline claims all its components at once or none (the
+	// paper's place-and-claim), with no incremental re-placement.
+	threshold := *c.cfg.ClaimThreshold
+	if j.HasDeadline() {
+		threshold = 1
+	}
+	if F := float64(prev+len(now)) / float64(n); F >= threshold {
 		// Processors freed by pre-emption go to this job's components before
 		// the local queues see them.
 		c.deferLocal = true
-		if len(not) > 0 {
+		if len(not) > 0 && !j.HasDeadline() {
 			now = append(now, c.incremental(j, not)...)
 		}
 		for _, i := range now {
@@ -135,6 +141,10 @@ func (c *Core) claimSettle(j *Job) {
 	c.emit(Event{Kind: EvClaimTry, Job: j.ID, Key: j.Opts.Key, Try: j.ClaimTries, Count: claimed, OK: claimed == n})
 	if claimed == n {
 		c.fullyClaimed(j)
+		return
+	}
+	if j.HasDeadline() {
+		c.deadlineClaimFailed(j)
 		return
 	}
 	if m := c.cfg.MaxClaimTries; m > 0 && j.ClaimTries >= m {

@@ -56,8 +56,11 @@ type Core struct {
 	nextLRM  int64
 	nextJob  int
 	queued   int // jobs in the placement queues
+	waiting  int // jobs with a start deadline waiting for a try (deadline.go)
 
 	measureFrom  time.Time         // start of the period Utilization reports on
+	measureMark  time.Time         // the same, known as soon as MeasureFrom is called
+	local        localStats        // local users' jobs (localload.go)
 	deferLocal   bool              // hold local scheduling (see claimTry)
 	deferredLRMs map[*cluster]bool // clusters whose local queue waits for a schedule
 	hopelessWhy  placement.Failure // the reasons of the last job the cheap checks refused (see place)
@@ -168,10 +171,13 @@ func NewWith(g *grid.Grid, start time.Time, sink Sink, exec Executor, ctls map[s
 	}
 	c.at(start.Add(c.cfg.ScanInterval.Duration), c.scanTick)
 	c.at(start.Add(c.cfg.UtilizationSample.Duration), c.sampleTick)
-	for _, cl := range c.clusters {
+	for i, cl := range c.clusters {
 		if cl.cfg.Background.Enabled() {
 			cl := cl
 			c.at(start, func() { c.backgroundTick(cl) })
+		}
+		if cl.cfg.Local.Enabled() {
+			c.startLocalLoad(i, cl)
 		}
 	}
 	for _, e := range g.Events {
@@ -283,6 +289,9 @@ func (c *Core) Submit(spec workload.Job, opts Options) (*Job, error) {
 	if _, err := c.policy(opts.Policy); err != nil {
 		return nil, err
 	}
+	if err := checkDeadlineOptions(opts); err != nil {
+		return nil, err
+	}
 	if opts.Runner == "" {
 		r, err := ParseRunner(c.cfg.DefaultRunner)
 		if err != nil {
@@ -319,14 +328,18 @@ func (c *Core) Submit(spec workload.Job, opts Options) (*Job, error) {
 	}
 	c.nextJob++
 	j := &Job{ID: "k" + strconv.Itoa(c.nextJob), Spec: spec, Opts: opts, State: Queued, Submitted: c.now,
-		L: *c.cfg.ClaimL, priority: opts.Priority, exclude: map[string]bool{}}
+		L: *c.cfg.ClaimL, priority: opts.Priority, exclude: map[string]bool{}, Deadline: deadlineOf(&spec, c.now)}
 	c.initComponents(j)
 	c.jobs[j.ID] = j
 	c.order = append(c.order, j)
 	if opts.Key != "" {
 		c.keys[opts.Key] = j.ID
 	}
-	c.emit(Event{Kind: EvSubmitted, Job: j.ID, Key: opts.Key, Policy: c.policyName(j), Reason: opts.Priority.String() + " " + string(opts.Runner)})
+	c.emit(Event{Kind: EvSubmitted, Job: j.ID, Key: opts.Key, Policy: c.policyName(j), Reason: opts.Priority.String() + " " + string(opts.Runner), JST: j.Deadline})
+	if j.HasDeadline() {
+		c.submitDeadline(j)
+		return j, nil
+	}
 	c.enqueue(j)
 	if *c.cfg.PlaceOnSubmit && (c.tryPlace(j, c.info()) || j.State.Terminal()) {
 		c.dequeue(j)
@@ -393,8 +406,9 @@ func (c *Core) Active() int {
 	return n
 }
 
-// QueueLength is the number of jobs waiting in the placement queues.
-func (c *Core) QueueLength() int { return c.queued }
+// QueueLength is the number of jobs waiting for placement: in the
+// placement queues, and jobs with a start deadline waiting for a try.
+func (c *Core) QueueLength() int { return c.queued + c.waiting }
 
 // Cancel stops a job wherever it is.
 func (c *Core) Cancel(id string, reason string) error {

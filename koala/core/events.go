@@ -48,6 +48,12 @@ const (
 	EvLRMStarted   EventKind = "lrm_started"
 	EvLRMCancel    EventKind = "lrm_cancel"
 
+	// A local job was killed to make room for a global job at its start
+	// deadline (global priority): Cluster, Count its processors, LRMID
+	// names it ("local-N"), ProcessorS the processor time it had used
+	// (lost); Job is the global job.
+	EvLocalKilled EventKind = "local_killed"
+
 	// A placement try failed, and its Reasons (per site) are not the Same
 	// as those of the job's last failed try, or it is the first since the
 	// job was queued: a job waiting for one reason is reported once.
@@ -82,9 +88,12 @@ type Event struct {
 	// Components on real clusters: the submission (Attempt), the
 	// controller's job id (LRMID) and its time of the start or end
 	// (LRMTime, the controller's clock, to the second for Slurm).
-	Attempt uint64    `json:"attempt,omitempty"`
-	LRMID   string    `json:"lrm_id,omitempty"`
-	LRMTime time.Time `json:"lrm_time,omitzero"`
+	// ProcessorS: the processor-seconds a killed local job had used
+	// (local_killed).
+	ProcessorS float64   `json:"processor_s,omitempty"`
+	Attempt    uint64    `json:"attempt,omitempty"`
+	LRMID      string    `json:"lrm_id,omitempty"`
+	LRMTime    time.Time `json:"lrm_time,omitzero"`
 }
 
 // Utilization is the use of a cluster's processors over a sample period, as

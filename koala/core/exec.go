@@ -95,6 +95,11 @@ func scaled(d time.Duration, f float64) time.Duration {
 // differ in what a failure does (see componentEnded) and in the rendezvous
 // service the IRunner provides (for real processes).
 func (c *Core) fullyClaimed(j *Job) {
+	if j.HasDeadline() && c.now.After(j.Deadline) {
+		// A controller started a component after the deadline.
+		c.fail(j, "its processors were claimed after its start deadline: "+deadlineText(j))
+		return
+	}
 	j.State = Running
 	c.emit(Event{Kind: EvClaimed, Job: j.ID, Key: j.Opts.Key, Sites: j.Sites()})
 	start := j.JST
@@ -323,16 +328,22 @@ func (c *Core) SetClusterUp(name string) error {
 // that fit in the freed processors (unless a claim try holds them back).
 func (c *Core) endLRM(cl *cluster, id int64) {
 	c.account(cl)
+	dummy := cl.dummies[id]
 	delete(cl.dummies, id)
+	var lj *lrm.Job
+	var started []*lrm.Job
 	if c.deferLocal {
-		cl.lrm.Release(id)
+		lj = cl.lrm.Release(id)
 		if c.deferredLRMs == nil {
 			c.deferredLRMs = map[*cluster]bool{}
 		}
 		c.deferredLRMs[cl] = true
-		return
+	} else {
+		lj, started = cl.lrm.End(id, c.now)
 	}
-	_, started := cl.lrm.End(id, c.now)
+	if lj != nil && lj.Kind == lrm.Local && !dummy && !lj.Start.IsZero() {
+		c.local.ended(lj, c.now, c.measured(lj.Submit))
+	}
 	c.localStarted(cl, started)
 }
 

@@ -87,6 +87,11 @@ type Options struct {
 	// Key is the client's idempotency key: a second submission with the same
 	// key is refused, so a resubmitting client never runs a job twice.
 	Key string
+	// DeadlinePolicy and DeadlineL override the grid's deadline_policy
+	// (rpp, wait-X) and deadline_l (L_p) for a job with a start deadline;
+	// "" and 0 take the grid's.
+	DeadlinePolicy string
+	DeadlineL      float64
 }
 
 // Job is a job in the core.
@@ -111,10 +116,17 @@ type Job struct {
 	TotalPlacementTime time.Duration
 	L                  float64 // the claiming fraction, lowered on each missed start time
 
-	JPT     time.Time     // last job placement time
-	JCT     time.Time     // last (or next) claiming time
-	JST     time.Time     // estimated job start time
-	OrigJST time.Time     // the first JST, for the start delay
+	JPT     time.Time // last job placement time
+	JCT     time.Time // last (or next) claiming time
+	JST     time.Time // estimated job start time
+	OrigJST time.Time // the first JST, for the start delay
+	// Deadline is the job's start deadline on the core's clock (zero:
+	// none): its submission plus its deadline's offset from its submit
+	// time. Such a job starts at it or fails (deadline.go).
+	Deadline time.Time
+	// NextTry is when a job with a deadline waiting for placement is
+	// tried next (the Repeated Placement Policy's PT_m).
+	NextTry time.Time
 	FTT     time.Duration // estimated file transfer time of the last placement
 	Start   time.Time     // execution start (the last one, after restarts)
 	End     time.Time
@@ -129,6 +141,9 @@ type Job struct {
 	exclude    map[string]bool
 	request    placement.Request
 	claimTimer *timer
+	tryTimer   *timer // the next RPP try of a job with a deadline
+	inWait     bool   // a job with a deadline waiting for its next try
+	waitTries  int    // the tries of its current wait (deadline_max_tries)
 	ftt        time.Duration
 	whyGen     uint64 // the core's infoGen when the cheap checks found Why; 0: not found so
 }

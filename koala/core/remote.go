@@ -141,7 +141,9 @@ func (c *Core) submitRemote(j *Job, i int, cl *cluster) bool {
 	if limit >= grid.LongestRun {
 		limit = 0
 	}
-	cl.ctl.Submit(&Submission{Ref: refOf(j, i), Cluster: cl.cfg.Name, Spec: j.Spec, Size: comp.Size,
+	spec := j.Spec
+	spec.Deadline = 0 // the core keeps the deadline: the claim must start now
+	cl.ctl.Submit(&Submission{Ref: refOf(j, i), Cluster: cl.cfg.Name, Spec: spec, Size: comp.Size,
 		Run: j.ID + ".p" + strconv.Itoa(j.Placements), RankBase: base, JobSize: j.Size(),
 		Hold: j.Opts.Runner == DRunner, Rendezvous: j.Opts.Runner == IRunner, Limit: limit})
 	return true

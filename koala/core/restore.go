@@ -46,7 +46,8 @@ func (c *Core) Restore(saved []Saved, reason string) error {
 		j := &Job{ID: s.ID, Spec: s.Spec, Opts: s.Opts, State: s.State, Reason: s.Reason, Submitted: s.Submitted,
 			PlacementTries: s.PlacementTries, ClaimTries: s.ClaimTries, Restarts: s.Restarts, Placements: s.Placements,
 			TotalPlacementTime: s.TotalPlacementTime, L: s.L, JPT: s.JPT, JST: s.JST, OrigJST: s.OrigJST, FTT: s.FTT,
-			Start: s.Start, End: s.End, priority: s.Opts.Priority, exclude: map[string]bool{}}
+			Start: s.Start, End: s.End, priority: s.Opts.Priority, exclude: map[string]bool{},
+			Deadline: deadlineOf(&s.Spec, s.Submitted)}
 		c.initComponents(j)
 		c.jobs[j.ID] = j
 		c.order = append(c.order, j)

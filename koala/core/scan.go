@@ -22,8 +22,10 @@ func (c *Core) enqueue(j *Job) {
 	c.queued++
 }
 
-// dequeue removes a job from its placement queue, if it is in one.
+// dequeue removes a job from its placement queue, or from the deadline
+// jobs' wait, if it is in one.
 func (c *Core) dequeue(j *Job) {
+	c.leaveWait(j)
 	q := c.queues[j.priority]
 	for i, x := range q {
 		if x == j {
@@ -40,7 +42,7 @@ func (c *Core) scanTick() {
 	if p, ok := c.nextQueue(); ok {
 		c.scan(p)
 	}
-	c.emit(Event{Kind: EvQueueLength, Count: c.queued})
+	c.emit(Event{Kind: EvQueueLength, Count: c.QueueLength()})
 }
 
 // nextQueue advances the round-robin to the next non-empty queue.
@@ -167,6 +169,26 @@ func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
 		}
 		return false
 	}
+	sites := c.assign(j, res, info)
+	j.Placements++
+	j.TotalPlacementTime += c.now.Sub(j.queuedAt)
+	j.JPT, j.FTT = c.now, res.FTT
+	j.JST = c.now.Add(res.FTT)
+	if j.OrigJST.IsZero() {
+		j.OrigJST = j.JST
+	}
+	j.State = Claiming
+	j.JCT = c.now.Add(scaled(res.FTT, j.L))
+	c.emit(Event{Kind: EvPlaced, Job: j.ID, Key: j.Opts.Key, Sites: sites, Policy: c.policyName(j), FTT: res.FTT, JST: j.JST, JCT: j.JCT, Try: j.PlacementTries})
+	jct := j.JCT
+	j.claimTimer = c.at(jct, func() { c.claimTry(j) })
+	return true
+}
+
+// assign puts a job's components where a placement put them, on their
+// sites' soft reservations, and takes them from info for the rest of the
+// scan. It returns the sites, in the order of the assignments.
+func (c *Core) assign(j *Job, res placement.Result, info *placement.Info) []string {
 	j.Why, j.whyGen = j.Why[:0], 0
 	if j.request.Flexible {
 		// The policy chose the components of a flexible job.
@@ -192,19 +214,7 @@ func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
 		c.infoSeen = c.infoSeen[:0]
 		sites = append(sites, a.Site)
 	}
-	j.Placements++
-	j.TotalPlacementTime += c.now.Sub(j.queuedAt)
-	j.JPT, j.FTT = c.now, res.FTT
-	j.JST = c.now.Add(res.FTT)
-	if j.OrigJST.IsZero() {
-		j.OrigJST = j.JST
-	}
-	j.State = Claiming
-	j.JCT = c.now.Add(scaled(res.FTT, j.L))
-	c.emit(Event{Kind: EvPlaced, Job: j.ID, Key: j.Opts.Key, Sites: sites, Policy: c.policyName(j), FTT: res.FTT, JST: j.JST, JCT: j.JCT, Try: j.PlacementTries})
-	jct := j.JCT
-	j.claimTimer = c.at(jct, func() { c.claimTry(j) })
-	return true
+	return sites
 }
 
 // place runs the job's policy, after cheap checks that spare the policy most
@@ -288,17 +298,26 @@ func (c *Core) noteWhy(j *Job, fail *placement.Failure) {
 // time, a restart or a pre-emption: every processor it held is released.
 func (c *Core) requeue(j *Job, kind EventKind, reason string) {
 	c.release(j, reason)
+	c.resetComponents(j)
+	j.Reason, j.whyGen = reason, 0 // its request, and what it excludes, may have changed
+	c.emit(Event{Kind: kind, Job: j.ID, Key: j.Opts.Key, Reason: reason})
+	if j.HasDeadline() {
+		c.deadlineBack(j, reason)
+		return
+	}
+	c.enqueue(j)
+}
+
+// resetComponents forgets where a job's components were placed.
+func (c *Core) resetComponents(j *Job) {
 	j.running = false
 	if j.request.Flexible {
 		c.initComponents(j)
-	} else {
-		for i := range j.Components {
-			j.Components[i] = Component{Size: j.Components[i].Size, Fixed: j.Components[i].Fixed}
-		}
+		return
 	}
-	j.Reason, j.whyGen = reason, 0 // its request, and what it excludes, may have changed
-	c.emit(Event{Kind: kind, Job: j.ID, Key: j.Opts.Key, Reason: reason})
-	c.enqueue(j)
+	for i := range j.Components {
+		j.Components[i] = Component{Size: j.Components[i].Size, Fixed: j.Components[i].Fixed}
+	}
 }
 
 // release frees everything a job holds: soft reservations, claimed and

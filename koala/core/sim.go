@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/koala/grid"
-	"github.com/gmark/gmark/koala/lrm"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -61,8 +60,6 @@ func (c *Core) SubmitLocalJob(name string, size int, runtime time.Duration) erro
 	if runtime < MinWallTime || runtime > grid.LongestRun {
 		return fmt.Errorf("a local job's runtime must be in [%v, %v], not %v", MinWallTime, grid.LongestRun, runtime)
 	}
-	c.nextLRM++
-	c.account(cl)
-	c.localStarted(cl, cl.lrm.SubmitLocal(&lrm.Job{ID: c.nextLRM, Size: size, Runtime: runtime}, c.now))
+	c.submitLocal(cl, size, runtime)
 	return nil
 }

@@ -27,6 +27,7 @@ func FuzzParse(f *testing.F) {
 		"[[network.link]]\nfrom = \"a\"\nto = \"a\"\nbandwidth = \"1kbit/s\"\n",
 		"[[file]]\nname = \"f\"\nsize = \"1TB\"\nsites = [\"a\"]\n[[event]]\nat = \"1h\"\ncluster = \"a\"\naction = \"down\"\n",
 		"bogus = 1\n",
+		"[cluster.local]\nload = 0.3\nsize = [1, 8]\nrsd_q = 0.9\nruntime = \"100s\"\n[scheduler]\ndeadline_policy = \"wait-10\"\ndeadline_l = 0.7\ndeadline_priority = \"local\"\n",
 		"[[cluster]]\nname = \"s\"\nlrm = \"slurm\"\nslurm_conf = \"s.conf\"\npoll = \"500ms\"\n",
 	} {
 		f.Add([]byte(base + extra))

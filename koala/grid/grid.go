@@ -58,6 +58,15 @@ type Scheduler struct {
 	Seed              uint64   `toml:"seed"`                // seeds background load and failures
 	MaxRestarts       *int     `toml:"max_restarts"`        // restarts after soft errors or cluster loss before a job fails (10)
 	MaxOutput         Size     `toml:"max_output"`          // with process execution: the most a job's processes may write (100MB)
+
+	// Jobs with a start deadline (workload.Job.Deadline) are placed and
+	// claimed by the Repeated Placement Policy of Ballier et al. (2006),
+	// not by the placement queues: see docs/deadlines.md.
+	DeadlinePolicy   string   `toml:"deadline_policy"`    // rpp (Wait-inf), wait-0, wait-10 (default), wait-100, wait-1000, wait-inf, or wait-DURATION
+	DeadlineL        *float64 `toml:"deadline_l"`         // L_p: each try closes this fraction of the gap to the deadline (0.7)
+	DeadlinePriority string   `toml:"deadline_priority"`  // global (GP: local jobs are killed at a deadline; default) or local (LP)
+	DeadlineMaxTries int      `toml:"deadline_max_tries"` // M_p: tries before the deadline; 0: unlimited
+	DeadlineEpsilon  Duration `toml:"deadline_epsilon"`   // a try closer than this to the deadline is made at the deadline (1s)
 }
 
 // Cluster is one site: processors behind a local resource manager.
@@ -68,6 +77,9 @@ type Cluster struct {
 	LocalScheduler string     `toml:"local_scheduler"` // "fcfs" or "easy"
 	FailureRate    float64    `toml:"failure_rate"`    // probability that a component start fails with a soft error
 	Background     Background `toml:"background"`
+	// Local is the cluster's local users' workload, real local jobs (as in
+	// Ballier et al.), beside or instead of the background band.
+	Local LocalLoad `toml:"local"`
 
 	// LRM is the cluster's local resource manager: "emulated" (the
 	// default: package lrm) or "slurm", a real Slurm controller reached
@@ -517,6 +529,16 @@ func (s *Scheduler) setDefaults() {
 	if s.MaxOutput == 0 {
 		s.MaxOutput = DefaultMaxOutput
 	}
+	if s.DeadlinePolicy == "" {
+		s.DeadlinePolicy = "wait-10"
+	}
+	def(&s.DeadlineL, 0.7)
+	if s.DeadlinePriority == "" {
+		s.DeadlinePriority = "global"
+	}
+	if s.DeadlineEpsilon.Duration == 0 {
+		s.DeadlineEpsilon.Duration = time.Second
+	}
 
 }
 
@@ -557,6 +579,15 @@ func (s *Scheduler) check() error {
 	if s.MaxOutput < MinOutputLimit || s.MaxOutput > MaxOutputLimit {
 		c.fail("max_output", "= %d bytes is out of range: must be in [1KB, 1TB]", s.MaxOutput)
 	}
+	if _, err := ParseWait(s.DeadlinePolicy); err != nil {
+		c.fail("deadline_policy", "%v", err)
+	}
+	c.floatIn("deadline_l", *s.DeadlineL, MinDeadlineL, 1)
+	if s.DeadlinePriority != "global" && s.DeadlinePriority != "local" {
+		c.fail("deadline_priority", "must be global (GP) or local (LP), got %q", s.DeadlinePriority)
+	}
+	c.intIn("deadline_max_tries", s.DeadlineMaxTries, 0, MaxTries)
+	c.durationIn("deadline_epsilon", s.DeadlineEpsilon.Duration, time.Millisecond, time.Hour)
 	if s.Execution != "emulated" && s.Execution != "process" {
 		c.fail("execution", "must be emulated or process, got %q", s.Execution)
 	}
@@ -645,6 +676,10 @@ func (g *Grid) checkClusters() (map[string]bool, error) {
 			c.durationIn("job_runtime", b.JobRuntime.Duration, time.Second, LongestRun)
 		}
 		if c.err != nil {
+			return nil, c.err
+		}
+		c.table = "cluster.local"
+		if checkLocal(c, cl); c.err != nil {
 			return nil, c.err
 		}
 	}

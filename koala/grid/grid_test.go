@@ -92,6 +92,21 @@ func TestParseErrors(t *testing.T) {
 		{base + "[cluster.background]\nhigh = 0.4\ninterval = \"10ms\"\n", "g.toml:6: cluster 1: background.interval"},
 		{base + "[cluster.background]\nhigh = 0.4\njob_size = [1, 9]\n", "g.toml:6: cluster 1: background.job_size = [1 9]"},
 		{base + "[cluster.background]\nhigh = 0.4\njob_runtime = \"1ms\"\n", "g.toml:6: cluster 1: background.job_runtime"},
+		{base + "[scheduler]\ndeadline_policy = \"wait-soon\"\n", `g.toml:5: scheduler.deadline_policy "wait-soon" is not a deadline policy`},
+		{base + "[scheduler]\ndeadline_l = 0.0\n", "g.toml:5: scheduler.deadline_l = 0 is out of range: must be in [0.001, 1]"},
+		{base + "[scheduler]\ndeadline_l = 1.5\n", "g.toml:5: scheduler.deadline_l = 1.5 is out of range"},
+		{base + "[scheduler]\ndeadline_priority = \"both\"\n", "g.toml:5: scheduler.deadline_priority must be global (GP) or local (LP)"},
+		{base + "[scheduler]\ndeadline_max_tries = -1\n", "g.toml:5: scheduler.deadline_max_tries = -1 is out of range"},
+		{base + "[scheduler]\ndeadline_epsilon = \"1ns\"\n", "g.toml:5: scheduler.deadline_epsilon"},
+		{base + "[cluster.local]\nruntime = \"10s\"\n", "g.toml: cluster 1: local.load or interarrival is needed"},
+		{base + "[cluster.local]\nload = 0.3\ninterarrival = \"10s\"\n", "g.toml:5: cluster 1: local.load and interarrival both set the arrival rate"},
+		{base + "[cluster.local]\nload = 1.5\n", "g.toml:5: cluster 1: local.load = 1.5 is out of range"},
+		{base + "[cluster.local]\nload = 0.3\nsize = [4, 9]\n", "g.toml:6: cluster 1: local.size = [4 9]: must be [min, max]"},
+		{base + "[cluster.local]\nload = 0.3\nsize_distribution = \"zipf\"\n", "g.toml:6: cluster 1: local.size_distribution must be rsd or uniform"},
+		{base + "[cluster.local]\nload = 0.3\nrsd_q = 1.0\n", "g.toml:6: cluster 1: local.rsd_q = 1 is out of range"},
+		{base + "[cluster.local]\nload = 0.3\nruntime = \"9000h\"\n", "g.toml:6: cluster 1: local.runtime"},
+		{base + "[cluster.local]\nload = 1e-6\nruntime = \"1ms\"\ninterarrival = \"0s\"\n", ""},
+		{base + "[cluster.local]\nload = 1.0\nruntime = \"1ms\"\nsize = [1, 1]\n", "g.toml:5: cluster 1: local.load = 1 gives local jobs more often than one per millisecond"},
 		{base + "bogus = 1\n", "g.toml:4: unknown setting(s) cluster.bogus"},
 		{base + "[scheduler]\nscan_intervall = \"1m\"\n", "g.toml:5: unknown setting(s) scheduler.scan_intervall"},
 		{base + "[clusters]\nname = \"b\"\n", "unknown setting(s) clusters"},
@@ -99,6 +114,12 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := Parse("g.toml", []byte(c.src))
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", c.src, err)
+			}
+			continue
+		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
 		}

@@ -160,7 +160,7 @@ func TestGoldens(t *testing.T) {
 	if len(paths) < 10 {
 		t.Fatalf("found %d golden files under %s", len(paths), goldenDir)
 	}
-	wantID := map[string]string{"single": "1-0", "smpi": "2-3", "coalloc": "3-1", "ordered": "5-2"}
+	wantID := map[string]string{"single": "1-0", "smpi": "2-3", "coalloc": "3-1", "ordered": "5-2", "deadline": "6-0"}
 	for _, path := range paths {
 		src, err := os.ReadFile(path)
 		if err != nil {

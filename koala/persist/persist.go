@@ -11,16 +11,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gmark/gmark/internal/filelock"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/internal/filelock"
 
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/workload"
 	_ "modernc.org/sqlite"
 )
 
-const schemaVersion = 1
+const schemaVersion = 2
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta (
@@ -47,7 +49,8 @@ CREATE TABLE IF NOT EXISTS jobs (
 	jpt                INTEGER, jct INTEGER, jst INTEGER, orig_jst INTEGER,
 	ftt_ns             INTEGER NOT NULL DEFAULT 0,
 	start              INTEGER, "end" INTEGER,
-	sites              TEXT NOT NULL DEFAULT ''  -- comma-separated, last placement
+	sites              TEXT NOT NULL DEFAULT '', -- comma-separated, last placement
+	deadline_opts      TEXT NOT NULL DEFAULT ''  -- the job's own deadline policy and L_p: "POLICY;L" (version 2)
 );
 CREATE TABLE IF NOT EXISTS events (
 	seq  INTEGER PRIMARY KEY,  -- the core's event sequence number
@@ -119,6 +122,13 @@ func Open(path string) (st *Store, err error) {
 	case err != nil:
 		db.Close()
 		return nil, err
+	case v == "1":
+		// Version 2 adds the jobs' own deadline settings.
+		if _, err := db.Exec(`ALTER TABLE jobs ADD COLUMN deadline_opts TEXT NOT NULL DEFAULT '';
+			UPDATE meta SET value = '2' WHERE key = 'schema_version'`); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("%s: upgrading the state from version 1: %v", path, err)
+		}
 	case v != fmt.Sprint(schemaVersion):
 		db.Close()
 		return nil, fmt.Errorf("%s: schema version %s; this gmark reads version %d", path, v, schemaVersion)
@@ -192,6 +202,7 @@ type eventRow struct {
 
 type jobRow struct {
 	id, spec, policy, priority, runner, state, reason, sites string
+	deadlineOpts                                             string
 	key                                                      any
 	seq                                                      uint64
 	submitted                                                int64
@@ -253,7 +264,8 @@ func (s *Store) Snapshot() (*Batch, error) {
 			seq: submittedSeq[j.ID], state: string(j.State), reason: j.Reason, placementTries: j.PlacementTries,
 			claimTries: j.ClaimTries, restarts: j.Restarts, placements: j.Placements,
 			totalPlacement: int64(j.TotalPlacementTime), l: j.L, jpt: ns(j.JPT), jct: ns(j.JCT), jst: ns(j.JST),
-			origJST: ns(j.OrigJST), ftt: int64(j.FTT), start: ns(j.Start), end: ns(j.End), sites: strings.Join(j.Sites(), ",")}
+			origJST: ns(j.OrigJST), ftt: int64(j.FTT), start: ns(j.Start), end: ns(j.End), sites: strings.Join(j.Sites(), ","),
+			deadlineOpts: deadlineOpts(j.Opts)}
 		b.jobs = append(b.jobs, r)
 	}
 	s.pending = s.pending[:0]
@@ -275,8 +287,8 @@ func (s *Store) prepare() error {
 		// A job's row is written whole: inserted with its first event,
 		// replaced (all but seq and spec) as it changes.
 		{&st.upsertJob, `INSERT INTO jobs(id,seq,key,spec,policy,priority,runner,submitted,state,reason,placement_tries,
-			claim_tries,restarts,placements,total_placement_ns,l,jpt,jct,jst,orig_jst,ftt_ns,start,"end",sites)
-			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+			claim_tries,restarts,placements,total_placement_ns,l,jpt,jct,jst,orig_jst,ftt_ns,start,"end",sites,deadline_opts)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
 			ON CONFLICT(id) DO UPDATE SET state=excluded.state, reason=excluded.reason,
 			placement_tries=excluded.placement_tries, claim_tries=excluded.claim_tries, restarts=excluded.restarts,
 			placements=excluded.placements, total_placement_ns=excluded.total_placement_ns, l=excluded.l,
@@ -315,7 +327,7 @@ func (s *Store) Write(b *Batch) error {
 	for _, r := range b.jobs {
 		if _, err := upsert.Exec(r.id, r.seq, r.key, r.spec, r.policy, r.priority, r.runner, r.submitted, r.state, r.reason,
 			r.placementTries, r.claimTries, r.restarts, r.placements, r.totalPlacement, r.l, r.jpt, r.jct, r.jst,
-			r.origJST, r.ftt, r.start, r.end, r.sites); err != nil {
+			r.origJST, r.ftt, r.start, r.end, r.sites, r.deadlineOpts); err != nil {
 			return fmt.Errorf("job %s: %v", r.id, err)
 		}
 	}
@@ -370,7 +382,7 @@ func (s *Store) Events(after uint64, limit int) ([]Stored, error) {
 // Load reads every stored job, in submission order, for core.Restore.
 func (s *Store) Load() ([]core.Saved, error) {
 	rows, err := s.db.Query(`SELECT id, key, spec, policy, priority, runner, submitted, state, reason, placement_tries,
-		claim_tries, restarts, placements, total_placement_ns, l, jpt, jst, orig_jst, ftt_ns, start, "end" FROM jobs ORDER BY seq`)
+		claim_tries, restarts, placements, total_placement_ns, l, jpt, jst, orig_jst, ftt_ns, start, "end", deadline_opts FROM jobs ORDER BY seq`)
 	if err != nil {
 		return nil, err
 	}
@@ -379,12 +391,15 @@ func (s *Store) Load() ([]core.Saved, error) {
 	for rows.Next() {
 		var sv core.Saved
 		var key sql.NullString
-		var spec, policy, priority, runner, state string
+		var spec, policy, priority, runner, state, dopts string
 		var submitted, tpl, ftt int64
 		var jpt, jst, orig, start, end sql.NullInt64
 		if err := rows.Scan(&sv.ID, &key, &spec, &policy, &priority, &runner, &submitted, &state, &sv.Reason,
-			&sv.PlacementTries, &sv.ClaimTries, &sv.Restarts, &sv.Placements, &tpl, &sv.L, &jpt, &jst, &orig, &ftt, &start, &end); err != nil {
+			&sv.PlacementTries, &sv.ClaimTries, &sv.Restarts, &sv.Placements, &tpl, &sv.L, &jpt, &jst, &orig, &ftt, &start, &end, &dopts); err != nil {
 			return nil, err
+		}
+		if sv.Opts.DeadlinePolicy, sv.Opts.DeadlineL, err = parseDeadlineOpts(dopts); err != nil {
+			return nil, fmt.Errorf("stored job %s: %v", sv.ID, err)
 		}
 		j, err := workload.ParseJob([]byte(spec))
 		if err != nil {
@@ -414,4 +429,25 @@ func fromNS(v sql.NullInt64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, v.Int64)
+}
+
+// deadlineOpts is how the jobs table keeps a job's own deadline settings:
+// "POLICY;L", or "" when it has none.
+func deadlineOpts(o core.Options) string {
+	if o.DeadlinePolicy == "" && o.DeadlineL == 0 {
+		return ""
+	}
+	return o.DeadlinePolicy + ";" + strconv.FormatFloat(o.DeadlineL, 'g', -1, 64)
+}
+
+func parseDeadlineOpts(s string) (string, float64, error) {
+	if s == "" {
+		return "", 0, nil
+	}
+	policy, l, ok := strings.Cut(s, ";")
+	v, err := strconv.ParseFloat(l, 64)
+	if !ok || err != nil {
+		return "", 0, fmt.Errorf("deadline settings %q are not POLICY;L", s)
+	}
+	return policy, v, nil
 }

@@ -127,6 +127,10 @@ type submitRequest struct {
 	Priority string          `json:"priority,omitempty"`
 	Runner   string          `json:"runner,omitempty"`
 	Key      string          `json:"key,omitempty"`
+	// A job with a start deadline: its own Wait-X policy and L_p
+	// (docs/deadlines.md); empty and 0 take the grid's.
+	DeadlinePolicy string  `json:"deadline_policy,omitempty"`
+	DeadlineL      float64 `json:"deadline_l,omitempty"`
 }
 
 // submit accepts a job as JSON (application/json: {"job": …, "policy": …})
@@ -158,7 +162,14 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 		spec = j
 	} else {
 		q := r.URL.Query()
-		req = submitRequest{Policy: q.Get("policy"), Priority: q.Get("priority"), Runner: q.Get("runner"), Key: q.Get("key")}
+		req = submitRequest{Policy: q.Get("policy"), Priority: q.Get("priority"), Runner: q.Get("runner"), Key: q.Get("key"),
+			DeadlinePolicy: q.Get("deadline_policy")}
+		if l := q.Get("deadline_l"); l != "" {
+			if req.DeadlineL, err = strconv.ParseFloat(l, 64); err != nil {
+				fail(w, http.StatusBadRequest, "deadline_l %q is not a number", l)
+				return
+			}
+		}
 		j, err := jdf.Parse("jdf", body)
 		if err != nil {
 			fail(w, http.StatusBadRequest, "%v", err)
@@ -169,7 +180,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 			spec.ID = "jdf"
 		}
 	}
-	opts := core.Options{Policy: req.Policy, Key: req.Key}
+	opts := core.Options{Policy: req.Policy, Key: req.Key, DeadlinePolicy: req.DeadlinePolicy, DeadlineL: req.DeadlineL}
 	prio := req.Priority
 	if prio == "" {
 		prio = s.cfg.Grid.Scheduler.DefaultPriority
@@ -508,6 +519,8 @@ type JobView struct {
 	JCT                *time.Time      `json:"jct,omitempty"`
 	JST                *time.Time      `json:"jst,omitempty"`
 	OrigJST            *time.Time      `json:"orig_jst,omitempty"`
+	Deadline           *time.Time      `json:"deadline,omitempty"` // the start deadline, if any
+	NextTry            *time.Time      `json:"next_try,omitempty"` // a job with a deadline waiting: its next try
 	FTT                float64         `json:"ftt_s"`
 	Start              *time.Time      `json:"start,omitempty"`
 	End                *time.Time      `json:"end,omitempty"`
@@ -553,11 +566,14 @@ func tp(t time.Time) *time.Time {
 func viewOf(j *core.Job) JobView {
 	v := JobView{ID: j.ID, Key: j.Opts.Key, Name: j.Spec.ID, State: j.State, Reason: j.Reason, Policy: j.Opts.Policy,
 		Priority: j.Priority().String(), Runner: j.Opts.Runner, Submitted: j.Submitted.UTC(), JPT: tp(j.JPT), JCT: tp(j.JCT),
-		JST: tp(j.JST), OrigJST: tp(j.OrigJST), FTT: j.FTT.Seconds(), Start: tp(j.Start), End: tp(j.End),
+		JST: tp(j.JST), OrigJST: tp(j.OrigJST), Deadline: tp(j.Deadline), FTT: j.FTT.Seconds(), Start: tp(j.Start), End: tp(j.End),
 		PlacementTries: j.PlacementTries, ClaimTries: j.ClaimTries, Placements: j.Placements, Restarts: j.Restarts,
 		TotalPlacementTime: j.TotalPlacementTime.Seconds(), Sites: j.Sites(), CoAllocated: j.CoAllocated()}
 	if len(j.Why) > 0 {
 		v.Why = append([]placement.Reason(nil), j.Why...) // the core updates its own in place
+	}
+	if j.State == core.Queued && j.HasDeadline() {
+		v.NextTry = tp(j.NextTry)
 	}
 	for _, c := range j.Components {
 		v.Components = append(v.Components, ComponentView{Size: c.Size, Fixed: c.Fixed, Site: c.Site, FileSites: c.FileSites,

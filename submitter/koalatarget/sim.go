@@ -109,6 +109,9 @@ type SimSummary struct {
 	MaxQueue        int                     `json:"max_queue"` // the longest placement queue after a scan
 	Utilization     core.UtilizationSummary `json:"utilization"`
 	FailureReasons  map[string]int          `json:"failure_reasons,omitempty"`
+	// Deadlines are Ballier et al.'s figures (docs/deadlines.md), when the
+	// workload has jobs with start deadlines or the grid local workloads.
+	Deadlines *core.DeadlineSummary `json:"deadlines,omitempty"`
 }
 
 // Summary sums the simulation up: job counts, means over the jobs the core
@@ -159,6 +162,9 @@ func (s *Simulation) Summary() SimSummary {
 		sum.MakespanS = end.Sub(s.First).Seconds()
 	}
 	sum.Utilization = s.Core.Utilization()
+	if d := s.Core.Deadlines(); d.GlobalJobs > 0 || d.LocalJobs > 0 {
+		sum.Deadlines = &d
+	}
 	return sum
 }
 
@@ -185,8 +191,18 @@ func (s *Simulation) Record(ctx context.Context, st *store.Store, rec SimRecord)
 		CommandLine: rec.CommandLine, Inputs: rec.Inputs, Jobs: s.finishedJobs(), EndNS: end.UnixNano(), Elapsed: max(0, end.Sub(s.First)),
 		Annotations: []store.Annotation{{TimeNS: end.UnixNano(), Kind: "koala-utilization", Key: "summary",
 			Value: string(u), Source: "koala simulate"}}}
+	if d := s.Summary().Deadlines; d != nil {
+		// Ballier et al.'s figures, read back by the report (metrics.CoreDeadlines).
+		v, _ := json.Marshal(d)
+		run.Annotations = append(run.Annotations, store.Annotation{TimeNS: end.UnixNano(), Kind: DeadlinesAnnotation, Key: "summary",
+			Value: string(v), Source: "koala simulate"})
+	}
 	return submitter.RecordRun(ctx, st, run)
 }
+
+// DeadlinesAnnotation is the kind of the annotation that holds a
+// simulation's core.DeadlineSummary.
+const DeadlinesAnnotation = "koala-deadlines"
 
 // refusedReason is the reason of a job the core refused; afterLimitReason
 // that of a job due after the simulation's limit.
@@ -292,6 +308,12 @@ func (s SimSummary) WriteText(w io.Writer, gridName, policy string) {
 		s.MeanWaitS, s.MeanPlacementS, s.MeanFTTS, s.MeanClaimTries, s.CoAllocatedJobs)
 	fmt.Fprintf(w, "  utilization: total %.1f%% = background %.1f%% + grid jobs %.1f%% + wasted (PWT) %.2f%%; gained (PGT) %.2f%%, free for local jobs, not in the total\n",
 		100*u.Total, 100*u.Background, 100*u.Grid, 100*u.Wasted, 100*u.Gained)
+	if d := s.Deadlines; d != nil {
+		fmt.Fprintf(w, "  start deadlines: %d of %d global jobs started at their deadline (%.1f%%); wasted %.0f processor-s\n",
+			d.GlobalStarted, d.GlobalJobs, 100*d.GlobalSuccess, d.WastedProcessorS)
+		fmt.Fprintf(w, "  local jobs: %d, %d finished (mean response %.1fs), %d killed (%.2f%% of those that ended, %.0f processor-s lost); %d background jobs killed\n",
+			d.LocalJobs, d.LocalFinished, d.LocalResponseS, d.LocalKilled, 100*d.LocalKillRate, d.LostProcessorS, d.KilledDummies)
+	}
 	reasons := make([]string, 0, len(s.FailureReasons))
 	for r := range s.FailureReasons {
 		reasons = append(reasons, r)

@@ -1,0 +1,375 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/koala/lrm"
+	"github.com/gmark/gmark/koala/placement"
+	"github.com/gmark/gmark/workload"
+)
+
+// Jobs with a start deadline (Ballier, Caron, Epema and Mohamed, "Simulating
+// Grid Schedulers with Deadlines and Co-Allocation", INRIA RR-5815, 2006).
+// Such a job must start at its deadline D, or it fails. It does not go
+// through the placement queues: the Repeated Placement Policy (RPP) tries to
+// place it at times of its own, each closing a fraction L_p of the gap left
+// to the deadline,
+//
+//	PT_0     = R + L_p·(D − R)          R: the submission S, or D − I (Wait-X)
+//	PT_{m+1} = PT_m + L_p·(D − PT_m)    after a failed try,
+//
+// and a try that places the job claims its processors at once (place and
+// claim are one act): they are held idle until D (wasted time) and the job
+// starts at D. Wait-X ignores the job until D − X (R = max(S, D − X));
+// Wait-∞ is pure RPP.
+//
+// How the series ends (the paper gives a try limit M_p and no value, and
+// the series never reaches D when L_p < 1): once the gap left after a try
+// would be below deadline_epsilon, the next try is at D itself (as the
+// claimer's NextClaim does), so every job that is not placed earlier gets
+// a last try at its deadline; deadline_max_tries (M_p, 0: none) fails a job
+// after that many failed tries before it. At the last try, when the idle
+// processors are too few: under local priority (LP) the job fails; under
+// global priority (GP) local jobs are killed to make room (killPlan).
+
+// deadlineOf is a job's start deadline on the core's clock, for a job
+// submitted at now: zero when it has none.
+func deadlineOf(spec *workload.Job, now time.Time) time.Time {
+	if spec.Deadline <= 0 {
+		return time.Time{}
+	}
+	return now.Add(spec.Deadline - spec.Submit)
+}
+
+// HasDeadline tells whether the job has a start deadline.
+func (j *Job) HasDeadline() bool { return !j.Deadline.IsZero() }
+
+// checkDeadlineOptions checks a submission's overrides of the deadline
+// settings.
+func checkDeadlineOptions(o Options) error {
+	if o.DeadlinePolicy != "" {
+		if _, err := grid.ParseWait(o.DeadlinePolicy); err != nil {
+			return err
+		}
+	}
+	if o.DeadlineL != 0 && !(o.DeadlineL >= grid.MinDeadlineL && o.DeadlineL <= 1) {
+		return fmt.Errorf("deadline L_p %g is out of range: it must be in [%g, 1] (0 for the grid's)", o.DeadlineL, grid.MinDeadlineL)
+	}
+	return nil
+}
+
+// deadlineSettings are a job's Wait-X and L_p: its own, or the grid's.
+func (c *Core) deadlineSettings(j *Job) (grid.Wait, float64) {
+	name := j.Opts.DeadlinePolicy
+	if name == "" {
+		name = c.cfg.DeadlinePolicy
+	}
+	w, _ := grid.ParseWait(name) // checked with the grid and at submission
+	L := j.Opts.DeadlineL
+	if L == 0 {
+		L = *c.cfg.DeadlineL
+	}
+	return w, L
+}
+
+// FirstTry is the first try of the Repeated Placement Policy for a job
+// waiting from s with start deadline d, under Wait-X with fraction L: the
+// job is ignored until R = max(s, d − I) (R = s under Wait-∞), and tried at
+// R + L·(d − R). A deadline at or before R gives one try, at d (at s if d
+// has passed).
+func FirstTry(s, d time.Time, L float64, w grid.Wait) time.Time {
+	r := s
+	if !w.Inf {
+		if t := d.Add(-w.I); t.After(r) {
+			r = t
+		}
+	}
+	if !d.After(r) {
+		if d.Before(s) {
+			return s
+		}
+		return d
+	}
+	return r.Add(scaled(d.Sub(r), L))
+}
+
+// RPPTries lists the tries a job waiting from s with deadline d makes when
+// every try fails: FirstTry, then NextClaim's series up to d (at most max
+// tries; max 0: no limit). For tests and the documentation.
+func RPPTries(s, d time.Time, L float64, w grid.Wait, eps time.Duration, max int) []time.Time {
+	t := FirstTry(s, d, L, w)
+	out := []time.Time{t}
+	for max == 0 || len(out) < max {
+		next, ok := NextClaim(t, d, L, eps)
+		if !ok {
+			break
+		}
+		t = next
+		out = append(out, t)
+	}
+	return out
+}
+
+// deadlineText says when a job's deadline is, for reasons.
+func deadlineText(j *Job) string {
+	return "deadline " + j.Deadline.Format(time.RFC3339Nano)
+}
+
+// submitDeadline takes a job with a start deadline as it is submitted.
+func (c *Core) submitDeadline(j *Job) {
+	if j.Deadline.Before(c.now) {
+		c.fail(j, "its start deadline had passed when it was submitted ("+deadlineText(j)+")")
+		return
+	}
+	c.deadlineWait(j)
+}
+
+// deadlineWait puts a job in the wait for its next try, from now.
+func (c *Core) deadlineWait(j *Job) {
+	w, L := c.deadlineSettings(j)
+	j.State, j.queuedAt, j.inWait, j.waitTries = Queued, c.now, true, 0
+	c.waiting++
+	c.deadlineAt(j, FirstTry(c.now, j.Deadline, L, w))
+}
+
+func (c *Core) deadlineAt(j *Job, t time.Time) {
+	j.NextTry = t
+	j.tryTimer = c.at(t, func() { c.deadlineTry(j) })
+}
+
+// leaveWait takes a job out of the wait, if it is in it.
+func (c *Core) leaveWait(j *Job) {
+	c.stop(j.tryTimer)
+	j.tryTimer = nil
+	if j.inWait {
+		j.inWait = false
+		c.waiting--
+	}
+}
+
+// deadlineTry is one try of the Repeated Placement Policy: place the job
+// by its policy on the idle processors and claim them at once; else try
+// again later, or, at the deadline, kill local jobs (GP) or fail (LP).
+func (c *Core) deadlineTry(j *Job) {
+	j.tryTimer = nil
+	if !j.inWait || j.State != Queued {
+		return
+	}
+	j.PlacementTries++
+	j.waitTries++
+	final := !c.now.Before(j.Deadline)
+	info := c.info()
+	res, fail := c.place(j, info)
+	late := fail == nil && c.now.Add(res.FTT).After(j.Deadline)
+	if fail == nil && !late {
+		c.leaveWait(j)
+		c.deadlinePlace(j, res, info, j.PlacementTries)
+		return
+	}
+	ev := Event{Kind: EvPlacementTry, Job: j.ID, Key: j.Opts.Key, Try: j.PlacementTries, JST: j.Deadline}
+	if late {
+		ev.Reason = "its input files cannot arrive by its start deadline"
+	}
+	c.emit(ev)
+	if fail != nil {
+		c.noteWhy(j, fail)
+	}
+	switch {
+	case final:
+		c.leaveWait(j)
+		c.deadlineMissed(j)
+	case c.cfg.DeadlineMaxTries > 0 && j.waitTries >= c.cfg.DeadlineMaxTries:
+		c.leaveWait(j)
+		c.fail(j, "not placed in "+itoa(j.waitTries)+" tries before its start deadline (deadline_max_tries)")
+	default:
+		_, L := c.deadlineSettings(j)
+		next, _ := NextClaim(c.now, j.Deadline, L, c.cfg.DeadlineEpsilon.Duration)
+		c.deadlineAt(j, next)
+	}
+}
+
+// deadlinePlace puts a job where res says and claims its processors at
+// once: they are held until its deadline, its start time.
+func (c *Core) deadlinePlace(j *Job, res placement.Result, info *placement.Info, try int) {
+	sites := c.assign(j, res, info)
+	j.Placements++
+	j.TotalPlacementTime += c.now.Sub(j.queuedAt)
+	j.JPT, j.FTT, j.JST, j.JCT = c.now, res.FTT, j.Deadline, c.now
+	if j.OrigJST.IsZero() {
+		j.OrigJST = j.Deadline
+	}
+	j.State = Claiming
+	c.emit(Event{Kind: EvPlaced, Job: j.ID, Key: j.Opts.Key, Sites: sites, Policy: c.policyName(j), FTT: res.FTT,
+		JST: j.JST, JCT: j.JCT, Try: try})
+	c.claimTry(j)
+}
+
+// deadlineClaimFailed: a job placed for its deadline could not claim every
+// component (a real cluster's controller did not start one in time). Its
+// processors are released; it waits for its next try, or fails at or
+// after its deadline.
+func (c *Core) deadlineClaimFailed(j *Job) {
+	const why = "its processors could not all be claimed"
+	c.release(j, why)
+	c.resetComponents(j)
+	if !c.now.Before(j.Deadline) {
+		j.State = Queued // fail releases nothing more
+		c.fail(j, "not started at its start deadline: "+why)
+		return
+	}
+	j.Reason = why
+	c.deadlineWait(j)
+}
+
+// deadlineBack: a job with a deadline was sent back for placement (lost
+// its processors to a pre-emption, a cluster outage, a soft error, a
+// restart of the core). Before its deadline it waits for its next try;
+// after, it fails: it can no longer start at its deadline.
+func (c *Core) deadlineBack(j *Job, reason string) {
+	if c.now.Before(j.Deadline) {
+		c.deadlineWait(j)
+		return
+	}
+	j.State = Queued
+	c.fail(j, reason+"; its start deadline has passed, so it cannot start again")
+}
+
+// deadlinePriority tells whether local jobs may be killed for a job at its
+// deadline (GP).
+func (c *Core) globalPriority() bool { return c.cfg.DeadlinePriority != "local" }
+
+// deadlineMissed is the end of a job whose try at its deadline found too
+// few idle processors: under LP it fails; under GP the local jobs in the
+// way are killed and it starts, or, if even that is not enough, it fails.
+func (c *Core) deadlineMissed(j *Job) {
+	if !c.globalPriority() {
+		c.fail(j, "not started at its start deadline: too few idle processors (local priority: no local job is killed)")
+		return
+	}
+	res, victims, ok := c.killPlan(j)
+	if !ok {
+		c.fail(j, "not started at its start deadline: too few processors even with local jobs killed (global priority)")
+		return
+	}
+	// The processors the kills free go to this job before the local
+	// queues see them (claimTry runs the queues afterwards).
+	c.deferLocal = true
+	for _, v := range victims {
+		c.killLocal(v.cl, v.job, j)
+	}
+	c.deadlinePlace(j, res, c.info(), j.PlacementTries)
+	if c.deferLocal { // the claim did not get to run the queues
+		c.runDeferredLocal()
+	}
+}
+
+// victim is a local job to kill on a cluster.
+type victim struct {
+	cl  *cluster
+	job *lrm.Job
+}
+
+// killPlan places a job at its deadline under global priority, counting
+// the processors of running local jobs as free, and names the local jobs
+// to kill. Components, largest first, go where they fit in the idle
+// processors, the most idle first (Worst-Fit, as a normal try); a
+// component that fits nowhere so goes to the cluster where the fewest
+// processors must be freed (the most idle; ties: by name), and there the
+// local jobs are killed newest start first (the least work lost per job),
+// until it fits. Local jobs of real clusters (lrm = "slurm") are not killed,
+// nor are grid components. Flexible jobs and jobs with input files get no
+// such placement (they fail at their deadline as under LP).
+func (c *Core) killPlan(j *Job) (placement.Result, []victim, bool) {
+	if j.request.Flexible || len(j.request.Files) > 0 {
+		return placement.Result{}, nil, false
+	}
+	type site struct {
+		cl    *cluster
+		idle  int
+		local []*lrm.Job // running local jobs, newest start first
+		next  int        // the next of them to kill
+	}
+	var sites []*site
+	for _, cl := range c.clusters {
+		if c.outOfService(cl) != "" || j.exclude[cl.cfg.Name] {
+			continue
+		}
+		s := &site{cl: cl, idle: max(0, cl.lrm.Idle()-cl.soft)}
+		if cl.ctl == nil {
+			s.local = cl.lrm.RunningJobs(lrm.Local)
+		}
+		sites = append(sites, s)
+	}
+	killable := func(s *site) int {
+		n := 0
+		for _, lj := range s.local[s.next:] {
+			n += lj.Size
+		}
+		return n
+	}
+	var res placement.Result
+	var victims []victim
+	for _, comp := range largestFirst(j.request.Components) {
+		var best *site
+		for pass := 0; pass < 2 && best == nil; pass++ {
+			for _, s := range sites {
+				if comp.Site != "" && s.cl.cfg.Name != comp.Site {
+					continue
+				}
+				room := s.idle
+				if pass == 1 {
+					room += killable(s)
+				}
+				if room >= comp.Size && (best == nil || s.idle > best.idle) {
+					best = s
+				}
+			}
+		}
+		if best == nil {
+			return placement.Result{}, nil, false
+		}
+		for best.idle < comp.Size {
+			lj := best.local[best.next]
+			best.next++
+			best.idle += lj.Size
+			victims = append(victims, victim{best.cl, lj})
+		}
+		best.idle -= comp.Size
+		res.Assignments = append(res.Assignments, placement.Assignment{Index: comp.Index, Size: comp.Size, Site: best.cl.cfg.Name})
+	}
+	return res, victims, true
+}
+
+// largestFirst orders components by decreasing size, keeping the job's
+// order among equals.
+func largestFirst(comps []placement.Component) []placement.Component {
+	out := append([]placement.Component(nil), comps...)
+	for i := 1; i < len(out); i++ {
+		for k := i; k > 0 && out[k].Size > out[k-1].Size; k-- {
+			out[k], out[k-1] = out[k-1], out[k]
+		}
+	}
+	return out
+}
+
+// killLocal kills a running local job for a global job at its deadline
+// (GP): the job is lost, with the processor time it had used, and the
+// processors are held back from the local queue until the claim.
+func (c *Core) killLocal(cl *cluster, lj *lrm.Job, by *Job) {
+	c.account(cl)
+	lost := float64(lj.Size) * c.now.Sub(lj.Start).Seconds()
+	cl.lrm.Release(lj.ID)
+	dummy := cl.dummies[lj.ID]
+	delete(cl.dummies, lj.ID)
+	if c.deferredLRMs == nil {
+		c.deferredLRMs = map[*cluster]bool{}
+	}
+	c.deferredLRMs[cl] = true
+	c.local.killedJob(dummy, c.measured(lj.Submit), c.measured(c.now), lost)
+	c.emit(Event{Kind: EvLocalKilled, Cluster: cl.cfg.Name, Job: by.ID, Key: by.Opts.Key, Count: lj.Size,
+		LRMID: "local-" + strconv.FormatInt(lj.ID, 10), ProcessorS: lost,
+		Reason: "killed at the start deadline of global job " + by.ID + " (global priority)"})
+}

@@ -1,0 +1,165 @@
+package core
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/gmark/gmark/koala/lrm"
+	"github.com/gmark/gmark/stats"
+)
+
+// Local users' workloads ([cluster.local] in the grid): each cluster's own
+// stream of local jobs, Poisson arrivals with sizes and exponential run
+// times, that go to its local queue like any local job. Their draws come
+// from the grid's seed, one stream per cluster (stats.NewStream(seed,
+// index, "local:NAME")), apart from the core's other draws (background
+// band, failures), so that adding a local workload to one cluster changes
+// nothing else.
+
+// localLoad is one cluster's local workload generator.
+type localLoad struct {
+	cl    *cluster
+	r     *rand.Rand
+	size  *stats.Choice
+	min   int
+	mean  time.Duration // of the inter-arrival times
+	runMu time.Duration // mean run time
+}
+
+// startLocalLoad schedules the first arrival of a cluster's local workload.
+func (c *Core) startLocalLoad(i int, cl *cluster) {
+	l := cl.cfg.Local
+	g := &localLoad{cl: cl, r: stats.NewStream(c.grid.Scheduler.Seed, i, "local:"+cl.cfg.Name), min: l.Size[0],
+		mean: l.MeanInterarrival(cl.cfg.Processors), runMu: l.Runtime.Duration}
+	var w []float64
+	if l.SizeDist == "uniform" {
+		for s := l.Size[0]; s <= l.Size[1]; s++ {
+			w = append(w, 1)
+		}
+	} else {
+		w = stats.RSDWeights(l.Size[0], l.Size[1], l.RSDQ)
+	}
+	g.size, _ = stats.NewChoice(w) // checked with the grid: at least one size, weights > 0
+	c.at(c.now.Add(g.gap()), func() { c.localArrival(g) })
+}
+
+// gap draws the time to the next arrival.
+func (g *localLoad) gap() time.Duration { return scaled(g.mean, g.r.ExpFloat64()) }
+
+// localArrival submits one local job and schedules the next arrival. A
+// cluster out of service still takes local jobs into its queue.
+func (c *Core) localArrival(g *localLoad) {
+	c.at(c.now.Add(g.gap()), func() { c.localArrival(g) })
+	size := g.min + g.size.Pick(g.r)
+	rt := max(scaled(g.runMu, g.r.ExpFloat64()), time.Millisecond)
+	c.submitLocal(g.cl, size, rt)
+}
+
+// submitLocal puts a local user's job (not a dummy of the background band)
+// on a cluster's queue, counting it.
+func (c *Core) submitLocal(cl *cluster, size int, runtime time.Duration) {
+	c.nextLRM++
+	c.account(cl)
+	if c.measured(c.now) {
+		c.local.submitted++
+	}
+	c.localStarted(cl, cl.lrm.SubmitLocal(&lrm.Job{ID: c.nextLRM, Size: size, Runtime: runtime}, c.now))
+}
+
+// measured tells whether t lies in the measured period (MeasureFrom).
+func (c *Core) measured(t time.Time) bool { return !t.Before(c.measureMark) }
+
+// localStats count the local users' jobs submitted in the measured period
+// (the background band's dummies are load, not users' jobs: only their
+// kills are counted, apart), and what killing local jobs cost.
+type localStats struct {
+	submitted, finished, killed int
+	response                    time.Duration // sum over the finished
+	killedDummies               int           // by global jobs, in the measured period
+	lost                        float64       // processor-seconds of every local job killed in the period
+}
+
+// ended counts a local job that finished.
+func (s *localStats) ended(lj *lrm.Job, now time.Time, counted bool) {
+	if counted {
+		s.finished++
+		s.response += now.Sub(lj.Submit)
+	}
+}
+
+// killedJob counts a local job killed for a global job.
+func (s *localStats) killedJob(dummy, counted, now bool, lost float64) {
+	switch {
+	case dummy && now:
+		s.killedDummies++
+	case !dummy && counted:
+		s.killed++
+	}
+	if now {
+		s.lost += lost
+	}
+}
+
+// DeadlineSummary is what Ballier et al. measure, over the measured period
+// (MeasureFrom): of the jobs with a start deadline (the "global" jobs)
+// submitted in it, those started at their deadline; of the local users'
+// jobs submitted in it, the killed ones and the response time of the
+// finished ones; and the use of the processors by class.
+type DeadlineSummary struct {
+	GlobalJobs    int     `json:"global_jobs"`    // jobs with a start deadline
+	GlobalStarted int     `json:"global_started"` // of them, started at their deadline
+	GlobalSuccess float64 `json:"global_success"` // GlobalStarted / GlobalJobs (0 without any)
+	LocalJobs     int     `json:"local_jobs"`     // local users' jobs (not the band's dummies)
+	LocalFinished int     `json:"local_finished"`
+	LocalKilled   int     `json:"local_killed"`
+	// LocalKillRate is LocalKilled / (LocalFinished + LocalKilled): of the
+	// local jobs whose fate is known, the share killed (0 without any).
+	// The others were still queued or running when the run stopped.
+	LocalKillRate float64 `json:"local_kill_rate"`
+	// LocalResponseS is the mean response time (end − submission) of the
+	// finished local jobs, in seconds (0 without any).
+	LocalResponseS float64 `json:"local_response_s"`
+	// KilledDummies: background-band jobs killed by global jobs.
+	KilledDummies int `json:"killed_dummies"`
+	// LostProcessorS is the processor time killed local jobs had used
+	// (dummies too); WastedProcessorS the processor time claimed and held
+	// idle until the jobs' start times.
+	LostProcessorS   float64 `json:"lost_processor_s"`
+	WastedProcessorS float64 `json:"wasted_processor_s"`
+	// Utilization by class, fractions of the grid's capacity over the
+	// measured period: total = local + global + wasted.
+	TotalUtil  float64 `json:"total_utilization"`
+	LocalUtil  float64 `json:"local_utilization"`
+	GlobalUtil float64 `json:"global_utilization"`
+	WastedUtil float64 `json:"wasted_utilization"`
+	Seconds    float64 `json:"seconds"`
+}
+
+// Deadlines sums up the measured period as Ballier et al. do.
+func (c *Core) Deadlines() DeadlineSummary {
+	s := DeadlineSummary{LocalJobs: c.local.submitted, LocalFinished: c.local.finished, LocalKilled: c.local.killed,
+		KilledDummies: c.local.killedDummies, LostProcessorS: c.local.lost}
+	for _, j := range c.order {
+		if !j.HasDeadline() || !c.measured(j.Submitted) {
+			continue
+		}
+		s.GlobalJobs++
+		if j.Start.Equal(j.Deadline) {
+			s.GlobalStarted++
+		}
+	}
+	if s.GlobalJobs > 0 {
+		s.GlobalSuccess = float64(s.GlobalStarted) / float64(s.GlobalJobs)
+	}
+	if n := s.LocalFinished + s.LocalKilled; n > 0 {
+		s.LocalKillRate = float64(s.LocalKilled) / float64(n)
+	}
+	if s.LocalFinished > 0 {
+		s.LocalResponseS = c.local.response.Seconds() / float64(s.LocalFinished)
+	}
+	u := c.Utilization()
+	s.Seconds = u.Seconds
+	s.TotalUtil, s.LocalUtil, s.GlobalUtil, s.WastedUtil = u.Total, u.Background, u.Grid, u.Wasted
+	s.WastedProcessorS = u.Wasted * float64(c.grid.TotalProcessors()) * u.Seconds
+	return s
+}
