@@ -51,14 +51,15 @@ func (e *ExperimentReport) writeText(w io.Writer) error {
 	}
 	fmt.Fprintln(w, "\nruns:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "run\tscenario\tarch\tload %%\trep\tjobs\tU\tAWT s\tART s\tASD%s\tgoodput CPU-y\tJF %%\tdeleg./job\thops/deleg.\tWM msgs\tDMM msgs\tKeepAlive\t\n", tau)
+	fmt.Fprintf(tw, "run\tscenario\tarch\tload %%\trep\toffered %% (by grid)\tjobs\tU\tAWT s\tART s\tASD%s\tgoodput CPU-y\tJF %%\tdeleg./job\thops/deleg.\tWM msgs\tDMM msgs\tKeepAlive\t\n", tau)
 	for _, r := range e.Runs {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t", r.Index+1, r.Scenario, r.Arch, num(r.Load), r.Rep)
 		m := r.Metrics
 		if m == nil {
-			fmt.Fprintln(tw, "not finished\t\t\t\t\t\t\t\t\t\t\t\t")
+			fmt.Fprintln(tw, "not finished\t\t\t\t\t\t\t\t\t\t\t\t\t")
 			continue
 		}
+		fmt.Fprintf(tw, "%s\t", offeredText(r.Workload))
 		fmt.Fprintf(tw, "%d\t%.3f\t%.0f\t%.0f\t%.1f\t%.4f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t\n", m.Jobs, m.Utilization, m.AWT, m.ART, m.ASD,
 			m.Goodput, m.JF, m.DelegationsPerJob, m.HopsPerDelegated, m.WorkloadMessages, m.Messages["DMM"], m.Messages["KeepAlive"])
 	}
@@ -81,6 +82,27 @@ func (e *ExperimentReport) writeText(w io.Writer) error {
 			s["messages.KeepAlive"].Mean)
 	}
 	return tw.Flush()
+}
+
+// offeredText is a run's offered load, of the whole and of each grid
+// (docs/sim.md: each over its own jobs' span): "69.3 (69.4 69.3)".
+func offeredText(w *WorkloadSummary) string {
+	if w == nil {
+		return "-"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%.1f", w.OfferedLoad)
+	if len(w.Grids) > 1 {
+		b.WriteString(" (")
+		for i, g := range w.Grids {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "%.1f", g.OfferedLoad)
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
