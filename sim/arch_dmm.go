@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -23,9 +24,10 @@ import (
 //     cluster too small for it, not one that rejected the request within
 //     SeenMemory (or in this pass), and where the status it advertises says
 //     the request could start: a cluster's spare processors (idle as the
-//     information service shows them, less the demand waiting there), or
-//     for a site without processors the best spare of the clusters reached
-//     through it; the targets are ranked by the target order.
+//     information service shows them, less the demand waiting there, plus
+//     the room a threshold above 1 leaves), or for a site without
+//     processors the best spare of the clusters reached through it; the
+//     targets are ranked by the target order.
 //   - A cluster's SM takes a delegated request when its load stays at or
 //     under the threshold with it, and rejects it at once otherwise
 //     (DelegationReject: "wrongly targeted loaded sites reject delegations
@@ -454,10 +456,18 @@ func reachable(top *topology.Topology, from, not int) []int {
 	return out
 }
 
-// spare is what a cluster's SM advertises: the idle processors the
-// information service shows, less the processors asked by the requests
-// waiting at it.
-func (a *dmm) spare(c int) int { return a.s.Idle(c) - a.sms[c].queued }
+// spare is the room a cluster's SM advertises for delegated requests:
+// its idle processors as the information service shows them, less the
+// processors asked by the requests waiting at it, plus, with a threshold
+// above 1, the room the threshold leaves beyond its processors (it takes
+// a request while its load with it stays at or under the threshold: see
+// over). With a threshold below 1 a target is still offered what it could
+// start now, and rejects it when the threshold says so: the rejections
+// are the DMM messages a low threshold costs (the thesis's Fig. 8.11b).
+func (a *dmm) spare(c int) int {
+	sm := a.sms[c]
+	return int(math.Floor(max(a.thr, 1)*float64(sm.procs))) - sm.procs + a.s.Idle(c) - sm.queued
+}
 
 // triedRecently: t rejected r in this pass, or within SeenMemory.
 func (a *dmm) triedRecently(r *dreq, node int) bool {

@@ -368,3 +368,38 @@ func TestHier(t *testing.T) {
 		t.Error("accepted distribution random")
 	}
 }
+
+func TestDMMThresholdAboveOne(t *testing.T) {
+	// With a threshold above 1 a cluster's SM takes requests beyond its
+	// processors (its load with them up to the threshold), so a target is
+	// eligible by that room, not only by its idle processors. a (4) and b
+	// (8), threshold 1.25: A fills a, B fills b, both waiting for their
+	// cycle of 300; J1, J2 (1 processor each) arrive at a. At a's
+	// delegation cycle of 60 its load is 6/4 > 1.25: A (4) fits nowhere
+	// (b's room is 10 − 8 = 2), J1 goes to b (its load there 9/8 ≤ 1.25),
+	// and a's load is back at 5/4. J1 waits at b behind B (ends at 1,300),
+	// is granted at b's cycle of 1,500 and claimed at 1,800; J2 starts at
+	// home at 1,500. At threshold 1 nothing moves (b has no idle
+	// processors): J1 and J2 run at home from 1,500.
+	top := dmmPair(t, 0)
+	jobs := []workload.Job{
+		job("A", "a", 4, secs(1), 1000*time.Second), job("B", "b", 8, secs(1), 1000*time.Second),
+		job("J1", "a", 1, secs(2), 100*time.Second), job("J2", "a", 1, secs(3), 100*time.Second),
+	}
+	for _, tc := range []struct {
+		thr   float64
+		deleg int64
+		runs  []want
+	}{
+		{1.25, 1, []want{{"J1", []float64{1800}, []int{1}}, {"J2", []float64{1500}, []int{0}}}},
+		{1, 0, []want{{"J1", []float64{1500}, []int{0}}, {"J2", []float64{1500}, []int{0}}}},
+	} {
+		cfg := DefaultConfig("dmm")
+		cfg.CoolDown, cfg.AlignedCycles, cfg.Threshold = true, true, tc.thr
+		res, tr := run(t, cfg, top, jobs)
+		checkRuns(t, tr, tc.runs)
+		if res.Delegations != tc.deleg || res.Delegated != tc.deleg {
+			t.Errorf("threshold %g: %d delegations of %d jobs, want %d", tc.thr, res.Delegations, res.Delegated, tc.deleg)
+		}
+	}
+}

@@ -70,7 +70,7 @@ type accum struct {
 	wait, resp, bsd                                      float64 // sums over finished jobs, seconds
 	busy, wasted                                         float64 // processor-seconds
 	goodput                                              [4]float64
-	delegations, chains                                  int64
+	delegations, chains, delegated                       int64
 }
 
 // Observer sees a run's jobs as they arrive, start and end (operational
@@ -464,6 +464,9 @@ func (s *Sim) CountKeepAlives() { s.keepAlives = true }
 
 // Delegated records a delegation hop (DMM).
 func (s *Sim) Delegated(j *Job) {
+	if j.Delegations == 0 {
+		s.acc.delegated++
+	}
 	j.Delegations++
 	s.acc.delegations++
 }

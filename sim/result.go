@@ -31,7 +31,13 @@ type Result struct {
 	Messages          Messages `json:"messages"`
 	Delegations       int64    `json:"delegations"`         // delegation hops (DMM)
 	DelegationsPerJob float64  `json:"delegations_per_job"` // hops / arrived jobs
-	ChainPerJob       float64  `json:"chain_per_job"`       // mean delegation chain length of the finished jobs' runs
+	// Delegated counts the jobs delegated at least once; HopsPerDelegated
+	// is Delegations / Delegated, the mean delegation chain length of the
+	// jobs that were delegated (the thesis's "number of delegations of a
+	// job" read over the jobs that have one).
+	Delegated        int64   `json:"delegated"`
+	HopsPerDelegated float64 `json:"hops_per_delegated"`
+	ChainPerJob      float64 `json:"chain_per_job"` // mean delegation chain length of the finished jobs' runs
 
 	Restarts      int     `json:"restarts"`         // runs killed by failures or expired leases
 	Wasted        float64 `json:"wasted_cpu_years"` // processor-time of killed runs
@@ -62,7 +68,7 @@ func (s *Sim) result() *Result {
 		Arch: s.cfg.Arch, Seed: s.cfg.Seed, Processors: s.top.Processors(), End: sec(end),
 		Jobs: s.arrived, Rejected: a.rejected, Started: a.started, Finished: a.finished,
 		SlowdownTau: sec(s.cfg.SlowdownBound),
-		Messages:    s.bus.counts, Delegations: a.delegations,
+		Messages:    s.bus.counts, Delegations: a.delegations, Delegated: a.delegated,
 		Restarts: a.restarts, Wasted: a.wasted / CPUYear, LeasesExpired: a.leasesExpired, Events: s.events,
 	}
 	if end > 0 {
@@ -75,6 +81,9 @@ func (s *Sim) result() *Result {
 	for i, g := range a.goodput {
 		r.GoodputBy[i] = g / CPUYear
 		r.Goodput += g / CPUYear
+	}
+	if a.delegated > 0 {
+		r.HopsPerDelegated = float64(a.delegations) / float64(a.delegated)
 	}
 	if s.arrived > 0 {
 		r.JF = 100 * float64(a.finished) / float64(s.arrived)

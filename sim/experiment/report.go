@@ -64,6 +64,7 @@ type Metrics struct {
 	GoodputBy         [4]float64       `json:"goodput_by_relation_cpu_years"` // local, intra-site, intra-grid, inter-grid
 	JF                float64          `json:"jf_percent"`
 	DelegationsPerJob float64          `json:"delegations_per_job"`
+	HopsPerDelegated  float64          `json:"hops_per_delegated"` // delegation hops per job delegated (DMM)
 	Messages          map[string]int64 `json:"messages"`
 	WorkloadMessages  int64            `json:"workload_management_messages"`
 	End               float64          `json:"end_s"`
@@ -104,6 +105,7 @@ var metrics = []metric{
 	{"goodput_cpu_years", "goodput (CPU-y)", func(m *Metrics) float64 { return m.Goodput }},
 	{"jf_percent", "JF %", func(m *Metrics) float64 { return m.JF }},
 	{"delegations_per_job", "deleg./job", func(m *Metrics) float64 { return m.DelegationsPerJob }},
+	{"hops_per_delegated", "hops/deleg.", func(m *Metrics) float64 { return m.HopsPerDelegated }},
 	{"workload_management_messages", "WM msgs", func(m *Metrics) float64 { return float64(m.WorkloadMessages) }},
 }
 
@@ -220,7 +222,7 @@ func metricsOf(r store.SimResult) (*Metrics, *WorkloadSummary, int, error) {
 	}
 	m := &Metrics{Jobs: res.Jobs, Finished: res.Finished, Utilization: res.Utilization, AWT: res.AWT, ART: res.ART, ASD: res.ASD,
 		ASDTau: res.SlowdownTau, Goodput: res.Goodput, GoodputBy: res.GoodputBy, JF: res.JF, DelegationsPerJob: res.DelegationsPerJob,
-		Messages: map[string]int64{}, WorkloadMessages: res.Messages.WorkloadManagement(), End: res.End}
+		HopsPerDelegated: res.HopsPerDelegated, Messages: map[string]int64{}, WorkloadMessages: res.Messages.WorkloadManagement(), End: res.End}
 	for _, msg := range r.Messages {
 		m.Messages[msg.Type] = msg.Count
 	}

@@ -52,7 +52,7 @@ func WriteReport(db string, names []string, format, dir string, w io.Writer) err
 
 // figureMetrics are the metrics drawn against the load, one line per
 // architecture, for each scenario.
-var figureMetrics = []string{"utilization", "awt_s", "asd", "goodput_cpu_years", "jf_percent", "delegations_per_job", "workload_management_messages"}
+var figureMetrics = []string{"utilization", "awt_s", "asd", "goodput_cpu_years", "jf_percent", "delegations_per_job", "hops_per_delegated", "workload_management_messages"}
 
 // ErrBadOutput is returned by WriteReportDir for a path that cannot be a
 // directory.

@@ -58,6 +58,7 @@ type Workload struct {
 	Span          time.Duration      `json:"span_ns,omitempty"`        // grid-lf: each cluster's stream
 	Tolerance     float64            `json:"tolerance,omitempty"`      // grid-lf: IWG's, in percentage points of load
 	MaxIterations int                `json:"max_iterations,omitempty"` // grid-lf: IWG's cap
+	Method        string             `json:"method,omitempty"`         // grid-lf: how the streams are made (GridLFMethod)
 	Trace         string             `json:"trace,omitempty"`          // trace: the file as written
 	TraceSHA256   string             `json:"trace_sha256,omitempty"`
 	Format        string             `json:"format,omitempty"`
@@ -241,7 +242,7 @@ func (p *parser) gridLF(m *workloadSpec, w *Workload, path func(string) string) 
 			p.errorf(path(k), "%s is a setting of a trace workload (kind = %q), not of %s", k, KindTrace, KindGridLF)
 		}
 	}
-	w.Span, w.Tolerance, w.MaxIterations = 24*time.Hour, 1, MaxIterations
+	w.Span, w.Tolerance, w.MaxIterations, w.Method = 24*time.Hour, 1, MaxIterations, GridLFMethod
 	if m.Span != nil {
 		if d, ok := p.duration(m.Span, path("span")); ok {
 			if d.Seconds() < MinSpan || d.Seconds() > MaxSpan {

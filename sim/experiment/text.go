@@ -51,36 +51,58 @@ func (e *ExperimentReport) writeText(w io.Writer) error {
 	}
 	fmt.Fprintln(w, "\nruns:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "run\tscenario\tarch\tload %%\trep\tjobs\tU\tAWT s\tART s\tASD%s\tgoodput CPU-y\tJF %%\tdeleg./job\tWM msgs\tDMM msgs\tKeepAlive\t\n", tau)
+	fmt.Fprintf(tw, "run\tscenario\tarch\tload %%\trep\toffered %% (by grid)\tjobs\tU\tAWT s\tART s\tASD%s\tgoodput CPU-y\tJF %%\tdeleg./job\thops/deleg.\tWM msgs\tDMM msgs\tKeepAlive\t\n", tau)
 	for _, r := range e.Runs {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t", r.Index+1, r.Scenario, r.Arch, num(r.Load), r.Rep)
 		m := r.Metrics
 		if m == nil {
-			fmt.Fprintln(tw, "not finished\t\t\t\t\t\t\t\t\t\t\t")
+			fmt.Fprintln(tw, "not finished\t\t\t\t\t\t\t\t\t\t\t\t\t")
 			continue
 		}
-		fmt.Fprintf(tw, "%d\t%.3f\t%.0f\t%.0f\t%.1f\t%.4f\t%.1f\t%.2f\t%d\t%d\t%d\t\n", m.Jobs, m.Utilization, m.AWT, m.ART, m.ASD,
-			m.Goodput, m.JF, m.DelegationsPerJob, m.WorkloadMessages, m.Messages["DMM"], m.Messages["KeepAlive"])
+		fmt.Fprintf(tw, "%s\t", offeredText(r.Workload))
+		fmt.Fprintf(tw, "%d\t%.3f\t%.0f\t%.0f\t%.1f\t%.4f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t\n", m.Jobs, m.Utilization, m.AWT, m.ART, m.ASD,
+			m.Goodput, m.JF, m.DelegationsPerJob, m.HopsPerDelegated, m.WorkloadMessages, m.Messages["DMM"], m.Messages["KeepAlive"])
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\nmeans over repetitions (± sample standard deviation):")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tarch\tload %\treps\tU\tAWT s\tART s\tASD\tgoodput CPU-y\tJF %\tdeleg./job\tWM msgs\tDMM msgs\tKeepAlive\t")
+	fmt.Fprintln(tw, "scenario\tarch\tload %\treps\tU\tAWT s\tART s\tASD\tgoodput CPU-y\tJF %\tdeleg./job\thops/deleg.\tWM msgs\tDMM msgs\tKeepAlive\t")
 	for _, a := range e.Aggregates {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t", a.Scenario, a.Arch, num(a.Load), a.Runs, a.Planned)
 		if a.Runs == 0 {
-			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t")
+			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t")
 			continue
 		}
 		s := a.Stats
-		fmt.Fprintf(tw, "%.3f\t%.0f ± %.0f\t%.0f\t%.1f\t%.4f ± %.4f\t%.1f\t%.2f\t%.0f\t%.0f\t%.0f\t\n", s["utilization"].Mean,
+		fmt.Fprintf(tw, "%.3f\t%.0f ± %.0f\t%.0f\t%.1f\t%.4f ± %.4f\t%.1f\t%.2f\t%.2f\t%.0f\t%.0f\t%.0f\t\n", s["utilization"].Mean,
 			s["awt_s"].Mean, s["awt_s"].SD, s["art_s"].Mean, s["asd"].Mean, s["goodput_cpu_years"].Mean, s["goodput_cpu_years"].SD,
-			s["jf_percent"].Mean, s["delegations_per_job"].Mean, s["workload_management_messages"].Mean, s["messages.DMM"].Mean,
+			s["jf_percent"].Mean, s["delegations_per_job"].Mean, s["hops_per_delegated"].Mean, s["workload_management_messages"].Mean, s["messages.DMM"].Mean,
 			s["messages.KeepAlive"].Mean)
 	}
 	return tw.Flush()
+}
+
+// offeredText is a run's offered load, of the whole and of each grid
+// (docs/sim.md: each over its own jobs' span): "69.3 (69.4 69.3)".
+func offeredText(w *WorkloadSummary) string {
+	if w == nil {
+		return "-"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%.1f", w.OfferedLoad)
+	if len(w.Grids) > 1 {
+		b.WriteString(" (")
+		for i, g := range w.Grids {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			fmt.Fprintf(&b, "%.1f", g.OfferedLoad)
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

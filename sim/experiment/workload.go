@@ -1,10 +1,12 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 	"strings"
 
@@ -191,105 +193,192 @@ func (r *Run) source(ctx context.Context, top *topology.Topology) (*stream, erro
 
 // gridLFSource is the thesis's Ch. 8 workload: one grid-LF stream per
 // cluster (wl:lublin Variant=grid: 95% serial jobs, Weibull bag-of-tasks
-// arrivals with the daily cycle), each brought to its cluster's load by
-// IWG and Span × Scale long. IWG changes only submit times: a unit's
-// sizes and run times come from its own random streams, the same whatever
-// its job count, its target or the other units. So a first pass reads each
-// cluster's jobs until their work reaches load × processors × span, which
-// is the job count that, at the target load, lasts the span.
+// arrivals with the daily cycle), each bringing its cluster's load over
+// the period (Span × Scale), as the thesis's IWG does "for a system of
+// known size, during a specified period" (Sec. 8.4.3): the stream's first
+// job arrives at 0, its last at the period's end (within 1%), and its work
+// is load × processors × period (within the tolerance). See tuneGridLF.
 func gridLFSource(ctx context.Context, top *topology.Topology, w *RunWorkload) (*stream, error) {
-	span := w.Span.Seconds() * w.Scale
-	counts := make([]int, top.Clusters)
-	for c := range counts {
-		n, err := gridLFCount(ctx, top, w, c, w.ClusterLoads[c]/100*float64(top.Nodes[c].Processors)*span)
+	period := w.Span.Seconds() * w.Scale
+	units := make([]gridLFUnit, top.Clusters)
+	for c := range units {
+		u, err := tuneGridLF(ctx, top, w, c, period)
 		if err != nil {
 			return nil, err
 		}
-		counts[c] = max(minGridLFJobs, n)
+		units[c] = u
 	}
-	g, err := gridLFGenerator(top, w, counts)
-	tries, first := make([]int, top.Clusters), slices.Clone(counts)
-	for err != nil {
-		// With the daily cycle the load jumps as IWG stretches the
-		// arrivals, and a target may fall in a jump: a job less or more
-		// moves it (n−1, n+1, n−2, …).
-		var miss *iwgMiss
-		if !errors.As(err, &miss) || tries[miss.cluster] >= iwgRetries {
-			return nil, err
-		}
-		c := miss.cluster
-		tries[c]++
-		step := (tries[c] + 1) / 2
-		if tries[c]%2 == 1 {
-			step = -step
-		}
-		counts[c] = max(minGridLFJobs, first[c]+step)
-		g, err = gridLFGenerator(top, w, counts)
-	}
+	g, err := gridLFGenerator(top, w, units)
 	if err != nil {
 		return nil, err
 	}
 	return newStream(ctx, g, func(j *workload.Job) bool {
-		c := j.Unit - 1 // unit ids count from 1, one unit per cluster in order
+		c := (j.Unit - 1) % top.Clusters // unit ids: draw × clusters + cluster + 1
 		j.Components = []workload.Component{{Site: top.Nodes[c].Name, Count: j.Processors()}}
 		j.App = workload.App{Name: "swf"}
 		return true
 	}, top), nil
 }
 
-// The job counts of grid-LF streams: IWG needs a few jobs to measure a
-// load; a stream has at most maxGridLFJobs.
+// GridLFMethod names how grid-LF streams are made, in every run's
+// definition (so in its digest): results made otherwise are not reused.
+// "period/1": each stream tuned to its cluster's load over the period
+// (tuneGridLF). Before it (no name), each stream was tuned to its load over
+// its own span, and a stream could end hours before the others.
+const GridLFMethod = "period/1"
+
+// gridLFUnit is one cluster's stream as tuned: the unit id (which keys its
+// random streams), its job count, and the load IWG brings it to over its
+// own span (the load that makes the span the period).
+type gridLFUnit struct {
+	id, n int
+	load  float64 // fraction
+}
+
+// The grid-LF streams: IWG needs two jobs to measure a load; a stream has
+// at most maxGridLFJobs; a cluster's stream is drawn again (another unit
+// id, so other random draws) at most gridLFDraws times; spanTolerance is
+// how far (relative) a stream's last arrival may be from the period's end.
 const (
-	minGridLFJobs = 20
+	minGridLFJobs = 2
 	maxGridLFJobs = 50_000_000
+	gridLFDraws   = 32
+	gridLFTries   = 8
+	spanTolerance = 0.01
 )
 
-// gridLFCount is how many of cluster c's grid-LF jobs it takes for their
-// work (processor-seconds) to come nearest to work: the unit alone, under
-// its own id (so with its own random streams), read until then.
-func gridLFCount(ctx context.Context, top *topology.Topology, w *RunWorkload, c int, work float64) (int, error) {
+// tuneGridLF finds cluster c's stream: the first draw (unit id) whose jobs
+// 1..n hold work within the tolerance of load × processors × period for
+// some n, and for which IWG can place those n jobs over the period (their
+// offered load over their own span, the work over processors × period,
+// reached within 1%). Sizes and run times come from the unit's own random
+// streams whatever its count, and IWG changes only submit times, so the
+// work of jobs 1..n is read once, without IWG. A draw can miss: one long
+// parallel job may hold more work than the whole period asks (e.g. 512
+// processors for 20 h on a cluster of 560 at 70% for a day), and the
+// daily cycle makes the load jump as IWG stretches the arrivals; then the
+// counts nearest the target are tried (up to gridLFTries), and then
+// another draw, as DGSim's IWG did when "a random draw misses the target
+// load" (Sec. 6.4.2). The accepted streams are conditioned on not
+// missing, which leaves out the draws whose work is dominated by one job.
+// When no draw comes within the tolerance (a period too short for the
+// jobs: minutes, at a low load), the draw nearest the target is taken;
+// the run's workload summary shows the load it has.
+func tuneGridLF(ctx context.Context, top *topology.Topology, w *RunWorkload, c int, period float64) (gridLFUnit, error) {
+	procs := float64(top.Nodes[c].Processors)
+	want, tol := w.ClusterLoads[c]/100, w.Tolerance/100
+	dist := func(work float64) float64 { return math.Abs(work/(procs*period) - want) }
+	var lastErr error
+	var nearest []gridLFUnit // of each draw, the count nearest the target
+	place := func(u gridLFUnit) (bool, error) {
+		_, err := gridLFGeneratorOf(top, w, []int{c}, []gridLFUnit{u})
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.As(err, new(*iwgMiss)):
+			lastErr = err
+			return false, nil
+		}
+		return false, err
+	}
+	for draw := 0; draw < gridLFDraws; draw++ {
+		id := draw*top.Clusters + c + 1
+		works, err := gridLFWorks(ctx, top, w, c, id, (want+tol)*procs*period)
+		if err != nil {
+			return gridLFUnit{}, err
+		}
+		// The counts nearest the target first (the work grows with the
+		// count: those within the tolerance are one run of counts).
+		var cands []int
+		for n := minGridLFJobs; n < len(works); n++ {
+			cands = append(cands, n)
+		}
+		slices.SortStableFunc(cands, func(a, b int) int { return cmp.Compare(dist(works[a]), dist(works[b])) })
+		if len(cands) > 0 {
+			nearest = append(nearest, gridLFUnit{id: id, n: cands[0], load: works[cands[0]] / (procs * period)})
+		}
+		for k, n := range cands {
+			if k == gridLFTries || dist(works[n]) > tol {
+				break
+			}
+			u := gridLFUnit{id: id, n: n, load: works[n] / (procs * period)}
+			if ok, err := place(u); err != nil || ok {
+				return u, err
+			}
+		}
+	}
+	slices.SortStableFunc(nearest, func(a, b gridLFUnit) int {
+		return cmp.Compare(math.Abs(a.load-want), math.Abs(b.load-want))
+	})
+	for k, u := range nearest {
+		if k == gridLFTries {
+			break
+		}
+		if ok, err := place(u); err != nil || ok {
+			return u, err
+		}
+	}
+	if lastErr == nil {
+		lastErr = fmt.Errorf("grid-LF workload of cluster %s: no stream of at least %d jobs", top.Nodes[c].Name, minGridLFJobs)
+	}
+	return gridLFUnit{}, fmt.Errorf("%w (after %d draws; raise the workload's max_iterations or lengthen the span)", lastErr, gridLFDraws)
+}
+
+// gridLFWorks is the work (processor-seconds) of cluster c's grid-LF jobs
+// 1..n, for every n until it passes limit (works[n], works[0] = 0): the
+// unit alone, under its id, without IWG.
+func gridLFWorks(ctx context.Context, top *topology.Topology, w *RunWorkload, c, id int, limit float64) ([]float64, error) {
 	src := fmt.Sprintf("# File-type: text/wl-spec\n# File-version: 1.1\n%d\tunitary\t%d\twl:lublin\tsingle\t1\t*:?\t-\tVariant=grid,Processors=%d\n",
-		c+1, maxGridLFJobs, top.Nodes[c].Processors)
+		id, maxGridLFJobs, top.Nodes[c].Processors)
 	spec, err := wdl.Parse(gridLFSpecName, []byte(src), nil)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	g, err := generator.New(spec, w.Seed)
 	if err != nil {
-		return 0, fmt.Errorf("grid-LF workload of cluster %s: %w", top.Nodes[c].Name, err)
+		return nil, fmt.Errorf("grid-LF workload of cluster %s: %w", top.Nodes[c].Name, err)
 	}
-	n, sum := 0, 0.0
+	works := []float64{0}
+	sum := 0.0
 	_, err = g.Generate(func(j *workload.Job) error {
-		w := float64(j.Processors()) * j.RunTime.Seconds()
-		if sum+w >= work {
-			// The count whose work is the nearer to the target: one long
-			// parallel job may hold much of it.
-			if sum+w-work <= work-sum || n == 0 {
-				n, sum = n+1, sum+w
-			}
+		sum += float64(j.Processors()) * j.RunTime.Seconds()
+		works = append(works, sum)
+		if sum > limit {
 			return errStopped
 		}
-		n, sum = n+1, sum+w
-		if n%4096 == 0 {
+		if len(works)%4096 == 0 {
 			return ctx.Err()
 		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStopped) {
-		return 0, fmt.Errorf("grid-LF workload of cluster %s: %w", top.Nodes[c].Name, err)
+		return nil, fmt.Errorf("grid-LF workload of cluster %s: %w", top.Nodes[c].Name, err)
 	}
 	if !errors.Is(err, errStopped) {
-		return 0, fmt.Errorf("grid-LF workload of cluster %s: %d jobs hold less work than the load asks; shorten the span or lower the load", top.Nodes[c].Name, maxGridLFJobs)
+		return nil, fmt.Errorf("grid-LF workload of cluster %s: %d jobs hold less work than the load asks; shorten the span or lower the load", top.Nodes[c].Name, maxGridLFJobs)
 	}
-	return n, nil
+	return works, nil
 }
 
-func gridLFGenerator(top *topology.Topology, w *RunWorkload, counts []int) (*generator.Generator, error) {
+// gridLFGenerator is the generator of every cluster's stream.
+func gridLFGenerator(top *topology.Topology, w *RunWorkload, units []gridLFUnit) (*generator.Generator, error) {
+	cs := make([]int, len(units))
+	for c := range cs {
+		cs[c] = c
+	}
+	return gridLFGeneratorOf(top, w, cs, units)
+}
+
+// gridLFGeneratorOf is the generator of the streams of clusters cs, with
+// their units: IWG brings each to its load (the one that spans the
+// period) within spanTolerance of it.
+func gridLFGeneratorOf(top *topology.Topology, w *RunWorkload, cs []int, units []gridLFUnit) (*generator.Generator, error) {
 	var b strings.Builder
-	b.WriteString("# File-type: text/wl-spec\n# File-version: 1.0\n")
-	for c := 0; c < top.Clusters; c++ {
-		fmt.Fprintf(&b, "%d\twl:lublin\tsingle\t1\t*:?\t-\tVariant=grid,Processors=%d,TargetLoad=%g,Tolerance=%g,MaxIterations=%d\n",
-			counts[c], top.Nodes[c].Processors, w.ClusterLoads[c]/100, w.Tolerance/100, w.MaxIterations)
+	b.WriteString("# File-type: text/wl-spec\n# File-version: 1.1\n")
+	for k, c := range cs {
+		u := units[k]
+		fmt.Fprintf(&b, "%d\tunitary\t%d\twl:lublin\tsingle\t1\t*:?\t-\tVariant=grid,Processors=%d,TargetLoad=%g,Tolerance=%g,MaxIterations=%d\n",
+			u.id, u.n, top.Nodes[c].Processors, u.load, spanTolerance*u.load, w.MaxIterations)
 	}
 	spec, err := wdl.Parse(gridLFSpecName, []byte(b.String()), nil)
 	if err != nil {
@@ -297,16 +386,12 @@ func gridLFGenerator(top *topology.Topology, w *RunWorkload, counts []int) (*gen
 	}
 	g, err := generator.New(spec, w.Seed)
 	if err != nil {
-		return nil, gridLFError(top, err)
+		return nil, gridLFError(top, cs, err)
 	}
 	return g, nil
 }
 
 const gridLFSpecName = "grid-lf.wdl"
-
-// iwgRetries bounds the job counts tried for a cluster whose target IWG
-// cannot reach.
-const iwgRetries = 8
 
 // iwgMiss is IWG's failure to reach a cluster's target.
 type iwgMiss struct {
@@ -319,16 +404,17 @@ func (e *iwgMiss) Error() string {
 	return fmt.Sprintf("grid-LF workload of cluster %s: %s (raise the workload's tolerance or max_iterations)", e.name, e.msg)
 }
 
-// gridLFError names the cluster of a unit's error (IWG missing its target).
-func gridLFError(top *topology.Topology, err error) error {
+// gridLFError names the cluster of a unit's error (IWG missing its
+// target); units are one per line of cs after the two marker lines.
+func gridLFError(top *topology.Topology, cs []int, err error) error {
 	var list wdl.ErrorList
 	if errors.As(err, &list) && len(list) > 0 {
 		err = list[0]
 	}
 	var we *wdl.Error
 	if errors.As(err, &we) {
-		if c := we.Pos.Line - 3; c >= 0 && c < top.Clusters { // two marker lines, then one unit per cluster
-			return &iwgMiss{cluster: c, name: top.Nodes[c].Name, msg: we.Msg}
+		if k := we.Pos.Line - 3; k >= 0 && k < len(cs) {
+			return &iwgMiss{cluster: cs[k], name: top.Nodes[cs[k]].Name, msg: we.Msg}
 		}
 	}
 	return fmt.Errorf("grid-LF workload: %w", err)
