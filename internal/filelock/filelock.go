@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ErrBusy is returned by TryLock when another process holds the lock.
@@ -23,7 +24,11 @@ type BusyError struct {
 }
 
 func (e *BusyError) Error() string {
-	return fmt.Sprintf("%v (pid %s; lock %s)", ErrBusy, e.Pid, e.Path)
+	pid := e.Pid
+	if pid == "" {
+		pid = "unknown"
+	}
+	return fmt.Sprintf("%v (pid %s; lock %s)", ErrBusy, pid, e.Path)
 }
 
 func (e *BusyError) Is(target error) bool { return target == ErrBusy }
@@ -39,15 +44,27 @@ func TryLock(path string) (release func(), err error) {
 	if err := tryLock(f); err != nil {
 		f.Close()
 		if errors.Is(err, errWouldBlock) {
-			b := make([]byte, 32)
-			n, _ := readHolder(path, b)
-			return nil, &BusyError{Path: path, Pid: strings.TrimSpace(string(b[:n]))}
+			return nil, &BusyError{Path: path, Pid: holder(path)}
 		}
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	return func() { f.Close() }, nil
+}
+
+// holder is the pid the lock's holder wrote. A holder that has just taken
+// the lock writes it a moment later: an empty file is read again for up to
+// half a second before the pid is given as unknown ("").
+func holder(path string) string {
+	b := make([]byte, 32)
+	for i := 0; ; i++ {
+		n, _ := readHolder(path, b)
+		if pid := strings.TrimSpace(string(b[:n])); pid != "" || i == 50 {
+			return pid
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func readHolder(path string, b []byte) (int, error) {

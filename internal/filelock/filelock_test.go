@@ -72,3 +72,31 @@ func TestLockDiesWithItsProcess(t *testing.T) {
 	}
 	release()
 }
+
+// A holder that has taken the lock but not yet written its pid: the one
+// refused waits for the pid rather than naming an empty one, and says
+// "unknown" if none comes.
+func TestBusyBeforeThePidIsWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := tryLock(f); err != nil { // the lock, and no pid yet
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		f.WriteAt([]byte("4242\n"), 0)
+	}()
+	_, err = TryLock(path)
+	var busy *BusyError
+	if !errors.As(err, &busy) || busy.Pid != "4242" {
+		t.Fatalf("%v: want the pid written after the lock was taken", err)
+	}
+	f.Truncate(0)
+	if _, err = TryLock(path); !errors.As(err, &busy) || busy.Pid != "" || !strings.Contains(err.Error(), "pid unknown") {
+		t.Fatalf("%v: want an unknown pid", err)
+	}
+}

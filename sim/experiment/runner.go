@@ -97,7 +97,11 @@ func Open(ctx context.Context, e *Experiment, o RunOptions) (*Session, error) {
 	release, err := filelock.TryLock(lockPath(o.DB))
 	var busy *filelock.BusyError
 	if errors.As(err, &busy) {
-		return nil, fmt.Errorf("%w (pid %s holds %s): wait for it to end, or give another --db; the runs it finishes are kept", ErrBusy, busy.Pid, busy.Path)
+		pid := busy.Pid
+		if pid == "" {
+			pid = "unknown"
+		}
+		return nil, fmt.Errorf("%w (pid %s holds %s): wait for it to end, or give another --db; the runs it finishes are kept", ErrBusy, pid, busy.Path)
 	}
 	if err != nil {
 		return nil, err
