@@ -42,6 +42,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/groups/{g}/dequeue", auth(s.dequeue))
 	mux.HandleFunc("GET /v1/groups/{g}/actions", s.listActions)
 	mux.HandleFunc("GET /v1/groups/{g}/report", s.report)
+	mux.HandleFunc("GET /v1/groups/{g}/status", s.statusJSON)
+	mux.HandleFunc("GET /{$}", s.statusPage)
+	mux.HandleFunc("GET /status", s.statusPage)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.Fail(w, http.StatusNotFound, "no route %s %s (docs/placeholder.md lists the API)", r.Method, r.URL.Path)
 	})

@@ -213,3 +213,10 @@ func (c *Client) Report(ctx context.Context, group string) (*Report, error) {
 	var v Report
 	return &v, c.call(ctx, http.MethodGet, gpath(group, "/report"), nil, &v)
 }
+
+// Status gets a group's status (what the status page shows).
+func (c *Client) Status(ctx context.Context, group string) (*Status, error) {
+	var v Status
+	err := c.call(ctx, http.MethodGet, gpath(group, "/status"), nil, &v)
+	return &v, err
+}
