@@ -267,3 +267,25 @@ func BenchmarkStatus100k(b *testing.B) {
 		}
 	}
 }
+
+// At most MaxStatusRows active placeholders are listed, the first by id;
+// the rest are counted.
+func TestStatusRowsBound(t *testing.T) {
+	for _, n := range []int{0, 1, MaxStatusRows, MaxStatusRows + 1, MaxStatusRows + 7} {
+		s := newTestState(t, FCFS)
+		for i := 0; i < n; i++ {
+			mustAdd(t, s, NewJob{Command: fmt.Sprint(i)})
+			if _, err := s.pull(t0, "g", PullRequest{Ident: Ident{Site: "b", LocalID: fmt.Sprint("p", i)}, Seq: 1}, time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st := s.status(s.groups["g"], t0)
+		rows := min(n, MaxStatusRows)
+		if len(st.Placeholders) != rows || st.MorePlaceholders != n-rows || st.Sites[1].Executing != n || st.Running != n {
+			t.Errorf("%d placeholders: %d rows, %d more, site %+v", n, len(st.Placeholders), st.MorePlaceholders, st.Sites[1])
+		}
+		if rows > 0 && (st.Placeholders[0].ID != 1 || st.Placeholders[rows-1].ID != int64(rows)) {
+			t.Errorf("%d placeholders: rows from %d to %d", n, st.Placeholders[0].ID, st.Placeholders[rows-1].ID)
+		}
+	}
+}
