@@ -1,19 +1,16 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/gmark/gmark/internal/testkit"
 )
 
 // simRun generates the W30 workload with a seed (once per seed) and records
@@ -110,46 +107,6 @@ func artifactsDir(t *testing.T) string {
 	return dir
 }
 
-// chromium runs headless Chromium with args, in its own process group,
-// and kills the whole group when it returns (Chromium starts helpers).
-func chromium(t *testing.T, bin string, args ...string) (string, string) {
-	t.Helper()
-	profile := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	all := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--user-data-dir=" + profile}, args...)
-	cmd := exec.CommandContext(ctx, bin, all...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // helpers left behind, if any
-	}
-	if err != nil {
-		t.Fatalf("chromium %v: %v\n%s", args, err, tail(stderr.String(), 2000))
-	}
-	return stdout.String(), stderr.String()
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
-}
-
-func findChromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 // The HTML report of two simulated runs opens in headless Chromium: the page
 // loads with no error, every figure's image is there and decodes, and a
 // screenshot is kept as a test artefact.
@@ -183,12 +140,9 @@ func TestReportHTMLInChromium(t *testing.T) {
 		}
 	}
 
-	bin := findChromium()
-	if bin == "" {
-		t.Skip("chromium is not installed (apt-get install -y chromium): the page was not opened in a browser")
-	}
+	bin := testkit.Chromium(t)
 	url := "file://" + filepath.Join(out, "index.html")
-	dom, _ := chromium(t, bin, "--virtual-time-budget=10000", "--dump-dom", url)
+	dom, _ := testkit.Headless(t, bin, "--virtual-time-budget=10000", "--dump-dom", url)
 	root := regexp.MustCompile(`<html[^>]*>`).FindString(dom)
 	attr := func(name string) string {
 		m := regexp.MustCompile(name + `="([^"]*)"`).FindStringSubmatch(root)
@@ -207,7 +161,7 @@ func TestReportHTMLInChromium(t *testing.T) {
 		t.Errorf("%s errors while loading the page", e)
 	}
 	shot := filepath.Join(dir, "report.png")
-	chromium(t, bin, "--hide-scrollbars", "--window-size=1280,4000", "--screenshot="+shot, url)
+	testkit.Headless(t, bin, "--hide-scrollbars", "--window-size=1280,4000", "--screenshot="+shot, url)
 	st, err := os.Stat(shot)
 	if err != nil || st.Size() < 10000 {
 		t.Fatalf("screenshot: %v", err)
