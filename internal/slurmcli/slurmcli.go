@@ -43,6 +43,10 @@ type Record struct {
 	ArrayJobID  int64  `json:"array_job_id,omitempty"`
 	ArrayTaskID int64  `json:"array_task_id,omitempty"`
 	ArrayTasks  string `json:"array_tasks,omitempty"`
+	// The processors the job was given or asks for (squeue's cpus; 0:
+	// unknown) and its partition, as squeue reports them (not stored).
+	CPUs      int64  `json:"-"`
+	Partition string `json:"-"`
 }
 
 // squeueJob is the part of an squeue --json job that gmark reads. Fields
@@ -67,6 +71,8 @@ type squeueJob struct {
 	ArrayJobID  json.RawMessage `json:"array_job_id"`
 	ArrayTaskID json.RawMessage `json:"array_task_id"`
 	ArrayTasks  string          `json:"array_task_string"`
+	CPUs        json.RawMessage `json:"cpus"`
+	Partition   string          `json:"partition"`
 }
 
 type squeueOut struct {
@@ -105,6 +111,7 @@ func ParseSqueue(b []byte) ([]Record, error) {
 		r.HetJobID, r.HetOff = jsonNumber(j.HetJobID), jsonNumber(j.HetJobOff)
 		r.Exit, r.Signal = jsonExit(j.ExitCode)
 		r.ArrayJobID, r.ArrayTaskID, r.ArrayTasks = jsonNumber(j.ArrayJobID), jsonNumber(j.ArrayTaskID), j.ArrayTasks
+		r.CPUs, r.Partition = jsonNumber(j.CPUs), j.Partition
 		if r.check() {
 			recs = append(recs, r)
 		}
@@ -154,8 +161,15 @@ func (r *Record) check() bool {
 		// Slurm's "no value" (0xfffffffe) of a job that is not an array's.
 		r.ArrayJobID, r.ArrayTaskID, r.ArrayTasks = 0, 0, ""
 	}
+	if r.CPUs < 0 || r.CPUs > maxCPUs {
+		r.CPUs = 0
+	}
 	return true
 }
+
+// maxCPUs bounds a job's processors (Slurm's are 32-bit counts; a larger
+// value is a garbled field, or "no value").
+const maxCPUs = 1 << 30
 
 // jsonState reads "RUNNING" or ["RUNNING", …].
 func jsonState(raw json.RawMessage) string {

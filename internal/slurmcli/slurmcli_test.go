@@ -14,7 +14,7 @@ const squeue2205 = `{
   "jobs": [
     {"cluster": "alpha", "comment": "gmark:1-0", "job_id": 1, "job_state": "COMPLETED", "name": "gmark-1-0.a1-r",
      "submit_time": 1795362919, "start_time": 1795362920, "end_time": 1795362922, "exit_code": 0, "nodes": "alphan1",
-     "het_job_id": 0, "het_job_offset": 0, "state_reason": "None"},
+     "het_job_id": 0, "het_job_offset": 0, "state_reason": "None", "cpus": 4, "partition": "main"},
     {"cluster": "alpha", "comment": "gmark:fail", "job_id": 2, "job_state": "FAILED", "name": "f.sh",
      "submit_time": 1795362938, "start_time": 1795362938, "end_time": 1795362938, "exit_code": 768, "nodes": "alphan1",
      "het_job_id": 0, "het_job_offset": 0, "state_reason": "NonZeroExitCode"},
@@ -34,7 +34,8 @@ const squeueDown = `{"meta": {}, "errors": [{"description": "Failed while lookin
 const squeue2302 = `{"errors": [], "jobs": [{"job_id": 7, "cluster": "c", "name": "n", "job_state": ["RUNNING"],
   "submit_time": {"set": true, "infinite": false, "number": 100}, "start_time": {"set": true, "number": 101},
   "end_time": {"set": true, "number": 0}, "exit_code": {"status": ["SUCCESS"], "return_code": {"set": true, "number": 0}},
-  "nodes": "n1"}]}`
+  "nodes": "n1",
+  "cpus": {"set": true, "number": 3}, "partition": "p"}]}`
 
 const jobcomp2205 = `JobId=1 UserId=root(0) GroupId=root(0) Name=gmark-1-0.a1-r JobState=COMPLETED Partition=main TimeLimit=UNLIMITED StartTime=2026-11-22T15:55:20 EndTime=2026-11-22T15:55:22 NodeList=alphan1 NodeCnt=1 ProcCnt=4 WorkDir=/tmp/sl ReservationName= Tres=cpu=4,mem=1M,node=1,billing=4 Account= QOS= WcKey= Cluster=unknown SubmitTime=2026-11-22T15:55:19 EligibleTime=2026-11-22T15:55:19 DerivedExitCode=0:0 ExitCode=0:0 
 JobId=2 UserId=root(0) GroupId=root(0) Name=f.sh JobState=FAILED Partition=main TimeLimit=UNLIMITED StartTime=2026-11-22T15:55:38 EndTime=2026-11-22T15:55:38 NodeList=alphan1 NodeCnt=1 ProcCnt=1 WorkDir=/tmp/sl ReservationName= Tres=cpu=1,mem=1M,node=1,billing=1 Account= QOS= WcKey= Cluster=unknown SubmitTime=2026-11-22T15:55:38 EligibleTime=2026-11-22T15:55:38 DerivedExitCode=0:0 ExitCode=3:0 
@@ -49,6 +50,9 @@ func TestParseSqueue(t *testing.T) {
 	if r := recs[0]; r.ID != 1 || r.State != "COMPLETED" || r.Submit != 1795362919 || r.Start != 1795362920 || r.End != 1795362922 || r.Exit != 0 || r.Name != "gmark-1-0.a1-r" {
 		t.Fatalf("%+v", r)
 	}
+	if r := recs[0]; r.CPUs != 4 || r.Partition != "main" || recs[1].CPUs != 0 {
+		t.Fatalf("cpus and partition: %+v", recs[:2])
+	}
 	if r := recs[1]; r.Exit != 3 || r.Signal != 0 || StateClass(r.State) != "failed" {
 		t.Fatalf("exit code 768 is exit status 3: %+v", r)
 	}
@@ -59,7 +63,7 @@ func TestParseSqueue(t *testing.T) {
 		t.Fatalf("errors array not an error: %v", err)
 	}
 	recs, err = ParseSqueue([]byte(squeue2302))
-	if err != nil || recs[0].State != "RUNNING" || recs[0].Submit != 100 || recs[0].Start != 101 || recs[0].Exit != 0 {
+	if err != nil || recs[0].State != "RUNNING" || recs[0].Submit != 100 || recs[0].Start != 101 || recs[0].Exit != 0 || recs[0].CPUs != 3 || recs[0].Partition != "p" {
 		t.Fatalf("23.02 shapes: %+v %v", recs, err)
 	}
 }

@@ -90,6 +90,11 @@ type cluster struct {
 
 	ctl         Controller // the real local resource manager (lrm = "slurm"); nil: emulated
 	unreachable string     // why the controller does not answer, or ""
+	// remoteLocal: the controller's other running jobs, newest start
+	// first; killed: those the core killed (id → processors) while the
+	// controller still reports them.
+	remoteLocal []LocalJob
+	killed      map[string]int
 }
 
 // Executor runs jobs. The runners start a job's components together, so

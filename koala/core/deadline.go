@@ -132,7 +132,7 @@ func (c *Core) deadlineWait(j *Job) {
 	w, L := c.deadlineSettings(j)
 	j.State, j.queuedAt, j.inWait, j.waitTries = Queued, c.now, true, 0
 	c.waiting++
-	c.deadlineAt(j, FirstTry(c.now, j.Deadline, L, w))
+	c.deadlineAt(j, c.nextTry(j, FirstTry(c.now, j.Deadline, L, w)))
 }
 
 func (c *Core) deadlineAt(j *Job, t time.Time) {
@@ -161,6 +161,14 @@ func (c *Core) deadlineTry(j *Job) {
 	j.PlacementTries++
 	j.waitTries++
 	final := !c.now.Before(j.Deadline)
+	w, L := c.deadlineSettings(j)
+	if !w.Inf && c.now.Before(j.Deadline.Add(-w.I)) {
+		// The kill try before Wait-X's window: the kill plan only.
+		if !c.slurmKill(j) {
+			c.deadlineAt(j, FirstTry(c.now, j.Deadline, L, w))
+		}
+		return
+	}
 	info := c.info()
 	res, fail := c.place(j, info)
 	late := fail == nil && c.now.Add(res.FTT).After(j.Deadline)
@@ -176,6 +184,9 @@ func (c *Core) deadlineTry(j *Job) {
 	c.emit(ev)
 	if fail != nil {
 		c.noteWhy(j, fail)
+		if !late && c.slurmKill(j) {
+			return
+		}
 	}
 	switch {
 	case final:
@@ -185,9 +196,8 @@ func (c *Core) deadlineTry(j *Job) {
 		c.leaveWait(j)
 		c.fail(j, "not placed in "+itoa(j.waitTries)+" tries before its start deadline (deadline_max_tries)")
 	default:
-		_, L := c.deadlineSettings(j)
 		next, _ := NextClaim(c.now, j.Deadline, L, c.cfg.DeadlineEpsilon.Duration)
-		c.deadlineAt(j, next)
+		c.deadlineAt(j, c.nextTry(j, next))
 	}
 }
 
@@ -244,21 +254,34 @@ func (c *Core) globalPriority() bool { return c.cfg.DeadlinePriority != "local" 
 // deadlineMissed is the end of a job whose try at its deadline found too
 // few idle processors: under LP it fails; under GP the local jobs in the
 // way are killed and it starts, or, if even that is not enough, it fails.
+// At the deadline, only emulated clusters' local jobs are killed: a Slurm
+// cluster's are killed (preempt_local) at the kill tries before it
+// (slurmKill), as what Slurm starts after a scancel starts after D.
 func (c *Core) deadlineMissed(j *Job) {
 	if !c.globalPriority() {
 		c.fail(j, "not started at its start deadline: too few idle processors (local priority: no local job is killed)")
 		return
 	}
-	res, victims, ok := c.killPlan(j)
+	res, victims, ok := c.killPlan(j, false)
 	if !ok {
-		c.fail(j, "not started at its start deadline: too few processors even with local jobs killed (global priority)")
+		c.fail(j, "not started at its start deadline: too few processors even with local jobs killed (global priority)"+c.noPreemptNote(j))
 		return
 	}
+	c.killAndPlace(j, res, victims)
+}
+
+// killAndPlace kills the victims of a kill plan and places the job as the
+// plan says, claiming at once.
+func (c *Core) killAndPlace(j *Job, res placement.Result, victims []victim) {
 	// The processors the kills free go to this job before the local
 	// queues see them (claimTry runs the queues afterwards).
 	c.deferLocal = true
 	for _, v := range victims {
-		c.killLocal(v.cl, v.job, j)
+		if v.job != nil {
+			c.killLocal(v.cl, v.job, j)
+		} else {
+			c.killRemote(v.cl, v.remote, j)
+		}
 	}
 	c.deadlinePlace(j, res, c.info(), j.PlacementTries)
 	if c.deferLocal { // the claim did not get to run the queues
@@ -266,10 +289,19 @@ func (c *Core) deadlineMissed(j *Job) {
 	}
 }
 
-// victim is a local job to kill on a cluster.
+// victim is a local job to kill on a cluster: an emulated cluster's (job)
+// or a Slurm cluster's (remote).
 type victim struct {
-	cl  *cluster
-	job *lrm.Job
+	cl     *cluster
+	job    *lrm.Job
+	remote LocalJob
+}
+
+func (v victim) size() int {
+	if v.job != nil {
+		return v.job.Size
+	}
+	return v.remote.Size
 }
 
 // killPlan places a job at its deadline under global priority, counting
@@ -279,18 +311,20 @@ type victim struct {
 // component that fits nowhere so goes to the cluster where the fewest
 // processors must be freed (the most idle; ties: by name), and there the
 // local jobs are killed newest start first (the least work lost per job),
-// until it fits. Local jobs of real clusters (lrm = "slurm") are not killed,
-// nor are grid components. Flexible jobs and jobs with input files get no
-// such placement (they fail at their deadline as under LP).
-func (c *Core) killPlan(j *Job) (placement.Result, []victim, bool) {
+// until it fits. Local jobs of real clusters (lrm = "slurm") are killed
+// only when remote is set and the cluster has preempt_local, and then only
+// the running jobs its controller reported that are not gmark's (see
+// LocalJob); grid components never. Flexible jobs and jobs with input
+// files get no such placement (they fail at their deadline as under LP).
+func (c *Core) killPlan(j *Job, remote bool) (placement.Result, []victim, bool) {
 	if j.request.Flexible || len(j.request.Files) > 0 {
 		return placement.Result{}, nil, false
 	}
 	type site struct {
 		cl    *cluster
 		idle  int
-		local []*lrm.Job // running local jobs, newest start first
-		next  int        // the next of them to kill
+		local []victim // running local jobs, newest start first
+		next  int      // the next of them to kill
 	}
 	var sites []*site
 	for _, cl := range c.clusters {
@@ -298,15 +332,22 @@ func (c *Core) killPlan(j *Job) (placement.Result, []victim, bool) {
 			continue
 		}
 		s := &site{cl: cl, idle: max(0, cl.lrm.Idle()-cl.soft)}
-		if cl.ctl == nil {
-			s.local = cl.lrm.RunningJobs(lrm.Local)
+		switch {
+		case cl.ctl == nil:
+			for _, lj := range cl.lrm.RunningJobs(lrm.Local) {
+				s.local = append(s.local, victim{cl: cl, job: lj})
+			}
+		case remote && cl.cfg.PreemptLocal:
+			for _, lj := range cl.remoteLocal {
+				s.local = append(s.local, victim{cl: cl, remote: lj})
+			}
 		}
 		sites = append(sites, s)
 	}
 	killable := func(s *site) int {
 		n := 0
-		for _, lj := range s.local[s.next:] {
-			n += lj.Size
+		for _, v := range s.local[s.next:] {
+			n += v.size()
 		}
 		return n
 	}
@@ -332,10 +373,10 @@ func (c *Core) killPlan(j *Job) (placement.Result, []victim, bool) {
 			return placement.Result{}, nil, false
 		}
 		for best.idle < comp.Size {
-			lj := best.local[best.next]
+			v := best.local[best.next]
 			best.next++
-			best.idle += lj.Size
-			victims = append(victims, victim{best.cl, lj})
+			best.idle += v.size()
+			victims = append(victims, v)
 		}
 		best.idle -= comp.Size
 		res.Assignments = append(res.Assignments, placement.Assignment{Index: comp.Index, Size: comp.Size, Site: best.cl.cfg.Name})

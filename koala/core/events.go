@@ -50,7 +50,7 @@ const (
 
 	// A local job was killed to make room for a global job at its start
 	// deadline (global priority): Cluster, Count its processors, LRMID
-	// names it ("local-N"), ProcessorS the processor time it had used
+	// names it ("local-N"; on a Slurm cluster, its Slurm job id), ProcessorS the processor time it had used
 	// (lost); Job is the global job.
 	EvLocalKilled EventKind = "local_killed"
 

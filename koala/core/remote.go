@@ -44,6 +44,10 @@ type Controller interface {
 	Release(ref Ref)
 	// Cancel ends a submission wherever it is (waiting, holding, running).
 	Cancel(ref Ref, reason string)
+	// Kill ends one of the controller's other jobs (a LocalJob it
+	// reported), for a job with a start deadline under global priority on
+	// a cluster that allows it (preempt_local).
+	Kill(id string, reason string)
 }
 
 // Ref names one submission of a component to a controller.
@@ -358,8 +362,10 @@ func (c *Core) startEmulatedClaimed(j *Job) bool {
 // processors: idle ones, and those running this core's components. The
 // rest of the cluster's processors (of the grid's processors, which the
 // controller's other jobs take last) are local load: the controller's
-// other jobs.
-func (c *Core) ObserveCluster(name string, idle, ours int) error {
+// other jobs. local lists those of them that run and may be killed under
+// global priority (only read on a cluster with preempt_local); jobs the
+// core killed that the controller still reports do not count as load.
+func (c *Core) ObserveCluster(name string, idle, ours int, local ...LocalJob) error {
 	cl, ok := c.byName[name]
 	if !ok || cl.ctl == nil {
 		return fmt.Errorf("cluster %q has no controller", name)
@@ -369,7 +375,7 @@ func (c *Core) ObserveCluster(name string, idle, ours int) error {
 		cl.unreachable = ""
 	}
 	c.account(cl)
-	cl.lrm.SetExternal(cl.cfg.Processors - idle - ours)
+	cl.lrm.SetExternal(cl.cfg.Processors - idle - ours - cl.observeLocal(local))
 	return nil
 }
 

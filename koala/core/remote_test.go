@@ -24,12 +24,14 @@ type ctlDouble struct {
 	subs      []Submission
 	released  []Ref
 	cancelled []Ref
+	killed    []string // ids of the controller's other jobs the core killed
 }
 
-func (d *ctlDouble) Submit(s *Submission)   { d.subs = append(d.subs, *s) }
-func (d *ctlDouble) Release(r Ref)          { d.released = append(d.released, r) }
-func (d *ctlDouble) Cancel(r Ref, _ string) { d.cancelled = append(d.cancelled, r) }
-func (d *ctlDouble) last() Submission       { return d.subs[len(d.subs)-1] }
+func (d *ctlDouble) Submit(s *Submission)     { d.subs = append(d.subs, *s) }
+func (d *ctlDouble) Release(r Ref)            { d.released = append(d.released, r) }
+func (d *ctlDouble) Cancel(r Ref, _ string)   { d.cancelled = append(d.cancelled, r) }
+func (d *ctlDouble) last() Submission         { return d.subs[len(d.subs)-1] }
+func (d *ctlDouble) Kill(id string, _ string) { d.killed = append(d.killed, id) }
 
 // remoteGrid: Slurm clusters sa and sb of 8 processors (start_timeout 20s)
 // and, with emulated, an emulated cluster em of 8; a 400 MiB file "f" at sa,

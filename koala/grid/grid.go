@@ -97,6 +97,14 @@ type Cluster struct {
 	// StartTimeout is how long a component submitted to the controller
 	// may wait to start before the claim gives it up (30s).
 	StartTimeout Duration `toml:"start_timeout"`
+	// PreemptLocal lets the core, under global deadline priority, cancel
+	// the controller's other (non-gmark) running jobs with scancel to start
+	// a job with a start deadline (docs/deadlines.md). Default false: the
+	// cluster's other jobs are never cancelled, and a global job that
+	// needs their processors fails at its deadline as under local
+	// priority. Slurm clusters only (emulated clusters' local jobs are
+	// always killable under global priority).
+	PreemptLocal bool `toml:"preempt_local"`
 }
 
 // The local resource managers a cluster may have.
@@ -631,6 +639,9 @@ func (g *Grid) checkClusters() (map[string]bool, error) {
 			}
 			if cl.Poll.Duration != 0 || cl.StartTimeout.Duration != 0 {
 				c.fail("poll", "and start_timeout are for lrm = \"slurm\" clusters: cluster %s is emulated", cl.Name)
+			}
+			if cl.PreemptLocal {
+				c.fail("preempt_local", "is for lrm = \"slurm\" clusters: cluster %s is emulated, and its local jobs are always killed under global priority (remove it)", cl.Name)
 			}
 		default:
 			c.fail("lrm", "must be emulated or slurm, got %q", cl.LRM)

@@ -23,7 +23,7 @@ func TestSlurmCluster(t *testing.T) {
 		t.Fatalf("kinds %q %q", s.LRM, e.LRM)
 	}
 	if s.SlurmConf != "/grids/conf/slurm.conf" || s.Partition != "main" || s.Poll.Duration != time.Second ||
-		s.StartTimeout.Duration != 30*time.Second || s.Processors != 0 || s.LocalScheduler != "" {
+		s.StartTimeout.Duration != 30*time.Second || s.Processors != 0 || s.LocalScheduler != "" || s.PreemptLocal {
 		t.Errorf("slurm cluster %+v", s)
 	}
 	// The processors come from the controller.
@@ -32,6 +32,11 @@ func TestSlurmCluster(t *testing.T) {
 	}
 	if err := g.Check(); err != nil {
 		t.Errorf("checked again: %v", err)
+	}
+	if g2, err := Parse("g.toml", []byte(strings.Replace(src, "partition", "preempt_local = true\npartition", 1))); err != nil {
+		t.Errorf("preempt_local = true: %v", err)
+	} else if s2, _ := g2.Cluster("s"); !s2.PreemptLocal {
+		t.Errorf("preempt_local = true not read")
 	}
 	cases := []struct {
 		given, total int
@@ -70,6 +75,8 @@ func TestSlurmErrors(t *testing.T) {
 		{slurm + "processors = -1\n", "cluster 1: processors = -1 is out of range"},
 		{"[[cluster]]\nname = \"e\"\nprocessors = 4\nslurm_conf = \"/x\"\n", `g.toml:4: cluster 1: slurm_conf is for lrm = "slurm" clusters: cluster e is emulated`},
 		{"[[cluster]]\nname = \"e\"\nprocessors = 4\npoll = \"1s\"\n", `cluster 1: poll and start_timeout are for lrm = "slurm" clusters`},
+		{"[[cluster]]\nname = \"e\"\nprocessors = 4\npreempt_local = true\n", `g.toml:4: cluster 1: preempt_local is for lrm = "slurm" clusters: cluster e is emulated`},
+		{slurm + "preempt_local = \"yes\"\n", "line 5"},
 	}
 	for _, c := range cases {
 		_, err := Parse("g.toml", []byte(c.src))

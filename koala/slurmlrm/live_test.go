@@ -128,13 +128,16 @@ type jobState struct {
 	State      core.State
 	Reason     string
 	JST        time.Time
+	Deadline   time.Time
+	Start      time.Time
 	Components []core.Component
 }
 
 func (l *live) job(id string) jobState {
 	return l.do(func(c *core.Core) (any, error) {
 		j, _ := c.Job(id)
-		return jobState{State: j.State, Reason: j.Reason, JST: j.JST, Components: append([]core.Component(nil), j.Components...)}, nil
+		return jobState{State: j.State, Reason: j.Reason, JST: j.JST, Deadline: j.Deadline, Start: j.Start,
+			Components: append([]core.Component(nil), j.Components...)}, nil
 	}).(jobState)
 }
 
@@ -485,5 +488,70 @@ func TestLiveRestart(t *testing.T) {
 	id2 := l2.submit(swfJob("after", "0.2", map[string]int{"sa": 2}, "sa"), core.KRunner)
 	if js := l2.wait(id2, 60*time.Second); js.State != core.Finished {
 		t.Errorf("a job after the restart: %s (%s)", js.State, js.Reason)
+	}
+}
+
+// Global priority on a Slurm cluster (docs/deadlines.md): another user's
+// job fills the cluster, and a global job of 2 processors has its start
+// deadline 20 s after its submission. With preempt_local the core kills
+// the other job at its kill try (start_timeout, 15 s, before the
+// deadline): Slurm says CANCELLED, the kill is a local_killed event with
+// the Slurm job id and the processor time lost, and the global job starts
+// by its deadline. Without it the global job fails at its deadline saying
+// why, and the other job runs on. Run one case at a time:
+// go test ./koala/slurmlrm -run 'TestLiveGlobalPriority/kills'.
+func TestLiveGlobalPriority(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		preempt bool
+	}{{"kills", true}, {"fails", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa")
+			sa := e.Cluster("sa")
+			src := "[scheduler]\nscan_interval = \"1s\"\ndeadline_policy = \"rpp\"\ndeadline_l = 0.5\ndeadline_priority = \"global\"\n" +
+				fmt.Sprintf("[[cluster]]\nname = \"sa\"\nlrm = \"slurm\"\nslurm_conf = %q\npoll = \"200ms\"\nstart_timeout = \"15s\"\npreempt_local = %v\n", sa.Conf, c.preempt)
+			l := startLive(t, e, src, gmarkBin.Path(t))
+			out, err := sa.Cmd("sbatch", "--parsable", "--job-name=someone-else", "--ntasks=4", "--output=/dev/null", "--wrap", "sleep 300").CombinedOutput()
+			if err != nil {
+				t.Fatalf("sbatch: %v %s", err, out)
+			}
+			other := strings.TrimSpace(string(out))
+			t.Cleanup(func() { _ = sa.Cmd("scancel", other).Run() })
+			l.until("the other job fills sa", 30*time.Second, func(cs map[string]core.ClusterStatus) bool {
+				return cs["sa"].Idle == 0 && cs["sa"].Background == 4
+			})
+			j := swfJob("g", "1", map[string]int{"sa": 2}, "sa")
+			j.Deadline = 20 * time.Second
+			id := l.submit(j, core.KRunner)
+			js := l.wait(id, 90*time.Second)
+			rec := slurmJob(t, sa, "someone-else")
+			evs := l.events()
+			var kills []core.Event
+			for _, ev := range evs {
+				if ev.Kind == core.EvLocalKilled {
+					kills = append(kills, ev)
+				}
+			}
+			if !c.preempt {
+				if js.State != core.Failed || !strings.Contains(js.Reason, "preemption of local jobs is not allowed on Slurm cluster sa (preempt_local = false)") {
+					t.Errorf("global job %s (%s), want failed: preemption not allowed", js.State, js.Reason)
+				}
+				if rec.State != "RUNNING" || len(kills) != 0 {
+					t.Errorf("other job %s, %d kills; want it running, none", rec.State, len(kills))
+				}
+				return
+			}
+			if js.State != core.Finished || js.Start.IsZero() || js.Start.After(js.Deadline) {
+				t.Errorf("global job %s, started %v, deadline %v (%s): want finished, started by its deadline", js.State, js.Start, js.Deadline, js.Reason)
+			}
+			if rec.State != "CANCELLED" {
+				t.Errorf("the other job is %s, want CANCELLED", rec.State)
+			}
+			if len(kills) != 1 || kills[0].LRMID != other || kills[0].Cluster != "sa" || kills[0].Count != 4 || kills[0].ProcessorS <= 0 || kills[0].Job != id {
+				t.Fatalf("kills %+v, want one of Slurm job %s (4 processors) on sa for %s", kills, other, id)
+			}
+			t.Logf("other job killed %v before the deadline, having used %g processor-s; global job started %v before its deadline",
+				js.Deadline.Sub(kills[0].Time), kills[0].ProcessorS, js.Deadline.Sub(js.Start))
+		})
 	}
 }

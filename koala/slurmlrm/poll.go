@@ -3,6 +3,7 @@ package slurmlrm
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,7 +38,7 @@ func (c *Cluster) pollOnce(ctx context.Context) func(*core.Core) {
 	// squeue first: a job that starts between the two commands is then
 	// counted busy by sinfo and not yet ours, a moment of load too many
 	// rather than too few.
-	recs, err := c.squeue(ctx)
+	recs, others, err := c.squeue(ctx)
 	var cpus slurmcli.CPUs
 	if err == nil {
 		cpus, err = c.cpus(ctx)
@@ -64,32 +65,56 @@ func (c *Cluster) pollOnce(ctx context.Context) func(*core.Core) {
 		c.enqueue(func(ctx context.Context) { c.scancel(ctx, name, id, "not submitted by this run of the core") })
 	}
 	idle := cpus.Idle
+	local := LocalJobs(others, c.partition)
 	return func(k *core.Core) {
-		_ = k.ObserveCluster(c.name, idle, ours)
+		_ = k.ObserveCluster(c.name, idle, ours, local...)
 		for _, r := range reports {
 			r(k)
 		}
 	}
 }
 
-// squeue is the controller's jobs of this core (by their names).
-func (c *Cluster) squeue(ctx context.Context) ([]slurmcli.Record, error) {
+// squeue is the controller's jobs of this core (by their names), and the
+// others.
+func (c *Cluster) squeue(ctx context.Context) (mine, others []slurmcli.Record, err error) {
 	out, err := c.run(ctx, "squeue", "--json")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	recs, err := slurmcli.ParseSqueue(out)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	prefix := "gmark-" + c.set.opts.Prefix + "-"
-	mine := recs[:0]
 	for _, r := range recs {
 		if strings.HasPrefix(r.Name, prefix) {
 			mine = append(mine, r)
+		} else {
+			others = append(others, r)
 		}
 	}
-	return mine, nil
+	return mine, others, nil
+}
+
+// LocalJobs are the jobs of a controller's squeue that the core may kill
+// under global priority on a cluster with preempt_local: those in state
+// RUNNING (not completing or suspended) in the partition (any, when it is
+// ""), with their processors known, that are not gmark's — neither named
+// gmark-… nor with a comment gmark… (the components of this or another
+// core, the jobs of gmark's Slurm submitter) — and not components of a
+// heterogeneous job (a scancel of one would end the others).
+func LocalJobs(recs []slurmcli.Record, partition string) []core.LocalJob {
+	var out []core.LocalJob
+	for _, r := range recs {
+		switch {
+		case r.State != "RUNNING", r.CPUs <= 0, r.HetJobID != 0,
+			partition != "" && r.Partition != partition,
+			strings.HasPrefix(r.Name, "gmark-"), strings.HasPrefix(r.Comment, "gmark"):
+			continue
+		}
+		out = append(out, core.LocalJob{ID: strconv.FormatInt(r.ID, 10), Size: int(r.CPUs), Start: unix(r.Start)})
+	}
+	return out
 }
 
 // compare matches the controller's jobs with the submissions: it returns

@@ -307,6 +307,18 @@ func (c *Cluster) Cancel(ref core.Ref, reason string) {
 	} // else the worker cancels it when sbatch answers
 }
 
+// Kill implements core.Controller: it cancels one of the controller's
+// other jobs (by its Slurm job id) for a job with a start deadline under
+// global priority (preempt_local).
+func (c *Cluster) Kill(id string, reason string) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil || n < 1 || n > maxJobID {
+		c.set.logf("%s: not cancelling %q: not a Slurm job id", c.name, id)
+		return
+	}
+	c.enqueue(func(ctx context.Context) { c.scancel(ctx, "another user's job", n, reason) })
+}
+
 func (c *Cluster) enqueue(fn func(context.Context)) {
 	c.mu.Lock()
 	c.queue = append(c.queue, fn)

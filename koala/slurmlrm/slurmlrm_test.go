@@ -3,6 +3,7 @@ package slurmlrm
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,6 +194,49 @@ func TestCompare(t *testing.T) {
 		r := slurmcli.Record{ID: 43, Name: s.name, State: "CANCELLED", Source: "squeue"}
 		if ours, _ := apply([]slurmcli.Record{r}); ours != 0 || len(c.subs) != 0 {
 			t.Errorf("cancelled: ours %d, %d followed", ours, len(c.subs))
+		}
+	}
+}
+
+// The jobs the core may kill on a preempt_local cluster: running, in its
+// partition, of known size, not gmark's, not a heterogeneous job's.
+func TestLocalJobs(t *testing.T) {
+	run := func(id int64, name, comment, part string, cpus int64) slurmcli.Record {
+		return slurmcli.Record{ID: id, Name: name, Comment: comment, State: "RUNNING", Partition: part, CPUs: cpus, Start: 1795362920}
+	}
+	pending := run(2, "other", "", "main", 2)
+	pending.State = "PENDING"
+	completing := run(3, "other", "", "main", 2)
+	completing.State = "COMPLETING"
+	het := run(4, "other", "", "main", 2)
+	het.HetJobID = 4
+	cases := []struct {
+		name      string
+		recs      []slurmcli.Record
+		partition string
+		want      string
+	}{
+		{"none", nil, "main", ""},
+		{"one other user's job", []slurmcli.Record{run(1, "someone", "", "main", 3)}, "main", "1:3"},
+		{"not running", []slurmcli.Record{pending, completing}, "main", ""},
+		{"heterogeneous", []slurmcli.Record{het}, "main", ""},
+		{"gmark's by name", []slurmcli.Record{run(5, "gmark-ab12cd34-7.c0.s3", "", "main", 2)}, "main", ""},
+		{"gmark's by comment", []slurmcli.Record{run(6, "x.sh", "gmark:1-0", "main", 2)}, "main", ""},
+		{"another partition", []slurmcli.Record{run(7, "other", "", "debug", 2)}, "main", ""},
+		{"any partition", []slurmcli.Record{run(7, "other", "", "debug", 2)}, "", "7:2"},
+		{"size unknown", []slurmcli.Record{run(8, "other", "", "main", 0)}, "main", ""},
+		{"order kept", []slurmcli.Record{run(10, "a", "", "main", 1), run(9, "b", "", "main", 2)}, "main", "10:1 9:2"},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, lj := range LocalJobs(c.recs, c.partition) {
+			if !lj.Start.Equal(time.Unix(1795362920, 0)) {
+				t.Errorf("%s: start %v", c.name, lj.Start)
+			}
+			got = append(got, lj.ID+":"+strconv.Itoa(lj.Size))
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("%s: %v, want %q", c.name, got, c.want)
 		}
 	}
 }
