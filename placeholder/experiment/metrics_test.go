@@ -124,6 +124,8 @@ func TestParseErrors(t *testing.T) {
 		{"units = [1]\ninterval = -1" + site, "x.toml:2: interval"},
 		{"units = [1e30]" + site, "x.toml:1: units[0]"},
 		{"units = [1]\n[[site]]\nname = \"a b\"\nrate = 1\n", "x.toml:3: site 1: name"},
+		{"units = [1]\n[[site]]\nname = \"A\"\nrate = \"fast\"\n", "x.toml:4: "},
+		{"units = 3\n[[site]]\nname = \"A\"\nrate = 1\n", "x.toml:1: "},
 	}
 	for _, c := range cases {
 		_, err := Parse("x.toml", []byte(c.src))
@@ -134,6 +136,16 @@ func TestParseErrors(t *testing.T) {
 	}
 	if _, err := LoadFile("/nonexistent/exp.toml"); err == nil {
 		t.Error("a missing file was read")
+	}
+	var b bytes.Buffer
+	if err := RunFile("../../examples/placeholder/exp1.toml", "xml", &b); err == nil {
+		t.Error("format xml accepted")
+	}
+	if err := RunFile(t.TempDir(), "text", &b); err == nil {
+		t.Error("a directory was read")
+	}
+	if err := RunFile("../../examples/placeholder/exp1.toml", "json", &b); err != nil || !strings.Contains(b.String(), `"ratio": 2.`) {
+		t.Errorf("json: %v", err)
 	}
 }
 

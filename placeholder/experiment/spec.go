@@ -15,10 +15,16 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/gmark/gmark/examples"
 	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/internal/srcerr"
 )
@@ -83,14 +89,49 @@ type Load struct {
 	Rate float64 `toml:"rate" json:"rate"`
 }
 
-// LoadFile reads an experiment file.
+// LoadFile reads an experiment file. Outside the repository, a shipped
+// example named as the repository does (examples/placeholder/exp1.toml)
+// is read from the copy built into gmark.
 func LoadFile(path string) (*Spec, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if name, ok := examples.Lookup(path); ok {
+			b, err := examples.ReadFile(name)
+			if err != nil {
+				return nil, err
+			}
+			return Parse(path, b)
+		}
+	}
 	b, err := readlimit.File(path, MaxFile)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(path, b)
 }
+
+// RunFile runs the experiment of a file and writes its report as text or
+// json: gmark placeholder experiment.
+func RunFile(path, format string, w io.Writer) error {
+	if format != "text" && format != "json" {
+		return fmt.Errorf("--format %q: text or json", format)
+	}
+	sp, err := LoadFile(path)
+	if err != nil {
+		return err
+	}
+	r, err := Experiment(sp)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if format == "json" {
+		return r.WriteJSON(w)
+	}
+	return r.WriteText(w)
+}
+
+// tomlLine finds the line in the decoder's own messages ("toml: line 3
+// (last key \"rate\"): …"), which are not ParseErrors.
+var tomlLine = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "[^"]*"\))?: (.*)$`)
 
 // Parse reads an experiment file's text (name is its path, for errors),
 // checks it and fills the defaults. Errors are "file:line: what is wrong".
@@ -105,7 +146,11 @@ func Parse(name string, src []byte) (*Spec, error) {
 		if errors.As(err, &pe) {
 			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: pe.Position.Line}, "%s", oneLine(pe.Message))
 		}
-		return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: keyLine(src, "", 0)}, "%s", oneLine(err.Error()))
+		if m := tomlLine.FindStringSubmatch(oneLine(err.Error())); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "%s", m[2])
+		}
+		return nil, srcerr.Errorf(srcerr.Pos{File: name}, "%s", oneLine(strings.TrimPrefix(err.Error(), "toml: ")))
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
