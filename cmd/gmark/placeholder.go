@@ -26,7 +26,7 @@ func init() {
 	commands = append(commands, &cli.Command{
 		Name:  "placeholder",
 		Usage: "placeholder (pilot-job) scheduling: a metaqueue server, and placeholders on Slurm and bare hosts",
-		Subcommands: []*cli.Command{placeholderServeCommand(), {
+		Subcommands: []*cli.Command{placeholderServeCommand(), placeholderExperimentCommand(), {
 			Name: "agent", Usage: "run one placeholder (the placeholder scripts run this)", Hidden: true,
 			Flags: []cli.Flag{&cli.StringFlag{Name: "config", Required: true, Usage: "the site's agent.json"}},
 			Action: func(c *cli.Context) error {

@@ -156,7 +156,7 @@ func submit(ctx context.Context, o submitOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer release()
-	target, targetCfg, err := newTarget(ctx, o.targets, o.target, runDir, o.recordedTarget(st))
+	target, targetCfg, err := newTarget(ctx, o.targets, o.target, runDir, submitter.RecordedTarget(st, o.resume, o.targets.fileSet))
 	if err != nil {
 		return err
 	}
@@ -231,27 +231,9 @@ func checkWorkloadDir(dir string, stderr io.Writer) error {
 	return nil
 }
 
-// recordedTarget is the target configuration a resumed run recorded (JSON),
-// so that its target is made the same way again, unless --targets says
-// otherwise; nil for a new run.
-func (o *submitOptions) recordedTarget(st *store.Store) []byte {
-	if o.resume == "" || o.targets.fileSet {
-		return nil
-	}
-	if ps, err := st.Provenance(o.resume); err == nil && len(ps) > 0 {
-		return []byte(ps[len(ps)-1].TargetConfig)
-	}
-	return nil
-}
-
-// runInputs collects the run's input files and scheduler parameters for
-// its provenance, warning about those it can record by digest only.
-func runInputs(dir string, targetCfg any, targetsFile string, stderr io.Writer) submitter.Inputs {
-	in, warnings := provenance.Collect(provenance.ForTarget(dir, targetCfg, targetsFile))
-	for _, w := range warnings {
-		fmt.Fprintln(stderr, "warning:", w)
-	}
-	return in
+// runInputs is provenance.CollectFor (gmark run uses it too).
+func runInputs(dir string, cfg any, targets string, w io.Writer) submitter.Inputs {
+	return provenance.CollectFor(dir, cfg, targets, w)
 }
 
 // runSubmitter runs the submitter with a progress bar (unless quiet) and

@@ -188,3 +188,14 @@ func read(path string) (content []byte, sum string, size int64, err error) {
 	}
 	return content, hex.EncodeToString(h.Sum(nil)), n, nil
 }
+
+// CollectFor collects the inputs of a run of the workload in dir on a
+// target whose configuration is cfg (see ForTarget), writing to warn a
+// line "warning: …" for each input it can record by digest only.
+func CollectFor(dir string, cfg any, targetsFile string, warn io.Writer) submitter.Inputs {
+	in, warnings := Collect(ForTarget(dir, cfg, targetsFile))
+	for _, w := range warnings {
+		fmt.Fprintln(warn, "warning:", w)
+	}
+	return in
+}

@@ -143,3 +143,20 @@ func TestForTarget(t *testing.T) {
 		t.Errorf("dryrun: %+v", s)
 	}
 }
+
+// CollectFor is Collect of ForTarget, its warnings written one a line.
+func TestCollectFor(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.Mkdir("dir.toml", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var w strings.Builder
+	in := CollectFor("", nil, "dir.toml", &w)
+	if len(in.Files) != 0 || !strings.HasPrefix(w.String(), "warning: ") || strings.Count(w.String(), "\n") != 1 {
+		t.Errorf("%+v %q", in, w.String())
+	}
+	w.Reset()
+	if in := CollectFor("", nil, "", &w); len(in.Files) != 0 || w.Len() != 0 {
+		t.Errorf("nothing to collect: %+v %q", in, w.String())
+	}
+}

@@ -1,0 +1,17 @@
+package main
+
+import (
+	"github.com/gmark/gmark/placeholder/experiment"
+	"github.com/urfave/cli/v2"
+)
+
+func placeholderExperimentCommand() *cli.Command {
+	return &cli.Command{Name: "experiment", ArgsUsage: "FILE.toml", Usage: "run a workload over emulated sites both ways (static split, placeholders) in simulated time",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageErrorf("placeholder experiment takes one experiment file")
+			}
+			return experiment.RunFile(c.Args().First(), c.String("format"), c.App.Writer)
+		}}
+}

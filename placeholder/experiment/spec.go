@@ -1,0 +1,348 @@
+// Package experiment runs placeholder scheduling's experiments (seed 004,
+// Pinchak's thesis, Ch. 5) on emulated sites in simulated time: a workload
+// of jobs measured in units of work goes over given sites both ways, as a
+// static split (the thesis's "user scripts": each site runs its own list)
+// and through classic placeholders (pull, run, resubmit, done; exit on
+// refusal). Each site has its own speed (units/s per placeholder) and
+// intervals of background load that change it. The placeholders are served
+// by the metaqueue's own state machine (metaqueue.Virtual) on the simulated
+// clock, so the FCFS pop, the pinned jobs of the static split and the life
+// cycle are the server's code. docs/placeholder.md describes the file and
+// gives Experiment 1 side by side with the thesis.
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/gmark/gmark/examples"
+	"github.com/gmark/gmark/internal/readlimit"
+	"github.com/gmark/gmark/internal/srcerr"
+)
+
+// The two ways of running a workload.
+const (
+	Static      = "static"
+	Placeholder = "placeholder"
+)
+
+// MaxFile bounds an experiment file; MaxJobs and MaxSites bound what it
+// describes.
+const (
+	MaxFile  = 4 << 20
+	MaxJobs  = 1000000
+	MaxSites = 10000
+	MaxPH    = 100000 // placeholders per site
+)
+
+// Spec is an experiment file:
+//
+//	name = "exp1"
+//	modes = ["static", "placeholder"]   # default both
+//	split = [17, 16, 17]                # jobs per site for the static run
+//	units = [25, 100, 50, …]            # the jobs, in order
+//	interval = 2000                     # seconds per throughput bar
+//	hour = 3600                         # seconds per row of the hourly table
+//	window = [0, 86400]                 # the hourly table's window (default: 0 to the makespan)
+//	[[site]]
+//	name = "C"
+//	rate = 0.325                        # units/s of each placeholder
+//	placeholders = 1
+//	queue_wait = 0                      # seconds each placeholder waits in the local queue
+//	load = [{from = 830, to = 2600, rate = 0.2}]
+type Spec struct {
+	Name     string    `toml:"name" json:"name"`
+	Modes    []string  `toml:"modes" json:"modes"`
+	Split    []int     `toml:"split" json:"split"`
+	Units    []float64 `toml:"units" json:"units"`
+	Interval float64   `toml:"interval" json:"interval"`
+	Hour     float64   `toml:"hour" json:"hour"`
+	Window   []float64 `toml:"window" json:"window,omitempty"`
+	Sites    []Site    `toml:"site" json:"sites"`
+}
+
+// Site is an emulated site: Placeholders placeholders (or, in the static
+// run, processes working through the site's list) each running one job at
+// a time at Rate units/s, or at a Load's rate during it.
+type Site struct {
+	Name         string  `toml:"name" json:"name"`
+	Rate         float64 `toml:"rate" json:"rate"`
+	Placeholders int     `toml:"placeholders" json:"placeholders"`
+	QueueWait    float64 `toml:"queue_wait" json:"queue_wait"`
+	Load         []Load  `toml:"load" json:"load,omitempty"`
+}
+
+// Load is background load on a site: over [From, To) seconds its
+// placeholders run at Rate units/s instead of the site's rate.
+type Load struct {
+	From float64 `toml:"from" json:"from"`
+	To   float64 `toml:"to" json:"to"`
+	Rate float64 `toml:"rate" json:"rate"`
+}
+
+// LoadFile reads an experiment file. Outside the repository, a shipped
+// example named as the repository does (examples/placeholder/exp1.toml)
+// is read from the copy built into gmark.
+func LoadFile(path string) (*Spec, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if name, ok := examples.Lookup(path); ok {
+			b, err := examples.ReadFile(name)
+			if err != nil {
+				return nil, err
+			}
+			return Parse(path, b)
+		}
+	}
+	b, err := readlimit.File(path, MaxFile)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, b)
+}
+
+// RunFile runs the experiment of a file and writes its report as text or
+// json: gmark placeholder experiment.
+func RunFile(path, format string, w io.Writer) error {
+	if format != "text" && format != "json" {
+		return fmt.Errorf("--format %q: text or json", format)
+	}
+	sp, err := LoadFile(path)
+	if err != nil {
+		return err
+	}
+	r, err := Experiment(sp)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if format == "json" {
+		return r.WriteJSON(w)
+	}
+	return r.WriteText(w)
+}
+
+// tomlLine finds the line in the decoder's own messages ("toml: line 3
+// (last key \"rate\"): …"), which are not ParseErrors.
+var tomlLine = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "[^"]*"\))?: (.*)$`)
+
+// Parse reads an experiment file's text (name is its path, for errors),
+// checks it and fills the defaults. Errors are "file:line: what is wrong".
+func Parse(name string, src []byte) (*Spec, error) {
+	if len(src) > MaxFile {
+		return nil, srcerr.Errorf(srcerr.Pos{File: name}, "larger than %d bytes: not an experiment file", MaxFile)
+	}
+	var sp Spec
+	md, err := toml.Decode(string(src), &sp)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: pe.Position.Line}, "%s", oneLine(pe.Message))
+		}
+		if m := tomlLine.FindStringSubmatch(oneLine(err.Error())); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: line}, "%s", m[2])
+		}
+		return nil, srcerr.Errorf(srcerr.Pos{File: name}, "%s", oneLine(strings.TrimPrefix(err.Error(), "toml: ")))
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: keyLine(src, k[len(k)-1], 0)}, "unknown key %s", k)
+	}
+	if err := sp.Check(); err != nil {
+		var ce *checkError
+		if errors.As(err, &ce) {
+			return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: ce.line(src)}, "%s", ce.msg)
+		}
+		return nil, srcerr.Errorf(srcerr.Pos{File: name}, "%v", err)
+	}
+	return &sp, nil
+}
+
+// checkError is a problem with a key (of the site-th [[site]] when site
+// is not negative), placed at that key's line.
+type checkError struct {
+	key  string
+	site int
+	msg  string
+}
+
+func (e *checkError) Error() string { return e.msg }
+
+func (e *checkError) line(src []byte) int {
+	if e.site < 0 {
+		return keyLine(src, e.key, 0)
+	}
+	start := siteLine(src, e.site)
+	if l := keyLine(src, e.key, start); l > 0 {
+		return l
+	}
+	return start
+}
+
+func failf(key string, site int, f string, a ...any) error {
+	return &checkError{key: key, site: site, msg: fmt.Sprintf(f, a...)}
+}
+
+// Check validates the spec and fills its defaults.
+func (sp *Spec) Check() error {
+	if len(sp.Sites) == 0 {
+		return failf("", -1, "no [[site]]")
+	}
+	if len(sp.Sites) > MaxSites {
+		return failf("site", -1, "%d sites; at most %d", len(sp.Sites), MaxSites)
+	}
+	if len(sp.Units) == 0 || len(sp.Units) > MaxJobs {
+		return failf("units", -1, "units must list 1 to %d jobs (the units of work of each)", MaxJobs)
+	}
+	for i, u := range sp.Units {
+		if !(u > 0) || math.IsInf(u, 0) || u > 1e12 {
+			return failf("units", -1, "units[%d] = %v: a job is a positive, finite number of units", i, u)
+		}
+	}
+	if len(sp.Modes) == 0 {
+		sp.Modes = []string{Static, Placeholder}
+	}
+	seen := map[string]bool{}
+	for _, m := range sp.Modes {
+		if m != Static && m != Placeholder || seen[m] {
+			return failf("modes", -1, "modes %q: each of %q and %q at most once", sp.Modes, Static, Placeholder)
+		}
+		seen[m] = true
+	}
+	for i := range sp.Sites {
+		if err := sp.Sites[i].check(i, seen); err != nil {
+			return err
+		}
+	}
+	if err := sp.checkSplit(); err != nil {
+		return err
+	}
+	return sp.checkTimes()
+}
+
+func (s *Site) check(i int, names map[string]bool) error {
+	if s.Name == "" || len(s.Name) > 64 || bytes.ContainsAny([]byte(s.Name), "/ \t\n\\") {
+		return failf("name", i, "site %d: name %q: 1 to 64 characters, no blanks or slashes", i+1, s.Name)
+	}
+	if names["site "+s.Name] {
+		return failf("name", i, "site %s given twice", s.Name)
+	}
+	names["site "+s.Name] = true
+	if !positive(s.Rate) {
+		return failf("rate", i, "site %s: rate %v must be a number of units/s from 1e-9 to 1e12", s.Name, s.Rate)
+	}
+	if s.Placeholders == 0 {
+		s.Placeholders = 1
+	}
+	if s.Placeholders < 1 || s.Placeholders > MaxPH {
+		return failf("placeholders", i, "site %s: placeholders %d must be from 1 to %d", s.Name, s.Placeholders, MaxPH)
+	}
+	if !(s.QueueWait >= 0) || s.QueueWait > 1e9 {
+		return failf("queue_wait", i, "site %s: queue_wait %v must be from 0 to 1e9 seconds", s.Name, s.QueueWait)
+	}
+	sort.SliceStable(s.Load, func(a, b int) bool { return s.Load[a].From < s.Load[b].From })
+	for k, l := range s.Load {
+		if !(l.From >= 0) || !(l.To > l.From) || l.To > 1e12 || !positive(l.Rate) {
+			return failf("load", i, "site %s: load [%v, %v) at rate %v: need 0 <= from < to and a positive rate", s.Name, l.From, l.To, l.Rate)
+		}
+		if k > 0 && l.From < s.Load[k-1].To {
+			return failf("load", i, "site %s: loads [%v, %v) and [%v, %v) overlap", s.Name, s.Load[k-1].From, s.Load[k-1].To, l.From, l.To)
+		}
+	}
+	return nil
+}
+
+func positive(x float64) bool { return x >= 1e-9 && x < 1e12 }
+
+// checkSplit fills or checks the static split: by default the jobs are
+// shared out equally, the first sites taking one more.
+func (sp *Spec) checkSplit() error {
+	n := len(sp.Units)
+	if len(sp.Split) == 0 {
+		k := len(sp.Sites)
+		for i := range k {
+			c := n / k
+			if i < n%k {
+				c++
+			}
+			sp.Split = append(sp.Split, c)
+		}
+		return nil
+	}
+	if len(sp.Split) != len(sp.Sites) {
+		return failf("split", -1, "split has %d counts for %d sites", len(sp.Split), len(sp.Sites))
+	}
+	sum := 0
+	for _, c := range sp.Split {
+		if c < 0 || c > MaxJobs {
+			return failf("split", -1, "split count %d is not from 0 to %d", c, MaxJobs)
+		}
+		sum += c
+	}
+	if sum != n {
+		return failf("split", -1, "split adds up to %d jobs; units lists %d", sum, n)
+	}
+	return nil
+}
+
+func (sp *Spec) checkTimes() error {
+	if sp.Interval == 0 {
+		sp.Interval = 2000
+	}
+	if sp.Hour == 0 {
+		sp.Hour = 3600
+	}
+	if !positive(sp.Interval) || !positive(sp.Hour) {
+		return failf("interval", -1, "interval %v and hour %v must be positive numbers of seconds", sp.Interval, sp.Hour)
+	}
+	if len(sp.Window) != 0 && (len(sp.Window) != 2 || !(sp.Window[0] >= 0) || !(sp.Window[1] > sp.Window[0]) || sp.Window[1] > 1e12) {
+		return failf("window", -1, "window %v must be [from, to] seconds with 0 <= from < to", sp.Window)
+	}
+	if len(sp.Window) == 2 && (sp.Window[1]-sp.Window[0])/sp.Hour > 100000 {
+		return failf("window", -1, "window %v holds more than 100,000 rows of %v s", sp.Window, sp.Hour)
+	}
+	return nil
+}
+
+// siteLine is the line of the i-th [[site]] (0: none).
+func siteLine(src []byte, i int) int {
+	n := 0
+	for k, line := range bytes.Split(src, []byte("\n")) {
+		if bytes.HasPrefix(bytes.TrimSpace(line), []byte("[[site]]")) {
+			if n == i {
+				return k + 1
+			}
+			n++
+		}
+	}
+	return 0
+}
+
+// keyLine is the first line from line `from` on that starts with key
+// (0: none; an empty key: 0).
+func keyLine(src []byte, key string, from int) int {
+	if key == "" {
+		return 0
+	}
+	for k, line := range bytes.Split(src, []byte("\n")) {
+		if k+1 >= from && bytes.HasPrefix(bytes.TrimSpace(line), []byte(key)) {
+			return k + 1
+		}
+	}
+	return 0
+}
+
+func oneLine(s string) string {
+	if i := bytes.IndexByte([]byte(s), '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,56 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes the report as tables: per run, the sites' shares, the
+// work per interval and the hourly table.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	if r.Name != "" {
+		fmt.Fprintf(&b, "experiment %s\n", r.Name)
+	}
+	for _, res := range r.Runs {
+		fmt.Fprintf(&b, "\n%s: makespan %.0f s, load imbalance %.1f%% (idle from %.0f s to %.0f s), %d jobs, %.2f units, %.4f units/s\n",
+			res.Mode, res.Makespan, 100*res.Imbalance, res.FirstIdle, res.LastIdle, res.Jobs, res.Units, res.Throughput)
+		fmt.Fprintf(&b, "  %-16s %6s %10s %10s %12s %12s\n", "site", "jobs", "units", "idle at", "busy", "idle")
+		for _, s := range res.Sites {
+			fmt.Fprintf(&b, "  %-16s %6d %10.2f %10.0f %12.0f %12.0f\n", s.Site, s.Jobs, s.Units, s.IdleAt, s.Busy, s.Idle)
+		}
+		fmt.Fprintf(&b, "  units completed per interval:\n  %-17s", "interval (s)")
+		for _, s := range res.Sites {
+			fmt.Fprintf(&b, " %10s", s.Site)
+		}
+		fmt.Fprintf(&b, " %10s %10s\n", "total", "units/s")
+		for _, iv := range res.Intervals {
+			fmt.Fprintf(&b, "  %8.0f-%-8.0f", iv.Start, iv.End)
+			for _, u := range iv.Units {
+				fmt.Fprintf(&b, " %10.2f", u)
+			}
+			fmt.Fprintf(&b, " %10.2f %10.4f\n", iv.Total, iv.Throughput)
+		}
+		h := res.Hourly
+		fmt.Fprintf(&b, "  jobs per %.0f s from %.0f s to %.0f s (partial jobs counted proportionally):\n", h.Hour, h.From, h.To)
+		fmt.Fprintf(&b, "  %6s %9s %9s %9s\n", "row", "complete", "partial", "total")
+		for _, row := range h.Rows {
+			fmt.Fprintf(&b, "  %6d %9d %9.2f %9.2f\n", row.Row, row.Complete, row.Partial, row.Total)
+		}
+		fmt.Fprintf(&b, "  %6s %9d %9.2f %9.2f\n  %6s %29.2f\n", fmt.Sprintf(">%d", len(h.Rows)), 0, h.After.Partial, h.After.Total, "sum", h.Sum)
+	}
+	if r.Ratio > 0 {
+		fmt.Fprintf(&b, "\nmakespan static / placeholder: %.2f\n", r.Ratio)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
