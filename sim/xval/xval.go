@@ -121,7 +121,11 @@ func Compare(dir string, g *grid.Grid, o Options) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmp := &Comparison{Unmapped: unmapped}
+	notes, err := workloadNotes(dir)
+	if err != nil {
+		return nil, err
+	}
+	cmp := &Comparison{Unmapped: append(unmapped, notes...)}
 	coreM, err := runCore(dir, g, o)
 	if err != nil {
 		return nil, err
@@ -138,6 +142,56 @@ func Compare(dir string, g *grid.Grid, o Options) (*Comparison, error) {
 		cmp.Rows = append(cmp.Rows, Row{v.name, m})
 	}
 	return cmp, nil
+}
+
+// workloadNotes lists what of the workload in dir the simulator runs
+// otherwise than the core: jobs of several components (central runs them
+// as one job of the summed size on one cluster, the core co-allocates
+// them), jobs that name a cluster (central places them anywhere) and jobs
+// with a start deadline (central ignores it).
+func workloadNotes(dir string) ([]string, error) {
+	f, err := os.Open(filepath.Join(dir, workload.JobsFile))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := workload.NewReader(f, f.Name())
+	multi, fixed, deadline := 0, 0, 0
+	for {
+		j, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(j.Components) > 1 {
+			multi++
+		}
+		for _, c := range j.Components {
+			if c.Site != "" && c.Site != workload.AnySite {
+				fixed++
+				break
+			}
+		}
+		if j.Deadline > 0 {
+			deadline++
+		}
+	}
+	var notes []string
+	for _, n := range []struct {
+		count int
+		what  string
+	}{
+		{multi, "of several components: the core co-allocates them, central runs each as one job of the summed size on one cluster"},
+		{fixed, "name a cluster: the core keeps them there, central places them anywhere"},
+		{deadline, "have a start deadline: central ignores it"},
+	} {
+		if n.count > 0 {
+			notes = append(notes, fmt.Sprintf("%d jobs %s", n.count, n.what))
+		}
+	}
+	return notes, nil
 }
 
 // runSim runs central on top with the information period P, until every

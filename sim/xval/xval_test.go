@@ -157,6 +157,50 @@ func TestCompareEdges(t *testing.T) {
 	}
 }
 
+// TestCompareUnmapped: the thesis's W30 on the DAS-2 grid has what the
+// simulator does not model (background load, files, co-allocated jobs),
+// and the comparison says so.
+func TestCompareUnmapped(t *testing.T) {
+	g, err := grid.Load("../../examples/das2.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := wdl.ParseFile("../../examples/koala-w30.wdl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := generator.New(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "w30")
+	if _, err := generator.WriteDir(spec, gen, generator.DirOptions{Out: dir, SpecPath: "../../examples/koala-w30.wdl", Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compare(dir, g, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	c.WriteMarkdown(&b)
+	t.Logf("\n%s", b.String())
+	all := strings.Join(c.Unmapped, "\n")
+	for _, want := range []string{"fs0: background", "fs4: background", "3 files", "policy CF", "max_runtime",
+		"jobs of several components"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("unmapped lacks %q:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "name a cluster") || strings.Contains(all, "deadline") {
+		t.Errorf("W30's jobs are non-fixed and have no deadline:\n%s", all)
+	}
+	for _, r := range c.Rows {
+		if r.Jobs != 200 {
+			t.Errorf("%s: %d jobs, want W30's 200", r.Name, r.Jobs)
+		}
+	}
+}
+
 // TestTopology maps the shipped grids and lists what the simulator lacks.
 func TestTopology(t *testing.T) {
 	for _, tc := range []struct {
