@@ -21,7 +21,7 @@ import (
 	"github.com/gmark/gmark/internal/outfile"
 )
 
-//go:embed *.wdl *.toml thesis sim placeholder
+//go:embed *.wdl *.toml thesis sim placeholder deadlines
 var files embed.FS
 
 // Dir is the directory of the examples in the repository: the paths the
