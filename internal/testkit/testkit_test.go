@@ -31,3 +31,19 @@ func TestWriteWorkloadReadsBack(t *testing.T) {
 		t.Fatalf("read back %v, %v", back, err)
 	}
 }
+
+func TestFreePorts(t *testing.T) {
+	for _, n := range []int{0, 1, 5} {
+		ports, err := FreePorts(n)
+		if err != nil || len(ports) != n {
+			t.Fatalf("%d: %v %v", n, ports, err)
+		}
+		seen := map[int]bool{}
+		for _, p := range ports {
+			if p <= 0 || p > 65535 || seen[p] {
+				t.Fatalf("%d: ports %v", n, ports)
+			}
+			seen[p] = true
+		}
+	}
+}

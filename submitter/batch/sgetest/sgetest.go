@@ -26,7 +26,6 @@ package sgetest
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +34,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gmark/gmark/internal/testkit"
 )
 
 // Debian's layout: the binaries behind the wrappers, and the files
@@ -103,7 +104,7 @@ func Start(t testing.TB, opt Options) *Cell {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ports, err := freePorts(2)
+	ports, err := testkit.FreePorts(2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,24 +486,4 @@ func stopDaemon(cmd *exec.Cmd, grace time.Duration) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		<-done
 	}
-}
-
-// freePorts finds n free TCP ports on loopback.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

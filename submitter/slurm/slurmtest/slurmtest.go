@@ -13,7 +13,6 @@ package slurmtest
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gmark/gmark/internal/testkit"
 )
 
 // Options shape the clusters.
@@ -189,7 +190,7 @@ func (e *Env) addCluster(name string, opt Options, host string) error {
 			return err
 		}
 	}
-	ports, err := freePorts(1 + opt.Nodes)
+	ports, err := testkit.FreePorts(1 + opt.Nodes)
 	if err != nil {
 		return err
 	}
@@ -417,24 +418,4 @@ func stopDaemon(cmd *exec.Cmd) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		<-done
 	}
-}
-
-// freePorts finds n free TCP ports on loopback.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
