@@ -117,10 +117,7 @@ func (s *Store) Provenance(runID string) ([]Provenance, error) {
 			v := uint64(seed.Int64)
 			p.Seed = &v
 		}
-		if modified.Valid {
-			m := modified.Int64 == 1
-			p.GmarkModified = &m
-		}
+		p.GmarkModified = optionalBool(modified)
 		out = append(out, p)
 	}
 	if err := rows.Err(); err != nil {
@@ -140,7 +137,13 @@ func (s *Store) inputs(runID string, seq int) ([]Input, error) {
 	if s.version < 2 {
 		return nil, nil
 	}
-	rows, err := s.db.Query(`SELECT role, path, sha256, size, stored FROM provenance_inputs WHERE run_id = ? AND seq = ? ORDER BY idx`, runID, seq)
+	return s.queryInputs(`SELECT role, path, sha256, size, stored FROM provenance_inputs WHERE run_id = ? AND seq = ? ORDER BY idx`, runID, seq)
+}
+
+// queryInputs reads input rows (role, path, sha256, size, stored): a
+// run's provenance inputs or a sim invocation's.
+func (s *Store) queryInputs(query string, args ...any) ([]Input, error) {
+	rows, err := s.db.Query(query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -343,4 +346,13 @@ func (s *Store) Annotations(runID, kind string) ([]Annotation, error) {
 		out = append(out, a)
 	}
 	return out, rows.Err()
+}
+
+// optionalBool is a nullable 0/1 column: nil when NULL.
+func optionalBool(v sql.NullInt64) *bool {
+	if !v.Valid {
+		return nil
+	}
+	b := v.Int64 == 1
+	return &b
 }

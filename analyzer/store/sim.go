@@ -392,10 +392,7 @@ func (s *Store) SimInvocations(experimentID int64) ([]SimInvocation, error) {
 			&v.OSArch, &v.User, &v.CommandLine, &v.WorkingDir, &v.Parallel); err != nil {
 			return nil, err
 		}
-		if modified.Valid {
-			m := modified.Int64 == 1
-			v.GmarkModified = &m
-		}
+		v.GmarkModified = optionalBool(modified)
 		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
@@ -411,22 +408,7 @@ func (s *Store) SimInvocations(experimentID int64) ([]SimInvocation, error) {
 }
 
 func (s *Store) simInputs(invocationID int64) ([]Input, error) {
-	rows, err := s.db.Query(`SELECT role, path, sha256, size, stored FROM sim_invocation_inputs WHERE invocation_id = ? ORDER BY idx`, invocationID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Input
-	for rows.Next() {
-		var in Input
-		var stored int
-		if err := rows.Scan(&in.Role, &in.Path, &in.SHA256, &in.Size, &stored); err != nil {
-			return nil, err
-		}
-		in.Stored = stored == 1
-		out = append(out, in)
-	}
-	return out, rows.Err()
+	return s.queryInputs(`SELECT role, path, sha256, size, stored FROM sim_invocation_inputs WHERE invocation_id = ? ORDER BY idx`, invocationID)
 }
 
 // SimTask is a Slurm array task of `gmark sim run --on slurm` that ended:
