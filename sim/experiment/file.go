@@ -112,6 +112,8 @@ type settingsSpec struct {
 	Dispatch         *string  `toml:"dispatch"`
 	DelegationOrder  *string  `toml:"delegation_order"`
 	TargetOrder      *string  `toml:"target_order"`
+	CentralModel     *string  `toml:"central_model"`
+	CoreGrid         *string  `toml:"core_grid"`
 }
 
 // Options change how a file is read.
