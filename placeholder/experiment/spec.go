@@ -68,6 +68,13 @@ type Spec struct {
 	Hour     float64   `toml:"hour" json:"hour"`
 	Window   []float64 `toml:"window" json:"window,omitempty"`
 	Sites    []Site    `toml:"site" json:"sites"`
+	// Faults (docs/placeholder.md): transport retries, server outages,
+	// the watchdog, and the seed of the sites' loss_rate draws.
+	Seed      uint64        `toml:"seed" json:"seed,omitempty"`
+	Retries   *int          `toml:"retries" json:"retries,omitempty"`
+	RetryWait *float64      `toml:"retry_wait" json:"retry_wait,omitempty"`
+	Outages   []Outage      `toml:"outages" json:"outages,omitempty"`
+	Watchdog  *WatchdogSpec `toml:"watchdog" json:"watchdog,omitempty"`
 }
 
 // Site is an emulated site: Placeholders placeholders (or, in the static
@@ -79,6 +86,14 @@ type Site struct {
 	Placeholders int     `toml:"placeholders" json:"placeholders"`
 	QueueWait    float64 `toml:"queue_wait" json:"queue_wait"`
 	Load         []Load  `toml:"load" json:"load,omitempty"`
+	// StopAt: the site stops executing at this time (its running jobs are
+	// lost, its queued placeholders never start).
+	StopAt *float64 `toml:"stop_at" json:"stop_at,omitempty"`
+	// Lost: at each time, a placeholder running a job vanishes (the one
+	// running since longest; none running: the next to start a job).
+	Lost []float64 `toml:"lost" json:"lost,omitempty"`
+	// LossRate: a running placeholder vanishes at this rate (per second).
+	LossRate float64 `toml:"loss_rate" json:"loss_rate,omitempty"`
 }
 
 // Load is background load on a site: over [From, To) seconds its
@@ -176,7 +191,17 @@ type checkError struct {
 
 func (e *checkError) Error() string { return e.msg }
 
+// inWatchdog is the site of a checkError about a key of [watchdog].
+const inWatchdog = -2
+
 func (e *checkError) line(src []byte) int {
+	if e.site == inWatchdog {
+		start := tableLine(src, "[watchdog]")
+		if l := keyLine(src, e.key, start); l > 0 && start > 0 {
+			return l
+		}
+		return start
+	}
 	if e.site < 0 {
 		return keyLine(src, e.key, 0)
 	}
@@ -225,6 +250,9 @@ func (sp *Spec) Check() error {
 	if err := sp.checkSplit(); err != nil {
 		return err
 	}
+	if err := sp.checkFaults(); err != nil {
+		return err
+	}
 	return sp.checkTimes()
 }
 
@@ -257,7 +285,7 @@ func (s *Site) check(i int, names map[string]bool) error {
 			return failf("load", i, "site %s: loads [%v, %v) and [%v, %v) overlap", s.Name, s.Load[k-1].From, s.Load[k-1].To, l.From, l.To)
 		}
 	}
-	return nil
+	return s.checkSiteFaults(i)
 }
 
 func positive(x float64) bool { return x >= 1e-9 && x < 1e12 }
@@ -321,6 +349,16 @@ func siteLine(src []byte, i int) int {
 				return k + 1
 			}
 			n++
+		}
+	}
+	return 0
+}
+
+// tableLine is the line of a table's header (0: none).
+func tableLine(src []byte, header string) int {
+	for k, line := range bytes.Split(src, []byte("\n")) {
+		if bytes.HasPrefix(bytes.TrimSpace(line), []byte(header)) {
+			return k + 1
 		}
 	}
 	return 0
