@@ -164,6 +164,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(small))
 	f.Add([]byte("units = [1]\n[[site]]\nname = \"A\"\nrate = 1\nload = [{from = 0, to = 1, rate = 2}]\n"))
 	f.Add([]byte("units = [1,2,3]\nsplit=[3]\n[[site]]\nname=\"A\"\nrate=0.5\nplaceholders=2\nqueue_wait=3\n"))
+	f.Add([]byte("units = [1,2,3]\nseed = 3\nretries = 1\nretry_wait = 2\noutages = [{from = 1, to = 4}]\n[watchdog]\nexec_failure = 5\nqueue_failure = 50\nmax_retries = 1\ninterval = 1\nprobe = true\n[[site]]\nname=\"A\"\nrate=0.5\nstop_at = 3\n[[site]]\nname=\"B\"\nrate=1\nlost = [0.5, 2]\nloss_rate = 0.1\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		sp, err := Parse("f.toml", b)
 		if err != nil {
@@ -184,6 +185,12 @@ func FuzzParse(f *testing.F) {
 			return // too many rows
 		}
 		for _, res := range r.Runs {
+			if f := res.Faults; f != nil {
+				if f.Once+len(listedJobs(f)) != len(sp.Units) {
+					t.Fatalf("%s: %d once, %+v: jobs unaccounted", res.Mode, f.Once, f)
+				}
+				continue
+			}
 			if res.Jobs != len(sp.Units) || res.Imbalance < 0 || res.Imbalance > 1 || math.IsNaN(res.Makespan) {
 				t.Fatalf("%s: %d jobs, imbalance %v, makespan %v", res.Mode, res.Jobs, res.Imbalance, res.Makespan)
 			}

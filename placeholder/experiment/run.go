@@ -118,6 +118,9 @@ func (e *events) Pop() any {
 	return x
 }
 
+// MaxTicks bounds the watchdog's runs in one simulated run.
+const MaxTicks = 1000000
+
 // phKey is a placeholder of the run: its site and local id.
 type phKey struct {
 	site  int
@@ -135,6 +138,7 @@ type sim struct {
 	local   []int
 	runs    []JobRun
 	pending int // events other than the watchdog's
+	ticks   int
 
 	alive       map[phKey]bool   // queued or running at its site
 	dead        map[phKey]bool   // killed by the watchdog: its events are void
@@ -244,6 +248,9 @@ func (s *sim) loop() error {
 		case evVanish:
 			s.vanish(e, e.t)
 		case evTick:
+			if s.ticks++; s.ticks > MaxTicks {
+				return fmt.Errorf("more than %d runs of the watchdog (every %v s, at %.0f s): give a longer interval", MaxTicks, s.wd.Interval.Seconds(), e.t)
+			}
 			s.tick(e.t)
 		}
 		if err != nil {

@@ -86,7 +86,9 @@ func (v *Virtual) Probe(now time.Time, w Watchdog, alive func(site, local string
 	for k := range snap {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1] })
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i][0] < keys[j][0] || keys[i][0] == keys[j][0] && keys[i][1] < keys[j][1]
+	})
 	for _, k := range keys {
 		entries := snap[k]
 		sort.Slice(entries, func(i, j int) bool { return entries[i].id < entries[j].id })
