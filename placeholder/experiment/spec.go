@@ -75,6 +75,10 @@ type Spec struct {
 	RetryWait *float64      `toml:"retry_wait" json:"retry_wait,omitempty"`
 	Outages   []Outage      `toml:"outages" json:"outages,omitempty"`
 	Watchdog  *WatchdogSpec `toml:"watchdog" json:"watchdog,omitempty"`
+	// AutoTotal is the placeholders shared out, in proportion to their
+	// rates, over the sites whose count is "auto" and whose free
+	// processors are not given.
+	AutoTotal int `toml:"auto_total" json:"auto_total,omitempty"`
 }
 
 // Site is an emulated site: Placeholders placeholders (or, in the static
@@ -83,7 +87,14 @@ type Spec struct {
 type Site struct {
 	Name         string  `toml:"name" json:"name"`
 	Rate         float64 `toml:"rate" json:"rate"`
-	Placeholders int     `toml:"placeholders" json:"placeholders"`
+	Placeholders int     `toml:"-" json:"placeholders"`
+	// Count is the file's placeholders: a number, or "auto" (Auto): then
+	// Placeholders is the site's free Processors, or its rate's share of
+	// the spec's AutoTotal, bounded by MaxCount.
+	Count      any  `toml:"placeholders" json:"-"`
+	Auto       bool `toml:"-" json:"auto,omitempty"`
+	Processors int  `toml:"processors" json:"processors,omitempty"`
+	MaxCount   int  `toml:"max_count" json:"max_count,omitempty"`
 	QueueWait    float64 `toml:"queue_wait" json:"queue_wait"`
 	Load         []Load  `toml:"load" json:"load,omitempty"`
 	// StopAt: the site stops executing at this time (its running jobs are
@@ -247,6 +258,9 @@ func (sp *Spec) Check() error {
 			return err
 		}
 	}
+	if err := sp.autoCounts(); err != nil {
+		return err
+	}
 	if err := sp.checkSplit(); err != nil {
 		return err
 	}
@@ -267,10 +281,13 @@ func (s *Site) check(i int, names map[string]bool) error {
 	if !positive(s.Rate) {
 		return failf("rate", i, "site %s: rate %v must be a number of units/s from 1e-9 to 1e12", s.Name, s.Rate)
 	}
-	if s.Placeholders == 0 {
+	if err := s.checkCount(i); err != nil {
+		return err
+	}
+	if s.Placeholders == 0 && !s.Auto {
 		s.Placeholders = 1
 	}
-	if s.Placeholders < 1 || s.Placeholders > MaxPH {
+	if !s.Auto && (s.Placeholders < 1 || s.Placeholders > MaxPH) {
 		return failf("placeholders", i, "site %s: placeholders %d must be from 1 to %d", s.Name, s.Placeholders, MaxPH)
 	}
 	if !(s.QueueWait >= 0) || s.QueueWait > 1e9 {
