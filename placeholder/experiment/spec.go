@@ -91,12 +91,12 @@ type Site struct {
 	// Count is the file's placeholders: a number, or "auto" (Auto): then
 	// Placeholders is the site's free Processors, or its rate's share of
 	// the spec's AutoTotal, bounded by MaxCount.
-	Count      any  `toml:"placeholders" json:"-"`
-	Auto       bool `toml:"-" json:"auto,omitempty"`
-	Processors int  `toml:"processors" json:"processors,omitempty"`
-	MaxCount   int  `toml:"max_count" json:"max_count,omitempty"`
-	QueueWait    float64 `toml:"queue_wait" json:"queue_wait"`
-	Load         []Load  `toml:"load" json:"load,omitempty"`
+	Count      any     `toml:"placeholders" json:"-"`
+	Auto       bool    `toml:"-" json:"auto,omitempty"`
+	Processors int     `toml:"processors" json:"processors,omitempty"`
+	MaxCount   int     `toml:"max_count" json:"max_count,omitempty"`
+	QueueWait  float64 `toml:"queue_wait" json:"queue_wait"`
+	Load       []Load  `toml:"load" json:"load,omitempty"`
 	// StopAt: the site stops executing at this time (its running jobs are
 	// lost, its queued placeholders never start).
 	StopAt *float64 `toml:"stop_at" json:"stop_at,omitempty"`
