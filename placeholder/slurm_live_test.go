@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/slurmcli"
+	"github.com/gmark/gmark/placeholder/site"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 )
 
@@ -97,5 +98,28 @@ func jobNames(t *testing.T, path string, want []string) map[string]string {
 			return names
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// A Slurm site's free processors, for an automatic start: the idle CPUs
+// sinfo counts on a loopback cluster of one 8-CPU node, all of them once
+// the node is up and nothing runs.
+func TestSlurmFree(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{CPUs: 8}, "gamma")
+	c := e.Clusters[0]
+	st, err := site.New(site.Spec{Name: c.Name, Kind: site.Slurm, SlurmConf: c.Conf}, "/nonexistent/placeholder.sbatch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	free := -1
+	for free != 8 && time.Now().Before(deadline) {
+		if free, err = st.Free(context.Background()); err != nil || free < 0 || free > 8 {
+			t.Fatalf("free %d, %v", free, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if free != 8 {
+		t.Fatalf("free %d of an idle 8-CPU node", free)
 	}
 }

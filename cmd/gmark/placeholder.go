@@ -44,7 +44,7 @@ func init() {
 				return placeholder.Add(c.Context, opts(c), c.String("group"), c.String("split"), c.Args().Slice(), c.App.Reader, c.App.Writer)
 			},
 		}, {
-			Name: "start", Usage: "start placeholders at a site", Flags: append([]cli.Flag{site, &cli.IntFlag{Name: "count", Value: 1, Usage: "how many"}}, client...),
+			Name: "start", Usage: "start placeholders at a site", Flags: append([]cli.Flag{site, &cli.IntFlag{Name: "count", Value: 1, Usage: "how many (0: automatic, one per free processor of the site, at most its max_count)"}}, client...),
 			Action: func(c *cli.Context) error {
 				return placeholder.Start(c.Context, opts(c), c.String("group"), c.String("site"), c.Int("count"), c.App.Writer)
 			},
