@@ -138,13 +138,13 @@ func TestParseErrors(t *testing.T) {
 		t.Error("a missing file was read")
 	}
 	var b bytes.Buffer
-	if err := RunFile("../../examples/placeholder/exp1.toml", "xml", &b); err == nil {
+	if err := RunFile("../../examples/placeholder/exp1.toml", "xml", "", &b); err == nil {
 		t.Error("format xml accepted")
 	}
-	if err := RunFile(t.TempDir(), "text", &b); err == nil {
+	if err := RunFile(t.TempDir(), "text", "", &b); err == nil {
 		t.Error("a directory was read")
 	}
-	if err := RunFile("../../examples/placeholder/exp1.toml", "json", &b); err != nil || !strings.Contains(b.String(), `"ratio": 2.`) {
+	if err := RunFile("../../examples/placeholder/exp1.toml", "json", "", &b); err != nil || !strings.Contains(b.String(), `"ratio": 2.`) {
 		t.Errorf("json: %v", err)
 	}
 }

@@ -136,8 +136,9 @@ func LoadFile(path string) (*Spec, error) {
 }
 
 // RunFile runs the experiment of a file and writes its report as text or
-// json: gmark placeholder experiment.
-func RunFile(path, format string, w io.Writer) error {
+// json, or, with dir, into that directory (Report.WriteDir), saying so:
+// gmark placeholder experiment.
+func RunFile(path, format, dir string, w io.Writer) error {
 	if format != "text" && format != "json" {
 		return fmt.Errorf("--format %q: text or json", format)
 	}
@@ -149,7 +150,14 @@ func RunFile(path, format string, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if format == "json" {
+	switch {
+	case dir != "":
+		index, err := r.WriteDir(dir)
+		if err == nil {
+			_, err = fmt.Fprintf(w, "report written to %s\n", index)
+		}
+		return err
+	case format == "json":
 		return r.WriteJSON(w)
 	}
 	return r.WriteText(w)
