@@ -69,8 +69,8 @@ func (s *state) stale(now time.Time, p *Placeholder, why string, maxRetries int)
 
 // revive (an extension; the thesis's script resubmits only at the stale
 // placeholder's own site): when the watchdog put a job back, each other
-// site of the group that has run placeholders but has none left gets a
-// fresh one. Classic placeholders leave once nothing waits, so without it
+// site of the group that has run placeholders but has none left (and was
+// not stopped by the user) gets a fresh one. Classic placeholders leave once nothing waits, so without it
 // a job put back late would wait on the replacement alone, at a site
 // that may have stopped executing for good (Exp. 2's site A).
 func (s *state) revive(tasks []task) []task {
@@ -87,11 +87,18 @@ func (s *state) revive(tasks []task) []task {
 	if len(groups) == 0 {
 		return tasks
 	}
-	used := map[[2]string]bool{}
+	// A site is used when it has had placeholders, and the newest of them
+	// was not stopped by the user (a site stopped on purpose stays so).
+	newest := map[[2]string]*Placeholder{}
 	for _, p := range s.phs {
-		if groups[p.Group] {
-			used[[2]string{p.Group, p.Site}] = true
+		k := [2]string{p.Group, p.Site}
+		if groups[p.Group] && (newest[k] == nil || p.ID > newest[k].ID) {
+			newest[k] = p
 		}
+	}
+	used := map[[2]string]bool{}
+	for k, p := range newest {
+		used[k] = p.End != EndStopped
 	}
 	for _, p := range s.active {
 		covered[[2]string{p.Group, p.Site}] = true
