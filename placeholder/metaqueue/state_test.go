@@ -500,7 +500,7 @@ func TestWatchdogRevives(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.register(t0, "g", "c", "1", "started", t0.Add(3*time.Hour)) // c has one queued
-	pull(s, "e", "1")                                               // refused: nothing waits
+	pull(s, "e", "1")                                             // refused: nothing waits
 	s.register(t0, "g", "e", "2", "started", t0)
 	if _, err := s.stop(t0, "g", "e", 0); err != nil { // the user stops e
 		t.Fatal(err)
