@@ -196,6 +196,20 @@ func TestFaultEdges(t *testing.T) {
 				t.Errorf("%+v", f)
 			}
 		}},
+		// P13 with the thesis's retries (5, 10 minutes apart: a 50-minute
+		// buffer): B's first job ends at 100 s, in the outage from 50 s;
+		// its report and its successor's pull get through at 3,100 s when
+		// the outage ends before, and give up when it ends after.
+		{"P13 outage of 49 minutes", "outages = [{from = 50, to = 2990}]\n", "", func(t *testing.T, f *Faults) {
+			if f.GaveUp != 0 || f.Retried == 0 || f.Once != 4 || f.Requeued != 0 {
+				t.Errorf("%+v", f)
+			}
+		}},
+		{"P13 outage of 51 minutes", "outages = [{from = 50, to = 3110}]\n", "", func(t *testing.T, f *Faults) {
+			if f.GaveUp == 0 {
+				t.Errorf("%+v", f)
+			}
+		}},
 		{"failed list", "[watchdog]\nexec_failure = 100\nmax_retries = 1\ninterval = 5\n", "lost = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n", func(t *testing.T, f *Faults) {
 			if len(f.Failed) == 0 || !strings.Contains(f.Failed[0].Reason, "failed list") {
 				t.Errorf("%+v", f)
@@ -209,7 +223,11 @@ func TestFaultEdges(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := "units = [10, 20, 30, 40]\n" + c.extra + "[[site]]\nname = \"A\"\nrate = 1\n" + c.site + "[[site]]\nname = \"B\"\nrate = 2\n" + c.site
+			units := "units = [10, 20, 30, 40]\n"
+			if strings.HasPrefix(c.name, "P13") {
+				units = "units = [200, 200, 200, 200]\n"
+			}
+			src := units + c.extra + "[[site]]\nname = \"A\"\nrate = 1\n" + c.site + "[[site]]\nname = \"B\"\nrate = 2\n" + c.site
 			sp, err := Parse("e.toml", []byte(src))
 			if err != nil {
 				t.Fatal(err)
