@@ -101,8 +101,9 @@ func measure(sp *Spec, mode string, runs []JobRun) (*Result, error) {
 	r.FirstIdle = math.Inf(1)
 	for i := range r.Sites {
 		s := &r.Sites[i]
-		// The watchdog's replacements can run beside the placeholders they
-		// replace: then the site was busier than its count, idle never.
+		// The watchdog's replacement of a placeholder whose report was
+		// lost runs beside the successor that placeholder had submitted:
+		// then the site was busier than its count, idle never.
 		s.Idle = max(float64(sp.Sites[i].Placeholders)*r.Makespan-s.Busy, 0)
 		r.FirstIdle = min(r.FirstIdle, s.IdleAt)
 		r.LastIdle = max(r.LastIdle, s.IdleAt)
