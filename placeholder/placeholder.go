@@ -109,11 +109,14 @@ func Start(ctx context.Context, o ClientOptions, group, siteName string, count i
 		return err
 	}
 	fmt.Fprintf(w, "started %d placeholders at %s (group %s)\n", len(res.Placeholders), siteName, group)
+	if res.Auto != "" {
+		fmt.Fprintf(w, "  %s\n", res.Auto)
+	}
 	for _, e := range res.Errors {
 		fmt.Fprintf(w, "  %s\n", e)
 	}
-	if len(res.Placeholders) < count {
-		return fmt.Errorf("%d of %d placeholders could not be submitted", count-len(res.Placeholders), count)
+	if len(res.Placeholders) < res.Count {
+		return fmt.Errorf("%d of %d placeholders could not be submitted", res.Count-len(res.Placeholders), res.Count)
 	}
 	return nil
 }

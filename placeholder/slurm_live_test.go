@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/slurmcli"
+	"github.com/gmark/gmark/placeholder/metaqueue"
+	"github.com/gmark/gmark/placeholder/site"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 )
 
@@ -98,4 +100,86 @@ func jobNames(t *testing.T, path string, want []string) map[string]string {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// A Slurm site's free processors, for an automatic start: the idle CPUs
+// sinfo counts on a loopback cluster of one 8-CPU node, all of them once
+// the node is up and nothing runs.
+func TestSlurmFree(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{CPUs: 8}, "gamma")
+	c := e.Clusters[0]
+	st, err := site.New(site.Spec{Name: c.Name, Kind: site.Slurm, SlurmConf: c.Conf}, "/nonexistent/placeholder.sbatch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	free := -1
+	for free != 8 && time.Now().Before(deadline) {
+		if free, err = st.Free(context.Background()); err != nil || free < 0 || free > 8 {
+			t.Fatalf("free %d, %v", free, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if free != 8 {
+		t.Fatalf("free %d of an idle 8-CPU node", free)
+	}
+}
+
+// A Slurm site stopped at time T, as Exp. 2's site A (its account's CPU
+// quota spent: the batch system killed its jobs and started no more):
+// cluster alpha's node is drained and its running jobs cancelled a third
+// of the way through, while the first job to run there blocks. The probe
+// finds alpha's placeholders gone, their jobs go back and run at beta;
+// alpha's queued placeholders never start. Every job ran exactly once or
+// is reported maybe duplicated with its reason; no job bound at alpha
+// after the drain ran to its end (one whose batch job had just started
+// binds, and is cancelled).
+func TestSlurmSiteStopped(t *testing.T) {
+	const jobs = 60
+	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
+	var groups strings.Builder
+	groups.WriteString("[[group]]\nname = \"g\"\n")
+	for _, c := range e.Clusters {
+		fmt.Fprintf(&groups, "[[group.site]]\nname = %q\nkind = \"slurm\"\nslurm_conf = %q\nwall_time = \"10m\"\n", c.Name, c.Conf)
+	}
+	l := startLive(t, groups.String(), "--probe", "--exec-failure", "0")
+	gate := l.dir + "/gate"
+	l.addJobs("g", jobs, `if [ "$GMARK_PLACEHOLDER_SITE" = alpha ] && mkdir `+gate+` 2>/dev/null; then sleep 3600; fi; sleep 0.2; `)
+	l.startPH("g", "alpha", 3)
+	l.startPH("g", "beta", 3)
+	deadline := time.Now().Add(5 * time.Minute)
+	for len(l.runs()) < jobs/3 || len(pidsIn(gate)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready: %d jobs ran", len(l.runs()))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	alpha := e.Cluster("alpha")
+	for _, node := range alpha.Nodes {
+		if out, err := alpha.Cmd("scontrol", "update", "nodename="+node, "state=drain", "reason=site stopped").CombinedOutput(); err != nil {
+			t.Fatalf("drain: %v: %s", err, out)
+		}
+	}
+	stoppedAt := time.Now()
+	if out, err := alpha.Cmd("scancel", "--state=RUNNING").CombinedOutput(); err != nil {
+		t.Fatalf("scancel: %v: %s", err, out)
+	}
+	ranBefore := len(l.runs())
+	r := l.waitDone("g", 8*time.Minute)
+	listed := l.checkOnce(r, jobs)
+	if len(r.Possible) < 1 || !strings.Contains(r.Possible[0].Reason, metaqueue.EndLost) {
+		t.Errorf("the jobs cut short at alpha are not reported: %+v", r.Possible)
+	}
+	js, err := l.client.Jobs(context.Background(), "g", "", 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range js {
+		for _, a := range j.Attempts {
+			if a.Site == "alpha" && a.Bound.After(stoppedAt) && a.Outcome == metaqueue.Finished {
+				t.Errorf("job %d: attempt %d bound at alpha after it stopped ran to its end", j.ID, a.ID)
+			}
+		}
+	}
+	t.Logf("alpha stopped after %d of %d jobs ran: %d once, %d listed (maybe) duplicated", ranBefore, jobs, r.Once, listed)
 }

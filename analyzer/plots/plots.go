@@ -845,3 +845,53 @@ func Stacked(title, ylabel string, labels []string, parts []Series) (*Drawing, e
 	p.Y.Min = 0
 	return &Drawing{Title: title, Note: "", plot: p}, nil
 }
+
+// Grouped draws grouped bars: per label on the x axis, one bar per series
+// side by side (e.g. per site, a bar per way of running). A value that is
+// not drawable gets no bar, and the note says which.
+func Grouped(title, xlabel, ylabel string, labels []string, series []Series) (*Drawing, error) {
+	if len(labels) == 0 || len(series) == 0 {
+		return nil, errNoData
+	}
+	p := newPlot(title, xlabel, ylabel)
+	w := vg.Points(max(4, min(30, 300/float64(len(labels)*len(series)))))
+	var undefined []string
+	drawn := false
+	for i, s := range series {
+		if len(s.Values) != len(labels) {
+			return nil, fmt.Errorf("series %s: %d values for %d labels", s.Label, len(s.Values), len(labels))
+		}
+		vals := make(plotter.Values, len(s.Values))
+		for k, v := range s.Values {
+			if !drawable(v) {
+				undefined = append(undefined, s.Label+" "+labels[k])
+				continue
+			}
+			vals[k], drawn = v, true
+		}
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return nil, err
+		}
+		b.Color = Color(i)
+		b.LineStyle.Width = 0
+		b.Offset = w * vg.Length(float64(i)-float64(len(series)-1)/2)
+		p.Add(b)
+		p.Legend.Add(s.Label, b)
+	}
+	if !drawn {
+		return nil, errNoData
+	}
+	p.NominalX(labels...)
+	p.Y.Min = min(p.Y.Min, 0)
+	// Room for the outer bars, and above the bars for the legend.
+	p.X.Min, p.X.Max = -0.6, float64(len(labels))-0.4
+	if p.Y.Max > 0 {
+		p.Y.Max *= 1 + 0.08*float64(len(series))
+	}
+	note := ""
+	if len(undefined) > 0 {
+		note = "no value (no bar) for " + strings.Join(undefined, ", ")
+	}
+	return &Drawing{Title: title, Note: note, plot: p}, nil
+}

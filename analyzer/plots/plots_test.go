@@ -85,6 +85,9 @@ func TestFiguresOfDegenerateSamples(t *testing.T) {
 				func() (*Drawing, error) {
 					return XBar("x", "y", []string{"R1"}, c.values[:1], c.values[0], nan, "")
 				},
+				func() (*Drawing, error) {
+					return Grouped("g", "site", "y", []string{"A"}, []Series{{Label: "R1", Values: c.values[:1]}, {Label: "R2", Values: []float64{nan}}})
+				},
 			}
 			for i, draw := range draws {
 				f, err := draw()
@@ -159,5 +162,31 @@ func FuzzFigures(f *testing.F) {
 		sites8 := min(int(sites), len(labels))
 		check(Pareto("t", labels[:sites8], counts[:sites8]))
 		check(Stacked("t", "y", labels, []Series{{Label: "a", Values: x}}))
+		check(Grouped("t", "x", "y", labels[:n], []Series{{Label: "a", Values: x[:n]}, {Label: "b", Values: y[:n]}}))
 	})
+}
+
+// Grouped bars: one bar per series and label; mismatched lengths are an
+// error, nothing to draw is NoData, an undefined value is named.
+func TestGrouped(t *testing.T) {
+	d, err := Grouped("jobs per site", "site", "jobs", []string{"A", "B", "C"},
+		[]Series{{Label: "static", Values: []float64{17, 16, 17}}, {Label: "placeholder", Values: []float64{22, 5, math.NaN()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered(t, d)
+	if !strings.Contains(d.Note, "placeholder C") {
+		t.Errorf("note %q", d.Note)
+	}
+	if _, err := Grouped("t", "x", "y", []string{"A"}, []Series{{Label: "s", Values: []float64{1, 2}}}); err == nil || NoData(err) {
+		t.Errorf("mismatch: %v", err)
+	}
+	for _, c := range []struct {
+		labels []string
+		series []Series
+	}{{nil, []Series{{Label: "s"}}}, {[]string{"A"}, nil}, {[]string{"A"}, []Series{{Label: "s", Values: []float64{math.Inf(1)}}}}} {
+		if _, err := Grouped("t", "x", "y", c.labels, c.series); !NoData(err) {
+			t.Errorf("%v %v: %v", c.labels, c.series, err)
+		}
+	}
 }

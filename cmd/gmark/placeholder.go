@@ -44,7 +44,7 @@ func init() {
 				return placeholder.Add(c.Context, opts(c), c.String("group"), c.String("split"), c.Args().Slice(), c.App.Reader, c.App.Writer)
 			},
 		}, {
-			Name: "start", Usage: "start placeholders at a site", Flags: append([]cli.Flag{site, &cli.IntFlag{Name: "count", Value: 1, Usage: "how many"}}, client...),
+			Name: "start", Usage: "start placeholders at a site", Flags: append([]cli.Flag{site, &cli.IntFlag{Name: "count", Value: 1, Usage: "how many (0: automatic, one per free processor of the site, at most its max_count)"}}, client...),
 			Action: func(c *cli.Context) error {
 				return placeholder.Start(c.Context, opts(c), c.String("group"), c.String("site"), c.Int("count"), c.App.Writer)
 			},
@@ -97,13 +97,8 @@ func runPlaceholderServe(c *cli.Context) error {
 	if o.Retries < 0 || o.Watchdog.MaxRetries < 0 || o.RetryWait < 0 || o.Watchdog.Interval <= 0 {
 		return usageErrorf("--retries, --max-retries and --retry-wait must be >= 0, --watchdog-interval > 0")
 	}
-	tokenFile, err := c.String("token-file"), error(nil)
-	if tokenFile == "" {
-		o.Token, tokenFile, err = httpapi.StateToken(o.State)
-	} else {
-		o.Token, err = httpapi.ReadTokenFile(tokenFile)
-	}
-	if err != nil {
+	token, tokenFile, err := httpapi.ServeToken(o.State, c.String("token-file"))
+	if o.Token = token; err != nil {
 		return usageErrorf("--token-file: %v", err)
 	}
 	if f := c.String("groups"); f != "" {

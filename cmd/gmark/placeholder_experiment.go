@@ -7,11 +7,12 @@ import (
 
 func placeholderExperimentCommand() *cli.Command {
 	return &cli.Command{Name: "experiment", ArgsUsage: "FILE.toml", Usage: "run a workload over emulated sites both ways (static split, placeholders) in simulated time",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}},
+		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+			&cli.StringFlag{Name: "out", Usage: "write the report, its figures and index.html into this directory"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErrorf("placeholder experiment takes one experiment file")
 			}
-			return experiment.RunFile(c.Args().First(), c.String("format"), c.App.Writer)
+			return experiment.RunFile(c.Args().First(), c.String("format"), c.String("out"), c.App.Writer)
 		}}
 }

@@ -53,6 +53,16 @@ func StateToken(state string) (token, file string, err error) {
 	return token, file, nil
 }
 
+// ServeToken is a server's token: read from file when one is given, else
+// the state's (StateToken). It returns the token's file too.
+func ServeToken(state, file string) (token, tokenFile string, err error) {
+	if file == "" {
+		return StateToken(state)
+	}
+	token, err = ReadTokenFile(file)
+	return token, file, err
+}
+
 // ReadTokenFile reads a file holding one token (one word).
 func ReadTokenFile(file string) (string, error) {
 	b, err := os.ReadFile(file)

@@ -35,3 +35,31 @@ func TestStateToken(t *testing.T) {
 		t.Error("a token beside a state in a missing directory was written")
 	}
 }
+
+// A server's token: the given file's, else the state's; a missing or
+// empty file is an error.
+func TestServeToken(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.db")
+	own := filepath.Join(dir, "own.token")
+	if err := os.WriteFile(own, []byte("  secret \n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tok, file, err := ServeToken(state, own)
+	if err != nil || tok != "secret" || file != own {
+		t.Errorf("given file: %q %q %v", tok, file, err)
+	}
+	tok, file, err = ServeToken(state, "")
+	if err != nil || len(tok) != 32 || file != state+".token" {
+		t.Errorf("state's: %q %q %v", tok, file, err)
+	}
+	for _, f := range []string{filepath.Join(dir, "missing"), empty} {
+		if tok, _, err := ServeToken(state, f); err == nil {
+			t.Errorf("%s: token %q", f, tok)
+		}
+	}
+}

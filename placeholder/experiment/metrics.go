@@ -22,6 +22,10 @@ type Result struct {
 	Intervals  []Interval   `json:"intervals"`
 	Hourly     Hourly       `json:"hourly"`
 	Runs       []JobRun     `json:"job_runs"`
+	// Faults is set when the spec injects faults: then Runs holds every
+	// execution that completed (a duplicated job more than once), and the
+	// jobs, units and busy times count them all.
+	Faults *Faults `json:"faults,omitempty"`
 }
 
 // SiteResult is a site's share. IdleAt is when it went idle for good (its
@@ -97,7 +101,10 @@ func measure(sp *Spec, mode string, runs []JobRun) (*Result, error) {
 	r.FirstIdle = math.Inf(1)
 	for i := range r.Sites {
 		s := &r.Sites[i]
-		s.Idle = float64(sp.Sites[i].Placeholders)*r.Makespan - s.Busy
+		// The watchdog's replacement of a placeholder whose report was
+		// lost runs beside the successor that placeholder had submitted:
+		// then the site was busier than its count, idle never.
+		s.Idle = max(float64(sp.Sites[i].Placeholders)*r.Makespan-s.Busy, 0)
 		r.FirstIdle = min(r.FirstIdle, s.IdleAt)
 		r.LastIdle = max(r.LastIdle, s.IdleAt)
 	}

@@ -138,13 +138,13 @@ func TestParseErrors(t *testing.T) {
 		t.Error("a missing file was read")
 	}
 	var b bytes.Buffer
-	if err := RunFile("../../examples/placeholder/exp1.toml", "xml", &b); err == nil {
+	if err := RunFile("../../examples/placeholder/exp1.toml", "xml", "", &b); err == nil {
 		t.Error("format xml accepted")
 	}
-	if err := RunFile(t.TempDir(), "text", &b); err == nil {
+	if err := RunFile(t.TempDir(), "text", "", &b); err == nil {
 		t.Error("a directory was read")
 	}
-	if err := RunFile("../../examples/placeholder/exp1.toml", "json", &b); err != nil || !strings.Contains(b.String(), `"ratio": 2.`) {
+	if err := RunFile("../../examples/placeholder/exp1.toml", "json", "", &b); err != nil || !strings.Contains(b.String(), `"ratio": 2.`) {
 		t.Errorf("json: %v", err)
 	}
 }
@@ -164,6 +164,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(small))
 	f.Add([]byte("units = [1]\n[[site]]\nname = \"A\"\nrate = 1\nload = [{from = 0, to = 1, rate = 2}]\n"))
 	f.Add([]byte("units = [1,2,3]\nsplit=[3]\n[[site]]\nname=\"A\"\nrate=0.5\nplaceholders=2\nqueue_wait=3\n"))
+	f.Add([]byte("units = [1,2,3]\nseed = 3\nretries = 1\nretry_wait = 2\noutages = [{from = 1, to = 4}]\n[watchdog]\nexec_failure = 5\nqueue_failure = 50\nmax_retries = 1\ninterval = 1\nprobe = true\n[[site]]\nname=\"A\"\nrate=0.5\nstop_at = 3\n[[site]]\nname=\"B\"\nrate=1\nlost = [0.5, 2]\nloss_rate = 0.1\n"))
+	f.Add([]byte("units = [1,2,3]\nauto_total = 4\n[[site]]\nname=\"A\"\nrate=0.5\nplaceholders = \"auto\"\nmax_count = 2\n[[site]]\nname=\"B\"\nrate=1\nplaceholders = \"auto\"\nprocessors = 3\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		sp, err := Parse("f.toml", b)
 		if err != nil {
@@ -184,6 +186,12 @@ func FuzzParse(f *testing.F) {
 			return // too many rows
 		}
 		for _, res := range r.Runs {
+			if f := res.Faults; f != nil {
+				if f.Once+len(listedJobs(f)) != len(sp.Units) {
+					t.Fatalf("%s: %d once, %+v: jobs unaccounted", res.Mode, f.Once, f)
+				}
+				continue
+			}
 			if res.Jobs != len(sp.Units) || res.Imbalance < 0 || res.Imbalance > 1 || math.IsNaN(res.Makespan) {
 				t.Fatalf("%s: %d jobs, imbalance %v, makespan %v", res.Mode, res.Jobs, res.Imbalance, res.Makespan)
 			}

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -38,14 +39,22 @@ func Experiment(sp *Spec) (*Report, error) {
 	}
 	r := &Report{Name: sp.Name}
 	byMode := map[string]*Result{}
+	faulty := sp.faulty() || sp.Watchdog != nil
 	for _, m := range sp.Modes {
-		runs, err := simulate(sp, m)
+		out, err := simulate(sp, m)
 		if err != nil {
 			return nil, fmt.Errorf("%s run: %w", m, err)
 		}
-		res, err := measure(sp, m, runs)
+		if !faulty && (out.report.Once != len(sp.Units) || len(out.runs) != len(sp.Units)) {
+			return nil, fmt.Errorf("%s run: %d of %d jobs ran (once: %d)", m, len(out.runs), len(sp.Units), out.report.Once)
+		}
+		res, err := measure(sp, m, out.runs)
 		if err != nil {
 			return nil, fmt.Errorf("%s run: %w", m, err)
+		}
+		if faulty {
+			f := out.faults
+			res.Faults = &f
 		}
 		byMode[m] = res
 		r.Runs = append(r.Runs, res)
@@ -64,15 +73,31 @@ var epoch = time.Unix(0, 0).UTC()
 
 func at(t float64) time.Time { return epoch.Add(time.Duration(math.Round(t * 1e9))) }
 
-// event is a placeholder starting (job < 0: it pulls) or its job ending.
+// Event kinds: a placeholder starts and pulls; its pull gets through
+// after retries; its job ends; its report gets through after retries; it
+// vanishes (lost, or its site stopped); the watchdog runs.
+const (
+	evStart = iota
+	evPull
+	evEnd
+	evReport
+	evVanish
+	evTick
+)
+
+// event is something due at t to placeholder local of site (job: the job
+// it runs, from start; att its attempt).
 type event struct {
 	t     float64
 	seq   int64
+	kind  int
 	site  int
 	local string
 	att   int64
 	job   int
 	start float64
+	next  string  // evReport: the successor's local id
+	end   float64 // evReport: when the job ended
 }
 
 type events []*event
@@ -93,29 +118,62 @@ func (e *events) Pop() any {
 	return x
 }
 
-// sim is one run: the metaqueue, the event queue, the local ids.
+// MaxTicks bounds the watchdog's runs in one simulated run.
+const MaxTicks = 1000000
+
+// phKey is a placeholder of the run: its site and local id.
+type phKey struct {
+	site  int
+	local string
+}
+
+// sim is one run: the metaqueue, the event queue, the local ids, and what
+// the emulated sites hold.
 type sim struct {
-	sp    *Spec
-	mq    *metaqueue.Virtual
-	q     events
-	seq   int64
-	local []int
-	runs  []JobRun
+	sp      *Spec
+	mq      *metaqueue.Virtual
+	wd      metaqueue.Watchdog
+	q       events
+	seq     int64
+	local   []int
+	runs    []JobRun
+	pending int // events other than the watchdog's
+	ticks   int
+
+	alive       map[phKey]bool   // queued or running at its site
+	dead        map[phKey]bool   // killed by the watchdog: its events are void
+	running     map[phKey]*event // the job a placeholder runs
+	pendingLoss [][]float64
+	rng         []*rand.Rand
+	faults      Faults
 }
 
 func (s *sim) push(e *event) {
 	s.seq++
 	e.seq = s.seq
+	if e.kind != evTick {
+		s.pending++
+	}
 	heap.Push(&s.q, e)
 }
 
 // submit queues a new placeholder at site i at time t; it starts after
-// the site's queue wait.
+// the site's queue wait, unless the site has stopped executing by then.
 func (s *sim) submit(i int, t float64) string {
 	s.local[i]++
 	id := strconv.Itoa(s.local[i])
-	s.push(&event{t: t + s.sp.Sites[i].QueueWait, site: i, local: id, job: -1})
+	s.alive[phKey{i, id}] = true
+	if start := t + s.sp.Sites[i].QueueWait; !s.stopped(i, start) {
+		s.push(&event{t: start, kind: evStart, site: i, local: id, job: -1})
+	}
 	return id
+}
+
+// outcome is a run's executions and what became of its jobs.
+type outcome struct {
+	runs   []JobRun
+	report *metaqueue.Report
+	faults Faults
 }
 
 // simulate runs the workload one way: static (each job pinned to its
@@ -123,11 +181,14 @@ func (s *sim) submit(i int, t float64) string {
 // go through the metaqueue with classic placeholders: with pinned jobs a
 // site's placeholders work through its own list and are refused when it is
 // done, as the thesis's user scripts stop.
-func simulate(sp *Spec, mode string) ([]JobRun, error) {
-	s := &sim{sp: sp, mq: metaqueue.NewVirtual(), local: make([]int, len(sp.Sites))}
+func simulate(sp *Spec, mode string) (*outcome, error) {
+	s := &sim{sp: sp, mq: metaqueue.NewVirtual(), wd: sp.watchdog(), local: make([]int, len(sp.Sites)),
+		alive: map[phKey]bool{}, dead: map[phKey]bool{}, running: map[phKey]*event{}}
 	gs := metaqueue.GroupSpec{Name: group, Policy: metaqueue.FCFS}
-	for _, st := range sp.Sites {
+	for i, st := range sp.Sites {
 		gs.Sites = append(gs.Sites, site.Spec{Name: st.Name, Kind: site.Zinf, Mode: site.Classic})
+		s.pendingLoss = append(s.pendingLoss, append([]float64(nil), st.Lost...))
+		s.rng = append(s.rng, rand.New(rand.NewPCG(sp.Seed, uint64(i))))
 	}
 	if err := s.mq.PutGroup(epoch, gs); err != nil {
 		return nil, err
@@ -151,30 +212,82 @@ func simulate(sp *Spec, mode string) ([]JobRun, error) {
 			s.submit(i, 0)
 		}
 	}
-	for s.q.Len() > 0 {
-		e := heap.Pop(&s.q).(*event)
-		var err error
-		if e.job < 0 {
-			err = s.start(e)
-		} else {
-			err = s.end(e)
-		}
-		if err != nil {
-			return nil, err
-		}
+	if sp.faulty() || sp.Watchdog != nil {
+		s.push(&event{t: s.wd.Interval.Seconds(), kind: evTick})
+	}
+	if err := s.loop(); err != nil {
+		return nil, err
 	}
 	rep, err := s.mq.Report(group)
 	if err != nil {
 		return nil, err
 	}
-	if rep.Once != len(sp.Units) || len(s.runs) != len(sp.Units) {
-		return nil, fmt.Errorf("%d of %d jobs ran (once: %d)", len(s.runs), len(sp.Units), rep.Once)
-	}
-	return s.runs, nil
+	s.settle(rep)
+	return &outcome{runs: s.runs, report: rep, faults: s.faults}, nil
 }
 
-// start: the placeholder starts and pulls; refused, it leaves (exit 111).
+func (s *sim) loop() error {
+	for s.q.Len() > 0 {
+		e := heap.Pop(&s.q).(*event)
+		if e.kind != evTick {
+			s.pending--
+		}
+		if e.kind != evTick && s.dead[phKey{e.site, e.local}] {
+			continue
+		}
+		var err error
+		switch e.kind {
+		case evStart:
+			err = s.start(e)
+		case evPull:
+			err = s.pull(e)
+		case evEnd:
+			err = s.end(e)
+		case evReport:
+			err = s.report(e)
+		case evVanish:
+			s.vanish(e, e.t)
+		case evTick:
+			if s.ticks++; s.ticks > MaxTicks {
+				return fmt.Errorf("more than %d runs of the watchdog (every %v s, at %.0f s): give a longer interval", MaxTicks, s.wd.Interval.Seconds(), e.t)
+			}
+			s.tick(e.t)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// start: the placeholder starts and calls the metaqueue, which answers
+// now, or after retries, or never (the placeholder gives up and leaves).
 func (s *sim) start(e *event) error {
+	when, ok, retried := s.sp.reach(e.t)
+	if retried && ok {
+		s.faults.Retried++
+	}
+	k := phKey{e.site, e.local}
+	switch {
+	case !ok:
+		s.faults.GaveUp++
+		delete(s.alive, k)
+		return nil
+	case when > e.t:
+		s.push(&event{t: when, kind: evPull, site: e.site, local: e.local, job: -1})
+		return nil
+	}
+	return s.pull(e)
+}
+
+// pull: the call gets through; refused, the placeholder leaves (exit
+// 111); given a job, it runs it, unless it is cut short.
+func (s *sim) pull(e *event) error {
+	k := phKey{e.site, e.local}
+	if s.stopped(e.site, e.t) {
+		delete(s.alive, k) // the site stopped while the call was retried
+		return nil
+	}
 	st := s.sp.Sites[e.site]
 	id := metaqueue.Ident{Site: st.Name, Host: "emulated", LocalID: e.local}
 	rep, err := s.mq.Pull(at(e.t), group, metaqueue.PullRequest{Ident: id, Seq: 1})
@@ -182,28 +295,129 @@ func (s *sim) start(e *event) error {
 		return err
 	}
 	if rep.Order == nil {
+		delete(s.alive, k)
 		return s.mq.Dequeue(at(e.t), group, metaqueue.DequeueRequest{Ident: id, Reason: rep.Stop})
 	}
 	j, err := strconv.Atoi(rep.Order.Command)
 	if err != nil || j < 0 || j >= len(s.sp.Units) {
 		return fmt.Errorf("the metaqueue gave out %q", rep.Order.Command)
 	}
-	s.push(&event{t: st.finish(e.t, s.sp.Units[j]), site: e.site, local: e.local, att: rep.Order.Attempt, job: j, start: e.t})
+	f := st.finish(e.t, s.sp.Units[j])
+	ev := &event{t: f, kind: evEnd, site: e.site, local: e.local, att: rep.Order.Attempt, job: j, start: e.t}
+	if c, cut := s.cut(e.site, e.t, f); cut {
+		ev.t, ev.kind = c, evVanish
+	}
+	s.running[k] = ev
+	s.push(ev)
 	return nil
 }
 
 // end: the job ended; the placeholder resubmits itself to its site's
-// queue, reports done with its successor's id, and exits.
+// queue, then reports done with its successor's id, and exits. A report
+// whose retries run out is lost (the placeholder exits with an error).
 func (s *sim) end(e *event) error {
+	k := phKey{e.site, e.local}
+	delete(s.running, k)
+	delete(s.alive, k)
 	st := s.sp.Sites[e.site]
-	next := s.submit(e.site, e.t)
-	err := s.mq.Done(at(e.t), group, metaqueue.DoneRequest{Ident: metaqueue.Ident{Site: st.Name, Host: "emulated", LocalID: e.local},
-		Attempt: e.att, Started: at(e.start), Ended: at(e.t), NewID: next, Resubmitted: at(e.t)})
-	if err != nil {
-		return err
-	}
 	s.runs = append(s.runs, JobRun{Job: e.job, Site: st.Name, Units: s.sp.Units[e.job], Start: e.start, End: e.t})
+	next := s.submit(e.site, e.t)
+	when, ok, retried := s.sp.reach(e.t)
+	if !ok {
+		s.faults.GaveUp++
+		return nil
+	}
+	r := &event{t: when, kind: evReport, site: e.site, local: e.local, att: e.att, job: e.job, start: e.start, next: next, end: e.t}
+	if !retried {
+		return s.report(r)
+	}
+	s.faults.Retried++
+	s.push(r)
 	return nil
+}
+
+func (s *sim) report(e *event) error {
+	st := s.sp.Sites[e.site]
+	return s.mq.Done(at(e.t), group, metaqueue.DoneRequest{Ident: metaqueue.Ident{Site: st.Name, Host: "emulated", LocalID: e.local},
+		Attempt: e.att, Started: at(e.start), Ended: at(e.end), NewID: e.next, Resubmitted: at(e.end)})
+}
+
+// vanish: the placeholder is gone at t, its job cut short, with no report
+// and no successor.
+func (s *sim) vanish(e *event, t float64) {
+	k := phKey{e.site, e.local}
+	delete(s.running, k)
+	delete(s.alive, k)
+	s.faults.Lost = append(s.faults.Lost, JobRun{Job: e.job, Site: s.sp.Sites[e.site].Name, Units: s.sp.Units[e.job], Start: e.start, End: t})
+}
+
+// tick runs the watchdog (and its probe), kills what it says and submits
+// the fresh placeholders; it runs again while jobs remain and something
+// can still happen.
+func (s *sim) tick(t float64) {
+	tasks := s.mq.Watch(at(t), s.wd)
+	if s.wd.Probe {
+		tasks = append(tasks, s.mq.Probe(at(t), s.wd, s.isAlive)...)
+	}
+	for _, task := range tasks {
+		i := s.siteIndex(task.Site)
+		if task.Kill != "" {
+			k := phKey{i, task.Kill}
+			s.faults.Killed++
+			if e := s.running[k]; e != nil {
+				s.vanish(e, t)
+			}
+			delete(s.alive, k)
+			s.dead[k] = true
+		}
+		if task.Submit {
+			s.faults.Replaced++
+			local := s.submit(i, t)
+			s.mq.Register(at(t), group, task.Site, local, task.Reason, at(t))
+		}
+	}
+	waiting, bound := s.mq.Remaining(group)
+	recoverable := bound > 0 && (s.wd.ExecFailure > 0 || s.wd.Probe)
+	if waiting+bound > 0 && (s.pending > 0 || recoverable) {
+		s.push(&event{t: t + s.wd.Interval.Seconds(), kind: evTick})
+	}
+}
+
+func (s *sim) isAlive(siteName, local string) bool {
+	return s.alive[phKey{s.siteIndex(siteName), local}]
+}
+
+func (s *sim) siteIndex(name string) int {
+	for i, st := range s.sp.Sites {
+		if st.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// settle fills the faults from the metaqueue's report: jobs done once,
+// listed duplicated (or maybe) with their reasons, failed, unfinished.
+func (s *sim) settle(rep *metaqueue.Report) {
+	f := &s.faults
+	f.Once = rep.Once
+	f.Requeued = s.mq.Actions()["requeue"]
+	execs := map[int]int{}
+	for _, r := range s.runs {
+		execs[r.Job]++
+	}
+	list := func(in []metaqueue.JobRuns) []Listed {
+		var out []Listed
+		for _, j := range in {
+			idx := int(j.Job - 1)
+			out = append(out, Listed{Job: idx, Reason: j.Reason, Runs: execs[idx]})
+		}
+		return out
+	}
+	f.Duplicated, f.Maybe, f.Failed = list(rep.Duplicate), list(rep.Possible), list(rep.Failed)
+	for _, id := range rep.Unfinished {
+		f.Unfinished = append(f.Unfinished, int(id-1))
+	}
 }
 
 // rateAt is the site's rate at t and until when it holds (+Inf: for ever).

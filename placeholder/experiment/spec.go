@@ -68,6 +68,17 @@ type Spec struct {
 	Hour     float64   `toml:"hour" json:"hour"`
 	Window   []float64 `toml:"window" json:"window,omitempty"`
 	Sites    []Site    `toml:"site" json:"sites"`
+	// Faults (docs/placeholder.md): transport retries, server outages,
+	// the watchdog, and the seed of the sites' loss_rate draws.
+	Seed      uint64        `toml:"seed" json:"seed,omitempty"`
+	Retries   *int          `toml:"retries" json:"retries,omitempty"`
+	RetryWait *float64      `toml:"retry_wait" json:"retry_wait,omitempty"`
+	Outages   []Outage      `toml:"outages" json:"outages,omitempty"`
+	Watchdog  *WatchdogSpec `toml:"watchdog" json:"watchdog,omitempty"`
+	// AutoTotal is the placeholders shared out, in proportion to their
+	// rates, over the sites whose count is "auto" and whose free
+	// processors are not given.
+	AutoTotal int `toml:"auto_total" json:"auto_total,omitempty"`
 }
 
 // Site is an emulated site: Placeholders placeholders (or, in the static
@@ -76,9 +87,24 @@ type Spec struct {
 type Site struct {
 	Name         string  `toml:"name" json:"name"`
 	Rate         float64 `toml:"rate" json:"rate"`
-	Placeholders int     `toml:"placeholders" json:"placeholders"`
-	QueueWait    float64 `toml:"queue_wait" json:"queue_wait"`
-	Load         []Load  `toml:"load" json:"load,omitempty"`
+	Placeholders int     `toml:"-" json:"placeholders"`
+	// Count is the file's placeholders: a number, or "auto" (Auto): then
+	// Placeholders is the site's free Processors, or its rate's share of
+	// the spec's AutoTotal, bounded by MaxCount.
+	Count      any     `toml:"placeholders" json:"-"`
+	Auto       bool    `toml:"-" json:"auto,omitempty"`
+	Processors int     `toml:"processors" json:"processors,omitempty"`
+	MaxCount   int     `toml:"max_count" json:"max_count,omitempty"`
+	QueueWait  float64 `toml:"queue_wait" json:"queue_wait"`
+	Load       []Load  `toml:"load" json:"load,omitempty"`
+	// StopAt: the site stops executing at this time (its running jobs are
+	// lost, its queued placeholders never start).
+	StopAt *float64 `toml:"stop_at" json:"stop_at,omitempty"`
+	// Lost: at each time, a placeholder running a job vanishes (the one
+	// running since longest; none running: the next to start a job).
+	Lost []float64 `toml:"lost" json:"lost,omitempty"`
+	// LossRate: a running placeholder vanishes at this rate (per second).
+	LossRate float64 `toml:"loss_rate" json:"loss_rate,omitempty"`
 }
 
 // Load is background load on a site: over [From, To) seconds its
@@ -110,8 +136,9 @@ func LoadFile(path string) (*Spec, error) {
 }
 
 // RunFile runs the experiment of a file and writes its report as text or
-// json: gmark placeholder experiment.
-func RunFile(path, format string, w io.Writer) error {
+// json, or, with dir, into that directory (Report.WriteDir), saying so:
+// gmark placeholder experiment.
+func RunFile(path, format, dir string, w io.Writer) error {
 	if format != "text" && format != "json" {
 		return fmt.Errorf("--format %q: text or json", format)
 	}
@@ -123,7 +150,14 @@ func RunFile(path, format string, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if format == "json" {
+	switch {
+	case dir != "":
+		index, err := r.WriteDir(dir)
+		if err == nil {
+			_, err = fmt.Fprintf(w, "report written to %s\n", index)
+		}
+		return err
+	case format == "json":
 		return r.WriteJSON(w)
 	}
 	return r.WriteText(w)
@@ -176,7 +210,17 @@ type checkError struct {
 
 func (e *checkError) Error() string { return e.msg }
 
+// inWatchdog is the site of a checkError about a key of [watchdog].
+const inWatchdog = -2
+
 func (e *checkError) line(src []byte) int {
+	if e.site == inWatchdog {
+		start := tableLine(src, "[watchdog]")
+		if l := keyLine(src, e.key, start); l > 0 && start > 0 {
+			return l
+		}
+		return start
+	}
 	if e.site < 0 {
 		return keyLine(src, e.key, 0)
 	}
@@ -222,7 +266,13 @@ func (sp *Spec) Check() error {
 			return err
 		}
 	}
+	if err := sp.autoCounts(); err != nil {
+		return err
+	}
 	if err := sp.checkSplit(); err != nil {
+		return err
+	}
+	if err := sp.checkFaults(); err != nil {
 		return err
 	}
 	return sp.checkTimes()
@@ -239,10 +289,13 @@ func (s *Site) check(i int, names map[string]bool) error {
 	if !positive(s.Rate) {
 		return failf("rate", i, "site %s: rate %v must be a number of units/s from 1e-9 to 1e12", s.Name, s.Rate)
 	}
-	if s.Placeholders == 0 {
+	if err := s.checkCount(i); err != nil {
+		return err
+	}
+	if s.Placeholders == 0 && !s.Auto {
 		s.Placeholders = 1
 	}
-	if s.Placeholders < 1 || s.Placeholders > MaxPH {
+	if !s.Auto && (s.Placeholders < 1 || s.Placeholders > MaxPH) {
 		return failf("placeholders", i, "site %s: placeholders %d must be from 1 to %d", s.Name, s.Placeholders, MaxPH)
 	}
 	if !(s.QueueWait >= 0) || s.QueueWait > 1e9 {
@@ -257,7 +310,7 @@ func (s *Site) check(i int, names map[string]bool) error {
 			return failf("load", i, "site %s: loads [%v, %v) and [%v, %v) overlap", s.Name, s.Load[k-1].From, s.Load[k-1].To, l.From, l.To)
 		}
 	}
-	return nil
+	return s.checkSiteFaults(i)
 }
 
 func positive(x float64) bool { return x >= 1e-9 && x < 1e12 }
@@ -321,6 +374,16 @@ func siteLine(src []byte, i int) int {
 				return k + 1
 			}
 			n++
+		}
+	}
+	return 0
+}
+
+// tableLine is the line of a table's header (0: none).
+func tableLine(src []byte, header string) int {
+	for k, line := range bytes.Split(src, []byte("\n")) {
+		if bytes.HasPrefix(bytes.TrimSpace(line), []byte(header)) {
+			return k + 1
 		}
 	}
 	return 0

@@ -47,10 +47,34 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %6d %9d %9.2f %9.2f\n", row.Row, row.Complete, row.Partial, row.Total)
 		}
 		fmt.Fprintf(&b, "  %6s %9d %9.2f %9.2f\n  %6s %29.2f\n", fmt.Sprintf(">%d", len(h.Rows)), 0, h.After.Partial, h.After.Total, "sum", h.Sum)
+		if res.Faults != nil {
+			res.Faults.writeText(&b)
+		}
 	}
 	if r.Ratio > 0 {
 		fmt.Fprintf(&b, "\nmakespan static / placeholder: %.2f\n", r.Ratio)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func (f *Faults) writeText(b *strings.Builder) {
+	fmt.Fprintf(b, "  faults: %d jobs run exactly once; %d duplicated, %d maybe duplicated, %d failed, %d unfinished\n",
+		f.Once, len(f.Duplicated), len(f.Maybe), len(f.Failed), len(f.Unfinished))
+	fmt.Fprintf(b, "  %d requeued by the watchdog; %d placeholders killed, %d submitted by it; %d executions cut short; %d calls retried, %d placeholders gave up\n",
+		f.Requeued, f.Killed, f.Replaced, len(f.Lost), f.Retried, f.GaveUp)
+	for _, l := range []struct {
+		name string
+		jobs []Listed
+	}{{"duplicated", f.Duplicated}, {"maybe duplicated", f.Maybe}, {"failed", f.Failed}} {
+		for _, j := range l.jobs {
+			fmt.Fprintf(b, "  %s: job %d (%d completed runs): %s\n", l.name, j.Job, j.Runs, j.Reason)
+		}
+	}
+	for _, r := range f.Lost {
+		fmt.Fprintf(b, "  cut short: job %d at %s, %.0f s to %.0f s\n", r.Job, r.Site, r.Start, r.End)
+	}
+	if len(f.Unfinished) > 0 {
+		fmt.Fprintf(b, "  unfinished: jobs %v\n", f.Unfinished)
+	}
 }

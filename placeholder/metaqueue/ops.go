@@ -208,17 +208,21 @@ func (s *Server) Dequeue(ctx context.Context, group string, req DequeueRequest) 
 // MaxStart bounds the placeholders of one start request.
 const MaxStart = 10000
 
-// StartResult says which placeholders a start submitted.
+// StartResult says which placeholders a start submitted; Count is how
+// many it meant to, and Auto how an automatic count was chosen.
 type StartResult struct {
 	Placeholders []int64  `json:"placeholders"`
+	Count        int      `json:"count"`
+	Auto         string   `json:"auto,omitempty"`
 	Errors       []string `json:"errors,omitempty"`
 }
 
 // Start submits count placeholders to a site of a group (the thesis's
-// dispatch, "Number to Start"), and lifts a stop-all.
+// dispatch, "Number to Start"), and lifts a stop-all. Count 0 is automatic
+// (an extension; the thesis leaves the count to the user): see autoCount.
 func (s *Server) Start(ctx context.Context, group, siteName string, count int) (StartResult, error) {
-	if count < 1 || count > MaxStart {
-		return StartResult{}, bad("count must be from 1 to %d", MaxStart)
+	if count < 0 || count > MaxStart {
+		return StartResult{}, bad("count must be from 1 to %d, or 0 (automatic)", MaxStart)
 	}
 	_, err := s.do(ctx, func(now time.Time) (any, []task, error) {
 		g, err := s.s.group(group)
@@ -241,7 +245,13 @@ func (s *Server) Start(ctx context.Context, group, siteName string, count int) (
 	if st == nil {
 		return StartResult{}, conflict("the scripts of site %s are not written yet: the server has no address", siteName)
 	}
-	res := StartResult{Placeholders: []int64{}}
+	res := StartResult{Placeholders: []int64{}, Count: count}
+	if count == 0 {
+		if res.Count, res.Auto, err = s.autoCount(ctx, st, group, siteName); err != nil {
+			return StartResult{}, err
+		}
+		count = res.Count
+	}
 	for i := 0; i < count; i++ {
 		id, err := s.submit(ctx, st, group, siteName, "started")
 		if err != nil {
@@ -255,6 +265,44 @@ func (s *Server) Start(ctx context.Context, group, siteName string, count int) (
 		res.Placeholders = append(res.Placeholders, id)
 	}
 	return res, nil
+}
+
+// autoCount is an automatic start's count: one placeholder per free
+// processor of the site (over its cpus per placeholder), less its
+// placeholders of the group already queued there (each will take one when
+// it starts), at least 1 (a queued placeholder costs little, §2.7) and at
+// most the site's max_count (default 64). The choice is recorded.
+func (s *Server) autoCount(ctx context.Context, st site.Site, group, siteName string) (int, string, error) {
+	free, err := st.Free(ctx)
+	if err != nil {
+		return 0, "", conflict("site %s: its free processors: %v", siteName, err)
+	}
+	v, err := s.do(ctx, func(now time.Time) (any, []task, error) {
+		g, err := s.s.group(group)
+		if err != nil {
+			return nil, nil, err
+		}
+		sp, _ := g.Site(siteName)
+		cpus, limit := max(sp.CPUs, 1), 64
+		if sp.MaxCount > 0 {
+			limit = sp.MaxCount
+		}
+		queued := 0
+		for _, p := range s.s.active {
+			if p.Group == group && p.Site == siteName && p.State == Queued {
+				queued++
+			}
+		}
+		n := min(max(free/cpus-queued, 1), limit, MaxStart)
+		why := fmt.Sprintf("auto count %d: %d free processors / %d per placeholder, %d queued already, at least 1, at most %d", n, free, cpus, queued, limit)
+		s.s.act(now, Action{Group: group, Site: siteName, Action: "auto-count", Detail: why})
+		return [2]any{n, why}, nil, nil
+	})
+	if err != nil {
+		return 0, "", err
+	}
+	r := v.([2]any)
+	return r[0].(int), r[1].(string), nil
 }
 
 // Stop stops one placeholder (id), a site's (siteName) or a whole group's.

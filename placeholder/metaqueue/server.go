@@ -283,7 +283,11 @@ func (s *Server) runTask(t task) {
 		}
 	}
 	if t.submit {
-		if _, err := s.submit(ctx, st, t.group, t.site, "watchdog: replaces "+t.kill+" ("+t.reason+")"); err != nil {
+		why := "watchdog: replaces " + t.kill + " (" + t.reason + ")"
+		if t.kill == "" {
+			why = "watchdog: " + t.reason
+		}
+		if _, err := s.submit(ctx, st, t.group, t.site, why); err != nil {
 			s.note(t.group, t.site, "submit-failed", err.Error())
 		}
 	}

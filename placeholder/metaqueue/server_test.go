@@ -193,7 +193,7 @@ func TestAPIRefusals(t *testing.T) {
 		{"unknown group", func() error { _, err := r.client.Group(ctx, "nope"); return err }, 404},
 		{"unknown job", func() error { return r.client.RemoveJob(ctx, "g", 42) }, 404},
 		{"bad group", func() error { _, err := r.client.PutGroup(ctx, GroupSpec{Name: "x y"}); return err }, 400},
-		{"start zero", func() error { _, err := r.client.Start(ctx, "g", "a", 0); return err }, 400},
+		{"start negative", func() error { _, err := r.client.Start(ctx, "g", "a", -1); return err }, 400},
 		{"start unknown site", func() error { _, err := r.client.Start(ctx, "g", "zz", 1); return err }, 404},
 		{"unknown route", func() error { return r.client.call(ctx, http.MethodGet, "/v2/x", nil, nil) }, 404},
 		{"bad limit", func() error { _, err := r.client.Actions(ctx, "g", 0, 0); return err }, 400},

@@ -3,6 +3,7 @@ package metaqueue
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -471,5 +472,49 @@ func TestSuccessorAlreadyEnded(t *testing.T) {
 	n := s.phs[s.latest[phKey{"g", "r", "100"}]]
 	if len(s.phs) != before+1 || n == old || n.State == Ended || n.Pred != p.ID {
 		t.Fatalf("a reused local id: %d records, new %+v", len(s.phs), n)
+	}
+}
+
+// When the watchdog puts a job back, each other site that has run
+// placeholders and has none left gets a fresh one (revive); a site with
+// one active, a site never used, a site the user stopped, and a stale
+// queued placeholder (no job put back) get none.
+func TestWatchdogRevives(t *testing.T) {
+	spec := GroupSpec{Name: "g", Sites: []site.Spec{{Name: "a", Kind: site.Zinf}, {Name: "b", Kind: site.Zinf},
+		{Name: "c", Kind: site.Zinf}, {Name: "d", Kind: site.Zinf}, {Name: "e", Kind: site.Zinf}}}
+	pull := func(s *state, siteName, local string) PullReply {
+		r, err := s.pull(t0, "g", PullRequest{Ident: Ident{Site: siteName, LocalID: local}, Seq: 1}, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	s := newState()
+	if _, err := s.putGroup(t0, spec); err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, s, NewJob{Command: "1"}, NewJob{Command: "2"})
+	pull(s, "a", "1") // binds job 1, then vanishes
+	pull(s, "b", "1") // binds job 2 and reports it: b then has none left
+	if err := s.done(t0, "g", DoneRequest{Ident: Ident{Site: "b", LocalID: "1"}, Attempt: 2, Ended: t0}); err != nil {
+		t.Fatal(err)
+	}
+	s.register(t0, "g", "c", "1", "started", t0.Add(3*time.Hour)) // c has one queued
+	pull(s, "e", "1")                                             // refused: nothing waits
+	s.register(t0, "g", "e", "2", "started", t0)
+	if _, err := s.stop(t0, "g", "e", 0); err != nil { // the user stops e
+		t.Fatal(err)
+	}
+	tasks := s.watchdog(t0.Add(2*time.Hour), Watchdog{ExecFailure: time.Hour, MaxRetries: 3})
+	var got []string
+	for _, k := range tasks {
+		got = append(got, fmt.Sprintf("%s:%s:%v", k.site, k.kill, k.submit))
+	}
+	sort.Strings(got)
+	if want := "[a:1:true b::true]"; fmt.Sprint(got) != want {
+		t.Errorf("tasks %v, want %s", got, want)
+	}
+	if tasks := s.watchdog(t0.Add(30*time.Hour), Watchdog{QueueFailure: time.Hour}); len(tasks) != 1 || tasks[0].site != "c" {
+		t.Errorf("queue failure revived: %+v", tasks)
 	}
 }

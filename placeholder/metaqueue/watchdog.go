@@ -35,6 +35,7 @@ type task struct {
 	kill        string // local id ("" none)
 	submit      bool
 	reason      string
+	requeued    bool // the placeholder held a job, which went back
 }
 
 // watchdog finds stale placeholders.
@@ -48,7 +49,7 @@ func (s *state) watchdog(now time.Time, w Watchdog) []task {
 			tasks = append(tasks, s.stale(now, p, EndQueueFailure, w.MaxRetries))
 		}
 	}
-	return tasks
+	return s.revive(tasks)
 }
 
 // stale ends a placeholder the watchdog gave up on: its job goes back (or
@@ -56,13 +57,62 @@ func (s *state) watchdog(now time.Time, w Watchdog) []task {
 // only one left of its group.
 func (s *state) stale(now time.Time, p *Placeholder, why string, maxRetries int) task {
 	g := s.groups[p.Group]
-	if p.Attempt != 0 {
+	held := p.Attempt != 0
+	if held {
 		s.abandon(now, g, s.atts[p.Attempt], why, true, maxRetries)
 		p.Attempt = 0
 	}
 	s.endPlaceholder(now, p, why)
 	s.phAct(now, p, "kill", 0, 0, why)
-	return task{group: p.Group, site: p.Site, kill: p.LocalID, submit: !g.Stopped, reason: why}
+	return task{group: p.Group, site: p.Site, kill: p.LocalID, submit: !g.Stopped, reason: why, requeued: held}
+}
+
+// revive (an extension; the thesis's script resubmits only at the stale
+// placeholder's own site): when the watchdog put a job back, each other
+// site of the group that has run placeholders but has none left (and was
+// not stopped by the user) gets a fresh one. Classic placeholders leave once nothing waits, so without it
+// a job put back late would wait on the replacement alone, at a site
+// that may have stopped executing for good (Exp. 2's site A).
+func (s *state) revive(tasks []task) []task {
+	covered := map[[2]string]bool{}
+	groups := map[string]bool{}
+	for _, t := range tasks {
+		if t.submit {
+			covered[[2]string{t.group, t.site}] = true
+		}
+		if t.requeued && t.submit {
+			groups[t.group] = true
+		}
+	}
+	if len(groups) == 0 {
+		return tasks
+	}
+	// A site is used when it has had placeholders, and the newest of them
+	// was not stopped by the user (a site stopped on purpose stays so).
+	newest := map[[2]string]*Placeholder{}
+	for _, p := range s.phs {
+		k := [2]string{p.Group, p.Site}
+		if groups[p.Group] && (newest[k] == nil || p.ID > newest[k].ID) {
+			newest[k] = p
+		}
+	}
+	used := map[[2]string]bool{}
+	for k, p := range newest {
+		used[k] = p.End != EndStopped
+	}
+	for _, p := range s.active {
+		covered[[2]string{p.Group, p.Site}] = true
+	}
+	for name := range groups {
+		for _, sp := range s.groups[name].Sites {
+			k := [2]string{name, sp.Name}
+			if used[k] && !covered[k] {
+				covered[k] = true
+				tasks = append(tasks, task{group: name, site: sp.Name, submit: true, reason: "revive: a job was put back and the site had no placeholder left"})
+			}
+		}
+	}
+	return tasks
 }
 
 // probeEntry is a placeholder as it was when its site was asked about it.
@@ -93,7 +143,7 @@ func (s *state) lost(now time.Time, entries []probeEntry, alive map[string]bool,
 		}
 		tasks = append(tasks, s.stale(now, p, EndLost, w.MaxRetries))
 	}
-	return tasks
+	return s.revive(tasks)
 }
 
 // stop stops one placeholder (id), or every active one of a site, or of

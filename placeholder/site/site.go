@@ -294,6 +294,9 @@ type Site interface {
 	Kill(ctx context.Context, localID string) error
 	// Alive tells which of ids are still queued or running at the site.
 	Alive(ctx context.Context, ids []string) (map[string]bool, error)
+	// Free is how many processors the site has free now: a Slurm
+	// cluster's idle CPUs (of its partition), a zinf host's processors.
+	Free(ctx context.Context) (int, error)
 }
 
 // New returns the site of a spec whose script is at script.

@@ -83,3 +83,21 @@ func (s *slurm) Alive(ctx context.Context, ids []string) (map[string]bool, error
 	}
 	return alive, nil
 }
+
+// Free is the idle CPUs sinfo counts (in the site's partition, when it
+// names one).
+func (s *slurm) Free(ctx context.Context) (int, error) {
+	args := []string{"-h", "-o", "%C"}
+	if s.spec.Partition != "" {
+		args = append(args, "-p", s.spec.Partition)
+	}
+	out, err := s.run(ctx, "sinfo", args...)
+	if err != nil {
+		return 0, err
+	}
+	c, err := slurmcli.ParseCPUs(out)
+	if err != nil {
+		return 0, err
+	}
+	return c.Idle, nil
+}

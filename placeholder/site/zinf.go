@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -84,3 +85,7 @@ func (z *zinf) Alive(ctx context.Context, ids []string) (map[string]bool, error)
 	}
 	return alive, nil
 }
+
+// Free is the host's processors: a host with no scheduler keeps no
+// account of who uses them (the load of other users is not counted).
+func (z *zinf) Free(ctx context.Context) (int, error) { return runtime.NumCPU(), nil }
