@@ -36,6 +36,11 @@ type Config struct {
 	Controllers map[string]core.Controller
 	// Agents work beside the core while it runs (the controllers' pollers).
 	Agents []Agent
+	// AwaitRun holds the grid's local workloads until a run declares its
+	// origin (POST /v1/run/begin, core.Begin), so that they stand against
+	// the run's workload as in a simulation of it. A core that restores
+	// jobs (a run resumed) starts them at once.
+	AwaitRun bool
 }
 
 // An Agent works beside the core on goroutines of its own: Run is called
@@ -126,6 +131,12 @@ func New(cfg Config) (*Server, error) {
 	if err := c.Restore(saved, "the core restarted"); err != nil {
 		store.Close()
 		return nil, err
+	}
+	if cfg.AwaitRun && len(saved) == 0 {
+		if err := c.HoldLocal(); err != nil {
+			store.Close()
+			return nil, err
+		}
 	}
 	s := &Server{cfg: cfg, core: c, store: store, clock: clk, cmds: make(chan *command, 4096),
 		stream: newBroadcaster(), started: time.Now(), done: make(chan struct{}),
