@@ -26,8 +26,8 @@ import (
 // times are not core times.
 func (t *Target) Origin(ctx context.Context, earliest time.Time, speedup float64) (time.Time, error) {
 	if math.Abs(speedup-t.scale) > 1e-9*t.scale {
-		t.rep.Annotate("target-warning", "origin", fmt.Sprintf("the schedule runs %g times faster than real time, the core's clock %g: "+
-			"the run's origin is not declared (start deadlines count from each submission)", speedup, t.scale))
+		t.rep.Annotate("koala", "origin", fmt.Sprintf("not declared: the schedule runs %g times faster than real time, the core's clock %g "+
+			"(start deadlines count from each submission)", speedup, t.scale))
 		return earliest, nil
 	}
 	w := t.cfg.Warmup
