@@ -87,7 +87,7 @@ func TestLoadLiveKoalaBreakdown(t *testing.T) {
 		// The core's deadline figures, as the koala target records them
 		// when a live run ends.
 		if err := tx.InsertAnnotation(store.Annotation{RunID: run, TimeNS: 2, Kind: "koala-deadlines", Key: "summary",
-			Value: `{"global_jobs":1,"global_started":1,"local_jobs":9,"local_killed":2,"local_finished":6,"local_kill_rate":0.25,"local_response_s":41.5}`,
+			Value:  `{"global_jobs":1,"global_started":1,"local_jobs":9,"local_killed":2,"local_finished":6,"local_kill_rate":0.25,"local_response_s":41.5}`,
 			Source: "koala"}); err != nil {
 			return err
 		}
