@@ -134,7 +134,14 @@ func TestDeadlinesLiveBesideSimulated(t *testing.T) {
 		t.Errorf("local jobs killed (after the origin, cluster, job, processors, processor-s lost):\nsimulated\n%s\nlive\n%s",
 			strings.Join(simKills, "\n"), strings.Join(liveKills, "\n"))
 	}
-	compareFigures(t, sum.Deadlines, liveFigures(t, liveDB))
+	lf := liveFigures(t, liveDB)
+	compareFigures(t, sum.Deadlines, lf)
+	// The report shows the live run's figures as it shows a simulated run's.
+	rep, stderr, code := run(t, dir, "report", "--db", liveDB, "--format", "text")
+	want := fmt.Sprintf("global jobs started at their deadline\t%d of %d", lf.GlobalStarted, lf.GlobalJobs)
+	if code != 0 || !strings.Contains(strings.Join(strings.Fields(rep), "\t"), strings.Join(strings.Fields(want), "\t")) {
+		t.Errorf("gmark report on the live run (exit %d, %s): no %q in\n%s", code, stderr, want, rep)
+	}
 }
 
 // compareFigures checks the core's figures of the two runs: the same but
