@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,27 +19,38 @@ import (
 // four clusters) 1000 times faster than the wall clock.
 func startDeadlines(t *testing.T, await bool) *httptest.Server {
 	t.Helper()
+	hs, _ := startDeadlinesOn(t, filepath.Join(t.TempDir(), "state.db"), await)
+	return hs
+}
+
+// startDeadlinesOn is startDeadlines on a given state; stop stops it.
+func startDeadlinesOn(t *testing.T, state string, await bool) (hs *httptest.Server, stop func()) {
+	t.Helper()
 	g, err := grid.Load("../../examples/deadlines/grid.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.Scheduler.TimeScale = 1000
-	srv, err := New(Config{Grid: g, State: filepath.Join(t.TempDir(), "state.db"), Token: token, MaxWait: 20 * time.Millisecond, AwaitRun: await})
+	srv, err := New(Config{Grid: g, State: state, Token: token, MaxWait: 20 * time.Millisecond, AwaitRun: await})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx) }()
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		hs.Close()
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("server: %v", err)
-		}
-	})
-	return hs
+	hs = httptest.NewServer(srv.Handler())
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			hs.Close()
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("server: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return hs, stop
 }
 
 // coreNow reads the server's clock from /v1/health: its core time now.
@@ -138,5 +150,25 @@ func TestBeginEdges(t *testing.T) {
 	code, a, body := begin(t, hs.URL, origin, 0)
 	if code != http.StatusOK || a.Aligned || !a.LocalFrom.Before(now) {
 		t.Errorf("begin on a core whose local jobs run: %d %s, want taken, not aligned", code, body)
+	}
+}
+
+// A core restarted with AwaitRun on a state it ran on before (a resumed
+// run, which declares no origin) starts its local workloads at once.
+func TestAwaitRunRestartedStartsLocalWorkloads(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.db")
+	hs, stop := startDeadlinesOn(t, state, true)
+	time.Sleep(300 * time.Millisecond) // scans: events, committed
+	if n := localJobs(t, hs.URL); n != 0 {
+		t.Fatalf("%d local jobs while held", n)
+	}
+	stop()
+	hs, _ = startDeadlinesOn(t, state, true)
+	deadline := time.Now().Add(20 * time.Second)
+	for localJobs(t, hs.URL) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the restarted core holds its local workloads")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -38,8 +38,9 @@ type Config struct {
 	Agents []Agent
 	// AwaitRun holds the grid's local workloads until a run declares its
 	// origin (POST /v1/run/begin, core.Begin), so that they stand against
-	// the run's workload as in a simulation of it. A core that restores
-	// jobs (a run resumed) starts them at once.
+	// the run's workload as in a simulation of it. A core restarted on a
+	// state it ran on before (a run resumed, which declares no origin)
+	// starts them at once.
 	AwaitRun bool
 }
 
@@ -115,7 +116,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	now := clk.Now()
-	if last, ok, _ := store.Meta("last_time"); ok {
+	last, ranBefore, _ := store.Meta("last_time")
+	if ranBefore {
 		// Never start before the last recorded time: core time only goes on.
 		if n, err := strconv.ParseInt(last, 10, 64); err == nil && time.Unix(0, n).After(now) {
 			now = time.Unix(0, n)
@@ -132,7 +134,7 @@ func New(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	if cfg.AwaitRun && len(saved) == 0 {
+	if cfg.AwaitRun && len(saved) == 0 && !ranBefore {
 		if err := c.HoldLocal(); err != nil {
 			store.Close()
 			return nil, err
