@@ -92,6 +92,7 @@ func FuzzGenerate(f *testing.F) {
 		"3\twl:bot\tsingle\t1\t*:?\t-\tBoTSize=Pow2(N(20,5)),MaxBoTSize=100,ART=LogNorm(3,1)\n",
 		"4\tswf\tsingle\t1\t*:?\tPoisson(1s)\tRunTime=LogNorm(4,1),TargetLoad=0.5,Processors=8\n",
 		"2\tsmpi\tsingle\t1\t*:?\tZero\tNComponentsWithWeights=1024,ComponentSizeWithWeights=16384,SiteTypesWithWeights=nonfixed\n",
+		"4\tswf\tunordered\t?\t-\tRSD(1,60,0.9)\tNComponentsWithWeights=RSD(2,4,1),ComponentSizeWithWeights=RSD(4,32,0.9),RunTime=RSD(1,3600,1e-3)\n",
 	} {
 		f.Add([]byte(s), uint64(7))
 	}

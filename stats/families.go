@@ -96,6 +96,15 @@ var families = []*Family{
 			}
 			return z, nil
 		}},
+	{Name: "RSD", Doc: "the Realistic Synthetic Distribution of job sizes on lo..hi: P(s) ∝ q^s, three times that when s is a power of two (1 counts)",
+		Params: []ParamSpec{{"lo", Count, WholeCount}, {"hi", Count, WholeCount}, {"q", Probability, UnitInterval}},
+		New: func(p []float64) (Distribution, error) {
+			d, err := NewRSD(int(p[0]), int(p[1]), p[2])
+			if err != nil {
+				return nil, err
+			}
+			return d, nil
+		}},
 }
 
 // sumsToOne checks a mixture's branch probabilities.

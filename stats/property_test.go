@@ -82,6 +82,8 @@ var propertyCases = []propertyCase{
 	{name: "Pareto<2", family: "Pareto", params: []float64{1.5, 10}, mean: ptr(30), heavy: true},
 	{name: "HGamma2", family: "HGamma2", params: []float64{0.78, 4.2, 0.94, 312, 0.03}, mean: ptr(0.78*4.2*0.94 + 0.22*312*0.03)},
 	{name: "Zipf", family: "Zipf", params: []float64{1.31, 368}, kind: discrete},
+	{name: "RSD", family: "RSD", params: []float64{4, 32, 0.9}, kind: discrete, mean: ptr(RSDMean(4, 32, 0.9))},
+	{name: "RSD[1,1]", family: "RSD", params: []float64{1, 1, 0.5}, kind: discrete, mean: ptr(1)},
 	{name: "Emp", d: mustEmpirical([]float64{1, 2, 3, 4, 5, 8, 10, 15}, []float64{50, 10, 16.2, 10, 5, 1, 1, 1}), kind: discrete},
 	{name: "HGamma3", d: HyperGamma{[]float64{0.5, 0.3, 0.2}, []float64{2, 9, 40}, []float64{1, 0.5, 0.25}}, mean: ptr(0.5*2 + 0.3*4.5 + 0.2*10)},
 	{name: "Pow2N", d: Pow2{Normal{6.1, 2.73}}, mean: ptr(math.Exp(math.Ln2*6.1 + math.Ln2*math.Ln2*2.73*2.73/2)), heavy: true},

@@ -57,3 +57,41 @@ func TestRSDDraws(t *testing.T) {
 		t.Errorf("mean of %d draws %.3f, want %.3f", n, m, RSDMean(1, 32, 0.9))
 	}
 }
+
+// RSD as a distribution: its mean is RSDMean, its probabilities the
+// normalized weights, and its draws those of a Choice over RSDWeights from
+// the same stream (the core's local workloads draw so), size for size.
+func TestRSDDistribution(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi int
+		q      float64
+	}{{1, 32, 0.9}, {4, 32, 0.9}, {8, 8, 0.5}, {1, 64, 1}} {
+		d, err := NewRSD(c.lo, c.hi, c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := d.Mean(); math.Abs(m-RSDMean(c.lo, c.hi, c.q)) > 1e-9 {
+			t.Errorf("%v: mean %g, RSDMean %g", d, m, RSDMean(c.lo, c.hi, c.q))
+		}
+		w := RSDWeights(c.lo, c.hi, c.q)
+		sum := 0.0
+		for _, x := range w {
+			sum += x
+		}
+		for i, x := range w {
+			if p := d.Prob(float64(c.lo + i)); math.Abs(p-x/sum) > 1e-12 {
+				t.Errorf("%v: P(%d) = %g, want %g", d, c.lo+i, p, x/sum)
+			}
+		}
+		if d.Prob(float64(c.lo)-1) != 0 || d.Prob(float64(c.hi)+1) != 0 || d.Prob(float64(c.lo)+0.5) != 0 {
+			t.Errorf("%v: mass outside its sizes", d)
+		}
+		ch, _ := NewChoice(w)
+		r1, r2 := NewStream(7, 1, "rsd"), NewStream(7, 1, "rsd")
+		for i := 0; i < 1000; i++ {
+			if a, b := d.Rand(r1), float64(c.lo+ch.Pick(r2)); a != b {
+				t.Fatalf("%v: draw %d is %g, the Choice's %g", d, i, a, b)
+			}
+		}
+	}
+}

@@ -223,6 +223,9 @@ func (r *Runner) run(ctx context.Context) (*Summary, error) {
 	r.work.Close()
 	if err == nil {
 		<-workersDone
+		if f, ok := r.target.(Finisher); ok {
+			f.Finish(ctx, reporter{r})
+		}
 	}
 	close(r.loopDone)
 	return r.end(err)
@@ -262,6 +265,13 @@ func (r *Runner) start(watchCtx context.Context) error {
 	}
 	if !r.resumed {
 		r.anchor = time.Now().Add(startLead)
+		if o, ok := r.target.(Originator); ok {
+			a, err := o.Origin(watchCtx, r.anchor, r.settings.Speedup)
+			if err != nil {
+				return fmt.Errorf("target %s: %w", r.target.Name(), err)
+			}
+			r.anchor = a
+		}
 		r.anchorNS = r.anchor.UnixNano()
 		r.event("", 0, time.Now(), "run-start", map[string]any{"anchor_ns": r.anchorNS, "settings": r.settings,
 			"jobs": len(r.tops), "tasks": r.w.tasks, "target": r.target.Name()})

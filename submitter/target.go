@@ -51,6 +51,23 @@ type Target interface {
 	Close() error
 }
 
+// An Originator is a target that sets where a new run's schedule starts
+// (the bundled core: its local workloads start from the run's origin).
+// The Runner calls Origin once, after Watch and before the first
+// submission, with the earliest anchor it would use; the schedule starts
+// at the time returned (the earliest, or later). Not called on --resume.
+type Originator interface {
+	Origin(ctx context.Context, earliest time.Time, speedup float64) (time.Time, error)
+}
+
+// A Finisher is a target with figures of the whole run to record when it
+// ends (the bundled core's deadline metrics): the Runner calls Finish once,
+// after every job is final and before the run's end is recorded, and
+// records what it annotates with the run. Not called on an interrupted run.
+type Finisher interface {
+	Finish(ctx context.Context, r Reporter)
+}
+
 // Caps are the capabilities of a Target.
 type Caps struct {
 	// Find: the target can find a submission by its key after a crash.

@@ -119,6 +119,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("5\tsser\tsingle\t1\t*:?\tU(5s,5s)\tNComponentsWithWeights=1/1e12;1024/0,TotalCPUsWithWeights=99999999999\n"))
 	f.Add([]byte("5\tsser\tsingle\t1\t*:?\tFit(fit.toml,r)\tModel=fit.toml\n5\tsser\tsingle\t1\t*:?\t-\tModel=fit.toml\n"))
 	f.Add([]byte("5\tsser\tsingle\t1\t*:?\tZero\tExternalFile=passwd\n"))
+	// RSD, as a distribution and as a weighted list, at its limits.
+	f.Add([]byte("5\tsmpi\tunordered\t?\t-\tRSD(1,32,0.9)\tNComponentsWithWeights=RSD(2,4,1),ComponentSizeWithWeights=RSD(4,32,0.9)\n"))
+	f.Add([]byte("5\tsser\tsingle\t1\t*:?\tPow2(RSD(1,1048576,1e-300))\tTotalCPUsWithWeights=rsd(1,100001,0.5),RunTime=RSD(0,1,2)\n"))
 	files := memFS{"x.xin": "A=1\n*B=2,C=3\nExternalFile=x.xin\n", "fit.toml": testFitFile + "[r]\nfamily = \"N\"\nlog2 = true\nparams = { mu = 31.0, sigma = 0.5 }\n",
 		"passwd": "root:x:0:0:root:/root:/bin/bash\n\x1b[2Jdaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"}
 	f.Fuzz(func(t *testing.T, src []byte) {

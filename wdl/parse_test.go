@@ -187,7 +187,7 @@ func TestMalformed(t *testing.T) {
 		want      string // the whole first error line
 	}{
 		{"unknown distribution", "5\tsser\tsingle\t1\t*:?\tFoo(1)\t-",
-			nil, `w.wdl:2:21: unknown distribution "Foo" (known: C, Emp, Exp, Gamma, HExp2, HExp3, HGamma2, HPoisson2, LogNorm, N, Pareto, Poisson, U, W, Zero, Zipf)`},
+			nil, `w.wdl:2:21: unknown distribution "Foo" (known: C, Emp, Exp, Gamma, HExp2, HExp3, HGamma2, HPoisson2, LogNorm, N, Pareto, Poisson, RSD, U, W, Zero, Zipf)`},
 		{"bad unit type", "5\tss er!\tsingle\t1\t*:?\tZero\t-", nil, ""},
 		{"bad unit name", "5\tsser$\tsingle\t1\t*:?\tZero\t-",
 			nil, `w.wdl:2:3: bad unit type "sser$": a name of letters, digits, '_', '-' and '.', optionally prefixed with wl:`},
@@ -207,6 +207,18 @@ func TestMalformed(t *testing.T) {
 			nil, "w.wdl:3:31: this line has 9 columns; File-version 1.0 lines have 7 columns (#Jobs Type SiteType Total SiteInfo ArrivalTimeDistr OtherInfo); OtherInfo may be left out"},
 		{"negative distribution parameter", "5\tsser\tsingle\t1\t*:?\tPoisson(-5s)\t-",
 			nil, "w.wdl:2:21: Poisson: mean must be > 0, got -5"},
+		{"RSD's lo", "5\tsser\tsingle\t1\t*:?\tRSD(0,32,0.9)\t-",
+			nil, "w.wdl:2:21: RSD: lo must be a whole number from 1 to 2147483647, got 0"},
+		{"RSD's q", "5\tsser\tsingle\t1\t*:?\tRSD(1,32,0)\t-",
+			nil, "w.wdl:2:21: RSD: q must be in (0, 1], got 0"},
+		{"RSD sizes reversed", "5\tsmpi\tunordered\t?\t-\tZero\tNComponentsWithWeights=2,ComponentSizeWithWeights=RSD(32,4,0.9)",
+			nil, "w.wdl:2:77: ComponentSizeWithWeights: RSD: the sizes must satisfy 1 ≤ lo ≤ hi ≤ 1048576, got lo 32, hi 4"},
+		{"RSD too many sizes", "5\tsmpi\tunordered\t?\t-\tZero\tNComponentsWithWeights=2,ComponentSizeWithWeights=RSD(1,200000,0.9)",
+			nil, "w.wdl:2:77: ComponentSizeWithWeights: RSD(1,200000,0.9) has 200000 sizes; a list has at most 100000 items"},
+		{"RSD beyond the components", "5\tsmpi\tunordered\t?\t-\tZero\tNComponentsWithWeights=RSD(1000,1030,1),ComponentSizeWithWeights=1",
+			nil, `w.wdl:2:50: NComponentsWithWeights: "1025" must be a whole number from 1 to 1024`},
+		{"not RSD", "5\tsmpi\tunordered\t?\t-\tZero\tComponentSizeWithWeights=RSDX(1,2)",
+			nil, `w.wdl:2:52: ComponentSizeWithWeights: "RSDX(1,2)" must be a whole number from 1 to 16777216`},
 		{"negative NTimes", "-5\tsser\tsingle\t1\t*:?\tZero\t-",
 			nil, `w.wdl:2:1: the number of jobs "-5" must be a whole number from 0 to 1000000000`},
 		{"negative Total", "5\tsser\tsingle\t-1\t*:?\tZero\t-",
@@ -316,6 +328,15 @@ func TestValues(t *testing.T) {
 	}
 	if len(w) != 8 || total != 94.2 || w[5].Weight != 1 {
 		t.Errorf("weighted list %+v (total %g)", w, total)
+	}
+	// RSD(lo,hi,q) as a list: the sizes lo..hi with stats.RSDWeights.
+	w, err = ParseWeighted(" RSD(4,32,0.9)")
+	if err != nil || len(w) != 29 || w[0].Value != "4" || w[28].Value != "32" || w[0].Off != 1 ||
+		math.Abs(w[0].Weight-3*math.Pow(0.9, 4)) > 1e-15 || math.Abs(w[1].Weight-math.Pow(0.9, 5)) > 1e-15 {
+		t.Errorf("RSD list %v (%v)", w, err)
+	}
+	if w, err := ParseWeighted("rsd(7,7,1)"); err != nil || len(w) != 1 || w[0].Value != "7" || w[0].Weight != 1 {
+		t.Errorf("one-size RSD list %v (%v)", w, err)
 	}
 	r, err := ParseRange("30-50")
 	if err != nil || r != (Range{30, 50}) {

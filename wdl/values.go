@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/stats"
 )
 
 // The value parsers of the WDL and of its Key=Value extension language:
@@ -176,8 +178,14 @@ type Weighted struct {
 
 // ParseWeighted reads GrenchMark's weighted lists, "v[/w];v[/w];…": items
 // separated by ';', each a value and an optional weight after the last '/'
-// (default 1). Weights are finite numbers >= 0, not all 0.
+// (default 1). Weights are finite numbers >= 0, not all 0. A list may
+// instead be RSD(lo,hi,q), the Realistic Synthetic Distribution of job
+// sizes: the whole numbers lo..hi, weighted q^s, three times that for the
+// powers of two (stats.RSDWeights).
 func ParseWeighted(s string) ([]Weighted, error) {
+	if t := strings.TrimSpace(s); len(t) >= 4 && strings.EqualFold(t[:4], "rsd(") {
+		return rsdItems(t, strings.Index(s, t))
+	}
 	if err := checkItems(s); err != nil {
 		return nil, err
 	}
@@ -245,4 +253,25 @@ func ParseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("size %q is above 1 PiB, the largest size", Excerpt(s))
 	}
 	return int64(math.Round(v * float64(mult))), nil
+}
+
+// rsdItems expands RSD(lo,hi,q), at offset off of a list's text, into its
+// weighted items.
+func rsdItems(text string, off int) ([]Weighted, error) {
+	d, err := ParseDistribution(text)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := d.(*stats.RSD)
+	if !ok { // a name that only starts like RSD
+		return nil, fmt.Errorf("%q is not RSD(lo,hi,q)", Excerpt(text))
+	}
+	if n := r.Hi - r.Lo + 1; n > MaxListItems {
+		return nil, fmt.Errorf("%s has %d sizes; a list has at most %d items", r, n, MaxListItems)
+	}
+	items := make([]Weighted, 0, r.Hi-r.Lo+1)
+	for i, w := range stats.RSDWeights(r.Lo, r.Hi, r.Q) {
+		items = append(items, Weighted{Value: strconv.Itoa(r.Lo + i), Weight: w, Off: off})
+	}
+	return items, nil
 }

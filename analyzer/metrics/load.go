@@ -64,12 +64,13 @@ type KoalaData struct {
 	// of the grid's capacity over Seconds, after the warm-up), when recorded.
 	Utilization *CoreUtilization
 	// Deadlines are the core's figures of jobs with start deadlines and of
-	// local users' jobs in a simulated run, when recorded.
+	// local users' jobs, in core (workload) seconds, when recorded: by a
+	// simulation, or by a live run on the bundled core.
 	Deadlines *CoreDeadlines
 }
 
-// CoreDeadlines is the core's "koala-deadlines" annotation of a simulated
-// run (Ballier et al.'s metrics, docs/deadlines.md): of the jobs with a
+// CoreDeadlines is the core's "koala-deadlines" annotation of a run
+// (simulated, or live on the bundled core) (Ballier et al.'s metrics, docs/deadlines.md): of the jobs with a
 // start deadline, those started at it; of the local users' jobs, the
 // killed ones and the mean response time of the finished; wasted and lost
 // processor time; utilization by class (fractions of the grid's capacity).
@@ -433,18 +434,27 @@ func (rd *RunData) loadSimCore(st *store.Store) error {
 			k.Utilization = &u
 		}
 	}
-	if as, err = st.Annotations(rd.ID, "koala-deadlines"); err != nil {
+	if err := rd.loadDeadlines(st, k); err != nil {
 		return err
 	}
-	if len(as) > 0 {
-		var d CoreDeadlines
-		if json.Unmarshal([]byte(as[len(as)-1].Value), &d) == nil {
-			k.Deadlines = &d
-		} else {
-			rd.Notes = append(rd.Notes, "the core's koala-deadlines annotation is not valid JSON: left out")
-		}
-	}
 	rd.Koala = k
+	return nil
+}
+
+// loadDeadlines reads the core's "koala-deadlines" annotation, which
+// 'gmark koala simulate --db' and a live run on the bundled core (the koala
+// target, when the run ends) record alike.
+func (rd *RunData) loadDeadlines(st *store.Store, k *KoalaData) error {
+	as, err := st.Annotations(rd.ID, "koala-deadlines")
+	if err != nil || len(as) == 0 {
+		return err
+	}
+	var d CoreDeadlines
+	if json.Unmarshal([]byte(as[len(as)-1].Value), &d) == nil {
+		k.Deadlines = &d
+	} else {
+		rd.Notes = append(rd.Notes, "the core's koala-deadlines annotation is not valid JSON: left out")
+	}
 	return nil
 }
 
@@ -516,6 +526,11 @@ func (rd *RunData) loadLiveCore(st *store.Store) error {
 	}
 	if len(byJob) == 0 {
 		rd.Notes = append(rd.Notes, "the koala run recorded none of the core's events: no response-time breakdown")
+		k := &KoalaData{TimeScale: 1, Jobs: map[string]*CoreJob{}}
+		if err := rd.loadDeadlines(st, k); err != nil || k.Deadlines == nil {
+			return err
+		}
+		rd.Koala = k
 		return nil
 	}
 	// The scale: core seconds per wall second, the median over jobs.
@@ -550,6 +565,9 @@ func (rd *RunData) loadLiveCore(st *store.Store) error {
 			cj.Hold = wall(c.started.Sub(c.claimed))
 		}
 		k.Jobs[id] = cj
+	}
+	if err := rd.loadDeadlines(st, k); err != nil {
+		return err
 	}
 	rd.Koala = k
 	return nil

@@ -84,6 +84,13 @@ func TestLoadLiveKoalaBreakdown(t *testing.T) {
 				return err
 			}
 		}
+		// The core's deadline figures, as the koala target records them
+		// when a live run ends.
+		if err := tx.InsertAnnotation(store.Annotation{RunID: run, TimeNS: 2, Kind: "koala-deadlines", Key: "summary",
+			Value:  `{"global_jobs":1,"global_started":1,"local_jobs":9,"local_killed":2,"local_finished":6,"local_kill_rate":0.25,"local_response_s":41.5}`,
+			Source: "koala"}); err != nil {
+			return err
+		}
 		return tx.InsertRunEnd(store.RunEnd{RunID: run, EndNS: at(16), Status: "completed"})
 	})
 	if err != nil {
@@ -102,6 +109,9 @@ func TestLoadLiveKoalaBreakdown(t *testing.T) {
 	k := rd.Koala
 	if k == nil || !near(k.TimeScale, 10) {
 		t.Fatalf("koala data %+v", k)
+	}
+	if d := k.Deadlines; d == nil || d.GlobalJobs != 1 || d.LocalKilled != 2 || d.LocalKillRate != 0.25 || d.LocalResponseS != 41.5 {
+		t.Errorf("a live run's deadline figures: %+v", d)
 	}
 	cj := k.Jobs["1-0"]
 	if cj == nil || !cj.HasPhases || !near(cj.Place, 2) || !near(cj.Claim, 3) || !near(cj.Hold, 1) || cj.ClaimTries != 2 || !near(cj.Transfer, 3) {

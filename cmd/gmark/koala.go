@@ -62,6 +62,10 @@ func gridOptionsOf(c *cli.Context) gridOptions {
 		v := c.Duration("scan-interval")
 		o.ScanInterval = &v
 	}
+	if c.IsSet("execution") {
+		v := c.String("execution")
+		o.Execution = &v
+	}
 	return o
 }
 
@@ -100,6 +104,7 @@ func koalaServeCommand() *cli.Command {
 			&cli.DurationFlag{Name: "scan-interval", Usage: "placement-queue scan interval; overrides the grid file"},
 			&cli.StringFlag{Name: "execution", Usage: "emulated (timers) or process (real 'gmark app' processes); overrides the grid file"},
 			&cli.StringFlag{Name: "workdir", Usage: "with process execution, where jobs run (default: STATE.jobs)"},
+			&cli.BoolFlag{Name: "await-run", Usage: "hold the grid's local workloads until a run declares its origin (gmark run starts its core so)"},
 		},
 		Action: runKoalaServe,
 	}
@@ -139,12 +144,6 @@ func runKoalaServe(c *cli.Context) error {
 			return err
 		}
 	}
-	if c.IsSet("execution") {
-		g.Scheduler.Execution = c.String("execution")
-		if g.Scheduler.Execution != "emulated" && g.Scheduler.Execution != "process" {
-			return usageErrorf("--execution must be emulated or process")
-		}
-	}
 	px, err := procexec.ForGrid(g, state, c.String("workdir"), c.App.ErrWriter)
 	if err != nil {
 		return err
@@ -153,7 +152,7 @@ func runKoalaServe(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	cfg := server.Config{Grid: g, State: state, Token: token, Controllers: ctls}
+	cfg := server.Config{Grid: g, State: state, Token: token, Controllers: ctls, AwaitRun: c.Bool("await-run")}
 	if px != nil {
 		cfg.Executor = px
 	}

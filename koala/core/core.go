@@ -61,6 +61,10 @@ type Core struct {
 	measureFrom  time.Time         // start of the period Utilization reports on
 	measureMark  time.Time         // the same, known as soon as MeasureFrom is called
 	local        localStats        // local users' jobs (localload.go)
+	localFrom    time.Time         // when the local workloads started (zero: held, origin.go)
+	localFirst   []*timer          // their first arrivals
+	localArrived bool              // a local workload's job has arrived
+	origin       time.Time         // the run's workload origin (Begin), or zero
 	deferLocal   bool              // hold local scheduling (see claimTry)
 	deferredLRMs map[*cluster]bool // clusters whose local queue waits for a schedule
 	hopelessWhy  placement.Failure // the reasons of the last job the cheap checks refused (see place)
@@ -176,15 +180,13 @@ func NewWith(g *grid.Grid, start time.Time, sink Sink, exec Executor, ctls map[s
 	}
 	c.at(start.Add(c.cfg.ScanInterval.Duration), c.scanTick)
 	c.at(start.Add(c.cfg.UtilizationSample.Duration), c.sampleTick)
-	for i, cl := range c.clusters {
+	for _, cl := range c.clusters {
 		if cl.cfg.Background.Enabled() {
 			cl := cl
 			c.at(start, func() { c.backgroundTick(cl) })
 		}
-		if cl.cfg.Local.Enabled() {
-			c.startLocalLoad(i, cl)
-		}
 	}
+	c.startLocalLoads(start)
 	for _, e := range g.Events {
 		e := e
 		c.at(start.Add(e.At.Duration), func() {
@@ -333,7 +335,7 @@ func (c *Core) Submit(spec workload.Job, opts Options) (*Job, error) {
 	}
 	c.nextJob++
 	j := &Job{ID: "k" + strconv.Itoa(c.nextJob), Spec: spec, Opts: opts, State: Queued, Submitted: c.now,
-		L: *c.cfg.ClaimL, priority: opts.Priority, exclude: map[string]bool{}, Deadline: deadlineOf(&spec, c.now)}
+		L: *c.cfg.ClaimL, priority: opts.Priority, exclude: map[string]bool{}, Deadline: deadlineOf(&spec, c.now, c.origin)}
 	c.initComponents(j)
 	c.jobs[j.ID] = j
 	c.order = append(c.order, j)

@@ -36,10 +36,17 @@ import (
 // global priority (GP) local jobs are killed to make room (killPlan).
 
 // deadlineOf is a job's start deadline on the core's clock, for a job
-// submitted at now: zero when it has none.
-func deadlineOf(spec *workload.Job, now time.Time) time.Time {
+// submitted at now: zero when it has none. The workload's deadline is an
+// offset from the workload's start: from the run's origin when one was
+// declared (Begin), so that when the submission lands (the wall clock's
+// jitter) does not move it; otherwise the same distance after the
+// submission as in the workload.
+func deadlineOf(spec *workload.Job, now, origin time.Time) time.Time {
 	if spec.Deadline <= 0 {
 		return time.Time{}
+	}
+	if !origin.IsZero() {
+		return origin.Add(spec.Deadline)
 	}
 	return now.Add(spec.Deadline - spec.Submit)
 }

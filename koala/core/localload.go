@@ -26,8 +26,9 @@ type localLoad struct {
 	runMu time.Duration // mean run time
 }
 
-// startLocalLoad schedules the first arrival of a cluster's local workload.
-func (c *Core) startLocalLoad(i int, cl *cluster) {
+// startLocalLoad schedules the first arrival of a cluster's local
+// workload, its time drawn from from.
+func (c *Core) startLocalLoad(i int, cl *cluster, from time.Time) {
 	l := cl.cfg.Local
 	g := &localLoad{cl: cl, r: stats.NewStream(c.grid.Scheduler.Seed, i, "local:"+cl.cfg.Name), min: l.Size[0],
 		mean: l.MeanInterarrival(cl.cfg.Processors), runMu: l.Runtime.Duration}
@@ -40,7 +41,17 @@ func (c *Core) startLocalLoad(i int, cl *cluster) {
 		w = stats.RSDWeights(l.Size[0], l.Size[1], l.RSDQ)
 	}
 	g.size, _ = stats.NewChoice(w) // checked with the grid: at least one size, weights > 0
-	c.at(c.now.Add(g.gap()), func() { c.localArrival(g) })
+	c.localFirst = append(c.localFirst, c.at(from.Add(g.gap()), func() { c.localArrival(g) }))
+}
+
+// startLocalLoads starts every cluster's local workload at from.
+func (c *Core) startLocalLoads(from time.Time) {
+	c.localFrom, c.localFirst = from, nil
+	for i, cl := range c.clusters {
+		if cl.cfg.Local.Enabled() {
+			c.startLocalLoad(i, cl, from)
+		}
+	}
 }
 
 // gap draws the time to the next arrival.
@@ -49,6 +60,7 @@ func (g *localLoad) gap() time.Duration { return scaled(g.mean, g.r.ExpFloat64()
 // localArrival submits one local job and schedules the next arrival. A
 // cluster out of service still takes local jobs into its queue.
 func (c *Core) localArrival(g *localLoad) {
+	c.localArrived = true
 	c.at(c.now.Add(g.gap()), func() { c.localArrival(g) })
 	size := g.min + g.size.Pick(g.r)
 	rt := max(scaled(g.runMu, g.r.ExpFloat64()), time.Millisecond)

@@ -47,7 +47,7 @@ func (c *Core) Restore(saved []Saved, reason string) error {
 			PlacementTries: s.PlacementTries, ClaimTries: s.ClaimTries, Restarts: s.Restarts, Placements: s.Placements,
 			TotalPlacementTime: s.TotalPlacementTime, L: s.L, JPT: s.JPT, JST: s.JST, OrigJST: s.OrigJST, FTT: s.FTT,
 			Start: s.Start, End: s.End, priority: s.Opts.Priority, exclude: map[string]bool{},
-			Deadline: deadlineOf(&s.Spec, s.Submitted)}
+			Deadline: deadlineOf(&s.Spec, s.Submitted, time.Time{})}
 		c.initComponents(j)
 		c.jobs[j.ID] = j
 		c.order = append(c.order, j)

@@ -15,6 +15,7 @@ type Overrides struct {
 	Policy       *string
 	TimeScale    *float64
 	ScanInterval *time.Duration
+	Execution    *string // emulated or process
 }
 
 // Apply sets the overrides and checks the grid again, so that they meet
@@ -34,6 +35,12 @@ func (g *Grid) Apply(o Overrides) error {
 			return errors.New("--scan-interval must be > 0")
 		}
 		g.Scheduler.ScanInterval.Duration = *o.ScanInterval
+	}
+	if o.Execution != nil {
+		if *o.Execution != "emulated" && *o.Execution != "process" {
+			return errors.New("--execution must be emulated or process")
+		}
+		g.Scheduler.Execution = *o.Execution
 	}
 	if err := g.Check(); err != nil {
 		return fmt.Errorf("with the command line's settings: %v", err)

@@ -34,6 +34,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/clusters/{name}/up", s.auth(s.clusterUp))
 	mux.HandleFunc("POST /v1/clusters/{name}/local-jobs", s.auth(s.localJob))
 	mux.HandleFunc("GET /v1/utilization", s.utilization)
+	mux.HandleFunc("POST /v1/run/begin", s.auth(s.begin))
+	mux.HandleFunc("GET /v1/deadlines", s.deadlines)
 	mux.HandleFunc("GET /v1/events", s.events)
 	mux.HandleFunc("GET /metrics", s.metrics)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { noRoute(mux, w, r) })

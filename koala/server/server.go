@@ -36,6 +36,12 @@ type Config struct {
 	Controllers map[string]core.Controller
 	// Agents work beside the core while it runs (the controllers' pollers).
 	Agents []Agent
+	// AwaitRun holds the grid's local workloads until a run declares its
+	// origin (POST /v1/run/begin, core.Begin), so that they stand against
+	// the run's workload as in a simulation of it. A core restarted on a
+	// state it ran on before (a run resumed, which declares no origin)
+	// starts them at once.
+	AwaitRun bool
 }
 
 // An Agent works beside the core on goroutines of its own: Run is called
@@ -110,7 +116,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	now := clk.Now()
-	if last, ok, _ := store.Meta("last_time"); ok {
+	last, ranBefore, _ := store.Meta("last_time")
+	if ranBefore {
 		// Never start before the last recorded time: core time only goes on.
 		if n, err := strconv.ParseInt(last, 10, 64); err == nil && time.Unix(0, n).After(now) {
 			now = time.Unix(0, n)
@@ -126,6 +133,12 @@ func New(cfg Config) (*Server, error) {
 	if err := c.Restore(saved, "the core restarted"); err != nil {
 		store.Close()
 		return nil, err
+	}
+	if cfg.AwaitRun && len(saved) == 0 && !ranBefore {
+		if err := c.HoldLocal(); err != nil {
+			store.Close()
+			return nil, err
+		}
 	}
 	s := &Server{cfg: cfg, core: c, store: store, clock: clk, cmds: make(chan *command, 4096),
 		stream: newBroadcaster(), started: time.Now(), done: make(chan struct{}),

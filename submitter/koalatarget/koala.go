@@ -34,6 +34,9 @@ type Config struct {
 	Priority string // "" for the core's default
 	Runner   string // krunner, drunner, irunner; "" for the core's default
 	Client   *http.Client
+	// Warmup is how long the core's local workloads run before the run's
+	// origin (Origin), in core time; the schedule starts that much later.
+	Warmup time.Duration
 }
 
 // Target is the koala target.

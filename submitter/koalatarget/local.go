@@ -27,14 +27,16 @@ type Local struct {
 	err      error
 }
 
-// StartLocal starts a core for grid g with its state in the SQLite file state.
+// StartLocal starts a core for grid g with its state in the SQLite file
+// state. It serves a run: its local workloads wait for the run's origin
+// (server.Config.AwaitRun).
 func StartLocal(g *grid.Grid, state string) (*Local, error) {
 	buf := make([]byte, 16)
 	if _, err := rand.Read(buf); err != nil {
 		return nil, err
 	}
 	token := hex.EncodeToString(buf)
-	srv, err := server.New(server.Config{Grid: g, State: state, Token: token})
+	srv, err := server.New(server.Config{Grid: g, State: state, Token: token, AwaitRun: true})
 	if err != nil {
 		return nil, err
 	}

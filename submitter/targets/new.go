@@ -278,7 +278,8 @@ func Bundled(ctx context.Context, cfg KoalaConfig, tc koalatarget.Config, runDir
 			return nil, nil, err
 		}
 	}
-	var args []string
+	// Its local workloads wait for the run's origin (koalatarget.Target.Origin).
+	args := []string{"--await-run"}
 	if cfg.Policy != "" {
 		args = append(args, "--policy", cfg.Policy)
 	}

@@ -1,0 +1,75 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// A run's workload origin. A workload's times (submissions, start
+// deadlines) are offsets from its start; the grid's local workloads
+// ([cluster.local]) are streams of their own. What a run of global jobs
+// against local ones measures depends on where the two streams stand
+// against each other: started 10 s apart instead of 20 s, the same local
+// jobs run when other global jobs reach their deadlines, and other local
+// jobs are killed. So a run declares its origin (Begin), and the core
+// starts the local workloads at the origin less a warm-up, counts the
+// start deadlines from the origin and measures from it. A simulation and a
+// live run that declare the same origin and warm-up see the same local
+// jobs at the same offsets from it; the live run's wall clock moves only
+// the submissions, by its jitter, never the deadlines or the local jobs.
+//
+// Without Begin, the local workloads start with the core (New), deadlines
+// count from each job's submission and the measured period from the
+// core's start (MeasureFrom moves it).
+
+// HoldLocal keeps the local workloads from starting until Begin: a core
+// that serves a run (gmark koala serve --await-run) must not let them run
+// ahead of the run's origin. It must be called before the core advances;
+// later (a local job has arrived) it returns an error and changes nothing.
+func (c *Core) HoldLocal() error {
+	if c.localArrived {
+		return errors.New("the local workloads are running: a local job has arrived")
+	}
+	for _, t := range c.localFirst {
+		c.stop(t)
+	}
+	c.localFirst, c.localFrom = nil, time.Time{}
+	return nil
+}
+
+// Begin declares a run's workload origin: the local workloads start at
+// origin − warmup (not before now), start deadlines of the jobs submitted
+// from now on count from the origin, and the measured period starts there.
+// It returns when the local workloads started: origin − warmup, or, on a
+// core whose local workloads already had a job arrive (HoldLocal was not
+// called), when they started, which the caller may report as an
+// unaligned run. A second Begin, and an origin − warmup before now, are
+// errors.
+func (c *Core) Begin(origin time.Time, warmup time.Duration) (time.Time, error) {
+	switch {
+	case !c.origin.IsZero():
+		return time.Time{}, fmt.Errorf("the run's origin is already set, at %s", c.origin.Format(time.RFC3339Nano))
+	case warmup < 0:
+		return time.Time{}, fmt.Errorf("a negative warm-up (%v)", warmup)
+	case origin.Add(-warmup).Before(c.now):
+		return time.Time{}, fmt.Errorf("the local workloads would start at %s, before the core's time %s",
+			origin.Add(-warmup).Format(time.RFC3339Nano), c.now.Format(time.RFC3339Nano))
+	}
+	c.origin = origin
+	if !c.localArrived {
+		for _, t := range c.localFirst {
+			c.stop(t)
+		}
+		c.startLocalLoads(origin.Add(-warmup))
+	}
+	c.MeasureFrom(origin)
+	return c.localFrom, nil
+}
+
+// Origin is the run's workload origin (Begin), or zero.
+func (c *Core) Origin() time.Time { return c.origin }
+
+// LocalFrom is when the local workloads started, or zero while they are
+// held (HoldLocal).
+func (c *Core) LocalFrom() time.Time { return c.localFrom }

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"time"
+)
+
+// beginRequest declares a run's workload origin (core.Begin): the core
+// time at which the run's workload starts, and how long the local
+// workloads run before it.
+type beginRequest struct {
+	Origin  time.Time `json:"origin"`
+	WarmupS float64   `json:"warmup_s,omitempty"`
+}
+
+// beginAnswer says when the local workloads started: origin − warm-up
+// when aligned; earlier when they were running already (a core started
+// without --await-run).
+type beginAnswer struct {
+	Origin    time.Time `json:"origin"`
+	LocalFrom time.Time `json:"local_from,omitempty"`
+	Aligned   bool      `json:"aligned"`
+}
+
+// begin is POST /v1/run/begin: a submitter declares its run's origin
+// before its first submission (docs/koala.md). 409 when the core cannot
+// take it: an origin already set, or one too early for the warm-up.
+func (s *Server) begin(w http.ResponseWriter, r *http.Request) {
+	raw, err := io.ReadAll(r.Body) // bounded by limitBodies
+	if err != nil {
+		bodyError(w, err)
+		return
+	}
+	var req beginRequest
+	if err := decodeJSON(bytes.NewReader(raw), &req); err != nil {
+		fail(w, http.StatusBadRequest, `body: %v (want {"origin": "2026-01-02T15:04:05Z", "warmup_s": 0})`, err)
+		return
+	}
+	if req.Origin.IsZero() || !(req.WarmupS >= 0 && req.WarmupS < 1e9) {
+		fail(w, http.StatusBadRequest, "body: an origin and a warm-up of 0 or more seconds are needed")
+		return
+	}
+	warmup := time.Duration(req.WarmupS * float64(time.Second))
+	type result struct {
+		from time.Time
+		err  error
+	}
+	v, ok := s.do(w, r, func() (any, error) {
+		from, err := s.core.Begin(req.Origin, warmup)
+		return result{from, err}, nil
+	})
+	if !ok {
+		return
+	}
+	res := v.(result)
+	if res.err != nil {
+		fail(w, http.StatusConflict, "%v", res.err)
+		return
+	}
+	writeJSON(w, http.StatusOK, beginAnswer{Origin: req.Origin.UTC(), LocalFrom: res.from.UTC(),
+		Aligned: res.from.Equal(req.Origin.Add(-warmup))})
+}
+
+// deadlines is GET /v1/deadlines: Ballier et al.'s figures over the
+// measured period (core.DeadlineSummary; from the run's origin once one
+// is declared).
+func (s *Server) deadlines(w http.ResponseWriter, r *http.Request) {
+	if v, ok := s.do(w, r, func() (any, error) { return s.core.Deadlines(), nil }); ok {
+		writeJSON(w, http.StatusOK, v)
+	}
+}
