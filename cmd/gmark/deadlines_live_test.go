@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/submitter/koalatarget"
+
 	"github.com/gmark/gmark/analyzer/store"
 )
 
@@ -70,7 +72,7 @@ func TestDeadlinesLiveBesideSimulated(t *testing.T) {
 		t.Fatal(stderr)
 	}
 	simEvents := filepath.Join(dir, "sim-events.jsonl")
-	out, stderr, code := run(t, dir, "koala", "simulate", "--grid", grid, "--warmup", "0s", "--json", "--events", simEvents,
+	out, stderr, code := run(t, dir, "koala", "simulate", "--grid", grid, "--json", "--events", simEvents,
 		"--db", "sim.db", "--run-id", "sim", "w")
 	if code != 0 {
 		t.Fatalf("simulate: exit %d\n%s", code, stderr)
@@ -246,7 +248,7 @@ func kills(t *testing.T, events, db string) []string {
 		for sc.Scan() {
 			lines = append(lines, sc.Text())
 		}
-		origin = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC) // koalatarget.SimStart, no warm-up
+		origin = koalatarget.SimStart.Add(30 * time.Minute) // the first job's time: SimStart plus the default --warmup
 	} else {
 		st, err := store.OpenReadOnly(db)
 		if err != nil {

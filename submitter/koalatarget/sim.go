@@ -101,7 +101,13 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 	// The limit counts from the first job's origin; a run is never longer
 	// than the simulator's horizon (a century).
 	cfg.Horizon = min(max(opts.Limit, 1), sim.MaxHorizon)
-	k.MeasureFrom(s.First)
+	// The run's origin is the first job's time: the local workloads start
+	// there (as a live core's do when its run begins: core.Begin), start
+	// deadlines count from it, and the measurement starts there; --warmup
+	// runs only the background band before it.
+	if _, err := k.Begin(s.First, 0); err != nil {
+		return nil, err
+	}
 	s.Deadline = s.First.Add(opts.Limit)
 	if _, err := sim.Run(cfg, top, &sim.SliceSource{Jobs: jobs}); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, workload.JobsFile), err)
