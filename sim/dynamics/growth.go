@@ -15,21 +15,27 @@ const Year = 365 * 24 * time.Hour
 
 // Growth is the evolution model: the number of clusters grows by PerYear
 // a year, compounded (the thesis's "over 20% per year", Ch. 7), over Span
-// from the start; a new cluster copies a present cluster drawn uniformly
-// (its parent, speed and local scheduler; it becomes that cluster's
-// sibling) with its size scaled by (1 + SizePerYear)^(years at its join).
+// from the start; a new cluster copies a present cluster (its parent,
+// speed and local scheduler; it becomes that cluster's sibling) with its
+// size scaled by (1 + SizePerYear)^(years at its join). The present
+// clusters are copied in turn, in a random order each round, so that the
+// new clusters' sizes before scaling are distributed as the present ones.
 type Growth struct {
 	PerYear     float64
 	SizePerYear float64
 	Span        time.Duration
 }
 
-// The defaults: 20% more clusters a year (thesis Ch. 7); cluster sizes
-// +20% over the three years WLCG took to triple its clusters (Sec. 4.3.2),
-// 1.2^(1/3) − 1 a year.
+// The defaults: 20% more clusters a year (thesis Ch. 7); new clusters
+// 19% larger a year, calibrated so that when the count triples in three
+// years (WLCG's 100 → 300, Sec. 4.3.2) the median size of all clusters
+// grows by about the thesis's 20% (TestGrowMedian: +16% to +25% on the
+// DAS-2 + Grid'5000 preset and on a uniform spread of sizes). Only new
+// clusters carry the growth (present clusters keep their size), so they
+// must grow faster than the median.
 const (
 	DefaultPerYear     = 0.20
-	DefaultSizePerYear = 0.0627
+	DefaultSizePerYear = 0.19
 	DefaultSpan        = Year
 	MaxPerYear         = 100.0 // 10,000% a year
 )
@@ -71,10 +77,14 @@ func Grow(top *topology.Topology, g Growth, seed uint64) (*Joined, error) {
 		names[top.Nodes[i].Name] = true
 	}
 	r := stats.NewStream(seed, 0, "sim/growth")
+	var perm []int
 	for k := 1; k <= added; k++ {
+		if (k-1)%n0 == 0 {
+			perm = r.Perm(n0)
+		}
 		at := time.Duration(float64(Year) * math.Log(float64(n0+k)/float64(n0)) / math.Log1p(g.PerYear))
 		at = min(max(at, 0), g.Span)
-		t := spec.Clusters[r.IntN(n0)]
+		t := spec.Clusters[perm[(k-1)%n0]]
 		size := float64(t.Processors) * math.Pow(1+g.SizePerYear, at.Hours()/(365*24))
 		c := topology.ClusterSpec{Name: newName(names, k), Parent: t.Parent, Speed: t.Speed, Scheduler: t.Scheduler,
 			Processors: int(min(max(math.Round(size), 1), topology.MaxProcessors))}
