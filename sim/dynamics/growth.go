@@ -65,7 +65,7 @@ func Grow(top *topology.Topology, g Growth, seed uint64) (*Joined, error) {
 	total := float64(n0) * math.Pow(1+g.PerYear, years)
 	room := topology.MaxNodes - len(top.Nodes)
 	if total-float64(n0) > float64(room) {
-		return nil, fmt.Errorf("GrowthPerYear = %g over %v adds %.0f clusters to %d: a topology has at most %d clusters and sites", g.PerYear, g.Span, total-float64(n0), len(top.Nodes), topology.MaxNodes)
+		return nil, fmt.Errorf("GrowthPerYear = %g over %v adds %.3g clusters to %d nodes: a topology has at most %d clusters and sites", g.PerYear, g.Span, total-float64(n0), len(top.Nodes), topology.MaxNodes)
 	}
 	added := int(math.Floor(total+1e-9)) - n0
 	if added <= 0 {

@@ -112,6 +112,12 @@ type settingsSpec struct {
 	Dispatch         *string  `toml:"dispatch"`
 	DelegationOrder  *string  `toml:"delegation_order"`
 	TargetOrder      *string  `toml:"target_order"`
+	// generated dynamics (sim/dynamics)
+	Failures          *string  `toml:"failures"`
+	FailureScale      *float64 `toml:"failure_scale"`
+	GrowthPerYear     *float64 `toml:"growth_per_year"`
+	GrowthSizePerYear *float64 `toml:"growth_size_per_year"`
+	GrowthSpan        any      `toml:"growth_span"`
 }
 
 // Options change how a file is read.

@@ -48,6 +48,11 @@ var settingKeys = []struct {
 	{"dispatch", "Dispatch", 's', func(s *settingsSpec) any { return deref(s.Dispatch) }, func(c *sim.Config, v any) { c.Dispatch = v.(string) }},
 	{"delegation_order", "DelegationOrder", 's', func(s *settingsSpec) any { return deref(s.DelegationOrder) }, func(c *sim.Config, v any) { c.DelegationOrder = v.(string) }},
 	{"target_order", "TargetOrder", 's', func(s *settingsSpec) any { return deref(s.TargetOrder) }, func(c *sim.Config, v any) { c.TargetOrder = v.(string) }},
+	{"failures", "Failures", 's', func(s *settingsSpec) any { return deref(s.Failures) }, func(c *sim.Config, v any) { c.Failures = v.(string) }},
+	{"failure_scale", "FailureScale", 'f', func(s *settingsSpec) any { return deref(s.FailureScale) }, func(c *sim.Config, v any) { c.FailureScale = v.(float64) }},
+	{"growth_per_year", "GrowthPerYear", 'f', func(s *settingsSpec) any { return deref(s.GrowthPerYear) }, func(c *sim.Config, v any) { c.GrowthPerYear = v.(float64) }},
+	{"growth_size_per_year", "GrowthSizePerYear", 'f', func(s *settingsSpec) any { return deref(s.GrowthSizePerYear) }, func(c *sim.Config, v any) { x := v.(float64); c.GrowthSizePerYear = &x }},
+	{"growth_span", "GrowthSpan", 'd', func(s *settingsSpec) any { return s.GrowthSpan }, func(c *sim.Config, v any) { c.GrowthSpan = v.(time.Duration) }},
 }
 
 // deref is the value of a pointer, nil (no setting) for a nil one.
