@@ -85,6 +85,11 @@ type workloadSpec struct {
 	Sites         map[string]string  `toml:"sites"`
 	FixedLoad     map[string]float64 `toml:"fixed_load"`
 	LoadScale     map[string]float64 `toml:"load_scale"`
+	// burst (burst.go)
+	Jobs       *int64  `toml:"jobs"`
+	Processors *int64  `toml:"processors"`
+	RunTime    any     `toml:"runtime"`
+	Site       *string `toml:"site"`
 }
 
 // settingsSpec is a [settings] table: the fields of sim.Config a

@@ -185,8 +185,11 @@ func gridTargets(top *topology.Topology, loads []float64) []float64 {
 
 // source makes the run's workload stream.
 func (r *Run) source(ctx context.Context, top *topology.Topology) (*stream, error) {
-	if r.Workload.Kind == KindTrace {
+	switch r.Workload.Kind {
+	case KindTrace:
 		return traceSource(ctx, top, &r.Workload)
+	case KindBurst:
+		return burstSource(ctx, top, &r.Workload), nil
 	}
 	return gridLFSource(ctx, top, &r.Workload)
 }
