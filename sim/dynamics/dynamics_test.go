@@ -56,7 +56,11 @@ func TestFailuresDeterministic(t *testing.T) {
 // TestFailuresOrderAndRanges: time-ordered, within the documented ranges.
 func TestFailuresOrderAndRanges(t *testing.T) {
 	m := Thesis()
-	evs := take(NewFailures(m, 1, []time.Duration{0, 0, time.Hour}), 30_000)
+	f := NewFailures(m, 1, []time.Duration{0, 0, time.Hour})
+	evs := take(f, 30_000)
+	if len(f.pend) > 3 {
+		t.Errorf("%d failures pending for 3 clusters: the stream must hold one per cluster", len(f.pend))
+	}
 	var last time.Duration
 	for i, e := range evs {
 		switch {

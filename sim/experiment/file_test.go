@@ -230,6 +230,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(base + "[workload]\nkind = \"trace\"\ntrace = \"x\"\n"))
 	f.Add([]byte("name = \"x\"\ntopology = \"das2-g5k\"\narchitectures = [\"hier\"]\nloads = [1e9]\nrepetitions = 99999\n"))
 	f.Add([]byte("[[scenario]]\n[[scenario]]\nname = 3\n"))
+	f.Add([]byte(base + "[settings]\nfailures = \"thesis\"\nfailure_scale = 2.5\ngrowth_per_year = 0.2\ngrowth_span = \"30d\"\ngrowth_size_per_year = 0.1\n"))
+	f.Add([]byte("name = \"t\"\ntopology = \"t1\"\narchitectures = [\"central\"]\nloads = [100]\n[workload]\nkind = \"burst\"\njobs = 100\nprocessors = 1\nruntime = \"10000s\"\nsite = \"c\"\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		e, err := Parse("f.toml", src, Options{})
 		if err != nil {
