@@ -190,3 +190,54 @@ func TestFailureHits(t *testing.T) {
 		t.Errorf("%d jobs started", len(tr.started))
 	}
 }
+
+// TestDynamicsMemoryFlat: the engine holds one pending dynamics event
+// plus the repairs in force, and a repair holds at least one processor:
+// a million events at 1,000× the failure rate on DAS-2 (ten days of
+// virtual time), and the event heap never holds more than the processors
+// plus the architecture's own few events, and no more at 1,000,000 events
+// than at 100,000.
+func TestDynamicsMemoryFlat(t *testing.T) {
+	top, err := topology.Preset("das2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig("central")
+	cfg.Failures, cfg.FailureScale = FailuresThesis, dynamics.MaxScale
+	grown, err := growthOf(&cfg, top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSim(cfg, grown.Topology, &SliceSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.arch, err = archs[cfg.Arch](&s.cfg); err != nil {
+		t.Fatal(err)
+	}
+	s.startDynamics(grown)
+	if err := s.arch.Init(s); err != nil {
+		t.Fatal(err)
+	}
+	most := map[int]int{}
+	peak := 0
+	for i := 1; i <= 1_000_000 && len(s.heap) > 0; i++ {
+		ev := s.heap.pop()
+		if ev.at < s.now {
+			t.Fatalf("event %d at %v, after %v", i, ev.at, s.now)
+		}
+		s.now = ev.at
+		s.handle(&ev)
+		peak = max(peak, len(s.heap))
+		if i == 100_000 || i == 1_000_000 {
+			most[i] = peak
+		}
+	}
+	if err := s.invariants(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("heap peak: %v over %v of virtual time; %d processors", most, s.now, top.Processors())
+	if most[1_000_000] == 0 || most[1_000_000] > top.Processors()+10 || most[1_000_000] > most[100_000] {
+		t.Errorf("heap peak %v: more than the %d processors + 10", most, top.Processors())
+	}
+}

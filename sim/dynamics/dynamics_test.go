@@ -318,3 +318,15 @@ func TestStream(t *testing.T) {
 		t.Error("no growth, no failures: an event")
 	}
 }
+
+// BenchmarkFailures: drawing one failure of twenty clusters' merged
+// streams.
+func BenchmarkFailures(b *testing.B) {
+	f := NewFailures(Thesis(), 1, zeros(20))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := f.Next(); !ok {
+			f = NewFailures(Thesis(), 1, zeros(20))
+		}
+	}
+}
