@@ -25,6 +25,9 @@ type cern struct {
 func init() {
 	register("cern", func(*Config) (Architecture, error) { return &cern{}, nil })
 	register("central", func(cfg *Config) (Architecture, error) {
+		if cfg.CentralModel == CentralCore {
+			return newCentralCore(cfg)
+		}
 		p, err := placement.New(cfg.Placement, nil)
 		return &central{policy: p, reserve: cfg.CentralReserve}, err
 	})

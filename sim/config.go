@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/gmark/gmark/koala/grid"
 )
 
 // Config is one run's settings. Start from DefaultConfig: its values are
@@ -57,6 +59,20 @@ type Config struct {
 	TargetOrder     string // keep-local, most-free, best-fit, fixed
 
 	Outages []Outage // cluster failures
+
+	// CentralModel is what central is: "" or "placement" (DGSim's koala
+	// plug-in, the default) or "core" (the bundled core, koala/core: what
+	// 'gmark koala simulate' runs). CoreGrid is the core's grid (its
+	// scheduler settings, background and local load; its clusters must be
+	// the topology's); nil builds one from the topology with Placement as
+	// its policy. Core hands in a core made by the caller instead.
+	CentralModel string     `json:",omitempty"`
+	CoreGrid     *grid.Grid `json:",omitempty"`
+	Core         *CoreModel `json:"-"`
+
+	// Horizon cuts the run at this time (0: no cut): nothing due after it
+	// happens, and the measurement window ends there.
+	Horizon time.Duration `json:",omitempty"`
 
 	// Generated dynamics (dynamics.go, docs/sim.md); the zero values mean
 	// none, and leave the JSON of a Config (an experiment run's digest) as
@@ -154,8 +170,18 @@ func (c *Config) Check() error {
 		return fmt.Errorf("DTTL = %d is out of range: must be in [0, %d]", c.DTTL, MaxDTTL)
 	case c.CoolDownLimit < 0 || c.CoolDownLimit > MaxHorizon:
 		return fmt.Errorf("CoolDownLimit = %v is out of range: must be in [0, %v]", c.CoolDownLimit, MaxHorizon)
+	case c.Horizon < 0 || c.Horizon > MaxHorizon:
+		return fmt.Errorf("Horizon = %v is out of range: must be in [0, %v]", c.Horizon, MaxHorizon)
 	case len(c.Outages) > MaxOutages:
 		return fmt.Errorf("%d outages: at most %d", len(c.Outages), MaxOutages)
+	}
+	switch c.CentralModel {
+	case "", CentralPlacement, CentralCore:
+	default:
+		return fmt.Errorf("CentralModel %q: use %q or %q", c.CentralModel, CentralPlacement, CentralCore)
+	}
+	if (c.CoreGrid != nil || c.Core != nil) && (c.Arch != "central" || c.CentralModel != CentralCore) {
+		return fmt.Errorf("a core's grid is for the central architecture's core model (CentralModel %q), not %s/%q", CentralCore, c.Arch, c.CentralModel)
 	}
 	switch c.LocalScheduler {
 	case "", "fcfs", "easy":

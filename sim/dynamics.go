@@ -70,6 +70,8 @@ func (c *Config) checkDynamics() error {
 		return fmt.Errorf("GrowthSizePerYear = %g is out of range: must be in [0, %g]", *c.GrowthSizePerYear, dynamics.MaxPerYear)
 	case c.GrowthSpan < 0 || c.GrowthSpan > MaxHorizon:
 		return fmt.Errorf("GrowthSpan = %v is out of range: must be in [0, %v]", c.GrowthSpan, MaxHorizon)
+	case c.Arch == "central" && c.CentralModel == CentralCore && (c.Failures == FailuresThesis || c.GrowthPerYear > 0):
+		return fmt.Errorf("Failures %q, GrowthPerYear %g: generated failures and growth act on the engine's clusters, and the core model (CentralModel %q) runs its own: use CentralModel %q", c.Failures, c.GrowthPerYear, CentralCore, CentralPlacement)
 	}
 	return nil
 }

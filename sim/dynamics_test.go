@@ -149,18 +149,24 @@ func TestDynamicsDegenerate(t *testing.T) {
 	bad := []struct {
 		set  func(c *Config)
 		want string
+		arch string
 	}{
-		{func(c *Config) { c.Failures = "weibull" }, "Failures"},
-		{func(c *Config) { c.FailureScale = -1 }, "FailureScale"},
-		{func(c *Config) { c.FailureScale = 1e6 }, "FailureScale"},
-		{func(c *Config) { c.GrowthPerYear = -0.1 }, "GrowthPerYear"},
-		{func(c *Config) { c.GrowthPerYear = 1e9 }, "GrowthPerYear"},
-		{func(c *Config) { v := -1.0; c.GrowthSizePerYear = &v }, "GrowthSizePerYear"},
-		{func(c *Config) { c.GrowthSpan = -time.Hour }, "GrowthSpan"},
-		{func(c *Config) { c.GrowthPerYear, c.GrowthSpan = dynamics.MaxPerYear, MaxHorizon }, "GrowthPerYear"},
+		{func(c *Config) { c.Failures = "weibull" }, "Failures", ""},
+		{func(c *Config) { c.FailureScale = -1 }, "FailureScale", ""},
+		{func(c *Config) { c.FailureScale = 1e6 }, "FailureScale", ""},
+		{func(c *Config) { c.GrowthPerYear = -0.1 }, "GrowthPerYear", ""},
+		{func(c *Config) { c.GrowthPerYear = 1e9 }, "GrowthPerYear", ""},
+		{func(c *Config) { v := -1.0; c.GrowthSizePerYear = &v }, "GrowthSizePerYear", ""},
+		{func(c *Config) { c.GrowthSpan = -time.Hour }, "GrowthSpan", ""},
+		{func(c *Config) { c.GrowthPerYear, c.GrowthSpan = dynamics.MaxPerYear, MaxHorizon }, "GrowthPerYear", ""},
+		{func(c *Config) { c.Failures, c.CentralModel = FailuresThesis, CentralCore }, "core model", "central"},
+		{func(c *Config) { c.GrowthPerYear, c.CentralModel = 0.2, CentralCore }, "core model", "central"},
 	}
 	for _, tc := range bad {
 		cfg := DefaultConfig("dmm")
+		if tc.arch != "" {
+			cfg = DefaultConfig(tc.arch)
+		}
 		tc.set(&cfg)
 		_, err := Run(cfg, one, &SliceSource{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -62,6 +62,10 @@ type Sim struct {
 	events      int64
 
 	acc accum
+
+	hosted     bool // the architecture runs the jobs itself (central's core model)
+	hostedRun  hostedRunning
+	horizonCut bool // the run was cut at Config.Horizon
 }
 
 // accum gathers the metrics as jobs end, so a run keeps no record of the
@@ -108,6 +112,7 @@ func RunObserved(cfg Config, top *topology.Topology, src Source, obs Observer) (
 	if s.arch, err = newArch(&s.cfg); err != nil {
 		return nil, err
 	}
+	_, s.hosted = s.arch.(*centralCore)
 	if err := s.outages(); err != nil {
 		return nil, err
 	}
@@ -117,6 +122,9 @@ func RunObserved(cfg Config, top *topology.Topology, src Source, obs Observer) (
 	}
 	if err := s.loop(); err != nil {
 		return nil, err
+	}
+	if st, ok := s.arch.(stopper); ok {
+		st.Stop(s.end(), s.horizonCut)
 	}
 	if checkInvariants {
 		if err := s.invariants(); err != nil {
@@ -210,6 +218,10 @@ func (s *Sim) loop() error {
 			if err := s.fetch(); err != nil {
 				return err
 			}
+		}
+		if s.cfg.Horizon > 0 && s.pastHorizon() {
+			s.horizonCut = true
+			return nil
 		}
 		if s.next != nil && (len(s.heap) == 0 || s.next.Submit <= s.heap[0].at) {
 			j := s.next

@@ -82,6 +82,9 @@ func (s *Sim) convert(w *workload.Job, seq int) (*Job, error) {
 	if w.Kind == workload.Composite {
 		return nil, fmt.Errorf("job %s: composite jobs are not simulated yet (docs/sim.md)", w.ID)
 	}
+	if s.hosted {
+		return s.convertHosted(w, seq), nil
+	}
 	procs := w.Processors()
 	if procs < 1 {
 		return nil, fmt.Errorf("job %s: no processors", w.ID)

@@ -1,5 +1,7 @@
 package sim
 
+import "time"
+
 // CPUYear is the unit of goodput: a processor for 365 days.
 const CPUYear = 365 * 24 * 3600.0
 
@@ -48,7 +50,13 @@ type Result struct {
 // MessagesByName is the message counts keyed by type name.
 func (r *Result) MessagesByName() map[string]int64 { return r.Messages.ByName() }
 
-func (s *Sim) result() *Result {
+// end is the end of the measurement window: the last arrival, or with
+// cool-down the last end (the cool-down limit when jobs remain), or the
+// horizon of a run cut there.
+func (s *Sim) end() time.Duration {
+	if s.horizonCut {
+		return s.cfg.Horizon
+	}
 	end := s.lastArrival
 	if s.cfg.CoolDown {
 		end = max(s.lastArrival, s.lastEnd)
@@ -56,8 +64,13 @@ func (s *Sim) result() *Result {
 			end = s.lastArrival + s.cfg.CoolDownLimit
 		}
 	}
+	return end
+}
+
+func (s *Sim) result() *Result {
+	end := s.end()
 	a := &s.acc
-	busy := a.busy
+	busy := a.busy + s.hostedRun.busyAt(end)
 	for _, c := range s.clusters {
 		for _, j := range c.running {
 			busy += float64(j.Procs) * sec(end-j.Start)

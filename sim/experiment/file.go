@@ -117,6 +117,8 @@ type settingsSpec struct {
 	Dispatch         *string  `toml:"dispatch"`
 	DelegationOrder  *string  `toml:"delegation_order"`
 	TargetOrder      *string  `toml:"target_order"`
+	CentralModel     *string  `toml:"central_model"`
+	CoreGrid         *string  `toml:"core_grid"`
 	// generated dynamics (sim/dynamics)
 	Failures          *string  `toml:"failures"`
 	FailureScale      *float64 `toml:"failure_scale"`

@@ -27,6 +27,15 @@ func TestParseErrors(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "t.swf"), []byte("1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for name, src := range map[string]string{
+		"bad-grid.toml":   "[[cluster]]\nname = \"fs0\"\nprocessors = -144\n",
+		"other-grid.toml": "[[cluster]]\nname = \"x\"\nprocessors = 8\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	central := "name = \"e\"\ntopology = \"das2\"\narchitectures = [\"central\", \"dmm\"]\nloads = [1]\n"
 	tests := []struct {
 		name, src string
 		want      []string // each "LINE: text" (the line in the file, and a part of the message)
@@ -68,6 +77,10 @@ func TestParseErrors(t *testing.T) {
 		{"threshold 0", base + "[settings]\nthreshold = 0.0\n", []string{"6: scenario \"default\", architecture sep-c: Threshold = 0 is out of range"}},
 		{"dttl", base + "[[scenario]]\nname = \"s\"\n[scenario.settings]\ndttl = 100\n", []string{"8: dttl = 100: must be from 0 to 64"}},
 		{"placement", "name = \"e\"\ntopology = \"das2\"\narchitectures = [\"central\"]\nloads = [1]\n[settings]\nplacement = \"XX\"\n", []string{"6: scenario \"default\", architecture central: "}},
+		{"central model", central + "[settings]\ncentral_model = \"koala\"\n", []string{"6: scenario \"default\", architecture central: CentralModel \"koala\""}},
+		{"core grid missing", central + "[settings]\ncore_grid = \"none.toml\"\n", []string{"6: core_grid \"none.toml\": no such file or directory"}},
+		{"core grid bad", central + "[settings]\ncore_grid = \"bad-grid.toml\"\n", []string{"6: core_grid \"bad-grid.toml\": ", "6: bad-grid.toml:3: cluster 1: processors = -144 is out of range"}},
+		{"core grid of other clusters", central + "[settings]\ncore_grid = \"other-grid.toml\"\n", []string{"6: scenario \"default\", architecture central: CoreGrid: the core's grid has 1 clusters, the topology das2 5"}},
 		{"period", base + "[settings]\nmatch_period = \"0s\"\n", []string{"6: scenario \"default\", architecture sep-c: MatchPeriod = 0s is out of range"}},
 		{"duration type", base + "[settings]\ninfo_delay = true\n", []string{"6: info_delay: a duration is a string with a unit"}},
 		{"failures model", base + "[settings]\nfailures = \"weibull\"\n", []string{"6: scenario \"default\", architecture sep-c: Failures \"weibull\": use \"none\" or \"thesis\""}},

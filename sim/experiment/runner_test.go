@@ -355,3 +355,82 @@ func TestShippedExample(t *testing.T) {
 		t.Fatalf("%+v %v", sum, err)
 	}
 }
+
+// central's core model in an experiment: the bundled core over the
+// topology's clusters, with a grid file of its own (scheduler settings and
+// a local workload); the other architectures run beside it on the same
+// jobs. Its runs are recorded and reported like any other, and a second
+// store computes the same report byte for byte.
+func TestCoreModelRuns(t *testing.T) {
+	dir := t.TempDir()
+	grid := `[scheduler]
+policy = "CF"
+scan_interval = "30s"
+`
+	for _, c := range []struct {
+		name  string
+		procs int
+	}{{"fs0", 144}, {"fs1", 64}, {"fs2", 64}, {"fs3", 64}, {"fs4", 64}} {
+		grid += fmt.Sprintf("[[cluster]]\nname = %q\nprocessors = %d\n", c.name, c.procs)
+	}
+	grid += "[cluster.local]\nload = 0.2\nruntime = \"10m\"\n" // on fs4
+	if err := os.WriteFile(filepath.Join(dir, "core.toml"), []byte(grid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `name = "core"
+seed = 5
+topology = "das2"
+architectures = ["central", "sep-c"]
+loads = [50]
+[workload]
+span = "6h"
+[settings]
+cool_down = true
+[[scenario]]
+name = "plugin"
+[[scenario]]
+name = "core"
+[scenario.settings]
+central_model = "core"
+[[scenario]]
+name = "grid"
+[scenario.settings]
+core_grid = "core.toml"
+`
+	e := load(t, dir, src)
+	var reports [2][]byte
+	for i := range reports {
+		db := filepath.Join(dir, fmt.Sprintf("r%d.db", i))
+		sum, err := Execute(context.Background(), e, RunOptions{DB: db, Parallel: 2})
+		if err != nil || sum.Failed != 0 || sum.Ran != 4 || sum.Planned != 6 {
+			t.Fatalf("%+v %v", sum, err)
+		}
+		reports[i] = reportJSON(t, db)
+		if i == 0 {
+			// sep-c is the same run in every scenario (the settings are
+			// central's): computed once.
+			if n := count(t, db, "SELECT count(DISTINCT digest) FROM sim_runs"); n != 4 {
+				t.Errorf("%d distinct runs, want 4 (three central models, one sep-c)", n)
+			}
+			if n := count(t, db, "SELECT count(*) FROM sim_results WHERE jobs > 100 AND finished = jobs"); n != 4 {
+				t.Errorf("%d runs finished every job, want all 4", n)
+			}
+		}
+	}
+	if !bytes.Equal(reports[0], reports[1]) {
+		t.Error("two stores computed different reports")
+	}
+	rep, err := ReadReport(filepath.Join(dir, "r0.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	awt := map[string]float64{}
+	for _, r := range rep.Experiments[0].Runs {
+		if r.Arch == "central" && r.Metrics != nil {
+			awt[r.Scenario] = r.Metrics.AWT
+		}
+	}
+	if len(awt) != 3 || awt["plugin"] == awt["core"] || awt["core"] == awt["grid"] {
+		t.Errorf("central's AWT by model %v: the three models must all run and differ", awt)
+	}
+}

@@ -2,10 +2,12 @@ package experiment
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/sim"
 	"github.com/gmark/gmark/sim/topology"
 )
@@ -48,6 +50,8 @@ var settingKeys = []struct {
 	{"dispatch", "Dispatch", 's', func(s *settingsSpec) any { return deref(s.Dispatch) }, func(c *sim.Config, v any) { c.Dispatch = v.(string) }},
 	{"delegation_order", "DelegationOrder", 's', func(s *settingsSpec) any { return deref(s.DelegationOrder) }, func(c *sim.Config, v any) { c.DelegationOrder = v.(string) }},
 	{"target_order", "TargetOrder", 's', func(s *settingsSpec) any { return deref(s.TargetOrder) }, func(c *sim.Config, v any) { c.TargetOrder = v.(string) }},
+	{"central_model", "CentralModel", 's', func(s *settingsSpec) any { return deref(s.CentralModel) }, func(c *sim.Config, v any) { c.CentralModel = v.(string) }},
+	{"core_grid", "CoreGrid", 'g', func(s *settingsSpec) any { return deref(s.CoreGrid) }, func(c *sim.Config, v any) { c.CoreGrid = v.(*grid.Grid) }},
 	{"failures", "Failures", 's', func(s *settingsSpec) any { return deref(s.Failures) }, func(c *sim.Config, v any) { c.Failures = v.(string) }},
 	{"failure_scale", "FailureScale", 'f', func(s *settingsSpec) any { return deref(s.FailureScale) }, func(c *sim.Config, v any) { c.FailureScale = v.(float64) }},
 	{"growth_per_year", "GrowthPerYear", 'f', func(s *settingsSpec) any { return deref(s.GrowthPerYear) }, func(c *sim.Config, v any) { c.GrowthPerYear = v.(float64) }},
@@ -100,6 +104,13 @@ func (p *parser) settings(top, own *settingsSpec, at string) ([]setting, map[str
 		case 'b':
 			s.value = v
 			text[k.key] = strconv.FormatBool(v.(bool))
+		case 'g':
+			g, ok := p.coreGrid(v.(string), path)
+			if !ok {
+				continue
+			}
+			s.value = g
+			text[k.key] = strconv.Quote(v.(string))
 		default:
 			s.value = v
 			text[k.key] = strconv.Quote(v.(string))
@@ -122,7 +133,29 @@ func (s *Scenario) Config(arch string, seed uint64) sim.Config {
 			}
 		}
 	}
+	// central_model and core_grid are central's; a core's grid implies
+	// the core model.
+	if arch != "central" {
+		c.CentralModel, c.CoreGrid = "", nil
+	} else if c.CoreGrid != nil {
+		c.CentralModel = sim.CentralCore
+	}
 	return c
+}
+
+// coreGrid reads core_grid: a grid file of the bundled core (koala/grid),
+// relative to the experiment file, for central's core model.
+func (p *parser) coreGrid(name, path string) (*grid.Grid, bool) {
+	file := name
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(filepath.Dir(p.file), file)
+	}
+	g, err := grid.Load(file)
+	if err != nil {
+		p.errorf(path, "core_grid %q: %v", excerpt(name), unwrapPath(err))
+		return nil, false
+	}
+	return g, true
 }
 
 // dryRun runs every architecture of the scenario on no jobs: the

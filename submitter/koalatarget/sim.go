@@ -12,6 +12,7 @@ import (
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/sim"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/workload"
 )
@@ -64,19 +65,16 @@ func (q *queueWatch) Event(e *core.Event) {
 
 // Simulate submits every job of the workload in dir (from gmark generate)
 // at its submit time to a core of grid g, with emulated execution, in
-// simulated time, until every job has ended or the limit. Its errors are
-// the input's: a composite job, a grid the core cannot run.
+// simulated time, until every job has ended or the limit. The core runs as
+// the central architecture of the multi-grid simulator (package sim, its
+// "core" model): one event loop for both. Its errors are the input's: a
+// composite job, a grid the core cannot run, jobs out of submission order.
 func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 	jobs, err := workload.ReadAll(dir)
 	if err != nil {
 		return nil, err
 	}
-	watch := &queueWatch{next: opts.Events}
-	k, err := core.New(g, SimStart, watch, nil)
-	if err != nil {
-		return nil, err
-	}
-	s := &Simulation{Grid: g, Dir: dir, Core: k, First: SimStart.Add(opts.Warmup), Warmup: opts.Warmup}
+	s := &Simulation{Grid: g, Dir: dir, First: SimStart.Add(opts.Warmup), Warmup: opts.Warmup}
 	s.Arrivals = make([]core.Arrival, 0, len(jobs))
 	for _, j := range jobs {
 		if j.Kind == workload.Composite {
@@ -85,11 +83,39 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 		s.Arrivals = append(s.Arrivals, core.Arrival{At: s.First.Add(j.Submit), Job: j,
 			Opts: core.Options{Priority: opts.Priority, Runner: opts.Runner}})
 	}
+	model := &sim.CoreModel{Origin: s.First, Options: core.Options{Priority: opts.Priority, Runner: opts.Runner},
+		Refused: func(id string, err error) { s.Refused = append(s.Refused, fmt.Errorf("job %s: %v", id, err)) }}
+	watch := &queueWatch{next: opts.Events}
+	k, err := core.New(g, SimStart, teeSink{watch, model}, nil)
+	if err != nil {
+		return nil, err
+	}
+	model.Core, s.Core = k, k
+	top, err := sim.TopologyOf(g)
+	if err != nil {
+		return nil, err
+	}
+	cfg := sim.DefaultConfig("central")
+	cfg.CentralModel, cfg.Core, cfg.Seed = sim.CentralCore, model, g.Scheduler.Seed
+	cfg.CoolDown, cfg.CoolDownLimit = true, sim.MaxHorizon
+	// The limit counts from the first job's origin; a run is never longer
+	// than the simulator's horizon (a century).
+	cfg.Horizon = min(max(opts.Limit, 1), sim.MaxHorizon)
 	k.MeasureFrom(s.First)
 	s.Deadline = s.First.Add(opts.Limit)
-	s.Refused = k.Simulate(s.Arrivals, s.Deadline)
+	if _, err := sim.Run(cfg, top, &sim.SliceSource{Jobs: jobs}); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, workload.JobsFile), err)
+	}
 	s.MaxQueue = watch.max
 	return s, nil
+}
+
+// teeSink sends each event to two sinks.
+type teeSink [2]core.Sink
+
+func (t teeSink) Event(e *core.Event) {
+	t[0].Event(e)
+	t[1].Event(e)
 }
 
 // SimSummary is what a simulation reports.

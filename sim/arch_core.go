@@ -1,0 +1,253 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/sim/topology"
+)
+
+// The central architecture in its "core" model is the bundled core itself
+// (koala/core, the scheduler of 'gmark koala serve'): its placement queues,
+// policies (WF, CF, CM, FCM), co-allocation across clusters, claiming,
+// deadlines (RPP, Wait-X), background and local load, restarts, all of it,
+// driven by this engine's event heap instead of a loop of its own. It is
+// what 'gmark koala simulate' runs: one simulator, not two.
+//
+// The core keeps its own clusters (emulated local resource managers); the
+// engine's clusters stand idle, and the engine only accounts for the jobs
+// (HostedStart, HostedEnd). A job's processors are the sum of its
+// components; where it ran (for the goodput split) is its first
+// component's cluster.
+//
+// Messages per job: NotifyBroker (the submission), MatchClaimRelease per
+// claim try, JobDataExchange ×2 (sent, results back). The core reads its
+// clusters' idle counts directly (KOALA's information service with
+// info_cache), so there are no per-report messages.
+
+// Central models (Config.CentralModel).
+const (
+	CentralPlacement = "placement" // DGSim's koala plug-in: FCFS queue, placement on the information service's view (the default, "")
+	CentralCore      = "core"      // the bundled core (koala/core)
+)
+
+// CoreModel hands the central architecture a core made by the caller, who
+// reads the core's own figures afterwards ('gmark koala simulate'). Create
+// the core with the model as (part of) its event sink: the architecture
+// learns of starts and ends from the core's events.
+type CoreModel struct {
+	Core    *core.Core
+	Origin  time.Time    // the core time of the run's time 0 (the core may have started before: a warm-up)
+	Options core.Options // of every job
+	// Refused is told of every job the core refused at submission.
+	Refused func(jobID string, err error)
+
+	arch *centralCore
+}
+
+// Event implements core.Sink.
+func (m *CoreModel) Event(e *core.Event) {
+	if m.arch != nil {
+		m.arch.event(e)
+	}
+}
+
+// GridFor is the grid of a core over a topology's clusters: their sizes,
+// speeds and local schedulers, with the scheduler settings of sched (nil:
+// the defaults) and the placement policy given.
+func GridFor(top *topology.Topology, sched *grid.Scheduler, policy string, seed uint64) (*grid.Grid, error) {
+	g := &grid.Grid{Name: top.Name}
+	if sched != nil {
+		g.Scheduler = *sched
+	}
+	if policy != "" {
+		g.Scheduler.Policy = policy
+	}
+	g.Scheduler.Seed = seed
+	for i := 0; i < top.Clusters; i++ {
+		n := &top.Nodes[i]
+		g.Clusters = append(g.Clusters, grid.Cluster{Name: n.Name, Processors: n.Processors, Speed: n.Speed, LocalScheduler: n.Scheduler})
+	}
+	if err := g.Check(); err != nil {
+		return nil, fmt.Errorf("the core's grid for topology %s: %v", top.Name, err)
+	}
+	return g, nil
+}
+
+// TopologyOf is the topology of a core's grid: one grid (the root, named
+// after the grid) whose clusters are its sites.
+func TopologyOf(g *grid.Grid) (*topology.Topology, error) {
+	root := g.Name
+	if root == "" {
+		root = "grid"
+	}
+	spec := &topology.Spec{Name: root, Sites: []topology.SiteSpec{{Name: root}}}
+	for _, c := range g.Clusters {
+		speed := c.Speed
+		if speed == 0 {
+			speed = 1
+		}
+		spec.Clusters = append(spec.Clusters, topology.ClusterSpec{Name: c.Name, Parent: root, Processors: c.Processors, Speed: &speed})
+	}
+	return topology.Build(spec)
+}
+
+type centralCore struct {
+	hooks
+	s       *Sim
+	m       *CoreModel
+	k       *core.Core
+	jobs    map[string]*Job // core id → job, while in the core
+	arrived time.Duration   // the time of the last arrival, -1 before the first
+	wakeGen int64
+	wakeAt  time.Duration // the pending wake-up; -1 for none
+}
+
+func newCentralCore(cfg *Config) (Architecture, error) {
+	m := cfg.Core
+	if m == nil {
+		m = &CoreModel{}
+	}
+	a := &centralCore{m: m, jobs: map[string]*Job{}, arrived: -1, wakeAt: -1}
+	m.arch = a
+	return a, nil
+}
+
+func (a *centralCore) Name() string { return "central" }
+
+func (a *centralCore) Init(s *Sim) error {
+	a.s = s
+	if a.m.Core == nil { // a core of the run's own, over the topology
+		g := s.cfg.CoreGrid
+		if g == nil {
+			var err error
+			if g, err = GridFor(s.top, nil, s.cfg.Placement, s.cfg.Seed); err != nil {
+				return err
+			}
+		} else if err := sameClusters(g, s.top); err != nil {
+			return err
+		}
+		a.m.Origin = coreOrigin
+		k, err := core.New(g, coreOrigin, a.m, nil)
+		if err != nil {
+			return err
+		}
+		a.m.Core = k
+	}
+	a.k = a.m.Core
+	a.k.Advance(a.m.Origin)
+	a.wake()
+	return nil
+}
+
+// coreOrigin is where the clock of a core the architecture makes starts.
+var coreOrigin = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// sameClusters checks that a grid given with a topology describes its
+// clusters.
+func sameClusters(g *grid.Grid, top *topology.Topology) error {
+	if len(g.Clusters) != top.Clusters {
+		return fmt.Errorf("CoreGrid: the core's grid has %d clusters, the topology %s %d", len(g.Clusters), top.Name, top.Clusters)
+	}
+	for _, c := range g.Clusters {
+		i, ok := top.Index(c.Name)
+		if !ok || i >= top.Clusters {
+			return fmt.Errorf("CoreGrid: cluster %s of the core's grid is not a cluster of the topology %s", c.Name, top.Name)
+		}
+		if n := top.Nodes[i].Processors; n != c.Processors {
+			return fmt.Errorf("CoreGrid: cluster %s has %d processors in the core's grid and %d in the topology %s", c.Name, c.Processors, n, top.Name)
+		}
+	}
+	return nil
+}
+
+// Fits: the core decides at submission (a job it refuses is rejected).
+func (a *centralCore) Fits(*Job) bool { return true }
+
+func (a *centralCore) Arrive(j *Job) {
+	// Before the first of the arrivals at a time, the core's own events
+	// due then (as its own loop did: timers first, then every arrival).
+	if j.Submit != a.arrived {
+		a.k.Advance(a.m.Origin.Add(j.Submit))
+		a.arrived = j.Submit
+	}
+	a.s.bus.Send(NotifyBroker, 1)
+	cj, err := a.k.Submit(*a.s.Workload(), a.m.Options)
+	if err != nil {
+		if a.m.Refused != nil {
+			a.m.Refused(j.ID, err)
+		}
+		a.s.Refuse(j)
+	} else {
+		a.jobs[cj.ID] = j
+	}
+	a.wake()
+}
+
+// Ended and Killed: the core runs its jobs itself.
+func (a *centralCore) Ended(*Job)  {}
+func (a *centralCore) Killed(*Job) {}
+
+const evCoreWake uint8 = 1
+
+func (a *centralCore) Event(code uint8, _ int32, _ *Job, n int64) {
+	if code != evCoreWake || n != a.wakeGen {
+		return
+	}
+	a.wakeAt = -1
+	a.k.Advance(a.m.Origin.Add(a.s.now))
+	a.wake()
+}
+
+// wake makes sure the engine wakes the core at its next event.
+func (a *centralCore) wake() {
+	t, ok := a.k.NextEvent()
+	if !ok {
+		return
+	}
+	at := max(t.Sub(a.m.Origin), a.s.now)
+	if a.wakeAt >= 0 && a.wakeAt <= at {
+		return
+	}
+	a.wakeGen++
+	a.wakeAt = at
+	a.s.Schedule(at, evCoreWake, 0, nil, a.wakeGen)
+}
+
+// Stop: a run cut at the horizon leaves the core there, as its own loop
+// did (a job still running is cancelled at that time by whoever records
+// it).
+func (a *centralCore) Stop(end time.Duration, cut bool) {
+	if cut {
+		a.k.Advance(a.m.Origin.Add(end))
+	}
+}
+
+// event follows the core's events of its jobs.
+func (a *centralCore) event(e *core.Event) {
+	j, ok := a.jobs[e.Job]
+	if !ok {
+		return
+	}
+	s := a.s
+	switch e.Kind {
+	case core.EvClaimTry:
+		s.bus.Send(MatchClaimRelease, 1)
+	case core.EvStarted:
+		s.HostedStart(j, e.Time.Sub(a.m.Origin))
+	case core.EvComponentStart:
+		if e.Component == 0 {
+			if i, ok := s.top.Index(e.Cluster); ok {
+				j.Cluster = i
+			}
+		}
+	case core.EvFinished, core.EvFailed, core.EvCancelled:
+		if j.state == jobRunning {
+			s.bus.Send(JobDataExchange, 2)
+		}
+		s.HostedEnd(j, e.Kind == core.EvFinished, e.Time.Sub(a.m.Origin))
+		delete(a.jobs, e.Job)
+	}
+}
