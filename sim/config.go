@@ -79,7 +79,8 @@ type Config struct {
 	// it was without them.
 	Failures          string        `json:",omitempty"` // "" or "none", or "thesis": the thesis's failure model (Sec. 4.3.1)
 	FailureScale      float64       `json:",omitempty"` // multiplies the failure rate (0: 1)
-	GrowthPerYear     float64       `json:",omitempty"` // clusters added, compounded yearly (0: none)
+	Growth            string        `json:",omitempty"` // "" or "none", or "thesis": clusters join at GrowthPerYear (default 20%, thesis Ch. 7)
+	GrowthPerYear     float64       `json:",omitempty"` // clusters added, compounded yearly (0: none, or 0.2 with Growth "thesis")
 	GrowthSizePerYear *float64      `json:",omitempty"` // new clusters' size growth a year (nil: dynamics.DefaultSizePerYear)
 	GrowthSpan        time.Duration `json:",omitempty"` // how long clusters keep joining (0: a year)
 }

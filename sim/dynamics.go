@@ -27,10 +27,13 @@ import (
 // processors the failure took. Clusters that join are in the grown topology
 // from the start, down, and come up at their join time (ClusterUp).
 
-// The failure models of Config.Failures.
+// The failure models of Config.Failures, and the growth models of
+// Config.Growth.
 const (
 	FailuresNone   = "none"
 	FailuresThesis = "thesis"
+	GrowthNone     = "none"
+	GrowthThesis   = "thesis"
 )
 
 // dynState is the engine's side of the dynamics.
@@ -45,6 +48,9 @@ type dynState struct {
 // growth.
 func growthOf(cfg *Config, top *topology.Topology) (*dynamics.Joined, error) {
 	g := dynamics.Growth{PerYear: cfg.GrowthPerYear, SizePerYear: dynamics.DefaultSizePerYear, Span: cfg.GrowthSpan}
+	if cfg.Growth == GrowthThesis && g.PerYear == 0 {
+		g.PerYear = dynamics.DefaultPerYear
+	}
 	if cfg.GrowthSizePerYear != nil {
 		g.SizePerYear = *cfg.GrowthSizePerYear
 	}
@@ -61,6 +67,12 @@ func (c *Config) checkDynamics() error {
 	default:
 		return fmt.Errorf("Failures %q: use %q or %q", c.Failures, FailuresNone, FailuresThesis)
 	}
+	switch c.Growth {
+	case "", GrowthNone, GrowthThesis:
+	default:
+		return fmt.Errorf("Growth %q: use %q or %q", c.Growth, GrowthNone, GrowthThesis)
+	}
+	growth := c.GrowthPerYear > 0 || c.Growth == GrowthThesis
 	switch {
 	case !(c.FailureScale >= 0 && c.FailureScale <= dynamics.MaxScale):
 		return fmt.Errorf("FailureScale = %g is out of range: must be in [0, %g] (0: the model's rate)", c.FailureScale, dynamics.MaxScale)
@@ -70,8 +82,8 @@ func (c *Config) checkDynamics() error {
 		return fmt.Errorf("GrowthSizePerYear = %g is out of range: must be in [0, %g]", *c.GrowthSizePerYear, dynamics.MaxPerYear)
 	case c.GrowthSpan < 0 || c.GrowthSpan > MaxHorizon:
 		return fmt.Errorf("GrowthSpan = %v is out of range: must be in [0, %v]", c.GrowthSpan, MaxHorizon)
-	case c.Arch == "central" && c.CentralModel == CentralCore && (c.Failures == FailuresThesis || c.GrowthPerYear > 0):
-		return fmt.Errorf("Failures %q, GrowthPerYear %g: generated failures and growth act on the engine's clusters, and the core model (CentralModel %q) runs its own: use CentralModel %q", c.Failures, c.GrowthPerYear, CentralCore, CentralPlacement)
+	case c.Arch == "central" && c.CentralModel == CentralCore && (c.Failures == FailuresThesis || growth):
+		return fmt.Errorf("Failures %q, Growth %q, GrowthPerYear %g: generated failures and growth act on the engine's clusters, and the core model (CentralModel %q) runs its own: use CentralModel %q", c.Failures, c.Growth, c.GrowthPerYear, CentralCore, CentralPlacement)
 	}
 	return nil
 }

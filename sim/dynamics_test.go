@@ -112,6 +112,32 @@ func TestGrowthJoin(t *testing.T) {
 	}
 }
 
+// TestGrowthThesis: Growth "thesis" is 20% a year: over three years 10
+// clusters become 17 (10·1.2³ = 17.28), the first joining at
+// year·ln(1.1)/ln(1.2) ≈ 191.6 days; GrowthPerYear overrides the rate.
+func TestGrowthThesis(t *testing.T) {
+	top := flat(t, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8)
+	year := 365 * 24 * time.Hour
+	for _, tc := range []struct {
+		perYear float64
+		want    int
+		first   time.Duration
+	}{
+		{0, 17, time.Duration(float64(year) * math.Log(1.1) / math.Log(1.2))},
+		{1, 80, time.Duration(float64(year) * math.Log(1.1) / math.Log(2))},
+	} {
+		cfg := DefaultConfig("cern")
+		cfg.Growth, cfg.GrowthPerYear, cfg.GrowthSpan = GrowthThesis, tc.perYear, 3*year
+		j, err := growthOf(&cfg, top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := j.At[10] - tc.first; j.Topology.Clusters != tc.want || d < -time.Microsecond || d > time.Microsecond {
+			t.Errorf("rate %g: %d clusters, the first new at %v; want %d at %v", tc.perYear, j.Topology.Clusters, j.At[10], tc.want, tc.first)
+		}
+	}
+}
+
 // TestDynamicsDegenerate: empty workloads, one cluster, huge and tiny
 // rates, failures with whole-cluster outages, bad settings.
 func TestDynamicsDegenerate(t *testing.T) {
@@ -161,6 +187,8 @@ func TestDynamicsDegenerate(t *testing.T) {
 		{func(c *Config) { c.GrowthPerYear, c.GrowthSpan = dynamics.MaxPerYear, MaxHorizon }, "GrowthPerYear", ""},
 		{func(c *Config) { c.Failures, c.CentralModel = FailuresThesis, CentralCore }, "core model", "central"},
 		{func(c *Config) { c.GrowthPerYear, c.CentralModel = 0.2, CentralCore }, "core model", "central"},
+		{func(c *Config) { c.Growth, c.CentralModel = GrowthThesis, CentralCore }, "core model", "central"},
+		{func(c *Config) { c.Growth = "linear" }, "Growth", ""},
 	}
 	for _, tc := range bad {
 		cfg := DefaultConfig("dmm")

@@ -110,13 +110,14 @@ failure_scale = 1.5
 [[scenario]]
 name = "growing"
 [scenario.settings]
+growth = "thesis"
 growth_per_year = 100
 growth_span = "14d"
 growth_size_per_year = 0
 `)
 	sc := e.Scenarios
 	if len(sc) != 3 || sc[1].Settings["failures"] != `"thesis"` || sc[1].Settings["failure_scale"] != "1.5" ||
-		sc[2].Settings["growth_per_year"] != "100" || sc[2].Settings["growth_span"] != "336h0m0s" || sc[2].Settings["growth_size_per_year"] != "0" {
+		sc[2].Settings["growth"] != `"thesis"` || sc[2].Settings["growth_per_year"] != "100" || sc[2].Settings["growth_span"] != "336h0m0s" || sc[2].Settings["growth_size_per_year"] != "0" {
 		t.Fatalf("settings recorded: %v / %v", sc[1].Settings, sc[2].Settings)
 	}
 	db := filepath.Join(dir, "r.db")

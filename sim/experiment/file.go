@@ -122,6 +122,7 @@ type settingsSpec struct {
 	// generated dynamics (sim/dynamics)
 	Failures          *string  `toml:"failures"`
 	FailureScale      *float64 `toml:"failure_scale"`
+	Growth            *string  `toml:"growth"`
 	GrowthPerYear     *float64 `toml:"growth_per_year"`
 	GrowthSizePerYear *float64 `toml:"growth_size_per_year"`
 	GrowthSpan        any      `toml:"growth_span"`

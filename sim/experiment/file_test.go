@@ -90,6 +90,7 @@ func TestParseErrors(t *testing.T) {
 		{"growth too large", base + "[settings]\ngrowth_per_year = 100.0\ngrowth_span = \"520w\"\n", []string{"6: scenario \"default\", architecture sep-c: GrowthPerYear = 100 over 87360h0m0s adds"}},
 		{"growth size", base + "[settings]\ngrowth_size_per_year = -0.5\n", []string{"6: scenario \"default\", architecture sep-c: GrowthSizePerYear = -0.5 is out of range"}},
 		{"growth span", base + "[settings]\ngrowth_span = \"soon\"\n", []string{"6: growth_span: \"soon\" is not a duration"}},
+		{"growth model", base + "[settings]\ngrowth = \"linear\"\n", []string{"6: scenario \"default\", architecture sep-c: Growth \"linear\": use \"none\" or \"thesis\""}},
 		{"failures type", base + "[settings]\nfailures = true\n", []string{"6: failures: incompatible types"}},
 		{"syntax", base + "[settings\n", []string{"6: expected '.' or ']' to end table name"}},
 		{"several at once", "name = \"\"\ntopology = \"das2\"\narchitectures = [\"x\"]\nloads = [0]\n", []string{"1: name", "3: architecture \"x\"", "4: load 0"}},
@@ -243,7 +244,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(base + "[workload]\nkind = \"trace\"\ntrace = \"x\"\n"))
 	f.Add([]byte("name = \"x\"\ntopology = \"das2-g5k\"\narchitectures = [\"hier\"]\nloads = [1e9]\nrepetitions = 99999\n"))
 	f.Add([]byte("[[scenario]]\n[[scenario]]\nname = 3\n"))
-	f.Add([]byte(base + "[settings]\nfailures = \"thesis\"\nfailure_scale = 2.5\ngrowth_per_year = 0.2\ngrowth_span = \"30d\"\ngrowth_size_per_year = 0.1\n"))
+	f.Add([]byte(base + "[settings]\nfailures = \"thesis\"\nfailure_scale = 2.5\ngrowth = \"thesis\"\ngrowth_per_year = 0.2\ngrowth_span = \"30d\"\ngrowth_size_per_year = 0.1\n"))
 	f.Add([]byte("name = \"t\"\ntopology = \"t1\"\narchitectures = [\"central\"]\nloads = [100]\n[workload]\nkind = \"burst\"\njobs = 100\nprocessors = 1\nruntime = \"10000s\"\nsite = \"c\"\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		e, err := Parse("f.toml", src, Options{})

@@ -54,6 +54,7 @@ var settingKeys = []struct {
 	{"core_grid", "CoreGrid", 'g', func(s *settingsSpec) any { return deref(s.CoreGrid) }, func(c *sim.Config, v any) { c.CoreGrid = v.(*grid.Grid) }},
 	{"failures", "Failures", 's', func(s *settingsSpec) any { return deref(s.Failures) }, func(c *sim.Config, v any) { c.Failures = v.(string) }},
 	{"failure_scale", "FailureScale", 'f', func(s *settingsSpec) any { return deref(s.FailureScale) }, func(c *sim.Config, v any) { c.FailureScale = v.(float64) }},
+	{"growth", "Growth", 's', func(s *settingsSpec) any { return deref(s.Growth) }, func(c *sim.Config, v any) { c.Growth = v.(string) }},
 	{"growth_per_year", "GrowthPerYear", 'f', func(s *settingsSpec) any { return deref(s.GrowthPerYear) }, func(c *sim.Config, v any) { c.GrowthPerYear = v.(float64) }},
 	{"growth_size_per_year", "GrowthSizePerYear", 'f', func(s *settingsSpec) any { return deref(s.GrowthSizePerYear) }, func(c *sim.Config, v any) { x := v.(float64); c.GrowthSizePerYear = &x }},
 	{"growth_span", "GrowthSpan", 'd', func(s *settingsSpec) any { return s.GrowthSpan }, func(c *sim.Config, v any) { c.GrowthSpan = v.(time.Duration) }},
