@@ -100,6 +100,7 @@ type centralCore struct {
 	m       *CoreModel
 	k       *core.Core
 	jobs    map[string]*Job // core id → job, while in the core
+	pending *Job            // the job being submitted: its first event names its core id
 	arrived time.Duration   // the time of the last arrival, -1 before the first
 	wakeGen int64
 	wakeAt  time.Duration // the pending wake-up; -1 for none
@@ -120,26 +121,42 @@ func (a *centralCore) Name() string { return "central" }
 func (a *centralCore) Init(s *Sim) error {
 	a.s = s
 	if a.m.Core == nil { // a core of the run's own, over the topology
-		g := s.cfg.CoreGrid
-		if g == nil {
-			var err error
-			if g, err = GridFor(s.top, nil, s.cfg.Placement, s.cfg.Seed); err != nil {
-				return err
-			}
-		} else if err := sameClusters(g, s.top); err != nil {
-			return err
-		}
-		a.m.Origin = coreOrigin
-		k, err := core.New(g, coreOrigin, a.m, nil)
+		g, err := a.ownGrid()
 		if err != nil {
 			return err
 		}
-		a.m.Core = k
+		a.m.Origin = coreOrigin
+		if a.m.Core, err = core.New(g, coreOrigin, a.m, nil); err != nil {
+			return err
+		}
 	}
 	a.k = a.m.Core
 	a.k.Advance(a.m.Origin)
 	a.wake()
 	return nil
+}
+
+// ownGrid is the grid of a core the architecture makes: the Config's
+// (with the run's seed, not the file's, so that repetitions draw their
+// background and local load afresh) or one over the topology, with the
+// Config's core settings over it.
+func (a *centralCore) ownGrid() (*grid.Grid, error) {
+	s := a.s
+	g := s.cfg.CoreGrid
+	if g == nil {
+		var err error
+		if g, err = GridFor(s.top, nil, s.cfg.Placement, s.cfg.Seed); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := sameClusters(g, s.top); err != nil {
+			return nil, err
+		}
+		own := *g
+		own.Scheduler.Seed = s.cfg.Seed
+		g = &own
+	}
+	return coreSettings(g, s.cfg)
 }
 
 // coreOrigin is where the clock of a core the architecture makes starts.
@@ -174,14 +191,16 @@ func (a *centralCore) Arrive(j *Job) {
 		a.arrived = j.Submit
 	}
 	a.s.bus.Send(NotifyBroker, 1)
+	a.pending = j
 	cj, err := a.k.Submit(*a.s.Workload(), a.m.Options)
+	a.pending = nil
 	if err != nil {
 		if a.m.Refused != nil {
 			a.m.Refused(j.ID, err)
 		}
 		a.s.Refuse(j)
-	} else {
-		a.jobs[cj.ID] = j
+	} else if cj.State.Terminal() {
+		delete(a.jobs, cj.ID) // failed as it was submitted (a deadline already past): ended by its events
 	}
 	a.wake()
 }
@@ -227,6 +246,12 @@ func (a *centralCore) Stop(end time.Duration, cut bool) {
 
 // event follows the core's events of its jobs.
 func (a *centralCore) event(e *core.Event) {
+	if e.Kind == core.EvSubmitted && a.pending != nil {
+		// A job's events may end it inside Submit, before Submit returns
+		// its id: its first event binds it.
+		a.jobs[e.Job] = a.pending
+		a.pending = nil
+	}
 	j, ok := a.jobs[e.Job]
 	if !ok {
 		return
@@ -250,4 +275,45 @@ func (a *centralCore) event(e *core.Event) {
 		s.HostedEnd(j, e.Kind == core.EvFinished, e.Time.Sub(a.m.Origin))
 		delete(a.jobs, e.Job)
 	}
+}
+
+// deadlines is the core's deadline summary when there is one to give.
+func (a *centralCore) deadlines() *core.DeadlineSummary {
+	if d := a.k.Deadlines(); d.GlobalJobs > 0 || d.LocalJobs > 0 {
+		return &d
+	}
+	return nil
+}
+
+// coreSettings applies the Config's core settings to a copy of the grid,
+// one at a time, each checked by the grid's own rules (the error names the
+// Config field).
+func coreSettings(g *grid.Grid, cfg Config) (*grid.Grid, error) {
+	own := *g
+	own.Clusters = append([]grid.Cluster(nil), g.Clusters...)
+	sc := &own.Scheduler
+	for _, set := range []struct {
+		field string
+		on    bool
+		apply func()
+	}{
+		{"CoreDeadlinePolicy", cfg.CoreDeadlinePolicy != "", func() { sc.DeadlinePolicy = cfg.CoreDeadlinePolicy }},
+		{"CoreDeadlineL", cfg.CoreDeadlineL != 0, func() { l := cfg.CoreDeadlineL; sc.DeadlineL = &l }},
+		{"CoreDeadlinePriority", cfg.CoreDeadlinePriority != "", func() { sc.DeadlinePriority = cfg.CoreDeadlinePriority }},
+		{"CoreLocalLoad", cfg.CoreLocalLoad != 0, func() {
+			for i := range own.Clusters {
+				own.Clusters[i].Local.Load = cfg.CoreLocalLoad
+				own.Clusters[i].Local.Interarrival = grid.Duration{}
+			}
+		}},
+	} {
+		if !set.on {
+			continue
+		}
+		set.apply()
+		if err := own.Check(); err != nil {
+			return nil, fmt.Errorf("%s: %v", set.field, err)
+		}
+	}
+	return &own, nil
 }

@@ -50,8 +50,9 @@ func coreTestGrid(t testing.TB) *grid.Grid {
 }
 
 // coreJobs is a seeded mix: single-site and co-allocated jobs, fixed and
-// free sites, several jobs at one instant, some with start deadlines, one
-// too large for the grid and one naming no cluster of it.
+// free sites, several jobs at one instant, some with start deadlines (one
+// already past when it is submitted), one too large for the grid and one
+// naming no cluster of it.
 func coreJobs(seed uint64, n int) []workload.Job {
 	r := rand.New(rand.NewPCG(seed, 1))
 	var out []workload.Job
@@ -77,6 +78,7 @@ func coreJobs(seed uint64, n int) []workload.Job {
 	}
 	out[n/2].Components = []workload.Component{{Site: "a", Count: 1000}}
 	out[n/3].Components = []workload.Component{{Site: "nowhere", Count: 1}}
+	out[n/4].Deadline = time.Nanosecond // long past at its submission: the core fails it as it accepts it
 	return out
 }
 

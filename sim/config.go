@@ -69,6 +69,15 @@ type Config struct {
 	CentralModel string     `json:",omitempty"`
 	CoreGrid     *grid.Grid `json:",omitempty"`
 	Core         *CoreModel `json:"-"`
+	// Settings of the core model over its grid's (docs/deadlines.md): the
+	// deadline policy (rpp, wait-X), L_p, global or local priority, and
+	// every cluster's local load U_l (a fraction; its other local settings
+	// as the grid gives them, else the defaults). Zero values leave the
+	// grid's.
+	CoreDeadlinePolicy   string  `json:",omitempty"`
+	CoreDeadlineL        float64 `json:",omitempty"`
+	CoreDeadlinePriority string  `json:",omitempty"`
+	CoreLocalLoad        float64 `json:",omitempty"`
 
 	// Horizon cuts the run at this time (0: no cut): nothing due after it
 	// happens, and the measurement window ends there.
@@ -181,7 +190,8 @@ func (c *Config) Check() error {
 	default:
 		return fmt.Errorf("CentralModel %q: use %q or %q", c.CentralModel, CentralPlacement, CentralCore)
 	}
-	if (c.CoreGrid != nil || c.Core != nil) && (c.Arch != "central" || c.CentralModel != CentralCore) {
+	coreSet := c.CoreGrid != nil || c.Core != nil || c.CoreDeadlinePolicy != "" || c.CoreDeadlineL != 0 || c.CoreDeadlinePriority != "" || c.CoreLocalLoad != 0
+	if coreSet && (c.Arch != "central" || c.CentralModel != CentralCore) {
 		return fmt.Errorf("a core's grid is for the central architecture's core model (CentralModel %q), not %s/%q", CentralCore, c.Arch, c.CentralModel)
 	}
 	switch c.LocalScheduler {

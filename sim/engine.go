@@ -19,6 +19,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/sim/topology"
 	"github.com/gmark/gmark/stats"
 	"github.com/gmark/gmark/workload"
@@ -131,7 +132,11 @@ func RunObserved(cfg Config, top *topology.Topology, src Source, obs Observer) (
 			return nil, err
 		}
 	}
-	return s.result(), nil
+	res := s.result()
+	if d, ok := s.arch.(interface{ deadlines() *core.DeadlineSummary }); ok {
+		res.Deadlines = d.deadlines()
+	}
+	return res, nil
 }
 
 func newSim(cfg Config, top *topology.Topology, src Source) (*Sim, error) {

@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/gmark/gmark/koala/core"
+)
 
 // CPUYear is the unit of goodput: a processor for 365 days.
 const CPUYear = 365 * 24 * 3600.0
@@ -45,6 +49,12 @@ type Result struct {
 	Wasted        float64 `json:"wasted_cpu_years"` // processor-time of killed runs
 	LeasesExpired int     `json:"leases_expired"`
 	Events        int64   `json:"events"` // arrivals and heap events processed
+
+	// Deadlines are Ballier et al.'s figures (global success, local
+	// response and kill rate, wasted processor time, utilization by
+	// class), from central's core model when its jobs have start
+	// deadlines or its grid local workloads (docs/deadlines.md).
+	Deadlines *core.DeadlineSummary `json:"deadlines,omitempty"`
 }
 
 // MessagesByName is the message counts keyed by type name.

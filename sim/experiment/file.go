@@ -79,6 +79,7 @@ type workloadSpec struct {
 	Tolerance     *float64           `toml:"tolerance"`
 	MaxIterations *int64             `toml:"max_iterations"`
 	Trace         *string            `toml:"trace"`
+	Spec          *string            `toml:"spec"`
 	Format        *string            `toml:"format"`
 	From          any                `toml:"from"`
 	To            any                `toml:"to"`
@@ -119,6 +120,10 @@ type settingsSpec struct {
 	TargetOrder      *string  `toml:"target_order"`
 	CentralModel     *string  `toml:"central_model"`
 	CoreGrid         *string  `toml:"core_grid"`
+	DeadlinePolicy   *string  `toml:"deadline_policy"`
+	DeadlineL        *float64 `toml:"deadline_l"`
+	DeadlinePriority *string  `toml:"deadline_priority"`
+	LocalLoad        *float64 `toml:"local_load"`
 	// generated dynamics (sim/dynamics)
 	Failures          *string  `toml:"failures"`
 	FailureScale      *float64 `toml:"failure_scale"`

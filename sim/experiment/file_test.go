@@ -20,6 +20,13 @@ architectures = ["sep-c", "dmm"]
 loads = [30, 70]
 `
 
+// b1 is base with one load level (a burst's).
+const b1 = `name = "e"
+topology = "das2"
+architectures = ["sep-c", "dmm"]
+loads = [100]
+`
+
 // Every problem of a file is reported at its line, with what is wrong;
 // nothing panics and nothing is left unsaid.
 func TestParseErrors(t *testing.T) {
@@ -30,6 +37,8 @@ func TestParseErrors(t *testing.T) {
 	for name, src := range map[string]string{
 		"bad-grid.toml":   "[[cluster]]\nname = \"fs0\"\nprocessors = -144\n",
 		"other-grid.toml": "[[cluster]]\nname = \"x\"\nprocessors = 8\n",
+		"g.wdl":           "1\tunitary\t10\tsleep\tsingle\t1\t-\tPoisson(10s)\tRunTime=60\n",
+		"bad.wdl":         "1\tunitary\tx\tsleep\tsingle\t1\t-\tPoisson(10s)\n",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
 			t.Fatal(err)
@@ -62,7 +71,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown scenario setting", base + "[[scenario]]\nname = \"a\"\n[[scenario]]\nname = \"b\"\nloadz = [3]\n", []string{"9: unknown setting scenario.loadz"}},
 		{"duplicate scenario", base + "[[scenario]]\nname = \"a\"\n[[scenario]]\nname = \"a\"\n", []string{"8: scenario \"a\": a second scenario of this name"}},
 		{"bad scenario name", base + "[[scenario]]\nname = \"\"\n", []string{"6: scenario name \"\""}},
-		{"bad kind", base + "[workload]\nkind = \"lublin\"\n", []string{"6: workload kind \"lublin\": grid-lf, trace or burst"}},
+		{"bad kind", base + "[workload]\nkind = \"lublin\"\n", []string{"6: workload kind \"lublin\": grid-lf, trace, wdl or burst"}},
 		{"span too short", base + "[workload]\nspan = \"10s\"\n", []string{"6: span 10s: must be from 1 minute to 365 days"}},
 		{"span not a duration", base + "[workload]\nspan = \"a day\"\n", []string{"6: span: \"a day\" is not a duration"}},
 		{"span of a trace", base + "[workload]\nkind = \"trace\"\ntrace = \"t.swf\"\nspan = \"1d\"\n", []string{"8: span is a setting of a grid-lf workload"}},
@@ -81,8 +90,24 @@ func TestParseErrors(t *testing.T) {
 		{"core grid missing", central + "[settings]\ncore_grid = \"none.toml\"\n", []string{"6: core_grid \"none.toml\": no such file or directory"}},
 		{"core grid bad", central + "[settings]\ncore_grid = \"bad-grid.toml\"\n", []string{"6: core_grid \"bad-grid.toml\": ", "6: bad-grid.toml:3: cluster 1: processors = -144 is out of range"}},
 		{"core grid of other clusters", central + "[settings]\ncore_grid = \"other-grid.toml\"\n", []string{"6: scenario \"default\", architecture central: CoreGrid: the core's grid has 1 clusters, the topology das2 5"}},
+		{"wdl without spec", base + "[workload]\nkind = \"wdl\"\n", []string{"6: a wdl workload needs spec = \"FILE\""}},
+		{"wdl spec missing", base + "[workload]\nkind = \"wdl\"\nspec = \"none.wdl\"\n", []string{"7: spec \"none.wdl\": no such file or directory"}},
+		{"wdl spec bad", base + "[workload]\nkind = \"wdl\"\nspec = \"bad.wdl\"\n", []string{"7: spec \"bad.wdl\": ", "7: bad.wdl:1:"}},
+		{"wdl with span", base + "[workload]\nkind = \"wdl\"\nspec = \"g.wdl\"\nspan = \"1d\"\n", []string{"8: span is not a setting of a wdl workload"}},
+		{"wdl with fixed load", base + "[workload]\nkind = \"wdl\"\nspec = \"g.wdl\"\n[workload.fixed_load]\nfs0 = 50\n", []string{"9: fixed_load is not a setting of a wdl workload"}},
+		{"spec on grid-lf", base + "[workload]\nspec = \"g.wdl\"\n", []string{"6: spec is a setting of a wdl workload"}},
+		{"core setting out of range", central + "[settings]\ndeadline_l = 2.0\n", []string{"6: scenario \"default\", architecture central: CoreDeadlineL: scheduler.deadline_l = 2 is out of range"}},
 		{"period", base + "[settings]\nmatch_period = \"0s\"\n", []string{"6: scenario \"default\", architecture sep-c: MatchPeriod = 0s is out of range"}},
 		{"duration type", base + "[settings]\ninfo_delay = true\n", []string{"6: info_delay: a duration is a string with a unit"}},
+		{"burst without jobs", b1 + "[workload]\nkind = \"burst\"\nruntime = \"1h\"\n", []string{"6: a burst workload needs jobs = N"}},
+		{"burst of 0 jobs", b1 + "[workload]\nkind = \"burst\"\njobs = 0\nruntime = \"1h\"\n", []string{"7: jobs = 0: must be from 1 to 1000000"}},
+		{"burst without runtime", b1 + "[workload]\nkind = \"burst\"\njobs = 5\n", []string{"6: a burst workload needs runtime = DURATION"}},
+		{"burst runtime 0", b1 + "[workload]\nkind = \"burst\"\njobs = 5\nruntime = 0\n", []string{"8: runtime = 0s: a job runs for some time"}},
+		{"burst processors", b1 + "[workload]\nkind = \"burst\"\njobs = 5\nruntime = 9\nprocessors = -1\n", []string{"9: processors = -1: must be from 1 to 1048576"}},
+		{"burst site", b1 + "[workload]\nkind = \"burst\"\njobs = 5\nruntime = 9\nsite = \"fs9\"\n", []string{"9: site \"fs9\" is not a cluster or site of the topology"}},
+		{"burst span", b1 + "[workload]\nkind = \"burst\"\njobs = 5\nruntime = 9\nspan = \"1d\"\n", []string{"9: span is not a setting of a burst workload"}},
+		{"burst loads", base + "[workload]\nkind = \"burst\"\njobs = 5\nruntime = 9\n", []string{"4: 2 loads: a burst workload is the same at every load level"}},
+		{"jobs on grid-lf", base + "[workload]\njobs = 5\n", []string{"6: jobs is a setting of a burst workload, not of grid-lf"}},
 		{"failures model", base + "[settings]\nfailures = \"weibull\"\n", []string{"6: scenario \"default\", architecture sep-c: Failures \"weibull\": use \"none\" or \"thesis\""}},
 		{"failure scale", base + "[[scenario]]\nname = \"s\"\n[scenario.settings]\nfailures = \"thesis\"\nfailure_scale = -2.0\n", []string{"9: scenario \"s\", architecture sep-c: FailureScale = -2 is out of range"}},
 		{"failure scale nan", base + "[settings]\nfailure_scale = nan\n", []string{"6: scenario \"default\", architecture sep-c: FailureScale = NaN is out of range"}},
@@ -244,6 +269,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(base + "[workload]\nkind = \"trace\"\ntrace = \"x\"\n"))
 	f.Add([]byte("name = \"x\"\ntopology = \"das2-g5k\"\narchitectures = [\"hier\"]\nloads = [1e9]\nrepetitions = 99999\n"))
 	f.Add([]byte("[[scenario]]\n[[scenario]]\nname = 3\n"))
+	f.Add([]byte("name = \"c\"\ntopology = \"das2\"\narchitectures = [\"central\"]\nloads = [20]\n[workload]\nkind = \"wdl\"\nspec = \"g.wdl\"\n[settings]\ncentral_model = \"core\"\ndeadline_policy = \"wait-10\"\ndeadline_l = 0.7\ndeadline_priority = \"local\"\nlocal_load = 0.3\ncore_grid = \"grid.toml\"\n"))
 	f.Add([]byte(base + "[settings]\nfailures = \"thesis\"\nfailure_scale = 2.5\ngrowth = \"thesis\"\ngrowth_per_year = 0.2\ngrowth_span = \"30d\"\ngrowth_size_per_year = 0.1\n"))
 	f.Add([]byte("name = \"t\"\ntopology = \"t1\"\narchitectures = [\"central\"]\nloads = [100]\n[workload]\nkind = \"burst\"\njobs = 100\nprocessors = 1\nruntime = \"10000s\"\nsite = \"c\"\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {

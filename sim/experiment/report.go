@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/sim"
 )
 
@@ -68,6 +69,9 @@ type Metrics struct {
 	Messages          map[string]int64 `json:"messages"`
 	WorkloadMessages  int64            `json:"workload_management_messages"`
 	End               float64          `json:"end_s"`
+	// Deadlines are Ballier et al.'s figures, from central's core model
+	// when its jobs have start deadlines or its grid local workloads.
+	Deadlines *core.DeadlineSummary `json:"deadlines,omitempty"`
 }
 
 // Aggregate is a (scenario, architecture, load) over its finished
@@ -222,7 +226,8 @@ func metricsOf(r store.SimResult) (*Metrics, *WorkloadSummary, int, error) {
 	}
 	m := &Metrics{Jobs: res.Jobs, Finished: res.Finished, Utilization: res.Utilization, AWT: res.AWT, ART: res.ART, ASD: res.ASD,
 		ASDTau: res.SlowdownTau, Goodput: res.Goodput, GoodputBy: res.GoodputBy, JF: res.JF, DelegationsPerJob: res.DelegationsPerJob,
-		HopsPerDelegated: res.HopsPerDelegated, Messages: map[string]int64{}, WorkloadMessages: res.Messages.WorkloadManagement(), End: res.End}
+		HopsPerDelegated: res.HopsPerDelegated, Messages: map[string]int64{}, WorkloadMessages: res.Messages.WorkloadManagement(), End: res.End,
+		Deadlines: res.Deadlines}
 	for _, msg := range r.Messages {
 		m.Messages[msg.Type] = msg.Count
 	}
@@ -261,6 +266,15 @@ func aggregate(runs []RunRow) []Aggregate {
 				v[i] = mt.get(m)
 			}
 			a.Stats[mt.key] = statOf(v)
+		}
+		if allDeadlines(ms) {
+			for _, mt := range deadlineMetrics {
+				v := make([]float64, len(ms))
+				for i, m := range ms {
+					v[i] = mt.get(m)
+				}
+				a.Stats[mt.key] = statOf(v)
+			}
 		}
 	}
 	return out

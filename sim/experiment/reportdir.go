@@ -107,8 +107,15 @@ func experimentFigures(e *ExperimentReport, dir string) ([]plots.Figure, error) 
 			scenarios = append(scenarios, a.Scenario)
 		}
 	}
+	keys := figureMetrics
+	if e.hasDeadlines() {
+		keys = append(slices.Clone(keys), deadlineFigureMetrics...)
+	}
+	if arch, ok := oneArch(e); ok && len(scenarios) > 1 {
+		return scenarioFigures(e, dir, arch, scenarios, keys)
+	}
 	for _, sc := range scenarios {
-		for _, key := range figureMetrics {
+		for _, key := range keys {
 			var xs [][]float64
 			var series []plots.Series
 			for _, arch := range archsOf(e, sc) {
@@ -138,6 +145,52 @@ func experimentFigures(e *ExperimentReport, dir string) ([]plots.Figure, error) 
 	return out, nil
 }
 
+// oneArch is the architecture of an experiment that has only one.
+func oneArch(e *ExperimentReport) (string, bool) {
+	arch := ""
+	for _, a := range e.Aggregates {
+		if arch != "" && a.Arch != arch {
+			return "", false
+		}
+		arch = a.Arch
+	}
+	return arch, arch != ""
+}
+
+// scenarioFigures draws, for an experiment of one architecture (a policy
+// study of the core, say), each metric against the load with one line per
+// scenario: the scenarios side by side on one figure.
+func scenarioFigures(e *ExperimentReport, dir, arch string, scenarios, keys []string) ([]plots.Figure, error) {
+	var out []plots.Figure
+	for _, key := range keys {
+		var xs [][]float64
+		var series []plots.Series
+		for _, sc := range scenarios {
+			var x, y []float64
+			for _, a := range e.Aggregates {
+				if a.Scenario == sc && a.Runs > 0 {
+					x, y = append(x, a.Load), append(y, a.Stats[key].Mean)
+				}
+			}
+			xs, series = append(xs, x), append(series, plots.Series{Label: sc, Values: y})
+		}
+		label := metricLabel(key)
+		d, err := plots.Lines(fmt.Sprintf("%s (%s): %s", e.Name, arch, label), "load (%)", label, xs, series, 0)
+		if plots.NoData(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		f, err := d.Save(dir, e.Name+"_"+strings.ReplaceAll(key, ".", "-"))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 func archsOf(e *ExperimentReport, scenario string) []string {
 	var out []string
 	for _, a := range e.Aggregates {
@@ -149,7 +202,7 @@ func archsOf(e *ExperimentReport, scenario string) []string {
 }
 
 func metricLabel(key string) string {
-	for _, m := range metrics {
+	for _, m := range append(slices.Clone(metrics), deadlineMetrics...) {
 		if m.key == key {
 			return m.label
 		}

@@ -235,6 +235,12 @@ func NewInvocation(e *Experiment, commandLine []string, parallel int, now int64)
 			}
 			add("trace", w.TracePath, nil, w.TraceSHA256, size)
 		}
+		if w.Kind == KindWDL && !traces[w.SpecPath] {
+			traces[w.SpecPath] = true
+			if b, err := os.ReadFile(w.SpecPath); err == nil {
+				add("workload-spec", w.SpecPath, b, w.SpecSHA256, int64(len(b)))
+			}
+		}
 	}
 	return inv, nil
 }

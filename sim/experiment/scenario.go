@@ -68,6 +68,9 @@ type Workload struct {
 	FixedLoad     map[string]float64 `json:"fixed_load,omitempty"` // node → load (%) whatever the level
 	LoadScale     map[string]float64 `json:"load_scale,omitempty"` // node → factor of the level
 	TracePath     string             `json:"-"`
+	Spec          string             `json:"spec,omitempty"` // wdl: the spec file as written
+	SpecSHA256    string             `json:"spec_sha256,omitempty"`
+	SpecPath      string             `json:"-"`
 	// burst: Jobs jobs of Processors processors and RunTime each, all
 	// submitted at 0 at Site ("" : a cluster drawn by size per job).
 	Jobs       int           `json:"jobs,omitempty"`
@@ -80,6 +83,7 @@ type Workload struct {
 const (
 	KindGridLF = "grid-lf"
 	KindTrace  = "trace"
+	KindWDL    = "wdl"
 	KindBurst  = "burst"
 )
 
@@ -237,11 +241,13 @@ func (p *parser) workload(top, own *workloadSpec, at string, e *Experiment) Work
 		p.gridLF(m, &w, path)
 	case KindTrace:
 		p.trace(m, &w, path, e)
+	case KindWDL:
+		p.wdlSpec(m, &w, path)
 	case KindBurst:
 		p.burst(m, &w, path, e)
 		return w
 	default:
-		p.errorf(path("kind"), "workload kind %q: %s, %s or %s", excerpt(w.Kind), KindGridLF, KindTrace, KindBurst)
+		p.errorf(path("kind"), "workload kind %q: %s, %s, %s or %s", excerpt(w.Kind), KindGridLF, KindTrace, KindWDL, KindBurst)
 		return w
 	}
 	p.notBurst(m, path, w.Kind)
@@ -251,6 +257,9 @@ func (p *parser) workload(top, own *workloadSpec, at string, e *Experiment) Work
 }
 
 func (p *parser) gridLF(m *workloadSpec, w *Workload, path func(string) string) {
+	if wsSet(m, "spec") {
+		p.errorf(path("spec"), "spec is a setting of a %s workload (kind = %q), not of %s", KindWDL, KindWDL, KindGridLF)
+	}
 	for _, k := range []string{"trace", "format", "from", "to", "sites"} {
 		if wsSet(m, k) {
 			p.errorf(path(k), "%s is a setting of a trace workload (kind = %q), not of %s", k, KindTrace, KindGridLF)
@@ -284,6 +293,9 @@ func (p *parser) trace(m *workloadSpec, w *Workload, path func(string) string, e
 		if wsSet(m, k) {
 			p.errorf(path(k), "%s is a setting of a %s workload; a trace's span is its window (from, to)", k, KindGridLF)
 		}
+	}
+	if wsSet(m, "spec") {
+		p.errorf(path("spec"), "spec is a setting of a %s workload (kind = %q), not of %s", KindWDL, KindWDL, KindTrace)
 	}
 	if m.Trace == nil || *m.Trace == "" {
 		p.errorf(path("kind"), "a trace workload needs trace = \"FILE\" (SWF, GWF or GWF-SQLite, relative to the experiment file)")
@@ -375,6 +387,8 @@ func (p *parser) imbalance(w *Workload, path func(string) string, top *topology.
 			switch {
 			case !ok:
 				p.errorf(path(m.key+"."+node), "%s: %q is not a cluster or site of the topology", m.key, excerpt(node))
+			case w.Kind == KindWDL:
+				p.errorf(path(m.key+"."+node), "%s is not a setting of a %s workload: its spec places its jobs, and its load is the level's", m.key, KindWDL)
 			case w.Kind == KindTrace && top.Nodes[i].Parent != -1:
 				p.errorf(path(m.key+"."+node), "%s: %q is not a grid: a trace's load is set per grid (the roots of the topology)", m.key, node)
 			case w.Kind == KindTrace && len(w.Sites) == 0 && gridCount(top) > 1:
@@ -422,6 +436,9 @@ func mergeWorkload(top, own *workloadSpec) *workloadSpec {
 	if o.Trace != nil {
 		m.Trace = o.Trace
 	}
+	if o.Spec != nil {
+		m.Spec = o.Spec
+	}
 	if o.Format != nil {
 		m.Format = o.Format
 	}
@@ -457,6 +474,8 @@ func wsSet(w *workloadSpec, key string) bool {
 		return w.MaxIterations != nil
 	case "trace":
 		return w.Trace != nil
+	case "spec":
+		return w.Spec != nil
 	case "format":
 		return w.Format != nil
 	case "from":

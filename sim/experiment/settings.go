@@ -52,6 +52,10 @@ var settingKeys = []struct {
 	{"target_order", "TargetOrder", 's', func(s *settingsSpec) any { return deref(s.TargetOrder) }, func(c *sim.Config, v any) { c.TargetOrder = v.(string) }},
 	{"central_model", "CentralModel", 's', func(s *settingsSpec) any { return deref(s.CentralModel) }, func(c *sim.Config, v any) { c.CentralModel = v.(string) }},
 	{"core_grid", "CoreGrid", 'g', func(s *settingsSpec) any { return deref(s.CoreGrid) }, func(c *sim.Config, v any) { c.CoreGrid = v.(*grid.Grid) }},
+	{"deadline_policy", "CoreDeadlinePolicy", 's', func(s *settingsSpec) any { return deref(s.DeadlinePolicy) }, func(c *sim.Config, v any) { c.CoreDeadlinePolicy = v.(string) }},
+	{"deadline_l", "CoreDeadlineL", 'f', func(s *settingsSpec) any { return deref(s.DeadlineL) }, func(c *sim.Config, v any) { c.CoreDeadlineL = v.(float64) }},
+	{"deadline_priority", "CoreDeadlinePriority", 's', func(s *settingsSpec) any { return deref(s.DeadlinePriority) }, func(c *sim.Config, v any) { c.CoreDeadlinePriority = v.(string) }},
+	{"local_load", "CoreLocalLoad", 'f', func(s *settingsSpec) any { return deref(s.LocalLoad) }, func(c *sim.Config, v any) { c.CoreLocalLoad = v.(float64) }},
 	{"failures", "Failures", 's', func(s *settingsSpec) any { return deref(s.Failures) }, func(c *sim.Config, v any) { c.Failures = v.(string) }},
 	{"failure_scale", "FailureScale", 'f', func(s *settingsSpec) any { return deref(s.FailureScale) }, func(c *sim.Config, v any) { c.FailureScale = v.(float64) }},
 	{"growth", "Growth", 's', func(s *settingsSpec) any { return deref(s.Growth) }, func(c *sim.Config, v any) { c.Growth = v.(string) }},
@@ -134,11 +138,12 @@ func (s *Scenario) Config(arch string, seed uint64) sim.Config {
 			}
 		}
 	}
-	// central_model and core_grid are central's; a core's grid implies
-	// the core model.
+	// central_model, core_grid and the core's settings are central's;
+	// any of the last implies the core model.
 	if arch != "central" {
 		c.CentralModel, c.CoreGrid = "", nil
-	} else if c.CoreGrid != nil {
+		c.CoreDeadlinePolicy, c.CoreDeadlineL, c.CoreDeadlinePriority, c.CoreLocalLoad = "", 0, "", 0
+	} else if c.CoreGrid != nil || c.CoreDeadlinePolicy != "" || c.CoreDeadlineL != 0 || c.CoreDeadlinePriority != "" || c.CoreLocalLoad != 0 {
 		c.CentralModel = sim.CentralCore
 	}
 	return c

@@ -81,7 +81,10 @@ func (e *ExperimentReport) writeText(w io.Writer) error {
 			s["jf_percent"].Mean, s["delegations_per_job"].Mean, s["hops_per_delegated"].Mean, s["workload_management_messages"].Mean, s["messages.DMM"].Mean,
 			s["messages.KeepAlive"].Mean)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return e.writeDeadlines(w)
 }
 
 // offeredText is a run's offered load, of the whole and of each grid

@@ -47,6 +47,7 @@ type stream struct {
 	stop   func()
 	genErr error
 	keep   func(j *workload.Job) bool // nil: every job
+	edit   func(j *workload.Job)      // nil: none; before keep
 	acc    loadAccount
 	n      int
 }
@@ -79,6 +80,9 @@ func (s *stream) Next(j *workload.Job) (bool, error) {
 		p, ok := s.next()
 		if !ok {
 			return false, s.genErr
+		}
+		if s.edit != nil {
+			s.edit(p)
 		}
 		if s.keep != nil && !s.keep(p) {
 			continue
@@ -188,6 +192,8 @@ func (r *Run) source(ctx context.Context, top *topology.Topology) (*stream, erro
 	switch r.Workload.Kind {
 	case KindTrace:
 		return traceSource(ctx, top, &r.Workload)
+	case KindWDL:
+		return wdlSource(ctx, top, &r.Workload)
 	case KindBurst:
 		return burstSource(ctx, top, &r.Workload), nil
 	}

@@ -1,0 +1,107 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"time"
+
+	"github.com/gmark/gmark/generator"
+	"github.com/gmark/gmark/sim/topology"
+	"github.com/gmark/gmark/wdl"
+	"github.com/gmark/gmark/workload"
+)
+
+// A wdl workload is a workload description of gmark's own (a WDL spec
+// file, the generator's input), generated afresh for each run from the
+// run's workload seed and brought to the run's load level by scaling its
+// submit times: its offered load over its own span, on the whole
+// topology, becomes the level (as a trace's is). Start deadlines keep
+// their distance from the submission. Its jobs are
+// placed as the spec says (named sites, or "*").
+
+func (p *parser) wdlSpec(m *workloadSpec, w *Workload, path func(string) string) {
+	for _, k := range []string{"span", "tolerance", "max_iterations", "trace", "format", "from", "to", "sites"} {
+		if wsSet(m, k) {
+			p.errorf(path(k), "%s is not a setting of a %s workload: its spec gives its jobs and span", k, KindWDL)
+		}
+	}
+	if m.Spec == nil || *m.Spec == "" {
+		p.errorf(path("kind"), "a %s workload needs spec = \"FILE\" (a workload description, relative to the experiment file)", KindWDL)
+		return
+	}
+	w.Spec, w.SpecPath = *m.Spec, *m.Spec
+	if !filepath.IsAbs(w.SpecPath) {
+		w.SpecPath = filepath.Join(filepath.Dir(p.file), w.SpecPath)
+	}
+	sum, err := fileSHA256(w.SpecPath)
+	if err != nil {
+		p.errorf(path("spec"), "spec %q: %v", excerpt(w.Spec), unwrapPath(err))
+		return
+	}
+	w.SpecSHA256 = sum
+	if _, err := wdl.ParseFile(w.SpecPath); err != nil {
+		p.errorf(path("spec"), "spec %q: %v", excerpt(w.Spec), err)
+	}
+}
+
+// wdlSource generates the spec twice: once to measure its offered load,
+// once, scaled, for the run.
+func wdlSource(ctx context.Context, top *topology.Topology, w *RunWorkload) (*stream, error) {
+	gen := func() (*generator.Generator, error) {
+		spec, err := wdl.ParseFile(w.SpecPath)
+		if err != nil {
+			return nil, err
+		}
+		return generator.New(spec, w.Seed)
+	}
+	g, err := gen()
+	if err != nil {
+		return nil, err
+	}
+	jobs := 0
+	var work, first, last float64
+	if _, err := g.Generate(func(j *workload.Job) error {
+		t := j.Submit.Seconds()
+		if jobs == 0 {
+			first = t
+		}
+		jobs++
+		last = t
+		work += float64(j.Processors()) * j.RunTime.Seconds()
+		return ctx.Err()
+	}); err != nil {
+		return nil, fmt.Errorf("spec %s: %w", w.Spec, err)
+	}
+	natural := offered(work, top.Processors(), last-first)
+	target := 0.0
+	for _, t := range gridTargets(top, w.ClusterLoads) {
+		target += t
+	}
+	target /= float64(max(1, len(gridTargets(top, w.ClusterLoads))))
+	if jobs < 2 || !(natural > 0) || !(target > 0) {
+		return nil, fmt.Errorf("spec %s: its %d jobs span no time or hold no work: they cannot be brought to a load", w.Spec, jobs)
+	}
+	scale := natural / target
+	cutoff := (first + w.Scale*(last-first)) * scale
+	if g, err = gen(); err != nil {
+		return nil, err
+	}
+	s := newStream(ctx, g, func(j *workload.Job) bool { return j.Submit.Seconds() <= cutoff*(1+1e-12) }, top)
+	s.edit = func(j *workload.Job) {
+		// A start deadline is kept relative to its submission (the job
+		// model writes it from the workload's start).
+		gap := j.Deadline - j.Submit
+		j.Submit = scaledDuration(j.Submit, scale)
+		if j.Deadline > 0 {
+			j.Deadline = j.Submit + gap
+		}
+	}
+	return s, nil
+}
+
+// scaledDuration is d × f, rounded to the nanosecond.
+func scaledDuration(d time.Duration, f float64) time.Duration {
+	return time.Duration(math.Round(float64(d) * f))
+}
