@@ -29,3 +29,28 @@ func BenchmarkArch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkArchFailures is BenchmarkArch's day for central and dmm with
+// the thesis's failures (docs/sim.md: dynamics) at their own rate.
+func BenchmarkArchFailures(b *testing.B) {
+	jobs, top := cachedGridLF(b, "das2-g5k", 0.7, 24*time.Hour, 1)
+	for _, arch := range []string{"central", "dmm"} {
+		b.Run(arch, func(b *testing.B) {
+			cfg := DefaultConfig(arch)
+			cfg.Failures = FailuresThesis
+			var events int64
+			restarts := 0
+			start := time.Now()
+			for b.Loop() {
+				res, err := Run(cfg, top, &SliceSource{Jobs: jobs})
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.Events
+				restarts = res.Restarts
+			}
+			b.ReportMetric(float64(events)/time.Since(start).Seconds(), "events/s")
+			b.ReportMetric(float64(restarts), "restarts")
+		})
+	}
+}

@@ -17,7 +17,10 @@ type Cluster struct {
 	Free  int  // idle processors: not running a job, not held for a delegation, not down
 	Held  int  // processors held for a delegation (DMM): granted, not yet running
 	Up    bool // false while failed
-	easy  bool // FCFS+EASY backfilling instead of FCFS
+	// Failed is the processors taken by partial failures (dynamics.go):
+	// neither idle, held nor busy until their repair.
+	Failed int
+	easy   bool // FCFS+EASY backfilling instead of FCFS
 
 	running []*Job
 	queue   jobQueue

@@ -82,6 +82,16 @@ type Config struct {
 	// Horizon cuts the run at this time (0: no cut): nothing due after it
 	// happens, and the measurement window ends there.
 	Horizon time.Duration `json:",omitempty"`
+
+	// Generated dynamics (dynamics.go, docs/sim.md); the zero values mean
+	// none, and leave the JSON of a Config (an experiment run's digest) as
+	// it was without them.
+	Failures          string        `json:",omitempty"` // "" or "none", or "thesis": the thesis's failure model (Sec. 4.3.1)
+	FailureScale      float64       `json:",omitempty"` // multiplies the failure rate (0: 1)
+	Growth            string        `json:",omitempty"` // "" or "none", or "thesis": clusters join at GrowthPerYear (default 20%, thesis Ch. 7)
+	GrowthPerYear     float64       `json:",omitempty"` // clusters added, compounded yearly (0: none, or 0.2 with Growth "thesis")
+	GrowthSizePerYear *float64      `json:",omitempty"` // new clusters' size growth a year (nil: dynamics.DefaultSizePerYear)
+	GrowthSpan        time.Duration `json:",omitempty"` // how long clusters keep joining (0: a year)
 }
 
 // Outage takes a cluster down at At for For (0: for good).
@@ -193,6 +203,9 @@ func (c *Config) Check() error {
 		if o.At < 0 || o.At > MaxHorizon || o.For < 0 || o.For > MaxHorizon {
 			return fmt.Errorf("outage %d of %s: at %v for %v is out of range [0, %v]", i+1, o.Cluster, o.At, o.For, MaxHorizon)
 		}
+	}
+	if err := c.checkDynamics(); err != nil {
+		return err
 	}
 	if _, err := NewSelection(c.Selection); err != nil {
 		return err

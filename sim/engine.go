@@ -41,6 +41,7 @@ type Sim struct {
 	downs    []int // outages in force per cluster (overlapping outages nest)
 	bus      Bus
 	info     info
+	dyn      dynState // generated failures and joins (dynamics.go)
 
 	allClusters []int
 	maxProcs    int
@@ -100,7 +101,11 @@ func RunObserved(cfg Config, top *topology.Topology, src Source, obs Observer) (
 	if !ok {
 		return nil, fmt.Errorf("unknown architecture %q (known: %v)", cfg.Arch, ArchNames())
 	}
-	s, err := newSim(cfg, top, src)
+	grown, err := growthOf(&cfg, top)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newSim(cfg, grown.Topology, src)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +117,7 @@ func RunObserved(cfg Config, top *topology.Topology, src Source, obs Observer) (
 	if err := s.outages(); err != nil {
 		return nil, err
 	}
+	s.startDynamics(grown)
 	if err := s.arch.Init(s); err != nil {
 		return nil, err
 	}
@@ -194,9 +200,9 @@ func (s *Sim) invariants() error {
 		switch {
 		case !c.Up && (c.Free != 0 || c.Held != 0 || busy != 0):
 			return fmt.Errorf("cluster %s is down with %d idle, %d held, %d busy processors", c.Name, c.Free, c.Held, busy)
-		case c.Up && c.Free+c.Held+busy != c.Procs:
-			return fmt.Errorf("cluster %s: %d idle + %d held + %d busy != %d processors", c.Name, c.Free, c.Held, busy, c.Procs)
-		case c.Free < 0 || c.Held < 0:
+		case c.Up && c.Free+c.Held+busy+c.Failed != c.Procs:
+			return fmt.Errorf("cluster %s: %d idle + %d held + %d busy + %d failed != %d processors", c.Name, c.Free, c.Held, busy, c.Failed, c.Procs)
+		case c.Free < 0 || c.Held < 0 || c.Failed < 0 || c.Failed > c.Procs:
 			return fmt.Errorf("cluster %s: %d idle, %d held", c.Name, c.Free, c.Held)
 		}
 	}
@@ -301,6 +307,8 @@ func (s *Sim) handle(ev *event) {
 		s.info.showSnap()
 	case evArch:
 		s.arch.Event(ev.code, ev.a, ev.j, ev.n)
+	case evDyn, evRepair:
+		s.dynEvent(ev)
 	}
 }
 
@@ -418,7 +426,7 @@ func (s *Sim) up(c *Cluster) {
 		return
 	}
 	c.Up = true
-	c.Free = c.Procs
+	c.Free = c.Procs - c.Failed
 	s.changed(c)
 	s.arch.ClusterUp(c)
 	s.Dispatch(c)

@@ -14,6 +14,8 @@ const (
 	evRefresh               // the monitoring service takes a snapshot
 	evSnap                  // a snapshot becomes visible (n = its number)
 	evArch                  // the architecture's own (code, a, j, n)
+	evDyn                   // a generated failure or join (dynamics.go: code = its kind, a, n = processors, v = duration)
+	evRepair                // failed processors come back (a, n = how many)
 )
 
 // event is one entry of the heap. The total order is (at, seq): two events

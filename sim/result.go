@@ -87,15 +87,16 @@ func (s *Sim) result() *Result {
 			s.countKeepAlives(j, end)
 		}
 	}
+	procs, avail := s.capacity(end)
 	r := &Result{
-		Arch: s.cfg.Arch, Seed: s.cfg.Seed, Processors: s.top.Processors(), End: sec(end),
+		Arch: s.cfg.Arch, Seed: s.cfg.Seed, Processors: procs, End: sec(end),
 		Jobs: s.arrived, Rejected: a.rejected, Started: a.started, Finished: a.finished,
 		SlowdownTau: sec(s.cfg.SlowdownBound),
 		Messages:    s.bus.counts, Delegations: a.delegations, Delegated: a.delegated,
 		Restarts: a.restarts, Wasted: a.wasted / CPUYear, LeasesExpired: a.leasesExpired, Events: s.events,
 	}
-	if end > 0 {
-		r.Utilization = busy / (float64(r.Processors) * sec(end))
+	if avail > 0 {
+		r.Utilization = busy / avail
 	}
 	if n := float64(a.finished); n > 0 {
 		r.AWT, r.ART, r.ASD = a.wait/n, a.resp/n, a.bsd/n

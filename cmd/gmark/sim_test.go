@@ -343,7 +343,7 @@ func TestSimBadInput(t *testing.T) {
 	}{
 		{"no file", []string{"sim", "run"}, "sim run takes one experiment file"},
 		{"missing file", []string{"sim", "run", filepath.Join(dir, "none.toml")}, "none.toml: no such file"},
-		{"missing topology file", []string{"sim", "run", noTop}, noTop + ":3: topology \"das2-missing.toml\" is neither a preset (das2, das2-g5k) nor a file"},
+		{"missing topology file", []string{"sim", "run", noTop}, noTop + ":3: topology \"das2-missing.toml\" is neither a preset (das2, das2-g5k, t1) nor a file"},
 		{"unknown architecture", []string{"sim", "run", bad("arch.toml", `"dmm"`, `"dmn"`)}, "arch.toml:4: architecture \"dmn\" is unknown"},
 		{"zero runs", []string{"sim", "run", bad("zero.toml", `"sep-c", "dmm"`, ``)}, "zero.toml:4: architectures is empty: the experiment would have no run"},
 		{"load 0", []string{"sim", "run", bad("load0.toml", `40, 80`, `0`)}, "load0.toml:5: load 0: a load level must be above 0%"},

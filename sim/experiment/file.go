@@ -86,6 +86,11 @@ type workloadSpec struct {
 	Sites         map[string]string  `toml:"sites"`
 	FixedLoad     map[string]float64 `toml:"fixed_load"`
 	LoadScale     map[string]float64 `toml:"load_scale"`
+	// burst (burst.go)
+	Jobs       *int64  `toml:"jobs"`
+	Processors *int64  `toml:"processors"`
+	RunTime    any     `toml:"runtime"`
+	Site       *string `toml:"site"`
 }
 
 // settingsSpec is a [settings] table: the fields of sim.Config a
@@ -119,6 +124,13 @@ type settingsSpec struct {
 	DeadlineL        *float64 `toml:"deadline_l"`
 	DeadlinePriority *string  `toml:"deadline_priority"`
 	LocalLoad        *float64 `toml:"local_load"`
+	// generated dynamics (sim/dynamics)
+	Failures          *string  `toml:"failures"`
+	FailureScale      *float64 `toml:"failure_scale"`
+	Growth            *string  `toml:"growth"`
+	GrowthPerYear     *float64 `toml:"growth_per_year"`
+	GrowthSizePerYear *float64 `toml:"growth_size_per_year"`
+	GrowthSpan        any      `toml:"growth_span"`
 }
 
 // Options change how a file is read.

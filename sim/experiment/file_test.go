@@ -20,6 +20,13 @@ architectures = ["sep-c", "dmm"]
 loads = [30, 70]
 `
 
+// b1 is base with one load level (a burst's).
+const b1 = `name = "e"
+topology = "das2"
+architectures = ["sep-c", "dmm"]
+loads = [100]
+`
+
 // Every problem of a file is reported at its line, with what is wrong;
 // nothing panics and nothing is left unsaid.
 func TestParseErrors(t *testing.T) {
@@ -47,7 +54,7 @@ func TestParseErrors(t *testing.T) {
 		{"negative seed", base + "seed = -1\n", []string{"5: seed -1"}},
 		{"seed type", base + "seed = \"x\"\n", []string{"5: seed: incompatible types"}},
 		{"no topology", "name = \"e\"\narchitectures = [\"dmm\"]\nloads = [1]\n", []string{"0: topology is required"}},
-		{"missing topology file", strings.Replace(base, `"das2"`, `"nowhere.toml"`, 1), []string{"2: topology \"nowhere.toml\" is neither a preset (das2, das2-g5k) nor a file: no such file or directory"}},
+		{"missing topology file", strings.Replace(base, `"das2"`, `"nowhere.toml"`, 1), []string{"2: topology \"nowhere.toml\" is neither a preset (das2, das2-g5k, t1) nor a file: no such file or directory"}},
 		{"bad topology file", strings.Replace(base, `"das2"`, `"t.swf"`, 1), []string{"2: topology \"t.swf\": "}},
 		{"unknown architecture", base + "[[scenario]]\nname = \"s\"\narchitectures = [\"dmm\", \"koala2\"]\n", []string{"7: architecture \"koala2\" is unknown (known: central, cern, condor, dmm, fcondor, hier, sep-c)"}},
 		{"duplicate architecture", strings.Replace(base, `"sep-c", "dmm"`, `"dmm", "dmm"`, 1), []string{"3: architecture \"dmm\" is named twice"}},
@@ -64,7 +71,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown scenario setting", base + "[[scenario]]\nname = \"a\"\n[[scenario]]\nname = \"b\"\nloadz = [3]\n", []string{"9: unknown setting scenario.loadz"}},
 		{"duplicate scenario", base + "[[scenario]]\nname = \"a\"\n[[scenario]]\nname = \"a\"\n", []string{"8: scenario \"a\": a second scenario of this name"}},
 		{"bad scenario name", base + "[[scenario]]\nname = \"\"\n", []string{"6: scenario name \"\""}},
-		{"bad kind", base + "[workload]\nkind = \"lublin\"\n", []string{"6: workload kind \"lublin\": grid-lf, trace or wdl"}},
+		{"bad kind", base + "[workload]\nkind = \"lublin\"\n", []string{"6: workload kind \"lublin\": grid-lf, trace, wdl or burst"}},
 		{"span too short", base + "[workload]\nspan = \"10s\"\n", []string{"6: span 10s: must be from 1 minute to 365 days"}},
 		{"span not a duration", base + "[workload]\nspan = \"a day\"\n", []string{"6: span: \"a day\" is not a duration"}},
 		{"span of a trace", base + "[workload]\nkind = \"trace\"\ntrace = \"t.swf\"\nspan = \"1d\"\n", []string{"8: span is a setting of a grid-lf workload"}},
@@ -92,6 +99,24 @@ func TestParseErrors(t *testing.T) {
 		{"core setting out of range", central + "[settings]\ndeadline_l = 2.0\n", []string{"6: scenario \"default\", architecture central: CoreDeadlineL: scheduler.deadline_l = 2 is out of range"}},
 		{"period", base + "[settings]\nmatch_period = \"0s\"\n", []string{"6: scenario \"default\", architecture sep-c: MatchPeriod = 0s is out of range"}},
 		{"duration type", base + "[settings]\ninfo_delay = true\n", []string{"6: info_delay: a duration is a string with a unit"}},
+		{"burst without jobs", b1 + "[workload]\nkind = \"burst\"\nruntime = \"1h\"\n", []string{"6: a burst workload needs jobs = N"}},
+		{"burst of 0 jobs", b1 + "[workload]\nkind = \"burst\"\njobs = 0\nruntime = \"1h\"\n", []string{"7: jobs = 0: must be from 1 to 1000000"}},
+		{"burst without runtime", b1 + "[workload]\nkind = \"burst\"\njobs = 5\n", []string{"6: a burst workload needs runtime = DURATION"}},
+		{"burst runtime 0", b1 + "[workload]\nkind = \"burst\"\njobs = 5\nruntime = 0\n", []string{"8: runtime = 0s: a job runs for some time"}},
+		{"burst processors", b1 + "[workload]\nkind = \"burst\"\njobs = 5\nruntime = 9\nprocessors = -1\n", []string{"9: processors = -1: must be from 1 to 1048576"}},
+		{"burst site", b1 + "[workload]\nkind = \"burst\"\njobs = 5\nruntime = 9\nsite = \"fs9\"\n", []string{"9: site \"fs9\" is not a cluster or site of the topology"}},
+		{"burst span", b1 + "[workload]\nkind = \"burst\"\njobs = 5\nruntime = 9\nspan = \"1d\"\n", []string{"9: span is not a setting of a burst workload"}},
+		{"burst loads", base + "[workload]\nkind = \"burst\"\njobs = 5\nruntime = 9\n", []string{"4: 2 loads: a burst workload is the same at every load level"}},
+		{"jobs on grid-lf", base + "[workload]\njobs = 5\n", []string{"6: jobs is a setting of a burst workload, not of grid-lf"}},
+		{"failures model", base + "[settings]\nfailures = \"weibull\"\n", []string{"6: scenario \"default\", architecture sep-c: Failures \"weibull\": use \"none\" or \"thesis\""}},
+		{"failure scale", base + "[[scenario]]\nname = \"s\"\n[scenario.settings]\nfailures = \"thesis\"\nfailure_scale = -2.0\n", []string{"9: scenario \"s\", architecture sep-c: FailureScale = -2 is out of range"}},
+		{"failure scale nan", base + "[settings]\nfailure_scale = nan\n", []string{"6: scenario \"default\", architecture sep-c: FailureScale = NaN is out of range"}},
+		{"growth rate", base + "[settings]\ngrowth_per_year = 1e6\n", []string{"6: scenario \"default\", architecture sep-c: GrowthPerYear = 1e+06 is out of range"}},
+		{"growth too large", base + "[settings]\ngrowth_per_year = 100.0\ngrowth_span = \"520w\"\n", []string{"6: scenario \"default\", architecture sep-c: GrowthPerYear = 100 over 87360h0m0s adds"}},
+		{"growth size", base + "[settings]\ngrowth_size_per_year = -0.5\n", []string{"6: scenario \"default\", architecture sep-c: GrowthSizePerYear = -0.5 is out of range"}},
+		{"growth span", base + "[settings]\ngrowth_span = \"soon\"\n", []string{"6: growth_span: \"soon\" is not a duration"}},
+		{"growth model", base + "[settings]\ngrowth = \"linear\"\n", []string{"6: scenario \"default\", architecture sep-c: Growth \"linear\": use \"none\" or \"thesis\""}},
+		{"failures type", base + "[settings]\nfailures = true\n", []string{"6: failures: incompatible types"}},
 		{"syntax", base + "[settings\n", []string{"6: expected '.' or ']' to end table name"}},
 		{"several at once", "name = \"\"\ntopology = \"das2\"\narchitectures = [\"x\"]\nloads = [0]\n", []string{"1: name", "3: architecture \"x\"", "4: load 0"}},
 	}
@@ -245,6 +270,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("name = \"x\"\ntopology = \"das2-g5k\"\narchitectures = [\"hier\"]\nloads = [1e9]\nrepetitions = 99999\n"))
 	f.Add([]byte("[[scenario]]\n[[scenario]]\nname = 3\n"))
 	f.Add([]byte("name = \"c\"\ntopology = \"das2\"\narchitectures = [\"central\"]\nloads = [20]\n[workload]\nkind = \"wdl\"\nspec = \"g.wdl\"\n[settings]\ncentral_model = \"core\"\ndeadline_policy = \"wait-10\"\ndeadline_l = 0.7\ndeadline_priority = \"local\"\nlocal_load = 0.3\ncore_grid = \"grid.toml\"\n"))
+	f.Add([]byte(base + "[settings]\nfailures = \"thesis\"\nfailure_scale = 2.5\ngrowth = \"thesis\"\ngrowth_per_year = 0.2\ngrowth_span = \"30d\"\ngrowth_size_per_year = 0.1\n"))
+	f.Add([]byte("name = \"t\"\ntopology = \"t1\"\narchitectures = [\"central\"]\nloads = [100]\n[workload]\nkind = \"burst\"\njobs = 100\nprocessors = 1\nruntime = \"10000s\"\nsite = \"c\"\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		e, err := Parse("f.toml", src, Options{})
 		if err != nil {

@@ -71,6 +71,12 @@ type Workload struct {
 	Spec          string             `json:"spec,omitempty"` // wdl: the spec file as written
 	SpecSHA256    string             `json:"spec_sha256,omitempty"`
 	SpecPath      string             `json:"-"`
+	// burst: Jobs jobs of Processors processors and RunTime each, all
+	// submitted at 0 at Site ("" : a cluster drawn by size per job).
+	Jobs       int           `json:"jobs,omitempty"`
+	Processors int           `json:"processors,omitempty"`
+	RunTime    time.Duration `json:"runtime_ns,omitempty"`
+	Site       string        `json:"site,omitempty"`
 }
 
 // The workload kinds.
@@ -78,6 +84,7 @@ const (
 	KindGridLF = "grid-lf"
 	KindTrace  = "trace"
 	KindWDL    = "wdl"
+	KindBurst  = "burst"
 )
 
 func (p *parser) scenario(f *fileSpec, s *scenarioSpec, at string, e *Experiment) *Scenario {
@@ -115,6 +122,9 @@ func (p *parser) scenario(f *fileSpec, s *scenarioSpec, at string, e *Experiment
 		}
 	}
 	sc.Workload = p.workload(&f.Workload, &s.Workload, at, e)
+	if sc.Workload.Kind == KindBurst && len(sc.Loads) > 1 {
+		p.errorf(loadAt, "%d loads: a %s workload is the same at every load level (its jobs all come at 0); give one level, e.g. loads = [100]", len(sc.Loads), KindBurst)
+	}
 	sc.settings, sc.Settings = p.settings(&f.Settings, &s.Settings, at)
 	if e.top != nil && len(sc.Architectures) > 0 {
 		p.dryRun(sc, e.top, at)
@@ -233,10 +243,14 @@ func (p *parser) workload(top, own *workloadSpec, at string, e *Experiment) Work
 		p.trace(m, &w, path, e)
 	case KindWDL:
 		p.wdlSpec(m, &w, path)
+	case KindBurst:
+		p.burst(m, &w, path, e)
+		return w
 	default:
-		p.errorf(path("kind"), "workload kind %q: %s, %s or %s", excerpt(w.Kind), KindGridLF, KindTrace, KindWDL)
+		p.errorf(path("kind"), "workload kind %q: %s, %s, %s or %s", excerpt(w.Kind), KindGridLF, KindTrace, KindWDL, KindBurst)
 		return w
 	}
+	p.notBurst(m, path, w.Kind)
 	w.FixedLoad, w.LoadScale = m.FixedLoad, m.LoadScale
 	p.imbalance(&w, path, e.top)
 	return w
@@ -443,6 +457,7 @@ func mergeWorkload(top, own *workloadSpec) *workloadSpec {
 	if o.LoadScale != nil {
 		m.LoadScale = o.LoadScale
 	}
+	mergeBurst(&m, o)
 	return &m
 }
 
@@ -469,6 +484,9 @@ func wsSet(w *workloadSpec, key string) bool {
 		return w.To != nil
 	case "sites":
 		return w.Sites != nil
+	}
+	if set, ok := burstSet(w, key); ok {
+		return set
 	}
 	return strings.HasPrefix(key, "fixed_load") && w.FixedLoad != nil || strings.HasPrefix(key, "load_scale") && w.LoadScale != nil ||
 		strings.HasPrefix(key, "sites.") && w.Sites != nil

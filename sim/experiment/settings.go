@@ -56,6 +56,12 @@ var settingKeys = []struct {
 	{"deadline_l", "CoreDeadlineL", 'f', func(s *settingsSpec) any { return deref(s.DeadlineL) }, func(c *sim.Config, v any) { c.CoreDeadlineL = v.(float64) }},
 	{"deadline_priority", "CoreDeadlinePriority", 's', func(s *settingsSpec) any { return deref(s.DeadlinePriority) }, func(c *sim.Config, v any) { c.CoreDeadlinePriority = v.(string) }},
 	{"local_load", "CoreLocalLoad", 'f', func(s *settingsSpec) any { return deref(s.LocalLoad) }, func(c *sim.Config, v any) { c.CoreLocalLoad = v.(float64) }},
+	{"failures", "Failures", 's', func(s *settingsSpec) any { return deref(s.Failures) }, func(c *sim.Config, v any) { c.Failures = v.(string) }},
+	{"failure_scale", "FailureScale", 'f', func(s *settingsSpec) any { return deref(s.FailureScale) }, func(c *sim.Config, v any) { c.FailureScale = v.(float64) }},
+	{"growth", "Growth", 's', func(s *settingsSpec) any { return deref(s.Growth) }, func(c *sim.Config, v any) { c.Growth = v.(string) }},
+	{"growth_per_year", "GrowthPerYear", 'f', func(s *settingsSpec) any { return deref(s.GrowthPerYear) }, func(c *sim.Config, v any) { c.GrowthPerYear = v.(float64) }},
+	{"growth_size_per_year", "GrowthSizePerYear", 'f', func(s *settingsSpec) any { return deref(s.GrowthSizePerYear) }, func(c *sim.Config, v any) { x := v.(float64); c.GrowthSizePerYear = &x }},
+	{"growth_span", "GrowthSpan", 'd', func(s *settingsSpec) any { return s.GrowthSpan }, func(c *sim.Config, v any) { c.GrowthSpan = v.(time.Duration) }},
 }
 
 // deref is the value of a pointer, nil (no setting) for a nil one.

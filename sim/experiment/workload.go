@@ -194,6 +194,8 @@ func (r *Run) source(ctx context.Context, top *topology.Topology) (*stream, erro
 		return traceSource(ctx, top, &r.Workload)
 	case KindWDL:
 		return wdlSource(ctx, top, &r.Workload)
+	case KindBurst:
+		return burstSource(ctx, top, &r.Workload), nil
 	}
 	return gridLFSource(ctx, top, &r.Workload)
 }

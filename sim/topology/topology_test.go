@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -258,5 +259,23 @@ func TestParseLimits(t *testing.T) {
 	b.WriteString("]\n")
 	if _, err := Parse("t.toml", []byte(b.String())); err == nil || !strings.Contains(err.Error(), "t.toml:4: sibling 1: more than 1000000 sibling links") {
 		t.Errorf("a sibling list of 1,500 names: %v", err)
+	}
+}
+
+// TestSpecRoundTrip: Build(t.Spec()) is t, for the presets.
+func TestSpecRoundTrip(t *testing.T) {
+	for _, name := range PresetNames() {
+		top, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := top.Spec()
+		again, err := Build(&spec)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !reflect.DeepEqual(top, again) {
+			t.Errorf("%s: the round trip changed the topology:\n%+v\n%+v", name, top, again)
+		}
 	}
 }
