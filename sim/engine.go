@@ -52,6 +52,8 @@ type Sim struct {
 	keepAlives  bool
 
 	obs         Observer
+	ser         *seriesRecorder // nil: no series (RunWithSeries)
+	seriesEdge  time.Duration   // the end of the series' current bin
 	src         Source
 	w           workload.Job
 	next        *Job
@@ -110,6 +112,7 @@ func RunObserved(cfg Config, top *topology.Topology, src Source, obs Observer) (
 		return nil, err
 	}
 	s.obs = obs
+	s.attachSeries()
 	if s.arch, err = newArch(&s.cfg); err != nil {
 		return nil, err
 	}
@@ -232,6 +235,9 @@ func (s *Sim) loop() error {
 			j := s.next
 			s.next = nil
 			s.now = j.Submit
+			if s.ser != nil && s.now >= s.seriesEdge {
+				s.ser.tick()
+			}
 			s.arrive(j)
 			continue
 		}
@@ -248,6 +254,9 @@ func (s *Sim) loop() error {
 		}
 		ev := s.heap.pop()
 		s.now = ev.at
+		if s.ser != nil && s.now >= s.seriesEdge {
+			s.ser.tick()
+		}
 		s.events++
 		s.handle(&ev)
 	}
@@ -440,6 +449,9 @@ func (s *Sim) changed(c *Cluster) {
 func (s *Sim) countKeepAlives(j *Job, until time.Duration) {
 	if s.keepAlives && until > j.Start {
 		s.bus.Send(KeepAlive, int64((until-j.Start)/s.cfg.KeepAlivePeriod))
+		if s.ser != nil {
+			s.ser.keepAlives(j.Start, until, s.cfg.KeepAlivePeriod)
+		}
 	}
 }
 
