@@ -84,6 +84,7 @@ type SimResult struct {
 	Workload          string       // JSON: what the run's workload was (jobs, span, offered loads)
 	Result            string       // JSON: the simulator's whole result
 	Messages          []SimMessage // by type, in the simulator's order
+	Series            *SimSeries   // nil: none (a run recorded before schema version 5)
 }
 
 // SimMessage is a message count of a run.
@@ -178,8 +179,8 @@ func (t *Tx) InsertSimAttempt(digest string, invocationID, startedNS int64) erro
 	return err
 }
 
-// InsertSimResult records a finished run and its message counts. A
-// digest has one result: a second one fails.
+// InsertSimResult records a finished run, its message counts and its
+// series, if any. A digest has one result: a second one fails.
 func (t *Tx) InsertSimResult(r SimResult) error {
 	if _, err := t.exec("sim_result", r.Digest, r.InvocationID, r.FinishedNS, r.WallNS, r.Jobs, r.Finished, r.Utilization,
 		r.AWT, r.ART, r.ASD, r.ASDTau, r.Goodput, r.JF, r.DelegationsPerJob, r.Events, orJSON(r.Workload), orJSON(r.Result)); err != nil {
@@ -189,6 +190,9 @@ func (t *Tx) InsertSimResult(r SimResult) error {
 		if _, err := t.exec("sim_message", r.Digest, m.Type, m.Count); err != nil {
 			return err
 		}
+	}
+	if r.Series != nil {
+		return t.insertSimSeries(r.Digest, r.Series)
 	}
 	return nil
 }
@@ -267,7 +271,7 @@ func (s *Store) SimRuns(experimentID int64) ([]SimRun, error) {
 }
 
 // SimResults reads the results of an experiment's runs that have one, by
-// digest, with their messages.
+// digest, with their messages and series.
 func (s *Store) SimResults(experimentID int64) (map[string]SimResult, error) {
 	if err := s.checkSim(); err != nil {
 		return nil, err
@@ -309,7 +313,21 @@ func (s *Store) SimResults(experimentID int64) (map[string]SimResult, error) {
 			out[d] = r
 		}
 	}
-	return out, mrows.Err()
+	if err := mrows.Err(); err != nil {
+		return nil, err
+	}
+	mrows.Close()
+	series, err := s.simSeries(experimentID)
+	if err != nil {
+		return nil, err
+	}
+	for d, ser := range series {
+		if r, ok := out[d]; ok {
+			r.Series = ser
+			out[d] = r
+		}
+	}
+	return out, nil
 }
 
 // SimDone tells which of the digests have a result.
