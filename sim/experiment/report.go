@@ -49,6 +49,7 @@ type RunRow struct {
 	Digest   string           `json:"digest"`
 	Metrics  *Metrics         `json:"metrics,omitempty"` // nil: not finished
 	Workload *WorkloadSummary `json:"workload,omitempty"`
+	Series   *Series          `json:"series,omitempty"` // nil: not finished, or recorded before series were (store schema 5)
 }
 
 // Metrics are a run's standard metrics (docs/sim.md): times in seconds,
@@ -84,6 +85,7 @@ type Aggregate struct {
 	Runs     int             `json:"runs"` // finished repetitions
 	Planned  int             `json:"planned"`
 	Stats    map[string]Stat `json:"stats"`
+	Series   *Series         `json:"series,omitempty"` // the mean over the finished repetitions with a series
 }
 
 // Stat summarizes a metric over repetitions.
@@ -203,6 +205,7 @@ func experimentReport(st *store.Store, e store.SimExperiment) (*ExperimentReport
 				return nil, fmt.Errorf("experiment %s, run %d: %v", e.Name, r.Index+1, err)
 			}
 			row.Metrics, row.Workload, er.Processors = m, wl, procs
+			row.Series = seriesOf(res.Series)
 			er.Finished++
 		}
 		er.Runs = append(er.Runs, row)
@@ -244,6 +247,7 @@ func aggregate(runs []RunRow) []Aggregate {
 	index := map[key]int{}
 	var out []Aggregate
 	samples := map[key][]*Metrics{}
+	series := map[key][]*Series{}
 	for i := range runs {
 		r := &runs[i]
 		k := key{r.Scenario, r.Arch, r.Load}
@@ -256,6 +260,7 @@ func aggregate(runs []RunRow) []Aggregate {
 		if r.Metrics != nil {
 			a.Runs++
 			samples[k] = append(samples[k], r.Metrics)
+			series[k] = append(series[k], r.Series)
 		}
 	}
 	for k, ms := range samples {
@@ -276,6 +281,7 @@ func aggregate(runs []RunRow) []Aggregate {
 				a.Stats[mt.key] = statOf(v)
 			}
 		}
+		a.Series = meanSeries(series[k])
 	}
 	return out
 }

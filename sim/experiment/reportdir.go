@@ -60,8 +60,10 @@ var ErrBadOutput = errors.New("bad output directory")
 
 // WriteReportDir writes the report into dir: report.txt, report.json, the
 // figures of each scenario (metric vs load per architecture, the means
-// over repetitions; PNG and SVG) and index.html, a static page that shows
-// them. It returns the page's path.
+// over repetitions; PNG and SVG), the operational graphics of each
+// (scenario, architecture, load) (jobs and messages over time, the means
+// over repetitions) and index.html, a static page that shows them. It
+// returns the page's path.
 func WriteReportDir(r *Report, dir string) (string, error) {
 	if err := outfile.CheckDir(dir, "the report"); err != nil {
 		return "", fmt.Errorf("%w: %v", ErrBadOutput, err)
@@ -85,6 +87,10 @@ func WriteReportDir(r *Report, dir string) (string, error) {
 	for _, e := range r.Experiments {
 		figs, err := experimentFigures(&e, dir)
 		if err != nil {
+			return "", err
+		}
+		page.Figures = append(page.Figures, figs...)
+		if figs, err = seriesFigures(&e, dir); err != nil {
 			return "", err
 		}
 		page.Figures = append(page.Figures, figs...)

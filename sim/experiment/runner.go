@@ -395,7 +395,7 @@ func Compute(ctx context.Context, e *Experiment, r *Run) (store.SimResult, error
 	if err != nil {
 		return store.SimResult{}, fmt.Errorf("%s: %w", r, err)
 	}
-	res, err := sim.Run(r.Config, top, src)
+	res, ser, err := sim.RunWithSeries(r.Config, top, src, nil)
 	src.Close()
 	if err != nil {
 		return store.SimResult{}, fmt.Errorf("%s: %w", r, err)
@@ -404,7 +404,9 @@ func Compute(ctx context.Context, e *Experiment, r *Run) (store.SimResult, error
 		return store.SimResult{}, err
 	}
 	wl := src.acc.summary(gridTargets(top, r.Workload.ClusterLoads))
-	return resultRow(r, res, wl, 0, start), nil
+	row := resultRow(r, res, wl, 0, start)
+	row.Series = storedSeries(ser)
+	return row, nil
 }
 
 func resultRow(r *Run, res *sim.Result, wl WorkloadSummary, inv int64, start time.Time) store.SimResult {
