@@ -88,7 +88,10 @@ func (e *ExperimentReport) writeText(w io.Writer) error {
 }
 
 // offeredText is a run's offered load, of the whole and of each grid
-// (docs/sim.md: each over its own jobs' span): "69.3 (69.4 69.3)".
+// (docs/sim.md: each over its own jobs' span): "69.3 (69.4 69.3)". A grid
+// no job was credited to is "-": the jobs of a trace without a site map
+// get their home cluster from the simulator, so no grid is credited with
+// them (and the whole's load is the one to read): "70.0 (- -)".
 func offeredText(w *WorkloadSummary) string {
 	if w == nil {
 		return "-"
@@ -100,6 +103,10 @@ func offeredText(w *WorkloadSummary) string {
 		for i, g := range w.Grids {
 			if i > 0 {
 				b.WriteByte(' ')
+			}
+			if g.Jobs == 0 {
+				b.WriteByte('-')
+				continue
 			}
 			fmt.Fprintf(&b, "%.1f", g.OfferedLoad)
 		}
