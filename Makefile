@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 15s
 BENCHTIME ?= 1s
 
-.PHONY: all build test check bench bench-trace fuzz clean
+.PHONY: all build test check bench bench-trace bench-sim fuzz clean
 
 all: build
 
@@ -37,6 +37,12 @@ bench:
 ## bench-trace: trace parsing and analysis of LCG against `zcat | wc -l`
 bench-trace:
 	$(GO) test -run '^$$' -bench LCG -benchtime 20x ./gwa/
+
+## bench-sim: the simulator's speed: a day of DAS-2 + Grid'5000 per architecture (events/s),
+## and the 188,041-job LCG trace at 70% through each architecture (issue 15: under 5 s a run)
+bench-sim:
+	$(GO) test -run '^$$' -bench 'BenchmarkArch' ./sim/
+	$(GO) test -run '^$$' -bench LCGTrace -benchtime 3x ./sim/experiment/
 
 ## fuzz: run each fuzz target for FUZZTIME (e.g. make fuzz FUZZTIME=10m); every
 ## target runs even when one finds something, and the failures are listed at the end
