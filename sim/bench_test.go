@@ -54,3 +54,27 @@ func BenchmarkArchFailures(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkArchSeries is BenchmarkArch recording the run's Series (what
+// gmark sim run does), for the cost of the series against BenchmarkArch.
+func BenchmarkArchSeries(b *testing.B) {
+	jobs, top := cachedGridLF(b, "das2-g5k", 0.7, 24*time.Hour, 1)
+	for _, arch := range []string{"central", "dmm", "cern", "sep-c", "condor", "fcondor", "hier"} {
+		b.Run(arch, func(b *testing.B) {
+			cfg := DefaultConfig(arch)
+			var events, n int64
+			start := time.Now()
+			for b.Loop() {
+				res, _, err := RunWithSeries(cfg, top, &SliceSource{Jobs: jobs}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.Events
+				n += int64(res.Jobs)
+			}
+			el := time.Since(start).Seconds()
+			b.ReportMetric(float64(events)/el, "events/s")
+			b.ReportMetric(float64(n)/el, "jobs/s")
+		})
+	}
+}
