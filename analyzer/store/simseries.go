@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -26,42 +27,85 @@ func (s *SimSeries) check() error {
 	n := len(s.Arrivals)
 	switch {
 	case !(s.Interval > 0) || math.IsInf(s.Interval, 0):
-		return fmt.Errorf("store: a series interval of %g s", s.Interval)
+		return fmt.Errorf("a series interval of %g s", s.Interval)
 	case n > MaxSimSeriesBins:
-		return fmt.Errorf("store: a series of %d bins: at most %d", n, MaxSimSeriesBins)
+		return fmt.Errorf("a series of %d bins: at most %d", n, MaxSimSeriesBins)
 	case len(s.Starts) != n || len(s.Ends) != n:
-		return fmt.Errorf("store: a series of %d arrival, %d start and %d end bins", n, len(s.Starts), len(s.Ends))
+		return fmt.Errorf("a series of %d arrival, %d start and %d end bins", n, len(s.Starts), len(s.Ends))
 	}
-	for t, v := range s.Messages {
+	for _, t := range slices.Sorted(maps.Keys(s.Messages)) {
+		v := s.Messages[t]
 		if len(v) != n {
-			return fmt.Errorf("store: a series with %d bins of %s messages and %d of arrivals", len(v), t, n)
+			return fmt.Errorf("a series with %d bins of %s messages and %d of arrivals", len(v), t, n)
+		}
+		for _, c := range v {
+			if c < 0 {
+				return fmt.Errorf("a series with %d %s messages in a bin", c, t)
+			}
+		}
+	}
+	for _, v := range [][]int64{s.Arrivals, s.Starts, s.Ends} {
+		for _, c := range v {
+			if c < 0 {
+				return fmt.Errorf("a series with %d jobs in a bin", c)
+			}
 		}
 	}
 	return nil
 }
 
-// insertSimSeries writes a run's series: a row per bin, and a row per bin
-// and message type with messages (none for a count of 0).
+// insertSimSeries writes a run's series: one row, its counts as JSON
+// arrays, the message types with no message left out.
 func (t *Tx) insertSimSeries(digest string, s *SimSeries) error {
 	if err := s.check(); err != nil {
-		return err
+		return fmt.Errorf("store: %w", err)
 	}
-	for i := range s.Arrivals {
-		if _, err := t.exec("sim_series", digest, i, float64(i)*s.Interval, s.Interval, s.Arrivals[i], s.Starts[i], s.Ends[i]); err != nil {
-			return err
+	msgs := map[string][]int64{}
+	for typ, v := range s.Messages {
+		if slices.ContainsFunc(v, func(c int64) bool { return c != 0 }) {
+			msgs[typ] = v
 		}
 	}
-	for _, typ := range slices.Sorted(maps.Keys(s.Messages)) {
-		for i, n := range s.Messages[typ] {
-			if n == 0 {
-				continue
-			}
-			if _, err := t.exec("sim_series_message", digest, i, typ, n); err != nil {
-				return err
-			}
+	var cols [4][]byte
+	for i, v := range []any{nonNil(s.Arrivals), nonNil(s.Starts), nonNil(s.Ends), msgs} {
+		cols[i], _ = json.Marshal(v) // integers: cannot fail
+	}
+	_, err := t.exec("sim_series", digest, s.Interval, len(s.Arrivals), string(cols[0]), string(cols[1]), string(cols[2]), string(cols[3]))
+	return err
+}
+
+func nonNil(v []int64) []int64 {
+	if v == nil {
+		return []int64{}
+	}
+	return v
+}
+
+// decodeSimSeries reads a stored series row; a row the writer could not
+// have written (SQLite takes anything in a column) is ErrDamaged.
+func decodeSimSeries(interval float64, bins int, arrivals, starts, ends, messages string) (*SimSeries, error) {
+	s := &SimSeries{Interval: interval}
+	for _, c := range []struct {
+		text string
+		into any
+	}{{arrivals, &s.Arrivals}, {starts, &s.Starts}, {ends, &s.Ends}, {messages, &s.Messages}} {
+		if err := json.Unmarshal([]byte(c.text), c.into); err != nil {
+			return nil, fmt.Errorf("%w: a series: %v", ErrDamaged, err)
 		}
 	}
-	return nil
+	if s.Messages == nil {
+		s.Messages = map[string][]int64{}
+	}
+	if s.Arrivals == nil {
+		s.Arrivals = []int64{}
+	}
+	if err := s.check(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDamaged, err)
+	}
+	if len(s.Arrivals) != bins {
+		return nil, fmt.Errorf("%w: a series of %d bins with %d", ErrDamaged, bins, len(s.Arrivals))
+	}
+	return s, nil
 }
 
 // simSeries reads the series of an experiment's runs that have one, by
@@ -72,59 +116,24 @@ func (s *Store) simSeries(experimentID int64) (map[string]*SimSeries, error) {
 	if s.version < 5 {
 		return out, nil
 	}
-	rows, err := s.db.Query(`SELECT digest, bin, interval_s, arrivals, starts, ends FROM sim_series
-		WHERE digest IN (SELECT digest FROM sim_runs WHERE experiment_id = ?) ORDER BY digest, bin`, experimentID)
+	rows, err := s.db.Query(`SELECT digest, interval_s, bins, arrivals, starts, ends, messages FROM sim_series
+		WHERE digest IN (SELECT digest FROM sim_runs WHERE experiment_id = ?)`, experimentID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var d string
-		var bin int
+		var d, a, st, e, m string
 		var interval float64
-		var a, st, e int64
-		if err := rows.Scan(&d, &bin, &interval, &a, &st, &e); err != nil {
+		var bins int
+		if err := rows.Scan(&d, &interval, &bins, &a, &st, &e, &m); err != nil {
 			return nil, err
 		}
-		ser := out[d]
-		if ser == nil {
-			ser = &SimSeries{Interval: interval, Messages: map[string][]int64{}}
-			out[d] = ser
+		ser, err := decodeSimSeries(interval, bins, a, st, e, m)
+		if err != nil {
+			return nil, fmt.Errorf("the run %s: %w", d, err)
 		}
-		if bin != len(ser.Arrivals) || interval != ser.Interval {
-			return nil, fmt.Errorf("%w: the series of run %s has bin %d (of %g s) after %d bins of %g s", ErrDamaged, d, bin, interval, len(ser.Arrivals), ser.Interval)
-		}
-		ser.Arrivals, ser.Starts, ser.Ends = append(ser.Arrivals, a), append(ser.Starts, st), append(ser.Ends, e)
+		out[d] = ser
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
-	return out, s.simSeriesMessages(experimentID, out)
-}
-
-func (s *Store) simSeriesMessages(experimentID int64, series map[string]*SimSeries) error {
-	rows, err := s.db.Query(`SELECT digest, bin, type, count FROM sim_series_messages
-		WHERE digest IN (SELECT digest FROM sim_runs WHERE experiment_id = ?) ORDER BY digest, type, bin`, experimentID)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var d, typ string
-		var bin int
-		var n int64
-		if err := rows.Scan(&d, &bin, &typ, &n); err != nil {
-			return err
-		}
-		ser := series[d]
-		if ser == nil || bin < 0 || bin >= len(ser.Arrivals) {
-			return fmt.Errorf("%w: %s messages of run %s in bin %d, which its series lacks", ErrDamaged, typ, d, bin)
-		}
-		if ser.Messages[typ] == nil {
-			ser.Messages[typ] = make([]int64, len(ser.Arrivals))
-		}
-		ser.Messages[typ][bin] = n
-	}
-	return rows.Err()
+	return out, rows.Err()
 }

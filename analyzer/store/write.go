@@ -40,9 +40,8 @@ var insertSQL = map[string]string{
 	"sim_attempt":    `INSERT INTO sim_attempts (digest, invocation_id, started_ns) VALUES (?, ?, ?)`,
 	"sim_result": `INSERT INTO sim_results (digest, invocation_id, finished_ns, wall_ns, jobs, finished, utilization, awt_s, art_s, asd, asd_tau_s,
 		goodput_cpu_years, jf_percent, delegations_per_job, events, workload, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	"sim_message":        `INSERT INTO sim_messages (digest, type, count) VALUES (?, ?, ?)`,
-	"sim_series":         `INSERT INTO sim_series (digest, bin, start_s, interval_s, arrivals, starts, ends) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-	"sim_series_message": `INSERT INTO sim_series_messages (digest, bin, type, count) VALUES (?, ?, ?, ?)`,
+	"sim_message": `INSERT INTO sim_messages (digest, type, count) VALUES (?, ?, ?)`,
+	"sim_series":  `INSERT INTO sim_series (digest, interval_s, bins, arrivals, starts, ends, messages) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 	"sim_task": `INSERT INTO sim_tasks (invocation_id, array_name, task, digest, try, cluster, slurm_job_id, state, reason, started_ns, ended_ns, recorded_ns)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (array_name, task) DO NOTHING`,
 }

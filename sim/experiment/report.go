@@ -339,12 +339,55 @@ func builds(st *store.Store, experimentID int64) ([]string, error) {
 	return out, nil
 }
 
-// WriteJSON writes the report as indented JSON.
+// WriteJSON writes the report as indented JSON, each array of numbers on
+// one line (the series have hundreds of bins: one number a line made the
+// report ten times longer).
 func (r *Report) WriteJSON(w interface{ Write([]byte) (int, error) }) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(append(compactNumberArrays(b), '\n'))
 	return err
+}
+
+// compactNumberArrays takes the white space out of the arrays of numbers
+// of a JSON text (the strings are left as they are).
+func compactNumberArrays(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			out = append(out, c)
+			if c == '\\' && i+1 < len(b) {
+				i++
+				out = append(out, b[i])
+			} else if c == '"' {
+				inString = false
+			}
+			continue
+		case c == '"':
+			inString = true
+		case c == '[':
+			j := i + 1
+			for j < len(b) && strings.IndexByte("0123456789.-+eE, \n\t\r", b[j]) >= 0 {
+				j++
+			}
+			if j < len(b) && b[j] == ']' {
+				out = append(out, '[')
+				for _, d := range b[i+1 : j] {
+					if d != ' ' && d != '\n' && d != '\t' && d != '\r' {
+						out = append(out, d)
+					}
+				}
+				out = append(out, ']')
+				i = j
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -69,6 +70,10 @@ func TestSeriesT1Stored(t *testing.T) {
 	rep, err := ReadReport(filepath.Join(dir, "a.db"), nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(reports[0], &back); err != nil || !reflect.DeepEqual(&back, rep) {
+		t.Errorf("the report JSON does not decode to the report (%v)", err)
 	}
 	runs := rep.Experiments[0].Runs
 	if len(runs) != 3 {
@@ -171,6 +176,24 @@ func TestSeriesFigures(t *testing.T) {
 					t.Errorf("%s%s: %v", name, ext, err)
 				}
 			}
+		}
+	}
+}
+
+// The report's JSON has its arrays of numbers on one line, and only their
+// white space taken out: it decodes to the same values.
+func TestCompactNumberArrays(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"[\n  1,\n  2.5,\n  -3e-7\n]", "[1,2.5,-3e-7]"},
+		{"[]", "[]"},
+		{"{\n  \"a\": [\n    1\n  ],\n  \"b\": \"[ 1, 2 ]\"\n}", "{\n  \"a\": [1],\n  \"b\": \"[ 1, 2 ]\"\n}"},
+		{"[\n  \"x\",\n  1\n]", "[\n  \"x\",\n  1\n]"},
+		{"[\n  [\n    1\n  ],\n  [\n    2\n  ]\n]", "[\n  [1],\n  [2]\n]"},
+		{"\"a\\\"[ 1 ]\"", "\"a\\\"[ 1 ]\""},
+		{"[ 1, 2", "[ 1, 2"},
+	} {
+		if got := string(compactNumberArrays([]byte(tc.in))); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
