@@ -72,12 +72,15 @@ func TestSeriesT1(t *testing.T) {
 func TestSeriesTotals(t *testing.T) {
 	top := flat(t, 64, 32, 16)
 	jobs := synth(top, 0.8, 12*time.Hour, 7, nil)
+	restarts, keepAlives := 0, int64(0)
 	for _, arch := range ArchNames() {
 		for _, cool := range []bool{false, true} {
 			cfg := DefaultConfig(arch)
 			cfg.CoolDown = cool
 			cfg.Outages = []Outage{{Cluster: "c1", At: 3 * time.Hour, For: time.Hour}}
 			plain, tr := run(t, cfg, top, jobs)
+			restarts += plain.Restarts
+			keepAlives += plain.Messages[KeepAlive]
 			res, ser := runSeries(t, cfg, top, &SliceSource{Jobs: jobs})
 			if !reflect.DeepEqual(plain, res) {
 				t.Fatalf("%s cool-down %v: the series changed the result:\n%+v\n%+v", arch, cool, plain, res)
@@ -100,6 +103,9 @@ func TestSeriesTotals(t *testing.T) {
 				t.Errorf("%s cool-down %v: %d bins of %v for a run of %v s", arch, cool, n, ser.Interval, res.End)
 			}
 		}
+	}
+	if restarts == 0 || keepAlives == 0 {
+		t.Errorf("%d restarts, %d KeepAlives in all: the test tests neither", restarts, keepAlives)
 	}
 }
 
