@@ -160,22 +160,25 @@ func (r *seriesRecorder) keepAlives(start, until, period time.Duration) {
 	}
 }
 
+// The observer's calls file a job's event at its own time (a hosted job's
+// start and end are the hosting architecture's, not the engine clock's).
+
 func (r *seriesRecorder) Arrived(j *Job) {
-	r.bins[r.binOf(r.s.now)].arrivals++
+	r.bins[r.binOf(j.Submit)].arrivals++
 	if r.next != nil {
 		r.next.Arrived(j)
 	}
 }
 
 func (r *seriesRecorder) Started(j *Job) {
-	r.bins[r.binOf(r.s.now)].starts++
+	r.bins[r.binOf(j.Start)].starts++
 	if r.next != nil {
 		r.next.Started(j)
 	}
 }
 
 func (r *seriesRecorder) Ended(j *Job) {
-	r.bins[r.binOf(r.s.now)].ends++
+	r.bins[r.binOf(j.End)].ends++
 	if r.next != nil {
 		r.next.Ended(j)
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -68,40 +69,55 @@ func TestSeriesT1(t *testing.T) {
 
 // The series adds up to the run's totals, and recording it changes
 // nothing of the run, under every architecture, with failures (restarts)
-// and leases (KeepAlives), with and without cool-down.
+// and leases (KeepAlives), with and without cool-down; under central's core
+// model (hosted jobs); and cut at a horizon.
 func TestSeriesTotals(t *testing.T) {
 	top := flat(t, 64, 32, 16)
 	jobs := synth(top, 0.8, 12*time.Hour, 7, nil)
-	restarts, keepAlives := 0, int64(0)
+	type variant struct {
+		name string
+		cfg  Config
+	}
+	var variants []variant
 	for _, arch := range ArchNames() {
 		for _, cool := range []bool{false, true} {
 			cfg := DefaultConfig(arch)
 			cfg.CoolDown = cool
 			cfg.Outages = []Outage{{Cluster: "c1", At: 3 * time.Hour, For: time.Hour}}
-			plain, tr := run(t, cfg, top, jobs)
-			restarts += plain.Restarts
-			keepAlives += plain.Messages[KeepAlive]
-			res, ser := runSeries(t, cfg, top, &SliceSource{Jobs: jobs})
-			if !reflect.DeepEqual(plain, res) {
-				t.Fatalf("%s cool-down %v: the series changed the result:\n%+v\n%+v", arch, cool, plain, res)
+			variants = append(variants, variant{fmt.Sprintf("%s cool-down %v", arch, cool), cfg})
+		}
+	}
+	core := DefaultConfig("central")
+	core.CentralModel, core.CoolDown = CentralCore, true
+	variants = append(variants, variant{"central core", core})
+	cut := DefaultConfig("dmm")
+	cut.CoolDown, cut.Horizon = true, 6*time.Hour
+	variants = append(variants, variant{"dmm cut at 6 h", cut})
+	restarts, keepAlives := 0, int64(0)
+	for _, v := range variants {
+		plain, tr := run(t, v.cfg, top, jobs)
+		restarts += plain.Restarts
+		keepAlives += plain.Messages[KeepAlive]
+		res, ser := runSeries(t, v.cfg, top, &SliceSource{Jobs: jobs})
+		if !reflect.DeepEqual(plain, res) {
+			t.Fatalf("%s: the series changed the result:\n%+v\n%+v", v.name, plain, res)
+		}
+		starts, ends := 0, 0
+		for id := range tr.started {
+			starts += len(tr.started[id])
+			ends += len(tr.ended[id])
+		}
+		if starts == 0 || sum(ser.Arrivals) != int64(res.Jobs) || sum(ser.Starts) != int64(starts) || sum(ser.Ends) != int64(ends) {
+			t.Errorf("%s: series %d arrivals, %d starts, %d ends; run %d, %d, %d", v.name,
+				sum(ser.Arrivals), sum(ser.Starts), sum(ser.Ends), res.Jobs, starts, ends)
+		}
+		for k := range ser.Messages {
+			if got := sum(ser.Messages[k]); got != res.Messages[k] {
+				t.Errorf("%s: %d %v messages in the series, %d in the result", v.name, got, MsgType(k), res.Messages[k])
 			}
-			starts, ends := 0, 0
-			for id := range tr.started {
-				starts += len(tr.started[id])
-				ends += len(tr.ended[id])
-			}
-			if sum(ser.Arrivals) != int64(res.Jobs) || sum(ser.Starts) != int64(starts) || sum(ser.Ends) != int64(ends) {
-				t.Errorf("%s cool-down %v: series %d arrivals, %d starts, %d ends; run %d, %d, %d", arch, cool,
-					sum(ser.Arrivals), sum(ser.Starts), sum(ser.Ends), res.Jobs, starts, ends)
-			}
-			for k := range ser.Messages {
-				if got := sum(ser.Messages[k]); got != res.Messages[k] {
-					t.Errorf("%s cool-down %v: %d %v messages in the series, %d in the result", arch, cool, got, MsgType(k), res.Messages[k])
-				}
-			}
-			if n := len(ser.Starts); n > SeriesBins || time.Duration(n-1)*ser.Interval > secDuration(res.End) {
-				t.Errorf("%s cool-down %v: %d bins of %v for a run of %v s", arch, cool, n, ser.Interval, res.End)
-			}
+		}
+		if n := len(ser.Starts); n > SeriesBins || time.Duration(n-1)*ser.Interval > secDuration(res.End) {
+			t.Errorf("%s: %d bins of %v for a run of %v s", v.name, n, ser.Interval, res.End)
 		}
 	}
 	if restarts == 0 || keepAlives == 0 {
