@@ -52,8 +52,6 @@ type Sim struct {
 	keepAlives  bool
 
 	obs         Observer
-	ser         *seriesRecorder // nil: no series (RunWithSeries)
-	seriesEdge  time.Duration   // the end of the series' current bin
 	src         Source
 	w           workload.Job
 	next        *Job
@@ -69,6 +67,9 @@ type Sim struct {
 	hosted     bool // the architecture runs the jobs itself (central's core model)
 	hostedRun  hostedRunning
 	horizonCut bool // the run was cut at Config.Horizon
+
+	ser        *seriesRecorder // nil: no series (RunWithSeries)
+	seriesEdge time.Duration   // the end of the series' current bin
 }
 
 // accum gathers the metrics as jobs end, so a run keeps no record of the
