@@ -10,49 +10,38 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gmark/gmark/examples"
 )
 
-// t1Experiment writes the thesis's T1 (Sec. 6.4.1) as an experiment: one
-// cluster of 10 processors, 100 jobs of one processor and 10,000 s
-// submitted at t = 0, with cool-down. A trace must span some time to be
-// scaled to a load, so it has a 101st job, of 1 s, submitted at 1,000 s:
-// at a load of 100% its submit time is scaled to just after 100,000 s,
-// when the 100 jobs have all ended, so the waves are T1's.
+// t1Experiment is the thesis's T1 (Sec. 6.4.1) as an experiment: one
+// cluster of 10 processors (the t1 preset), 100 jobs of one processor and
+// 10,000 s submitted at t = 0 (a burst), under the architectures without
+// an information delay, with cool-down.
 func t1Experiment(t *testing.T, dir string) *Experiment {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString("; Version: 2.2\n; MaxProcs: 10\n")
-	for k := 1; k <= 100; k++ {
-		fmt.Fprintf(&b, "%d 0 0 10000 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1\n", k)
-	}
-	b.WriteString("101 1000 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1\n")
-	if err := os.WriteFile(filepath.Join(dir, "t1.swf"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "one.toml"), []byte("name = \"one\"\n[[cluster]]\nname = \"c\"\nprocessors = 10\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	return load(t, dir, `name = "t1"
-topology = "one.toml"
+topology = "t1"
 architectures = ["central", "sep-c", "cern"]
 loads = [100]
 [workload]
-kind = "trace"
-trace = "t1.swf"
+kind = "burst"
+jobs = 100
+processors = 1
+runtime = "10000s"
 [settings]
 cool_down = true
 aligned_cycles = true
-info_period = "0s"
+info_period = 0
 `)
 }
 
 // T1 in the stored series: under each architecture without an
 // information delay, the 100 arrivals in the first bin and 10 starts in
-// each of the bins at 0, 10,000, …, 90,000 s (bins of 1,000 s: the run
-// lasts 100,001 s), then the 101st job's start at 100,000 s (its end,
-// and the last wave's, in the same bin); the report
-// JSON is the same, byte for byte, from another execution into another
-// store.
+// each of the bins at 0, 10,000, …, 90,000 s, none between (bins of 1,000
+// s: the run lasts 100,000 s, and its last bin, of the last wave's ends,
+// starts there); the report JSON decodes to the report, and is the same,
+// byte for byte, from another execution into another store.
 func TestSeriesT1Stored(t *testing.T) {
 	dir := t.TempDir()
 	e := t1Experiment(t, dir)
@@ -81,31 +70,83 @@ func TestSeriesT1Stored(t *testing.T) {
 	}
 	for _, r := range runs {
 		s := r.Series
-		if s == nil || r.Metrics == nil || r.Metrics.Jobs != 101 {
+		if s == nil || r.Metrics == nil || r.Metrics.Jobs != 100 {
 			t.Fatalf("%s: series %v, metrics %+v", r.Arch, s, r.Metrics)
 		}
 		if s.Interval != 1000 || len(s.Starts) != 101 {
 			t.Fatalf("%s: %d bins of %g s, want 101 of 1000 s (end %g s)", r.Arch, len(s.Starts), s.Interval, r.Metrics.End)
 		}
-		for i, n := range s.Starts {
-			want := 0.0
-			switch {
-			case i%10 == 0 && i < 100:
-				want = 10
-			case i == 100:
-				want = 1
+		for i := range s.Starts {
+			var starts, ends, arrivals float64
+			if i%10 == 0 && i < 100 {
+				starts = 10
 			}
-			if n != want {
-				t.Fatalf("%s: %g starts in the bin at %g s, want %g (starts %v)", r.Arch, n, float64(i)*s.Interval, want, s.Starts)
+			if i%10 == 0 && i > 0 {
+				ends = 10
 			}
-		}
-		if s.Arrivals[0] != 100 || s.Arrivals[100] != 1 || s.Ends[10] != 10 || s.Ends[100] != 11 {
-			t.Errorf("%s: arrivals %v, ends %v", r.Arch, s.Arrivals, s.Ends)
+			if i == 0 {
+				arrivals = 100
+			}
+			if s.Starts[i] != starts || s.Ends[i] != ends || s.Arrivals[i] != arrivals {
+				t.Fatalf("%s: bin at %g s: %g arrivals, %g starts, %g ends; want %g, %g, %g", r.Arch, float64(i)*s.Interval,
+					s.Arrivals[i], s.Starts[i], s.Ends[i], arrivals, starts, ends)
+			}
 		}
 	}
 	for _, a := range rep.Experiments[0].Aggregates {
 		if a.Runs != 1 || a.Series == nil || !reflect.DeepEqual(a.Series.Starts, runsOf(runs, a.Arch).Series.Starts) {
 			t.Errorf("%s: the mean of one run is not the run: %+v", a.Arch, a.Series)
+		}
+	}
+}
+
+// The shipped T1 self-test (examples/sim/t1-selftest.toml) in the stored
+// series: in every scenario the 10 waves of 10 starts are in the bins of
+// their times, wave k at (k−1)·10,000 + δ when the grid scheduler
+// overcommits and (k−1)·10,000 + k·δ under soft reservation (docs/sim.md,
+// T1), and no start is anywhere else.
+func TestSeriesT1SelfTestExample(t *testing.T) {
+	const name = "sim/t1-selftest.toml"
+	b, err := examples.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Parse(filepath.Join("examples", name), b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "t1.db")
+	if _, err := Execute(context.Background(), e, RunOptions{DB: db, Parallel: 2}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ReadReport(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := rep.Experiments[0].Runs
+	if len(runs) != 8 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	for _, r := range runs {
+		var delta float64
+		reserve := strings.HasPrefix(r.Scenario, "reserve-")
+		if _, err := fmt.Sscanf(strings.TrimPrefix(r.Scenario, "reserve-"), "delta-%g", &delta); err != nil {
+			t.Fatalf("scenario %q: %v", r.Scenario, err)
+		}
+		s := r.Series
+		if s == nil {
+			t.Fatalf("%s: no series", r.Scenario)
+		}
+		want := make([]float64, len(s.Starts))
+		for k := 1; k <= 10; k++ {
+			at := float64(k-1)*10_000 + delta
+			if reserve {
+				at = float64(k-1)*10_000 + float64(k)*delta
+			}
+			want[int(at/s.Interval)] += 10
+		}
+		if !reflect.DeepEqual(s.Starts, want) {
+			t.Errorf("%s: starts per %g s\n%v\nwant\n%v", r.Scenario, s.Interval, s.Starts, want)
 		}
 	}
 }
