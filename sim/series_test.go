@@ -70,7 +70,7 @@ func TestSeriesT1(t *testing.T) {
 // The series adds up to the run's totals, and recording it changes
 // nothing of the run, under every architecture, with failures (restarts)
 // and leases (KeepAlives), with and without cool-down; under central's core
-// model (hosted jobs); and cut at a horizon.
+// model (hosted jobs); cut at a horizon; with the thesis's failures.
 func TestSeriesTotals(t *testing.T) {
 	top := flat(t, 64, 32, 16)
 	jobs := synth(top, 0.8, 12*time.Hour, 7, nil)
@@ -93,6 +93,9 @@ func TestSeriesTotals(t *testing.T) {
 	cut := DefaultConfig("dmm")
 	cut.CoolDown, cut.Horizon = true, 6*time.Hour
 	variants = append(variants, variant{"dmm cut at 6 h", cut})
+	failing := DefaultConfig("condor")
+	failing.Failures, failing.CoolDown = FailuresThesis, true
+	variants = append(variants, variant{"condor with the thesis's failures", failing})
 	restarts, keepAlives := 0, int64(0)
 	for _, v := range variants {
 		plain, tr := run(t, v.cfg, top, jobs)
