@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -150,6 +151,20 @@ growth_size_per_year = 0
 	}
 	if growing.res.Jobs != calm.res.Jobs || growing.res.Restarts != 0 || growing.res.End != calm.res.End || growing.res.Processors != 400 {
 		t.Errorf("growing: %d jobs (calm %d), %d restarts, end %v (calm %v), %d processors", growing.res.Jobs, calm.res.Jobs, growing.res.Restarts, growing.res.End, calm.res.End, growing.res.Processors)
+	}
+	// The report gives them: a table of the restarts and the time they
+	// wasted, the failing scenario's as stored.
+	rep, err := ReadReport(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txt strings.Builder
+	if err := rep.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("failing      dmm      60   1/1    %6.1f", float64(failing.res.Restarts))
+	if !strings.Contains(txt.String(), "runs killed by failures or expired leases") || !strings.Contains(strings.Join(strings.Fields(txt.String()), " "), strings.Join(strings.Fields(want), " ")) {
+		t.Errorf("the report's restarts table lacks %q:\n%s", want, txt.String())
 	}
 	t.Logf("calm: end %.0f s U %.3f; failing: %d restarts, %.4f CPU-years wasted, end %.0f s; growing: %d processors at the end %.0f s",
 		calm.res.End, calm.res.Utilization, failing.res.Restarts, failing.res.Wasted, failing.res.End, growing.res.Processors, growing.res.End)

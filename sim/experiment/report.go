@@ -70,6 +70,10 @@ type Metrics struct {
 	Messages          map[string]int64 `json:"messages"`
 	WorkloadMessages  int64            `json:"workload_management_messages"`
 	End               float64          `json:"end_s"`
+	// Restarts are runs killed by failures (outages, the failure model)
+	// or expired leases; Wasted the processor time they had used.
+	Restarts int     `json:"restarts"`
+	Wasted   float64 `json:"wasted_cpu_years"`
 	// Deadlines are Ballier et al.'s figures, from central's core model
 	// when its jobs have start deadlines or its grid local workloads.
 	Deadlines *core.DeadlineSummary `json:"deadlines,omitempty"`
@@ -113,6 +117,8 @@ var metrics = []metric{
 	{"delegations_per_job", "deleg./job", func(m *Metrics) float64 { return m.DelegationsPerJob }},
 	{"hops_per_delegated", "hops/deleg.", func(m *Metrics) float64 { return m.HopsPerDelegated }},
 	{"workload_management_messages", "WM msgs", func(m *Metrics) float64 { return float64(m.WorkloadMessages) }},
+	{"restarts", "restarts", func(m *Metrics) float64 { return float64(m.Restarts) }},
+	{"wasted_cpu_years", "wasted (CPU-y)", func(m *Metrics) float64 { return m.Wasted }},
 }
 
 func init() {
@@ -230,7 +236,7 @@ func metricsOf(r store.SimResult) (*Metrics, *WorkloadSummary, int, error) {
 	m := &Metrics{Jobs: res.Jobs, Finished: res.Finished, Utilization: res.Utilization, AWT: res.AWT, ART: res.ART, ASD: res.ASD,
 		ASDTau: res.SlowdownTau, Goodput: res.Goodput, GoodputBy: res.GoodputBy, JF: res.JF, DelegationsPerJob: res.DelegationsPerJob,
 		HopsPerDelegated: res.HopsPerDelegated, Messages: map[string]int64{}, WorkloadMessages: res.Messages.WorkloadManagement(), End: res.End,
-		Deadlines: res.Deadlines}
+		Deadlines: res.Deadlines, Restarts: res.Restarts, Wasted: res.Wasted}
 	for _, msg := range r.Messages {
 		m.Messages[msg.Type] = msg.Count
 	}

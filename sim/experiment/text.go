@@ -84,6 +84,9 @@ func (e *ExperimentReport) writeText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := e.writeRestarts(w); err != nil {
+		return err
+	}
 	return e.writeDeadlines(w)
 }
 
@@ -116,3 +119,25 @@ func offeredText(w *WorkloadSummary) string {
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// writeRestarts is the table of the runs killed by failures or expired
+// leases, when any aggregate has one.
+func (e *ExperimentReport) writeRestarts(w io.Writer) error {
+	any := false
+	for _, a := range e.Aggregates {
+		any = any || a.Stats["restarts"].Max > 0
+	}
+	if !any {
+		return nil
+	}
+	fmt.Fprintln(w, "\nruns killed by failures or expired leases (means over repetitions):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tarch\tload %\treps\trestarts\twasted CPU-y\t")
+	for _, a := range e.Aggregates {
+		if a.Runs > 0 {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%.1f\t%.4f\t\n", a.Scenario, a.Arch, num(a.Load), a.Runs, a.Planned,
+				a.Stats["restarts"].Mean, a.Stats["wasted_cpu_years"].Mean)
+		}
+	}
+	return tw.Flush()
+}
