@@ -26,9 +26,11 @@ check:
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
 
-## test: formatting, vet, and every test (fuzz targets run their seed corpora)
+## test: formatting, vet, and every test (fuzz targets run their seed corpora); cmd/gmark's
+## end-to-end tests take about 10 minutes on 2 cores, past go test's default 10-minute limit
+## on a loaded machine
 test: check
-	$(GO) test ./...
+	$(GO) test -timeout 25m ./...
 
 ## bench: every benchmark; generation speed figures are in ./generator
 bench:

@@ -35,9 +35,11 @@ import (
 // jobs; two long jobs, at 0 and 2 s, so that the second, lastJob, is the
 // last to end, seconds after every other: "near the end" (every job final
 // but lastJob) is a state the run cannot pass between two looks at the
-// store.
+// store. Its 12 s leave that margin on a loaded machine too, where the
+// short jobs' ends reach the store late and in batches (with 6 s, a
+// Slurm run under load once reported every end at once).
 const faultSpec = "1\tunitary\t24\tswf\tsingle\t1\t*:1\tC(60ms)\tRunTime=C(400ms)\n" +
-	"2\tunitary\t2\tswf\tsingle\t1\t*:1\tC(2s)\tRunTime=C(6s)\n" +
+	"2\tunitary\t2\tswf\tsingle\t1\t*:1\tC(2s)\tRunTime=C(12s)\n" +
 	"3\tcomposite\t2\tforkjoin\tsingle\t1\t*:?\tC(300ms)\tN=4,L=3,AppsWithWeights=hello\n"
 
 const lastJob = "2-1"
