@@ -145,6 +145,7 @@ type sim struct {
 	running     map[phKey]*event // the job a placeholder runs
 	pendingLoss [][]float64
 	rng         []*rand.Rand
+	svc         []*rand.Rand // service-time draws
 	faults      Faults
 }
 
@@ -189,6 +190,7 @@ func simulate(sp *Spec, mode string) (*outcome, error) {
 		gs.Sites = append(gs.Sites, site.Spec{Name: st.Name, Kind: site.Zinf, Mode: site.Classic})
 		s.pendingLoss = append(s.pendingLoss, append([]float64(nil), st.Lost...))
 		s.rng = append(s.rng, rand.New(rand.NewPCG(sp.Seed, uint64(i))))
+		s.svc = append(s.svc, serviceRNG(sp.Seed, i))
 	}
 	if err := s.mq.PutGroup(epoch, gs); err != nil {
 		return nil, err
@@ -302,7 +304,7 @@ func (s *sim) pull(e *event) error {
 	if err != nil || j < 0 || j >= len(s.sp.Units) {
 		return fmt.Errorf("the metaqueue gave out %q", rep.Order.Command)
 	}
-	f := st.finish(e.t, s.sp.Units[j])
+	f := st.finish(e.t, s.sp.Units[j]*s.factor(e.site))
 	ev := &event{t: f, kind: evEnd, site: e.site, local: e.local, att: rep.Order.Attempt, job: j, start: e.t}
 	if c, cut := s.cut(e.site, e.t, f); cut {
 		ev.t, ev.kind = c, evVanish

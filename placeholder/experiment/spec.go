@@ -60,10 +60,13 @@ const (
 //	queue_wait = 0                      # seconds each placeholder waits in the local queue
 //	load = [{from = 830, to = 2600, rate = 0.2}]
 type Spec struct {
-	Name     string    `toml:"name" json:"name"`
-	Modes    []string  `toml:"modes" json:"modes"`
-	Split    []int     `toml:"split" json:"split"`
-	Units    []float64 `toml:"units" json:"units"`
+	Name  string    `toml:"name" json:"name"`
+	Modes []string  `toml:"modes" json:"modes"`
+	Split []int     `toml:"split" json:"split"`
+	Units []float64 `toml:"units" json:"units"`
+	// Jobs, when units is absent, is a workload of that many jobs of one
+	// unit each (CISS-1's grid points).
+	Jobs     int       `toml:"jobs" json:"jobs,omitempty"`
 	Interval float64   `toml:"interval" json:"interval"`
 	Hour     float64   `toml:"hour" json:"hour"`
 	Window   []float64 `toml:"window" json:"window,omitempty"`
@@ -79,6 +82,8 @@ type Spec struct {
 	// rates, over the sites whose count is "auto" and whose free
 	// processors are not given.
 	AutoTotal int `toml:"auto_total" json:"auto_total,omitempty"`
+
+	jobsFilled bool // units was filled from jobs
 }
 
 // Site is an emulated site: Placeholders placeholders (or, in the static
@@ -88,6 +93,13 @@ type Site struct {
 	Name         string  `toml:"name" json:"name"`
 	Rate         float64 `toml:"rate" json:"rate"`
 	Placeholders int     `toml:"-" json:"placeholders"`
+	// Mean and Sigma (seconds), in place of Rate: each execution of a job
+	// of one unit at the site takes a lognormal time of that mean and
+	// standard deviation (CISS-1's Table 5.5); Rate is then 1/Mean.
+	Mean  float64 `toml:"mean" json:"mean,omitempty"`
+	Sigma float64 `toml:"sigma" json:"sigma,omitempty"`
+	// fromMean: Rate was set from Mean.
+	fromMean bool
 	// Count is the file's placeholders: a number, or "auto" (Auto): then
 	// Placeholders is the site's free Processors, or its rate's share of
 	// the spec's AutoTotal, bounded by MaxCount.
@@ -243,6 +255,9 @@ func (sp *Spec) Check() error {
 	if len(sp.Sites) > MaxSites {
 		return failf("site", -1, "%d sites; at most %d", len(sp.Sites), MaxSites)
 	}
+	if err := sp.checkJobs(); err != nil {
+		return err
+	}
 	if len(sp.Units) == 0 || len(sp.Units) > MaxJobs {
 		return failf("units", -1, "units must list 1 to %d jobs (the units of work of each)", MaxJobs)
 	}
@@ -286,6 +301,9 @@ func (s *Site) check(i int, names map[string]bool) error {
 		return failf("name", i, "site %s given twice", s.Name)
 	}
 	names["site "+s.Name] = true
+	if err := s.checkService(i); err != nil {
+		return err
+	}
 	if !positive(s.Rate) {
 		return failf("rate", i, "site %s: rate %v must be a number of units/s from 1e-9 to 1e12", s.Name, s.Rate)
 	}
