@@ -33,7 +33,12 @@ type Report struct {
 // Experiment runs the workload of sp over its sites in each of its modes,
 // in simulated time. It is deterministic: the same spec gives the same
 // report.
-func Experiment(sp *Spec) (*Report, error) {
+func Experiment(sp *Spec) (*Report, error) { return ExperimentWith(sp, Options{}) }
+
+// ExperimentWith runs the experiment with options for scaled time (a spec
+// with time_scale; docs/placeholder.md): then the placeholders are real
+// processes and the report is not deterministic.
+func ExperimentWith(sp *Spec, o Options) (*Report, error) {
 	if err := sp.Check(); err != nil {
 		return nil, err
 	}
@@ -41,7 +46,11 @@ func Experiment(sp *Spec) (*Report, error) {
 	byMode := map[string]*Result{}
 	faulty := sp.faulty() || sp.Watchdog != nil
 	for _, m := range sp.Modes {
-		out, err := simulate(sp, m)
+		run := simulate
+		if sp.TimeScale > 0 {
+			run = func(sp *Spec, m string) (*outcome, error) { return scaled(sp, m, o) }
+		}
+		out, err := run(sp, m)
 		if err != nil {
 			return nil, fmt.Errorf("%s run: %w", m, err)
 		}

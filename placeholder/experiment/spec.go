@@ -18,6 +18,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -82,6 +83,10 @@ type Spec struct {
 	// rates, over the sites whose count is "auto" and whose free
 	// processors are not given.
 	AutoTotal int `toml:"auto_total" json:"auto_total,omitempty"`
+	// TimeScale, when set, runs the experiment in scaled wall-clock time
+	// (experiment seconds per wall second) through a real metaqueue and
+	// real placeholder processes on this host; absent: simulated time.
+	TimeScale float64 `toml:"time_scale" json:"time_scale,omitempty"`
 
 	jobsFilled bool // units was filled from jobs
 }
@@ -158,7 +163,16 @@ func RunFile(path, format, dir string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, err := Experiment(sp)
+	var o Options
+	if sp.TimeScale > 0 {
+		if o.Gmark, err = os.Executable(); err != nil {
+			return err
+		}
+		if dir != "" {
+			o.Dir = filepath.Join(dir, "scaled") // the metaqueue's state and the placeholders' output, kept
+		}
+	}
+	r, err := ExperimentWith(sp, o)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -288,6 +302,9 @@ func (sp *Spec) Check() error {
 		return err
 	}
 	if err := sp.checkFaults(); err != nil {
+		return err
+	}
+	if err := sp.checkScaled(); err != nil {
 		return err
 	}
 	return sp.checkTimes()
