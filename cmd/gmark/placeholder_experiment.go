@@ -6,7 +6,7 @@ import (
 )
 
 func placeholderExperimentCommand() *cli.Command {
-	return &cli.Command{Name: "experiment", ArgsUsage: "FILE.toml", Usage: "run a workload over emulated sites both ways (static split, placeholders) in simulated time",
+	return &cli.Command{Name: "experiment", ArgsUsage: "FILE.toml", Usage: "run a workload over emulated sites both ways (static split, placeholders) in simulated or scaled time",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&cli.StringFlag{Name: "out", Usage: "write the report, its figures and index.html into this directory"}},
 		Action: func(c *cli.Context) error {

@@ -87,6 +87,12 @@ func newAgent(opts Options) (*agent, error) {
 			if opts.LocalID == "" {
 				return nil, errors.New("agent: a Slurm placeholder runs as a batch job ($SLURM_JOB_ID is not set)")
 			}
+		case site.Koala:
+			// The core's job id, which its process execution hands over.
+			opts.LocalID = os.Getenv("GMARK_JOB_ID")
+			if opts.LocalID == "" {
+				return nil, errors.New("agent: a koala placeholder runs as a job of the core ($GMARK_JOB_ID is not set)")
+			}
 		default:
 			opts.LocalID = strconv.Itoa(os.Getpid())
 		}

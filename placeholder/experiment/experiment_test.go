@@ -8,7 +8,7 @@ import (
 	"github.com/gmark/gmark/examples"
 )
 
-func load(t *testing.T, name string) *Spec {
+func load(t testing.TB, name string) *Spec {
 	t.Helper()
 	b, err := examples.ReadFile("placeholder/" + name)
 	if err != nil {

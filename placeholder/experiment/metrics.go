@@ -63,6 +63,8 @@ type Hourly struct {
 	Rows  []HourRow `json:"rows"`
 	After HourRow   `json:"after"`
 	Sum   float64   `json:"sum"` // rows + after: the job-equivalents done in the window
+	// Sites is each site's share of the window (Table 5.5).
+	Sites []WindowSite `json:"sites"`
 }
 
 // HourRow is one row: Row from 1 covers [From+(Row-1)·Hour, From+Row·Hour).
@@ -121,6 +123,7 @@ func measure(sp *Spec, mode string, runs []JobRun) (*Result, error) {
 	}
 	r.Intervals = intervals(sp, runs, idx, r.Makespan)
 	r.Hourly = hourly(runs, from, to, sp.Hour)
+	r.Hourly.Sites = windowSites(sp, runs, idx, from, to)
 	return r, nil
 }
 

@@ -166,6 +166,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("units = [1,2,3]\nsplit=[3]\n[[site]]\nname=\"A\"\nrate=0.5\nplaceholders=2\nqueue_wait=3\n"))
 	f.Add([]byte("units = [1,2,3]\nseed = 3\nretries = 1\nretry_wait = 2\noutages = [{from = 1, to = 4}]\n[watchdog]\nexec_failure = 5\nqueue_failure = 50\nmax_retries = 1\ninterval = 1\nprobe = true\n[[site]]\nname=\"A\"\nrate=0.5\nstop_at = 3\n[[site]]\nname=\"B\"\nrate=1\nlost = [0.5, 2]\nloss_rate = 0.1\n"))
 	f.Add([]byte("units = [1,2,3]\nauto_total = 4\n[[site]]\nname=\"A\"\nrate=0.5\nplaceholders = \"auto\"\nmax_count = 2\n[[site]]\nname=\"B\"\nrate=1\nplaceholders = \"auto\"\nprocessors = 3\n"))
+	f.Add([]byte("jobs = 50\nseed = 2\nwindow = [10, 100]\n[[site]]\nname=\"A\"\nmean = 10\nsigma = 5\nplaceholders = 3\n[[site]]\nname=\"B\"\nmean = 4\n"))
+	f.Add([]byte("units = [1,2]\ntime_scale = 10\n[[site]]\nname=\"A\"\nrate = 1\nload = [{from = 0, to = 1, rate = 2}]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		sp, err := Parse("f.toml", b)
 		if err != nil {

@@ -33,7 +33,12 @@ type Report struct {
 // Experiment runs the workload of sp over its sites in each of its modes,
 // in simulated time. It is deterministic: the same spec gives the same
 // report.
-func Experiment(sp *Spec) (*Report, error) {
+func Experiment(sp *Spec) (*Report, error) { return ExperimentWith(sp, Options{}) }
+
+// ExperimentWith runs the experiment with options for scaled time (a spec
+// with time_scale; docs/placeholder.md): then the placeholders are real
+// processes and the report is not deterministic.
+func ExperimentWith(sp *Spec, o Options) (*Report, error) {
 	if err := sp.Check(); err != nil {
 		return nil, err
 	}
@@ -41,7 +46,11 @@ func Experiment(sp *Spec) (*Report, error) {
 	byMode := map[string]*Result{}
 	faulty := sp.faulty() || sp.Watchdog != nil
 	for _, m := range sp.Modes {
-		out, err := simulate(sp, m)
+		run := simulate
+		if sp.TimeScale > 0 {
+			run = func(sp *Spec, m string) (*outcome, error) { return scaled(sp, m, o) }
+		}
+		out, err := run(sp, m)
 		if err != nil {
 			return nil, fmt.Errorf("%s run: %w", m, err)
 		}
@@ -145,6 +154,7 @@ type sim struct {
 	running     map[phKey]*event // the job a placeholder runs
 	pendingLoss [][]float64
 	rng         []*rand.Rand
+	svc         []*rand.Rand // service-time draws
 	faults      Faults
 }
 
@@ -189,6 +199,7 @@ func simulate(sp *Spec, mode string) (*outcome, error) {
 		gs.Sites = append(gs.Sites, site.Spec{Name: st.Name, Kind: site.Zinf, Mode: site.Classic})
 		s.pendingLoss = append(s.pendingLoss, append([]float64(nil), st.Lost...))
 		s.rng = append(s.rng, rand.New(rand.NewPCG(sp.Seed, uint64(i))))
+		s.svc = append(s.svc, serviceRNG(sp.Seed, i))
 	}
 	if err := s.mq.PutGroup(epoch, gs); err != nil {
 		return nil, err
@@ -302,7 +313,7 @@ func (s *sim) pull(e *event) error {
 	if err != nil || j < 0 || j >= len(s.sp.Units) {
 		return fmt.Errorf("the metaqueue gave out %q", rep.Order.Command)
 	}
-	f := st.finish(e.t, s.sp.Units[j])
+	f := st.finish(e.t, s.sp.Units[j]*s.factor(e.site))
 	ev := &event{t: f, kind: evEnd, site: e.site, local: e.local, att: rep.Order.Attempt, job: j, start: e.t}
 	if c, cut := s.cut(e.site, e.t, f); cut {
 		ev.t, ev.kind = c, evVanish

@@ -18,6 +18,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -60,10 +61,13 @@ const (
 //	queue_wait = 0                      # seconds each placeholder waits in the local queue
 //	load = [{from = 830, to = 2600, rate = 0.2}]
 type Spec struct {
-	Name     string    `toml:"name" json:"name"`
-	Modes    []string  `toml:"modes" json:"modes"`
-	Split    []int     `toml:"split" json:"split"`
-	Units    []float64 `toml:"units" json:"units"`
+	Name  string    `toml:"name" json:"name"`
+	Modes []string  `toml:"modes" json:"modes"`
+	Split []int     `toml:"split" json:"split"`
+	Units []float64 `toml:"units" json:"units"`
+	// Jobs, when units is absent, is a workload of that many jobs of one
+	// unit each (CISS-1's grid points).
+	Jobs     int       `toml:"jobs" json:"jobs,omitempty"`
 	Interval float64   `toml:"interval" json:"interval"`
 	Hour     float64   `toml:"hour" json:"hour"`
 	Window   []float64 `toml:"window" json:"window,omitempty"`
@@ -79,6 +83,12 @@ type Spec struct {
 	// rates, over the sites whose count is "auto" and whose free
 	// processors are not given.
 	AutoTotal int `toml:"auto_total" json:"auto_total,omitempty"`
+	// TimeScale, when set, runs the experiment in scaled wall-clock time
+	// (experiment seconds per wall second) through a real metaqueue and
+	// real placeholder processes on this host; absent: simulated time.
+	TimeScale float64 `toml:"time_scale" json:"time_scale,omitempty"`
+
+	jobsFilled bool // units was filled from jobs
 }
 
 // Site is an emulated site: Placeholders placeholders (or, in the static
@@ -88,6 +98,13 @@ type Site struct {
 	Name         string  `toml:"name" json:"name"`
 	Rate         float64 `toml:"rate" json:"rate"`
 	Placeholders int     `toml:"-" json:"placeholders"`
+	// Mean and Sigma (seconds), in place of Rate: each execution of a job
+	// of one unit at the site takes a lognormal time of that mean and
+	// standard deviation (CISS-1's Table 5.5); Rate is then 1/Mean.
+	Mean  float64 `toml:"mean" json:"mean,omitempty"`
+	Sigma float64 `toml:"sigma" json:"sigma,omitempty"`
+	// fromMean: Rate was set from Mean.
+	fromMean bool
 	// Count is the file's placeholders: a number, or "auto" (Auto): then
 	// Placeholders is the site's free Processors, or its rate's share of
 	// the spec's AutoTotal, bounded by MaxCount.
@@ -146,7 +163,16 @@ func RunFile(path, format, dir string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	r, err := Experiment(sp)
+	var o Options
+	if sp.TimeScale > 0 {
+		if o.Gmark, err = os.Executable(); err != nil {
+			return err
+		}
+		if dir != "" {
+			o.Dir = filepath.Join(dir, "scaled") // the metaqueue's state and the placeholders' output, kept
+		}
+	}
+	r, err := ExperimentWith(sp, o)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -243,6 +269,9 @@ func (sp *Spec) Check() error {
 	if len(sp.Sites) > MaxSites {
 		return failf("site", -1, "%d sites; at most %d", len(sp.Sites), MaxSites)
 	}
+	if err := sp.checkJobs(); err != nil {
+		return err
+	}
 	if len(sp.Units) == 0 || len(sp.Units) > MaxJobs {
 		return failf("units", -1, "units must list 1 to %d jobs (the units of work of each)", MaxJobs)
 	}
@@ -275,6 +304,9 @@ func (sp *Spec) Check() error {
 	if err := sp.checkFaults(); err != nil {
 		return err
 	}
+	if err := sp.checkScaled(); err != nil {
+		return err
+	}
 	return sp.checkTimes()
 }
 
@@ -286,6 +318,9 @@ func (s *Site) check(i int, names map[string]bool) error {
 		return failf("name", i, "site %s given twice", s.Name)
 	}
 	names["site "+s.Name] = true
+	if err := s.checkService(i); err != nil {
+		return err
+	}
 	if !positive(s.Rate) {
 		return failf("rate", i, "site %s: rate %v must be a number of units/s from 1e-9 to 1e12", s.Name, s.Rate)
 	}

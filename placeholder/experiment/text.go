@@ -47,6 +47,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %6d %9d %9.2f %9.2f\n", row.Row, row.Complete, row.Partial, row.Total)
 		}
 		fmt.Fprintf(&b, "  %6s %9d %9.2f %9.2f\n  %6s %29.2f\n", fmt.Sprintf(">%d", len(h.Rows)), 0, h.After.Partial, h.After.Total, "sum", h.Sum)
+		writeWindow(&b, h)
 		if res.Faults != nil {
 			res.Faults.writeText(&b)
 		}
@@ -77,4 +78,21 @@ func (f *Faults) writeText(b *strings.Builder) {
 	if len(f.Unfinished) > 0 {
 		fmt.Fprintf(b, "  unfinished: jobs %v\n", f.Unfinished)
 	}
+}
+
+// writeWindow writes each site's share of the hourly table's window, as
+// CISS-1's Table 5.5 (busy time in hours).
+func writeWindow(b *strings.Builder, h Hourly) {
+	fmt.Fprintf(b, "  per site in the window (partial jobs counted proportionally):\n  %-16s %10s %8s %12s %10s\n", "site", "jobs", "share", "busy (h)", "mean (s)")
+	jobs, busy := 0.0, 0.0
+	for _, s := range h.Sites {
+		fmt.Fprintf(b, "  %-16s %10.2f %7.1f%% %12.2f %10.0f\n", s.Site, s.Jobs, 100*s.Share, s.Busy/3600, s.Mean)
+		jobs += s.Jobs
+		busy += s.Busy
+	}
+	mean := 0.0
+	if jobs > 0 {
+		mean = busy / jobs
+	}
+	fmt.Fprintf(b, "  %-16s %10.2f %7.1f%% %12.2f %10.0f\n", "all", jobs, 100.0, busy/3600, mean)
 }

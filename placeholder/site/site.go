@@ -22,6 +22,7 @@ import (
 const (
 	Zinf  = "zinf"  // a host with no scheduler: placeholders are processes
 	Slurm = "slurm" // a Slurm cluster: placeholders are batch jobs
+	Koala = "koala" // a cluster of `gmark koala serve`: placeholders are its jobs
 )
 
 // Modes of placeholder.
@@ -51,6 +52,13 @@ type Spec struct {
 	// WallTime is the placeholder's time limit (sbatch -t; for a pilot,
 	// also when it stops pulling). Empty: none.
 	WallTime string `toml:"wall_time" json:"wall_time,omitempty"`
+	// Koala is the bundled core's API (kind koala), e.g.
+	// http://127.0.0.1:7070; KoalaTokenFile holds its token (a
+	// placeholder resubmits itself with it); Cluster is the core's
+	// cluster the placeholders are fixed on.
+	Koala          string `toml:"koala" json:"koala,omitempty"`
+	KoalaTokenFile string `toml:"koala_token_file" json:"koala_token_file,omitempty"`
+	Cluster        string `toml:"cluster" json:"cluster,omitempty"`
 	// SbatchArgs are added to every sbatch command line.
 	SbatchArgs []string `toml:"sbatch_args" json:"sbatch_args,omitempty"`
 	// Regulate makes the classic placeholders self-regulating (the
@@ -108,10 +116,14 @@ func (s *Spec) Check() error {
 	}
 	switch s.Kind {
 	case Zinf, Slurm:
+	case Koala:
+		if err := s.checkKoala(); err != nil {
+			return err
+		}
 	case "":
-		return fmt.Errorf("site %s: no kind (zinf or slurm)", s.Name)
+		return fmt.Errorf("site %s: no kind (zinf, slurm or koala)", s.Name)
 	default:
-		return fmt.Errorf("site %s: kind %q is not zinf or slurm", s.Name, s.Kind)
+		return fmt.Errorf("site %s: kind %q is not zinf, slurm or koala", s.Name, s.Kind)
 	}
 	switch s.Mode {
 	case "":
@@ -232,7 +244,7 @@ func scriptText(cfg AgentConfig, conf string) string {
 		if s.SlurmConf != "" {
 			fmt.Fprintf(&b, "export SLURM_CONF=%s\n", shellQuote(s.SlurmConf))
 		}
-	} else {
+	} else if s.Kind == Zinf {
 		fmt.Fprintf(&b, "exec 1>%s/Placeholder.o$$ 2>&1\n", shellQuote(s.Dir))
 	}
 	fmt.Fprintf(&b, "exec %s placeholder agent --config %s\n", shellQuote(cfg.Gmark), shellQuote(conf))
@@ -306,6 +318,8 @@ func New(spec Spec, script string) (Site, error) {
 		return &zinf{dir: spec.Dir, script: script}, nil
 	case Slurm:
 		return &slurm{spec: spec, script: script}, nil
+	case Koala:
+		return newKoala(spec, script), nil
 	}
 	return nil, errors.New("site: unknown kind " + spec.Kind)
 }
