@@ -185,3 +185,79 @@ func TestScaledParseErrors(t *testing.T) {
 		}
 	}
 }
+
+// The must-show for Experiment 1, at scaled time: the shipped
+// exp1, exp1c and exp1d run by real placeholder processes against a real
+// metaqueue server on this host, their jobs sleeping their units at the
+// sites' rates divided by the scale (×500 for (a)/(b): 14,000 + 5,800
+// simulated seconds in about 40 wall seconds, the per-job overheads of real
+// processes kept small beside the jobs; ×2000 for the placeholders of (c)
+// and (d), about 10 s each).
+// The thesis: static/placeholder makespan 2.41 ((a)/(b); must be ≥ 2.2),
+// imbalance 72% → 14% (≤ 20%), (c)/(d) ≤ 5%.
+func TestExperiment1Scaled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about a minute of real placeholder processes (-short)")
+	}
+	for _, c := range []struct {
+		file  string
+		scale int
+		check func(t *testing.T, static, ph *Result)
+	}{
+		{"exp1.toml", 500, func(t *testing.T, static, ph *Result) {
+			if ratio := static.Makespan / ph.Makespan; ratio < 2.2 {
+				t.Errorf("makespan %.0f s static, %.0f s placeholders: ratio %.2f, want ≥ 2.2 (thesis 2.41)", static.Makespan, ph.Makespan, ratio)
+			}
+			if static.Imbalance < 0.6 || ph.Imbalance > 0.2 {
+				t.Errorf("imbalance %.1f%% static (thesis 72%%), %.1f%% placeholders (want ≤ 20%%)", 100*static.Imbalance, 100*ph.Imbalance)
+			}
+		}},
+		{"exp1c.toml", 2000, func(t *testing.T, _, ph *Result) {
+			if ph.Imbalance > 0.05 {
+				t.Errorf("(c) imbalance %.1f%%, want ≤ 5%% (thesis 1.9%%)", 100*ph.Imbalance)
+			}
+		}},
+		{"exp1d.toml", 2000, func(t *testing.T, _, ph *Result) {
+			if ph.Imbalance > 0.05 {
+				t.Errorf("(d) imbalance %.1f%%, want ≤ 5%% (thesis 2.1%%)", 100*ph.Imbalance)
+			}
+		}},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			t.Parallel()
+			b, err := os.ReadFile(filepath.Join("..", "..", "examples", "placeholder", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := strings.Replace(string(b), "[[site]]", fmt.Sprintf("time_scale = %d\n[[site]]", c.scale), 1)
+			sp, err := Parse(c.file, []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.file != "exp1.toml" {
+				sp.Modes = []string{Placeholder} // (c) and (d) are about the placeholders' imbalance
+			}
+			r, err := ExperimentWith(sp, Options{Gmark: gmarkBin.Path(t), Dir: t.TempDir(), Timeout: 5 * time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			byMode := map[string]*Result{}
+			for i := range r.Runs {
+				byMode[r.Runs[i].Mode] = r.Runs[i]
+			}
+			static, ph := byMode[Static], byMode[Placeholder]
+			if ph == nil || (c.file == "exp1.toml" && static == nil) {
+				t.Fatalf("runs %v", byMode)
+			}
+			t.Logf("%s ×%d: static %v s, placeholders %.0f s, imbalance %.1f%%", c.file, c.scale, makespanOf(static), ph.Makespan, 100*ph.Imbalance)
+			c.check(t, static, ph)
+		})
+	}
+}
+
+func makespanOf(r *Result) string {
+	if r == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", r.Makespan)
+}
