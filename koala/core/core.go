@@ -51,12 +51,16 @@ type Core struct {
 	timerSeq uint64
 	eventSeq uint64
 	sink     Sink
-	exec     Executor
-	rng      *rand.Rand
-	nextLRM  int64
-	nextJob  int
-	queued   int // jobs in the placement queues
-	waiting  int // jobs with a start deadline waiting for a try (deadline.go)
+	// skip: the kinds the sink does not take (KindFilter), not built;
+	// skipTry and skipWhy: placement_try and placement_failed among them.
+	skip             map[EventKind]bool
+	skipTry, skipWhy bool
+	exec             Executor
+	rng              *rand.Rand
+	nextLRM          int64
+	nextJob          int
+	queued           int // jobs in the placement queues
+	waiting          int // jobs with a start deadline waiting for a try (deadline.go)
 
 	measureFrom  time.Time         // start of the period Utilization reports on
 	measureMark  time.Time         // the same, known as soon as MeasureFrom is called
@@ -72,6 +76,22 @@ type Core struct {
 	infoGen  uint64
 	infoSeen []placement.Site
 	infoNow  *placement.Info
+
+	// For the scans of long queues (scan.go): the reasons shared by the
+	// jobs that ask alike, found with the view of whyGen; the cheap
+	// checks' figures of the view of idleGen; the array of the queue
+	// before the last scan, for the next.
+	whys               []*whyEntry
+	whyGen             uint64
+	idleGen            uint64
+	idleMax, idleTotal int
+	spare              []*Job
+
+	// Forget (retain.go): drop jobs as they end; onEnd sees each.
+	forget  bool
+	onEnd   func(*Job)
+	dropped int // jobs in order that ended since it was last compacted
+	forgot  forgotten
 }
 
 // cluster is the core's view of one site.
@@ -134,6 +154,7 @@ func NewWith(g *grid.Grid, start time.Time, sink Sink, exec Executor, ctls map[s
 	if c.sink == nil {
 		c.sink = discard{}
 	}
+	c.filterKinds()
 	if c.exec == nil {
 		c.exec = Emulated{DefaultRuntime: g.Scheduler.DefaultRuntime.Duration}
 	}
@@ -207,7 +228,21 @@ func appendN(s []Priority, p Priority, n int) []Priority {
 
 type discard struct{}
 
-func (discard) Event(*Event) {}
+func (discard) Event(*Event)         {}
+func (discard) Takes(EventKind) bool { return false }
+
+// filterKinds notes the kinds of events the sink does not take.
+func (c *Core) filterKinds() {
+	for _, k := range eventKinds {
+		if !Takes(c.sink, k) {
+			if c.skip == nil {
+				c.skip = map[EventKind]bool{}
+			}
+			c.skip[k] = true
+		}
+	}
+	c.skipTry, c.skipWhy = c.skip[EvPlacementTry], c.skip[EvPlacementFailed]
+}
 
 // Now is the core's current time.
 func (c *Core) Now() time.Time { return c.now }
@@ -238,13 +273,29 @@ func (c *Core) Advance(to time.Time) {
 	}
 }
 
-// emit sends an event to the sink, stamped with the time and a sequence number.
+// emit sends an event to the sink, stamped with the time and a sequence
+// number; an event of a kind the sink does not take only uses its number.
 func (c *Core) emit(e Event) {
 	c.eventSeq++
+	if c.skip != nil && c.skip[e.Kind] {
+		return
+	}
+	c.send(e)
+}
+
+// send is emit's delivery, apart so that an event emit does not deliver is
+// not moved to the heap.
+//
+//go:noinline
+func (c *Core) send(e Event) {
 	e.Seq = c.eventSeq
 	e.Time = c.now
 	c.sink.Event(&e)
 }
+
+// skipEvent uses the number of an event of a kind the sink does not take,
+// for the hot paths that test c.skipTry or c.skipWhy before building it.
+func (c *Core) skipEvent() { c.eventSeq++ }
 
 func (c *Core) policy(name string) (placement.Policy, error) {
 	if name == "" {
@@ -397,11 +448,20 @@ func (c *Core) JobByKey(key string) (*Job, bool) {
 	return c.jobs[id], true
 }
 
-// Jobs lists every job in submission order.
-func (c *Core) Jobs() []*Job { return c.order }
+// Jobs lists every job in submission order (after Forget, every job that
+// has not ended).
+func (c *Core) Jobs() []*Job {
+	if c.forget {
+		c.compact()
+	}
+	return c.order
+}
 
 // Active counts the jobs not yet in a terminal state.
 func (c *Core) Active() int {
+	if c.forget {
+		return len(c.jobs) // the jobs that ended are dropped from it
+	}
 	n := 0
 	for _, j := range c.order {
 		if !j.State.Terminal() {
@@ -428,6 +488,7 @@ func (c *Core) Cancel(id string, reason string) error {
 	c.dequeue(j)
 	j.State, j.Reason, j.End = Cancelled, reason, c.now
 	c.emit(Event{Kind: EvCancelled, Job: j.ID, Key: j.Opts.Key, Reason: reason})
+	c.ended(j)
 	return nil
 }
 

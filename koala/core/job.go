@@ -146,6 +146,7 @@ type Job struct {
 	waitTries  int    // the tries of its current wait (deadline_max_tries)
 	ftt        time.Duration
 	whyGen     uint64 // the core's infoGen when the cheap checks found Why; 0: not found so
+	whyShared  bool   // Why is shared with other jobs (Core.sharedWhy): never written to
 }
 
 // Component is the state of one component.

@@ -27,8 +27,10 @@ func (c *Core) enqueue(j *Job) {
 func (c *Core) dequeue(j *Job) {
 	c.leaveWait(j)
 	q := c.queues[j.priority]
-	for i, x := range q {
-		if x == j {
+	// From the tail: a job is in its queue once, and the one placed as it
+	// is submitted is the last.
+	for i := len(q) - 1; i >= 0; i-- {
+		if q[i] == j {
 			c.queues[j.priority] = append(q[:i], q[i+1:]...)
 			c.queued--
 			return
@@ -68,7 +70,8 @@ func (c *Core) scan(p Priority) {
 	// scan (none do today) would go after the ones kept.
 	jobs := c.queues[p]
 	c.queues[p] = nil
-	kept := make([]*Job, 0, len(jobs))
+	kept := c.spare[:0] // the queue of the last scan: its array is free
+	c.spare = nil
 	var promoted []*Job
 	for _, j := range jobs {
 		if j.State != Queued {
@@ -87,6 +90,8 @@ func (c *Core) scan(p Priority) {
 		kept = append(kept, j)
 	}
 	c.queues[p] = append(kept, c.queues[p]...)
+	clear(jobs) // no pointers to jobs that ended
+	c.spare = jobs[:0]
 	for _, j := range promoted {
 		c.queues[j.priority] = append(c.queues[j.priority], j)
 	}
@@ -162,7 +167,11 @@ func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
 	j.PlacementTries++
 	res, fail := c.place(j, info)
 	if fail != nil {
-		c.emit(Event{Kind: EvPlacementTry, Job: j.ID, Key: j.Opts.Key, Try: j.PlacementTries})
+		if c.skipTry {
+			c.skipEvent()
+		} else {
+			c.emit(Event{Kind: EvPlacementTry, Job: j.ID, Key: j.Opts.Key, Try: j.PlacementTries})
+		}
 		c.noteWhy(j, fail)
 		if m := c.cfg.MaxPlacementTries; m > 0 && j.PlacementTries >= m {
 			c.fail(j, "placement failed "+itoa(j.PlacementTries)+" times (max_placement_tries)")
@@ -189,7 +198,7 @@ func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
 // sites' soft reservations, and takes them from info for the rest of the
 // scan. It returns the sites, in the order of the assignments.
 func (c *Core) assign(j *Job, res placement.Result, info *placement.Info) []string {
-	j.Why, j.whyGen = j.Why[:0], 0
+	j.Why, j.whyGen = c.emptyWhy(j), 0
 	if j.request.Flexible {
 		// The policy chose the components of a flexible job.
 		j.Components = j.Components[:0]
@@ -222,13 +231,7 @@ func (c *Core) assign(j *Job, res placement.Result, info *placement.Info) []stri
 // must stay fast). The reasons of a hopeless job are written to a buffer
 // of the core's, valid until the next try.
 func (c *Core) place(j *Job, info *placement.Info) (placement.Result, *placement.Failure) {
-	maxIdle, total := 0, 0
-	for _, s := range info.Sites {
-		if !j.exclude[s.Name] {
-			maxIdle = max(maxIdle, s.Idle)
-			total += s.Idle
-		}
-	}
+	maxIdle, total := c.idleOf(j, info)
 	need, largest, at := 0, 0, 0
 	for i, comp := range j.request.Components {
 		need += comp.Size
@@ -253,10 +256,20 @@ func (c *Core) place(j *Job, info *placement.Info) (placement.Result, *placement
 // hopeless says so (reasonsStand) without finding them again. So a scan of
 // thousands of hopeless jobs through an unchanged grid costs what it did
 // before placements said why.
+//
+// The reasons are a function of the view and of what the job asks (the
+// processors of the component or the total, the component's index, the
+// sites it excludes): in a saturated grid thousands of queued jobs ask
+// alike, so with the current view the reasons are found once for all the
+// jobs that ask alike (jobs that exclude sites are explained one by one)
+// and shared by them (whyEntry).
 func (c *Core) hopeless(j *Job, info *placement.Info, component int) *placement.Failure {
 	current := info == c.infoNow
 	if current && j.whyGen == c.infoGen && reasonsCache {
 		return reasonsStand
+	}
+	if current && len(j.exclude) == 0 && reasonsCache {
+		return c.sharedWhy(j, info, component)
 	}
 	c.hopelessWhy.Reasons = placement.Explain(c.hopelessWhy.Reasons[:0], &j.request, info, component)
 	c.hopelessGen = 0
@@ -264,6 +277,82 @@ func (c *Core) hopeless(j *Job, info *placement.Info, component int) *placement.
 		c.hopelessGen = c.infoGen
 	}
 	return &c.hopelessWhy
+}
+
+// whyEntry is the reasons the cheap checks found, with the current view,
+// for the jobs that ask what key says. Its reasons are never written to
+// once made: jobs share them as their Why.
+type whyEntry struct {
+	key  whyKey
+	fail placement.Failure
+}
+
+// whyKey is what hopeless reasons depend on besides the view: the
+// processors asked (of the component, or the job's total) and the
+// component's index in the job (or placement.Total).
+type whyKey struct{ need, component int }
+
+// sharedWhy is hopeless's answer for a job that excludes no site, with
+// the current view: the reasons shared by the jobs that ask alike.
+func (c *Core) sharedWhy(j *Job, info *placement.Info, component int) *placement.Failure {
+	if c.whyGen != c.infoGen {
+		c.whyGen = c.infoGen
+		clear(c.whys)
+		c.whys = c.whys[:0]
+	}
+	key := whyKey{need: j.request.Total(), component: placement.Total}
+	if component != placement.Total {
+		key = whyKey{need: j.request.Components[component].Size, component: j.request.Components[component].Index}
+	}
+	for _, e := range c.whys {
+		if e.key == key {
+			return &e.fail
+		}
+	}
+	e := &whyEntry{key: key}
+	e.fail.Reasons = placement.Explain(nil, &j.request, info, component)
+	c.whys = append(c.whys, e)
+	return &e.fail
+}
+
+// isShared tells whether fail is one of the shared reasons of sharedWhy.
+func (c *Core) isShared(fail *placement.Failure) bool {
+	for _, e := range c.whys {
+		if fail == &e.fail {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyWhy empties a job's reasons: in place when they are its own, not
+// when it shares them.
+func (c *Core) emptyWhy(j *Job) []placement.Reason {
+	if j.whyShared {
+		j.whyShared = false
+		return nil
+	}
+	return j.Why[:0]
+}
+
+// idleOf is the cheap checks' view of the grid for a job: the most idle
+// processors at one site and the idle processors in all, leaving out the
+// sites the job excludes. For the jobs that exclude none (nearly all) it
+// is worked out once per view.
+func (c *Core) idleOf(j *Job, info *placement.Info) (maxIdle, total int) {
+	if len(j.exclude) == 0 && info == c.infoNow && c.idleGen == c.infoGen && c.idleGen != 0 {
+		return c.idleMax, c.idleTotal
+	}
+	for _, s := range info.Sites {
+		if !j.exclude[s.Name] {
+			maxIdle = max(maxIdle, s.Idle)
+			total += s.Idle
+		}
+	}
+	if len(j.exclude) == 0 && info == c.infoNow {
+		c.idleGen, c.idleMax, c.idleTotal = c.infoGen, maxIdle, total
+	}
+	return maxIdle, total
 }
 
 // reasonsStand is hopeless's answer when the job's reasons are unchanged.
@@ -277,19 +366,38 @@ var reasonsCache = true
 // them when they are not the Same as the last try's: a job that waits for
 // the same reasons scan after scan is reported once, with the counts of
 // idle processors kept up to date on the job.
+//
+// Reasons shared by the jobs that ask alike (sharedWhy) become the job's
+// Why as they are, not copied: they are never written to, and a job's own
+// reasons are written to only when they are not shared.
 func (c *Core) noteWhy(j *Job, fail *placement.Failure) {
 	if fail == reasonsStand {
 		return
 	}
 	j.whyGen = 0
-	if fail == &c.hopelessWhy {
-		j.whyGen = c.hopelessGen
+	shared := fail != &c.hopelessWhy && c.whyGen == c.infoGen && c.isShared(fail)
+	if fail == &c.hopelessWhy || shared {
+		j.whyGen = c.infoGen
+		if fail == &c.hopelessWhy {
+			j.whyGen = c.hopelessGen
+		}
 	}
-	if placement.SameReasons(j.Why, fail.Reasons) {
+	same := placement.SameReasons(j.Why, fail.Reasons)
+	switch {
+	case shared:
+		j.Why, j.whyShared = fail.Reasons, true
+	case same && !j.whyShared:
 		copy(j.Why, fail.Reasons)
+	default:
+		j.Why = append(c.emptyWhy(j), fail.Reasons...)
+	}
+	if same {
 		return
 	}
-	j.Why = append(j.Why[:0], fail.Reasons...)
+	if c.skipWhy {
+		c.skipEvent()
+		return
+	}
 	c.emit(Event{Kind: EvPlacementFailed, Job: j.ID, Key: j.Opts.Key, Try: j.PlacementTries,
 		Reasons: append([]placement.Reason(nil), fail.Reasons...)})
 }
@@ -366,6 +474,7 @@ func (c *Core) fail(j *Job, reason string) {
 	c.release(j, reason)
 	j.State, j.Reason, j.End = Failed, reason, c.now
 	c.emit(Event{Kind: EvFailed, Job: j.ID, Key: j.Opts.Key, Reason: reason})
+	c.ended(j)
 }
 
 // restart handles a job whose run was lost (soft error, cluster down): it is
