@@ -252,7 +252,7 @@ func coreMetrics(s *koalatarget.Simulation) Metrics {
 	m := Metrics{Jobs: len(s.Arrivals)}
 	var wait, resp time.Duration
 	var last time.Time
-	for _, j := range s.Core.Jobs() {
+	for _, j := range s.Jobs {
 		if !j.End.IsZero() && j.End.After(last) {
 			last = j.End
 		}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
@@ -45,6 +47,38 @@ type Simulation struct {
 	Warmup   time.Duration
 	Deadline time.Time // the simulation's limit: jobs due after it were never submitted
 	MaxQueue int       // the most jobs the placement queues held after a scan
+	// Jobs is every job the core accepted, in submission order, as it
+	// ended or as it was when the simulation stopped. The core itself
+	// drops its jobs as they end (core.Forget): what the summary and the
+	// store need of each is kept here.
+	Jobs []SimJob
+}
+
+// SimJob is what a simulation keeps of a job the core accepted.
+type SimJob struct {
+	ID    string // the core's
+	Name  string // the workload's (Spec.ID)
+	State core.State
+	// Reason: why it failed, was cancelled or re-placed (core.Job.Reason).
+	Reason                string
+	Submitted, Start, End time.Time
+	FTT, PlacementTime    time.Duration // the last placement's file transfer time; the time spent in placement queues
+	PlacementTries        int
+	ClaimTries            int
+	Restarts              int
+	Sites                 []string // distinct, in component order
+	CoAllocated           bool
+	RunTimeSource         core.RunTimeSource
+	seq                   int // submission order
+}
+
+// simJob is what a simulation keeps of a job.
+func simJob(j *core.Job) SimJob {
+	seq, _ := strconv.Atoi(strings.TrimPrefix(j.ID, "k"))
+	sites := j.Sites()
+	return SimJob{ID: j.ID, Name: j.Spec.ID, State: j.State, Reason: j.Reason, Submitted: j.Submitted, Start: j.Start, End: j.End,
+		FTT: j.FTT, PlacementTime: j.TotalPlacementTime, PlacementTries: j.PlacementTries, ClaimTries: j.ClaimTries,
+		Restarts: j.Restarts, Sites: sites, CoAllocated: len(sites) > 1, RunTimeSource: j.RunTimeSource, seq: seq}
 }
 
 // queueWatch passes the core's events on and keeps the longest placement
@@ -52,6 +86,11 @@ type Simulation struct {
 type queueWatch struct {
 	next core.Sink
 	max  int
+}
+
+// Takes implements core.KindFilter: queue lengths, and what the next sink takes.
+func (q *queueWatch) Takes(kind core.EventKind) bool {
+	return kind == core.EvQueueLength || q.next != nil && core.Takes(q.next, kind)
 }
 
 func (q *queueWatch) Event(e *core.Event) {
@@ -91,6 +130,7 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 		return nil, err
 	}
 	model.Core, s.Core = k, k
+	k.Forget(func(j *core.Job) { s.Jobs = append(s.Jobs, simJob(j)) })
 	top, err := sim.TopologyOf(g)
 	if err != nil {
 		return nil, err
@@ -107,11 +147,20 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, workload.JobsFile), err)
 	}
 	s.MaxQueue = watch.max
+	for _, j := range k.Jobs() { // those that had not ended
+		s.Jobs = append(s.Jobs, simJob(j))
+	}
+	sort.Slice(s.Jobs, func(a, b int) bool { return s.Jobs[a].seq < s.Jobs[b].seq })
 	return s, nil
 }
 
 // teeSink sends each event to two sinks.
 type teeSink [2]core.Sink
+
+// Takes implements core.KindFilter: what either sink takes.
+func (t teeSink) Takes(kind core.EventKind) bool {
+	return core.Takes(t[0], kind) || core.Takes(t[1], kind)
+}
 
 func (t teeSink) Event(e *core.Event) {
 	t[0].Event(e)
@@ -147,8 +196,9 @@ func (s *Simulation) Summary() SimSummary {
 	var end time.Time
 	var wait, ftt, placement time.Duration
 	tries, started := 0, 0
-	jobs := s.Core.Jobs()
-	for _, j := range jobs {
+	jobs := s.Jobs
+	for i := range jobs {
+		j := &jobs[i]
 		switch j.State {
 		case core.Finished:
 			sum.Finished++
@@ -167,9 +217,9 @@ func (s *Simulation) Summary() SimSummary {
 			wait += j.Start.Sub(j.Submitted)
 		}
 		ftt += j.FTT
-		placement += j.TotalPlacementTime
+		placement += j.PlacementTime
 		tries += j.ClaimTries
-		if j.CoAllocated() {
+		if j.CoAllocated {
 			sum.CoAllocatedJobs++
 		}
 	}
@@ -239,9 +289,9 @@ const (
 
 // finishedJobs is what became of each job, as submitter.RecordRun takes it.
 func (s *Simulation) finishedJobs() []submitter.FinishedJob {
-	byName := map[string]*core.Job{}
-	for _, j := range s.Core.Jobs() {
-		byName[j.Spec.ID] = j
+	byName := map[string]*SimJob{}
+	for i := range s.Jobs {
+		byName[s.Jobs[i].Name] = &s.Jobs[i]
 	}
 	out := make([]submitter.FinishedJob, 0, len(s.Arrivals))
 	for _, a := range s.Arrivals {
@@ -266,7 +316,7 @@ func (s *Simulation) finishedJobs() []submitter.FinishedJob {
 		f.SubmitNS = sched
 		f.Receipt = submitter.Receipt{TargetID: "koala:" + j.ID}
 		f.StartNS = unixNS(j.Start)
-		f.Sites = j.Sites()
+		f.Sites = j.Sites
 		f.State, f.Reason, f.EndNS = simState(j, s.Core.Now())
 		f.Events = simEvents(a, j, f.Outcome)
 		out = append(out, f)
@@ -276,7 +326,7 @@ func (s *Simulation) finishedJobs() []submitter.FinishedJob {
 
 // simState is the recorded state of a job the core accepted, why, and its
 // end: a job still running when the simulation stopped is cancelled then.
-func simState(j *core.Job, stopped time.Time) (state, reason string, endNS int64) {
+func simState(j *SimJob, stopped time.Time) (state, reason string, endNS int64) {
 	switch j.State {
 	case core.Finished:
 		return store.Succeeded, j.Reason, unixNS(j.End)
@@ -296,7 +346,7 @@ func simState(j *core.Job, stopped time.Time) (state, reason string, endNS int64
 // core's figures of the job in its payload (read back by the report:
 // store.ScanSimJobFacts), and where its emulated run time came from
 // (runtime_source: job, model or default; "" if it never started).
-func simEvents(a core.Arrival, j *core.Job, o submitter.Outcome) []store.Event {
+func simEvents(a core.Arrival, j *SimJob, o submitter.Outcome) []store.Event {
 	var evs []store.Event
 	for _, ev := range []struct {
 		kind string
@@ -307,7 +357,7 @@ func simEvents(a core.Arrival, j *core.Job, o submitter.Outcome) []store.Event {
 		}
 		payload, _ := json.Marshal(map[string]any{"start_ns": o.StartNS, "end_ns": o.EndNS, "reason": o.Reason,
 			"placement_tries": j.PlacementTries, "claim_tries": j.ClaimTries, "ftt_ns": int64(j.FTT),
-			"placement_ns": int64(j.TotalPlacementTime), "restarts": j.Restarts, "runtime_source": j.RunTimeSource})
+			"placement_ns": int64(j.PlacementTime), "restarts": j.Restarts, "runtime_source": j.RunTimeSource})
 		evs = append(evs, store.Event{TimeNS: ev.t.UnixNano(), Kind: ev.kind, Payload: string(payload)})
 	}
 	return evs

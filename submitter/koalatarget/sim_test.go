@@ -56,3 +56,55 @@ func TestSimulateReportsTheLongestQueue(t *testing.T) {
 		})
 	}
 }
+
+// The core drops its jobs as they end (core.Forget): the simulation keeps
+// what it needs of every job it accepted, in submission order, those that
+// ended and those the limit cut alike, and the core holds only the latter.
+// One cluster of 10 processors, n jobs of 10 arriving a minute apart, each
+// running 10 minutes: by the limit, those that ended are the first ones.
+func TestSimulateKeepsEveryJob(t *testing.T) {
+	g, err := grid.Parse("one.toml", []byte("[scheduler]\nscan_interval = \"1m\"\n[[cluster]]\nname = \"A\"\nprocessors = 10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		n     int
+		limit time.Duration
+	}{{1, 24 * time.Hour}, {6, 24 * time.Hour}, {6, 25 * time.Minute}, {6, time.Second}} {
+		t.Run(fmt.Sprintf("%d jobs, limit %v", c.n, c.limit), func(t *testing.T) {
+			var jobs []workload.Job
+			for i := 0; i < c.n; i++ {
+				jobs = append(jobs, workload.Job{ID: fmt.Sprintf("1-%d", i), Kind: workload.Unitary, Type: "swf", Submit: time.Duration(i) * time.Minute,
+					SiteType: workload.Single, RunTime: 10 * time.Minute, App: workload.App{Name: "swf"},
+					Components: []workload.Component{{Site: workload.AnySite, Count: 10}}})
+			}
+			sim, err := Simulate(g, testkit.WriteWorkload(t, jobs...), SimOptions{Priority: core.High, Limit: c.limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ended := 0
+			for i, j := range sim.Jobs {
+				if j.ID != fmt.Sprintf("k%d", i+1) || j.Name != jobs[i].ID {
+					t.Errorf("job %d is %s (%s), want k%d (%s)", i, j.ID, j.Name, i+1, jobs[i].ID)
+				}
+				if j.State.Terminal() {
+					ended++
+					if i > 0 && !sim.Jobs[i-1].State.Terminal() {
+						t.Errorf("job %s ended after %s, which did not", j.ID, sim.Jobs[i-1].ID)
+					}
+				}
+			}
+			submitted := min(c.n, int(c.limit/time.Minute)+1)
+			if len(sim.Jobs) != submitted || sim.Core.Active() != submitted-ended || len(sim.Core.Jobs()) != submitted-ended {
+				t.Errorf("%d jobs kept, %d submitted; %d ended; the core holds %d (%d active)", len(sim.Jobs), submitted, ended,
+					len(sim.Core.Jobs()), sim.Core.Active())
+			}
+			if sum := sim.Summary(); sum.Finished != ended || c.limit == 24*time.Hour && ended != c.n {
+				t.Errorf("%d finished, %d ended, of %d", sum.Finished, ended, c.n)
+			}
+			if _, ok := sim.Core.Job("k1"); ok == (ended > 0) {
+				t.Errorf("the core knows k1: %v; %d jobs ended", ok, ended)
+			}
+		})
+	}
+}
