@@ -293,6 +293,10 @@ func (c *Core) send(e Event) {
 	c.sink.Event(&e)
 }
 
+// EventCount is the number of events the core has emitted (the last
+// event's sequence number), those its sink does not take included.
+func (c *Core) EventCount() uint64 { return c.eventSeq }
+
 // skipEvent uses the number of an event of a kind the sink does not take,
 // for the hot paths that test c.skipTry or c.skipWhy before building it.
 func (c *Core) skipEvent() { c.eventSeq++ }
