@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -41,9 +42,9 @@ type Simulation struct {
 	Grid     *grid.Grid
 	Dir      string // the workload directory
 	Core     *core.Core
-	First    time.Time // the first job's origin: SimStart plus the warm-up
-	Arrivals []core.Arrival
-	Refused  []error // one per job the core refused
+	First    time.Time    // the first job's origin: SimStart plus the warm-up
+	Arrivals []SimArrival // every job of the workload, in its order
+	Refused  []error      // one per job the core refused
 	Warmup   time.Duration
 	Deadline time.Time // the simulation's limit: jobs due after it were never submitted
 	MaxQueue int       // the most jobs the placement queues held after a scan
@@ -52,6 +53,14 @@ type Simulation struct {
 	// drops its jobs as they end (core.Forget): what the summary and the
 	// store need of each is kept here.
 	Jobs []SimJob
+}
+
+// SimArrival is a job of the workload: its id and when it is due. The
+// simulation reads the jobs one at a time (the core gets each as it is
+// due) and keeps only this of each.
+type SimArrival struct {
+	ID string
+	At time.Time
 }
 
 // SimJob is what a simulation keeps of a job the core accepted.
@@ -109,19 +118,14 @@ func (q *queueWatch) Event(e *core.Event) {
 // "core" model): one event loop for both. Its errors are the input's: a
 // composite job, a grid the core cannot run, jobs out of submission order.
 func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
-	jobs, err := workload.ReadAll(dir)
+	name := filepath.Join(dir, workload.JobsFile)
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	s := &Simulation{Grid: g, Dir: dir, First: SimStart.Add(opts.Warmup), Warmup: opts.Warmup}
-	s.Arrivals = make([]core.Arrival, 0, len(jobs))
-	for _, j := range jobs {
-		if j.Kind == workload.Composite {
-			return nil, fmt.Errorf("%s: job %s is composite; simulate takes unitary jobs", filepath.Join(dir, workload.JobsFile), j.ID)
-		}
-		s.Arrivals = append(s.Arrivals, core.Arrival{At: s.First.Add(j.Submit), Job: j,
-			Opts: core.Options{Priority: opts.Priority, Runner: opts.Runner}})
-	}
+	src := &jobStream{r: workload.NewReader(f, name), s: s, name: name}
 	model := &sim.CoreModel{Origin: s.First, Options: core.Options{Priority: opts.Priority, Runner: opts.Runner},
 		Refused: func(id string, err error) { s.Refused = append(s.Refused, fmt.Errorf("job %s: %v", id, err)) }}
 	watch := &queueWatch{next: opts.Events}
@@ -143,8 +147,15 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 	cfg.Horizon = min(max(opts.Limit, 1), sim.MaxHorizon)
 	k.MeasureFrom(s.First)
 	s.Deadline = s.First.Add(opts.Limit)
-	if _, err := sim.Run(cfg, top, &sim.SliceSource{Jobs: jobs}); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, workload.JobsFile), err)
+	_, err = sim.Run(cfg, top, src)
+	if err == nil {
+		err = src.drain() // the jobs due after the limit
+	}
+	switch {
+	case src.err != nil: // the workload's own: it names the file
+		return nil, src.err
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	s.MaxQueue = watch.max
 	for _, j := range k.Jobs() { // those that had not ended
@@ -152,6 +163,46 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 	}
 	sort.Slice(s.Jobs, func(a, b int) bool { return s.Jobs[a].seq < s.Jobs[b].seq })
 	return s, nil
+}
+
+// jobStream is a simulation's source: the workload's jobs, read one at a
+// time as the simulator asks for them, each kept as a SimArrival. err is
+// the workload's error (a line that is not a job, a composite job), which
+// names the file and line.
+type jobStream struct {
+	r    *workload.Reader
+	s    *Simulation
+	name string // the jobs file
+	err  error
+}
+
+// Next implements sim.Source.
+func (st *jobStream) Next(j *workload.Job) (bool, error) {
+	next, err := st.r.Next()
+	if err == io.EOF {
+		return false, nil
+	}
+	if err == nil && next.Kind == workload.Composite {
+		err = fmt.Errorf("%s: job %s is composite; simulate takes unitary jobs", st.name, next.ID)
+	}
+	if err != nil {
+		st.err = err
+		return false, err
+	}
+	*j = next
+	st.s.Arrivals = append(st.s.Arrivals, SimArrival{ID: next.ID, At: st.s.First.Add(next.Submit)})
+	return true, nil
+}
+
+// drain reads the jobs the simulator did not ask for.
+func (st *jobStream) drain() error {
+	var j workload.Job
+	for {
+		ok, err := st.Next(&j)
+		if !ok {
+			return err
+		}
+	}
 }
 
 // teeSink sends each event to two sinks.
@@ -296,8 +347,8 @@ func (s *Simulation) finishedJobs() []submitter.FinishedJob {
 	out := make([]submitter.FinishedJob, 0, len(s.Arrivals))
 	for _, a := range s.Arrivals {
 		sched := a.At.UnixNano()
-		f := submitter.FinishedJob{JobID: a.Job.ID, Outcome: submitter.Outcome{ScheduledNS: sched, Attempts: 1}}
-		j, ok := byName[a.Job.ID]
+		f := submitter.FinishedJob{JobID: a.ID, Outcome: submitter.Outcome{ScheduledNS: sched, Attempts: 1}}
+		j, ok := byName[a.ID]
 		if !ok && a.At.After(s.Deadline) {
 			// Due after the limit: never submitted, as a live run's job
 			// whose time had not come.
@@ -346,7 +397,7 @@ func simState(j *SimJob, stopped time.Time) (state, reason string, endNS int64) 
 // core's figures of the job in its payload (read back by the report:
 // store.ScanSimJobFacts), and where its emulated run time came from
 // (runtime_source: job, model or default; "" if it never started).
-func simEvents(a core.Arrival, j *SimJob, o submitter.Outcome) []store.Event {
+func simEvents(a SimArrival, j *SimJob, o submitter.Outcome) []store.Event {
 	var evs []store.Event
 	for _, ev := range []struct {
 		kind string

@@ -2,7 +2,10 @@ package koalatarget
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +109,51 @@ func TestSimulateKeepsEveryJob(t *testing.T) {
 				t.Errorf("the core knows k1: %v; %d jobs ended", ok, ended)
 			}
 		})
+	}
+}
+
+// Simulate reads the workload as the simulator asks for its jobs: the
+// workload's errors still stop it, naming the file (and the line), wherever
+// they are, after the limit included; an empty workload simulates nothing.
+func TestSimulateWorkloadErrors(t *testing.T) {
+	g, err := grid.Parse("one.toml", []byte("[[cluster]]\nname = \"A\"\nprocessors = 10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unitary := func(id string, submit int) string {
+		return fmt.Sprintf(`{"id":%q,"kind":"unitary","type":"swf","submit":%d,"site_type":"single","runtime":60,"app":{"name":"swf"},"components":[{"site":"*","count":1}]}`+"\n", id, submit)
+	}
+	task := `{"id":"c.0","kind":"unitary","type":"hello","submit":7200,"site_type":"single","walltime":600,"app":{"name":"hello","params":{}},"components":[{"site":"*","count":1}]}`
+	composite := `{"id":"c","kind":"composite","type":"chain","submit":7200,"tasks":[` + task + `]}` + "\n"
+	for _, c := range []struct {
+		name, jobs string
+		want       string // in the error; "" for none
+		jobsKept   int
+	}{
+		{"empty", "", "", 0},
+		{"blank lines", "\n\n", "", 0},
+		{"one", unitary("a", 0), "", 1},
+		{"not a job", unitary("a", 0) + "{nope\n", "workload.jsonl:2:", 0},
+		{"composite after the limit", unitary("a", 0) + composite, "job c is composite; simulate takes unitary jobs", 0},
+		{"out of order", unitary("a", 60) + unitary("b", 0), "workload.jsonl: ", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, workload.JobsFile), []byte(c.jobs), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sim, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: time.Hour})
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatal(err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), workload.JobsFile)):
+				t.Fatalf("error %v, want one naming %s and saying %q", err, workload.JobsFile, c.want)
+			case c.want == "" && (len(sim.Arrivals) != c.jobsKept || len(sim.Jobs) != c.jobsKept || sim.Summary().Finished != c.jobsKept):
+				t.Errorf("%d arrivals, %d jobs, %d finished; want %d", len(sim.Arrivals), len(sim.Jobs), sim.Summary().Finished, c.jobsKept)
+			}
+		})
+	}
+	if _, err := Simulate(g, filepath.Join(t.TempDir(), "none"), SimOptions{Limit: time.Hour}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing workload: %v", err)
 	}
 }
