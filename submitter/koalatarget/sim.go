@@ -35,6 +35,11 @@ type SimOptions struct {
 	Warmup   time.Duration // background load runs this long before the first job
 	Limit    time.Duration // the simulation stops after this much simulated time
 	Events   core.Sink     // receives every event of the core; nil: none
+	// Records keeps a record of every job (Simulation.Jobs, Arrivals), for
+	// Record (the results store) and callers that read each job. Without
+	// it the summary is counted as the jobs end, and the simulation's
+	// memory does not grow with the workload.
+	Records bool
 }
 
 // Simulation is a workload run through the bundled core in simulated time.
@@ -43,16 +48,69 @@ type Simulation struct {
 	Dir      string // the workload directory
 	Core     *core.Core
 	First    time.Time    // the first job's origin: SimStart plus the warm-up
-	Arrivals []SimArrival // every job of the workload, in its order
+	Arrivals []SimArrival // every job of the workload, in its order (SimOptions.Records)
 	Refused  []error      // one per job the core refused
 	Warmup   time.Duration
 	Deadline time.Time // the simulation's limit: jobs due after it were never submitted
 	MaxQueue int       // the most jobs the placement queues held after a scan
 	// Jobs is every job the core accepted, in submission order, as it
-	// ended or as it was when the simulation stopped. The core itself
-	// drops its jobs as they end (core.Forget): what the summary and the
-	// store need of each is kept here.
+	// ended or as it was when the simulation stopped (SimOptions.Records).
+	// The core itself drops its jobs as they end (core.Forget): what the
+	// store needs of each is kept here.
 	Jobs []SimJob
+
+	records bool
+	tally   simTally  // of the jobs the core accepted, for the summary
+	arrived int       // the jobs of the workload
+	lastAt  time.Time // the last one's due time
+}
+
+// simTally is what the summary counts of the jobs the core accepted.
+type simTally struct {
+	jobs, finished, failed, ended, started, claimTries, coAllocated int
+	reasons                                                         map[string]int // of the failed jobs
+	end                                                             time.Time      // the last end
+	wait, ftt, placement                                            time.Duration
+}
+
+func (t *simTally) add(j *SimJob) {
+	t.jobs++
+	switch j.State {
+	case core.Finished:
+		t.finished++
+	case core.Failed:
+		t.failed++
+		if t.reasons == nil {
+			t.reasons = map[string]int{}
+		}
+		t.reasons[j.Reason]++
+	}
+	if !j.End.IsZero() {
+		t.ended++
+		if j.End.After(t.end) {
+			t.end = j.End
+		}
+	}
+	if !j.Start.IsZero() {
+		t.started++
+		t.wait += j.Start.Sub(j.Submitted)
+	}
+	t.ftt += j.FTT
+	t.placement += j.PlacementTime
+	t.claimTries += j.ClaimTries
+	if j.CoAllocated {
+		t.coAllocated++
+	}
+}
+
+// keep counts a job the core accepted, as it ended or as the simulation
+// left it, and keeps its record when asked to.
+func (s *Simulation) keep(j *core.Job) {
+	r := simJob(j)
+	s.tally.add(&r)
+	if s.records {
+		s.Jobs = append(s.Jobs, r)
+	}
 }
 
 // SimArrival is a job of the workload: its id and when it is due. The
@@ -124,7 +182,7 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 		return nil, err
 	}
 	defer f.Close()
-	s := &Simulation{Grid: g, Dir: dir, First: SimStart.Add(opts.Warmup), Warmup: opts.Warmup}
+	s := &Simulation{Grid: g, Dir: dir, First: SimStart.Add(opts.Warmup), Warmup: opts.Warmup, records: opts.Records}
 	src := &jobStream{r: workload.NewReader(f, name), s: s, name: name}
 	model := &sim.CoreModel{Origin: s.First, Options: core.Options{Priority: opts.Priority, Runner: opts.Runner},
 		Refused: func(id string, err error) { s.Refused = append(s.Refused, fmt.Errorf("job %s: %v", id, err)) }}
@@ -134,7 +192,7 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 		return nil, err
 	}
 	model.Core, s.Core = k, k
-	k.Forget(func(j *core.Job) { s.Jobs = append(s.Jobs, simJob(j)) })
+	k.Forget(s.keep)
 	top, err := sim.TopologyOf(g)
 	if err != nil {
 		return nil, err
@@ -159,7 +217,7 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 	}
 	s.MaxQueue = watch.max
 	for _, j := range k.Jobs() { // those that had not ended
-		s.Jobs = append(s.Jobs, simJob(j))
+		s.keep(j)
 	}
 	sort.Slice(s.Jobs, func(a, b int) bool { return s.Jobs[a].seq < s.Jobs[b].seq })
 	return s, nil
@@ -190,7 +248,12 @@ func (st *jobStream) Next(j *workload.Job) (bool, error) {
 		return false, err
 	}
 	*j = next
-	st.s.Arrivals = append(st.s.Arrivals, SimArrival{ID: next.ID, At: st.s.First.Add(next.Submit)})
+	s := st.s
+	s.arrived++
+	s.lastAt = s.First.Add(next.Submit)
+	if s.records {
+		s.Arrivals = append(s.Arrivals, SimArrival{ID: next.ID, At: s.lastAt})
+	}
 	return true, nil
 }
 
@@ -243,50 +306,25 @@ type SimSummary struct {
 // Summary sums the simulation up: job counts, means over the jobs the core
 // accepted, and the core's utilization.
 func (s *Simulation) Summary() SimSummary {
-	sum := SimSummary{Jobs: len(s.Arrivals), Refused: len(s.Refused), MaxQueue: s.MaxQueue, FailureReasons: map[string]int{}}
-	var end time.Time
-	var wait, ftt, placement time.Duration
-	tries, started := 0, 0
-	jobs := s.Jobs
-	for i := range jobs {
-		j := &jobs[i]
-		switch j.State {
-		case core.Finished:
-			sum.Finished++
-		case core.Failed:
-			sum.Failed++
-			sum.FailureReasons[j.Reason]++
-		}
-		if !j.End.IsZero() {
-			sum.Ended++
-			if j.End.After(end) {
-				end = j.End
-			}
-		}
-		if !j.Start.IsZero() {
-			started++
-			wait += j.Start.Sub(j.Submitted)
-		}
-		ftt += j.FTT
-		placement += j.PlacementTime
-		tries += j.ClaimTries
-		if j.CoAllocated {
-			sum.CoAllocatedJobs++
-		}
+	t := &s.tally
+	sum := SimSummary{Jobs: s.arrived, Refused: len(s.Refused), MaxQueue: s.MaxQueue, FailureReasons: map[string]int{},
+		Finished: t.finished, Failed: t.failed, Ended: t.ended, CoAllocatedJobs: t.coAllocated}
+	for r, n := range t.reasons {
+		sum.FailureReasons[r] = n
 	}
-	if started > 0 { // a job that never started has no wait
-		sum.MeanWaitS = wait.Seconds() / float64(started)
+	if t.started > 0 { // a job that never started has no wait
+		sum.MeanWaitS = t.wait.Seconds() / float64(t.started)
 	}
-	if n := len(jobs); n > 0 {
-		sum.MeanFTTS = ftt.Seconds() / float64(n)
-		sum.MeanPlacementS = placement.Seconds() / float64(n)
-		sum.MeanClaimTries = float64(tries) / float64(n)
+	if n := t.jobs; n > 0 {
+		sum.MeanFTTS = t.ftt.Seconds() / float64(n)
+		sum.MeanPlacementS = t.placement.Seconds() / float64(n)
+		sum.MeanClaimTries = float64(t.claimTries) / float64(n)
 	}
-	if len(s.Arrivals) > 0 {
-		sum.LastArrivalS = s.Arrivals[len(s.Arrivals)-1].At.Sub(s.First).Seconds()
+	if s.arrived > 0 {
+		sum.LastArrivalS = s.lastAt.Sub(s.First).Seconds()
 	}
 	if sum.Ended > 0 {
-		sum.MakespanS = end.Sub(s.First).Seconds()
+		sum.MakespanS = t.end.Sub(s.First).Seconds()
 	}
 	sum.Utilization = s.Core.Utilization()
 	if d := s.Core.Deadlines(); d.GlobalJobs > 0 || d.LocalJobs > 0 {
@@ -309,6 +347,9 @@ type SimRecord struct {
 // clock (which starts at SimStart), with the core's figures of each job in
 // its events' payloads and the core's utilization as an annotation.
 func (s *Simulation) Record(ctx context.Context, st *store.Store, rec SimRecord) (*submitter.Summary, error) {
+	if !s.records {
+		return nil, fmt.Errorf("the simulation kept no record of its jobs to store (SimOptions.Records)")
+	}
 	cfg := map[string]any{"grid": rec.GridPath, "policy": s.Grid.Scheduler.Policy, "seed": s.Grid.Scheduler.Seed,
 		"warmup": s.Warmup.String(), "simulated": true}
 	end := s.Core.Now()

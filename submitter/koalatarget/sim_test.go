@@ -2,6 +2,7 @@ package koalatarget
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -81,9 +82,21 @@ func TestSimulateKeepsEveryJob(t *testing.T) {
 					SiteType: workload.Single, RunTime: 10 * time.Minute, App: workload.App{Name: "swf"},
 					Components: []workload.Component{{Site: workload.AnySite, Count: 10}}})
 			}
-			sim, err := Simulate(g, testkit.WriteWorkload(t, jobs...), SimOptions{Priority: core.High, Limit: c.limit})
+			dir := testkit.WriteWorkload(t, jobs...)
+			sim, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: c.limit, Records: true})
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Without records, the summary is counted as the jobs end: the same.
+			bare, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: c.limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := fmt.Sprintf("%+v", sim.Summary()), fmt.Sprintf("%+v", bare.Summary()); a != b || len(bare.Jobs) != 0 || len(bare.Arrivals) != 0 {
+				t.Errorf("summary with records %s\nwithout %s (%d jobs, %d arrivals kept)", a, b, len(bare.Jobs), len(bare.Arrivals))
+			}
+			if _, err := bare.Record(context.Background(), nil, SimRecord{}); err == nil {
+				t.Error("a simulation without records recorded")
 			}
 			ended := 0
 			for i, j := range sim.Jobs {
@@ -142,7 +155,7 @@ func TestSimulateWorkloadErrors(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, workload.JobsFile), []byte(c.jobs), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			sim, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: time.Hour})
+			sim, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: time.Hour, Records: true})
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatal(err)
