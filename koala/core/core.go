@@ -435,6 +435,14 @@ func (c *Core) initComponents(j *Job) {
 	for _, f := range j.Spec.Files {
 		j.request.Files = append(j.request.Files, placement.File{Name: f.Name, Size: f.Size})
 	}
+	// What the cheap checks of every placement try read (place).
+	j.reqNeed, j.reqLargest, j.reqAt = 0, 0, 0
+	for i, comp := range j.request.Components {
+		j.reqNeed += comp.Size
+		if comp.Site == "" && comp.Size > j.reqLargest {
+			j.reqLargest, j.reqAt = comp.Size, i // the first of the largest: the policy tries it first
+		}
+	}
 }
 
 // Job returns a job by core id.

@@ -232,17 +232,10 @@ func (c *Core) assign(j *Job, res placement.Result, info *placement.Info) []stri
 // of the core's, valid until the next try.
 func (c *Core) place(j *Job, info *placement.Info) (placement.Result, *placement.Failure) {
 	maxIdle, total := c.idleOf(j, info)
-	need, largest, at := 0, 0, 0
-	for i, comp := range j.request.Components {
-		need += comp.Size
-		if comp.Site == "" && comp.Size > largest {
-			largest, at = comp.Size, i // the first of the largest: the policy tries it first
-		}
-	}
 	switch {
-	case !j.request.Flexible && largest > maxIdle:
-		return placement.Result{}, c.hopeless(j, info, at)
-	case need > total:
+	case !j.request.Flexible && j.reqLargest > maxIdle:
+		return placement.Result{}, c.hopeless(j, info, j.reqAt)
+	case j.reqNeed > total:
 		return placement.Result{}, c.hopeless(j, info, placement.Total)
 	}
 	pol, _ := c.policy(j.Opts.Policy)
@@ -268,7 +261,7 @@ func (c *Core) hopeless(j *Job, info *placement.Info, component int) *placement.
 	if current && j.whyGen == c.infoGen && reasonsCache {
 		return reasonsStand
 	}
-	if current && len(j.exclude) == 0 && reasonsCache {
+	if current && !j.excludes() && reasonsCache {
 		return c.sharedWhy(j, info, component)
 	}
 	c.hopelessWhy.Reasons = placement.Explain(c.hopelessWhy.Reasons[:0], &j.request, info, component)
@@ -300,9 +293,9 @@ func (c *Core) sharedWhy(j *Job, info *placement.Info, component int) *placement
 		clear(c.whys)
 		c.whys = c.whys[:0]
 	}
-	key := whyKey{need: j.request.Total(), component: placement.Total}
+	key := whyKey{need: j.reqNeed, component: placement.Total}
 	if component != placement.Total {
-		key = whyKey{need: j.request.Components[component].Size, component: j.request.Components[component].Index}
+		key = whyKey{need: j.reqLargest, component: component} // place's: the first of the largest (its Index is its position)
 	}
 	for _, e := range c.whys {
 		if e.key == key {
@@ -340,7 +333,7 @@ func (c *Core) emptyWhy(j *Job) []placement.Reason {
 // sites the job excludes. For the jobs that exclude none (nearly all) it
 // is worked out once per view.
 func (c *Core) idleOf(j *Job, info *placement.Info) (maxIdle, total int) {
-	if len(j.exclude) == 0 && info == c.infoNow && c.idleGen == c.infoGen && c.idleGen != 0 {
+	if !j.excludes() && info == c.infoNow && c.idleGen == c.infoGen && c.idleGen != 0 {
 		return c.idleMax, c.idleTotal
 	}
 	for _, s := range info.Sites {
@@ -349,7 +342,7 @@ func (c *Core) idleOf(j *Job, info *placement.Info) (maxIdle, total int) {
 			total += s.Idle
 		}
 	}
-	if len(j.exclude) == 0 && info == c.infoNow {
+	if !j.excludes() && info == c.infoNow {
 		c.idleGen, c.idleMax, c.idleTotal = c.infoGen, maxIdle, total
 	}
 	return maxIdle, total
