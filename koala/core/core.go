@@ -82,6 +82,8 @@ type Core struct {
 	// checks' figures of the view of idleGen; the array of the queue
 	// before the last scan, for the next.
 	whys               []*whyEntry
+	whyLast            map[whyKey]*whyEntry // the last entry made for each key, of any view
+	whyClasses         uint64               // the last class given (whyEntry.class)
 	whyGen             uint64
 	idleGen            uint64
 	idleMax, idleTotal int

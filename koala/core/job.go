@@ -146,7 +146,9 @@ type Job struct {
 	waitTries  int    // the tries of its current wait (deadline_max_tries)
 	ftt        time.Duration
 	whyGen     uint64 // the core's infoGen when the cheap checks found Why; 0: not found so
-	whyShared  bool   // Why is shared with other jobs (Core.sharedWhy): never written to
+	// whyClass: Why is shared with other jobs (Core.sharedWhy; never
+	// written to), the reasons of a whyEntry of this class; 0: its own.
+	whyClass uint64
 	// The request's processors in all, its largest component not fixed on
 	// a site (the first of them) and that one's index (initComponents).
 	reqNeed, reqLargest, reqAt int

@@ -278,6 +278,10 @@ func (c *Core) hopeless(j *Job, info *placement.Info, component int) *placement.
 type whyEntry struct {
 	key  whyKey
 	fail placement.Failure
+	// class is the same for entries whose reasons are the Same
+	// (placement.SameReasons): a job whose Why is one of them has the same
+	// reasons as the others without comparing them.
+	class uint64
 }
 
 // whyKey is what hopeless reasons depend on besides the view: the
@@ -304,25 +308,38 @@ func (c *Core) sharedWhy(j *Job, info *placement.Info, component int) *placement
 	}
 	e := &whyEntry{key: key}
 	e.fail.Reasons = placement.Explain(nil, &j.request, info, component)
+	if last := c.whyLast[key]; last != nil && placement.SameReasons(last.fail.Reasons, e.fail.Reasons) {
+		e.class = last.class
+	} else {
+		c.whyClasses++
+		e.class = c.whyClasses
+	}
+	if c.whyLast == nil {
+		c.whyLast = map[whyKey]*whyEntry{}
+	}
+	c.whyLast[key] = e
 	c.whys = append(c.whys, e)
 	return &e.fail
 }
 
-// isShared tells whether fail is one of the shared reasons of sharedWhy.
-func (c *Core) isShared(fail *placement.Failure) bool {
+// sharedEntry is the entry of sharedWhy whose reasons fail is, or nil.
+func (c *Core) sharedEntry(fail *placement.Failure) *whyEntry {
+	if fail == &c.hopelessWhy || c.whyGen != c.infoGen {
+		return nil
+	}
 	for _, e := range c.whys {
 		if fail == &e.fail {
-			return true
+			return e
 		}
 	}
-	return false
+	return nil
 }
 
 // emptyWhy empties a job's reasons: in place when they are its own, not
 // when it shares them.
 func (c *Core) emptyWhy(j *Job) []placement.Reason {
-	if j.whyShared {
-		j.whyShared = false
+	if j.whyClass != 0 {
+		j.whyClass = 0
 		return nil
 	}
 	return j.Why[:0]
@@ -368,18 +385,23 @@ func (c *Core) noteWhy(j *Job, fail *placement.Failure) {
 		return
 	}
 	j.whyGen = 0
-	shared := fail != &c.hopelessWhy && c.whyGen == c.infoGen && c.isShared(fail)
-	if fail == &c.hopelessWhy || shared {
-		j.whyGen = c.infoGen
-		if fail == &c.hopelessWhy {
-			j.whyGen = c.hopelessGen
-		}
-	}
-	same := placement.SameReasons(j.Why, fail.Reasons)
+	e := c.sharedEntry(fail)
 	switch {
-	case shared:
-		j.Why, j.whyShared = fail.Reasons, true
-	case same && !j.whyShared:
+	case e != nil:
+		j.whyGen = c.infoGen
+	case fail == &c.hopelessWhy:
+		j.whyGen = c.hopelessGen
+	}
+	var same bool
+	if e != nil && j.whyClass == e.class {
+		same = true // two entries of a class: the Same reasons
+	} else {
+		same = placement.SameReasons(j.Why, fail.Reasons)
+	}
+	switch {
+	case e != nil:
+		j.Why, j.whyClass = fail.Reasons, e.class
+	case same && j.whyClass == 0:
 		copy(j.Why, fail.Reasons)
 	default:
 		j.Why = append(c.emptyWhy(j), fail.Reasons...)
