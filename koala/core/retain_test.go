@@ -2,6 +2,8 @@ package core
 
 import (
 	"encoding/json"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -68,4 +70,29 @@ func kindsOf(t *testing.T, events string, takes func(EventKind) bool) string {
 		}
 	}
 	return b.String()
+}
+
+// eventKinds lists every kind events.go declares: a kind left out would
+// reach every filtering sink whatever it takes.
+func TestEventKindsListsEveryKind(t *testing.T) {
+	src, err := os.ReadFile("events.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := regexp.MustCompile(`(?m)^\s+(Ev\w+)\s+EventKind = "(\w+)"`).FindAllStringSubmatch(string(src), -1)
+	listed := map[EventKind]bool{}
+	for _, k := range eventKinds {
+		if listed[k] {
+			t.Errorf("%s is listed twice", k)
+		}
+		listed[k] = true
+	}
+	if len(declared) < 20 || len(declared) != len(listed) {
+		t.Errorf("%d kinds declared, %d listed", len(declared), len(listed))
+	}
+	for _, d := range declared {
+		if !listed[EventKind(d[2])] {
+			t.Errorf("%s (%q) is not in eventKinds", d[1], d[2])
+		}
+	}
 }
