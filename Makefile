@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 15s
 BENCHTIME ?= 1s
 
-.PHONY: all build test check bench bench-trace bench-sim fuzz clean
+.PHONY: all build test check bench bench-core bench-trace bench-sim fuzz clean
 
 all: build
 
@@ -35,6 +35,11 @@ test: check
 ## bench: every benchmark; generation speed figures are in ./generator
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
+
+## bench-core: the LCG trace (188,041 jobs, 70% on DAS-2, CF) through the bundled core as
+## `gmark sim run` runs it (central_model = "core"); goals: under 5 s a run, >= 1,000,000 events/s
+bench-core:
+	$(GO) test -run '^$$' -bench CoreLCG -benchtime 3x -benchmem ./sim/experiment/
 
 ## bench-trace: trace parsing and analysis of LCG against `zcat | wc -l`
 bench-trace:

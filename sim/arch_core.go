@@ -54,6 +54,20 @@ func (m *CoreModel) Event(e *core.Event) {
 	}
 }
 
+// Takes implements core.KindFilter: the architecture follows submissions,
+// claim tries, starts and ends; the core does not build the other events
+// (placement tries, nearly all of a saturated grid's) for it alone.
+func (m *CoreModel) Takes(kind core.EventKind) bool { return followed(kind) }
+
+// followed tells whether the architecture follows events of a kind.
+func followed(kind core.EventKind) bool {
+	switch kind {
+	case core.EvSubmitted, core.EvClaimTry, core.EvStarted, core.EvComponentStart, core.EvFinished, core.EvFailed, core.EvCancelled:
+		return true
+	}
+	return false
+}
+
 // GridFor is the grid of a core over a topology's clusters: their sizes,
 // speeds and local schedulers, with the scheduler settings of sched (nil:
 // the defaults) and the placement policy given.
@@ -129,6 +143,10 @@ func (a *centralCore) Init(s *Sim) error {
 		if a.m.Core, err = core.New(g, coreOrigin, a.m, nil); err != nil {
 			return err
 		}
+		// Nothing reads the jobs once they end (the run's figures are the
+		// engine's, and the core's deadline figures are kept as they end):
+		// the core holds only the queued and running ones.
+		a.m.Core.Forget(nil)
 	}
 	a.k = a.m.Core
 	a.k.Advance(a.m.Origin)
@@ -246,6 +264,9 @@ func (a *centralCore) Stop(end time.Duration, cut bool) {
 
 // event follows the core's events of its jobs.
 func (a *centralCore) event(e *core.Event) {
+	if !followed(e.Kind) {
+		return
+	}
 	if e.Kind == core.EvSubmitted && a.pending != nil {
 		// A job's events may end it inside Submit, before Submit returns
 		// its id: its first event binds it.

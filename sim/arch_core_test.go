@@ -282,3 +282,55 @@ func TestCentralCoreSettings(t *testing.T) {
 		})
 	}
 }
+
+// A core the architecture makes itself takes only the events it follows
+// (CoreModel.Takes) and drops its jobs as they end (core.Forget): the run
+// is the same, figure for figure, as with a core made by the caller that
+// keeps every job and passes every event on, deadline figures included.
+func TestCentralCoreOfItsOwnKeepsNothingItNeeds(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		seed  uint64
+		limit time.Duration
+	}{{"whole", 1, 7 * 24 * time.Hour}, {"cut", 3, 90 * time.Minute}} {
+		t.Run(c.name, func(t *testing.T) {
+			jobs := coreJobs(c.seed, 300)
+			g := coreTestGrid(t)
+			top, err := TopologyOf(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := DefaultConfig("central")
+			cfg.CentralModel, cfg.CoolDown, cfg.CoolDownLimit, cfg.Horizon, cfg.Seed = CentralCore, true, MaxHorizon, c.limit, c.seed
+			own := cfg
+			own.CoreGrid = g
+			got, err := Run(own, top, &SliceSource{Jobs: jobs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mine := *g
+			mine.Scheduler.Seed = c.seed // as the architecture gives its own core the run's seed
+			var log eventLog
+			m := &CoreModel{Origin: coreOrigin}
+			k, err := core.New(&mine, coreOrigin, tee{&log, m}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Core = k
+			given := cfg
+			given.Core = m
+			want, err := Run(given, top, &SliceSource{Jobs: jobs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := json.Marshal(got)
+			b, _ := json.Marshal(want)
+			if string(a) != string(b) {
+				t.Errorf("a core of the architecture's own:\n%s\na core that keeps everything:\n%s", a, b)
+			}
+			if !strings.Contains(log.b.String(), `"kind":"placement_failed"`) || want.Deadlines == nil || want.Deadlines.GlobalJobs == 0 {
+				t.Errorf("the run does not exercise what the core skips: %d bytes of events; result %s", log.b.Len(), b)
+			}
+		})
+	}
+}

@@ -255,7 +255,7 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 		return err
 	}
 	g.Scheduler.Seed = o.seed
-	opts := koalatarget.SimOptions{Warmup: o.warmup, Limit: o.limit}
+	opts := koalatarget.SimOptions{Warmup: o.warmup, Limit: o.limit, Records: o.db != ""}
 	if opts.Priority, err = core.ParsePriority(o.priority); err != nil {
 		return usageError{err}
 	}

@@ -51,12 +51,16 @@ type Core struct {
 	timerSeq uint64
 	eventSeq uint64
 	sink     Sink
-	exec     Executor
-	rng      *rand.Rand
-	nextLRM  int64
-	nextJob  int
-	queued   int // jobs in the placement queues
-	waiting  int // jobs with a start deadline waiting for a try (deadline.go)
+	// skip: the kinds the sink does not take (KindFilter), not built;
+	// skipTry and skipWhy: placement_try and placement_failed among them.
+	skip             map[EventKind]bool
+	skipTry, skipWhy bool
+	exec             Executor
+	rng              *rand.Rand
+	nextLRM          int64
+	nextJob          int
+	queued           int // jobs in the placement queues
+	waiting          int // jobs with a start deadline waiting for a try (deadline.go)
 
 	measureFrom  time.Time         // start of the period Utilization reports on
 	measureMark  time.Time         // the same, known as soon as MeasureFrom is called
@@ -76,6 +80,24 @@ type Core struct {
 	infoGen  uint64
 	infoSeen []placement.Site
 	infoNow  *placement.Info
+
+	// For the scans of long queues (scan.go): the reasons shared by the
+	// jobs that ask alike, found with the view of whyGen; the cheap
+	// checks' figures of the view of idleGen; the array of the queue
+	// before the last scan, for the next.
+	whys               []*whyEntry
+	whyLast            map[whyKey]*whyEntry // the last entry made for each key, of any view
+	whyClasses         uint64               // the last class given (whyEntry.class)
+	whyGen             uint64
+	idleGen            uint64
+	idleMax, idleTotal int
+	spare              []*Job
+
+	// Forget (retain.go): drop jobs as they end; onEnd sees each.
+	forget  bool
+	onEnd   func(*Job)
+	dropped int // jobs in order that ended since it was last compacted
+	forgot  forgotten
 }
 
 // cluster is the core's view of one site.
@@ -138,6 +160,7 @@ func NewWith(g *grid.Grid, start time.Time, sink Sink, exec Executor, ctls map[s
 	if c.sink == nil {
 		c.sink = discard{}
 	}
+	c.filterKinds()
 	if c.exec == nil {
 		c.exec = Emulated{DefaultRuntime: g.Scheduler.DefaultRuntime.Duration}
 	}
@@ -209,7 +232,21 @@ func appendN(s []Priority, p Priority, n int) []Priority {
 
 type discard struct{}
 
-func (discard) Event(*Event) {}
+func (discard) Event(*Event)         {}
+func (discard) Takes(EventKind) bool { return false }
+
+// filterKinds notes the kinds of events the sink does not take.
+func (c *Core) filterKinds() {
+	for _, k := range eventKinds {
+		if !Takes(c.sink, k) {
+			if c.skip == nil {
+				c.skip = map[EventKind]bool{}
+			}
+			c.skip[k] = true
+		}
+	}
+	c.skipTry, c.skipWhy = c.skip[EvPlacementTry], c.skip[EvPlacementFailed]
+}
 
 // Now is the core's current time.
 func (c *Core) Now() time.Time { return c.now }
@@ -240,13 +277,33 @@ func (c *Core) Advance(to time.Time) {
 	}
 }
 
-// emit sends an event to the sink, stamped with the time and a sequence number.
+// emit sends an event to the sink, stamped with the time and a sequence
+// number; an event of a kind the sink does not take only uses its number.
 func (c *Core) emit(e Event) {
 	c.eventSeq++
+	if c.skip != nil && c.skip[e.Kind] {
+		return
+	}
+	c.send(e)
+}
+
+// send is emit's delivery, apart so that an event emit does not deliver is
+// not moved to the heap.
+//
+//go:noinline
+func (c *Core) send(e Event) {
 	e.Seq = c.eventSeq
 	e.Time = c.now
 	c.sink.Event(&e)
 }
+
+// EventCount is the number of events the core has emitted (the last
+// event's sequence number), those its sink does not take included.
+func (c *Core) EventCount() uint64 { return c.eventSeq }
+
+// skipEvent uses the number of an event of a kind the sink does not take,
+// for the hot paths that test c.skipTry or c.skipWhy before building it.
+func (c *Core) skipEvent() { c.eventSeq++ }
 
 func (c *Core) policy(name string) (placement.Policy, error) {
 	if name == "" {
@@ -382,6 +439,14 @@ func (c *Core) initComponents(j *Job) {
 	for _, f := range j.Spec.Files {
 		j.request.Files = append(j.request.Files, placement.File{Name: f.Name, Size: f.Size})
 	}
+	// What the cheap checks of every placement try read (place).
+	j.reqNeed, j.reqLargest, j.reqAt = 0, 0, 0
+	for i, comp := range j.request.Components {
+		j.reqNeed += comp.Size
+		if comp.Site == "" && comp.Size > j.reqLargest {
+			j.reqLargest, j.reqAt = comp.Size, i // the first of the largest: the policy tries it first
+		}
+	}
 }
 
 // Job returns a job by core id.
@@ -399,11 +464,20 @@ func (c *Core) JobByKey(key string) (*Job, bool) {
 	return c.jobs[id], true
 }
 
-// Jobs lists every job in submission order.
-func (c *Core) Jobs() []*Job { return c.order }
+// Jobs lists every job in submission order (after Forget, every job that
+// has not ended).
+func (c *Core) Jobs() []*Job {
+	if c.forget {
+		c.compact()
+	}
+	return c.order
+}
 
 // Active counts the jobs not yet in a terminal state.
 func (c *Core) Active() int {
+	if c.forget {
+		return len(c.jobs) // the jobs that ended are dropped from it
+	}
 	n := 0
 	for _, j := range c.order {
 		if !j.State.Terminal() {
@@ -430,6 +504,7 @@ func (c *Core) Cancel(id string, reason string) error {
 	c.dequeue(j)
 	j.State, j.Reason, j.End = Cancelled, reason, c.now
 	c.emit(Event{Kind: EvCancelled, Job: j.ID, Key: j.Opts.Key, Reason: reason})
+	c.ended(j)
 	return nil
 }
 

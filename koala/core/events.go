@@ -60,6 +60,12 @@ const (
 	EvPlacementFailed EventKind = "placement_failed"
 )
 
+// eventKinds lists every kind (for sinks that take only some: KindFilter).
+var eventKinds = []EventKind{EvSubmitted, EvPlacementTry, EvPlaced, EvClaimTry, EvClaimed, EvStarted, EvComponentStart,
+	EvComponentEnd, EvFinished, EvFailed, EvCancelled, EvReplaced, EvPreempted, EvPromoted, EvSoftError, EvClusterDown,
+	EvClusterUp, EvAlert, EvUtilization, EvQueueLength, EvLRMSubmit, EvLRMSubmitted, EvLRMFailed, EvLRMStarted,
+	EvLRMCancel, EvLocalKilled, EvPlacementFailed}
+
 // Event is one entry of the event stream.
 type Event struct {
 	Seq       uint64        `json:"seq"`
@@ -114,6 +120,25 @@ type Utilization struct {
 // buffer what they get.
 type Sink interface {
 	Event(e *Event)
+}
+
+// A KindFilter is a Sink that takes only some kinds of events (a
+// simulation's driver follows starts and ends, not the placement tries):
+// the core does not build the events of the other kinds, which in a
+// saturated grid are nearly all of them (a failed placement try per queued
+// job per scan). It still numbers them, so the events a filtering sink gets
+// carry the sequence numbers they would have in the full stream. Takes is
+// asked once, when the core is made.
+type KindFilter interface {
+	Sink
+	Takes(kind EventKind) bool
+}
+
+// Takes tells whether a sink takes events of a kind (every sink that is
+// not a KindFilter takes them all).
+func Takes(s Sink, kind EventKind) bool {
+	f, ok := s.(KindFilter)
+	return !ok || f.Takes(kind)
 }
 
 // timer is an entry of the core's event queue.

@@ -243,11 +243,17 @@ func (c *Core) componentEnded(j *Job, i int, ok bool, reason string) {
 		if !other.OK {
 			j.State = Failed
 			c.emit(Event{Kind: EvFailed, Job: j.ID, Key: j.Opts.Key, Reason: j.Reason})
+			c.ended(j)
 			return
 		}
 	}
 	j.State, j.Reason = Finished, ""
-	c.emit(Event{Kind: EvFinished, Job: j.ID, Key: j.Opts.Key, Sites: j.Sites()})
+	if c.skip[EvFinished] {
+		c.skipEvent()
+	} else {
+		c.emit(Event{Kind: EvFinished, Job: j.ID, Key: j.Opts.Key, Sites: j.Sites()})
+	}
+	c.ended(j)
 }
 
 func isLimitKill(reason string) bool {

@@ -146,6 +146,12 @@ type Job struct {
 	waitTries  int    // the tries of its current wait (deadline_max_tries)
 	ftt        time.Duration
 	whyGen     uint64 // the core's infoGen when the cheap checks found Why; 0: not found so
+	// whyClass: Why is shared with other jobs (Core.sharedWhy; never
+	// written to), the reasons of a whyEntry of this class; 0: its own.
+	whyClass uint64
+	// The request's processors in all, its largest component not fixed on
+	// a site (the first of them) and that one's index (initComponents).
+	reqNeed, reqLargest, reqAt int
 }
 
 // Component is the state of one component.
@@ -198,6 +204,10 @@ func (j *Job) Size() int {
 
 // CoAllocated tells whether the job runs on more than one site.
 func (j *Job) CoAllocated() bool { return len(j.Sites()) > 1 }
+
+// excludes tells whether the job avoids some site (only a restart makes
+// it avoid one: a job never restarted is answered without its map).
+func (j *Job) excludes() bool { return j.Restarts > 0 && len(j.exclude) > 0 }
 
 // Priority is the job's current placement queue.
 func (j *Job) Priority() Priority { return j.priority }

@@ -151,8 +151,9 @@ type DeadlineSummary struct {
 func (c *Core) Deadlines() DeadlineSummary {
 	s := DeadlineSummary{LocalJobs: c.local.submitted, LocalFinished: c.local.finished, LocalKilled: c.local.killed,
 		KilledDummies: c.local.killedDummies, LostProcessorS: c.local.lost}
+	s.GlobalJobs, s.GlobalStarted = c.forgot.globalJobs, c.forgot.globalStarted // the jobs dropped after Forget
 	for _, j := range c.order {
-		if !j.HasDeadline() || !c.measured(j.Submitted) {
+		if !j.HasDeadline() || !c.measured(j.Submitted) || c.forget && j.State.Terminal() {
 			continue
 		}
 		s.GlobalJobs++

@@ -65,6 +65,7 @@ func (c *Core) Restore(saved []Saved, reason string) error {
 			j.State, j.End = Failed, c.now
 			j.Reason = reason + " while the job ran; it is not run again"
 			c.emit(Event{Kind: EvFailed, Job: j.ID, Key: j.Opts.Key, Reason: j.Reason})
+			c.ended(j)
 		}
 	}
 	return nil

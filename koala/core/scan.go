@@ -27,8 +27,10 @@ func (c *Core) enqueue(j *Job) {
 func (c *Core) dequeue(j *Job) {
 	c.leaveWait(j)
 	q := c.queues[j.priority]
-	for i, x := range q {
-		if x == j {
+	// From the tail: a job is in its queue once, and the one placed as it
+	// is submitted is the last.
+	for i := len(q) - 1; i >= 0; i-- {
+		if q[i] == j {
 			c.queues[j.priority] = append(q[:i], q[i+1:]...)
 			c.queued--
 			return
@@ -68,7 +70,8 @@ func (c *Core) scan(p Priority) {
 	// scan (none do today) would go after the ones kept.
 	jobs := c.queues[p]
 	c.queues[p] = nil
-	kept := make([]*Job, 0, len(jobs))
+	kept := c.spare[:0] // the queue of the last scan: its array is free
+	c.spare = nil
 	var promoted []*Job
 	for _, j := range jobs {
 		if j.State != Queued {
@@ -87,6 +90,8 @@ func (c *Core) scan(p Priority) {
 		kept = append(kept, j)
 	}
 	c.queues[p] = append(kept, c.queues[p]...)
+	clear(jobs) // no pointers to jobs that ended
+	c.spare = jobs[:0]
 	for _, j := range promoted {
 		c.queues[j.priority] = append(c.queues[j.priority], j)
 	}
@@ -162,7 +167,11 @@ func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
 	j.PlacementTries++
 	res, fail := c.place(j, info)
 	if fail != nil {
-		c.emit(Event{Kind: EvPlacementTry, Job: j.ID, Key: j.Opts.Key, Try: j.PlacementTries})
+		if c.skipTry {
+			c.skipEvent()
+		} else {
+			c.emit(Event{Kind: EvPlacementTry, Job: j.ID, Key: j.Opts.Key, Try: j.PlacementTries})
+		}
 		c.noteWhy(j, fail)
 		if m := c.cfg.MaxPlacementTries; m > 0 && j.PlacementTries >= m {
 			c.fail(j, "placement failed "+itoa(j.PlacementTries)+" times (max_placement_tries)")
@@ -189,7 +198,7 @@ func (c *Core) tryPlace(j *Job, info *placement.Info) bool {
 // sites' soft reservations, and takes them from info for the rest of the
 // scan. It returns the sites, in the order of the assignments.
 func (c *Core) assign(j *Job, res placement.Result, info *placement.Info) []string {
-	j.Why, j.whyGen = j.Why[:0], 0
+	j.Why, j.whyGen = c.emptyWhy(j), 0
 	if j.request.Flexible {
 		// The policy chose the components of a flexible job.
 		j.Components = j.Components[:0]
@@ -222,24 +231,11 @@ func (c *Core) assign(j *Job, res placement.Result, info *placement.Info) []stri
 // must stay fast). The reasons of a hopeless job are written to a buffer
 // of the core's, valid until the next try.
 func (c *Core) place(j *Job, info *placement.Info) (placement.Result, *placement.Failure) {
-	maxIdle, total := 0, 0
-	for _, s := range info.Sites {
-		if !j.exclude[s.Name] {
-			maxIdle = max(maxIdle, s.Idle)
-			total += s.Idle
-		}
-	}
-	need, largest, at := 0, 0, 0
-	for i, comp := range j.request.Components {
-		need += comp.Size
-		if comp.Site == "" && comp.Size > largest {
-			largest, at = comp.Size, i // the first of the largest: the policy tries it first
-		}
-	}
+	maxIdle, total := c.idleOf(j, info)
 	switch {
-	case !j.request.Flexible && largest > maxIdle:
-		return placement.Result{}, c.hopeless(j, info, at)
-	case need > total:
+	case !j.request.Flexible && j.reqLargest > maxIdle:
+		return placement.Result{}, c.hopeless(j, info, j.reqAt)
+	case j.reqNeed > total:
 		return placement.Result{}, c.hopeless(j, info, placement.Total)
 	}
 	pol, _ := c.policy(j.Opts.Policy)
@@ -253,10 +249,20 @@ func (c *Core) place(j *Job, info *placement.Info) (placement.Result, *placement
 // hopeless says so (reasonsStand) without finding them again. So a scan of
 // thousands of hopeless jobs through an unchanged grid costs what it did
 // before placements said why.
+//
+// The reasons are a function of the view and of what the job asks (the
+// processors of the component or the total, the component's index, the
+// sites it excludes): in a saturated grid thousands of queued jobs ask
+// alike, so with the current view the reasons are found once for all the
+// jobs that ask alike (jobs that exclude sites are explained one by one)
+// and shared by them (whyEntry).
 func (c *Core) hopeless(j *Job, info *placement.Info, component int) *placement.Failure {
 	current := info == c.infoNow
 	if current && j.whyGen == c.infoGen && reasonsCache {
 		return reasonsStand
+	}
+	if current && !j.excludes() && reasonsCache {
+		return c.sharedWhy(j, info, component)
 	}
 	c.hopelessWhy.Reasons = placement.Explain(c.hopelessWhy.Reasons[:0], &j.request, info, component)
 	c.hopelessGen = 0
@@ -264,6 +270,99 @@ func (c *Core) hopeless(j *Job, info *placement.Info, component int) *placement.
 		c.hopelessGen = c.infoGen
 	}
 	return &c.hopelessWhy
+}
+
+// whyEntry is the reasons the cheap checks found, with the current view,
+// for the jobs that ask what key says. Its reasons are never written to
+// once made: jobs share them as their Why.
+type whyEntry struct {
+	key  whyKey
+	fail placement.Failure
+	// class is the same for entries whose reasons are the Same
+	// (placement.SameReasons): a job whose Why is one of them has the same
+	// reasons as the others without comparing them.
+	class uint64
+}
+
+// whyKey is what hopeless reasons depend on besides the view: the
+// processors asked (of the component, or the job's total) and the
+// component's index in the job (or placement.Total).
+type whyKey struct{ need, component int }
+
+// sharedWhy is hopeless's answer for a job that excludes no site, with
+// the current view: the reasons shared by the jobs that ask alike.
+func (c *Core) sharedWhy(j *Job, info *placement.Info, component int) *placement.Failure {
+	if c.whyGen != c.infoGen {
+		c.whyGen = c.infoGen
+		clear(c.whys)
+		c.whys = c.whys[:0]
+	}
+	key := whyKey{need: j.reqNeed, component: placement.Total}
+	if component != placement.Total {
+		key = whyKey{need: j.reqLargest, component: component} // place's: the first of the largest (its Index is its position)
+	}
+	for _, e := range c.whys {
+		if e.key == key {
+			return &e.fail
+		}
+	}
+	e := &whyEntry{key: key}
+	e.fail.Reasons = placement.Explain(nil, &j.request, info, component)
+	if last := c.whyLast[key]; last != nil && placement.SameReasons(last.fail.Reasons, e.fail.Reasons) {
+		e.class = last.class
+	} else {
+		c.whyClasses++
+		e.class = c.whyClasses
+	}
+	if c.whyLast == nil {
+		c.whyLast = map[whyKey]*whyEntry{}
+	}
+	c.whyLast[key] = e
+	c.whys = append(c.whys, e)
+	return &e.fail
+}
+
+// sharedEntry is the entry of sharedWhy whose reasons fail is, or nil.
+func (c *Core) sharedEntry(fail *placement.Failure) *whyEntry {
+	if fail == &c.hopelessWhy || c.whyGen != c.infoGen {
+		return nil
+	}
+	for _, e := range c.whys {
+		if fail == &e.fail {
+			return e
+		}
+	}
+	return nil
+}
+
+// emptyWhy empties a job's reasons: in place when they are its own, not
+// when it shares them.
+func (c *Core) emptyWhy(j *Job) []placement.Reason {
+	if j.whyClass != 0 {
+		j.whyClass = 0
+		return nil
+	}
+	return j.Why[:0]
+}
+
+// idleOf is the cheap checks' view of the grid for a job: the most idle
+// processors at one site and the idle processors in all, leaving out the
+// sites the job excludes. For the jobs that exclude none (nearly all) it
+// is worked out once per view.
+func (c *Core) idleOf(j *Job, info *placement.Info) (maxIdle, total int) {
+	if !j.excludes() && info == c.infoNow && c.idleGen == c.infoGen && c.idleGen != 0 {
+		return c.idleMax, c.idleTotal
+	}
+	for _, s := range info.Sites {
+		if !j.exclude[s.Name] {
+			maxIdle = max(maxIdle, s.Idle)
+			total += s.Idle
+		}
+	}
+	if !j.excludes() && info == c.infoNow {
+		c.idleGen, c.idleMax, c.idleTotal = c.infoGen, maxIdle, total
+	}
+	return maxIdle, total
 }
 
 // reasonsStand is hopeless's answer when the job's reasons are unchanged.
@@ -277,19 +376,43 @@ var reasonsCache = true
 // them when they are not the Same as the last try's: a job that waits for
 // the same reasons scan after scan is reported once, with the counts of
 // idle processors kept up to date on the job.
+//
+// Reasons shared by the jobs that ask alike (sharedWhy) become the job's
+// Why as they are, not copied: they are never written to, and a job's own
+// reasons are written to only when they are not shared.
 func (c *Core) noteWhy(j *Job, fail *placement.Failure) {
 	if fail == reasonsStand {
 		return
 	}
 	j.whyGen = 0
-	if fail == &c.hopelessWhy {
+	e := c.sharedEntry(fail)
+	switch {
+	case e != nil:
+		j.whyGen = c.infoGen
+	case fail == &c.hopelessWhy:
 		j.whyGen = c.hopelessGen
 	}
-	if placement.SameReasons(j.Why, fail.Reasons) {
+	var same bool
+	if e != nil && j.whyClass == e.class {
+		same = true // two entries of a class: the Same reasons
+	} else {
+		same = placement.SameReasons(j.Why, fail.Reasons)
+	}
+	switch {
+	case e != nil:
+		j.Why, j.whyClass = fail.Reasons, e.class
+	case same && j.whyClass == 0:
 		copy(j.Why, fail.Reasons)
+	default:
+		j.Why = append(c.emptyWhy(j), fail.Reasons...)
+	}
+	if same {
 		return
 	}
-	j.Why = append(j.Why[:0], fail.Reasons...)
+	if c.skipWhy {
+		c.skipEvent()
+		return
+	}
 	c.emit(Event{Kind: EvPlacementFailed, Job: j.ID, Key: j.Opts.Key, Try: j.PlacementTries,
 		Reasons: append([]placement.Reason(nil), fail.Reasons...)})
 }
@@ -366,6 +489,7 @@ func (c *Core) fail(j *Job, reason string) {
 	c.release(j, reason)
 	j.State, j.Reason, j.End = Failed, reason, c.now
 	c.emit(Event{Kind: EvFailed, Job: j.ID, Key: j.Opts.Key, Reason: reason})
+	c.ended(j)
 }
 
 // restart handles a job whose run was lost (soft error, cluster down): it is

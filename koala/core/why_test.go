@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,15 +157,58 @@ sites = ["B"]
 }
 
 // The core does not find a hopeless job's reasons again while the grid
-// does not change (hopeless): a busy grid of mixed jobs (files, fixed,
-// flexible, co-allocated; background load, soft errors, an outage) gives
-// the same events, every placement_failed and its reasons included, with
-// that shortcut and without it.
+// does not change (hopeless), and finds them once for the jobs that ask
+// alike (sharedWhy): a busy grid of mixed jobs (files, fixed, flexible,
+// co-allocated; background load, soft errors, an outage) gives the same
+// events, every placement_failed and its reasons included, and leaves
+// every job the same reasons (with their counts), with those shortcuts and
+// without them.
 func TestReasonsShortcutChangesNothing(t *testing.T) {
-	run := func(cache bool) (string, int) {
-		reasonsCache = cache
-		defer func() { reasonsCache = true }()
-		g, err := grid.Parse("mixed.toml", []byte(`[scheduler]
+	with := mixedRun(t, mixedOptions{cache: true})
+	without := mixedRun(t, mixedOptions{cache: false})
+	if n := strings.Count(with.events, `"kind":"placement_failed"`); n < 100 {
+		t.Errorf("only %d placement_failed events: the workload does not exercise the reasons", n)
+	}
+	sameLines(t, "events", with.events, without.events)
+	sameLines(t, "jobs", with.jobs, without.jobs)
+}
+
+// sameLines fails at the first line where two outputs differ.
+func sameLines(t *testing.T, what, got, want string) {
+	t.Helper()
+	if got == want {
+		return
+	}
+	a, b := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			t.Fatalf("%s: line %d differs:\ngot  %s\nwant %s", what, i, a[i], b[i])
+		}
+	}
+	t.Fatalf("%s: %d lines, want %d", what, len(a), len(b))
+}
+
+// mixedOptions: how mixedRun runs its core. takes, when not nil, is the
+// kinds of events its sink takes (a KindFilter); forget drops the jobs as
+// they end (Forget).
+type mixedOptions struct {
+	cache  bool
+	takes  func(EventKind) bool
+	forget bool
+}
+
+// mixedResult: the events as JSON lines, and every job at the end (as it
+// ended, or as it is at the end) with its reasons, one a line.
+type mixedResult struct {
+	events, jobs string
+	ended        int // jobs given to Forget's function
+}
+
+// mixedRun runs 400 mixed jobs through a busy three-site grid for 6 hours.
+func mixedRun(t *testing.T, o mixedOptions) mixedResult {
+	reasonsCache = o.cache
+	defer func() { reasonsCache = true }()
+	g, err := grid.Parse("mixed.toml", []byte(`[scheduler]
 policy = "CF"
 scan_interval = "30s"
 aging_period = 3
@@ -203,56 +247,69 @@ at = "70m"
 cluster = "B"
 action = "up"
 `))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out strings.Builder
-		enc := json.NewEncoder(&out)
-		sink := sinkFunc(func(e *Event) { _ = enc.Encode(e) })
-		c, err := New(g, t0, sink, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(1, 2))
-		var arrivals []Arrival
-		at := t0
-		for i := 0; i < 400; i++ {
-			at = at.Add(time.Duration(rng.IntN(40)) * time.Second)
-			var comps []workload.Component
-			for k := 0; k <= rng.IntN(3); k++ {
-				comps = append(comps, anySite(1+rng.IntN(16)))
-			}
-			j := job(fmt.Sprint(i), time.Duration(1+rng.IntN(20))*time.Minute, rng.IntN(3) == 0, comps...)
-			switch rng.IntN(8) {
-			case 0:
-				j.Components[0].Site = []string{"A", "B", "C"}[rng.IntN(3)]
-				j.Components[0].Count = min(j.Components[0].Count, 16)
-			case 1:
-				j.SiteType = workload.Flexible
-			case 2:
-				j.Files = append(j.Files, workload.File{Name: "nowhere", Size: 1})
-			}
-			policy := []string{"WF", "CF", "CM", "FCM"}[rng.IntN(4)]
-			arrivals = append(arrivals, Arrival{At: at, Job: j, Opts: Options{Policy: policy, Priority: Priority(rng.IntN(4))}})
-		}
-		c.Simulate(arrivals, t0.Add(6*time.Hour))
-		return out.String(), strings.Count(out.String(), `"kind":"placement_failed"`)
+	if err != nil {
+		t.Fatal(err)
 	}
-	with, n := run(true)
-	without, _ := run(false)
-	if n < 100 {
-		t.Errorf("only %d placement_failed events: the workload does not exercise the reasons", n)
+	var out strings.Builder
+	enc := json.NewEncoder(&out)
+	var sink Sink = sinkFunc(func(e *Event) { _ = enc.Encode(e) })
+	if o.takes != nil {
+		sink = filterSink{sink, o.takes}
 	}
-	if with != without {
-		a, b := strings.Split(with, "\n"), strings.Split(without, "\n")
-		for i := range min(len(a), len(b)) {
-			if a[i] != b[i] {
-				t.Fatalf("event %d differs:\nwith the shortcut    %s\nwithout the shortcut %s", i, a[i], b[i])
-			}
+	c, err := New(g, t0, sink, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res mixedResult
+	jobs := map[int]string{}
+	line := func(j *Job) {
+		n, _ := strconv.Atoi(strings.TrimPrefix(j.ID, "k"))
+		jobs[n] = fmt.Sprintf("%s %s %q tries %d claims %d start %v end %v why %v", j.ID, j.State, j.Reason,
+			j.PlacementTries, j.ClaimTries, j.Start, j.End, j.Why)
+	}
+	if o.forget {
+		c.Forget(func(j *Job) { res.ended++; line(j) })
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var arrivals []Arrival
+	at := t0
+	for i := 0; i < 400; i++ {
+		at = at.Add(time.Duration(rng.IntN(40)) * time.Second)
+		var comps []workload.Component
+		for k := 0; k <= rng.IntN(3); k++ {
+			comps = append(comps, anySite(1+rng.IntN(16)))
 		}
-		t.Fatalf("%d events with the shortcut, %d without", len(a), len(b))
+		j := job(fmt.Sprint(i), time.Duration(1+rng.IntN(20))*time.Minute, rng.IntN(3) == 0, comps...)
+		switch rng.IntN(8) {
+		case 0:
+			j.Components[0].Site = []string{"A", "B", "C"}[rng.IntN(3)]
+			j.Components[0].Count = min(j.Components[0].Count, 16)
+		case 1:
+			j.SiteType = workload.Flexible
+		case 2:
+			j.Files = append(j.Files, workload.File{Name: "nowhere", Size: 1})
+		}
+		policy := []string{"WF", "CF", "CM", "FCM"}[rng.IntN(4)]
+		arrivals = append(arrivals, Arrival{At: at, Job: j, Opts: Options{Policy: policy, Priority: Priority(rng.IntN(4))}})
 	}
+	c.Simulate(arrivals, t0.Add(6*time.Hour))
+	for _, j := range c.Jobs() {
+		line(j)
+	}
+	for n := 1; n <= len(jobs); n++ {
+		res.jobs += jobs[n] + "\n"
+	}
+	res.events = out.String()
+	return res
 }
+
+// filterSink is a sink that takes only some kinds of events.
+type filterSink struct {
+	Sink
+	takes func(EventKind) bool
+}
+
+func (f filterSink) Takes(k EventKind) bool { return f.takes(k) }
 
 type sinkFunc func(*Event)
 

@@ -239,7 +239,7 @@ func runCore(dir string, g *grid.Grid, o Options) (Metrics, error) {
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	s, err := koalatarget.Simulate(&gc, dir, koalatarget.SimOptions{Priority: core.High, Runner: core.KRunner, Limit: limit})
+	s, err := koalatarget.Simulate(&gc, dir, koalatarget.SimOptions{Priority: core.High, Runner: core.KRunner, Limit: limit, Records: true})
 	if err != nil {
 		return Metrics{}, err
 	}
@@ -249,10 +249,10 @@ func runCore(dir string, g *grid.Grid, o Options) (Metrics, error) {
 // coreMetrics are the figures of a core simulation, as the simulator
 // measures them: waits and responses of the finished jobs, the last end.
 func coreMetrics(s *koalatarget.Simulation) Metrics {
-	m := Metrics{Jobs: len(s.Arrivals)}
+	m := Metrics{Jobs: s.Summary().Jobs}
 	var wait, resp time.Duration
 	var last time.Time
-	for _, j := range s.Core.Jobs() {
+	for _, j := range s.Jobs {
 		if !j.End.IsZero() && j.End.After(last) {
 			last = j.End
 		}

@@ -104,9 +104,12 @@ func TestSimulatedEventsSayWhereTheRunTimeCameFrom(t *testing.T) {
 	if err := workload.WriteDir(dir, runTimeJobs(), &workload.Manifest{}, false); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Simulate(g, dir, SimOptions{Limit: time.Hour})
+	s, err := Simulate(g, dir, SimOptions{Limit: time.Hour, Records: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := len(s.finishedJobs()); n != len(runTimeJobs()) {
+		t.Fatalf("%d jobs recorded, want %d", n, len(runTimeJobs()))
 	}
 	for _, f := range s.finishedJobs() {
 		want := runTimeWant[f.JobID]

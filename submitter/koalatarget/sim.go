@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
@@ -32,6 +35,11 @@ type SimOptions struct {
 	Warmup   time.Duration // background load runs this long before the first job
 	Limit    time.Duration // the simulation stops after this much simulated time
 	Events   core.Sink     // receives every event of the core; nil: none
+	// Records keeps a record of every job (Simulation.Jobs, Arrivals), for
+	// Record (the results store) and callers that read each job. Without
+	// it the summary is counted as the jobs end, and the simulation's
+	// memory does not grow with the workload.
+	Records bool
 }
 
 // Simulation is a workload run through the bundled core in simulated time.
@@ -39,12 +47,105 @@ type Simulation struct {
 	Grid     *grid.Grid
 	Dir      string // the workload directory
 	Core     *core.Core
-	First    time.Time // the first job's origin: SimStart plus the warm-up
-	Arrivals []core.Arrival
-	Refused  []error // one per job the core refused
+	First    time.Time    // the first job's origin: SimStart plus the warm-up
+	Arrivals []SimArrival // every job of the workload, in its order (SimOptions.Records)
+	Refused  []error      // one per job the core refused
 	Warmup   time.Duration
 	Deadline time.Time // the simulation's limit: jobs due after it were never submitted
 	MaxQueue int       // the most jobs the placement queues held after a scan
+	// Jobs is every job the core accepted, in submission order, as it
+	// ended or as it was when the simulation stopped (SimOptions.Records).
+	// The core itself drops its jobs as they end (core.Forget): what the
+	// store needs of each is kept here.
+	Jobs []SimJob
+
+	records bool
+	tally   simTally  // of the jobs the core accepted, for the summary
+	arrived int       // the jobs of the workload
+	lastAt  time.Time // the last one's due time
+}
+
+// simTally is what the summary counts of the jobs the core accepted.
+type simTally struct {
+	jobs, finished, failed, ended, started, claimTries, coAllocated int
+	reasons                                                         map[string]int // of the failed jobs
+	end                                                             time.Time      // the last end
+	wait, ftt, placement                                            time.Duration
+}
+
+func (t *simTally) add(j *SimJob) {
+	t.jobs++
+	switch j.State {
+	case core.Finished:
+		t.finished++
+	case core.Failed:
+		t.failed++
+		if t.reasons == nil {
+			t.reasons = map[string]int{}
+		}
+		t.reasons[j.Reason]++
+	}
+	if !j.End.IsZero() {
+		t.ended++
+		if j.End.After(t.end) {
+			t.end = j.End
+		}
+	}
+	if !j.Start.IsZero() {
+		t.started++
+		t.wait += j.Start.Sub(j.Submitted)
+	}
+	t.ftt += j.FTT
+	t.placement += j.PlacementTime
+	t.claimTries += j.ClaimTries
+	if j.CoAllocated {
+		t.coAllocated++
+	}
+}
+
+// keep counts a job the core accepted, as it ended or as the simulation
+// left it, and keeps its record when asked to.
+func (s *Simulation) keep(j *core.Job) {
+	r := simJob(j)
+	s.tally.add(&r)
+	if s.records {
+		s.Jobs = append(s.Jobs, r)
+	}
+}
+
+// SimArrival is a job of the workload: its id and when it is due. The
+// simulation reads the jobs one at a time (the core gets each as it is
+// due) and keeps only this of each.
+type SimArrival struct {
+	ID string
+	At time.Time
+}
+
+// SimJob is what a simulation keeps of a job the core accepted.
+type SimJob struct {
+	ID    string // the core's
+	Name  string // the workload's (Spec.ID)
+	State core.State
+	// Reason: why it failed, was cancelled or re-placed (core.Job.Reason).
+	Reason                string
+	Submitted, Start, End time.Time
+	FTT, PlacementTime    time.Duration // the last placement's file transfer time; the time spent in placement queues
+	PlacementTries        int
+	ClaimTries            int
+	Restarts              int
+	Sites                 []string // distinct, in component order
+	CoAllocated           bool
+	RunTimeSource         core.RunTimeSource
+	seq                   int // submission order
+}
+
+// simJob is what a simulation keeps of a job.
+func simJob(j *core.Job) SimJob {
+	seq, _ := strconv.Atoi(strings.TrimPrefix(j.ID, "k"))
+	sites := j.Sites()
+	return SimJob{ID: j.ID, Name: j.Spec.ID, State: j.State, Reason: j.Reason, Submitted: j.Submitted, Start: j.Start, End: j.End,
+		FTT: j.FTT, PlacementTime: j.TotalPlacementTime, PlacementTries: j.PlacementTries, ClaimTries: j.ClaimTries,
+		Restarts: j.Restarts, Sites: sites, CoAllocated: len(sites) > 1, RunTimeSource: j.RunTimeSource, seq: seq}
 }
 
 // queueWatch passes the core's events on and keeps the longest placement
@@ -52,6 +153,11 @@ type Simulation struct {
 type queueWatch struct {
 	next core.Sink
 	max  int
+}
+
+// Takes implements core.KindFilter: queue lengths, and what the next sink takes.
+func (q *queueWatch) Takes(kind core.EventKind) bool {
+	return kind == core.EvQueueLength || q.next != nil && core.Takes(q.next, kind)
 }
 
 func (q *queueWatch) Event(e *core.Event) {
@@ -70,19 +176,14 @@ func (q *queueWatch) Event(e *core.Event) {
 // "core" model): one event loop for both. Its errors are the input's: a
 // composite job, a grid the core cannot run, jobs out of submission order.
 func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
-	jobs, err := workload.ReadAll(dir)
+	name := filepath.Join(dir, workload.JobsFile)
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	s := &Simulation{Grid: g, Dir: dir, First: SimStart.Add(opts.Warmup), Warmup: opts.Warmup}
-	s.Arrivals = make([]core.Arrival, 0, len(jobs))
-	for _, j := range jobs {
-		if j.Kind == workload.Composite {
-			return nil, fmt.Errorf("%s: job %s is composite; simulate takes unitary jobs", filepath.Join(dir, workload.JobsFile), j.ID)
-		}
-		s.Arrivals = append(s.Arrivals, core.Arrival{At: s.First.Add(j.Submit), Job: j,
-			Opts: core.Options{Priority: opts.Priority, Runner: opts.Runner}})
-	}
+	defer f.Close()
+	s := &Simulation{Grid: g, Dir: dir, First: SimStart.Add(opts.Warmup), Warmup: opts.Warmup, records: opts.Records}
+	src := &jobStream{r: workload.NewReader(f, name), s: s, name: name}
 	model := &sim.CoreModel{Origin: s.First, Options: core.Options{Priority: opts.Priority, Runner: opts.Runner},
 		Refused: func(id string, err error) { s.Refused = append(s.Refused, fmt.Errorf("job %s: %v", id, err)) }}
 	watch := &queueWatch{next: opts.Events}
@@ -91,6 +192,7 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 		return nil, err
 	}
 	model.Core, s.Core = k, k
+	k.Forget(s.keep)
 	top, err := sim.TopologyOf(g)
 	if err != nil {
 		return nil, err
@@ -109,15 +211,76 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 		return nil, err
 	}
 	s.Deadline = s.First.Add(opts.Limit)
-	if _, err := sim.Run(cfg, top, &sim.SliceSource{Jobs: jobs}); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, workload.JobsFile), err)
+	_, err = sim.Run(cfg, top, src)
+	if err == nil {
+		err = src.drain() // the jobs due after the limit
+	}
+	switch {
+	case src.err != nil: // the workload's own: it names the file
+		return nil, src.err
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	s.MaxQueue = watch.max
+	for _, j := range k.Jobs() { // those that had not ended
+		s.keep(j)
+	}
+	sort.Slice(s.Jobs, func(a, b int) bool { return s.Jobs[a].seq < s.Jobs[b].seq })
 	return s, nil
+}
+
+// jobStream is a simulation's source: the workload's jobs, read one at a
+// time as the simulator asks for them, each kept as a SimArrival. err is
+// the workload's error (a line that is not a job, a composite job), which
+// names the file and line.
+type jobStream struct {
+	r    *workload.Reader
+	s    *Simulation
+	name string // the jobs file
+	err  error
+}
+
+// Next implements sim.Source.
+func (st *jobStream) Next(j *workload.Job) (bool, error) {
+	next, err := st.r.Next()
+	if err == io.EOF {
+		return false, nil
+	}
+	if err == nil && next.Kind == workload.Composite {
+		err = fmt.Errorf("%s: job %s is composite; simulate takes unitary jobs", st.name, next.ID)
+	}
+	if err != nil {
+		st.err = err
+		return false, err
+	}
+	*j = next
+	s := st.s
+	s.arrived++
+	s.lastAt = s.First.Add(next.Submit)
+	if s.records {
+		s.Arrivals = append(s.Arrivals, SimArrival{ID: next.ID, At: s.lastAt})
+	}
+	return true, nil
+}
+
+// drain reads the jobs the simulator did not ask for.
+func (st *jobStream) drain() error {
+	var j workload.Job
+	for {
+		ok, err := st.Next(&j)
+		if !ok {
+			return err
+		}
+	}
 }
 
 // teeSink sends each event to two sinks.
 type teeSink [2]core.Sink
+
+// Takes implements core.KindFilter: what either sink takes.
+func (t teeSink) Takes(kind core.EventKind) bool {
+	return core.Takes(t[0], kind) || core.Takes(t[1], kind)
+}
 
 func (t teeSink) Event(e *core.Event) {
 	t[0].Event(e)
@@ -149,49 +312,25 @@ type SimSummary struct {
 // Summary sums the simulation up: job counts, means over the jobs the core
 // accepted, and the core's utilization.
 func (s *Simulation) Summary() SimSummary {
-	sum := SimSummary{Jobs: len(s.Arrivals), Refused: len(s.Refused), MaxQueue: s.MaxQueue, FailureReasons: map[string]int{}}
-	var end time.Time
-	var wait, ftt, placement time.Duration
-	tries, started := 0, 0
-	jobs := s.Core.Jobs()
-	for _, j := range jobs {
-		switch j.State {
-		case core.Finished:
-			sum.Finished++
-		case core.Failed:
-			sum.Failed++
-			sum.FailureReasons[j.Reason]++
-		}
-		if !j.End.IsZero() {
-			sum.Ended++
-			if j.End.After(end) {
-				end = j.End
-			}
-		}
-		if !j.Start.IsZero() {
-			started++
-			wait += j.Start.Sub(j.Submitted)
-		}
-		ftt += j.FTT
-		placement += j.TotalPlacementTime
-		tries += j.ClaimTries
-		if j.CoAllocated() {
-			sum.CoAllocatedJobs++
-		}
+	t := &s.tally
+	sum := SimSummary{Jobs: s.arrived, Refused: len(s.Refused), MaxQueue: s.MaxQueue, FailureReasons: map[string]int{},
+		Finished: t.finished, Failed: t.failed, Ended: t.ended, CoAllocatedJobs: t.coAllocated}
+	for r, n := range t.reasons {
+		sum.FailureReasons[r] = n
 	}
-	if started > 0 { // a job that never started has no wait
-		sum.MeanWaitS = wait.Seconds() / float64(started)
+	if t.started > 0 { // a job that never started has no wait
+		sum.MeanWaitS = t.wait.Seconds() / float64(t.started)
 	}
-	if n := len(jobs); n > 0 {
-		sum.MeanFTTS = ftt.Seconds() / float64(n)
-		sum.MeanPlacementS = placement.Seconds() / float64(n)
-		sum.MeanClaimTries = float64(tries) / float64(n)
+	if n := t.jobs; n > 0 {
+		sum.MeanFTTS = t.ftt.Seconds() / float64(n)
+		sum.MeanPlacementS = t.placement.Seconds() / float64(n)
+		sum.MeanClaimTries = float64(t.claimTries) / float64(n)
 	}
-	if len(s.Arrivals) > 0 {
-		sum.LastArrivalS = s.Arrivals[len(s.Arrivals)-1].At.Sub(s.First).Seconds()
+	if s.arrived > 0 {
+		sum.LastArrivalS = s.lastAt.Sub(s.First).Seconds()
 	}
 	if sum.Ended > 0 {
-		sum.MakespanS = end.Sub(s.First).Seconds()
+		sum.MakespanS = t.end.Sub(s.First).Seconds()
 	}
 	sum.Utilization = s.Core.Utilization()
 	if d := s.Core.Deadlines(); d.GlobalJobs > 0 || d.LocalJobs > 0 {
@@ -214,6 +353,9 @@ type SimRecord struct {
 // clock (which starts at SimStart), with the core's figures of each job in
 // its events' payloads and the core's utilization as an annotation.
 func (s *Simulation) Record(ctx context.Context, st *store.Store, rec SimRecord) (*submitter.Summary, error) {
+	if !s.records {
+		return nil, fmt.Errorf("the simulation kept no record of its jobs to store (SimOptions.Records)")
+	}
 	cfg := map[string]any{"grid": rec.GridPath, "policy": s.Grid.Scheduler.Policy, "seed": s.Grid.Scheduler.Seed,
 		"warmup": s.Warmup.String(), "simulated": true}
 	end := s.Core.Now()
@@ -245,15 +387,15 @@ const (
 
 // finishedJobs is what became of each job, as submitter.RecordRun takes it.
 func (s *Simulation) finishedJobs() []submitter.FinishedJob {
-	byName := map[string]*core.Job{}
-	for _, j := range s.Core.Jobs() {
-		byName[j.Spec.ID] = j
+	byName := map[string]*SimJob{}
+	for i := range s.Jobs {
+		byName[s.Jobs[i].Name] = &s.Jobs[i]
 	}
 	out := make([]submitter.FinishedJob, 0, len(s.Arrivals))
 	for _, a := range s.Arrivals {
 		sched := a.At.UnixNano()
-		f := submitter.FinishedJob{JobID: a.Job.ID, Outcome: submitter.Outcome{ScheduledNS: sched, Attempts: 1}}
-		j, ok := byName[a.Job.ID]
+		f := submitter.FinishedJob{JobID: a.ID, Outcome: submitter.Outcome{ScheduledNS: sched, Attempts: 1}}
+		j, ok := byName[a.ID]
 		if !ok && a.At.After(s.Deadline) {
 			// Due after the limit: never submitted, as a live run's job
 			// whose time had not come.
@@ -272,7 +414,7 @@ func (s *Simulation) finishedJobs() []submitter.FinishedJob {
 		f.SubmitNS = sched
 		f.Receipt = submitter.Receipt{TargetID: "koala:" + j.ID}
 		f.StartNS = unixNS(j.Start)
-		f.Sites = j.Sites()
+		f.Sites = j.Sites
 		f.State, f.Reason, f.EndNS = simState(j, s.Core.Now())
 		f.Events = simEvents(a, j, f.Outcome)
 		out = append(out, f)
@@ -282,7 +424,7 @@ func (s *Simulation) finishedJobs() []submitter.FinishedJob {
 
 // simState is the recorded state of a job the core accepted, why, and its
 // end: a job still running when the simulation stopped is cancelled then.
-func simState(j *core.Job, stopped time.Time) (state, reason string, endNS int64) {
+func simState(j *SimJob, stopped time.Time) (state, reason string, endNS int64) {
 	switch j.State {
 	case core.Finished:
 		return store.Succeeded, j.Reason, unixNS(j.End)
@@ -302,7 +444,7 @@ func simState(j *core.Job, stopped time.Time) (state, reason string, endNS int64
 // core's figures of the job in its payload (read back by the report:
 // store.ScanSimJobFacts), and where its emulated run time came from
 // (runtime_source: job, model or default; "" if it never started).
-func simEvents(a core.Arrival, j *core.Job, o submitter.Outcome) []store.Event {
+func simEvents(a SimArrival, j *SimJob, o submitter.Outcome) []store.Event {
 	var evs []store.Event
 	for _, ev := range []struct {
 		kind string
@@ -313,7 +455,7 @@ func simEvents(a core.Arrival, j *core.Job, o submitter.Outcome) []store.Event {
 		}
 		payload, _ := json.Marshal(map[string]any{"start_ns": o.StartNS, "end_ns": o.EndNS, "reason": o.Reason,
 			"placement_tries": j.PlacementTries, "claim_tries": j.ClaimTries, "ftt_ns": int64(j.FTT),
-			"placement_ns": int64(j.TotalPlacementTime), "restarts": j.Restarts, "runtime_source": j.RunTimeSource})
+			"placement_ns": int64(j.PlacementTime), "restarts": j.Restarts, "runtime_source": j.RunTimeSource})
 		evs = append(evs, store.Event{TimeNS: ev.t.UnixNano(), Kind: ev.kind, Payload: string(payload)})
 	}
 	return evs

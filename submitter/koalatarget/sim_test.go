@@ -2,7 +2,11 @@ package koalatarget
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -54,5 +58,115 @@ func TestSimulateReportsTheLongestQueue(t *testing.T) {
 				t.Errorf("summary %q does not say %q", text.String(), want)
 			}
 		})
+	}
+}
+
+// The core drops its jobs as they end (core.Forget): the simulation keeps
+// what it needs of every job it accepted, in submission order, those that
+// ended and those the limit cut alike, and the core holds only the latter.
+// One cluster of 10 processors, n jobs of 10 arriving a minute apart, each
+// running 10 minutes: by the limit, those that ended are the first ones.
+func TestSimulateKeepsEveryJob(t *testing.T) {
+	g, err := grid.Parse("one.toml", []byte("[scheduler]\nscan_interval = \"1m\"\n[[cluster]]\nname = \"A\"\nprocessors = 10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		n     int
+		limit time.Duration
+	}{{1, 24 * time.Hour}, {6, 24 * time.Hour}, {6, 25 * time.Minute}, {6, time.Second}} {
+		t.Run(fmt.Sprintf("%d jobs, limit %v", c.n, c.limit), func(t *testing.T) {
+			var jobs []workload.Job
+			for i := 0; i < c.n; i++ {
+				jobs = append(jobs, workload.Job{ID: fmt.Sprintf("1-%d", i), Kind: workload.Unitary, Type: "swf", Submit: time.Duration(i) * time.Minute,
+					SiteType: workload.Single, RunTime: 10 * time.Minute, App: workload.App{Name: "swf"},
+					Components: []workload.Component{{Site: workload.AnySite, Count: 10}}})
+			}
+			dir := testkit.WriteWorkload(t, jobs...)
+			sim, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: c.limit, Records: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Without records, the summary is counted as the jobs end: the same.
+			bare, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: c.limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := fmt.Sprintf("%+v", sim.Summary()), fmt.Sprintf("%+v", bare.Summary()); a != b || len(bare.Jobs) != 0 || len(bare.Arrivals) != 0 {
+				t.Errorf("summary with records %s\nwithout %s (%d jobs, %d arrivals kept)", a, b, len(bare.Jobs), len(bare.Arrivals))
+			}
+			if _, err := bare.Record(context.Background(), nil, SimRecord{}); err == nil {
+				t.Error("a simulation without records recorded")
+			}
+			ended := 0
+			for i, j := range sim.Jobs {
+				if j.ID != fmt.Sprintf("k%d", i+1) || j.Name != jobs[i].ID {
+					t.Errorf("job %d is %s (%s), want k%d (%s)", i, j.ID, j.Name, i+1, jobs[i].ID)
+				}
+				if j.State.Terminal() {
+					ended++
+					if i > 0 && !sim.Jobs[i-1].State.Terminal() {
+						t.Errorf("job %s ended after %s, which did not", j.ID, sim.Jobs[i-1].ID)
+					}
+				}
+			}
+			submitted := min(c.n, int(c.limit/time.Minute)+1)
+			if len(sim.Jobs) != submitted || sim.Core.Active() != submitted-ended || len(sim.Core.Jobs()) != submitted-ended {
+				t.Errorf("%d jobs kept, %d submitted; %d ended; the core holds %d (%d active)", len(sim.Jobs), submitted, ended,
+					len(sim.Core.Jobs()), sim.Core.Active())
+			}
+			if sum := sim.Summary(); sum.Finished != ended || c.limit == 24*time.Hour && ended != c.n {
+				t.Errorf("%d finished, %d ended, of %d", sum.Finished, ended, c.n)
+			}
+			if _, ok := sim.Core.Job("k1"); ok == (ended > 0) {
+				t.Errorf("the core knows k1: %v; %d jobs ended", ok, ended)
+			}
+		})
+	}
+}
+
+// Simulate reads the workload as the simulator asks for its jobs: the
+// workload's errors still stop it, naming the file (and the line), wherever
+// they are, after the limit included; an empty workload simulates nothing.
+func TestSimulateWorkloadErrors(t *testing.T) {
+	g, err := grid.Parse("one.toml", []byte("[[cluster]]\nname = \"A\"\nprocessors = 10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unitary := func(id string, submit int) string {
+		return fmt.Sprintf(`{"id":%q,"kind":"unitary","type":"swf","submit":%d,"site_type":"single","runtime":60,"app":{"name":"swf"},"components":[{"site":"*","count":1}]}`+"\n", id, submit)
+	}
+	task := `{"id":"c.0","kind":"unitary","type":"hello","submit":7200,"site_type":"single","walltime":600,"app":{"name":"hello","params":{}},"components":[{"site":"*","count":1}]}`
+	composite := `{"id":"c","kind":"composite","type":"chain","submit":7200,"tasks":[` + task + `]}` + "\n"
+	for _, c := range []struct {
+		name, jobs string
+		want       string // in the error; "" for none
+		jobsKept   int
+	}{
+		{"empty", "", "", 0},
+		{"blank lines", "\n\n", "", 0},
+		{"one", unitary("a", 0), "", 1},
+		{"not a job", unitary("a", 0) + "{nope\n", "workload.jsonl:2:", 0},
+		{"composite after the limit", unitary("a", 0) + composite, "job c is composite; simulate takes unitary jobs", 0},
+		{"out of order", unitary("a", 60) + unitary("b", 0), "workload.jsonl: ", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, workload.JobsFile), []byte(c.jobs), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sim, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: time.Hour, Records: true})
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatal(err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), workload.JobsFile)):
+				t.Fatalf("error %v, want one naming %s and saying %q", err, workload.JobsFile, c.want)
+			case c.want == "" && (len(sim.Arrivals) != c.jobsKept || len(sim.Jobs) != c.jobsKept || sim.Summary().Finished != c.jobsKept):
+				t.Errorf("%d arrivals, %d jobs, %d finished; want %d", len(sim.Arrivals), len(sim.Jobs), sim.Summary().Finished, c.jobsKept)
+			}
+		})
+	}
+	if _, err := Simulate(g, filepath.Join(t.TempDir(), "none"), SimOptions{Limit: time.Hour}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing workload: %v", err)
 	}
 }
