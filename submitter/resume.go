@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -69,7 +70,10 @@ func (r *Runner) prepareResume() error {
 	if err != nil {
 		return err
 	}
-	earliest := r.restoreJobs(recs)
+	earliest, err := r.restoreJobs(recs)
+	if err != nil {
+		return err
+	}
 	r.shiftSchedule(recs.anchorNS, earliest)
 	return nil
 }
@@ -213,15 +217,29 @@ func (recs *runRecords) readEvents(runID string, events []store.Event) {
 // none.
 const notYet = time.Duration(math.MaxInt64)
 
-// restoreJobs rebuilds every top-level job from the records, and returns
-// the earliest submit offset of the jobs still to be dispatched (notYet
-// when none is).
-func (r *Runner) restoreJobs(recs *runRecords) time.Duration {
-	r.tops = make([]*top, len(r.w.jobs))
+// restoreJobs rebuilds every top-level job from the records, reading the
+// workload through once, and returns the earliest submit offset of the
+// jobs still to be dispatched (notYet when none is). It keeps the jobs in
+// progress (live), marks those handled before (skip) for the dispatcher,
+// and keeps those to dispatch again (restored).
+func (r *Runner) restoreJobs(recs *runRecords) (time.Duration, error) {
+	src, err := r.w.stream()
+	if err != nil {
+		return 0, err
+	}
+	r.skip = newBitset(r.w.count)
+	r.restored = map[int]*top{}
+	r.awaitingFirst = r.w.count
 	earliest := notYet
-	for i := range r.w.jobs {
-		t := &top{job: &r.w.jobs[i], idx: i}
-		r.tops[i] = t
+	for {
+		j, idx, err := src.Next()
+		if err == io.EOF {
+			return earliest, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		t := &top{job: j, idx: idx}
 		var dispatch bool
 		switch {
 		case recs.rowOf[t.job.ID] != nil:
@@ -232,11 +250,22 @@ func (r *Runner) restoreJobs(recs *runRecords) time.Duration {
 		default:
 			dispatch = r.restoreComposite(t, recs)
 		}
+		if t.firstSeen {
+			r.awaitingFirst--
+		}
+		switch {
+		case t.handled:
+			r.skip.set(idx)
+			if !t.final {
+				r.addLive(t)
+			}
+		case t.recoverTr != nil:
+			r.restored[idx] = t
+		}
 		if dispatch {
 			earliest = min(earliest, t.job.Submit)
 		}
 	}
-	return earliest
 }
 
 // restoreUnitary rebuilds a unitary job from its last attempt's records;
@@ -318,7 +347,7 @@ func (r *Runner) restoreComposite(t *top, recs *runRecords) bool {
 
 // shiftSchedule moves the schedule so that the earliest job not yet
 // submitted is due now (after the start lead), unless the original
-// schedule is later, and counts the jobs awaiting their first submission.
+// schedule is later.
 func (r *Runner) shiftSchedule(anchorNS int64, earliest time.Duration) {
 	now := time.Now()
 	nowNS := now.UnixNano()
@@ -332,12 +361,6 @@ func (r *Runner) shiftSchedule(anchorNS int64, earliest time.Duration) {
 	}
 	r.anchorNS = newAnchorNS
 	r.anchor = now.Add(time.Duration(newAnchorNS - nowNS))
-	r.awaitingFirst = 0
-	for _, t := range r.tops {
-		if !t.firstSeen {
-			r.awaitingFirst++
-		}
-	}
 }
 
 // restoredTrack rebuilds a submission from its records.
@@ -443,7 +466,7 @@ func (r *Runner) startResume(ctx context.Context) {
 	}
 	// Tops in flight hold max-in-flight slots as far as there are any.
 	if r.slots != nil {
-		for _, t := range r.tops {
+		for _, t := range r.liveTops() {
 			if t.handled && !t.final {
 				select {
 				case r.slots <- struct{}{}:
