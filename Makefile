@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 15s
 BENCHTIME ?= 1s
 
-.PHONY: all build test check bench bench-trace bench-sim fuzz clean
+.PHONY: all build test check bench bench-submit-mem bench-trace bench-sim fuzz clean
 
 all: build
 
@@ -30,9 +30,20 @@ check:
 test: check
 	$(GO) test ./...
 
-## bench: every benchmark; generation speed figures are in ./generator
+## bench: every benchmark; generation speed figures are in ./generator; the
+## submitter's memory growth curve last (bench-submit-mem)
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
+	$(GO) test -run '^$$' -bench . -skip SubmitMemory -benchtime $(BENCHTIME) ./...
+	@$(MAKE) --no-print-directory bench-submit-mem
+
+## bench-submit-mem: peak heap of dryruns of 100k, 300k and 1M jobs (docs/performance.md)
+bench-submit-mem:
+	@$(GO) test -run '^$$' -bench SubmitMemory -benchtime 1x ./submitter/ | awk '\
+	  /^BenchmarkSubmitMemory/ { split($$1, a, "[=-]"); for (i = 2; i < NF; i++) if ($$(i+1) == "peak-heap-MB") h = $$i; \
+	    else if ($$(i+1) == "peak-sys-MB") s = $$i; n[++k] = a[2]; p[k] = h; \
+	    printf "submit dryrun %8d jobs: peak heap %6.1f MB, peak from OS %6.1f MB\n", a[2], h, s } \
+	  /^(FAIL|panic|---)/ { print; bad = 1 } \
+	  END { if (k > 1) printf "growth %d -> %d jobs: x%.2f (flat: 1.00)\n", n[1], n[k], p[k] / p[1]; exit bad }'
 
 ## bench-trace: trace parsing and analysis of LCG against `zcat | wc -l`
 bench-trace:
