@@ -40,8 +40,9 @@ bench:
 bench-submit-mem:
 	@$(GO) test -run '^$$' -bench SubmitMemory -benchtime 1x ./submitter/ | awk '\
 	  /^BenchmarkSubmitMemory/ { split($$1, a, "[=-]"); for (i = 2; i < NF; i++) if ($$(i+1) == "peak-heap-MB") h = $$i; \
-	    else if ($$(i+1) == "peak-sys-MB") s = $$i; n[++k] = a[2]; p[k] = h; \
-	    printf "submit dryrun %8d jobs: peak heap %6.1f MB, peak from OS %6.1f MB\n", a[2], h, s } \
+	    else if ($$(i+1) == "peak-sys-MB") s = $$i; else if ($$(i+1) == "read-peak-heap-MB") r = $$i; \
+	    n[++k] = a[2]; p[k] = h; \
+	    printf "submit dryrun %8d jobs: peak heap %6.1f MB (reading the workload first: %5.1f MB), from the OS %6.1f MB\n", a[2], h, r, s } \
 	  /^(FAIL|panic|---)/ { print; bad = 1 } \
 	  END { if (k > 1) printf "growth %d -> %d jobs: x%.2f (flat: 1.00)\n", n[1], n[k], p[k] / p[1]; exit bad }'
 
