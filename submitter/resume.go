@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
@@ -113,31 +115,22 @@ func (r *Runner) resumableRun(id string) (*store.Run, error) {
 	return &run, nil
 }
 
-// runRecords is what the store recorded of a run, indexed for resuming it.
+// runRecords is what the store recorded of a run, indexed for resuming it:
+// the records of the jobs still open in full, of the finished ones only
+// which top-level jobs they are.
 type runRecords struct {
 	keys     map[string]*keyInfo   // by idempotency key
 	byJob    map[string][]*keyInfo // a job's attempts, in order
-	rowOf    map[string]*store.Job // final rows by job id
+	rowOf    map[string]*store.Job // final rows of the tasks of composite jobs in progress, by id
+	final    finalTops             // the top-level jobs with a final row
 	anchorNS int64                 // the schedule's origin, as last recorded
 }
 
-// readRecords reads the run's submissions, results, job rows, events and
-// provenance records, and indexes them.
+// readRecords reads the run's open records (store.OpenRecords), the ids of
+// its finished top-level jobs and its provenance records, and indexes them.
 func (r *Runner) readRecords(run *store.Run) (*runRecords, error) {
 	id := run.ID
-	subs, err := r.st.Submissions(id)
-	if err != nil {
-		return nil, err
-	}
-	results, err := r.st.Results(id)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := r.st.Jobs(id)
-	if err != nil {
-		return nil, err
-	}
-	events, err := r.st.Events(id, "")
+	open, err := r.st.OpenRecords(id)
 	if err != nil {
 		return nil, err
 	}
@@ -148,24 +141,62 @@ func (r *Runner) readRecords(run *store.Run) (*runRecords, error) {
 	r.resumeSeq = len(provs)
 
 	recs := &runRecords{keys: map[string]*keyInfo{}, byJob: map[string][]*keyInfo{}, rowOf: map[string]*store.Job{}}
-	for _, x := range subs {
+	if r.w.idCollision {
+		recs.final.ids = map[string]bool{}
+	}
+	err = r.st.ScanFinalTops(id, func(jobID string) error {
+		recs.final.add(jobID)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	recs.final.done()
+	for _, x := range open.Submissions {
 		k := &keyInfo{sub: x}
 		recs.keys[x.Key] = k
 		recs.byJob[x.JobID] = append(recs.byJob[x.JobID], k)
 	}
-	for i := range results {
-		if k := recs.keys[results[i].Key]; k != nil {
-			k.res = &results[i]
+	for i := range open.Results {
+		if k := recs.keys[open.Results[i].Key]; k != nil {
+			k.res = &open.Results[i]
 		}
 	}
-	for i := range rows {
-		recs.rowOf[rows[i].JobID] = &rows[i]
+	for i := range open.TaskRows {
+		recs.rowOf[open.TaskRows[i].JobID] = &open.TaskRows[i]
 	}
-	recs.readEvents(id, events)
+	recs.readEvents(id, open.Events)
 	if recs.anchorNS == 0 {
 		recs.anchorNS = run.CreatedNS
 	}
 	return recs, nil
+}
+
+// finalTops is the set of the finished top-level jobs of a run: the 64-bit
+// hashes of their ids, sorted (8 bytes a job), which tell the workload's
+// jobs apart exactly when no two of its ids share a hash (readWorkload
+// checks); otherwise the ids themselves.
+type finalTops struct {
+	hashes []uint64
+	ids    map[string]bool
+}
+
+func (f *finalTops) add(id string) {
+	if f.ids != nil {
+		f.ids[id] = true
+		return
+	}
+	f.hashes = append(f.hashes, maphash.String(idSeed, id))
+}
+
+func (f *finalTops) done() { slices.Sort(f.hashes) }
+
+func (f *finalTops) has(id string) bool {
+	if f.ids != nil {
+		return f.ids[id]
+	}
+	_, found := slices.BinarySearch(f.hashes, maphash.String(idSeed, id))
+	return found
 }
 
 // readEvents takes from the events the schedule's origin and, per
@@ -242,7 +273,7 @@ func (r *Runner) restoreJobs(recs *runRecords) (time.Duration, error) {
 		t := &top{job: j, idx: idx}
 		var dispatch bool
 		switch {
-		case recs.rowOf[t.job.ID] != nil:
+		case recs.final.has(t.job.ID):
 			t.handled, t.final, t.firstSeen = true, true, true
 			r.finalTops++
 		case t.job.Kind != workload.Composite:

@@ -27,6 +27,9 @@ type workloadInfo struct {
 	manifest []byte
 	m        *workload.Manifest
 	jobs     []workload.Job // read only by RecordRun (readWorkloadJobs)
+	// idCollision: two of the workload's job ids have the same 64-bit hash
+	// (idSeed), so the hashes do not tell them apart.
+	idCollision bool
 }
 
 // readWorkload reads the workload directory once, to its end: the digest
@@ -129,6 +132,7 @@ func (w *workloadInfo) scan() error {
 	if same == nil {
 		return nil
 	}
+	w.idCollision = true
 	return w.findTwice(same)
 }
 

@@ -168,3 +168,32 @@ func TestRunKeepsNoFinishedJob(t *testing.T) {
 		}
 	}
 }
+
+// finalTops answers the same by hashes and by ids: present, absent, the
+// empty set, and an empty id.
+func TestFinalTops(t *testing.T) {
+	present := []string{"1-0", "1-2", "x", ""}
+	absent := []string{"1-1", "1-00", "X", "1-2 "}
+	for _, byIDs := range []bool{false, true} {
+		for _, n := range []int{0, 1, len(present)} {
+			var f finalTops
+			if byIDs {
+				f.ids = map[string]bool{}
+			}
+			for _, id := range present[:n] {
+				f.add(id)
+			}
+			f.done()
+			for i, id := range present {
+				if got := f.has(id); got != (i < n) {
+					t.Errorf("by ids %v, %d added: has(%q) = %v", byIDs, n, id, got)
+				}
+			}
+			for _, id := range absent {
+				if f.has(id) {
+					t.Errorf("by ids %v, %d added: has(%q) = true", byIDs, n, id)
+				}
+			}
+		}
+	}
+}
