@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -195,5 +196,41 @@ func TestFinalTops(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A workload.jsonl that gains a job after the run read it stops the run
+// with an error (no job is added to the run), and the run resumes and
+// completes once the file is as it was.
+func TestRunStopsOnEditedWorkload(t *testing.T) {
+	jobs := []workload.Job{unitary("1-0", 0), unitary("1-1", time.Millisecond), unitary("1-2", 2*time.Millisecond)}
+	dir := testkit.WriteWorkload(t, jobs...)
+	path := filepath.Join(dir, workload.JobsFile)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t)
+	var runID string
+	edit := func(id string) {
+		runID = id
+		extra := unitary("1-3", 3*time.Millisecond)
+		if err := os.WriteFile(path, extra.AppendJSON(slices.Clone(orig)), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	_, err = Run(context.Background(), Config{WorkloadDir: dir, Store: st, Target: NewDryRun(), OnStart: edit})
+	if !errors.Is(err, errWorkloadChanged) {
+		t.Fatalf("run over an edited workload: %v", err)
+	}
+	if err := os.WriteFile(path, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), Config{WorkloadDir: dir, Store: st, Target: NewDryRun(), Resume: runID})
+	if err != nil || sum.Status != store.RunCompleted || sum.Jobs[store.Succeeded] != 3 {
+		t.Fatalf("resumed: %v %+v", err, sum)
+	}
+	if _, err := st.Job(runID, "1-3"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the added job has a row: %v", err)
 	}
 }
