@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 15s
 BENCHTIME ?= 1s
 
-.PHONY: all build test check bench bench-core bench-trace bench-sim fuzz clean
+.PHONY: all build test check bench bench-core bench-submit-mem bench-trace bench-sim fuzz clean
 
 all: build
 
@@ -32,9 +32,21 @@ check:
 test: check
 	$(GO) test -timeout 25m ./...
 
-## bench: every benchmark; generation speed figures are in ./generator
+## bench: every benchmark; generation speed figures are in ./generator; the
+## submitter's memory growth curve last (bench-submit-mem)
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime $(BENCHTIME) ./...
+	$(GO) test -run '^$$' -bench . -skip SubmitMemory -benchtime $(BENCHTIME) ./...
+	@$(MAKE) --no-print-directory bench-submit-mem
+
+## bench-submit-mem: peak heap of dryruns of 100k, 300k and 1M jobs (docs/performance.md)
+bench-submit-mem:
+	@$(GO) test -run '^$$' -bench SubmitMemory -benchtime 1x ./submitter/ | awk '\
+	  /^BenchmarkSubmitMemory/ { split($$1, a, "[=-]"); for (i = 2; i < NF; i++) if ($$(i+1) == "peak-heap-MB") h = $$i; \
+	    else if ($$(i+1) == "peak-sys-MB") s = $$i; else if ($$(i+1) == "read-peak-heap-MB") r = $$i; \
+	    n[++k] = a[2]; p[k] = h; \
+	    printf "submit dryrun %8d jobs: peak heap %6.1f MB (reading the workload first: %5.1f MB), from the OS %6.1f MB\n", a[2], h, r, s } \
+	  /^(FAIL|panic|---)/ { print; bad = 1 } \
+	  END { if (k > 1) printf "growth %d -> %d jobs: x%.2f (flat: 1.00)\n", n[1], n[k], p[k] / p[1]; exit bad }'
 
 ## bench-core: the LCG trace (188,041 jobs, 70% on DAS-2, CF) through the bundled core as
 ## `gmark sim run` runs it (central_model = "core"); goals: under 5 s a run, >= 1,000,000 events/s

@@ -3,6 +3,7 @@ package submitter
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -34,10 +35,10 @@ func (r *Runner) dispatch(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	stop := ctx.Done()
+	src, err := r.w.stream()
 	var window []ahead
-	next := r.dispatchFrom
-	for {
-		window, next = r.fillWindow(window, next)
+	for err == nil {
+		window, err = r.fillWindow(window, src)
 		if len(window) == 0 {
 			break
 		}
@@ -67,30 +68,58 @@ func (r *Runner) dispatch(ctx context.Context) {
 		}
 	}
 	select {
-	case r.control <- dispatchDone{}:
+	case r.control <- dispatchDone{err: err}:
 	case <-stop:
 	}
 }
 
-// fillWindow adds to the window the jobs due soon, from the top-level job
-// next on, and returns it with the next job to consider.
-func (r *Runner) fillWindow(window []ahead, next int) ([]ahead, int) {
+// fillWindow adds to the window the jobs due soon, read from src, and
+// returns it; a job read that is not due soon is held in src for the next
+// call.
+func (r *Runner) fillWindow(window []ahead, src *jobSource) ([]ahead, error) {
 	now := time.Now()
-	for next < len(r.tops) && len(window) < lookaheadJobs {
-		t := r.tops[next]
-		if t.handled {
-			next++
-			continue
+	for len(window) < lookaheadJobs {
+		t, err := r.nextTop(src)
+		if t == nil || err != nil {
+			return window, err
 		}
 		due, schedNS := r.dueOf(t.job.Submit)
 		if len(window) > 0 && due.Sub(now) > lookaheadTime {
+			src.held = t
 			break
 		}
 		t.due, t.scheduledNS = due, schedNS
+		r.addLive(t)
 		window = append(window, r.prepare(t, due, schedNS))
-		next++
 	}
-	return window, next
+	return window, nil
+}
+
+// nextTop is the next top-level job to dispatch (nil after the last one):
+// on resume, the jobs handled before are skipped and those whose outcome
+// is unknown are the ones restored.
+func (r *Runner) nextTop(src *jobSource) (*top, error) {
+	if t := src.held; t != nil {
+		src.held = nil
+		return t, nil
+	}
+	for {
+		j, idx, err := src.Next()
+		if err == io.EOF {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if r.skip.has(idx) {
+			continue
+		}
+		if t := r.restored[idx]; t != nil {
+			delete(r.restored, idx)
+			return t, nil
+		}
+		return &top{job: j, idx: idx}, nil
+	}
 }
 
 // prepare makes the first submissions of top-level job t, due at due, and

@@ -177,6 +177,7 @@ func (r *Runner) topFinal(t *top, st State) {
 		return
 	}
 	t.final = true
+	r.dropLive(t)
 	r.finalTops++
 	r.summary.Jobs[string(storeState(st))]++
 	if !t.firstSeen {

@@ -1,6 +1,7 @@
 package submitter
 
 import (
+	"slices"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
@@ -111,6 +112,33 @@ func (r *Runner) setBucket(tr *track, b int) {
 func (r *Runner) dueOf(offset time.Duration) (time.Time, int64) {
 	d := time.Duration(float64(offset) / r.settings.Speedup)
 	return r.anchor.Add(d), r.anchorNS + int64(d)
+}
+
+// addLive adds t to the top-level jobs in progress.
+func (r *Runner) addLive(t *top) {
+	r.liveMu.Lock()
+	r.live[t.idx] = t
+	r.liveMu.Unlock()
+}
+
+// dropLive removes t from the jobs in progress: once final, nothing of it
+// is kept.
+func (r *Runner) dropLive(t *top) {
+	r.liveMu.Lock()
+	delete(r.live, t.idx)
+	r.liveMu.Unlock()
+}
+
+// liveTops lists the top-level jobs in progress, in workload order.
+func (r *Runner) liveTops() []*top {
+	r.liveMu.Lock()
+	out := make([]*top, 0, len(r.live))
+	for _, t := range r.live {
+		out = append(out, t)
+	}
+	r.liveMu.Unlock()
+	slices.SortFunc(out, func(a, b *top) int { return a.idx - b.idx })
+	return out
 }
 
 func (r *Runner) register(tr *track) {

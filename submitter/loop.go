@@ -16,7 +16,9 @@ const startLead = 100 * time.Millisecond
 
 type atomicBool = atomic.Bool
 
-type dispatchDone struct{}
+// dispatchDone is the dispatcher's last message: every top-level job was
+// handed out, or reading the workload failed (err).
+type dispatchDone struct{ err error }
 type cancelDone struct {
 	tr  *track
 	err error
@@ -76,7 +78,7 @@ func (r *Runner) loop(ctx context.Context, workersDone <-chan struct{}) error {
 			r.interrupted = true
 			return err
 		}
-		if !interrupted && r.dispatched && r.finalTops == len(r.tops) {
+		if !interrupted && r.dispatched && r.finalTops == r.w.count {
 			return nil
 		}
 		if !interrupted && r.dispatched && !r.inTail && r.settings.HasTail && r.awaitingFirst == 0 {
@@ -94,8 +96,12 @@ func (r *Runner) loop(ctx context.Context, workersDone <-chan struct{}) error {
 				r.onUpdate(u)
 			}
 		case m := <-r.control:
-			switch m.(type) {
+			switch m := m.(type) {
 			case dispatchDone:
+				if m.err != nil {
+					r.interrupted = true
+					return m.err
+				}
 				r.dispatched = true
 			}
 		case c := <-r.cancels:

@@ -134,7 +134,7 @@ func newRunOpening(project, scenario string, src provenanceSource) (*runOpening,
 	}
 	w := src.w
 	run := store.Run{ID: src.runID, CreatedNS: time.Now().UnixNano(), WorkloadDir: abs, WorkloadSHA256: w.sha256,
-		Jobs: len(w.jobs), Tasks: w.tasks, Target: src.target, Settings: string(set), ProvenanceSHA256: prov.ComputeDigest()}
+		Jobs: w.count, Tasks: w.tasks, Target: src.target, Settings: string(set), ProvenanceSHA256: prov.ComputeDigest()}
 	return &runOpening{project: project, scenario: scenario, run: run, prov: prov}, nil
 }
 

@@ -60,7 +60,7 @@ type FinishedJob struct {
 // a final state, aborted otherwise (a job without one gets no row). It
 // returns the run's summary as recorded.
 func RecordRun(ctx context.Context, st *store.Store, run FinishedRun) (*Summary, error) {
-	w, err := readWorkload(run.WorkloadDir)
+	w, err := readWorkloadJobs(run.WorkloadDir)
 	if err != nil {
 		return nil, err
 	}

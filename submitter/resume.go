@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
@@ -69,7 +72,10 @@ func (r *Runner) prepareResume() error {
 	if err != nil {
 		return err
 	}
-	earliest := r.restoreJobs(recs)
+	earliest, err := r.restoreJobs(recs)
+	if err != nil {
+		return err
+	}
 	r.shiftSchedule(recs.anchorNS, earliest)
 	return nil
 }
@@ -109,31 +115,22 @@ func (r *Runner) resumableRun(id string) (*store.Run, error) {
 	return &run, nil
 }
 
-// runRecords is what the store recorded of a run, indexed for resuming it.
+// runRecords is what the store recorded of a run, indexed for resuming it:
+// the records of the jobs still open in full, of the finished ones only
+// which top-level jobs they are.
 type runRecords struct {
 	keys     map[string]*keyInfo   // by idempotency key
 	byJob    map[string][]*keyInfo // a job's attempts, in order
-	rowOf    map[string]*store.Job // final rows by job id
+	rowOf    map[string]*store.Job // final rows of the tasks of composite jobs in progress, by id
+	final    finalTops             // the top-level jobs with a final row
 	anchorNS int64                 // the schedule's origin, as last recorded
 }
 
-// readRecords reads the run's submissions, results, job rows, events and
-// provenance records, and indexes them.
+// readRecords reads the run's open records (store.OpenRecords), the ids of
+// its finished top-level jobs and its provenance records, and indexes them.
 func (r *Runner) readRecords(run *store.Run) (*runRecords, error) {
 	id := run.ID
-	subs, err := r.st.Submissions(id)
-	if err != nil {
-		return nil, err
-	}
-	results, err := r.st.Results(id)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := r.st.Jobs(id)
-	if err != nil {
-		return nil, err
-	}
-	events, err := r.st.Events(id, "")
+	open, err := r.st.OpenRecords(id)
 	if err != nil {
 		return nil, err
 	}
@@ -144,24 +141,62 @@ func (r *Runner) readRecords(run *store.Run) (*runRecords, error) {
 	r.resumeSeq = len(provs)
 
 	recs := &runRecords{keys: map[string]*keyInfo{}, byJob: map[string][]*keyInfo{}, rowOf: map[string]*store.Job{}}
-	for _, x := range subs {
+	if r.w.idCollision {
+		recs.final.ids = map[string]bool{}
+	}
+	err = r.st.ScanFinalTops(id, func(jobID string) error {
+		recs.final.add(jobID)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	recs.final.done()
+	for _, x := range open.Submissions {
 		k := &keyInfo{sub: x}
 		recs.keys[x.Key] = k
 		recs.byJob[x.JobID] = append(recs.byJob[x.JobID], k)
 	}
-	for i := range results {
-		if k := recs.keys[results[i].Key]; k != nil {
-			k.res = &results[i]
+	for i := range open.Results {
+		if k := recs.keys[open.Results[i].Key]; k != nil {
+			k.res = &open.Results[i]
 		}
 	}
-	for i := range rows {
-		recs.rowOf[rows[i].JobID] = &rows[i]
+	for i := range open.TaskRows {
+		recs.rowOf[open.TaskRows[i].JobID] = &open.TaskRows[i]
 	}
-	recs.readEvents(id, events)
+	recs.readEvents(id, open.Events)
 	if recs.anchorNS == 0 {
 		recs.anchorNS = run.CreatedNS
 	}
 	return recs, nil
+}
+
+// finalTops is the set of the finished top-level jobs of a run: the 64-bit
+// hashes of their ids, sorted (8 bytes a job), which tell the workload's
+// jobs apart exactly when no two of its ids share a hash (readWorkload
+// checks); otherwise the ids themselves.
+type finalTops struct {
+	hashes []uint64
+	ids    map[string]bool
+}
+
+func (f *finalTops) add(id string) {
+	if f.ids != nil {
+		f.ids[id] = true
+		return
+	}
+	f.hashes = append(f.hashes, maphash.String(idSeed, id))
+}
+
+func (f *finalTops) done() { slices.Sort(f.hashes) }
+
+func (f *finalTops) has(id string) bool {
+	if f.ids != nil {
+		return f.ids[id]
+	}
+	_, found := slices.BinarySearch(f.hashes, maphash.String(idSeed, id))
+	return found
 }
 
 // readEvents takes from the events the schedule's origin and, per
@@ -213,18 +248,32 @@ func (recs *runRecords) readEvents(runID string, events []store.Event) {
 // none.
 const notYet = time.Duration(math.MaxInt64)
 
-// restoreJobs rebuilds every top-level job from the records, and returns
-// the earliest submit offset of the jobs still to be dispatched (notYet
-// when none is).
-func (r *Runner) restoreJobs(recs *runRecords) time.Duration {
-	r.tops = make([]*top, len(r.w.jobs))
+// restoreJobs rebuilds every top-level job from the records, reading the
+// workload through once, and returns the earliest submit offset of the
+// jobs still to be dispatched (notYet when none is). It keeps the jobs in
+// progress (live), marks those handled before (skip) for the dispatcher,
+// and keeps those to dispatch again (restored).
+func (r *Runner) restoreJobs(recs *runRecords) (time.Duration, error) {
+	src, err := r.w.stream()
+	if err != nil {
+		return 0, err
+	}
+	r.skip = newBitset(r.w.count)
+	r.restored = map[int]*top{}
+	r.awaitingFirst = r.w.count
 	earliest := notYet
-	for i := range r.w.jobs {
-		t := &top{job: &r.w.jobs[i], idx: i}
-		r.tops[i] = t
+	for {
+		j, idx, err := src.Next()
+		if err == io.EOF {
+			return earliest, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		t := &top{job: j, idx: idx}
 		var dispatch bool
 		switch {
-		case recs.rowOf[t.job.ID] != nil:
+		case recs.final.has(t.job.ID):
 			t.handled, t.final, t.firstSeen = true, true, true
 			r.finalTops++
 		case t.job.Kind != workload.Composite:
@@ -232,11 +281,22 @@ func (r *Runner) restoreJobs(recs *runRecords) time.Duration {
 		default:
 			dispatch = r.restoreComposite(t, recs)
 		}
+		if t.firstSeen {
+			r.awaitingFirst--
+		}
+		switch {
+		case t.handled:
+			r.skip.set(idx)
+			if !t.final {
+				r.addLive(t)
+			}
+		case t.recoverTr != nil:
+			r.restored[idx] = t
+		}
 		if dispatch {
 			earliest = min(earliest, t.job.Submit)
 		}
 	}
-	return earliest
 }
 
 // restoreUnitary rebuilds a unitary job from its last attempt's records;
@@ -318,7 +378,7 @@ func (r *Runner) restoreComposite(t *top, recs *runRecords) bool {
 
 // shiftSchedule moves the schedule so that the earliest job not yet
 // submitted is due now (after the start lead), unless the original
-// schedule is later, and counts the jobs awaiting their first submission.
+// schedule is later.
 func (r *Runner) shiftSchedule(anchorNS int64, earliest time.Duration) {
 	now := time.Now()
 	nowNS := now.UnixNano()
@@ -332,12 +392,6 @@ func (r *Runner) shiftSchedule(anchorNS int64, earliest time.Duration) {
 	}
 	r.anchorNS = newAnchorNS
 	r.anchor = now.Add(time.Duration(newAnchorNS - nowNS))
-	r.awaitingFirst = 0
-	for _, t := range r.tops {
-		if !t.firstSeen {
-			r.awaitingFirst++
-		}
-	}
 }
 
 // restoredTrack rebuilds a submission from its records.
@@ -443,7 +497,7 @@ func (r *Runner) startResume(ctx context.Context) {
 	}
 	// Tops in flight hold max-in-flight slots as far as there are any.
 	if r.slots != nil {
-		for _, t := range r.tops {
+		for _, t := range r.liveTops() {
 			if t.handled && !t.final {
 				select {
 				case r.slots <- struct{}{}:

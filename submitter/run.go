@@ -3,19 +3,16 @@ package submitter
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
-	"github.com/gmark/gmark/workload"
 )
 
 // ErrInterrupted is returned by Run when its context was cancelled: the run
@@ -34,44 +31,6 @@ func Key(runID, jobID string, attempt int) string {
 	return fmt.Sprintf("%s/%s/%d", runID, jobID, attempt)
 }
 
-// workloadInfo is what Run reads from the workload directory.
-type workloadInfo struct {
-	jobs     []workload.Job
-	tasks    int
-	sha256   string
-	manifest []byte
-	m        *workload.Manifest
-}
-
-func readWorkload(dir string) (*workloadInfo, error) {
-	path := filepath.Join(dir, workload.JobsFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(b)
-	jobs, err := workload.ReadAll(dir)
-	if err != nil {
-		return nil, err
-	}
-	w := &workloadInfo{jobs: jobs, sha256: hex.EncodeToString(sum[:])}
-	seen := make(map[string]bool, len(jobs))
-	for i := range jobs {
-		if seen[jobs[i].ID] {
-			return nil, fmt.Errorf("%s: job id %s appears twice", path, jobs[i].ID)
-		}
-		seen[jobs[i].ID] = true
-		w.tasks += len(jobs[i].Tasks)
-	}
-	if mb, err := os.ReadFile(filepath.Join(dir, workload.ManifestFile)); err == nil {
-		w.manifest = mb
-		if m, err := workload.ReadManifest(dir); err == nil {
-			w.m = m
-		}
-	}
-	return w, nil
-}
-
 // Run submits the workload of cfg.WorkloadDir to cfg.Target and records the
 // run in cfg.Store, or continues a run with cfg.Resume. It returns when
 // every job is final (or cancelled at the end of the tail), with the
@@ -85,7 +44,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runner{cfg: cfg, st: cfg.Store, target: cfg.Target, caps: cfg.Target.Caps(), w: w}
+	defer w.close()
+	r := &Runner{cfg: cfg, st: cfg.Store, target: cfg.Target, caps: cfg.Target.Caps(), w: w, live: map[int]*top{}}
 	if r.cfg.CommandLine == nil {
 		r.cfg.CommandLine = os.Args
 	}
@@ -124,12 +84,7 @@ func (r *Runner) prepareNew() error {
 		}
 		return err
 	}
-	r.tops = make([]*top, len(r.w.jobs))
-	for i := range r.w.jobs {
-		r.tops[i] = &top{job: &r.w.jobs[i], idx: i}
-	}
-	r.dispatchFrom = 0
-	r.awaitingFirst = len(r.tops)
+	r.awaitingFirst = r.w.count
 	return nil
 }
 
@@ -144,15 +99,19 @@ type Runner struct {
 	w        *workloadInfo
 	runID    string
 	resumed  bool
-	tops     []*top
+
+	// The top-level jobs are read from the workload as they are due; the
+	// Runner holds only those in progress (live), and on resume the set of
+	// those handled before (skip) and those to dispatch again (restored).
+	liveMu   sync.Mutex
+	live     map[int]*top
+	skip     bitset
+	restored map[int]*top
 
 	// The schedule: job i is due at anchor + offset/speedup. anchor carries
 	// a monotonic reading; anchorNS is the same instant as Unix time.
 	anchor   time.Time
 	anchorNS int64
-	// dispatchFrom is the first top the dispatcher considers (all before it
-	// were handled before a resume).
-	dispatchFrom int
 	// resumeItems are the submissions to make (or find) at once on resume.
 	resumeItems []*track
 	// resumeTracks are the submissions to track again on resume.
@@ -246,15 +205,8 @@ func (r *Runner) init() {
 	}
 	r.summary = Summary{RunID: r.runID, Resumed: r.resumed, Jobs: map[string]int{}, Tasks: map[string]int{}}
 	r.started = time.Now()
-	r.counts.TopTotal = len(r.tops)
-	r.counts.Total = 0
-	for _, t := range r.tops {
-		if t.job.Kind == workload.Composite {
-			r.counts.Total += len(t.job.Tasks)
-		} else {
-			r.counts.Total++
-		}
-	}
+	r.counts.TopTotal = r.w.count
+	r.counts.Total = r.w.units
 }
 
 // start starts the target's reporting and records the start (or the
@@ -274,7 +226,7 @@ func (r *Runner) start(watchCtx context.Context) error {
 		}
 		r.anchorNS = r.anchor.UnixNano()
 		r.event("", 0, time.Now(), "run-start", map[string]any{"anchor_ns": r.anchorNS, "settings": r.settings,
-			"jobs": len(r.tops), "tasks": r.w.tasks, "target": r.target.Name()})
+			"jobs": r.w.count, "tasks": r.w.tasks, "target": r.target.Name()})
 	} else if err := r.recordResume(); err != nil {
 		return err
 	}
@@ -315,7 +267,7 @@ func (r *Runner) end(err error) (*Summary, error) {
 		r.summary.Status = "interrupted"
 		r.event("", 0, time.Now(), "interrupted", r.summaryJSON())
 	case nil:
-		status := endStatus(r.finalTops, len(r.tops))
+		status := endStatus(r.finalTops, r.w.count)
 		r.summary.Status = status
 		end := runEndRecord(r.runID, time.Now().UnixNano(), status, r.summaryJSON())
 		r.event("", 0, time.Now(), "run-end", map[string]any{"status": status})

@@ -11,31 +11,15 @@ import (
 )
 
 // countFromStore counts the final states of the run's jobs and tasks as
-// recorded, over every process that worked on the run.
+// recorded, over every process that worked on the run (in SQL: a run of
+// any length is counted without reading its rows into memory).
 func (r *Runner) countFromStore() {
-	rows, err := r.st.Jobs(r.runID)
+	c, err := r.st.CountRun(r.runID)
 	if err != nil {
 		return
 	}
-	if results, err := r.st.Results(r.runID); err == nil {
-		r.summary.Submitted, r.summary.SubmitFailed = 0, 0
-		for _, x := range results {
-			if x.OK {
-				r.summary.Submitted++
-			} else if x.Tries > 0 {
-				r.summary.SubmitFailed++
-			}
-		}
-	}
-	r.summary.Jobs = map[string]int{}
-	r.summary.Tasks = map[string]int{}
-	for _, j := range rows {
-		if j.ParentID == "" {
-			r.summary.Jobs[j.State]++
-		} else {
-			r.summary.Tasks[j.State]++
-		}
-	}
+	r.summary.Submitted, r.summary.SubmitFailed = c.Submitted, c.SubmitFailed
+	r.summary.Jobs, r.summary.Tasks = c.Jobs, c.Tasks
 }
 
 // summaryJSON is the run's summary as recorded (run_ends.summary, the

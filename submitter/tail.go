@@ -15,7 +15,7 @@ func (r *Runner) expireTail() {
 	r.event("", 0, time.Now(), "tail-expired", nil)
 	left := 0
 	var toCancel []*track
-	for _, t := range r.tops {
+	for _, t := range r.liveTops() {
 		if !t.final {
 			left++
 			toCancel = append(toCancel, r.expireTop(t)...)

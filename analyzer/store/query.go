@@ -373,3 +373,42 @@ func (s *Store) ScanComponentStarts(runID string, fn func(ComponentStart) error)
 	}
 	return rows.Err()
 }
+
+// RunCounts is what a run's records count: the final states of its
+// top-level jobs and of its tasks, and the outcomes of its submit calls.
+type RunCounts struct {
+	Jobs         map[string]int // top-level job rows by state
+	Tasks        map[string]int // task rows by state
+	Submitted    int            // submission results that are accepted submissions
+	SubmitFailed int            // failed submission results after at least one try
+}
+
+// CountRun counts a run's job rows by state and its submission results, in
+// SQL: the counts of a run of any length without reading its rows.
+func (s *Store) CountRun(runID string) (RunCounts, error) {
+	c := RunCounts{Jobs: map[string]int{}, Tasks: map[string]int{}}
+	rows, err := s.db.Query(`SELECT parent_id = '', state, count(*) FROM jobs WHERE run_id = ? GROUP BY 1, 2`, runID)
+	if err != nil {
+		return c, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var top bool
+		var state string
+		var n int
+		if err := rows.Scan(&top, &state, &n); err != nil {
+			return c, err
+		}
+		if top {
+			c.Jobs[state] += n
+		} else {
+			c.Tasks[state] += n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return c, err
+	}
+	err = s.db.QueryRow(`SELECT coalesce(sum(ok = 1), 0), coalesce(sum(ok = 0 AND tries > 0), 0)
+		FROM submission_results WHERE run_id = ?`, runID).Scan(&c.Submitted, &c.SubmitFailed)
+	return c, err
+}

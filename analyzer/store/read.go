@@ -242,14 +242,10 @@ func (s *Store) Results(runID string) ([]Result, error) {
 	defer rows.Close()
 	var out []Result
 	for rows.Next() {
-		var x Result
-		var ok, rec int
-		var submit, delay, exit sql.NullInt64
-		if err := rows.Scan(&x.Key, &x.RunID, &ok, &submit, &delay, &x.DoneNS, &x.TargetID, &x.Output, &exit, &x.Tries, &x.Error, &rec); err != nil {
+		x, err := scanResult(rows)
+		if err != nil {
 			return nil, err
 		}
-		x.OK, x.Recovered = ok == 1, rec == 1
-		x.SubmitNS, x.DelayNS, x.ExitStatus = fromNull(submit), fromNull(delay), ptrFromNull(exit)
 		out = append(out, x)
 	}
 	return out, rows.Err()
