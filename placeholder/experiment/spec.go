@@ -122,6 +122,10 @@ type Site struct {
 	Lost []float64 `toml:"lost" json:"lost,omitempty"`
 	// LossRate: a running placeholder vanishes at this rate (per second).
 	LossRate float64 `toml:"loss_rate" json:"loss_rate,omitempty"`
+	// Target (target.go), in scaled time: the real system the site's
+	// placeholders run on (its target key and settings); none: processes
+	// on this host.
+	Target
 }
 
 // Load is background load on a site: over [From, To) seconds its
@@ -303,6 +307,11 @@ func (sp *Spec) Check() error {
 	}
 	if err := sp.checkFaults(); err != nil {
 		return err
+	}
+	for i := range sp.Sites {
+		if err := sp.Sites[i].checkTarget(i, sp.TimeScale); err != nil {
+			return err
+		}
 	}
 	if err := sp.checkScaled(); err != nil {
 		return err
