@@ -119,3 +119,73 @@ func TestExperimentRealTargets(t *testing.T) {
 		}
 	}
 }
+
+// An experiment with a site on the bundled core (target = "koala"): its
+// placeholders are core jobs fixed on the core's cluster c1 (two
+// processors, three placeholders: one waits in the core's queue), beside
+// an emulated site; 10 jobs both ways at ×100. Every job ran once, the
+// static ones at their split's sites, and the core holds at least one
+// placeholder job on c1 for each job run at the site.
+func TestExperimentKoalaTarget(t *testing.T) {
+	core := startKoalaCore(t, [][2]any{{"c1", 2}})
+	dir := t.TempDir()
+	t.Cleanup(func() {
+		for _, pid := range pidsIn(dir) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	src := fmt.Sprintf(`name = "core"
+units = [100, 200, 100, 200, 100, 200, 100, 200, 100, 200]
+split = [5, 5]
+time_scale = 100
+[[site]]
+name = "k"
+rate = 1
+placeholders = 3
+target = "koala"
+koala = %q
+koala_token_file = %q
+cluster = "c1"
+wall_time = "10m"
+[[site]]
+name = "em"
+rate = 0.5
+`, core.url, core.tokenFile)
+	sp, err := experiment.Parse("core.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := experiment.ExperimentWith(sp, experiment.Options{Gmark: gmarkBin.Path(t), Dir: dir, Timeout: 5 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	atK := 0
+	for _, res := range r.Runs {
+		seen := map[int]int{}
+		for _, jr := range res.Runs {
+			seen[jr.Job]++
+			if jr.Site == "k" {
+				atK++
+			}
+			if want := []string{"k", "em"}[jr.Job/5]; res.Mode == experiment.Static && jr.Site != want {
+				t.Errorf("static: job %d ran at %s, not at %s", jr.Job, jr.Site, want)
+			}
+		}
+		for k := range sp.Units {
+			if seen[k] != 1 {
+				t.Errorf("%s: job %d ran %d times", res.Mode, k, seen[k])
+			}
+		}
+		t.Logf("%s: makespan %.0f s, imbalance %.1f%%, jobs at k/em %d/%d", res.Mode, res.Makespan, 100*res.Imbalance, res.Sites[0].Jobs, res.Sites[1].Jobs)
+	}
+	onC1 := 0
+	for _, j := range core.jobs(t) {
+		if j.Name == "placeholder-k" && len(j.Sites) == 1 && j.Sites[0] == "c1" {
+			onC1++
+		}
+	}
+	if atK == 0 || onC1 < atK {
+		t.Errorf("%d jobs ran at k in %d placeholder jobs of the core on c1", atK, onC1)
+	}
+	t.Logf("%d jobs at k, %d placeholder jobs of the core on c1", atK, onC1)
+}
