@@ -75,7 +75,7 @@ func TestParseFilesErrors(t *testing.T) {
 		{"long", strings.Repeat("x", MaxCommand+1), "longer than", false},
 		{"no group", "", "no [[group]]", true},
 		{"unknown key", "[[group]]\nname = \"g\"\nbogus = 1\n", "groups:3: unknown key", true},
-		{"bad kind", "[[group]]\nname = \"g\"\n[[group.site]]\nname = \"a\"\nkind = \"pbs\"\n", "not zinf or slurm", true},
+		{"bad kind", "[[group]]\nname = \"g\"\n[[group.site]]\nname = \"a\"\nkind = \"pbs\"\n", "not zinf, slurm or koala", true},
 		{"twice", "[[group]]\nname = \"g\"\n[[group]]\nname = \"g\"\n", "given twice", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
