@@ -93,11 +93,7 @@ func TestExperimentRealTargets(t *testing.T) {
 				t.Errorf("%s at %s: %d jobs ran in %d Slurm batch jobs", res.Mode, c.Name, perSite[c.Name], len(ids))
 			}
 		}
-		var sites []string
-		for _, s := range res.Sites {
-			sites = append(sites, fmt.Sprintf("%s %d jobs idle at %.0f s", s.Site, s.Jobs, s.IdleAt))
-		}
-		t.Logf("%s: makespan %.0f s, imbalance %.1f%%; %s", res.Mode, res.Makespan, 100*res.Imbalance, strings.Join(sites, ", "))
+		t.Logf("%s: %s", res.Mode, summary(res))
 	}
 	t.Logf("ratio static/placeholders %.2f", r.Ratio)
 	// The same workload in simulated time (no targets): the real
@@ -113,11 +109,20 @@ func TestExperimentRealTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, res := range sr.Runs {
-		t.Logf("%s simulated: makespan %.0f s, imbalance %.1f%%", res.Mode, res.Makespan, 100*res.Imbalance)
+		t.Logf("%s simulated: %s", res.Mode, summary(res))
 		if res.Mode == experiment.Static && r.Runs[i].Makespan < res.Makespan-1e-5*sp.TimeScale {
 			t.Errorf("static: makespan %.0f s on real targets, below the simulated %.0f s", r.Runs[i].Makespan, res.Makespan)
 		}
 	}
+}
+
+// summary is a way's makespan, imbalance and sites (jobs, idle at).
+func summary(res *experiment.Result) string {
+	var sites []string
+	for _, s := range res.Sites {
+		sites = append(sites, fmt.Sprintf("%s %d jobs idle at %.0f s", s.Site, s.Jobs, s.IdleAt))
+	}
+	return fmt.Sprintf("makespan %.0f s, imbalance %.1f%%; %s", res.Makespan, 100*res.Imbalance, strings.Join(sites, ", "))
 }
 
 // An experiment with a site on the bundled core (target = "koala"): its
