@@ -22,7 +22,8 @@ import (
 // its units at its site's rate; every job run at a cluster ran in a
 // placeholder that is a batch job of that cluster (its output file,
 // Placeholder.oJOBID, names a job the cluster's completion log holds
-// under the placeholder's job name, at least one per job run there).
+// under the placeholder's job name, at least one per job run there);
+// none is left queued or running after the run.
 func TestExperimentRealTargets(t *testing.T) {
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	dir := t.TempDir()
@@ -49,6 +50,25 @@ func TestExperimentRealTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("both ways in %v of wall time", time.Since(start).Round(time.Second))
+	// Nothing of the run is left in the clusters' queues: the
+	// placeholders refused at the end exit, the server stops the rest.
+	for _, c := range e.Clusters {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			out, err := c.Cmd("squeue", "-h", "-t", "PENDING,RUNNING", "-o", "%j").Output()
+			if err != nil {
+				t.Fatalf("squeue at %s: %v", c.Name, err)
+			}
+			if !strings.Contains(string(out), "placeholder-experiment") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("placeholders left at %s a minute after the run:\n%s", c.Name, out)
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
 	split := []string{"alpha", "alpha", "alpha", "alpha", "alpha", "alpha", "beta", "beta", "beta", "beta", "beta", "beta", "host", "host", "host", "host", "host", "host"}
 	for _, res := range r.Runs {
 		seen := map[int]int{}
