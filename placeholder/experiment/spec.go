@@ -7,7 +7,10 @@
 // intervals of background load that change it. The placeholders are served
 // by the metaqueue's own state machine (metaqueue.Virtual) on the simulated
 // clock, so the FCFS pop, the pinned jobs of the static split and the life
-// cycle are the server's code. docs/placeholder.md describes the file and
+// cycle are the server's code. With time_scale it runs in scaled
+// wall-clock time on a real server and real placeholder processes
+// (scaled.go), on this host or, for a site that names a target, on that
+// real system (target.go). docs/placeholder.md describes the file and
 // gives Experiment 1 side by side with the thesis.
 package experiment
 
