@@ -168,6 +168,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("units = [1,2,3]\nauto_total = 4\n[[site]]\nname=\"A\"\nrate=0.5\nplaceholders = \"auto\"\nmax_count = 2\n[[site]]\nname=\"B\"\nrate=1\nplaceholders = \"auto\"\nprocessors = 3\n"))
 	f.Add([]byte("jobs = 50\nseed = 2\nwindow = [10, 100]\n[[site]]\nname=\"A\"\nmean = 10\nsigma = 5\nplaceholders = 3\n[[site]]\nname=\"B\"\nmean = 4\n"))
 	f.Add([]byte("units = [1,2]\ntime_scale = 10\n[[site]]\nname=\"A\"\nrate = 1\nload = [{from = 0, to = 1, rate = 2}]\n"))
+	f.Add([]byte("units = [1,2]\ntime_scale = 10\n[[site]]\nname=\"A\"\nrate = 1\ntarget = \"slurm\"\npartition = \"p\"\nwall_time = \"1h\"\n[[site]]\nname=\"B\"\nrate = 1\ntarget = \"koala\"\nkoala = \"http://127.0.0.1:1\"\ncluster = \"c\"\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		sp, err := Parse("f.toml", b)
 		if err != nil {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/placeholder/metaqueue"
-	"github.com/gmark/gmark/placeholder/site"
 )
 
 // Options run an experiment in scaled time (a spec with time_scale): the
@@ -54,6 +53,8 @@ func (sp *Spec) checkScaled() error {
 		switch {
 		case st.Sigma > 0:
 			return failf("sigma", i, "site %s: sigma: scaled time draws no service times (give only mean, or leave time_scale out)", st.Name)
+		case st.QueueWait > 0 && st.Target.Kind != "" && st.Target.Kind != "zinf":
+			return failf("queue_wait", i, "site %s: queue_wait: the queue of target %q waits as it does (leave queue_wait out)", st.Name, st.Target.Kind)
 		case st.QueueWait > 0:
 			return failf("queue_wait", i, "site %s: queue_wait: placeholders on this host start at once in scaled time", st.Name)
 		case st.Rate < 1e-6:
@@ -65,7 +66,9 @@ func (sp *Spec) checkScaled() error {
 
 // scaled runs one way of the experiment in scaled wall-clock time: a real
 // metaqueue server on loopback, each site's placeholders real processes of
-// `gmark placeholder agent` on this host (zero-infrastructure sites), and
+// `gmark placeholder agent` on this host (zero-infrastructure sites) or,
+// for a site with a target, on that real system (Slurm batch jobs, the
+// core's jobs: its queueing and start overheads are the system's), and
 // each job a shell script that sleeps for its units at the site's rate
 // and load, divided by the time scale. The times are the agents' own
 // (the job's start and end as the placeholder measured them), scaled back,
@@ -107,8 +110,8 @@ func scaled(sp *Spec, mode string, o Options) (*outcome, error) {
 	return out, err
 }
 
-// serveScaled starts the metaqueue with the experiment's group of zinf
-// sites and returns a client (served gets Serve's end).
+// serveScaled starts the metaqueue with the experiment's group of sites
+// (Site.siteSpec) and returns a client (served gets Serve's end).
 func serveScaled(ctx context.Context, sp *Spec, dir, gmark string) (*metaqueue.Client, chan error, error) {
 	tok := make([]byte, 16)
 	if _, err := rand.Read(tok); err != nil {
@@ -117,7 +120,7 @@ func serveScaled(ctx context.Context, sp *Spec, dir, gmark string) (*metaqueue.C
 	token := hex.EncodeToString(tok)
 	gs := metaqueue.GroupSpec{Name: group, Policy: metaqueue.FCFS}
 	for _, st := range sp.Sites {
-		gs.Sites = append(gs.Sites, site.Spec{Name: st.Name, Kind: site.Zinf, Mode: site.Classic})
+		gs.Sites = append(gs.Sites, st.siteSpec())
 	}
 	urlc := make(chan string, 1)
 	served := make(chan error, 1)

@@ -7,7 +7,10 @@
 // intervals of background load that change it. The placeholders are served
 // by the metaqueue's own state machine (metaqueue.Virtual) on the simulated
 // clock, so the FCFS pop, the pinned jobs of the static split and the life
-// cycle are the server's code. docs/placeholder.md describes the file and
+// cycle are the server's code. With time_scale it runs in scaled
+// wall-clock time on a real server and real placeholder processes
+// (scaled.go), on this host or, for a site that names a target, on that
+// real system (target.go). docs/placeholder.md describes the file and
 // gives Experiment 1 side by side with the thesis.
 package experiment
 
@@ -122,6 +125,10 @@ type Site struct {
 	Lost []float64 `toml:"lost" json:"lost,omitempty"`
 	// LossRate: a running placeholder vanishes at this rate (per second).
 	LossRate float64 `toml:"loss_rate" json:"loss_rate,omitempty"`
+	// Target (target.go), in scaled time: the real system the site's
+	// placeholders run on (its target key and settings); none: processes
+	// on this host.
+	Target
 }
 
 // Load is background load on a site: over [From, To) seconds its
@@ -303,6 +310,11 @@ func (sp *Spec) Check() error {
 	}
 	if err := sp.checkFaults(); err != nil {
 		return err
+	}
+	for i := range sp.Sites {
+		if err := sp.Sites[i].checkTarget(i, sp.TimeScale); err != nil {
+			return err
+		}
 	}
 	if err := sp.checkScaled(); err != nil {
 		return err
