@@ -138,13 +138,7 @@ func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
 			return linePlot(title+"jobs running per day (spike "+strconv.FormatInt(a.Utilization.Spike, 10)+")", since, "jobs running", indexed(vals, 1))
 		}},
 		{"cumulative_jobs", func() (*plot.Plot, error) {
-			vals := make([]float64, len(a.Arrivals.PerDay))
-			c := 0.0
-			for i, n := range a.Arrivals.PerDay {
-				c += float64(n)
-				vals[i] = c
-			}
-			return linePlot(title+"cumulative jobs submitted", since, "jobs", indexed(vals, 1))
+			return linePlot(title+"cumulative jobs submitted", since, "jobs", cumulative(a.Arrivals.PerDay))
 		}},
 	}
 	for _, f := range figs {
@@ -183,6 +177,24 @@ func indexed(vals []float64, scale float64) plotter.XYs {
 	xy := make(plotter.XYs, len(vals))
 	for i, v := range vals {
 		xy[i].X, xy[i].Y = float64(i), v*scale
+	}
+	return xy
+}
+
+// cumulative is the number of jobs submitted by each day's end, from 0 at
+// the trace's start: day i's arrivals are counted at x = i+1, when they
+// have all arrived (not at x = i, which would start the curve at day 0's
+// count).
+func cumulative[N int | int64](perDay []N) plotter.XYs {
+	if len(perDay) == 0 {
+		return nil
+	}
+	xy := make(plotter.XYs, 0, len(perDay)+1)
+	xy = append(xy, plotter.XY{})
+	c := 0.0
+	for i, n := range perDay {
+		c += float64(n)
+		xy = append(xy, plotter.XY{X: float64(i + 1), Y: c})
 	}
 	return xy
 }

@@ -231,7 +231,7 @@ func (s scale) apply(ax *plot.Axis) {
 func (s scale) note(axis string, values ...[]float64) string {
 	if !s.log {
 		if s.lo == s.hi {
-			return fmt.Sprintf("every value on the %s axis is %.4g s", axis, s.lo)
+			return fmt.Sprintf("every value on the %s axis is %s s", axis, Num(s.lo, 4))
 		}
 		return ""
 	}
@@ -436,8 +436,8 @@ func XBar(title, ylabel string, labels []string, values []float64, mu, sigma flo
 		c      color.Color
 		dashed bool
 	}{
-		{mu, fmt.Sprintf("μ = %.4g", mu), color.Gray{Y: 0x40}, false},
-		{mu + 3*sigma, fmt.Sprintf("μ ± 3σ (σ = %.3g)", sigma), limit, true},
+		{mu, "μ = " + Num(mu, 4), color.Gray{Y: 0x40}, false},
+		{mu + 3*sigma, "μ ± 3σ (σ = " + Num(sigma, 3) + ")", limit, true},
 		{mu - 3*sigma, "", limit, true},
 	} {
 		l, err := plotter.NewLine(plotter.XYs{{X: x0, Y: h.y}, {X: x1, Y: h.y}})
@@ -703,7 +703,7 @@ func BiHistogram(title, xlabel string, up, down Series) (*Drawing, error) {
 	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", up.Label, len(uv)), bu)
 	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", down.Label, len(dv)), bd)
 	p.X.Tick.Marker = binTicks{lo: lo, w: w, n: bins}
-	note := fmt.Sprintf("%d bins of %.3g s from %.3g s; values above the 99th percentile (%.3g s) left out", bins, w, lo, hi)
+	note := fmt.Sprintf("%d bins of %s s from %s s; values above the 99th percentile (%s s) left out", bins, Num(w, 3), Num(lo, 3), Num(hi, 3))
 	return &Drawing{Title: title, Note: join(note, leftOutNote(badU+badD)), plot: p}, nil
 }
 
@@ -719,7 +719,7 @@ func (b binTicks) Ticks(_, _ float64) []plot.Tick {
 	for i := 0; i <= b.n; i++ {
 		label := ""
 		if i%step == 0 {
-			label = fmt.Sprintf("%.3g", b.lo+float64(i)*b.w)
+			label = Num(b.lo+float64(i)*b.w, 3)
 		}
 		t = append(t, plot.Tick{Value: float64(i) - 0.5, Label: label})
 	}
