@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/internal/outfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -161,13 +162,12 @@ func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
 // through a FIFO or a device, replacing a file only once the figure is
 // whole, never over a directory. (gonum's Plot.Save creates the file
 // itself, so it would replace a link or a FIFO with a file.)
+//
+// The figure is laid out as every gmark figure is (plots.WriteTo: margins,
+// the legend outside the plot).
 func SavePlot(p *plot.Plot, w, h vg.Length, path string) error {
-	wt, err := p.WriterTo(w, h, strings.TrimPrefix(filepath.Ext(path), "."))
-	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
 	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
+	if err := plots.WriteTo(&buf, p, w, h, strings.TrimPrefix(filepath.Ext(path), ".")); err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	return outfile.WriteFile(path, buf.Bytes())
@@ -199,25 +199,13 @@ func cumulative[N int | int64](perDay []N) plotter.XYs {
 	return xy
 }
 
+// newPlot is a plot in gmark's figure style (plots.Style).
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
-	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks, plainTicks
-	p.Add(plotter.NewGrid())
+	plots.Style(p)
 	return p
 }
-
-// plainTicks are gonum's default ticks labelled with as few digits as the
-// values need ("250", not "250.00").
-var plainTicks = plot.TickerFunc(func(min, max float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
-		}
-	}
-	return ticks
-})
 
 func linePlot(title, x, y string, xy plotter.XYs) (*plot.Plot, error) {
 	if len(xy) == 0 {
@@ -228,8 +216,10 @@ func linePlot(title, x, y string, xy plotter.XYs) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.Color, l.Width = plots.Color(0), vg.Points(1.3)
 	p.Add(l)
 	p.Y.Min = 0
+	plots.PadAxes(p, false)
 	return p, nil
 }
 
@@ -242,8 +232,12 @@ func barPlot(title, x, y string, labels []string, vals []float64) (*plot.Plot, e
 	if err != nil {
 		return nil, err
 	}
+	b.Color, b.LineStyle.Width = plots.Color(0), 0
 	p.Add(b)
 	p.NominalX(labels...)
+	// Half a category beside the outer bars, so that none is cut.
+	p.X.Min, p.X.Max = -0.5, float64(len(vals))-0.5
+	plots.PadAxes(p, true)
 	return p, nil
 }
 
@@ -275,9 +269,14 @@ func cdfPlot(title, x string, s *Summary) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
+	l.Color, l.Width = plots.Color(0), vg.Points(1.5)
 	p.Add(l)
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = plots.LogTicks{}
+	// A little room beyond the values on the log axis (a factor), and
+	// on the linear one.
+	p.X.Min, p.X.Max = p.X.Min/1.25, p.X.Max*1.25
 	p.Y.Min, p.Y.Max = 0, 1
+	plots.PadAxes(p, false)
 	return p, nil
 }
