@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"fmt"
 	"image/color"
 	"io"
 	"math"
@@ -129,7 +130,7 @@ func (Ticks) Ticks(lo, hi float64) []plot.Tick {
 			label = Num(v, 10)
 		}
 		t = append(t, plot.Tick{Value: v, Label: label})
-		if len(t) > 1000 {
+		if len(t) > 1000 || k+1 == k { // a range too narrow for its floats
 			break
 		}
 	}
@@ -190,11 +191,13 @@ func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
 	return t
 }
 
+// logLabel labels the tick at v = m × 10^k: in full from 0.001 to
+// 999,999 ("0.1", "1,000"), as "1e6" or "2e-5" beyond.
 func logLabel(v float64, k int) string {
 	if k >= -3 && k < 6 {
 		return Num(v, 3)
 	}
-	return Num(v, 1)
+	return fmt.Sprintf("%.0fe%d", v/math.Pow(10, float64(k)), k)
 }
 
 // PadAxes widens p's linear axes by PadFraction of their range at each end
@@ -231,6 +234,14 @@ func WriteTo(w io.Writer, p *plot.Plot, width, height vg.Length, format string) 
 	c, err := draw.NewFormattedCanvas(width, height, format)
 	if err != nil {
 		return err
+	}
+	if format == "pdf" && p.Title.TextStyle.Font.Weight != xfont.WeightNormal {
+		// gonum/plot's PDF canvas embeds a bold font as regular and then
+		// cannot find it ("undefined font: liberationsans-bold B"): the
+		// PDF's title is regular.
+		title := p.Title.TextStyle
+		defer func() { p.Title.TextStyle = title }()
+		p.Title.TextStyle.Font.Weight = xfont.WeightNormal
 	}
 	drawLaidOut(p, draw.New(c))
 	_, err = c.WriteTo(w)
