@@ -51,22 +51,43 @@ func fixedFigures(t *testing.T) map[string]*Drawing {
 		tput[i] = 50 + 10*rng.Float64()
 	}
 	draws := map[string]func() (*Drawing, error){
-		"cdf_log":        func() (*Drawing, error) { return CDF("CDF of the wait", "wait (s)", runs, true) },
-		"cdf_linear":     func() (*Drawing, error) { return CDF("CDF", "wait (s)", []Series{{Label: "R", Values: []float64{1, 2, 3, 4.5}}}, true) },
-		"box":            func() (*Drawing, error) { return Box("Wait per run", "wait (s)", runs, []float64{180, 60, 42}) },
-		"xbar":           func() (*Drawing, error) { return XBar("X-bar", "mean delay (ms)", []string{"a", "b", "c", "d"}, []float64{1.2, 1.5, 0.9, 1.4}, 1.25, 0.1, "") },
-		"scatter":        func() (*Drawing, error) { return Scatter("wait vs run", "run (s)", "wait (s)", cf, wf[:300]) },
-		"scatter_binned": func() (*Drawing, error) { x := sample(6000, 100, 0); return Scatter("binned", "run (s)", "wait (s)", x, sample(6000, 10, 500)) },
-		"pareto_few":     func() (*Drawing, error) { return Pareto("jobs per site", sites[:5], []int{50, 30, 10, 7, 3}) },
-		"pareto_many":    func() (*Drawing, error) { return Pareto("jobs per site", sites, counts) },
-		"bihist":         func() (*Drawing, error) { return BiHistogram("wait by type", "wait (s)", runs[0], runs[1]) },
-		"lines":          func() (*Drawing, error) { return Lines("utilization", "time (s)", "utilization (%)", [][]float64{ts, ts}, []Series{{Label: "WF", Values: util}, {Label: "CF", Values: tput}}, 0) },
-		"lines_narrow":   func() (*Drawing, error) { return Lines("narrow", "time (s)", "jobs/h", [][]float64{ts[:3]}, []Series{{Label: "R", Values: []float64{10, 10.01, 10.02}}}, 10) },
-		"bars_one":       func() (*Drawing, error) { return Bars("success", "successful jobs (%)", []string{"R"}, []float64{97}, 100) },
-		"bars":           func() (*Drawing, error) { return Bars("success", "successful jobs (%)", []string{"a", "b", "c"}, []float64{97, 100, 12}, 100) },
-		"stacked":        func() (*Drawing, error) { return Stacked("phases", "s", []string{"a", "b"}, []Series{{Label: "wait", Values: []float64{3, 4}}, {Label: "run", Values: []float64{10, 2}}}) },
-		"grouped":        func() (*Drawing, error) { return Grouped("jobs per site", "site", "jobs", []string{"A", "B", "C"}, []Series{{Label: "s", Values: []float64{17, 16, 17}}, {Label: "p", Values: []float64{22, 5, 9}}}) },
-		"negatives":      func() (*Drawing, error) { return Lines("delta", "run", "change (s)", [][]float64{{0, 1, 2}}, []Series{{Label: "R", Values: []float64{-5, 0, 3}}}, -5) },
+		"cdf_log": func() (*Drawing, error) { return CDF("CDF of the wait", "wait (s)", runs, true) },
+		"cdf_linear": func() (*Drawing, error) {
+			return CDF("CDF", "wait (s)", []Series{{Label: "R", Values: []float64{1, 2, 3, 4.5}}}, true)
+		},
+		"box": func() (*Drawing, error) { return Box("Wait per run", "wait (s)", runs, []float64{180, 60, 42}) },
+		"xbar": func() (*Drawing, error) {
+			return XBar("X-bar", "mean delay (ms)", []string{"a", "b", "c", "d"}, []float64{1.2, 1.5, 0.9, 1.4}, 1.25, 0.1, "")
+		},
+		"scatter": func() (*Drawing, error) { return Scatter("wait vs run", "run (s)", "wait (s)", cf, wf[:300]) },
+		"scatter_binned": func() (*Drawing, error) {
+			x := sample(6000, 100, 0)
+			return Scatter("binned", "run (s)", "wait (s)", x, sample(6000, 10, 500))
+		},
+		"pareto_few":  func() (*Drawing, error) { return Pareto("jobs per site", sites[:5], []int{50, 30, 10, 7, 3}) },
+		"pareto_many": func() (*Drawing, error) { return Pareto("jobs per site", sites, counts) },
+		"bihist":      func() (*Drawing, error) { return BiHistogram("wait by type", "wait (s)", runs[0], runs[1]) },
+		"lines": func() (*Drawing, error) {
+			return Lines("utilization", "time (s)", "utilization (%)", [][]float64{ts, ts}, []Series{{Label: "WF", Values: util}, {Label: "CF", Values: tput}}, 0)
+		},
+		"lines_narrow": func() (*Drawing, error) {
+			return Lines("narrow", "time (s)", "jobs/h", [][]float64{ts[:3]}, []Series{{Label: "R", Values: []float64{10, 10.01, 10.02}}}, 10)
+		},
+		"bars_one": func() (*Drawing, error) {
+			return Bars("success", "successful jobs (%)", []string{"R"}, []float64{97}, 100)
+		},
+		"bars": func() (*Drawing, error) {
+			return Bars("success", "successful jobs (%)", []string{"a", "b", "c"}, []float64{97, 100, 12}, 100)
+		},
+		"stacked": func() (*Drawing, error) {
+			return Stacked("phases", "s", []string{"a", "b"}, []Series{{Label: "wait", Values: []float64{3, 4}}, {Label: "run", Values: []float64{10, 2}}})
+		},
+		"grouped": func() (*Drawing, error) {
+			return Grouped("jobs per site", "site", "jobs", []string{"A", "B", "C"}, []Series{{Label: "s", Values: []float64{17, 16, 17}}, {Label: "p", Values: []float64{22, 5, 9}}})
+		},
+		"negatives": func() (*Drawing, error) {
+			return Lines("delta", "run", "change (s)", [][]float64{{0, 1, 2}}, []Series{{Label: "R", Values: []float64{-5, 0, 3}}}, -5)
+		},
 	}
 	out := map[string]*Drawing{}
 	for name, draw := range draws {
@@ -105,7 +126,9 @@ func TestFigureChecksFail(t *testing.T) {
 		{"unpadded", func(d *Drawing) { d.plot.X.Min, d.plot.X.Max = 0, 2 }, "on or beyond the x axis's range"},
 		{"data past the top", func(d *Drawing) { d.plot.Y.Max = 50 }, "on or beyond the y axis's range"},
 		{"few ticks", func(d *Drawing) {
-			d.plot.Y.Tick.Marker = plot.TickerFunc(func(float64, float64) []plot.Tick { return []plot.Tick{{Value: 0, Label: "0"}, {Value: 100, Label: "100"}} })
+			d.plot.Y.Tick.Marker = plot.TickerFunc(func(float64, float64) []plot.Tick {
+				return []plot.Tick{{Value: 0, Label: "0"}, {Value: 100, Label: "100"}}
+			})
 		}, "2 labelled ticks"},
 		{"log axis without its decades", func(d *Drawing) {
 			d.plot.Y.Scale, d.plot.Y.Min, d.plot.Y.Max = plot.LogScale{}, 1, 1e4
@@ -302,7 +325,6 @@ func TestPDF(t *testing.T) {
 		t.Errorf("%s: %v, %.20q", file, err, b)
 	}
 }
-
 
 // LogTicksEvery100 labels every other power of ten only, as a log axis
 // must not.
