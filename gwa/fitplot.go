@@ -15,6 +15,12 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
+// The size of the fit figures.
+const (
+	fitWidth  = 8 * vg.Inch
+	fitHeight = 5 * vg.Inch
+)
+
 // PlotFits draws, for each trace and field of r, the empirical CDF of the
 // fitted values (on the fitted scale) against the CDFs of the best four
 // fits, into dir (made if missing) as TRACE_FIELD.png and .svg, and
@@ -38,7 +44,7 @@ func PlotFits(dir string, r *FitResult) ([]string, error) {
 			}
 			path := filepath.Join(dir, name+"_"+field)
 			for _, ext := range []string{".png", ".svg"} {
-				if err := SavePlot(p, 8*vg.Inch, 5*vg.Inch, path+ext); err != nil {
+				if err := SavePlot(p, fitWidth, fitHeight, path+ext); err != nil {
 					return nil, err
 				}
 				files = append(files, path+ext)

@@ -23,6 +23,12 @@ import (
 // jobs and by CPU time, the busiest sites, running jobs per day and the
 // cumulative number of jobs.
 
+// The size of the toolbox's figures.
+const (
+	plotWidth  = 9 * vg.Inch
+	plotHeight = 4.5 * vg.Inch
+)
+
 // PlotAnalysis writes the figures of a into dir (created if needed) and
 // returns the files written, PNG and SVG for each figure.
 func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
@@ -33,116 +39,14 @@ func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
 	save := func(p *plot.Plot, name string) error {
 		for _, ext := range []string{".png", ".svg"} {
 			path := filepath.Join(dir, name+ext)
-			if err := SavePlot(p, 9*vg.Inch, 4.5*vg.Inch, path); err != nil {
+			if err := SavePlot(p, plotWidth, plotHeight, path); err != nil {
 				return err
 			}
 			files = append(files, path)
 		}
 		return nil
 	}
-	title := a.Trace.Name
-	if title != "" {
-		title += ": "
-	}
-	since := "days since the trace start"
-	if a.Trace.Start != "" {
-		since = "days since " + a.Trace.Start
-	}
-
-	figs := []struct {
-		name string
-		make func() (*plot.Plot, error)
-	}{
-		{"utilization_daily", func() (*plot.Plot, error) {
-			return linePlot(title+"utilization per day ("+strconv.Itoa(a.Utilization.Processors)+" processors)", since, "utilization (%)",
-				indexed(a.Utilization.Daily, 100))
-		}},
-		{"utilization_busiest_month", func() (*plot.Plot, error) {
-			return linePlot(title+"hourly utilization, busiest month "+a.Utilization.BusiestMonth, "hours from the month's first hour in the trace", "utilization (%)",
-				indexed(a.Utilization.BusiestHourly, 100))
-		}},
-		{"arrivals_by_hour", func() (*plot.Plot, error) {
-			labels := make([]string, 24)
-			vals := make([]float64, 24)
-			for i := range labels {
-				labels[i], vals[i] = strconv.Itoa(i), float64(a.Arrivals.ByHour[i])
-			}
-			return barPlot(title+"arrivals by hour of day ("+a.Trace.TimeZone+")", "hour of day", "jobs submitted", labels, vals)
-		}},
-		{"arrivals_by_weekday", func() (*plot.Plot, error) {
-			labels := []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
-			if a.Trace.UnixStartTime == 0 {
-				labels = []string{"day 0", "day 1", "day 2", "day 3", "day 4", "day 5", "day 6"}
-			}
-			vals := make([]float64, 7)
-			for i := range vals {
-				vals[i] = float64(a.Arrivals.ByWeekday[i])
-			}
-			return barPlot(title+"arrivals by day of week", "day of week", "jobs submitted", labels, vals)
-		}},
-		{"cdf_inter_arrival", func() (*plot.Plot, error) {
-			return cdfPlot(title+"inter-arrival time", "inter-arrival time (s)", a.Distributions.InterArrival)
-		}},
-		{"cdf_wait", func() (*plot.Plot, error) {
-			return cdfPlot(title+"wait time", "wait time (s)", a.Distributions.Wait)
-		}},
-		{"cdf_run_time", func() (*plot.Plot, error) {
-			return cdfPlot(title+"run time", "run time (s)", a.Distributions.RunTime)
-		}},
-		{"cdf_parallelism", func() (*plot.Plot, error) {
-			return cdfPlot(title+"parallelism", "processors per job", a.Distributions.Parallelism)
-		}},
-		{"cdf_memory", func() (*plot.Plot, error) {
-			return cdfPlot(title+"memory", "used memory per processor (KB)", a.Distributions.Memory)
-		}},
-		{"cdf_cpu_time", func() (*plot.Plot, error) {
-			return cdfPlot(title+"consumed CPU time", "average CPU time per processor (s)", a.Distributions.CPUTime)
-		}},
-		{"top_users_by_jobs", func() (*plot.Plot, error) {
-			var labels []string
-			var vals []float64
-			for _, u := range a.Users.TopByJob {
-				labels, vals = append(labels, u.User), append(vals, float64(u.Jobs))
-			}
-			return barPlot(title+"top users by jobs", "user", "jobs", labels, vals)
-		}},
-		{"top_users_by_cpu", func() (*plot.Plot, error) {
-			var labels []string
-			var vals []float64
-			for _, u := range a.Users.TopByCPU {
-				labels, vals = append(labels, u.User), append(vals, u.CPU/(365*86400))
-			}
-			return barPlot(title+"top users by CPU time", "user", "CPU-years", labels, vals)
-		}},
-		{"top_sites_by_jobs", func() (*plot.Plot, error) {
-			var labels []string
-			var vals []float64
-			for _, s := range a.Sites[:min(len(a.Sites), 20)] {
-				l := s.Site
-				if s.Name != "" {
-					l = s.Name
-				}
-				labels, vals = append(labels, l), append(vals, float64(s.Jobs))
-			}
-			p, err := barPlot(title+"top sites by jobs", "", "jobs", labels, vals)
-			if p != nil {
-				p.X.Tick.Label.Rotation = math.Pi / 2.5
-				p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
-			}
-			return p, err
-		}},
-		{"running_per_day", func() (*plot.Plot, error) {
-			vals := make([]float64, len(a.Utilization.RunningPerDay))
-			for i, n := range a.Utilization.RunningPerDay {
-				vals[i] = float64(n)
-			}
-			return linePlot(title+"jobs running per day (spike "+strconv.FormatInt(a.Utilization.Spike, 10)+")", since, "jobs running", indexed(vals, 1))
-		}},
-		{"cumulative_jobs", func() (*plot.Plot, error) {
-			return linePlot(title+"cumulative jobs submitted", since, "jobs", cumulative(a.Arrivals.PerDay))
-		}},
-	}
-	for _, f := range figs {
+	for _, f := range analysisPlots(a) {
 		p, err := f.make()
 		if err != nil {
 			return files, fmt.Errorf("%s: %v", f.name, err)
@@ -241,8 +145,9 @@ func barPlot(title, x, y string, labels []string, vals []float64) (*plot.Plot, e
 	return p, nil
 }
 
-// cdfPlot draws a summary's CDF as a step line on a log x axis; values <= 0
-// cannot be drawn on it and are left out (the curve starts at their share).
+// cdfPlot draws a summary's CDF as a step line on a log x axis (a linear
+// one when the values span less than a decade); values <= 0 cannot be
+// drawn on it and are left out (the curve starts at their share).
 func cdfPlot(title, x string, s *Summary) (*plot.Plot, error) {
 	if s == nil || s.Count == 0 {
 		return nil, nil
@@ -271,12 +176,125 @@ func cdfPlot(title, x string, s *Summary) (*plot.Plot, error) {
 	}
 	l.Color, l.Width = plots.Color(0), vg.Points(1.5)
 	p.Add(l)
+	p.Y.Min, p.Y.Max = 0, 1
+	if p.X.Max < 10*p.X.Min { // less than a decade: a log axis would show one tick
+		plots.PadAxes(p, false)
+		return p, nil
+	}
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plots.LogTicks{}
 	// A little room beyond the values on the log axis (a factor), and
 	// on the linear one.
 	p.X.Min, p.X.Max = p.X.Min/1.25, p.X.Max*1.25
-	p.Y.Min, p.Y.Max = 0, 1
 	plots.PadAxes(p, false)
 	return p, nil
+}
+
+// namedPlot is a figure of the trace toolbox: its file name and how to
+// draw it (a nil plot when there is nothing to draw).
+type namedPlot struct {
+	name string
+	make func() (*plot.Plot, error)
+}
+
+// analysisPlots are the figures of a, in the order PlotAnalysis writes them.
+func analysisPlots(a *Analysis) []namedPlot {
+	title := a.Trace.Name
+	if title != "" {
+		title += ": "
+	}
+	since := "days since the trace start"
+	if a.Trace.Start != "" {
+		since = "days since " + a.Trace.Start
+	}
+	return []namedPlot{
+		{"utilization_daily", func() (*plot.Plot, error) {
+			return linePlot(title+"utilization per day ("+strconv.Itoa(a.Utilization.Processors)+" processors)", since, "utilization (%)",
+				indexed(a.Utilization.Daily, 100))
+		}},
+		{"utilization_busiest_month", func() (*plot.Plot, error) {
+			return linePlot(title+"hourly utilization, busiest month "+a.Utilization.BusiestMonth, "hours from the month's first hour in the trace", "utilization (%)",
+				indexed(a.Utilization.BusiestHourly, 100))
+		}},
+		{"arrivals_by_hour", func() (*plot.Plot, error) {
+			labels := make([]string, 24)
+			vals := make([]float64, 24)
+			for i := range labels {
+				labels[i], vals[i] = strconv.Itoa(i), float64(a.Arrivals.ByHour[i])
+			}
+			return barPlot(title+"arrivals by hour of day ("+a.Trace.TimeZone+")", "hour of day", "jobs submitted", labels, vals)
+		}},
+		{"arrivals_by_weekday", func() (*plot.Plot, error) {
+			labels := []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
+			if a.Trace.UnixStartTime == 0 {
+				labels = []string{"day 0", "day 1", "day 2", "day 3", "day 4", "day 5", "day 6"}
+			}
+			vals := make([]float64, 7)
+			for i := range vals {
+				vals[i] = float64(a.Arrivals.ByWeekday[i])
+			}
+			return barPlot(title+"arrivals by day of week", "day of week", "jobs submitted", labels, vals)
+		}},
+		{"cdf_inter_arrival", func() (*plot.Plot, error) {
+			return cdfPlot(title+"inter-arrival time", "inter-arrival time (s)", a.Distributions.InterArrival)
+		}},
+		{"cdf_wait", func() (*plot.Plot, error) {
+			return cdfPlot(title+"wait time", "wait time (s)", a.Distributions.Wait)
+		}},
+		{"cdf_run_time", func() (*plot.Plot, error) {
+			return cdfPlot(title+"run time", "run time (s)", a.Distributions.RunTime)
+		}},
+		{"cdf_parallelism", func() (*plot.Plot, error) {
+			return cdfPlot(title+"parallelism", "processors per job", a.Distributions.Parallelism)
+		}},
+		{"cdf_memory", func() (*plot.Plot, error) {
+			return cdfPlot(title+"memory", "used memory per processor (KB)", a.Distributions.Memory)
+		}},
+		{"cdf_cpu_time", func() (*plot.Plot, error) {
+			return cdfPlot(title+"consumed CPU time", "average CPU time per processor (s)", a.Distributions.CPUTime)
+		}},
+		{"top_users_by_jobs", func() (*plot.Plot, error) {
+			var labels []string
+			var vals []float64
+			for _, u := range a.Users.TopByJob {
+				labels, vals = append(labels, u.User), append(vals, float64(u.Jobs))
+			}
+			return barPlot(title+"top users by jobs", "user", "jobs", labels, vals)
+		}},
+		{"top_users_by_cpu", func() (*plot.Plot, error) {
+			var labels []string
+			var vals []float64
+			for _, u := range a.Users.TopByCPU {
+				labels, vals = append(labels, u.User), append(vals, u.CPU/(365*86400))
+			}
+			return barPlot(title+"top users by CPU time", "user", "CPU-years", labels, vals)
+		}},
+		{"top_sites_by_jobs", func() (*plot.Plot, error) {
+			var labels []string
+			var vals []float64
+			for _, s := range a.Sites[:min(len(a.Sites), 20)] {
+				l := s.Site
+				if s.Name != "" {
+					l = s.Name
+				}
+				labels, vals = append(labels, l), append(vals, float64(s.Jobs))
+			}
+			p, err := barPlot(title+"top sites by jobs", "", "jobs", labels, vals)
+			if p != nil {
+				p.X.Tick.Label.Rotation = math.Pi / 2.5
+				p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
+			}
+			return p, err
+		}},
+		{"running_per_day", func() (*plot.Plot, error) {
+			vals := make([]float64, len(a.Utilization.RunningPerDay))
+			for i, n := range a.Utilization.RunningPerDay {
+				vals[i] = float64(n)
+			}
+			return linePlot(title+"jobs running per day (spike "+strconv.FormatInt(a.Utilization.Spike, 10)+")", since, "jobs running", indexed(vals, 1))
+		}},
+		{"cumulative_jobs", func() (*plot.Plot, error) {
+			return linePlot(title+"cumulative jobs submitted", since, "jobs", cumulative(a.Arrivals.PerDay))
+		}},
+	}
 }
