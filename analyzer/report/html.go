@@ -32,13 +32,13 @@ func (r *Report) html(w io.Writer, figs *FigureSet) error {
 // residue near zero, "–" for unknown (plots.Num).
 func num(v float64) string { return plots.Num(v, 4) }
 
-// pval formats a p-value: 2 significant digits, and "< 0.0001" below that,
+// pval formats a p-value: 3 significant digits, and "< 0.0001" below that,
 // where more digits only show how far the test's approximation reaches.
 func pval(p float64) string {
 	if p >= 0 && p < 1e-4 {
 		return "< 0.0001"
 	}
-	return plots.Num(p, 2)
+	return plots.Num(p, 3)
 }
 
 func pct(v float64) string {
