@@ -270,14 +270,17 @@ func TestTicks(t *testing.T) {
 	for _, c := range []struct {
 		lo, hi float64
 		want   []string
+		floor  float64
 	}{
-		{0.05, 1250, []string{"0.1", "1", "10", "100", "1,000"}},
-		{0.5, 40, []string{"0.5", "1", "2", "5", "10", "20"}},
-		{1, 1e9, []string{"1", "10", "100", "1,000", "10,000", "100,000", "1e6", "1e7", "1e8", "1e9"}},
+		{0.05, 1250, []string{"0.1", "1", "10", "100", "1,000"}, 0},
+		{0.5, 40, []string{"0.5", "1", "2", "5", "10", "20"}, 0},
+		{1, 1e9, []string{"1", "10", "100", "1,000", "10,000", "100,000", "1e6", "1e7", "1e8", "1e9"}, 0},
+		{0.05, 200, []string{"≤ 0.1", "1", "10", "100"}, 0.1},
+		{0.5, 40, []string{"0.5", "1", "2", "5", "10", "20"}, 0.1}, // the floor off the axis
 	} {
 		var got []string
 		minor := 0
-		for _, tk := range (LogTicks{}).Ticks(c.lo, c.hi) {
+		for _, tk := range (LogTicks{Floor: c.floor}).Ticks(c.lo, c.hi) {
 			if tk.Label != "" {
 				got = append(got, tk.Label)
 			} else {

@@ -225,8 +225,9 @@ func leftOutNote(n int) string {
 // counting as LogFloor; otherwise (no spread, every value 0, everything
 // below LogFloor) it is linear and shows zeros and negatives as they are.
 type scale struct {
-	log    bool
-	lo, hi float64 // the range of the values drawn (after LogFloor on a log axis)
+	log     bool
+	lo, hi  float64 // the range of the values drawn (after LogFloor on a log axis)
+	floored bool    // a log axis draws values below LogFloor at it
 }
 
 // scaleOf chooses the scale of an axis of the values; wantLog asks for a
@@ -241,7 +242,7 @@ func scaleOf(wantLog bool, values ...[]float64) scale {
 	if !wantLog || hi < 10*max(lo, LogFloor) {
 		return scale{lo: lo, hi: hi}
 	}
-	return scale{log: true, lo: max(lo, LogFloor), hi: hi}
+	return scale{log: true, lo: max(lo, LogFloor), hi: hi, floored: lo < LogFloor}
 }
 
 // at is where v is drawn.
@@ -262,6 +263,9 @@ func (s scale) apply(ax *plot.Axis) {
 	}
 	ax.Scale = plot.LogScale{}
 	ax.Tick.Marker = LogTicks{}
+	if s.floored { // the tick at LogFloor says that it holds the values below it
+		ax.Tick.Marker = LogTicks{Floor: LogFloor}
+	}
 	ax.Min = math.Pow(10, math.Floor(math.Log10(s.lo))) / 2
 	// A quarter more than the largest value, so that it is not drawn on
 	// the frame.

@@ -159,10 +159,14 @@ func labelled(lo, hi, step float64) int {
 // LogTicks marks a log axis with a labelled tick at each power of ten and
 // unlabelled ones at 2…9 times it; when the axis spans fewer than
 // MinTicks powers of ten, the 2s and 5s are labelled too.
-type LogTicks struct{}
+//
+// Floor, when set, is where the figure draws the values a log axis cannot
+// (zeros, negatives, those below it): its tick is labelled "≤ Floor", so
+// that a pile of zero waits reads as what it is.
+type LogTicks struct{ Floor float64 }
 
 // Ticks implements plot.Ticker.
-func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
+func (lt LogTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(lo > 0) || !(hi > lo) {
 		return nil
 	}
@@ -184,6 +188,9 @@ func (LogTicks) Ticks(lo, hi float64) []plot.Tick {
 			label := ""
 			if m == 1 || decades < MinTicks && (m == 2 || m == 5) {
 				label = logLabel(v, k)
+			}
+			if lt.Floor > 0 && math.Abs(v-lt.Floor) <= 1e-9*lt.Floor {
+				label = "≤ " + logLabel(v, k)
 			}
 			t = append(t, plot.Tick{Value: v, Label: label})
 		}
