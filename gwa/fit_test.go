@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/stats"
 )
@@ -174,6 +175,18 @@ func TestFitTraces(t *testing.T) {
 	for i, f := range files {
 		if st, err := os.Stat(f); err != nil || st.Size() == 0 || i >= len(want) || filepath.Base(f) != want[i] {
 			t.Errorf("figure %s: %v", f, err)
+		}
+	}
+	// Each figure passes the figure checks of analyzer/plots.
+	for _, tf := range res.Traces {
+		for _, field := range res.Options.Fields {
+			p, err := fitPlot("t", field, fittedValues(tf.Data[field], res.Options.Stats), tf.Fits[field], res.Options.Stats.Log2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, msg := range plots.Problems(p, fitWidth, fitHeight) {
+				t.Errorf("%s %s: %s", tf.Path, field, msg)
+			}
 		}
 	}
 }

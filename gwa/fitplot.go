@@ -8,11 +8,17 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/stats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+)
+
+// The size of the fit figures.
+const (
+	fitWidth  = 8 * vg.Inch
+	fitHeight = 5 * vg.Inch
 )
 
 // PlotFits draws, for each trace and field of r, the empirical CDF of the
@@ -38,7 +44,7 @@ func PlotFits(dir string, r *FitResult) ([]string, error) {
 			}
 			path := filepath.Join(dir, name+"_"+field)
 			for _, ext := range []string{".png", ".svg"} {
-				if err := SavePlot(p, 8*vg.Inch, 5*vg.Inch, path+ext); err != nil {
+				if err := SavePlot(p, fitWidth, fitHeight, path+ext); err != nil {
 					return nil, err
 				}
 				files = append(files, path+ext)
@@ -52,15 +58,13 @@ func PlotFits(dir string, r *FitResult) ([]string, error) {
 // sorted, against the CDFs of its fits.
 func fitPlot(name, field string, y []float64, fits []stats.Fit, log2 bool) (*plot.Plot, error) {
 	p := plot.New()
+	plots.Style(p)
 	p.Title.Text = name + ": " + field
 	p.X.Label.Text = field
 	if log2 {
 		p.X.Label.Text = "log2(" + field + ")"
 	}
 	p.Y.Label.Text = "CDF"
-	p.Legend.Top = false
-	p.Legend.Left = false
-	p.Legend.YOffs = vg.Points(20)
 	// The empirical CDF of the fitted values among all fitted ones,
 	// censored included (they lie above the last point).
 	n := len(y)
@@ -76,7 +80,7 @@ func fitPlot(name, field string, y []float64, fits []stats.Fit, log2 bool) (*plo
 		return nil, err
 	}
 	line.Width = vg.Points(2.5)
-	line.Color = plotutil.Color(0)
+	line.Color = plots.Color(0)
 	p.Add(line)
 	p.Legend.Add("data", line)
 	k := 0
@@ -96,11 +100,13 @@ func fitPlot(name, field string, y []float64, fits []stats.Fit, log2 bool) (*plo
 		if err != nil {
 			return nil, err
 		}
-		l.Color = plotutil.Color(k)
-		l.Dashes = plotutil.Dashes(k)
+		l.Color = plots.Color(k)
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)} // fits dashed, the data solid
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s (D=%.3f)", f.Family, f.D), l)
 	}
+	p.Y.Min, p.Y.Max = 0, 1
+	plots.PadAxes(p, false)
 	return p, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/internal/outfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -22,6 +23,12 @@ import (
 // jobs and by CPU time, the busiest sites, running jobs per day and the
 // cumulative number of jobs.
 
+// The size of the toolbox's figures.
+const (
+	plotWidth  = 9 * vg.Inch
+	plotHeight = 4.5 * vg.Inch
+)
+
 // PlotAnalysis writes the figures of a into dir (created if needed) and
 // returns the files written, PNG and SVG for each figure.
 func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
@@ -32,13 +39,166 @@ func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
 	save := func(p *plot.Plot, name string) error {
 		for _, ext := range []string{".png", ".svg"} {
 			path := filepath.Join(dir, name+ext)
-			if err := SavePlot(p, 9*vg.Inch, 4.5*vg.Inch, path); err != nil {
+			if err := SavePlot(p, plotWidth, plotHeight, path); err != nil {
 				return err
 			}
 			files = append(files, path)
 		}
 		return nil
 	}
+	for _, f := range analysisPlots(a) {
+		p, err := f.make()
+		if err != nil {
+			return files, fmt.Errorf("%s: %v", f.name, err)
+		}
+		if p == nil {
+			continue // nothing to draw (e.g. no memory data)
+		}
+		if err := save(p, f.name); err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+// SavePlot writes p, w by h, to path in the format of its extension (.png,
+// .svg, ...), as an output of package outfile: through a symbolic link,
+// through a FIFO or a device, replacing a file only once the figure is
+// whole, never over a directory. (gonum's Plot.Save creates the file
+// itself, so it would replace a link or a FIFO with a file.)
+//
+// The figure is laid out as every gmark figure is (plots.WriteTo: margins,
+// the legend outside the plot).
+func SavePlot(p *plot.Plot, w, h vg.Length, path string) error {
+	var buf bytes.Buffer
+	if err := plots.WriteTo(&buf, p, w, h, strings.TrimPrefix(filepath.Ext(path), ".")); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return outfile.WriteFile(path, buf.Bytes())
+}
+
+func indexed(vals []float64, scale float64) plotter.XYs {
+	xy := make(plotter.XYs, len(vals))
+	for i, v := range vals {
+		xy[i].X, xy[i].Y = float64(i), v*scale
+	}
+	return xy
+}
+
+// cumulative is the number of jobs submitted by each day's end, from 0 at
+// the trace's start: day i's arrivals are counted at x = i+1, when they
+// have all arrived (not at x = i, which would start the curve at day 0's
+// count).
+func cumulative[N int | int64](perDay []N) plotter.XYs {
+	if len(perDay) == 0 {
+		return nil
+	}
+	xy := make(plotter.XYs, 0, len(perDay)+1)
+	xy = append(xy, plotter.XY{})
+	c := 0.0
+	for i, n := range perDay {
+		c += float64(n)
+		xy = append(xy, plotter.XY{X: float64(i + 1), Y: c})
+	}
+	return xy
+}
+
+// newPlot is a plot in gmark's figure style (plots.Style).
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	plots.Style(p)
+	return p
+}
+
+func linePlot(title, x, y string, xy plotter.XYs) (*plot.Plot, error) {
+	if len(xy) == 0 {
+		return nil, nil
+	}
+	p := newPlot(title, x, y)
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return nil, err
+	}
+	l.Color, l.Width = plots.Color(0), vg.Points(1.3)
+	p.Add(l)
+	p.Y.Min = 0
+	plots.PadAxes(p, false)
+	return p, nil
+}
+
+func barPlot(title, x, y string, labels []string, vals []float64) (*plot.Plot, error) {
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	p := newPlot(title, x, y)
+	b, err := plotter.NewBarChart(plotter.Values(vals), vg.Points(math.Max(4, 400/float64(len(vals)))))
+	if err != nil {
+		return nil, err
+	}
+	b.Color, b.LineStyle.Width = plots.Color(0), 0
+	p.Add(b)
+	p.NominalX(labels...)
+	// Half a category beside the outer bars, so that none is cut.
+	p.X.Min, p.X.Max = -0.5, float64(len(vals))-0.5
+	plots.PadAxes(p, true)
+	return p, nil
+}
+
+// cdfPlot draws a summary's CDF as a step line on a log x axis (a linear
+// one when the values span less than a decade); values <= 0 cannot be
+// drawn on it and are left out (the curve starts at their share).
+func cdfPlot(title, x string, s *Summary) (*plot.Plot, error) {
+	if s == nil || s.Count == 0 {
+		return nil, nil
+	}
+	var xy plotter.XYs
+	for _, pt := range s.CDF {
+		if pt.Value <= 0 {
+			continue
+		}
+		if len(xy) > 0 {
+			xy = append(xy, plotter.XY{X: pt.Value, Y: xy[len(xy)-1].Y})
+		}
+		xy = append(xy, plotter.XY{X: pt.Value, Y: pt.P})
+	}
+	if len(xy) < 2 {
+		if len(xy) == 1 {
+			xy = append(xy, plotter.XY{X: xy[0].X * 1.01, Y: xy[0].Y})
+		} else {
+			return nil, nil
+		}
+	}
+	p := newPlot(title+" CDF ("+strconv.FormatInt(s.Count, 10)+" values)", x, "P(X ≤ x)")
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return nil, err
+	}
+	l.Color, l.Width = plots.Color(0), vg.Points(1.5)
+	p.Add(l)
+	p.Y.Min, p.Y.Max = 0, 1
+	if p.X.Max < 10*p.X.Min { // less than a decade: a log axis would show one tick
+		plots.PadAxes(p, false)
+		return p, nil
+	}
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plots.LogTicks{}
+	// A little room beyond the values on the log axis (a factor), and
+	// on the linear one.
+	p.X.Min, p.X.Max = p.X.Min/1.25, p.X.Max*1.25
+	plots.PadAxes(p, false)
+	return p, nil
+}
+
+// namedPlot is a figure of the trace toolbox: its file name and how to
+// draw it (a nil plot when there is nothing to draw).
+type namedPlot struct {
+	name string
+	make func() (*plot.Plot, error)
+}
+
+// analysisPlots are the figures of a, in the order PlotAnalysis writes them.
+func analysisPlots(a *Analysis) []namedPlot {
 	title := a.Trace.Name
 	if title != "" {
 		title += ": "
@@ -47,11 +207,7 @@ func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
 	if a.Trace.Start != "" {
 		since = "days since " + a.Trace.Start
 	}
-
-	figs := []struct {
-		name string
-		make func() (*plot.Plot, error)
-	}{
+	return []namedPlot{
 		{"utilization_daily", func() (*plot.Plot, error) {
 			return linePlot(title+"utilization per day ("+strconv.Itoa(a.Utilization.Processors)+" processors)", since, "utilization (%)",
 				indexed(a.Utilization.Daily, 100))
@@ -138,134 +294,7 @@ func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
 			return linePlot(title+"jobs running per day (spike "+strconv.FormatInt(a.Utilization.Spike, 10)+")", since, "jobs running", indexed(vals, 1))
 		}},
 		{"cumulative_jobs", func() (*plot.Plot, error) {
-			vals := make([]float64, len(a.Arrivals.PerDay))
-			c := 0.0
-			for i, n := range a.Arrivals.PerDay {
-				c += float64(n)
-				vals[i] = c
-			}
-			return linePlot(title+"cumulative jobs submitted", since, "jobs", indexed(vals, 1))
+			return linePlot(title+"cumulative jobs submitted", since, "jobs", cumulative(a.Arrivals.PerDay))
 		}},
 	}
-	for _, f := range figs {
-		p, err := f.make()
-		if err != nil {
-			return files, fmt.Errorf("%s: %v", f.name, err)
-		}
-		if p == nil {
-			continue // nothing to draw (e.g. no memory data)
-		}
-		if err := save(p, f.name); err != nil {
-			return files, err
-		}
-	}
-	return files, nil
-}
-
-// SavePlot writes p, w by h, to path in the format of its extension (.png,
-// .svg, ...), as an output of package outfile: through a symbolic link,
-// through a FIFO or a device, replacing a file only once the figure is
-// whole, never over a directory. (gonum's Plot.Save creates the file
-// itself, so it would replace a link or a FIFO with a file.)
-func SavePlot(p *plot.Plot, w, h vg.Length, path string) error {
-	wt, err := p.WriterTo(w, h, strings.TrimPrefix(filepath.Ext(path), "."))
-	if err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	var buf bytes.Buffer
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	return outfile.WriteFile(path, buf.Bytes())
-}
-
-func indexed(vals []float64, scale float64) plotter.XYs {
-	xy := make(plotter.XYs, len(vals))
-	for i, v := range vals {
-		xy[i].X, xy[i].Y = float64(i), v*scale
-	}
-	return xy
-}
-
-func newPlot(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
-	p.X.Tick.Marker, p.Y.Tick.Marker = plainTicks, plainTicks
-	p.Add(plotter.NewGrid())
-	return p
-}
-
-// plainTicks are gonum's default ticks labelled with as few digits as the
-// values need ("250", not "250.00").
-var plainTicks = plot.TickerFunc(func(min, max float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 6, 64)
-		}
-	}
-	return ticks
-})
-
-func linePlot(title, x, y string, xy plotter.XYs) (*plot.Plot, error) {
-	if len(xy) == 0 {
-		return nil, nil
-	}
-	p := newPlot(title, x, y)
-	l, err := plotter.NewLine(xy)
-	if err != nil {
-		return nil, err
-	}
-	p.Add(l)
-	p.Y.Min = 0
-	return p, nil
-}
-
-func barPlot(title, x, y string, labels []string, vals []float64) (*plot.Plot, error) {
-	if len(vals) == 0 {
-		return nil, nil
-	}
-	p := newPlot(title, x, y)
-	b, err := plotter.NewBarChart(plotter.Values(vals), vg.Points(math.Max(4, 400/float64(len(vals)))))
-	if err != nil {
-		return nil, err
-	}
-	p.Add(b)
-	p.NominalX(labels...)
-	return p, nil
-}
-
-// cdfPlot draws a summary's CDF as a step line on a log x axis; values <= 0
-// cannot be drawn on it and are left out (the curve starts at their share).
-func cdfPlot(title, x string, s *Summary) (*plot.Plot, error) {
-	if s == nil || s.Count == 0 {
-		return nil, nil
-	}
-	var xy plotter.XYs
-	for _, pt := range s.CDF {
-		if pt.Value <= 0 {
-			continue
-		}
-		if len(xy) > 0 {
-			xy = append(xy, plotter.XY{X: pt.Value, Y: xy[len(xy)-1].Y})
-		}
-		xy = append(xy, plotter.XY{X: pt.Value, Y: pt.P})
-	}
-	if len(xy) < 2 {
-		if len(xy) == 1 {
-			xy = append(xy, plotter.XY{X: xy[0].X * 1.01, Y: xy[0].Y})
-		} else {
-			return nil, nil
-		}
-	}
-	p := newPlot(title+" CDF ("+strconv.FormatInt(s.Count, 10)+" values)", x, "P(X ≤ x)")
-	l, err := plotter.NewLine(xy)
-	if err != nil {
-		return nil, err
-	}
-	p.Add(l)
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Y.Min, p.Y.Max = 0, 1
-	return p, nil
 }

@@ -27,7 +27,6 @@ import (
 	"github.com/gmark/gmark/internal/outfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -51,7 +50,60 @@ var (
 type Drawing struct {
 	Title string
 	Note  string // how the data were reduced, what is missing
-	plot  *plot.Plot
+	plot  *figure
+}
+
+// figure is a plot being drawn: a gonum plot that remembers what was added
+// to it, so that its axes can be padded to the data (finish) and checked.
+type figure struct {
+	*plot.Plot
+	items []plot.Plotter
+}
+
+// Add adds plotters to the plot, as plot.Plot.Add does.
+func (f *figure) Add(ps ...plot.Plotter) {
+	f.items = append(f.items, ps...)
+	f.Plot.Add(ps...)
+}
+
+// drawing finishes f (see finish) as a Drawing.
+func (f *figure) drawing(title, note string) *Drawing {
+	f.finish()
+	return &Drawing{Title: title, Note: note, plot: f}
+}
+
+// finish widens the axes to the whole of what is drawn: half a category
+// each side of bars and boxes (their width is in points, which gonum's
+// data range leaves out), then PadAxes; a bar chart keeps its value axis
+// at 0.
+func (f *figure) finish() {
+	bars := false
+	for _, it := range f.items {
+		lo, hi, ok := categorySpan(it)
+		if !ok {
+			continue
+		}
+		if _, isBar := it.(*plotter.BarChart); isBar {
+			bars = true
+		}
+		f.X.Min, f.X.Max = min(f.X.Min, lo), max(f.X.Max, hi)
+	}
+	PadAxes(f.Plot, bars)
+}
+
+// categorySpan is the x range a bar chart's or box plot's categories take,
+// half a category each side of their centres.
+func categorySpan(it plot.Plotter) (lo, hi float64, ok bool) {
+	switch b := it.(type) {
+	case *plotter.BarChart:
+		if len(b.Values) == 0 || b.Horizontal {
+			return 0, 0, false
+		}
+		return b.XMin - 0.5, b.XMin + float64(len(b.Values)-1) + 0.5, true
+	case *plotter.BoxPlot:
+		return b.Location - 0.5, b.Location + 0.5, true
+	}
+	return 0, 0, false
 }
 
 // Save writes the drawing as dir/name.png and dir/name.svg, each through
@@ -59,7 +111,7 @@ type Drawing struct {
 func (d *Drawing) Save(dir, name string) (Figure, error) {
 	f := Figure{Name: name, Title: d.Title, PNG: name + ".png", SVG: name + ".svg", Note: d.Note}
 	for _, file := range []string{f.PNG, f.SVG} {
-		if err := saveAs(d.plot, filepath.Join(dir, file)); err != nil {
+		if err := saveAs(d.plot.Plot, filepath.Join(dir, file)); err != nil {
 			return f, fmt.Errorf("plot %s: %w", file, err)
 		}
 	}
@@ -67,47 +119,38 @@ func (d *Drawing) Save(dir, name string) (Figure, error) {
 }
 
 // Render writes the drawing to w in a format of gonum/plot ("png", "svg",
-// "pdf", …).
+// "pdf", …), laid out as WriteTo does.
 func (d *Drawing) Render(w io.Writer, format string) error {
-	wt, err := d.plot.WriterTo(Width, Height, format)
-	if err != nil {
-		return err
-	}
-	_, err = wt.WriteTo(w)
-	return err
+	return WriteTo(w, d.plot.Plot, Width, Height, format)
+}
+
+// SavePDF writes the drawing as dir/name.pdf (for a paper), as Save writes
+// the PNG and SVG.
+func (d *Drawing) SavePDF(dir, name string) (string, error) {
+	file := name + ".pdf"
+	return file, saveAs(d.plot.Plot, filepath.Join(dir, file))
 }
 
 func saveAs(p *plot.Plot, path string) error {
-	w, err := p.WriterTo(Width, Height, strings.TrimPrefix(filepath.Ext(path), "."))
-	if err != nil {
-		return err
-	}
 	out, err := outfile.Create(path)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
-	if _, err := w.WriteTo(out); err != nil {
+	if err := WriteTo(out, p, Width, Height, strings.TrimPrefix(filepath.Ext(path), ".")); err != nil {
 		return err
 	}
 	return out.Commit()
 }
 
-func newPlot(title, x, y string) *plot.Plot {
+func newPlot(title, x, y string) *figure {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
-	p.Title.TextStyle.Font.Size = vg.Points(13)
-	p.X.Label.TextStyle.Font.Size = vg.Points(11)
-	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
-	p.Legend.Top = true
-	p.Add(plotter.NewGrid())
-	return p
+	Style(p)
+	return &figure{Plot: p}
 }
-
-// Color is the i-th series colour.
-func Color(i int) color.Color { return plotutil.Color(i) }
 
 // Series is one named sample (or curve) of a figure.
 type Series struct {
@@ -182,8 +225,9 @@ func leftOutNote(n int) string {
 // counting as LogFloor; otherwise (no spread, every value 0, everything
 // below LogFloor) it is linear and shows zeros and negatives as they are.
 type scale struct {
-	log    bool
-	lo, hi float64 // the range of the values drawn (after LogFloor on a log axis)
+	log     bool
+	lo, hi  float64 // the range of the values drawn (after LogFloor on a log axis)
+	floored bool    // a log axis draws values below LogFloor at it
 }
 
 // scaleOf chooses the scale of an axis of the values; wantLog asks for a
@@ -198,7 +242,7 @@ func scaleOf(wantLog bool, values ...[]float64) scale {
 	if !wantLog || hi < 10*max(lo, LogFloor) {
 		return scale{lo: lo, hi: hi}
 	}
-	return scale{log: true, lo: max(lo, LogFloor), hi: hi}
+	return scale{log: true, lo: max(lo, LogFloor), hi: hi, floored: lo < LogFloor}
 }
 
 // at is where v is drawn.
@@ -218,9 +262,14 @@ func (s scale) apply(ax *plot.Axis) {
 		return
 	}
 	ax.Scale = plot.LogScale{}
-	ax.Tick.Marker = plot.LogTicks{Prec: -1}
+	ax.Tick.Marker = LogTicks{}
+	if s.floored { // the tick at LogFloor says that it holds the values below it
+		ax.Tick.Marker = LogTicks{Floor: LogFloor}
+	}
 	ax.Min = math.Pow(10, math.Floor(math.Log10(s.lo))) / 2
-	ax.Max = min(math.Pow(10, math.Ceil(math.Log10(s.hi))), math.MaxFloat64)
+	// A quarter more than the largest value, so that it is not drawn on
+	// the frame.
+	ax.Max = min(max(math.Pow(10, math.Ceil(math.Log10(s.hi))), 1.25*s.hi), math.MaxFloat64)
 	if ax.Max <= ax.Min {
 		ax.Max = 10 * ax.Min
 	}
@@ -231,7 +280,7 @@ func (s scale) apply(ax *plot.Axis) {
 func (s scale) note(axis string, values ...[]float64) string {
 	if !s.log {
 		if s.lo == s.hi {
-			return fmt.Sprintf("every value on the %s axis is %.4g s", axis, s.lo)
+			return fmt.Sprintf("every value on the %s axis is %s s", axis, Num(s.lo, 4))
 		}
 		return ""
 	}
@@ -318,7 +367,7 @@ func CDF(title, xlabel string, series []Series, logX bool) (*Drawing, error) {
 		}
 		l.Color = Color(i)
 		l.Width = vg.Points(1.5)
-		l.Dashes = plotutil.Dashes(i / 7)
+		l.Dashes = Dashes(i)
 		p.Add(l)
 		p.Legend.Add(s.Label, l)
 	}
@@ -327,7 +376,7 @@ func CDF(title, xlabel string, series []Series, logX bool) (*Drawing, error) {
 	}
 	sc.apply(&p.X)
 	note = join(join(note, sc.note("x", samples...)), leftOutNote(dropped))
-	return &Drawing{Title: title, Note: note, plot: p}, nil
+	return p.drawing(title, note), nil
 }
 
 // quantileSketch reduces a sorted sample to 1001 of its quantiles, enough
@@ -371,7 +420,7 @@ func Box(title, ylabel string, series []Series, means []float64) (*Drawing, erro
 		if err != nil {
 			return nil, err
 		}
-		b.FillColor = color.RGBA{R: 0xdd, G: 0xe8, B: 0xf5, A: 0xff}
+		b.FillColor = BoxFill
 		b.GlyphStyle.Radius = vg.Points(1.5)
 		p.Add(b)
 		if i < len(means) && drawable(means[i]) {
@@ -380,7 +429,7 @@ func Box(title, ylabel string, series []Series, means []float64) (*Drawing, erro
 				return nil, err
 			}
 			sc.Shape = draw.CrossGlyph{}
-			sc.Color = color.RGBA{R: 0xc0, A: 0xff}
+			sc.Color = Accent
 			sc.Radius = vg.Points(4)
 			p.Add(sc)
 			if i == 0 {
@@ -392,7 +441,7 @@ func Box(title, ylabel string, series []Series, means []float64) (*Drawing, erro
 		return nil, errNoData
 	}
 	p.NominalX(names...)
-	return &Drawing{Title: title, Note: join(note, leftOutNote(dropped)), plot: p}, nil
+	return p.drawing(title, join(note, leftOutNote(dropped))), nil
 }
 
 // XBar draws an X-bar control chart: a value per run (the mean submission
@@ -429,15 +478,15 @@ func XBar(title, ylabel string, labels []string, values []float64, mu, sigma flo
 	p.Add(lp, sc)
 	p.Legend.Add("mean per run", lp, sc)
 	x0, x1 := -0.5, float64(len(values))-0.5
-	limit := color.RGBA{R: 0xc0, A: 0xff}
+	limit := Accent
 	for _, h := range []struct {
 		y      float64
 		label  string
 		c      color.Color
 		dashed bool
 	}{
-		{mu, fmt.Sprintf("μ = %.4g", mu), color.Gray{Y: 0x40}, false},
-		{mu + 3*sigma, fmt.Sprintf("μ ± 3σ (σ = %.3g)", sigma), limit, true},
+		{mu, "μ = " + Num(mu, 4), Neutral, false},
+		{mu + 3*sigma, "μ ± 3σ (σ = " + Num(sigma, 3) + ")", limit, true},
 		{mu - 3*sigma, "", limit, true},
 	} {
 		l, err := plotter.NewLine(plotter.XYs{{X: x0, Y: h.y}, {X: x1, Y: h.y}})
@@ -454,7 +503,7 @@ func XBar(title, ylabel string, labels []string, values []float64, mu, sigma flo
 		}
 	}
 	p.NominalX(labels...)
-	return &Drawing{Title: title, Note: note, plot: p}, nil
+	return p.drawing(title, note), nil
 }
 
 // MaxScatterPoints is the largest sample drawn point by point; a larger one
@@ -492,12 +541,12 @@ func Scatter(title, xlabel, ylabel string, x, y []float64) (*Drawing, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.Color = color.NRGBA{B: 0xb0, A: 0x90}
+		sc.Color = color.NRGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0x90} // Color(0), translucent
 		sc.Radius = vg.Points(2)
 		p.Add(sc)
 		sx.apply(&p.X)
 		sy.apply(&p.Y)
-		return &Drawing{Title: title, Note: note, plot: p}, nil
+		return p.drawing(title, note), nil
 	}
 	// Bin on a 40 × 40 grid (of the logarithms on a log axis); one bubble
 	// per non-empty cell at the cell's mean, area proportional to the count.
@@ -533,13 +582,13 @@ func Scatter(title, xlabel, ylabel string, x, y []float64) (*Drawing, error) {
 	}
 	sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
 		r := vg.Points(1 + 6*math.Sqrt(xyz[i].Z/maxN))
-		return draw.GlyphStyle{Color: color.NRGBA{R: 0x20, G: 0x40, B: 0xb0, A: 0x80}, Radius: r, Shape: draw.CircleGlyph{}}
+		return draw.GlyphStyle{Color: color.NRGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0x80}, Radius: r, Shape: draw.CircleGlyph{}}
 	}
 	p.Add(sc)
 	sx.apply(&p.X)
 	sy.apply(&p.Y)
 	note = join(note, fmt.Sprintf("%d jobs binned on a 40×40 grid: each bubble is the jobs of one cell, its area proportional to their number (largest: %.0f)", len(x), maxN))
-	return &Drawing{Title: title, Note: note, plot: p}, nil
+	return p.drawing(title, note), nil
 }
 
 // transform maps an axis's values to the space its grid cells are equal
@@ -614,7 +663,7 @@ func Pareto(title string, sites []string, counts []int) (*Drawing, error) {
 	if err != nil {
 		return nil, err
 	}
-	bars.Color = color.RGBA{R: 0x70, G: 0x98, B: 0xc8, A: 0xff}
+	bars.Color = Color(5)
 	bars.LineStyle.Width = 0
 	if step > 1 {
 		bars.Width = vg.Points(4)
@@ -635,12 +684,12 @@ func Pareto(title string, sites []string, counts []int) (*Drawing, error) {
 	if err != nil {
 		return nil, err
 	}
-	lc.Color, lc.Width = color.RGBA{R: 0xc0, A: 0xff}, vg.Points(1.5)
+	lc.Color, lc.Width = Accent, vg.Points(1.5)
 	li, err := plotter.NewLine(ideal)
 	if err != nil {
 		return nil, err
 	}
-	li.Color, li.Dashes = color.Gray{Y: 0x40}, []vg.Length{vg.Points(4), vg.Points(3)}
+	li.Color, li.Dashes = Neutral, []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(lc, li)
 	p.Legend.Add("cumulative share", lc)
 	p.Legend.Add("ideal cumulative share", li)
@@ -653,7 +702,7 @@ func Pareto(title string, sites []string, counts []int) (*Drawing, error) {
 	if step > 1 {
 		note = fmt.Sprintf("%d sites: bars drawn at every %d-th rank", n, step)
 	}
-	return &Drawing{Title: title, Note: note, plot: p}, nil
+	return p.drawing(title, note), nil
 }
 
 // BiHistogram draws the histograms of two samples, the first upwards and the
@@ -703,8 +752,8 @@ func BiHistogram(title, xlabel string, up, down Series) (*Drawing, error) {
 	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", up.Label, len(uv)), bu)
 	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", down.Label, len(dv)), bd)
 	p.X.Tick.Marker = binTicks{lo: lo, w: w, n: bins}
-	note := fmt.Sprintf("%d bins of %.3g s from %.3g s; values above the 99th percentile (%.3g s) left out", bins, w, lo, hi)
-	return &Drawing{Title: title, Note: join(note, leftOutNote(badU+badD)), plot: p}, nil
+	note := fmt.Sprintf("%d bins of %s s from %s s; values above the 99th percentile (%s s) left out", bins, Num(w, 3), Num(lo, 3), Num(hi, 3))
+	return p.drawing(title, join(note, leftOutNote(badU+badD))), nil
 }
 
 // binTicks labels bar positions (0 … n−1) with the bins' lower edges.
@@ -719,7 +768,7 @@ func (b binTicks) Ticks(_, _ float64) []plot.Tick {
 	for i := 0; i <= b.n; i++ {
 		label := ""
 		if i%step == 0 {
-			label = fmt.Sprintf("%.3g", b.lo+float64(i)*b.w)
+			label = Num(b.lo+float64(i)*b.w, 3)
 		}
 		t = append(t, plot.Tick{Value: float64(i) - 0.5, Label: label})
 	}
@@ -759,7 +808,7 @@ func Lines(title, xlabel, ylabel string, xs [][]float64, series []Series, ymin f
 			return nil, err
 		}
 		l.Color, l.Width = Color(i), vg.Points(1.3)
-		l.Dashes = plotutil.Dashes(i / 7)
+		l.Dashes = Dashes(i)
 		p.Add(l)
 		p.Legend.Add(s.Label, l)
 	}
@@ -767,7 +816,7 @@ func Lines(title, xlabel, ylabel string, xs [][]float64, series []Series, ymin f
 		return nil, errNoData
 	}
 	p.Y.Min = min(p.Y.Min, ymin)
-	return &Drawing{Title: title, Note: leftOutNote(dropped), plot: p}, nil
+	return p.drawing(title, leftOutNote(dropped)), nil
 }
 
 // Bars draws one bar per label; an undefined value (NaN) gets no bar, and
@@ -805,7 +854,7 @@ func Bars(title, ylabel string, labels []string, values []float64, ymax float64)
 	if len(undefined) > 0 {
 		note = "no value (no bar) for " + strings.Join(undefined, ", ")
 	}
-	return &Drawing{Title: title, Note: note, plot: p}, nil
+	return p.drawing(title, note), nil
 }
 
 // Stacked draws stacked bars: per label, the parts named in parts (one
@@ -843,7 +892,7 @@ func Stacked(title, ylabel string, labels []string, parts []Series) (*Drawing, e
 	}
 	p.NominalX(labels...)
 	p.Y.Min = 0
-	return &Drawing{Title: title, Note: "", plot: p}, nil
+	return p.drawing(title, ""), nil
 }
 
 // Grouped draws grouped bars: per label on the x axis, one bar per series
@@ -884,14 +933,11 @@ func Grouped(title, xlabel, ylabel string, labels []string, series []Series) (*D
 	}
 	p.NominalX(labels...)
 	p.Y.Min = min(p.Y.Min, 0)
-	// Room for the outer bars, and above the bars for the legend.
+	// Room for the outer groups' bars, beside their centres.
 	p.X.Min, p.X.Max = -0.6, float64(len(labels))-0.4
-	if p.Y.Max > 0 {
-		p.Y.Max *= 1 + 0.08*float64(len(series))
-	}
 	note := ""
 	if len(undefined) > 0 {
 		note = "no value (no bar) for " + strings.Join(undefined, ", ")
 	}
-	return &Drawing{Title: title, Note: note, plot: p}, nil
+	return p.drawing(title, note), nil
 }

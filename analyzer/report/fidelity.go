@@ -61,7 +61,7 @@ func (run *Run) writeFidelity(ew *errWriter) {
 		ew.printf("  replay fidelity, unit %d: %s, window from %s s for %s workload s (%s); %d original jobs, %d replayed%s\n",
 			f.Unit, f.Trace, num(f.Origin), num(f.WindowS), f.Selection, f.OriginalJobs, f.ReplayedJobs, warm)
 		for _, t := range f.Tests {
-			ew.printf("    %-12s KS D %s, p %s (n %d original, %d replayed); median %s vs %s, mean %s vs %s %s\n", t.Metric, num(t.D), num(t.P),
+			ew.printf("    %-12s KS D %s, p %s (n %d original, %d replayed); median %s vs %s, mean %s vs %s %s\n", t.Metric, num(t.D), pval(t.P),
 				t.NOriginal, t.NReplayed, num(t.MedianOriginal), num(t.MedianReplayed), num(t.MeanOriginal), num(t.MeanReplayed), t.Unit)
 		}
 		for _, n := range f.Notes {

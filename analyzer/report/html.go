@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/metrics"
+	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/analyzer/sampstat"
 	"github.com/gmark/gmark/analyzer/store"
 )
@@ -27,19 +28,17 @@ func (r *Report) html(w io.Writer, figs *FigureSet) error {
 	return pageTemplate.Execute(w, page{Report: r, Figures: figs, FigDir: FiguresDir})
 }
 
-// num formats a number for a table: 4 significant digits, "–" for unknown.
-func num(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
+// num formats a number for a table: 4 significant digits, 0 for a float
+// residue near zero, "–" for unknown (plots.Num).
+func num(v float64) string { return plots.Num(v, 4) }
+
+// pval formats a p-value: 3 significant digits, and "< 0.0001" below that,
+// where more digits only show how far the test's approximation reaches.
+func pval(p float64) string {
+	if p >= 0 && p < 1e-4 {
+		return "< 0.0001"
 	}
-	if v != 0 && (math.Abs(v) >= 1e6 || math.Abs(v) < 1e-3) {
-		return fmt.Sprintf("%.3e", v)
-	}
-	s := fmt.Sprintf("%.4g", v)
-	if strings.Contains(s, "e") {
-		s = fmt.Sprintf("%.1f", v)
-	}
-	return s
+	return plots.Num(p, 3)
 }
 
 func pct(v float64) string {
@@ -69,7 +68,7 @@ func shellQuote(argsJSON string) string {
 	if json.Unmarshal([]byte(argsJSON), &args) != nil {
 		return argsJSON
 	}
-	return quoteArgs(args)
+	return quoteArgs(CleanCommand(args))
 }
 
 func quoteArgs(args []string) string {
@@ -131,7 +130,7 @@ func seed(p store.Provenance) string {
 }
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"num": num, "pct": pct, "ci": ci, "nsTime": nsTime, "shell": shellQuote, "quote": quoteArgs, "pretty": prettyJSON, "modified": modifiedNote,
+	"num": num, "pval": pval, "pct": pct, "ci": ci, "nsTime": nsTime, "shell": shellQuote, "quote": quoteArgs, "pretty": prettyJSON, "modified": modifiedNote,
 	"dists": dists, "seed": seed, "hours": func(s float64) string { return num(s / 3600) },
 	"ms": func(s float64) string { return num(s * 1e3) },
 	"dict": func(kv ...any) map[string]any {
@@ -284,7 +283,7 @@ two time series as samples: bins are not independent, so its p-value is indicati
 lasts {{num .WindowS}} workload s; {{.OriginalJobs}} original jobs, {{.ReplayedJobs}} replayed{{if .WarmJobs}} ({{.WarmJobs}} warm jobs
 {{if .WarmIncluded}}included{{else}}left out{{end}}){{end}}.</p>
 <table><tr><th class="l">metric</th><th>n original</th><th>n replayed</th><th>KS D</th><th>p</th><th>median original</th><th>median replayed</th><th>mean original</th><th>mean replayed</th><th class="l">unit</th></tr>
-{{range .Tests}}<tr><td class="l">{{.Metric}}</td><td>{{.NOriginal}}</td><td>{{.NReplayed}}</td><td>{{num .D}}</td><td>{{num .P}}</td><td>{{num .MedianOriginal}}</td><td>{{num .MedianReplayed}}</td><td>{{num .MeanOriginal}}</td><td>{{num .MeanReplayed}}</td><td class="l">{{.Unit}}</td></tr>
+{{range .Tests}}<tr><td class="l">{{.Metric}}</td><td>{{.NOriginal}}</td><td>{{.NReplayed}}</td><td>{{num .D}}</td><td>{{pval .P}}</td><td>{{num .MedianOriginal}}</td><td>{{num .MedianReplayed}}</td><td>{{num .MeanOriginal}}</td><td>{{num .MeanReplayed}}</td><td class="l">{{.Unit}}</td></tr>
 {{end}}</table>
 {{range .Notes}}<p class="note">{{.}}.</p>{{end}}
 {{end}}{{end}}{{end}}

@@ -115,7 +115,7 @@ func Build(ctx context.Context, dbPath string, runIDs []string, opts Options) (*
 		}
 	}
 	mo := opts.metrics()
-	rep := &Report{DB: dbPath, Generated: time.Now().UTC(), Command: opts.Command, TauS: metrics.DefaultTau.Seconds()}
+	rep := &Report{DB: dbPath, Generated: time.Now().UTC(), Command: CleanCommand(opts.Command), TauS: metrics.DefaultTau.Seconds()}
 	if opts.Tau > 0 {
 		rep.TauS = opts.Tau.Seconds()
 	}

@@ -105,14 +105,14 @@ func TestReportFidelity(t *testing.T) {
 				n      int
 				d, p   float64
 			}{{"wait", c.submitted, 0.5, 0.534416}, {"run", c.submitted, 1, 0.011066}, {"response", c.submitted, 1, 0.011066}, {"utilization", 4, 1, 0.011066}}
-			waitLine := "wait         KS D 0.5, p 0.5344 (n 4 original, 4 replayed)"
+			waitLine := "wait         KS D 0.5, p 0.534 (n 4 original, 4 replayed)"
 			if c.submitted == 5 {
 				// The warm job's wait joins: {0,0,50,100} against five waits
 				// in [0, 50): D = 0.5 still. Nₑ = 4·5/9, so λ = (1.490712 +
 				// 0.12 + 0.073790)·D = 1.684502·D: p = Q(0.842251) = 0.477166
 				// and Q(1.684502) = 2(e^{−5.675} − …) = 0.006861.
 				want[0].p, want[1].p, want[2].p = 0.477166, 0.006861, 0.006861
-				waitLine = "wait         KS D 0.5, p 0.4772 (n 4 original, 5 replayed)"
+				waitLine = "wait         KS D 0.5, p 0.477 (n 4 original, 5 replayed)"
 			}
 			for i, w := range want {
 				got := f.Tests[i]
@@ -133,7 +133,7 @@ func TestReportFidelity(t *testing.T) {
 				t.Fatalf("HTML report: exit %d: %s", code, stderr)
 			}
 			page, err := os.ReadFile(filepath.Join(html, "index.html"))
-			if err != nil || !strings.Contains(string(page), `<h2 id="fidelity">`) || !strings.Contains(string(page), "<td class=\"l\">utilization</td><td>4</td><td>4</td><td>1</td><td>0.01107</td>") {
+			if err != nil || !strings.Contains(string(page), `<h2 id="fidelity">`) || !strings.Contains(string(page), "<td class=\"l\">utilization</td><td>4</td><td>4</td><td>1</td><td>0.0111</td>") {
 				t.Errorf("the HTML page lacks the fidelity section or its utilization row (%v)", err)
 			}
 			for _, fig := range []string{"cdf_wait", "cdf_run", "cdf_response", "utilization"} {

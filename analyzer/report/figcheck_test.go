@@ -1,0 +1,63 @@
+package report_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/gmark/gmark/analyzer/report"
+	"github.com/gmark/gmark/analyzer/report/reporttest"
+	"github.com/gmark/gmark/analyzer/store"
+)
+
+// Every figure of the report, drawn from fixed stores (the benchmark's
+// 2,000 jobs; degenerate runs; two runs side by side), passes the figure
+// checks of analyzer/plots: no data on or past the plot area's edge,
+// enough ticks on each axis, the legend clear of the data, the title off
+// the top edge.
+func TestReportFigureChecks(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.db")
+	if err := report.BuildStore(big, 2000); err != nil {
+		t.Fatal(err)
+	}
+	jobs, constant := reporttest.Jobs, reporttest.Constant
+	stores := map[string]string{"2000 jobs": big}
+	for name, runs := range map[string][]reporttest.Run{
+		"one job":           {{ID: "r", Ended: true, Jobs: jobs(1, store.Succeeded, constant(2), constant(3))}},
+		"every wait zero":   {{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, constant(0), constant(4), "sser", "smpi")}},
+		"every value equal": {{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, constant(300), constant(300), "sser", "smpi")}},
+		"negative waits":    {{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, func(i int) float64 { return -0.4 + float64(i%3) }, constant(2), "sser", "smpi")}},
+		"two runs": {
+			{ID: "wf", Ended: true, Jobs: jobs(40, store.Succeeded, func(i int) float64 { return float64(i * i) }, constant(60), "sser", "smpi")},
+			{ID: "cf", Ended: true, Jobs: jobs(30, store.Succeeded, func(i int) float64 { return float64(3 * i) }, func(i int) float64 { return float64(10 + i) }, "sser", "smpi")},
+		},
+	} {
+		db := filepath.Join(dir, name+".db")
+		reporttest.WriteRuns(t, db, runs...)
+		stores[name] = db
+	}
+	for name, db := range stores {
+		rep, err := report.Build(context.Background(), db, nil, report.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		drawn := 0
+		names, drawings, errs := report.FigureDrawings(rep)
+		for i, d := range drawings {
+			if errs[i] != nil { // listed on the page as not drawn, with the reason
+				if name == "2000 jobs" {
+					t.Errorf("%s, %s not drawn: %v", name, names[i], errs[i])
+				}
+				continue
+			}
+			drawn++
+			for _, p := range d.Problems() {
+				t.Errorf("%s, %s: %s", name, names[i], p)
+			}
+		}
+		if drawn == 0 {
+			t.Errorf("%s: no figure drawn", name)
+		}
+	}
+}
