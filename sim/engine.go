@@ -364,16 +364,8 @@ func (s *Sim) finish(j *Job) {
 	j.state = jobDone
 	s.active--
 	s.lastEnd = s.now
-	run, wait, resp := sec(j.End-j.Start), sec(j.Start-j.Submit), sec(j.End-j.Submit)
-	a := &s.acc
-	a.finished++
-	a.wait += wait
-	a.resp += resp
-	a.bsd += max(1, resp/max(run, sec(s.cfg.SlowdownBound)))
-	cpu := float64(j.Procs) * run
-	a.busy += cpu
-	a.goodput[s.top.Relate(j.Home, c.Index)] += cpu
-	a.chains += int64(j.Chain)
+	s.accountFinished(j, s.top.Relate(j.Home, c.Index))
+	s.acc.chains += int64(j.Chain)
 	s.countKeepAlives(j, s.now)
 	s.changed(c)
 	if s.obs != nil {
@@ -383,6 +375,20 @@ func (s *Sim) finish(j *Job) {
 	if c.queue.len() > 0 {
 		s.Dispatch(c)
 	}
+}
+
+// accountFinished adds a finished job's wait, response, bounded slowdown,
+// busy time and goodput (split by where it ran: rel) to the run's sums.
+func (s *Sim) accountFinished(j *Job, rel topology.Relation) {
+	run, wait, resp := sec(j.End-j.Start), sec(j.Start-j.Submit), sec(j.End-j.Submit)
+	a := &s.acc
+	a.finished++
+	a.wait += wait
+	a.resp += resp
+	a.bsd += max(1, resp/max(run, sec(s.cfg.SlowdownBound)))
+	cpu := float64(j.Procs) * run
+	a.busy += cpu
+	a.goodput[rel] += cpu
 }
 
 // Kill ends a job's run without success (its lease expired); the

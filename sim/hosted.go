@@ -105,19 +105,11 @@ func (s *Sim) HostedEnd(j *Job, ok bool, at time.Duration) {
 	}
 	s.hostedRun.add(j, -1)
 	j.state = jobDone
-	run, wait, resp := sec(j.End-j.Start), sec(j.Start-j.Submit), sec(j.End-j.Submit)
-	a := &s.acc
-	a.finished++
-	a.wait += wait
-	a.resp += resp
-	a.bsd += max(1, resp/max(run, sec(s.cfg.SlowdownBound)))
-	cpu := float64(j.Procs) * run
-	a.busy += cpu
 	rel := topology.IntraGrid // the core places a job that names no cluster anywhere in its grid
 	if j.Home >= 0 && j.Cluster >= 0 {
 		rel = s.top.Relate(j.Home, j.Cluster)
 	}
-	a.goodput[rel] += cpu
+	s.accountFinished(j, rel)
 	if s.obs != nil {
 		s.obs.Ended(j)
 	}
