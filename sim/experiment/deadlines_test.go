@@ -151,3 +151,35 @@ func TestDeadlineFigures(t *testing.T) {
 		}
 	})
 }
+
+// Outside the repository a shipped experiment that names files beside it
+// (a topology, a core's grid, a workload spec) reads them from the built-in
+// copies, written out into the user's cache directory; the runs are the
+// repository file's, digest for digest.
+func TestShippedExperimentOutsideTheRepository(t *testing.T) {
+	inRepo, err := Load(filepath.Join("..", "..", "examples", "deadlines", "fig4-waitx.toml"), Options{Scale: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	t.Chdir(t.TempDir())
+	e, err := Load("examples/deadlines/fig4-waitx.toml", Options{Scale: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(e.Path, cache) {
+		t.Errorf("read from %s, not from the cache %s", e.Path, cache)
+	}
+	for _, i := range []int{0, e.NumRuns() - 1} {
+		a, errA := inRepo.Run(i)
+		b, errB := e.Run(i)
+		if errA != nil || errB != nil || a.Digest != b.Digest {
+			t.Errorf("run %d: digest %v in the repository, %v outside (%v %v)", i, a, b, errA, errB)
+		}
+	}
+	if _, err := Load("examples/deadlines/nothing.toml", Options{}); err == nil {
+		t.Error("an example that does not exist was read")
+	}
+}

@@ -142,15 +142,22 @@ type Options struct {
 
 // Load reads and validates an experiment file. Outside the repository, a
 // shipped example named as the repository does (examples/sim/sweep.toml)
-// is read from the copy built into gmark.
+// is read from the copy built into gmark: the examples are written out
+// into the user's cache directory (gmark/examples), so that the files it
+// names beside it (a topology, a core's grid, a workload spec) are there
+// too. A run's digest covers their contents, not their paths.
 func Load(path string, o Options) (*Experiment, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if name, ok := examples.Lookup(path); ok {
-			b, err := examples.ReadFile(name)
+		if _, ok := examples.Lookup(path); ok {
+			dir, err := os.UserCacheDir()
+			if err != nil {
+				dir = os.TempDir()
+			}
+			resolved, _, err := examples.Resolve(path, filepath.Join(dir, "gmark"))
 			if err != nil {
 				return nil, err
 			}
-			return Parse(path, b, o)
+			path = resolved
 		}
 	}
 	b, err := readlimit.File(path, MaxFileSize)
