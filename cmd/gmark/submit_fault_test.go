@@ -38,7 +38,7 @@ import (
 // store. (On a loaded machine 6 s was once not enough: a Slurm run
 // reported every end at once. With 12 s, TestSubmitFaultsSlurm found a
 // job submitted twice in 2 of 4 runs — a real fault of the Slurm
-// target's resume, not yet found; see the issue-19 note. 6 s passes 4 of
+// target's resume, not yet found: docs/submit.md, "Known problem". 6 s passes 4 of
 // 4 on an idle machine.)
 const faultSpec = "1\tunitary\t24\tswf\tsingle\t1\t*:1\tC(60ms)\tRunTime=C(400ms)\n" +
 	"2\tunitary\t2\tswf\tsingle\t1\t*:1\tC(2s)\tRunTime=C(6s)\n" +
