@@ -139,8 +139,8 @@ func (a *centralCore) Init(s *Sim) error {
 		if err != nil {
 			return err
 		}
-		a.m.Origin = coreOrigin
-		if a.m.Core, err = core.New(g, coreOrigin, a.m, nil); err != nil {
+		a.m.Origin = CoreOrigin
+		if a.m.Core, err = core.New(g, CoreOrigin, a.m, nil); err != nil {
 			return err
 		}
 		// Nothing reads the jobs once they end (the run's figures are the
@@ -177,8 +177,10 @@ func (a *centralCore) ownGrid() (*grid.Grid, error) {
 	return coreSettings(g, s.cfg)
 }
 
-// coreOrigin is where the clock of a core the architecture makes starts.
-var coreOrigin = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+// CoreOrigin is where the clock of a simulated core starts (a core the
+// architecture makes, and koalatarget.SimStart): simulated runs stand
+// apart from real ones.
+var CoreOrigin = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // sameClusters checks that a grid given with a topology describes its
 // clusters.

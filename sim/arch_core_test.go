@@ -311,8 +311,8 @@ func TestCentralCoreOfItsOwnKeepsNothingItNeeds(t *testing.T) {
 			mine := *g
 			mine.Scheduler.Seed = c.seed // as the architecture gives its own core the run's seed
 			var log eventLog
-			m := &CoreModel{Origin: coreOrigin}
-			k, err := core.New(&mine, coreOrigin, tee{&log, m}, nil)
+			m := &CoreModel{Origin: CoreOrigin}
+			k, err := core.New(&mine, CoreOrigin, tee{&log, m}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -132,6 +132,12 @@ func DefaultConfig(arch string) Config {
 	return c
 }
 
+// UsesCoreSettings tells whether the Config sets anything of central's
+// core model: a grid or one of the core's settings.
+func (c *Config) UsesCoreSettings() bool {
+	return c.CoreGrid != nil || c.CoreDeadlinePolicy != "" || c.CoreDeadlineL != 0 || c.CoreDeadlinePriority != "" || c.CoreLocalLoad != 0
+}
+
 // The documented ranges of the settings (docs/sim.md).
 const (
 	MinPeriod    = time.Second
@@ -190,8 +196,7 @@ func (c *Config) Check() error {
 	default:
 		return fmt.Errorf("CentralModel %q: use %q or %q", c.CentralModel, CentralPlacement, CentralCore)
 	}
-	coreSet := c.CoreGrid != nil || c.Core != nil || c.CoreDeadlinePolicy != "" || c.CoreDeadlineL != 0 || c.CoreDeadlinePriority != "" || c.CoreLocalLoad != 0
-	if coreSet && (c.Arch != "central" || c.CentralModel != CentralCore) {
+	if (c.Core != nil || c.UsesCoreSettings()) && (c.Arch != "central" || c.CentralModel != CentralCore) {
 		return fmt.Errorf("a core's grid is for the central architecture's core model (CentralModel %q), not %s/%q", CentralCore, c.Arch, c.CentralModel)
 	}
 	switch c.LocalScheduler {

@@ -243,6 +243,17 @@ func metricsOf(r store.SimResult) (*Metrics, *WorkloadSummary, int, error) {
 	return m, &wl, res.Processors, nil
 }
 
+// addStats sets each metric's statistics over the runs ms.
+func addStats(stats map[string]Stat, list []metric, ms []*Metrics) {
+	for _, mt := range list {
+		v := make([]float64, len(ms))
+		for i, m := range ms {
+			v[i] = mt.get(m)
+		}
+		stats[mt.key] = statOf(v)
+	}
+}
+
 // aggregate groups the finished runs by (scenario, architecture, load), in
 // the order of the runs.
 func aggregate(runs []RunRow) []Aggregate {
@@ -271,21 +282,9 @@ func aggregate(runs []RunRow) []Aggregate {
 	}
 	for k, ms := range samples {
 		a := &out[index[k]]
-		for _, mt := range metrics {
-			v := make([]float64, len(ms))
-			for i, m := range ms {
-				v[i] = mt.get(m)
-			}
-			a.Stats[mt.key] = statOf(v)
-		}
+		addStats(a.Stats, metrics, ms)
 		if allDeadlines(ms) {
-			for _, mt := range deadlineMetrics {
-				v := make([]float64, len(ms))
-				for i, m := range ms {
-					v[i] = mt.get(m)
-				}
-				a.Stats[mt.key] = statOf(v)
-			}
+			addStats(a.Stats, deadlineMetrics, ms)
 		}
 		a.Series = meanSeries(series[k])
 	}

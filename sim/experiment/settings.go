@@ -143,7 +143,7 @@ func (s *Scenario) Config(arch string, seed uint64) sim.Config {
 	if arch != "central" {
 		c.CentralModel, c.CoreGrid = "", nil
 		c.CoreDeadlinePolicy, c.CoreDeadlineL, c.CoreDeadlinePriority, c.CoreLocalLoad = "", 0, "", 0
-	} else if c.CoreGrid != nil || c.CoreDeadlinePolicy != "" || c.CoreDeadlineL != 0 || c.CoreDeadlinePriority != "" || c.CoreLocalLoad != 0 {
+	} else if c.UsesCoreSettings() {
 		c.CentralModel = sim.CentralCore
 	}
 	return c

@@ -60,28 +60,23 @@ func wdlSource(ctx context.Context, top *topology.Topology, w *RunWorkload) (*st
 	if err != nil {
 		return nil, err
 	}
-	jobs := 0
-	var work, first, last float64
+	a := newLoadAccount(top) // its offered load as it is, over its own span
 	if _, err := g.Generate(func(j *workload.Job) error {
-		t := j.Submit.Seconds()
-		if jobs == 0 {
-			first = t
-		}
-		jobs++
-		last = t
-		work += float64(j.Processors()) * j.RunTime.Seconds()
+		a.add(j)
 		return ctx.Err()
 	}); err != nil {
 		return nil, fmt.Errorf("spec %s: %w", w.Spec, err)
 	}
-	natural := offered(work, top.Processors(), last-first)
+	first, last := a.tFirst, a.tEnd
+	natural := offered(a.tWork, top.Processors(), last-first)
+	targets := gridTargets(top, w.ClusterLoads)
 	target := 0.0
-	for _, t := range gridTargets(top, w.ClusterLoads) {
+	for _, t := range targets {
 		target += t
 	}
-	target /= float64(max(1, len(gridTargets(top, w.ClusterLoads))))
-	if jobs < 2 || !(natural > 0) || !(target > 0) {
-		return nil, fmt.Errorf("spec %s: its %d jobs span no time or hold no work: they cannot be brought to a load", w.Spec, jobs)
+	target /= float64(max(1, len(targets)))
+	if a.tJobs < 2 || !(natural > 0) || !(target > 0) {
+		return nil, fmt.Errorf("spec %s: its %d jobs span no time or hold no work: they cannot be brought to a load", w.Spec, a.tJobs)
 	}
 	scale := natural / target
 	cutoff := (first + w.Scale*(last-first)) * scale

@@ -26,7 +26,7 @@ const SimTarget = "koala-sim"
 
 // SimStart is where a simulation's clock starts: simulated runs stand
 // apart from real ones in the store.
-var SimStart = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+var SimStart = sim.CoreOrigin
 
 // SimOptions are the settings of a simulation.
 type SimOptions struct {
