@@ -20,6 +20,11 @@ import (
 // The process table is read once, at the first Wait: the orphans of a dead
 // process are all there by then (none is started later), and this
 // process's own commands are not orphans.
+//
+// An orphan is matched by its arguments once, at the scan, and followed by
+// its pid and start time after that, not by its arguments: a command may
+// exec another with other arguments (a site's sbatch wrapper that execs
+// the real sbatch), and the submission is under way until that ends.
 type Orphans struct {
 	once  sync.Once
 	procs []orphan
@@ -27,7 +32,8 @@ type Orphans struct {
 
 type orphan struct {
 	pid     int
-	cmdline []byte // NUL-separated arguments, as /proc has them
+	start   uint64 // when it started, in clock ticks after boot: a reused pid's is later
+	cmdline []byte // NUL-separated arguments at the scan, as /proc has them
 }
 
 // Wait waits until no orphan whose arguments name the submission name
@@ -76,8 +82,9 @@ func (o *Orphans) Wait(ctx context.Context, name string, timeout time.Duration) 
 func (o *Orphans) scan() {
 	self := os.Getpid()
 	for _, p := range Procs() {
-		if p.Pid != self && ppid(p.Pid) != self {
-			o.procs = append(o.procs, orphan{pid: p.Pid, cmdline: p.Cmdline})
+		st, ok := readStat(p.Pid)
+		if ok && p.Pid != self && st.ppid != self {
+			o.procs = append(o.procs, orphan{pid: p.Pid, start: st.start, cmdline: p.Cmdline})
 		}
 	}
 }
@@ -110,30 +117,50 @@ func Procs() []Proc {
 	return out
 }
 
-// running reports whether the process still runs the same command (a
-// reused pid runs another).
+// running reports whether the process still runs: the same pid with the
+// same start time (a reused pid has a later one), and not a zombie (it has
+// ended; its parent has not reaped it yet). Whatever it execs since the
+// scan, it is the same process.
 func (p orphan) running() bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
-	return err == nil && bytes.Equal(b, p.cmdline)
+	st, ok := readStat(p.pid)
+	return ok && st.start == p.start && st.state != 'Z' && st.state != 'X'
 }
 
-// ppid is the parent of pid, 0 if unknown.
-func ppid(pid int) int {
+// procStat is what gmark reads of /proc/PID/stat.
+type procStat struct {
+	state byte
+	ppid  int
+	start uint64 // starttime: clock ticks after boot
+}
+
+// readStat reads /proc/PID/stat; false if the process is gone or the line
+// is not understood.
+func readStat(pid int) (procStat, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0
+		return procStat{}, false
 	}
-	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+	return parseStat(b)
+}
+
+// parseStat reads "pid (comm) state ppid ... starttime ..." (proc(5));
+// comm may hold spaces and parentheses, so the fields are counted from
+// the last ')'. starttime is field 22, the 20th after comm.
+func parseStat(b []byte) (procStat, bool) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0
+		return procStat{}, false
 	}
 	f := bytes.Fields(b[i+1:])
-	if len(f) < 2 {
-		return 0
+	if len(f) < 20 || len(f[0]) != 1 {
+		return procStat{}, false
 	}
-	n, _ := strconv.Atoi(string(f[1]))
-	return n
+	ppid, err1 := strconv.Atoi(string(f[1]))
+	start, err2 := strconv.ParseUint(string(f[19]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return procStat{}, false
+	}
+	return procStat{state: f[0][0], ppid: ppid, start: start}, true
 }
 
 // namesIn reports whether an argument of cmdline contains name, bounded by

@@ -104,3 +104,112 @@ func TestOrphansWait(t *testing.T) {
 	}
 	os.WriteFile(stopOther, nil, 0o644)
 }
+
+// An orphan that execs another command (a site's sbatch wrapper that
+// sleeps, then execs the real sbatch, whose arguments differ from the
+// wrapper's) is still submitting: Wait returns only once the exec'd
+// command has ended. (Wait used to compare the command line, so it
+// returned at the exec, and a resumed Slurm run submitted a job twice.)
+func TestOrphansWaitFollowsExec(t *testing.T) {
+	dir := t.TempDir()
+	stop, pidFile := filepath.Join(dir, "stop"), filepath.Join(dir, "pid")
+	execd := filepath.Join(dir, "execd")
+	// The wrapper names the submission in its arguments; after the exec
+	// the process's arguments are the inner shell's, which do not.
+	wrapper := filepath.Join(dir, "wrapper.sh")
+	script := "echo $$ > " + pidFile + "\nwhile [ ! -e " + execd + " ]; do sleep 0.02; done\n" +
+		"exec sh -c 'while [ ! -e " + stop + " ]; do sleep 0.02; done; true'\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", "sh "+wrapper+" --job-name=gmark-1-0.a1-r1 >/dev/null 2>&1 </dev/null &")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			if pid, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
+				t.Fatal(err)
+			}
+		} else if time.Now().After(deadline) {
+			t.Fatal("the orphan did not start")
+		}
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+
+	var o Orphans
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// The scan sees the wrapper.
+	if err := o.Wait(ctx, "gmark-1-0.a1-r1", 50*time.Millisecond); err == nil || !IsTransient(err) {
+		t.Fatalf("Wait with the wrapper running: %v", err)
+	}
+	// It execs: its arguments no longer name the submission, but it runs.
+	if err := os.WriteFile(execd, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if len(b) > 0 && !strings.Contains(string(b), "gmark-1-0.a1-r1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the orphan did not exec: %q", b)
+		}
+	}
+	if err := o.Wait(ctx, "gmark-1-0.a1-r1", 50*time.Millisecond); err == nil || !IsTransient(err) {
+		t.Fatalf("Wait after the exec, the command still running: %v", err)
+	}
+	// It ends: Wait returns, and the process is gone (or a zombie).
+	if err := os.WriteFile(stop, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Wait(ctx, "gmark-1-0.a1-r1", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if st, ok := readStat(pid); ok && st.state != 'Z' && st.state != 'X' {
+		t.Fatalf("Wait returned while the orphan %d runs (state %c)", pid, st.state)
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	tail := " 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 4242 1000 0" // starttime is the 4242
+	cases := []struct {
+		line  string
+		ok    bool
+		state byte
+		ppid  int
+		start uint64
+	}{
+		{"17 (sbatch) S 1" + tail, true, 'S', 1, 4242},
+		{"17 (a b) c) (d) Z 99" + tail, true, 'Z', 99, 4242},
+		{"17 (sbatch) S 1 0 0", false, 0, 0, 0},
+		{"17 sbatch S 1" + tail, false, 0, 0, 0},
+		{"17 (sbatch) S x" + tail, false, 0, 0, 0},
+		{"17 (sbatch) SS 1" + tail, false, 0, 0, 0},
+		{"", false, 0, 0, 0},
+	}
+	for _, c := range cases {
+		st, ok := parseStat([]byte(c.line))
+		if ok != c.ok || ok && (st.state != c.state || st.ppid != c.ppid || st.start != c.start) {
+			t.Errorf("parseStat(%q) = %+v, %v", c.line, st, ok)
+		}
+	}
+	// This process's own line parses, with its parent.
+	st, ok := readStat(os.Getpid())
+	if !ok || st.ppid != os.Getppid() || st.start == 0 {
+		t.Errorf("readStat(self) = %+v, %v; parent %d", st, ok, os.Getppid())
+	}
+}
+
+func FuzzParseStat(f *testing.F) {
+	f.Add([]byte("17 (sbatch) S 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 4242 1000 0"))
+	f.Add([]byte("1 ()) R 0"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, ok := parseStat(b)
+		if !ok && st != (procStat{}) {
+			t.Errorf("not ok, yet %+v", st)
+		}
+	})
+}

@@ -36,12 +36,12 @@ import (
 // last to end, seconds after every other: "near the end" (every job final
 // but lastJob) is a state the run cannot pass between two looks at the
 // store. (On a loaded machine 6 s was once not enough: a Slurm run
-// reported every end at once. With 12 s, TestSubmitFaultsSlurm found a
-// job submitted twice in 2 of 4 runs — a real fault of the Slurm
-// target's resume, not yet found: docs/submit.md, "Known problem". 6 s passes 4 of
-// 4 on an idle machine.)
+// reported every end at once. 12 s is the test's length since; it also
+// found a job submitted twice after a resume: the slow sbatch below execs
+// the real one, and the resume's wait for a killed run's sbatch followed
+// the command line, not the process, so it stopped waiting at the exec.)
 const faultSpec = "1\tunitary\t24\tswf\tsingle\t1\t*:1\tC(60ms)\tRunTime=C(400ms)\n" +
-	"2\tunitary\t2\tswf\tsingle\t1\t*:1\tC(2s)\tRunTime=C(6s)\n" +
+	"2\tunitary\t2\tswf\tsingle\t1\t*:1\tC(2s)\tRunTime=C(12s)\n" +
 	"3\tcomposite\t2\tforkjoin\tsingle\t1\t*:?\tC(300ms)\tN=4,L=3,AppsWithWeights=hello\n"
 
 const lastJob = "2-1"
