@@ -15,7 +15,8 @@ import "html/template"
 // and decoded), data-images-missing (the others' sources),
 // data-errors (script and resource errors and console.error calls),
 // data-scroll-width and data-viewport-width (the document's width and the
-// window's: larger means a horizontal scroll bar), data-ready.
+// window's: larger means a horizontal scroll bar), data-scroll-height (for
+// a screenshot of the whole page), data-ready.
 //
 // It also opens every <details> before printing, so that a printed page
 // holds the full tables the screen shows one click away, and closes them
@@ -38,6 +39,7 @@ const Script template.JS = `(function () {
     root.setAttribute("data-errors", errors);
     root.setAttribute("data-scroll-width", root.scrollWidth);
     root.setAttribute("data-viewport-width", root.clientWidth);
+    root.setAttribute("data-scroll-height", root.scrollHeight);
     root.setAttribute("data-ready", "1");
   });
   var opened = [];
