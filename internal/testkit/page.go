@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gmark/gmark/analyzer/plots"
 )
 
 // Page is what one of gmark's HTML pages reports once loaded in headless
@@ -118,4 +120,28 @@ func Artefacts(t testing.TB, sub string) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+var (
+	tableCell = regexp.MustCompile(`<td[^>]*>([^<]*)</td>`)
+	numeric   = regexp.MustCompile(`^-?[0-9][0-9,]*(\.[0-9]+)?(e[-+]?[0-9]+)?$`)
+)
+
+// BadNumbers lists the table cells of an HTML page that hold a number not
+// printed for people: neither a plain whole number nor as plots.Num
+// prints it with 4 significant digits (a float residue 1.48e-16, a
+// 0.30000000000000004, a 1.235e+04 where 12,346 is meant).
+func BadNumbers(page string) []string {
+	var bad []string
+	for _, m := range tableCell.FindAllStringSubmatch(page, -1) {
+		cell := strings.TrimSpace(m[1])
+		if !numeric.MatchString(cell) || !strings.ContainsAny(cell, ".,e") {
+			continue // not a number, or a plain whole number
+		}
+		v, err := strconv.ParseFloat(strings.ReplaceAll(cell, ",", ""), 64)
+		if err != nil || plots.Num(v, 4) != cell {
+			bad = append(bad, cell)
+		}
+	}
+	return bad
 }

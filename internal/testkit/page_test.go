@@ -53,3 +53,20 @@ func TestOpenPageFindsProblems(t *testing.T) {
 		})
 	}
 }
+
+// BadNumbers flags the numbers plots.Num would not print, and only those.
+func TestBadNumbers(t *testing.T) {
+	for _, c := range []struct {
+		cell string
+		bad  bool
+	}{
+		{"1.480e-16", true}, {"0.30000000000000004", true}, {"1.235e+04", true}, {"12346.5", true}, {"3.14159", true},
+		{"0", false}, {"12,346", false}, {"3.142", false}, {"2.5e-6", false}, {"188041", false}, {"–", false}, {"R1", false},
+		{"100.0%", false}, {"", false},
+	} {
+		got := len(BadNumbers("<table><tr><td>"+c.cell+"</td></tr></table>")) > 0
+		if got != c.bad {
+			t.Errorf("%q: bad %v, want %v", c.cell, got, c.bad)
+		}
+	}
+}
