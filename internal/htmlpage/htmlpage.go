@@ -78,7 +78,7 @@ figcaption { font-size: .9em; color: #444; } .note { color: #666; font-size: .9e
 details { margin: .5em 0 1em; } summary { cursor: pointer; color: #1a5fb4; }
 nav.toc { background: #f8f9fb; border: 1px solid #e3e6ea; padding: .4em 1.2em; margin: 1em 0; }
 nav.toc h2 { font-size: 1.1em; border: 0; margin: .4em 0; }
-nav.toc ol { columns: 4 12em; margin: .2em 0 .5em; padding-left: 1.4em; }
+nav.toc ol { columns: 4 12em; column-gap: 2em; margin: .2em 0 .5em; padding-left: 1.4em; }
 nav.toc ol.figs { columns: 3 20em; font-size: .9em; padding-left: 2.2em; } nav.toc li { break-inside: avoid; }
 nav.toc p { margin: .6em 0 .2em; font-weight: 600; }
 @media print {
