@@ -136,7 +136,7 @@ func seed(p store.Provenance) string {
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"num": num, "pval": pval, "pct": pct, "ci": ciHTML, "nsTime": nsTime, "shell": shellQuote, "quote": quoteArgs, "pretty": prettyJSON, "modified": modifiedNote,
-	"dists": dists, "seed": seed, "hours": func(s float64) string { return num(s / 3600) },
+	"dists": dists, "seed": seed, "fullSummary": fullSummary, "hours": func(s float64) string { return num(s / 3600) },
 	"ms": func(s float64) string { return num(s * 1e3) },
 	"dict": func(kv ...any) map[string]any {
 		m := map[string]any{}
@@ -182,17 +182,11 @@ Times are in seconds; formulas in <code>docs/metrics.md</code>.</p>
 {{range .Runs}}{{$m := .Metrics}}<tr><td class="l">{{.Label}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{pct $m.SuccessRate}}</td><td class="w">{{num $m.Wait.Mean}} {{ci $m.Wait.MeanCI}}</td>
 <td>{{num $m.Wait.P50}}</td><td>{{num $m.Wait.P95}}</td><td>{{num $m.Response.Mean}}</td><td>{{num $m.BSlowdown.P95}}</td><td>{{num $m.Throughput}}</td><td>{{pct $m.Utilization}}</td></tr>
 {{end}}</table>
-<details id="summary-full"><summary>The full summary table: every count and metric, grouped</summary>
+<details id="summary-full"><summary>The full summary table: every count and metric, grouped, a column per run</summary>
 <div class="scroll"><table class="full">
-<tr><th class="l" rowspan="2">run</th><th class="group" colspan="7">jobs</th><th class="group" colspan="3">wait (s)</th><th class="group" colspan="2">mean (s)</th>
-<th class="group" colspan="2">bounded slowdown</th><th class="group" colspan="4">delivery</th></tr>
-<tr><th>submitted</th><th>succeeded</th><th>failed</th><th>cancelled</th><th>never started</th><th>success rate</th><th>co-allocated</th>
-<th>mean [95% CI]</th><th>median</th><th>p95</th><th>run</th><th>response</th><th>mean</th><th>p95</th>
-<th>mean delay (ms)</th><th>throughput (jobs/h)</th><th>goodput (processor-h)</th><th>utilization</th></tr>
-{{range .Runs}}{{$m := .Metrics}}<tr><td class="l">{{.Label}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{$m.Jobs.Succeeded}}</td><td>{{$m.Jobs.Failed}}</td><td>{{$m.Jobs.Cancelled}}</td><td>{{$m.Jobs.NeverStarted}}</td>
-<td>{{pct $m.SuccessRate}}</td><td>{{$m.CoAllocated}}</td><td class="w">{{num $m.Wait.Mean}} {{ci $m.Wait.MeanCI}}</td><td>{{num $m.Wait.P50}}</td><td>{{num $m.Wait.P95}}</td><td>{{num $m.Run.Mean}}</td><td>{{num $m.Response.Mean}}</td>
-<td>{{num $m.BSlowdown.Mean}}</td><td>{{num $m.BSlowdown.P95}}</td><td>{{ms $m.Delay.Mean}}</td><td>{{num $m.Throughput}}</td><td>{{hours $m.Goodput}}</td><td>{{pct $m.Utilization}}</td></tr>
-{{end}}</table></div></details>
+<tr><th class="l" colspan="2"></th>{{range .Runs}}<th>{{.Label}}</th>{{end}}</tr>
+{{range fullSummary .Runs}}{{$g := .}}{{range $i, $r := .Rows}}<tr>{{if eq $i 0}}<th class="l" rowspan="{{len $g.Rows}}">{{$g.Name}}</th>{{end}}<td class="l">{{$r.Name}}</td>{{range $r.Cells}}<td class="w">{{.}}</td>{{end}}</tr>
+{{end}}{{end}}</table></div></details>
 <p class="note">Jobs are the workload's top-level jobs (unitary and composite); a job that never started counts in the rates, not in the
 wait or run statistics. Wait, run and response of completed jobs (succeeded or failed). Confidence intervals: percentile bootstrap
 ({{"1000"}} resamples) up to 20,000 values, normal approximation beyond.</p>

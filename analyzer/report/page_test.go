@@ -37,19 +37,26 @@ func TestPageLayout(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	// The compact summary has at most 10 columns; the full one all 19.
-	for _, c := range []struct {
-		class string
-		max   int
-	}{{"compact", 10}, {"full", 19}} {
-		m := regexp.MustCompile(`(?s)<table class="` + c.class + `">.*?</table>`).FindString(page)
-		rows := regexp.MustCompile(`(?s)<tr>(.*?)</tr>`).FindAllStringSubmatch(m, -1)
-		if len(rows) < 2 {
-			t.Fatalf("no %s summary table", c.class)
+	// The compact summary has 10 columns; the full one, transposed, a row
+	// per metric (18) and a column per run.
+	compact := regexp.MustCompile(`(?s)<table class="compact">.*?</table>`).FindString(page)
+	rows := regexp.MustCompile(`(?s)<tr>(.*?)</tr>`).FindAllStringSubmatch(compact, -1)
+	if len(rows) != 2 || strings.Count(rows[1][1], "<td") != 10 {
+		t.Errorf("the compact summary: %q", compact)
+	}
+	full := regexp.MustCompile(`(?s)<table class="full">.*?</table>`).FindString(page)
+	rows = regexp.MustCompile(`(?s)<tr>(.*?)</tr>`).FindAllStringSubmatch(full, -1)
+	if len(rows) != 1+18 {
+		t.Errorf("the full summary has %d rows, want 19:\n%s", len(rows), full)
+	}
+	for _, r := range rows[1:] {
+		if n := strings.Count(r[1], "<td"); n != 2 { // the metric's name and the one run's value
+			t.Errorf("full summary row %q: %d cells", r[1], n)
 		}
-		last := rows[len(rows)-1][1] // a run's row
-		if n := strings.Count(last, "<td"); n > c.max || n < 10 {
-			t.Errorf("the %s summary has %d columns", c.class, n)
+	}
+	for _, w := range []string{"never started", "co-allocated", "goodput (processor-h)", `rowspan="7">jobs</th>`} {
+		if !strings.Contains(full, w) {
+			t.Errorf("the full summary lacks %q", w)
 		}
 	}
 	figs := regexp.MustCompile(`<figure id="fig-([a-z_]+)">`).FindAllStringSubmatch(page, -1)

@@ -58,8 +58,8 @@ const Script template.JS = `(function () {
 // instead of widening the page; long code (paths, digests, JSON) breaks
 // anywhere, a number never (td, or span.n in a cell of text, td.l or
 // td.w), so that 7.5e-5 is not cut at its minus. For
-// print: no width limit, smaller type, no scrolling (every column
-// printed), headings kept with what follows, figures and table rows not
+// print: no width limit, smaller type, no scrolling and cells that wrap
+// (every column on the paper), headings kept with what follows, figures and table rows not
 // split across pages, the contents and links in the text colour.
 const Style template.CSS = `
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
@@ -85,7 +85,8 @@ nav.toc p { margin: .6em 0 .2em; font-weight: 600; }
   @page { margin: 1.5cm; }
   body { max-width: none; margin: 0; padding: 0; font-size: 10pt; }
   .scroll { overflow: visible; }
-  table { font-size: 8pt; }
+  table { font-size: 7.5pt; } th, td { padding: .15em .3em; }
+  td, td code.id { white-space: normal; } td.long { min-width: 0; }
   tr, figure, pre { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
   figure img { max-width: 100%; border: 0; }
