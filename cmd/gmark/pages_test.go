@@ -15,6 +15,8 @@ import (
 // (relative to it). In the commands, $REPO is the repository and $LCG the
 // LCG trace (the page is skipped, saying so, without ../shared/traces).
 // Adding a page to the set (and to the screenshots) is one line here.
+// report-w30-wf-cf is the W30 workload simulated under the WF and the CF
+// placement policies, the two runs of one store reported together.
 var screenshotPages = []struct {
 	name  string
 	steps [][]string
@@ -22,6 +24,7 @@ var screenshotPages = []struct {
 }{
 	{"report-quickstart", [][]string{{"run", "$REPO/examples/quickstart.wdl", "--speedup", "100", "-q", "-o", "out"}, {"report", "--db", "out/results.db", "-o", "page", "-q"}}, "page/index.html"},
 	{"report-dryrun", [][]string{{"generate", "$REPO/examples/quickstart.wdl", "-o", "wl", "-q"}, {"submit", "wl", "--target", "dryrun", "--db", "d.db", "--speedup", "1000", "-q"}, {"report", "--db", "d.db", "-o", "page", "-q"}}, "page/index.html"},
+	{"report-w30-wf-cf", [][]string{{"generate", "$REPO/examples/koala-w30.wdl", "-o", "wl", "-q", "--seed", "1"}, {"koala", "simulate", "--grid", "$REPO/examples/das2.toml", "--db", "c.db", "--run-id", "WF", "--policy", "WF", "wl"}, {"koala", "simulate", "--grid", "$REPO/examples/das2.toml", "--db", "c.db", "--run-id", "CF", "--policy", "CF", "wl"}, {"report", "--db", "c.db", "-o", "page", "-q"}}, "page/index.html"},
 	{"trace-lcg", [][]string{{"trace", "plot", "$LCG", "-o", "page", "-q"}}, "page/index.html"},
 }
 
