@@ -2,8 +2,10 @@ package gwa
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,25 +24,40 @@ func PlotPage(a *Analysis, dir string, command []string) ([]plots.Figure, error)
 	if err != nil {
 		return figs, err
 	}
-	return figs, WritePage(a, figs, filepath.Join(dir, PageFile), command)
+	return figs, WritePage([]*Analysis{a}, figs, filepath.Join(dir, PageFile), command)
 }
 
-// WritePage writes the trace toolbox's page of a to path: the analysis of
-// `gmark trace stats` as tables (every number through plots.Num), then
-// the figures, each linking to its SVG and its data (CSV), with a table
-// of contents; a static page in the style of gmark's report
-// (internal/htmlpage) that opens from disk and prints. figs are the files
-// PlotAnalysis wrote, named relative to path's directory; command is the
-// command line shown at the top (its program by its base name).
-func WritePage(a *Analysis, figs []plots.Figure, path string, command []string) error {
-	var b bytes.Buffer
-	p := tracePage{A: a, Figures: figs, Generated: time.Now().UTC(), Command: htmlpage.QuoteArgs(htmlpage.CleanCommand(command)),
-		Script: htmlpage.Script, Style: htmlpage.Style, Summary: pageSummary(a), Dists: pageDists(a)}
-	sites := pageSites(a)
-	p.Sites, p.MoreSites = sites[:min(len(sites), 20)], sites[min(len(sites), 20):]
-	for i := range p.Figures { // the page names the trace once, at the top
-		p.Figures[i].Title = strings.TrimPrefix(p.Figures[i].Title, a.Trace.Name+": ")
+// WritePage writes the trace toolbox's page of the analyses as to path:
+// the analysis of `gmark trace stats` as tables (the summary a column per
+// trace; every number through plots.Num), then the figures, each linking
+// to its SVG and its data (CSV), with a table of contents; a static page
+// in the style of gmark's report (internal/htmlpage) that opens from disk
+// and prints. figs are the figure files, named relative to path's
+// directory; command is the command line shown at the top (its program
+// by its base name).
+func WritePage(as []*Analysis, figs []plots.Figure, path string, command []string) error {
+	if len(as) == 0 {
+		return fmt.Errorf("no trace to write a page of")
 	}
+	p := tracePage{Figures: slices.Clone(figs), Generated: time.Now().UTC(), Command: htmlpage.QuoteArgs(htmlpage.CleanCommand(command)),
+		Script: htmlpage.Script, Style: htmlpage.Style}
+	var names []string
+	summaries := make([][][2]string, len(as))
+	for i, a := range as {
+		sites := pageSites(a)
+		n := min(len(sites), 20)
+		p.Traces = append(p.Traces, traceSection{A: a, Dists: pageDists(a), Sites: sites[:n], MoreSites: sites[n:]})
+		names = append(names, a.Trace.Name)
+		summaries[i] = pageSummary(a)
+	}
+	p.Names = strings.Join(names, ", ")
+	p.Summary = transpose(summaries)
+	for i := range p.Figures { // the page names the traces once, at the top
+		for _, name := range names {
+			p.Figures[i].Title = strings.TrimPrefix(p.Figures[i].Title, name+": ")
+		}
+	}
+	var b bytes.Buffer
 	if err := traceTemplate.Execute(&b, p); err != nil {
 		return err
 	}
@@ -48,16 +65,47 @@ func WritePage(a *Analysis, figs []plots.Figure, path string, command []string) 
 }
 
 type tracePage struct {
-	A         *Analysis
+	Traces    []traceSection
+	Names     string // the traces', for the title
+	Summary   []summaryLine
 	Figures   []plots.Figure
 	Generated time.Time
 	Command   string
 	Script    template.JS
 	Style     template.CSS
-	Summary   [][2]string // what and its value
+}
+
+// traceSection is what the page shows of one trace.
+type traceSection struct {
+	A         *Analysis
 	Dists     []pageDist
 	Sites     []pageSite // the 20 with the most jobs
 	MoreSites []pageSite // the others, one click away
+}
+
+// summaryLine is a line of the summary: what, and its value per trace.
+type summaryLine struct {
+	Name   string
+	Values []string
+}
+
+// transpose turns each trace's summary lines into lines of a value per
+// trace, in the order the lines first appear ("–" where a trace has none).
+func transpose(summaries [][][2]string) []summaryLine {
+	var lines []summaryLine
+	at := map[string]int{}
+	for i, sum := range summaries {
+		for _, kv := range sum {
+			j, ok := at[kv[0]]
+			if !ok {
+				j = len(lines)
+				at[kv[0]] = j
+				lines = append(lines, summaryLine{Name: kv[0], Values: slices.Repeat([]string{"–"}, len(summaries))})
+			}
+			lines[j].Values[i] = kv[1]
+		}
+	}
+	return lines
 }
 
 type pageDist struct {
@@ -196,12 +244,12 @@ const traceHTML = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>gmark trace analysis: {{.A.Trace.Name}}</title>
+<title>gmark trace analysis: {{.Names}}</title>
 <script>{{.Script}}</script>
 <style>{{.Style}}</style>
 </head>
 <body>
-<h1>Trace analysis: {{.A.Trace.Name}}</h1>
+<h1>Trace analysis: {{.Names}}</h1>
 <p>Generated {{.Generated.Format "2006-01-02 15:04:05 UTC"}}{{if .Command}} by <code>{{.Command}}</code>{{end}}. The GWA analysis
 (docs/trace.md); times in seconds.</p>
 <nav class="toc" id="contents"><h2>Contents</h2><ol>
@@ -210,29 +258,34 @@ const traceHTML = `<!DOCTYPE html>
 {{if .Figures}}<p>Figures</p><ol class="figs">{{range .Figures}}<li><a href="#fig-{{.Name}}">{{.Title}}</a></li>{{end}}</ol>{{end}}</nav>
 
 <h2 id="summary">Summary</h2>
-<table>{{range .Summary}}<tr><th class="l">{{index . 0}}</th><td class="l">{{index . 1}}</td></tr>
-{{end}}</table>
-
+<div class="scroll"><table>
+<tr><th class="l"></th>{{range .Traces}}<th class="l">{{.A.Trace.Name}}</th>{{end}}</tr>
+{{range .Summary}}<tr><th class="l">{{.Name}}</th>{{range .Values}}<td class="l">{{.}}</td>{{end}}</tr>
+{{end}}</table></div>
+{{$many := gt (len .Traces) 1}}
 <h2 id="distributions">Distributions</h2>
+{{range .Traces}}{{if $many}}<h3>{{.A.Trace.Name}}</h3>{{end}}
 <div class="scroll"><table>
 <tr><th class="l">of the jobs</th><th>n</th><th>missing</th><th>mean</th><th>std</th><th>min</th><th>p25</th><th>median</th><th>p75</th><th>p90</th><th>p95</th><th>p99</th><th>max</th></tr>
 {{range .Dists}}<tr><td class="l">{{.Name}}</td><td>{{count .S.Count}}</td><td>{{count .S.Missing}}</td>{{if .S.Count}}<td>{{stat .S.Mean}}</td><td>{{stat .S.Std}}</td><td>{{stat .S.Min}}</td>
 <td>{{stat .S.P25}}</td><td>{{stat .S.Median}}</td><td>{{stat .S.P75}}</td><td>{{stat .S.P90}}</td><td>{{stat .S.P95}}</td><td>{{stat .S.P99}}</td><td>{{stat .S.Max}}</td>{{else}}<td class="l" colspan="10">no values</td>{{end}}</tr>
 {{end}}</table></div>
-
+{{end}}
 <h2 id="users">Top users</h2>
+{{range .Traces}}{{if $many}}<h3>{{.A.Trace.Name}}</h3>{{end}}
 <p>{{num (float .A.Users.Count)}} users in all.</p>
 {{template "users" (pair "by jobs" .A.Users.TopByJob)}}{{template "users" (pair "by CPU time" .A.Users.TopByCPU)}}
-
+{{end}}
 <h2 id="sites">Sites</h2>
-{{if .Sites}}<p>{{len .Sites | printf "%d" }}{{if .MoreSites}} of {{len .A.Sites}}{{end}} sites, by jobs.</p>{{template "sites" .Sites}}
+{{range .Traces}}{{if $many}}<h3>{{.A.Trace.Name}}</h3>{{end}}
+{{if .Sites}}<p>{{len .Sites}}{{if .MoreSites}} of {{len .A.Sites}}{{end}} sites, by jobs.</p>{{template "sites" .Sites}}
 {{if .MoreSites}}<details><summary>The other {{len .MoreSites}} sites</summary>{{template "sites" .MoreSites}}</details>{{end}}
 {{else}}<p class="note">The trace names no site.</p>{{end}}
-
+{{end}}
 <h2 id="figures">Figures</h2>
 <p class="note">Each figure links to its SVG; its data, as drawn, are in the CSV beside it. A figure with no data (no wait or memory values) is not drawn.</p>
 {{range .Figures}}<figure id="fig-{{.Name}}"><a href="{{.SVG}}"><img src="{{.PNG}}" alt="{{.Title}}" width="864" height="432"></a>
-<figcaption><b>{{.Title}}</b>. <a href="{{.SVG}}">SVG</a> · <a href="{{.CSV}}" download>data (CSV)</a></figcaption></figure>
+<figcaption><b>{{.Title}}</b>{{if .Note}}. {{.Note}}{{end}}. <a href="{{.SVG}}">SVG</a>{{if .CSV}} · <a href="{{.CSV}}" download>data (CSV)</a>{{end}}</figcaption></figure>
 {{end}}
 </body>
 </html>

@@ -77,3 +77,47 @@ func TestPlotPage(t *testing.T) {
 		})
 	}
 }
+
+// The page of several traces (the overlays of several traces' figures):
+// the summary has a column per trace, the other sections a part per
+// trace; no trace is an error.
+func TestWritePageOfSeveralTraces(t *testing.T) {
+	var as []*Analysis
+	for i, swf := range []string{syntheticSWF(500), "; MaxProcs: 8\n1 0 5 60 2 -1 -1 2 -1 -1 1 3 1 -1 1 -1 -1 -1\n", syntheticSWF(50)} {
+		r, err := NewReader(strings.NewReader(swf), ReadOptions{Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Analyze(r, AnalysisOptions{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Trace.Name = []string{"a.swf", "b.swf", "c.swf"}[i]
+		as = append(as, a)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, PageFile)
+	if err := WritePage(nil, nil, path, nil); err == nil {
+		t.Error("a page of no trace")
+	}
+	if err := WritePage(as, nil, path, []string{"gmark", "trace", "plot"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, w := range []string{"<h1>Trace analysis: a.swf, b.swf, c.swf</h1>", `<th class="l">a.swf</th><th class="l">b.swf</th><th class="l">c.swf</th>`,
+		`jobs</th><td class="l">500</td><td class="l">1</td><td class="l">50</td>`, "<h3>b.swf</h3>"} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
+		}
+	}
+	if n := strings.Count(page, "<h3>c.swf</h3>"); n != 3 {
+		t.Errorf("%d parts for c.swf, want 3 (distributions, users, sites)", n)
+	}
+	if bad := testkit.BadNumbers(page); len(bad) > 0 {
+		t.Errorf("numbers not for people: %q", bad)
+	}
+}
