@@ -2,6 +2,7 @@ package gwa
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -44,7 +45,9 @@ func PlotAnalysis(a *Analysis, dir string) ([]plots.Figure, error) {
 				return err
 			}
 		}
-		if err := plots.SavePlotData(p, filepath.Join(dir, f.CSV)); err != nil {
+		if err := plots.SavePlotData(p, filepath.Join(dir, f.CSV)); errors.Is(err, plots.ErrNoDataView) {
+			f.CSV = "" // the figure without its data
+		} else if err != nil {
 			return err
 		}
 		figs = append(figs, f)

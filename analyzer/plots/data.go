@@ -23,29 +23,33 @@ import (
 //
 // series is the legend's name of the curve (the y axis label, numbered
 // when there are several, for a curve with no legend entry); x is the
-// category's name for bars and boxes; stat names a box's statistic (min,
-// q1, median, q3, max, whisker_low, whisker_high) and is empty otherwise.
+// category's name on an axis of categories (runs, sites, job types: bars,
+// boxes, the X-bar chart's points); stat names a box's statistic (min,
+// whisker_low, q1, median, q3, whisker_high, max) and is empty otherwise.
 // Numbers are written in full ('g', shortest exact form): this is data,
 // not a page. The values are those drawn: a reduced sample (a CDF's
-// quantiles, a binned scatter) as reduced, with the figure's note saying
-// how.
+// quantiles, a binned scatter's bubble centres, without their counts) as
+// reduced, with the figure's note saying how. A line drawn with its
+// points (plotter.NewLinePoints) is listed once.
 //
 // gonum/plot keeps a plot's plotters and legend entries private, so they
 // are read by reflection, values only (nothing is called or changed).
-// That reads every figure of gmark the same way — the report's, the trace
-// toolbox's, the fits' — with no change to how each is drawn. A gonum
-// version that renames those fields makes PlotData return an error (and
-// TestPlotData fail), not a wrong table.
+// That reads any gonum figure the same way — the report's and the trace
+// toolbox's now — with no change to how each is drawn. A gonum version
+// that renames those fields makes PlotData return an error (the
+// plotters) or lose the legend's names or a plotter's rows (the rest);
+// TestPlotData fails in each case.
 
-// errNoDataView is returned when gonum's plot no longer has the fields read.
-var errNoDataView = errors.New("cannot read the figure's data (gonum/plot's Plot changed)")
+// ErrNoDataView is returned when gonum's plot no longer has the fields
+// read: the figure is still drawn, without its CSV.
+var ErrNoDataView = errors.New("cannot read the figure's data (gonum/plot's Plot changed)")
 
 // PlotData is the data p draws, as CSV records with a header row.
 func PlotData(p *plot.Plot) ([][]string, error) {
 	pv := reflect.ValueOf(p).Elem()
 	items := pv.FieldByName("plotters")
 	if !items.IsValid() || items.Kind() != reflect.Slice {
-		return nil, errNoDataView
+		return nil, ErrNoDataView
 	}
 	names := legendNames(pv)
 	cats := categories(p)
@@ -89,14 +93,20 @@ func (d *Drawing) WriteCSV(w io.Writer) error {
 }
 
 // SavePlotData writes the data of p to path as CSV, through
-// internal/outfile (a complete file or none).
+// internal/outfile (a complete file or none); ErrNoDataView, and no file,
+// when the data cannot be read.
 func SavePlotData(p *plot.Plot, path string) error {
+	rows, err := PlotData(p)
+	if err != nil {
+		return err
+	}
 	out, err := outfile.Create(path)
 	if err != nil {
 		return err
 	}
 	defer out.Close()
-	if err := writeData(out, p); err != nil {
+	cw := csv.NewWriter(out)
+	if err := cw.WriteAll(rows); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return out.Commit()
@@ -117,9 +127,17 @@ func writeData(w io.Writer, p *plot.Plot) error {
 	return cw.Error()
 }
 
+// saveData writes the data of p as dir/CSVName(name) and returns the file's
+// name: "" when the data cannot be read (ErrNoDataView), which costs the
+// CSV, not the figure.
 func saveData(p *plot.Plot, dir, name string) (string, error) {
 	file := CSVName(name)
-	return file, SavePlotData(p, filepath.Join(dir, file))
+	if err := SavePlotData(p, filepath.Join(dir, file)); errors.Is(err, ErrNoDataView) {
+		return "", nil
+	} else if err != nil {
+		return file, err
+	}
+	return file, nil
 }
 
 func axisName(label, fallback string) string {
