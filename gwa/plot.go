@@ -2,6 +2,7 @@ package gwa
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -29,36 +30,42 @@ const (
 	plotHeight = 4.5 * vg.Inch
 )
 
-// PlotAnalysis writes the figures of a into dir (created if needed) and
-// returns the files written, PNG and SVG for each figure.
-func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
+// PlotAnalysis writes the figures of a into dir (created if needed), each
+// as PNG and SVG with its data as CSV beside them (plots.PlotData), and
+// returns them in order.
+func PlotAnalysis(a *Analysis, dir string) ([]plots.Figure, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var files []string
+	var figs []plots.Figure
 	save := func(p *plot.Plot, name string) error {
-		for _, ext := range []string{".png", ".svg"} {
-			path := filepath.Join(dir, name+ext)
-			if err := SavePlot(p, plotWidth, plotHeight, path); err != nil {
+		f := plots.Figure{Name: name, Title: p.Title.Text, PNG: name + ".png", SVG: name + ".svg", CSV: plots.CSVName(name)}
+		for _, file := range []string{f.PNG, f.SVG} {
+			if err := SavePlot(p, plotWidth, plotHeight, filepath.Join(dir, file)); err != nil {
 				return err
 			}
-			files = append(files, path)
 		}
+		if err := plots.SavePlotData(p, filepath.Join(dir, f.CSV)); errors.Is(err, plots.ErrNoDataView) {
+			f.CSV = "" // the figure without its data
+		} else if err != nil {
+			return err
+		}
+		figs = append(figs, f)
 		return nil
 	}
 	for _, f := range analysisPlots(a) {
 		p, err := f.make()
 		if err != nil {
-			return files, fmt.Errorf("%s: %v", f.name, err)
+			return figs, fmt.Errorf("%s: %v", f.name, err)
 		}
 		if p == nil {
 			continue // nothing to draw (e.g. no memory data)
 		}
 		if err := save(p, f.name); err != nil {
-			return files, err
+			return figs, err
 		}
 	}
-	return files, nil
+	return figs, nil
 }
 
 // SavePlot writes p, w by h, to path in the format of its extension (.png,

@@ -37,6 +37,7 @@ type Figure struct {
 	Title string `json:"title"` // what it shows
 	PNG   string `json:"png"`   // file names, relative to the directory
 	SVG   string `json:"svg"`
+	CSV   string `json:"csv,omitempty"`  // the data drawn (PlotData), beside the images
 	Note  string `json:"note,omitempty"` // how the data were reduced, what is missing
 }
 
@@ -106,8 +107,9 @@ func categorySpan(it plot.Plotter) (lo, hi float64, ok bool) {
 	return 0, 0, false
 }
 
-// Save writes the drawing as dir/name.png and dir/name.svg, each through
-// internal/outfile (a complete file or none; a link to a file is followed).
+// Save writes the drawing as dir/name.png and dir/name.svg, and its data
+// as dir/name.csv (PlotData), each through internal/outfile (a complete
+// file or none; a link to a file is followed).
 func (d *Drawing) Save(dir, name string) (Figure, error) {
 	f := Figure{Name: name, Title: d.Title, PNG: name + ".png", SVG: name + ".svg", Note: d.Note}
 	for _, file := range []string{f.PNG, f.SVG} {
@@ -115,6 +117,11 @@ func (d *Drawing) Save(dir, name string) (Figure, error) {
 			return f, fmt.Errorf("plot %s: %w", file, err)
 		}
 	}
+	file, err := saveData(d.plot.Plot, dir, name)
+	if err != nil {
+		return f, fmt.Errorf("data %s: %w", file, err)
+	}
+	f.CSV = file
 	return f, nil
 }
 

@@ -7,13 +7,13 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/analyzer/sampstat"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/htmlpage"
 )
 
 // page is what the template renders.
@@ -22,10 +22,12 @@ type page struct {
 	Figures  *FigureSet
 	FigDir   string
 	Versions []string
+	Script   template.JS  // htmlpage.Script
+	Style    template.CSS // htmlpage.Style
 }
 
 func (r *Report) html(w io.Writer, figs *FigureSet) error {
-	return pageTemplate.Execute(w, page{Report: r, Figures: figs, FigDir: FiguresDir})
+	return pageTemplate.Execute(w, page{Report: r, Figures: figs, FigDir: FiguresDir, Script: htmlpage.Script, Style: htmlpage.Style})
 }
 
 // num formats a number for a table: 4 significant digits, 0 for a float
@@ -55,6 +57,15 @@ func ci(c [2]float64) string {
 	return "[" + num(c[0]) + ", " + num(c[1]) + "]"
 }
 
+// ciHTML is ci for the page: it may wrap between its bounds, never inside
+// one (7.5e-5 cut at its minus).
+func ciHTML(c [2]float64) template.HTML {
+	if math.IsNaN(c[0]) {
+		return ""
+	}
+	return template.HTML(`<span class="n">[` + num(c[0]) + `,</span> <span class="n">` + num(c[1]) + `]</span>`)
+}
+
 func nsTime(ns int64) string {
 	if ns == 0 {
 		return "–"
@@ -71,19 +82,13 @@ func shellQuote(argsJSON string) string {
 	return quoteArgs(CleanCommand(args))
 }
 
-func quoteArgs(args []string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@%+", r))
-		}) < 0 {
-			out[i] = a
-		} else {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(out, " ")
-}
+// quoteArgs renders arguments as a shell command line (htmlpage.QuoteArgs).
+func quoteArgs(args []string) string { return htmlpage.QuoteArgs(args) }
+
+// CleanCommand is a command line as a reader would type it
+// (htmlpage.CleanCommand: the program by its base name, a temporary binary
+// of go run or go test as "gmark").
+func CleanCommand(args []string) []string { return htmlpage.CleanCommand(args) }
 
 // modifiedNote says whether the tree gmark was built from had changes.
 func modifiedNote(m *bool) string {
@@ -130,8 +135,8 @@ func seed(p store.Provenance) string {
 }
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"num": num, "pval": pval, "pct": pct, "ci": ci, "nsTime": nsTime, "shell": shellQuote, "quote": quoteArgs, "pretty": prettyJSON, "modified": modifiedNote,
-	"dists": dists, "seed": seed, "hours": func(s float64) string { return num(s / 3600) },
+	"num": num, "pval": pval, "pct": pct, "ci": ciHTML, "nsTime": nsTime, "shell": shellQuote, "quote": quoteArgs, "pretty": prettyJSON, "modified": modifiedNote,
+	"dists": dists, "seed": seed, "fullSummary": fullSummary, "hours": func(s float64) string { return num(s / 3600) },
 	"ms": func(s float64) string { return num(s * 1e3) },
 	"dict": func(kv ...any) map[string]any {
 		m := map[string]any{}
@@ -147,64 +152,41 @@ const pageHTML = `<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <title>gmark report{{range .Runs}} {{.Label}}{{end}}</title>
-<script>
-// Marks the page for automated checks: data-images (count), data-images-loaded
-// (decoded ones), data-errors (script and resource errors), data-ready.
-(function () {
-  var errors = 0, root = document.documentElement;
-  window.addEventListener("error", function () { errors++; root.setAttribute("data-errors", errors); }, true);
-  window.addEventListener("load", function () {
-    var imgs = document.images, ok = 0, bad = [];
-    for (var i = 0; i < imgs.length; i++) {
-      if (imgs[i].complete && imgs[i].naturalWidth > 0) { ok++; } else { bad.push(imgs[i].getAttribute("src")); }
-    }
-    root.setAttribute("data-images", imgs.length);
-    root.setAttribute("data-images-loaded", ok);
-    root.setAttribute("data-images-missing", bad.join(" "));
-    root.setAttribute("data-errors", errors);
-    root.setAttribute("data-ready", "1");
-  });
-})();
-</script>
-<style>
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; } h3 { margin-top: 1.5em; }
-table { border-collapse: collapse; margin: .5em 0 1em; font-size: .9em; }
-th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; vertical-align: top; }
-th { background: #f3f5f8; } td.l, th.l { text-align: left; }
-code, pre { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .85em; }
-pre { background: #f6f8fa; padding: .6em; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
-figure { margin: 1.5em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
-figcaption { font-size: .9em; color: #444; } .note { color: #666; font-size: .9em; }
-nav a { margin-right: 1em; }
-</style>
+<script>{{.Script}}</script>
+<style>{{.Style}}</style>
 </head>
 <body>
 <h1>gmark report</h1>
 <p>Store <code>{{.DB}}</code>, {{len .Runs}} run(s), generated {{.Generated.Format "2006-01-02 15:04:05 UTC"}}.
 {{if .Command}}Made by <code>{{quote .Command}}</code>.{{end}}
 Times are in seconds; formulas in <code>docs/metrics.md</code>.</p>
-<nav><a href="#runs">Runs</a><a href="#summary">Summary</a><a href="#distributions">Distributions</a><a href="#failures">Failures</a>
-<a href="#groups">Per type, site, user</a><a href="#operational">Composite jobs</a><a href="#breakdown">Breakdown</a>{{if .HasFidelity}}<a href="#fidelity">Replay fidelity</a>{{end}}<a href="#figures">Figures</a><a href="#provenance">Provenance</a></nav>
+<nav class="toc" id="contents"><h2>Contents</h2><ol>
+<li><a href="#runs">Runs</a></li><li><a href="#summary">Summary</a></li><li><a href="#distributions">Distributions</a></li><li><a href="#failures">Failures</a></li>
+<li><a href="#groups">Per type, site, user</a></li><li><a href="#operational">Composite jobs</a></li><li><a href="#breakdown">Breakdown and the core</a></li>
+{{if .HasFidelity}}<li><a href="#fidelity">Replay fidelity</a></li>{{end}}<li><a href="#figures">Figures</a></li><li><a href="#provenance">Provenance</a></li></ol>
+{{if .Figures.Figures}}<p>Figures</p><ol class="figs">{{range .Figures.Figures}}<li><a href="#fig-{{.Name}}">{{.Title}}</a></li>{{end}}</ol>{{end}}</nav>
 
 <h2 id="runs">Runs</h2>
-<table>
-<tr><th class="l">label</th><th class="l">run</th><th class="l">project / scenario</th><th class="l">target</th><th class="l">status</th><th>speedup</th><th class="l">time base</th><th>jobs</th><th>tasks</th><th class="l">first submission</th><th>makespan (s)</th><th class="l">system size</th></tr>
-{{range .Runs}}{{$m := .Metrics}}<tr><td class="l">{{.Label}}</td><td class="l"><code>{{$m.RunID}}</code></td><td class="l">{{$m.Project}} / {{$m.Scenario}}</td><td class="l">{{$m.Target}}</td><td class="l">{{$m.Status}}</td>
-<td>{{num $m.Speedup}}</td><td class="l">{{$m.TimeBase}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{$m.Tasks.Submitted}}</td><td class="l">{{nsTime $m.StartNS}}</td><td>{{num $m.Makespan}}{{if eq $m.TimeBase "workload"}} ({{num $m.WallSpan}} wall){{end}}</td>
-<td class="l">{{if $m.Processors}}{{$m.Processors}} processors ({{$m.ProcessorsSource}}){{else}}unknown{{end}}</td></tr>
-{{end}}</table>
+<div class="scroll"><table>
+<tr><th class="l">label</th><th class="l">run</th><th class="l">project / scenario</th><th class="l">target</th><th class="l">status</th><th class="l">speedup, time base</th><th>jobs</th><th>tasks</th><th class="l">first submission</th><th>makespan (s)</th><th class="l">system size</th></tr>
+{{range .Runs}}{{$m := .Metrics}}<tr><td class="l">{{.Label}}</td><td class="l"><code class="id">{{$m.RunID}}</code></td><td class="l">{{$m.Project}} / {{$m.Scenario}}</td><td class="l">{{$m.Target}}</td><td class="l">{{$m.Status}}</td>
+<td class="l">{{num $m.Speedup}}, {{$m.TimeBase}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{$m.Tasks.Submitted}}</td><td class="l">{{nsTime $m.StartNS}}</td><td class="w">{{num $m.Makespan}}{{if eq $m.TimeBase "workload"}} ({{num $m.WallSpan}} wall){{end}}</td>
+<td class="l long">{{if $m.Processors}}{{$m.Processors}} processors ({{$m.ProcessorsSource}}){{else}}unknown{{end}}</td></tr>
+{{end}}</table></div>
 {{range .Runs}}{{if .Metrics.Notes}}<p class="note"><b>{{.Label}}:</b> {{range .Metrics.Notes}}{{.}}. {{end}}</p>{{end}}{{end}}
 
 <h2 id="summary">Summary</h2>
-<table>
-<tr><th class="l">run</th><th>jobs</th><th>succeeded</th><th>failed</th><th>cancelled</th><th>never started</th><th>success rate</th><th>co-allocated</th>
-<th>mean wait [95% CI]</th><th>median wait</th><th>p95 wait</th><th>mean run</th><th>mean response</th><th>mean bounded slowdown</th><th>p95 bounded slowdown</th>
-<th>mean delay (ms)</th><th>throughput (jobs/h)</th><th>goodput (processor-h)</th><th>utilization</th></tr>
-{{range .Runs}}{{$m := .Metrics}}<tr><td class="l">{{.Label}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{$m.Jobs.Succeeded}}</td><td>{{$m.Jobs.Failed}}</td><td>{{$m.Jobs.Cancelled}}</td><td>{{$m.Jobs.NeverStarted}}</td>
-<td>{{pct $m.SuccessRate}}</td><td>{{$m.CoAllocated}}</td><td>{{num $m.Wait.Mean}} {{ci $m.Wait.MeanCI}}</td><td>{{num $m.Wait.P50}}</td><td>{{num $m.Wait.P95}}</td><td>{{num $m.Run.Mean}}</td><td>{{num $m.Response.Mean}}</td>
-<td>{{num $m.BSlowdown.Mean}}</td><td>{{num $m.BSlowdown.P95}}</td><td>{{ms $m.Delay.Mean}}</td><td>{{num $m.Throughput}}</td><td>{{hours $m.Goodput}}</td><td>{{pct $m.Utilization}}</td></tr>
+<table class="compact">
+<tr><th class="l">run</th><th>jobs</th><th>success rate</th><th>mean wait [95% CI]</th><th>median wait</th><th>p95 wait</th><th>mean response</th>
+<th>p95 bounded slowdown</th><th>throughput (jobs/h)</th><th>utilization</th></tr>
+{{range .Runs}}{{$m := .Metrics}}<tr><td class="l">{{.Label}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{pct $m.SuccessRate}}</td><td class="w">{{num $m.Wait.Mean}} {{ci $m.Wait.MeanCI}}</td>
+<td>{{num $m.Wait.P50}}</td><td>{{num $m.Wait.P95}}</td><td>{{num $m.Response.Mean}}</td><td>{{num $m.BSlowdown.P95}}</td><td>{{num $m.Throughput}}</td><td>{{pct $m.Utilization}}</td></tr>
 {{end}}</table>
+<details id="summary-full"><summary>The full summary table: every count and metric, grouped, a column per run</summary>
+<div class="scroll"><table class="full">
+<tr><th class="l" colspan="2"></th>{{range .Runs}}<th>{{.Label}}</th>{{end}}</tr>
+{{range fullSummary .Runs}}{{$g := .}}{{range $i, $r := .Rows}}<tr>{{if eq $i 0}}<th class="l" rowspan="{{len $g.Rows}}">{{$g.Name}}</th>{{end}}<td class="l">{{$r.Name}}</td>{{range $r.Cells}}<td class="w">{{.}}</td>{{end}}</tr>
+{{end}}{{end}}</table></div></details>
 <p class="note">Jobs are the workload's top-level jobs (unitary and composite); a job that never started counts in the rates, not in the
 wait or run statistics. Wait, run and response of completed jobs (succeeded or failed). Confidence intervals: percentile bootstrap
 ({{"1000"}} resamples) up to 20,000 values, normal approximation beyond.</p>
@@ -212,11 +194,11 @@ wait or run statistics. Wait, run and response of completed jobs (succeeded or f
 <h2 id="distributions">Distributions</h2>
 {{range .Runs}}{{$m := .Metrics}}
 <h3>{{.Label}} <code>{{$m.RunID}}</code></h3>
-<table>
+<div class="scroll"><table>
 <tr><th class="l">metric</th><th>n</th><th>mean</th><th>95% CI of the mean</th><th>std</th><th>min</th><th>p25</th><th>median</th><th>95% CI of the median</th><th>p75</th><th>p90</th><th>p95</th><th>p99</th><th>max</th></tr>
-{{range dists $m}}<tr><td class="l">{{.Name}}</td><td>{{.S.N}}</td><td>{{num .S.Mean}}</td><td>{{ci .S.MeanCI}}</td><td>{{num .S.Std}}</td><td>{{num .S.Min}}</td><td>{{num .S.P25}}</td>
-<td>{{num .S.P50}}</td><td>{{ci .S.MedianCI}}</td><td>{{num .S.P75}}</td><td>{{num .S.P90}}</td><td>{{num .S.P95}}</td><td>{{num .S.P99}}</td><td>{{num .S.Max}}</td></tr>
-{{end}}</table>
+{{range dists $m}}<tr><td class="l">{{.Name}}</td><td>{{.S.N}}</td><td>{{num .S.Mean}}</td><td class="w">{{ci .S.MeanCI}}</td><td>{{num .S.Std}}</td><td>{{num .S.Min}}</td><td>{{num .S.P25}}</td>
+<td>{{num .S.P50}}</td><td class="w">{{ci .S.MedianCI}}</td><td>{{num .S.P75}}</td><td>{{num .S.P90}}</td><td>{{num .S.P95}}</td><td>{{num .S.P99}}</td><td>{{num .S.Max}}</td></tr>
+{{end}}</table></div>
 <p class="note">Makespan {{num $m.Makespan}} s; throughput {{num $m.Throughput}} successful jobs per hour; goodput {{num $m.Goodput}} processor-seconds
 ({{num $m.GoodputRate}} processors on average); utilization {{pct $m.Utilization}}.</p>
 {{end}}
@@ -233,18 +215,18 @@ wait or run statistics. Wait, run and response of completed jobs (succeeded or f
 {{range .Runs}}{{$m := .Metrics}}
 <h3>{{.Label}}</h3>
 {{range $name, $g := dict "job type" $m.ByType "site (each job counted on every site it ran on)" $m.BySite "user" $m.ByUser}}{{if $g}}
-<table><tr><th class="l">{{$name}}</th><th>jobs</th><th>succeeded</th><th>success rate</th><th>mean wait</th><th>median wait</th><th>p95 wait</th><th>mean run</th><th>mean bounded slowdown</th><th>processor-s</th></tr>
+<div class="scroll"><table><tr><th class="l">{{$name}}</th><th>jobs</th><th>succeeded</th><th>success rate</th><th>mean wait</th><th>median wait</th><th>p95 wait</th><th>mean run</th><th>mean bounded slowdown</th><th>processor-s</th></tr>
 {{range $g}}<tr><td class="l">{{.Key}}</td><td>{{.Jobs}}</td><td>{{.Succeeded}}</td><td>{{pct .SuccessRate}}</td><td>{{num .MeanWait}}</td><td>{{num .P50Wait}}</td><td>{{num .P95Wait}}</td><td>{{num .MeanRun}}</td><td>{{num .MeanBSld}}</td><td>{{num .ProcSeconds}}</td></tr>
-{{end}}</table>{{end}}{{end}}
+{{end}}</table></div>{{end}}{{end}}
 {{end}}
 
 <h2 id="operational">Composite jobs and bags of tasks (operational level)</h2>
 {{range .Runs}}{{$r := .}}{{$m := .Metrics}}{{with $m.Composite}}
 <h3>{{$r.Label}}</h3>
-<table><tr><th class="l">type</th><th>jobs</th><th>succeeded</th><th>success rate</th><th>tasks</th><th>failed tasks</th><th>task retries</th><th>mean makespan</th><th>median makespan</th><th>p95 makespan</th></tr>
+<div class="scroll"><table><tr><th class="l">type</th><th>jobs</th><th>succeeded</th><th>success rate</th><th>tasks</th><th>failed tasks</th><th>task retries</th><th>mean makespan</th><th>median makespan</th><th>p95 makespan</th></tr>
 {{range .ByType}}<tr><td class="l">{{.Type}}</td><td>{{.Jobs}}</td><td>{{.Succeeded}}</td><td>{{pct .SuccessRate}}</td><td>{{.Tasks}}</td><td>{{.FailedTasks}}</td><td>{{.Retries}}</td><td>{{num .Makespan.Mean}}</td><td>{{num .Makespan.P50}}</td><td>{{num .Makespan.P95}}</td></tr>
 {{end}}{{with .All}}<tr><th class="l">all</th><th>{{.Jobs}}</th><th>{{.Succeeded}}</th><th>{{pct .SuccessRate}}</th><th>{{.Tasks}}</th><th>{{.FailedTasks}}</th><th>{{.Retries}}</th><th>{{num .Makespan.Mean}}</th><th>{{num .Makespan.P50}}</th><th>{{num .Makespan.P95}}</th></tr>{{end}}
-</table>
+</table></div>
 <p>Sub-jobs: wait mean {{num .TaskWait.Mean}} s (median {{num .TaskWait.P50}}), run mean {{num .TaskRun.Mean}} s, response mean {{num .TaskResponse.Mean}} s,
 bounded slowdown mean {{num .TaskBSlowdown.Mean}} (p95 {{num .TaskBSlowdown.P95}}).</p>
 {{else}}<p class="note">{{.Label}}: no composite jobs.</p>{{end}}{{end}}
@@ -282,16 +264,16 @@ two time series as samples: bins are not independent, so its p-value is indicati
 <p>Trace <code>{{.Trace}}</code> (SHA-256 <code>{{.TraceSHA256}}</code>), {{.Selection}}; the window starts {{num .Origin}} s into the trace and
 lasts {{num .WindowS}} workload s; {{.OriginalJobs}} original jobs, {{.ReplayedJobs}} replayed{{if .WarmJobs}} ({{.WarmJobs}} warm jobs
 {{if .WarmIncluded}}included{{else}}left out{{end}}){{end}}.</p>
-<table><tr><th class="l">metric</th><th>n original</th><th>n replayed</th><th>KS D</th><th>p</th><th>median original</th><th>median replayed</th><th>mean original</th><th>mean replayed</th><th class="l">unit</th></tr>
+<div class="scroll"><table><tr><th class="l">metric</th><th>n original</th><th>n replayed</th><th>KS D</th><th>p</th><th>median original</th><th>median replayed</th><th>mean original</th><th>mean replayed</th><th class="l">unit</th></tr>
 {{range .Tests}}<tr><td class="l">{{.Metric}}</td><td>{{.NOriginal}}</td><td>{{.NReplayed}}</td><td>{{num .D}}</td><td>{{pval .P}}</td><td>{{num .MedianOriginal}}</td><td>{{num .MedianReplayed}}</td><td>{{num .MeanOriginal}}</td><td>{{num .MeanReplayed}}</td><td class="l">{{.Unit}}</td></tr>
-{{end}}</table>
+{{end}}</table></div>
 {{range .Notes}}<p class="note">{{.}}.</p>{{end}}
 {{end}}{{end}}{{end}}
 
 <h2 id="figures">Figures</h2>
-<p class="note">Each figure links to its SVG. Runs are labelled as in the <a href="#runs">runs table</a>.</p>
+<p class="note">Each figure links to its SVG; its data, as drawn, are in the CSV beside it. Runs are labelled as in the <a href="#runs">runs table</a>.</p>
 {{range .Figures.Figures}}<figure id="fig-{{.Name}}"><a href="{{$.FigDir}}/{{.SVG}}"><img src="{{$.FigDir}}/{{.PNG}}" alt="{{.Title}}" width="768" height="384"></a>
-<figcaption><b>{{.Title}}</b>{{if .Note}}. {{.Note}}{{end}}. <a href="{{$.FigDir}}/{{.SVG}}">SVG</a></figcaption></figure>
+<figcaption><b>{{.Title}}</b>{{if .Note}}. {{.Note}}{{end}}. <a href="{{$.FigDir}}/{{.SVG}}">SVG</a>{{if .CSV}} · <a href="{{$.FigDir}}/{{.CSV}}" download>data (CSV)</a>{{end}}</figcaption></figure>
 {{end}}{{range .Figures.Missing}}<p class="note">Not drawn: <b>{{.Title}}</b>: {{.Reason}}.</p>{{end}}
 
 <h2 id="provenance">Provenance</h2>

@@ -93,23 +93,10 @@ func TestReportGate(t *testing.T) {
 	}
 }
 
-// artifactsDir is where tests leave files for a human to look at:
-// $GMARK_TEST_ARTIFACTS, or a fixed directory under the system's temporary
-// directory (kept after the test).
-func artifactsDir(t *testing.T) string {
-	dir := os.Getenv("GMARK_TEST_ARTIFACTS")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "gmark-test-artifacts")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // The HTML report of two simulated runs opens in headless Chromium: the page
-// loads with no error, every figure's image is there and decodes, and a
-// screenshot is kept as a test artefact.
+// loads with no error, every figure's image is there and decodes, nothing
+// overflows a 1280 px window, and a screenshot is kept as a test artefact
+// (testkit.Artefacts; TestPagesInChromium checks more pages).
 func TestReportHTMLInChromium(t *testing.T) {
 	dir := t.TempDir()
 	simRun(t, dir, "r.db", "first", 1, 1)
@@ -142,35 +129,16 @@ func TestReportHTMLInChromium(t *testing.T) {
 
 	bin := testkit.Chromium(t)
 	url := "file://" + filepath.Join(out, "index.html")
-	dom, _ := testkit.Headless(t, bin, "--virtual-time-budget=10000", "--dump-dom", url)
-	root := regexp.MustCompile(`<html[^>]*>`).FindString(dom)
-	attr := func(name string) string {
-		m := regexp.MustCompile(name + `="([^"]*)"`).FindStringSubmatch(root)
-		if m == nil {
-			return ""
-		}
-		return m[1]
+	p := testkit.OpenPage(t, bin, url, 1280)
+	for _, problem := range p.Problems() {
+		t.Error(problem)
 	}
-	if attr("data-ready") != "1" {
-		t.Fatalf("the page's load handler did not run: %s", root)
+	if p.Images != len(imgs) {
+		t.Errorf("%d images in the DOM, %d in the page", p.Images, len(imgs))
 	}
-	if n := attr("data-images"); n != fmt.Sprint(len(imgs)) || attr("data-images-loaded") != n {
-		t.Errorf("images: %s in the DOM, %s loaded, %d in the page; missing: %q", n, attr("data-images-loaded"), len(imgs), attr("data-images-missing"))
-	}
-	if e := attr("data-errors"); e != "0" {
-		t.Errorf("%s errors while loading the page", e)
-	}
-	shot := filepath.Join(dir, "report.png")
-	testkit.Headless(t, bin, "--hide-scrollbars", "--window-size=1280,4000", "--screenshot="+shot, url)
-	st, err := os.Stat(shot)
-	if err != nil || st.Size() < 10000 {
-		t.Fatalf("screenshot: %v", err)
-	}
-	keep := filepath.Join(artifactsDir(t), "report-screenshot.png")
-	if b, err := os.ReadFile(shot); err == nil {
-		_ = os.WriteFile(keep, b, 0o644)
-	}
-	t.Logf("screenshot of the report (%d bytes): %s", st.Size(), keep)
+	shot := filepath.Join(testkit.Artefacts(t, "screenshots"), "report-w30-two-runs-1280.png")
+	testkit.Screenshot(t, bin, url, 1280, p.ScrollHeight, shot)
+	t.Logf("screenshot of the report: %s", shot)
 }
 
 // Text, summary, JSON and CSV on standard output; read-only SQL; errors.

@@ -274,12 +274,12 @@ func runTracePlot(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	files, err := gwa.PlotAnalysis(a, c.String("output"))
+	figs, err := gwa.PlotPage(a, c.String("output"), os.Args)
 	if err != nil {
 		return err
 	}
 	if !c.Bool("quiet") {
-		fmt.Fprintf(c.App.Writer, "wrote %d figures (%d files, PNG and SVG) to %s\n", len(files)/2, len(files), c.String("output"))
+		fmt.Fprintf(c.App.Writer, "wrote %d figures (PNG, SVG and their data as CSV) and %s to %s\n", len(figs), gwa.PageFile, c.String("output"))
 	}
 	return nil
 }

@@ -98,7 +98,7 @@ func TestTraceCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "wrote") {
 		t.Fatalf("plot: exit %d %s %s", code, out, stderr)
 	}
-	for _, f := range []string{"utilization_daily.png", "utilization_daily.svg", "cdf_run_time.png", "arrivals_by_hour.svg"} {
+	for _, f := range []string{"utilization_daily.png", "utilization_daily.svg", "cdf_run_time.png", "arrivals_by_hour.svg", "cdf_run_time.csv", "index.html"} {
 		if st, err := os.Stat(filepath.Join(dir, "figs", f)); err != nil || st.Size() == 0 {
 			t.Errorf("figure %s: %v", f, err)
 		}

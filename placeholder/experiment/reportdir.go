@@ -141,7 +141,7 @@ var pageTemplate = template.Must(template.New("placeholder").Funcs(template.Func
 {{end}}</table>
 {{if .Report.Ratio}}<p>Makespan static / placeholder: {{printf "%.2f" .Report.Ratio}}.</p>{{end}}
 <p>The numbers: <a href="report.txt">report.txt</a>, <a href="report.json">report.json</a>. The measures are defined in gmark's docs/placeholder.md.</p>
-{{range .Figures}}<figure><img src="{{.PNG}}" alt="{{.Title}}" width="768"><figcaption>{{.Title}}{{if .Note}} ({{.Note}}){{end}} · <a href="{{.SVG}}">SVG</a></figcaption></figure>
+{{range .Figures}}<figure><img src="{{.PNG}}" alt="{{.Title}}" width="768"><figcaption>{{.Title}}{{if .Note}} ({{.Note}}){{end}} · <a href="{{.SVG}}">SVG</a>{{if .CSV}} · <a href="{{.CSV}}" download>data (CSV)</a>{{end}}</figcaption></figure>
 {{end}}<h2>Tables</h2><pre>{{.Text}}</pre>
 </body></html>
 `))

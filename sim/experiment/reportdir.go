@@ -228,7 +228,7 @@ var pageTemplate = template.Must(template.New("sim").Parse(`<!DOCTYPE html>
 <body><h1>gmark sim report</h1>
 {{range .Report.Experiments}}<p>Experiment <b>{{.Name}}</b>: {{.Finished}} of {{.Planned}} runs finished; topology {{.Topology}} ({{.Processors}} processors); definition {{.Digest}}.</p>{{end}}
 <p>The numbers: <a href="report.txt">report.txt</a>, <a href="report.json">report.json</a>. The metrics are defined in gmark's docs/sim.md.</p>
-{{range .Figures}}<figure><img src="{{.PNG}}" alt="{{.Title}}" width="768"><figcaption>{{.Title}}{{if .Note}} ({{.Note}}){{end}} · <a href="{{.SVG}}">SVG</a></figcaption></figure>
+{{range .Figures}}<figure><img src="{{.PNG}}" alt="{{.Title}}" width="768"><figcaption>{{.Title}}{{if .Note}} ({{.Note}}){{end}} · <a href="{{.SVG}}">SVG</a>{{if .CSV}} · <a href="{{.CSV}}" download>data (CSV)</a>{{end}}</figcaption></figure>
 {{end}}<h2>Tables</h2><pre>{{.Text}}</pre>
 </body></html>
 `))

@@ -1,4 +1,4 @@
-package report
+package htmlpage
 
 import (
 	"slices"
@@ -30,4 +30,20 @@ func ProgramName(path string) string {
 		return "gmark"
 	}
 	return base
+}
+
+// QuoteArgs renders arguments as a shell command line: an argument of
+// letters, digits and -_./=:,@%+ as it is, any other in single quotes.
+func QuoteArgs(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,@%+", r))
+		}) < 0 {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
 }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gmark/gmark/internal/testkit"
+)
+
+// screenshotPages are the HTML pages TestPagesInChromium opens: each is made
+// by gmark commands run in turn in a fresh directory, and opened at page
+// (relative to it). In the commands, $REPO is the repository and $LCG the
+// LCG trace (the page is skipped, saying so, without ../shared/traces).
+// Adding a page to the set (and to the screenshots) is one line here.
+// report-w30-wf-cf is the W30 workload simulated under the WF and the CF
+// placement policies, the two runs of one store reported together.
+var screenshotPages = []struct {
+	name  string
+	steps [][]string
+	page  string
+}{
+	{"report-quickstart", [][]string{{"run", "$REPO/examples/quickstart.wdl", "--speedup", "100", "-q", "-o", "out"}, {"report", "--db", "out/results.db", "-o", "page", "-q"}}, "page/index.html"},
+	{"report-dryrun", [][]string{{"generate", "$REPO/examples/quickstart.wdl", "-o", "wl", "-q"}, {"submit", "wl", "--target", "dryrun", "--db", "d.db", "--speedup", "1000", "-q"}, {"report", "--db", "d.db", "-o", "page", "-q"}}, "page/index.html"},
+	{"report-w30-wf-cf", [][]string{{"generate", "$REPO/examples/koala-w30.wdl", "-o", "wl", "-q", "--seed", "1"}, {"koala", "simulate", "--grid", "$REPO/examples/das2.toml", "--db", "c.db", "--run-id", "WF", "--policy", "WF", "wl"}, {"koala", "simulate", "--grid", "$REPO/examples/das2.toml", "--db", "c.db", "--run-id", "CF", "--policy", "CF", "wl"}, {"report", "--db", "c.db", "-o", "page", "-q"}}, "page/index.html"},
+	{"trace-lcg", [][]string{{"trace", "plot", "$LCG", "-o", "page", "-q"}}, "page/index.html"},
+}
+
+// screenshotWidths are the window widths every page is opened at.
+var screenshotWidths = []int{1280, 1920}
+
+// Every page of the set, in headless Chromium at 1280 and 1920 px: no
+// horizontal overflow (the document no wider than the window), every image
+// loaded and decoded, no error and no console message. A screenshot of the
+// whole page at each width is kept in the artefact directory
+// (testkit.Artefacts: $GMARK_TEST_ARTIFACTS/screenshots, else
+// artefacts/screenshots in the repository), as NAME-WIDTH.png.
+func TestPagesInChromium(t *testing.T) {
+	bin := testkit.Chromium(t)
+	shots := testkit.Artefacts(t, "screenshots")
+	for _, pg := range screenshotPages {
+		t.Run(pg.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, step := range pg.steps {
+				args := make([]string, len(step))
+				for i, a := range step {
+					if strings.Contains(a, "$LCG") {
+						a = strings.ReplaceAll(a, "$LCG", testkit.LCG(t))
+					}
+					args[i] = strings.ReplaceAll(a, "$REPO", testkit.RepoRoot(t))
+				}
+				if stdout, stderr, code := run(t, dir, args...); code != 0 {
+					t.Fatalf("gmark %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+				}
+			}
+			page := filepath.Join(dir, pg.page)
+			if _, err := os.Stat(page); err != nil {
+				t.Fatal(err)
+			}
+			url := "file://" + page
+			for _, w := range screenshotWidths {
+				p := testkit.OpenPage(t, bin, url, w)
+				for _, problem := range p.Problems() {
+					t.Errorf("at %d px: %s", w, problem)
+				}
+				if p.Images < 1 {
+					t.Errorf("at %d px: no image in the page", w)
+				}
+				shot := filepath.Join(shots, fmt.Sprintf("%s-%d.png", pg.name, w))
+				testkit.Screenshot(t, bin, url, w, p.ScrollHeight, shot)
+				t.Logf("%s at %d px: %d images, %d px wide in %d, %d px tall; screenshot %s", pg.name, w, p.Images, p.ScrollWidth, p.ViewportWidth, p.ScrollHeight, shot)
+			}
+		})
+	}
+}
