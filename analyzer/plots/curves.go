@@ -131,7 +131,9 @@ func drawCurves(title, xlabel, ylabel string, curves []Curve, sc scale) (*Drawin
 		}
 		l.Color, l.Width, l.Dashes = Color(i), vg.Points(1.5), Dashes(i)
 		p.Add(l)
-		p.Legend.Add(c.Label, l)
+		if c.Label != "" {
+			p.Legend.Add(c.Label, l)
+		}
 		if z := zeroShare(c); sc.log && sc.zeros && z > 0 {
 			stems = append(stems, stem{i, z})
 		}
