@@ -30,26 +30,15 @@ const (
 )
 
 // PlotAnalysis writes the figures of a into dir (created if needed) and
-// returns the files written, PNG and SVG for each figure.
+// returns the files written, PNG and SVG for each figure (PlotTraces adds
+// the page).
 func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	var files []string
-	save := saveDrawing(dir, &files)
-	for _, f := range analysisPlots(a) {
-		p, err := f.make()
-		if err != nil {
-			return files, fmt.Errorf("%s: %v", f.name, err)
-		}
-		if p == nil {
-			continue // nothing to draw (e.g. no memory data)
-		}
-		if err := save(p, f.name); err != nil {
-			return files, err
-		}
-	}
-	return files, nil
+	_, err := drawPlots(analysisPlots(a), dir, &files)
+	return files, err
 }
 
 // saveDrawing is a function that saves a drawing as dir/name.png and .svg
@@ -182,7 +171,7 @@ func analysisPlots(a *Analysis) []namedPlot {
 	if a.Trace.Start != "" {
 		since = "days since " + a.Trace.Start
 	}
-	return []namedPlot{
+	return append([]namedPlot{
 		{"utilization_daily", func() (*plots.Drawing, error) {
 			return linePlot(title+"utilization per day ("+strconv.Itoa(a.Utilization.Processors)+" processors)", since, "utilization (%)",
 				indexed(a.Utilization.Daily, 100))
@@ -271,5 +260,5 @@ func analysisPlots(a *Analysis) []namedPlot {
 		{"cumulative_jobs", func() (*plots.Drawing, error) {
 			return linePlot(title+"cumulative jobs submitted", since, "jobs", cumulative(a.Arrivals.PerDay))
 		}},
-	}
+	}, groupPlots(a, title)...)
 }

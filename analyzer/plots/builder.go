@@ -17,7 +17,7 @@ func NewBuilder(title, x, y string) *Builder { return &Builder{newPlot(title, x,
 func (b *Builder) Plot() *plot.Plot { return b.f.Plot }
 
 // Add adds plotters to the figure.
-func (b *Builder) Add(ps ...plot.Plotter) { b.f.Add(ps ...) }
+func (b *Builder) Add(ps ...plot.Plotter) { b.f.Add(ps...) }
 
 // Done widens the axes to what is drawn (see figure.finish) and returns
 // the figure as a Drawing, with its note.

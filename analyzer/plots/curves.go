@@ -50,8 +50,11 @@ func sampleCurve(label string, sorted []float64) Curve {
 // values ≤ 0 on a log axis are drawn apart, at "= 0" (see scale).
 func CDFCurves(title, xlabel string, curves []Curve, logX bool) (*Drawing, error) {
 	var xs [][]float64
-	var shares []string
+	var shares, empty []string
 	for _, c := range curves {
+		if len(c.X) == 0 {
+			empty = append(empty, c.Label)
+		}
 		if len(c.X) != len(c.P) {
 			return nil, fmt.Errorf("curve %s: %d values for %d fractions", c.Label, len(c.X), len(c.P))
 		}
@@ -71,6 +74,9 @@ func CDFCurves(title, xlabel string, curves []Curve, logX bool) (*Drawing, error
 		d.Note = fmt.Sprintf("x on a log scale, split: the values ≤ 0 (%s) drawn apart at %q, left of the break", strings.Join(shares, ", "), sc.zeroLabel())
 	case sc.log:
 		d.Note = "x on a log scale"
+	}
+	if len(empty) > 0 && len(curves) > 1 {
+		d.Note = join(d.Note, "no values for "+strings.Join(empty, ", "))
 	}
 	if sc.log && sc.floored {
 		d.Note = join(d.Note, fmt.Sprintf("values between 0 and %g drawn at %g", LogFloor, LogFloor))

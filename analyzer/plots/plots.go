@@ -745,13 +745,19 @@ func Grouped(title, xlabel, ylabel string, labels []string, series []Series) (*D
 			return nil, fmt.Errorf("series %s: %d values for %d labels", s.Label, len(s.Values), len(labels))
 		}
 		vals := make(plotter.Values, len(s.Values))
+		var none []string
 		for k, v := range s.Values {
 			if !drawable(v) {
-				undefined = append(undefined, s.Label+" "+labels[k])
+				none = append(none, s.Label+" "+labels[k])
 				continue
 			}
-			vals[k], drawn = v, true
+			vals[k] = v
 		}
+		if len(none) == len(s.Values) { // no bar at all: no bar chart of zeros on the axis
+			undefined = append(undefined, s.Label+" (any)")
+			continue
+		}
+		undefined, drawn = append(undefined, none...), true
 		b, err := plotter.NewBarChart(vals, w)
 		if err != nil {
 			return nil, err
