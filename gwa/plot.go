@@ -45,6 +45,7 @@ func PlotAnalysis(a *Analysis, dir string) ([]string, error) {
 // at the toolbox's size, adding the files to *files.
 func saveDrawing(dir string, files *[]string) func(d *plots.Drawing, name string) error {
 	return func(d *plots.Drawing, name string) error {
+		d.Saving(name, plotWidth, plotHeight)
 		for _, ext := range []string{".png", ".svg"} {
 			path := filepath.Join(dir, name+ext)
 			if err := SavePlot(d.Plot(), plotWidth, plotHeight, path); err != nil {

@@ -30,6 +30,7 @@ func TestToolboxOverlaysThreeTraces(t *testing.T) {
 	}
 	for name, paths := range sets {
 		t.Run(name, func(t *testing.T) {
+			testkit.CheckFigures(t) // every figure PlotTraces saves passes the checks
 			if paths == nil {
 				paths = append([]string{testkit.LCG(t)}, small...)
 			}

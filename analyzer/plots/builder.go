@@ -2,6 +2,7 @@ package plots
 
 import (
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 )
 
 // Builder is a figure in gmark's style that the functions of this package
@@ -26,3 +27,17 @@ func (b *Builder) Done(note string) *Drawing { return b.f.drawing(b.f.Title.Text
 // Plot is the drawing's gonum plot, for a caller that lays it out at
 // another size (WriteTo).
 func (d *Drawing) Plot() *plot.Plot { return d.plot.Plot }
+
+// OnSave, when set, sees every drawing as it is saved (by Save, SavePDF
+// or a caller's Saving) at the size it is laid out at: tests set it
+// (testkit.CheckFigures) to run the figure checks on every figure a
+// package draws. It may be called from several goroutines at once.
+var OnSave func(name string, d *Drawing, width, height vg.Length)
+
+// Saving tells OnSave of a drawing that a caller saves itself, laid out at
+// width by height (the trace toolbox's figures).
+func (d *Drawing) Saving(name string, width, height vg.Length) {
+	if f := OnSave; f != nil {
+		f(name, d, width, height)
+	}
+}

@@ -110,6 +110,7 @@ func categorySpan(it plot.Plotter) (lo, hi float64, ok bool) {
 // internal/outfile (a complete file or none; a link to a file is followed).
 func (d *Drawing) Save(dir, name string) (Figure, error) {
 	f := Figure{Name: name, Title: d.Title, PNG: name + ".png", SVG: name + ".svg", Note: d.Note}
+	d.Saving(name, Width, Height)
 	for _, file := range []string{f.PNG, f.SVG} {
 		if err := saveAs(d.plot.Plot, filepath.Join(dir, file)); err != nil {
 			return f, fmt.Errorf("plot %s: %w", file, err)
@@ -128,6 +129,7 @@ func (d *Drawing) Render(w io.Writer, format string) error {
 // the PNG and SVG.
 func (d *Drawing) SavePDF(dir, name string) (string, error) {
 	file := name + ".pdf"
+	d.Saving(name, Width, Height)
 	return file, saveAs(d.plot.Plot, filepath.Join(dir, file))
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/gmark/gmark/analyzer/report"
 	"github.com/gmark/gmark/analyzer/report/reporttest"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/testkit"
 )
 
 // Every figure of the report, drawn from fixed stores (the benchmark's
@@ -54,6 +55,16 @@ func TestReportFigureChecks(t *testing.T) {
 		db := filepath.Join(dir, name+".db")
 		reporttest.WriteRuns(t, db, runs...)
 		stores[name] = db
+	}
+	// And as Figures saves them, through the checks of testkit.
+	checked := testkit.CheckFigures(t)
+	rep, err := report.Build(context.Background(), sizes, nil, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := report.Figures(context.Background(), rep, t.TempDir())
+	if err != nil || checked() != len(set.Figures) || len(set.Figures) < 16 {
+		t.Errorf("%d figures saved, %d checked, missing %v: %v", len(set.Figures), checked(), set.Missing, err)
 	}
 	for name, db := range stores {
 		rep, err := report.Build(context.Background(), db, nil, report.Options{})
