@@ -21,6 +21,14 @@ import (
 // grenchmarkFigures adds them to the report's figures.
 func (fc *figureContext) grenchmarkFigures(add func(title, name, what string, draw func() (*plots.Drawing, error))) {
 	add("Test duration per run, by phase", "duration_runs", "", fc.durations)
+	if len(fc.runs) > 1 { // figures across runs
+		fc.acrossRuns(add)
+	}
+	add("Wait time per job, in arrival order", "wait_by_arrival", "wait", fc.waitByArrival)
+}
+
+// acrossRuns adds the figures of the submission delay across runs.
+func (fc *figureContext) acrossRuns(add func(title, name, what string, draw func() (*plots.Drawing, error))) {
 	add("Submission delay against the workload's size", "delay_by_size", "delay", func() (*plots.Drawing, error) {
 		return fc.delayAgainst("Submission delay against the workload's size", "jobs submitted in the run", func(r *Run) (float64, bool) {
 			return float64(r.Metrics.Jobs.Submitted), r.Metrics.Jobs.Submitted > 0
@@ -29,7 +37,6 @@ func (fc *figureContext) grenchmarkFigures(add func(title, name, what string, dr
 	add("Submission delay against the submitter's threads", "delay_by_threads", "delay", func() (*plots.Drawing, error) {
 		return fc.delayAgainst("Submission delay against the submitter's threads", "submitter threads (workers)", runWorkers)
 	})
-	add("Wait time per job, in arrival order", "wait_by_arrival", "wait", fc.waitByArrival)
 }
 
 // runWorkers is the submitter threads a run recorded in its settings.
