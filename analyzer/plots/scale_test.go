@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -98,5 +99,52 @@ func TestLogAxisSplitsZeros(t *testing.T) {
 		if _, ok := it.(axisBreak); ok {
 			t.Error("a break on an axis with no zeros")
 		}
+	}
+}
+
+// CDFCurves at the edges: no curve, no point, lengths that differ, one
+// point, only zeros, only negatives, undefined values.
+func TestCDFCurvesEdges(t *testing.T) {
+	nan := math.NaN()
+	cases := []struct {
+		name   string
+		curves []Curve
+		err    string // "" for a drawing; "no data" for NoData
+		note   string
+	}{
+		{"no curve", nil, "no data", ""},
+		{"no point", []Curve{{Label: "A"}}, "no data", ""},
+		{"lengths differ", []Curve{{Label: "A", X: []float64{1, 2}, P: []float64{1}}}, "2 values for 1 fractions", ""},
+		{"one point", []Curve{{Label: "A", X: []float64{5}, P: []float64{1}}}, "", ""},
+		{"only zeros", []Curve{{Label: "A", X: []float64{0}, P: []float64{1}}}, "", ""},
+		{"only negatives", []Curve{{Label: "A", X: []float64{-3, -1}, P: []float64{0.5, 1}}}, "", ""},
+		{"undefined values", []Curve{{Label: "A", X: []float64{nan, 0, 10, 1000}, P: []float64{0.1, 0.3, 0.5, 1}}}, "", `the values ≤ 0 (30%)`},
+		{"one curve empty", []Curve{{Label: "A", X: []float64{0, 50}, P: []float64{0.4, 1}}, {Label: "B"}}, "", "no values for B"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := CDFCurves("CDF", "x", c.curves, true)
+			switch {
+			case c.err == "no data":
+				if !NoData(err) {
+					t.Fatalf("%v, want NoData", err)
+				}
+				return
+			case c.err != "":
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("%v, want %q", err, c.err)
+				}
+				return
+			case err != nil:
+				t.Fatal(err)
+			}
+			if !strings.Contains(d.Note, c.note) {
+				t.Errorf("note %q, want %q", d.Note, c.note)
+			}
+			rendered(t, d)
+			for _, p := range d.Problems() {
+				t.Error(p)
+			}
+		})
 	}
 }

@@ -98,9 +98,19 @@ func TestTraceCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "wrote") {
 		t.Fatalf("plot: exit %d %s %s", code, out, stderr)
 	}
-	for _, f := range []string{"utilization_daily.png", "utilization_daily.svg", "cdf_run_time.png", "arrivals_by_hour.svg"} {
+	for _, f := range []string{"utilization_daily.png", "utilization_daily.svg", "cdf_run_time.png", "arrivals_by_hour.svg", "index.html"} {
 		if st, err := os.Stat(filepath.Join(dir, "figs", f)); err != nil || st.Size() == 0 {
 			t.Errorf("figure %s: %v", f, err)
+		}
+	}
+	// Three traces overlaid: one page, each trace's own figures beside.
+	out, stderr, code = run(t, dir, "trace", "plot", "small.swf", "small.gwf", abs(t, "../../gwa/testdata/overlay/grid-b.gwf"), "-o", "cmp")
+	if code != 0 || !strings.Contains(out, "index.html shows them") {
+		t.Fatalf("plot of three traces: exit %d %s %s", code, out, stderr)
+	}
+	for _, f := range []string{"index.html", "cdf_run_time.svg", "cumulative_jobs.png", "1_small.swf/index.html", "3_grid-b.gwf/groups_VO_shares.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, "cmp", f)); err != nil || st.Size() == 0 {
+			t.Errorf("overlay %s: %v", f, err)
 		}
 	}
 }
