@@ -67,6 +67,8 @@ type Analyzer struct {
 
 	lastHourKey  int64
 	lastHourSlot [2]int // hour of day, weekday (Monday = 0)
+
+	perGroup groupAccumulator
 }
 
 // groupStat counts one user's or one site's jobs.
@@ -143,6 +145,7 @@ func (a *Analyzer) Add(r *Record) {
 
 	cpu := r.CPUTime()
 	a.cpuSeconds += cpu
+	a.perGroup.add(r, cpu)
 	switch {
 	case p == 1:
 		a.seqJobs++
@@ -354,6 +357,8 @@ type Analysis struct {
 	Sites         []SiteStat    `json:"sites"`
 	Ranking       Signature     `json:"ranking"`
 	Read          *ReadStats    `json:"read,omitempty"`
+	// Groups is the per-group view, for the figures (not in the JSON).
+	Groups *GroupAnalysis `json:"-"`
 }
 
 // TraceInfo names the trace and its time base.
@@ -535,6 +540,7 @@ func (a *Analyzer) Result() *Analysis {
 	r.Totals.Processors, r.Totals.ProcessorsEstimated = r.Utilization.Processors, r.Utilization.ProcessorsEstimated
 	r.Users = a.userShares()
 	r.Sites = a.siteStats()
+	r.Groups = a.perGroup.result(a.opts.TopN)
 	// Ranking: reported work only when given.
 	work := -1
 	if a.opts.ReportedWorkKnown {

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/stats"
 )
@@ -167,7 +166,11 @@ func TestFitTraces(t *testing.T) {
 		t.Errorf("record %+v", r)
 	}
 	dir := filepath.Join(t.TempDir(), "plots")
+	checked := testkit.CheckFigures(t)
 	files, err := PlotFits(dir, res)
+	if checked() != 4 {
+		t.Errorf("%d fit figures checked, want 4", checked())
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +187,7 @@ func TestFitTraces(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, msg := range plots.Problems(p, fitWidth, fitHeight) {
+			for _, msg := range p.ProblemsAt(fitWidth, fitHeight) {
 				t.Errorf("%s %s: %s", tf.Path, field, msg)
 			}
 		}

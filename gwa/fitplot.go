@@ -10,7 +10,6 @@ import (
 
 	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/stats"
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
@@ -38,13 +37,14 @@ func PlotFits(dir string, r *FitResult) ([]string, error) {
 			}
 			base := strings.TrimSuffix(filepath.Base(tf.Path), ".gz")
 			name := strings.TrimSuffix(base, filepath.Ext(base))
-			p, err := fitPlot(name, field, y, tf.Fits[field], r.Options.Stats.Log2)
+			d, err := fitPlot(name, field, y, tf.Fits[field], r.Options.Stats.Log2)
 			if err != nil {
 				return nil, err
 			}
 			path := filepath.Join(dir, name+"_"+field)
+			d.Saving(name+"_"+field, fitWidth, fitHeight)
 			for _, ext := range []string{".png", ".svg"} {
-				if err := SavePlot(p, fitWidth, fitHeight, path+ext); err != nil {
+				if err := SavePlot(d.Plot(), fitWidth, fitHeight, path+ext); err != nil {
 					return nil, err
 				}
 				files = append(files, path+ext)
@@ -56,15 +56,13 @@ func PlotFits(dir string, r *FitResult) ([]string, error) {
 
 // fitPlot is the figure of one trace's field: y, the fitted values
 // sorted, against the CDFs of its fits.
-func fitPlot(name, field string, y []float64, fits []stats.Fit, log2 bool) (*plot.Plot, error) {
-	p := plot.New()
-	plots.Style(p)
-	p.Title.Text = name + ": " + field
-	p.X.Label.Text = field
+func fitPlot(name, field string, y []float64, fits []stats.Fit, log2 bool) (*plots.Drawing, error) {
+	xlabel := field
 	if log2 {
-		p.X.Label.Text = "log2(" + field + ")"
+		xlabel = "log2(" + field + ")"
 	}
-	p.Y.Label.Text = "CDF"
+	b := plots.NewBuilder(name+": "+field, xlabel, "CDF")
+	p := b.Plot()
 	// The empirical CDF of the fitted values among all fitted ones,
 	// censored included (they lie above the last point).
 	n := len(y)
@@ -81,7 +79,7 @@ func fitPlot(name, field string, y []float64, fits []stats.Fit, log2 bool) (*plo
 	}
 	line.Width = vg.Points(2.5)
 	line.Color = plots.Color(0)
-	p.Add(line)
+	b.Add(line)
 	p.Legend.Add("data", line)
 	k := 0
 	for i := range fits {
@@ -102,12 +100,11 @@ func fitPlot(name, field string, y []float64, fits []stats.Fit, log2 bool) (*plo
 		}
 		l.Color = plots.Color(k)
 		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)} // fits dashed, the data solid
-		p.Add(l)
+		b.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s (D=%.3f)", f.Family, f.D), l)
 	}
 	p.Y.Min, p.Y.Max = 0, 1
-	plots.PadAxes(p, false)
-	return p, nil
+	return b.Done(""), nil
 }
 
 // fittedValues are the values the fit used, on the fitted scale, sorted.

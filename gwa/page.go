@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"html/template"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -17,16 +16,6 @@ import (
 // PageFile is the trace toolbox's page in its figure directory.
 const PageFile = "index.html"
 
-// PlotPage draws the figures of a into dir (PlotAnalysis: PNG, SVG and the
-// data as CSV) and writes dir/index.html (WritePage) beside them.
-func PlotPage(a *Analysis, dir string, command []string) ([]plots.Figure, error) {
-	figs, err := PlotAnalysis(a, dir)
-	if err != nil {
-		return figs, err
-	}
-	return figs, WritePage([]*Analysis{a}, figs, filepath.Join(dir, PageFile), command)
-}
-
 // WritePage writes the trace toolbox's page of the analyses as to path:
 // the analysis of `gmark trace stats` as tables (the summary a column per
 // trace; every number through plots.Num), then the figures, each linking
@@ -36,11 +25,17 @@ func PlotPage(a *Analysis, dir string, command []string) ([]plots.Figure, error)
 // directory; command is the command line shown at the top (its program
 // by its base name).
 func WritePage(as []*Analysis, figs []plots.Figure, path string, command []string) error {
+	return writePage(as, figs, nil, path, command)
+}
+
+// writePage is WritePage with links to the pages of each trace alone
+// (subpages: directories beside path, each with its PageFile).
+func writePage(as []*Analysis, figs []plots.Figure, subpages []string, path string, command []string) error {
 	if len(as) == 0 {
 		return fmt.Errorf("no trace to write a page of")
 	}
 	p := tracePage{Figures: slices.Clone(figs), Generated: time.Now().UTC(), Command: htmlpage.QuoteArgs(htmlpage.CleanCommand(command)),
-		Script: htmlpage.Script, Style: htmlpage.Style}
+		Script: htmlpage.Script, Style: htmlpage.Style, Subpages: subpages}
 	var names []string
 	summaries := make([][][2]string, len(as))
 	for i, a := range as {
@@ -73,6 +68,7 @@ type tracePage struct {
 	Command   string
 	Script    template.JS
 	Style     template.CSS
+	Subpages  []string // the directories of each trace's own page
 }
 
 // traceSection is what the page shows of one trace.
@@ -283,7 +279,8 @@ const traceHTML = `<!DOCTYPE html>
 {{else}}<p class="note">The trace names no site.</p>{{end}}
 {{end}}
 <h2 id="figures">Figures</h2>
-<p class="note">Each figure links to its SVG; its data, as drawn, are in the CSV beside it. A figure with no data (no wait or memory values) is not drawn.</p>
+<p class="note">Each figure links to its SVG; its data, as drawn, are in the CSV beside it. A figure with no data (no wait or memory values) is not drawn.{{if gt (len .Traces) 1}} The traces are in the same colour in every figure.{{end}}</p>
+{{if .Subpages}}<p>Each trace alone: {{range $i, $s := .Subpages}}{{if $i}}, {{end}}<a href="{{$s}}/index.html">{{$s}}</a>{{end}}.</p>{{end}}
 {{range .Figures}}<figure id="fig-{{.Name}}"><a href="{{.SVG}}"><img src="{{.PNG}}" alt="{{.Title}}" width="864" height="432"></a>
 <figcaption><b>{{.Title}}</b>{{if .Note}}. {{.Note}}{{end}}. <a href="{{.SVG}}">SVG</a>{{if .CSV}} · <a href="{{.CSV}}" download>data (CSV)</a>{{end}}</figcaption></figure>
 {{end}}

@@ -38,7 +38,7 @@ func TestPlotPage(t *testing.T) {
 			}
 			a.Trace.Name = "t.swf"
 			dir := filepath.Join(t.TempDir(), "figs")
-			figs, err := PlotPage(a, dir, []string{"/usr/local/bin/gmark", "trace", "plot", "t.swf", "-o", "figs"})
+			figs, err := PlotTraces([]*Analysis{a}, dir, []string{"/usr/local/bin/gmark", "trace", "plot", "t.swf", "-o", "figs"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -31,41 +31,32 @@ const (
 )
 
 // PlotAnalysis writes the figures of a into dir (created if needed), each
-// as PNG and SVG with its data as CSV beside them (plots.PlotData), and
-// returns them in order.
+// as PNG and SVG with its data as CSV beside them (plots.SavePlotData),
+// and returns them in order (PlotTraces adds the page).
 func PlotAnalysis(a *Analysis, dir string) ([]plots.Figure, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var figs []plots.Figure
-	save := func(p *plot.Plot, name string) error {
-		f := plots.Figure{Name: name, Title: p.Title.Text, PNG: name + ".png", SVG: name + ".svg", CSV: plots.CSVName(name)}
-		for _, file := range []string{f.PNG, f.SVG} {
-			if err := SavePlot(p, plotWidth, plotHeight, filepath.Join(dir, file)); err != nil {
-				return err
-			}
-		}
-		if err := plots.SavePlotData(p, filepath.Join(dir, f.CSV)); errors.Is(err, plots.ErrNoDataView) {
-			f.CSV = "" // the figure without its data
-		} else if err != nil {
-			return err
-		}
-		figs = append(figs, f)
-		return nil
-	}
-	for _, f := range analysisPlots(a) {
-		p, err := f.make()
-		if err != nil {
-			return figs, fmt.Errorf("%s: %v", f.name, err)
-		}
-		if p == nil {
-			continue // nothing to draw (e.g. no memory data)
-		}
-		if err := save(p, f.name); err != nil {
-			return figs, err
+	return drawPlots(analysisPlots(a), dir)
+}
+
+// saveDrawing saves a drawing as dir/name.png and .svg at the toolbox's
+// size, with the data it draws as dir/name.csv (none for a figure whose
+// data cannot be read back), and returns the figure.
+func saveDrawing(dir string, d *plots.Drawing, name string) (plots.Figure, error) {
+	d.Saving(name, plotWidth, plotHeight)
+	f := plots.Figure{Name: name, Title: d.Title, Note: d.Note, PNG: name + ".png", SVG: name + ".svg", CSV: plots.CSVName(name)}
+	for _, file := range []string{f.PNG, f.SVG} {
+		if err := SavePlot(d.Plot(), plotWidth, plotHeight, filepath.Join(dir, file)); err != nil {
+			return f, err
 		}
 	}
-	return figs, nil
+	if err := plots.SavePlotData(d.Plot(), filepath.Join(dir, f.CSV)); errors.Is(err, plots.ErrNoDataView) {
+		f.CSV = ""
+	} else if err != nil {
+		return f, err
+	}
+	return f, nil
 }
 
 // SavePlot writes p, w by h, to path in the format of its extension (.png,
@@ -110,98 +101,67 @@ func cumulative[N int | int64](perDay []N) plotter.XYs {
 	return xy
 }
 
-// newPlot is a plot in gmark's figure style (plots.Style).
-func newPlot(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
-	plots.Style(p)
-	return p
-}
-
-func linePlot(title, x, y string, xy plotter.XYs) (*plot.Plot, error) {
+func linePlot(title, x, y string, xy plotter.XYs) (*plots.Drawing, error) {
 	if len(xy) == 0 {
 		return nil, nil
 	}
-	p := newPlot(title, x, y)
+	b := plots.NewBuilder(title, x, y)
 	l, err := plotter.NewLine(xy)
 	if err != nil {
 		return nil, err
 	}
 	l.Color, l.Width = plots.Color(0), vg.Points(1.3)
-	p.Add(l)
-	p.Y.Min = 0
-	plots.PadAxes(p, false)
-	return p, nil
+	b.Add(l)
+	b.Plot().Y.Min = 0
+	return b.Done(""), nil
 }
 
-func barPlot(title, x, y string, labels []string, vals []float64) (*plot.Plot, error) {
+func barPlot(title, x, y string, labels []string, vals []float64) (*plots.Drawing, error) {
 	if len(vals) == 0 {
 		return nil, nil
 	}
-	p := newPlot(title, x, y)
-	b, err := plotter.NewBarChart(plotter.Values(vals), vg.Points(math.Max(4, 400/float64(len(vals)))))
+	b := plots.NewBuilder(title, x, y)
+	bc, err := plotter.NewBarChart(plotter.Values(vals), vg.Points(math.Max(4, 400/float64(len(vals)))))
 	if err != nil {
 		return nil, err
 	}
-	b.Color, b.LineStyle.Width = plots.Color(0), 0
-	p.Add(b)
-	p.NominalX(labels...)
-	// Half a category beside the outer bars, so that none is cut.
-	p.X.Min, p.X.Max = -0.5, float64(len(vals))-0.5
-	plots.PadAxes(p, true)
-	return p, nil
+	bc.Color, bc.LineStyle.Width = plots.Color(0), 0
+	b.Add(bc)
+	b.Plot().NominalX(labels...)
+	return b.Done(""), nil
 }
 
-// cdfPlot draws a summary's CDF as a step line on a log x axis (a linear
-// one when the values span less than a decade); values <= 0 cannot be
-// drawn on it and are left out (the curve starts at their share).
-func cdfPlot(title, x string, s *Summary) (*plot.Plot, error) {
-	if s == nil || s.Count == 0 {
+// summaryCurve is a summary's CDF points as a curve of analyzer/plots.
+func summaryCurve(label string, s *Summary) plots.Curve {
+	c := plots.Curve{Label: label}
+	if s == nil {
+		return c
+	}
+	for _, pt := range s.CDF {
+		c.X, c.P = append(c.X, pt.Value), append(c.P, pt.P)
+	}
+	return c
+}
+
+// cdfPlot draws a summary's CDF on a log x axis (a linear one when the
+// values span less than a decade); values ≤ 0 are drawn apart, at "= 0"
+// left of the axis's break, and the note gives their share.
+func cdfPlot(title, x string, s *Summary) (*plots.Drawing, error) {
+	if s == nil || s.Count == 0 || len(s.CDF) == 0 {
 		return nil, nil
 	}
-	var xy plotter.XYs
-	for _, pt := range s.CDF {
-		if pt.Value <= 0 {
-			continue
-		}
-		if len(xy) > 0 {
-			xy = append(xy, plotter.XY{X: pt.Value, Y: xy[len(xy)-1].Y})
-		}
-		xy = append(xy, plotter.XY{X: pt.Value, Y: pt.P})
+	d, err := plots.CDFCurves(title+" CDF ("+strconv.FormatInt(s.Count, 10)+" values)", x, []plots.Curve{summaryCurve("", s)}, true)
+	if plots.NoData(err) {
+		return nil, nil
 	}
-	if len(xy) < 2 {
-		if len(xy) == 1 {
-			xy = append(xy, plotter.XY{X: xy[0].X * 1.01, Y: xy[0].Y})
-		} else {
-			return nil, nil
-		}
-	}
-	p := newPlot(title+" CDF ("+strconv.FormatInt(s.Count, 10)+" values)", x, "P(X ≤ x)")
-	l, err := plotter.NewLine(xy)
-	if err != nil {
-		return nil, err
-	}
-	l.Color, l.Width = plots.Color(0), vg.Points(1.5)
-	p.Add(l)
-	p.Y.Min, p.Y.Max = 0, 1
-	if p.X.Max < 10*p.X.Min { // less than a decade: a log axis would show one tick
-		plots.PadAxes(p, false)
-		return p, nil
-	}
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plots.LogTicks{}
-	// A little room beyond the values on the log axis (a factor), and
-	// on the linear one.
-	p.X.Min, p.X.Max = p.X.Min/1.25, p.X.Max*1.25
-	plots.PadAxes(p, false)
-	return p, nil
+	return d, err
 }
 
 // namedPlot is a figure of the trace toolbox: its file name and how to
 // draw it (a nil plot when there is nothing to draw).
 type namedPlot struct {
 	name string
-	make func() (*plot.Plot, error)
+	make func() (*plots.Drawing, error)
 }
 
 // analysisPlots are the figures of a, in the order PlotAnalysis writes them.
@@ -214,16 +174,16 @@ func analysisPlots(a *Analysis) []namedPlot {
 	if a.Trace.Start != "" {
 		since = "days since " + a.Trace.Start
 	}
-	return []namedPlot{
-		{"utilization_daily", func() (*plot.Plot, error) {
+	return append([]namedPlot{
+		{"utilization_daily", func() (*plots.Drawing, error) {
 			return linePlot(title+"utilization per day ("+strconv.Itoa(a.Utilization.Processors)+" processors)", since, "utilization (%)",
 				indexed(a.Utilization.Daily, 100))
 		}},
-		{"utilization_busiest_month", func() (*plot.Plot, error) {
+		{"utilization_busiest_month", func() (*plots.Drawing, error) {
 			return linePlot(title+"hourly utilization, busiest month "+a.Utilization.BusiestMonth, "hours from the month's first hour in the trace", "utilization (%)",
 				indexed(a.Utilization.BusiestHourly, 100))
 		}},
-		{"arrivals_by_hour", func() (*plot.Plot, error) {
+		{"arrivals_by_hour", func() (*plots.Drawing, error) {
 			labels := make([]string, 24)
 			vals := make([]float64, 24)
 			for i := range labels {
@@ -231,7 +191,7 @@ func analysisPlots(a *Analysis) []namedPlot {
 			}
 			return barPlot(title+"arrivals by hour of day ("+a.Trace.TimeZone+")", "hour of day", "jobs submitted", labels, vals)
 		}},
-		{"arrivals_by_weekday", func() (*plot.Plot, error) {
+		{"arrivals_by_weekday", func() (*plots.Drawing, error) {
 			labels := []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
 			if a.Trace.UnixStartTime == 0 {
 				labels = []string{"day 0", "day 1", "day 2", "day 3", "day 4", "day 5", "day 6"}
@@ -242,25 +202,25 @@ func analysisPlots(a *Analysis) []namedPlot {
 			}
 			return barPlot(title+"arrivals by day of week", "day of week", "jobs submitted", labels, vals)
 		}},
-		{"cdf_inter_arrival", func() (*plot.Plot, error) {
+		{"cdf_inter_arrival", func() (*plots.Drawing, error) {
 			return cdfPlot(title+"inter-arrival time", "inter-arrival time (s)", a.Distributions.InterArrival)
 		}},
-		{"cdf_wait", func() (*plot.Plot, error) {
+		{"cdf_wait", func() (*plots.Drawing, error) {
 			return cdfPlot(title+"wait time", "wait time (s)", a.Distributions.Wait)
 		}},
-		{"cdf_run_time", func() (*plot.Plot, error) {
+		{"cdf_run_time", func() (*plots.Drawing, error) {
 			return cdfPlot(title+"run time", "run time (s)", a.Distributions.RunTime)
 		}},
-		{"cdf_parallelism", func() (*plot.Plot, error) {
+		{"cdf_parallelism", func() (*plots.Drawing, error) {
 			return cdfPlot(title+"parallelism", "processors per job", a.Distributions.Parallelism)
 		}},
-		{"cdf_memory", func() (*plot.Plot, error) {
+		{"cdf_memory", func() (*plots.Drawing, error) {
 			return cdfPlot(title+"memory", "used memory per processor (KB)", a.Distributions.Memory)
 		}},
-		{"cdf_cpu_time", func() (*plot.Plot, error) {
+		{"cdf_cpu_time", func() (*plots.Drawing, error) {
 			return cdfPlot(title+"consumed CPU time", "average CPU time per processor (s)", a.Distributions.CPUTime)
 		}},
-		{"top_users_by_jobs", func() (*plot.Plot, error) {
+		{"top_users_by_jobs", func() (*plots.Drawing, error) {
 			var labels []string
 			var vals []float64
 			for _, u := range a.Users.TopByJob {
@@ -268,7 +228,7 @@ func analysisPlots(a *Analysis) []namedPlot {
 			}
 			return barPlot(title+"top users by jobs", "user", "jobs", labels, vals)
 		}},
-		{"top_users_by_cpu", func() (*plot.Plot, error) {
+		{"top_users_by_cpu", func() (*plots.Drawing, error) {
 			var labels []string
 			var vals []float64
 			for _, u := range a.Users.TopByCPU {
@@ -276,7 +236,7 @@ func analysisPlots(a *Analysis) []namedPlot {
 			}
 			return barPlot(title+"top users by CPU time", "user", "CPU-years", labels, vals)
 		}},
-		{"top_sites_by_jobs", func() (*plot.Plot, error) {
+		{"top_sites_by_jobs", func() (*plots.Drawing, error) {
 			var labels []string
 			var vals []float64
 			for _, s := range a.Sites[:min(len(a.Sites), 20)] {
@@ -288,20 +248,20 @@ func analysisPlots(a *Analysis) []namedPlot {
 			}
 			p, err := barPlot(title+"top sites by jobs", "", "jobs", labels, vals)
 			if p != nil {
-				p.X.Tick.Label.Rotation = math.Pi / 2.5
-				p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
+				p.Plot().X.Tick.Label.Rotation = math.Pi / 2.5
+				p.Plot().X.Tick.Label.XAlign, p.Plot().X.Tick.Label.YAlign = -1, -0.5
 			}
 			return p, err
 		}},
-		{"running_per_day", func() (*plot.Plot, error) {
+		{"running_per_day", func() (*plots.Drawing, error) {
 			vals := make([]float64, len(a.Utilization.RunningPerDay))
 			for i, n := range a.Utilization.RunningPerDay {
 				vals[i] = float64(n)
 			}
 			return linePlot(title+"jobs running per day (spike "+strconv.FormatInt(a.Utilization.Spike, 10)+")", since, "jobs running", indexed(vals, 1))
 		}},
-		{"cumulative_jobs", func() (*plot.Plot, error) {
+		{"cumulative_jobs", func() (*plots.Drawing, error) {
 			return linePlot(title+"cumulative jobs submitted", since, "jobs", cumulative(a.Arrivals.PerDay))
 		}},
-	}
+	}, groupPlots(a, title)...)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/internal/testkit"
 )
 
@@ -94,10 +93,11 @@ func TestToolboxFigureChecks(t *testing.T) {
 					continue
 				}
 				drawn++
-				for _, msg := range plots.Problems(p, plotWidth, plotHeight) {
+				for _, msg := range p.ProblemsAt(plotWidth, plotHeight) {
 					t.Errorf("%s: %s", f.name, msg)
 				}
 				if f.name == "cumulative_jobs" {
+					p := p.Plot()
 					xy := cumulative(a.Arrivals.PerDay)
 					last := xy[len(xy)-1]
 					if xy[0].Y != 0 || int64(last.Y) != a.Totals.Jobs || !(p.Y.Min < 0 && p.Y.Max > last.Y && p.X.Min < 0 && p.X.Max > last.X) {

@@ -90,9 +90,12 @@ func tickProblem(ax *plot.Axis) string {
 // Problems at Width by Height) and any data drawn on or beyond the plot
 // area's edge: a value at an end of an axis that has not been padded
 // (a bar chart's 0 excepted), or past it.
-func (d *Drawing) Problems() []string {
+func (d *Drawing) Problems() []string { return d.ProblemsAt(Width, Height) }
+
+// ProblemsAt is Problems for the drawing laid out at width by height.
+func (d *Drawing) ProblemsAt(width, height vg.Length) []string {
 	p := d.plot
-	out := Problems(p.Plot, Width, Height)
+	out := Problems(p.Plot, width, height)
 	for i, it := range p.items {
 		r, ok := it.(plot.DataRanger)
 		if !ok {

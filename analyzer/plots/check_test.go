@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/svg_structure.json from the figures drawn")
@@ -84,6 +85,27 @@ func fixedFigures(t *testing.T) map[string]*Drawing {
 		},
 		"grouped": func() (*Drawing, error) {
 			return Grouped("jobs per site", "site", "jobs", []string{"A", "B", "C"}, []Series{{Label: "s", Values: []float64{17, 16, 17}}, {Label: "p", Values: []float64{22, 5, 9}}})
+		},
+		"grouped_undefined_series": func() (*Drawing, error) {
+			nan := math.NaN()
+			return Grouped("mean per user", "user", "mean (s)", []string{"A", "B"}, []Series{{Label: "wait", Values: []float64{nan, nan}}, {Label: "run", Values: []float64{40, 9}}})
+		},
+		"cdf_curves_split": func() (*Drawing, error) {
+			return CDFCurves("CDF of the wait", "wait (s)", []Curve{
+				{Label: "A", X: []float64{0, 3, 40, 900}, P: []float64{0.6, 0.7, 0.9, 1}},
+				{Label: "B", X: []float64{0, 10, 5000}, P: []float64{0.2, 0.5, 1}},
+				{Label: "C", X: []float64{2, 20}, P: []float64{0.5, 1}},
+			}, true)
+		},
+		"builder_bars": func() (*Drawing, error) {
+			b := NewBuilder("custom", "user", "jobs")
+			bc, err := plotter.NewBarChart(plotter.Values{5, 9, 2}, 20)
+			if err != nil {
+				return nil, err
+			}
+			b.Add(bc)
+			b.Plot().NominalX("u1", "u2", "u3")
+			return b.Done(""), nil
 		},
 		"negatives": func() (*Drawing, error) {
 			return Lines("delta", "run", "change (s)", [][]float64{{0, 1, 2}}, []Series{{Label: "R", Values: []float64{-5, 0, 3}}}, -5)

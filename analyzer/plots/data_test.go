@@ -33,7 +33,7 @@ func TestPlotData(t *testing.T) {
 	}{
 		{name: "CDF, two runs", draw: func() (*Drawing, error) {
 			return CDF("c", "wait (s)", []Series{{"R1", []float64{1, 2}}, {"R2", []float64{3}}}, false)
-		}, header: "series,wait (s),fraction of jobs (CDF),stat", rows: 3 + 2,
+		}, header: "series,wait (s),fraction of jobs (CDF),stat", rows: 5 + 3, // the steps drawn
 			want: []string{"R1,1,0,", "R1,2,1,", "R2,3,1,"}},
 		{name: "bars with categories", draw: func() (*Drawing, error) {
 			return Bars("b", "success rate", []string{"R1", "R2"}, []float64{0.5, 1}, 1)

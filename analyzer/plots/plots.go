@@ -112,6 +112,7 @@ func categorySpan(it plot.Plotter) (lo, hi float64, ok bool) {
 // file or none; a link to a file is followed).
 func (d *Drawing) Save(dir, name string) (Figure, error) {
 	f := Figure{Name: name, Title: d.Title, PNG: name + ".png", SVG: name + ".svg", Note: d.Note}
+	d.Saving(name, Width, Height)
 	for _, file := range []string{f.PNG, f.SVG} {
 		if err := saveAs(d.plot.Plot, filepath.Join(dir, file)); err != nil {
 			return f, fmt.Errorf("plot %s: %w", file, err)
@@ -135,6 +136,7 @@ func (d *Drawing) Render(w io.Writer, format string) error {
 // the PNG and SVG.
 func (d *Drawing) SavePDF(dir, name string) (string, error) {
 	file := name + ".pdf"
+	d.Saving(name, Width, Height)
 	return file, saveAs(d.plot.Plot, filepath.Join(dir, file))
 }
 
@@ -225,129 +227,14 @@ func leftOutNote(n int) string {
 	return fmt.Sprintf("%d undefined, infinite or out-of-range (beyond ±%g) values left out", n, MaxValue)
 }
 
-// scale is how an axis draws its values. A log axis needs values > 0 and a
-// range that is not a single point (gonum/plot panics otherwise), and only
-// helps when the values span decades: so an axis is logarithmic when its
-// largest value is at least ten times its smallest, values below LogFloor
-// counting as LogFloor; otherwise (no spread, every value 0, everything
-// below LogFloor) it is linear and shows zeros and negatives as they are.
-type scale struct {
-	log     bool
-	lo, hi  float64 // the range of the values drawn (after LogFloor on a log axis)
-	floored bool    // a log axis draws values below LogFloor at it
-}
-
-// scaleOf chooses the scale of an axis of the values; wantLog asks for a
-// log axis where the values allow one.
-func scaleOf(wantLog bool, values ...[]float64) scale {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range values {
-		for _, x := range v {
-			lo, hi = min(lo, x), max(hi, x)
-		}
-	}
-	if !wantLog || hi < 10*max(lo, LogFloor) {
-		return scale{lo: lo, hi: hi}
-	}
-	return scale{log: true, lo: max(lo, LogFloor), hi: hi, floored: lo < LogFloor}
-}
-
-// at is where v is drawn.
-func (s scale) at(v float64) float64 {
-	if s.log {
-		return max(v, LogFloor)
-	}
-	return v
-}
-
-// apply sets ax to the scale; call it after adding every plotter, which
-// would widen the range. A log axis spans the decades of the values, from
-// half the lowest one's start, so that values at its start (those drawn at
-// LogFloor) are off the axis line and their tick is labelled.
-func (s scale) apply(ax *plot.Axis) {
-	if !s.log {
-		return
-	}
-	ax.Scale = plot.LogScale{}
-	ax.Tick.Marker = LogTicks{}
-	if s.floored { // the tick at LogFloor says that it holds the values below it
-		ax.Tick.Marker = LogTicks{Floor: LogFloor}
-	}
-	ax.Min = math.Pow(10, math.Floor(math.Log10(s.lo))) / 2
-	// A quarter more than the largest value, so that it is not drawn on
-	// the frame.
-	ax.Max = min(max(math.Pow(10, math.Ceil(math.Log10(s.hi))), 1.25*s.hi), math.MaxFloat64)
-	if ax.Max <= ax.Min {
-		ax.Max = 10 * ax.Min
-	}
-}
-
-// note says how the axis shows the values: for a log axis, how many are
-// drawn at LogFloor, so zeros are counted rather than hidden.
-func (s scale) note(axis string, values ...[]float64) string {
-	if !s.log {
-		if s.lo == s.hi {
-			return fmt.Sprintf("every value on the %s axis is %s s", axis, Num(s.lo, 4))
-		}
-		return ""
-	}
-	n, below, zero, neg := 0, 0, 0, 0
-	for _, v := range values {
-		n += len(v)
-		for _, x := range v {
-			switch {
-			case x < 0:
-				neg++
-			case x == 0:
-				zero++
-			}
-			if x < LogFloor {
-				below++
-			}
-		}
-	}
-	note := axis + " on a log scale"
-	if below == 0 {
-		return note
-	}
-	var parts []string
-	if zero > 0 {
-		parts = append(parts, fmt.Sprintf("%d = 0", zero))
-	}
-	if neg > 0 {
-		parts = append(parts, fmt.Sprintf("%d < 0", neg))
-	}
-	if k := below - zero - neg; k > 0 {
-		parts = append(parts, fmt.Sprintf("%d between 0 and %g", k, LogFloor))
-	}
-	return fmt.Sprintf("%s; %d of %d values below %g s (%s) drawn at %g s", note, below, n, LogFloor, strings.Join(parts, ", "), LogFloor)
-}
-
-// cdfPoints reduces a sorted sample to at most MaxCurvePoints points of its
-// empirical CDF (its quantiles at evenly spaced probabilities), starting at
-// 0 at the smallest value so that a sample of one value, or of equal values,
-// is drawn as the step it is.
-func cdfPoints(sorted []float64, sc scale) plotter.XYs {
-	n := len(sorted)
-	k := min(n, MaxCurvePoints)
-	pts := make(plotter.XYs, 0, k+1)
-	pts = append(pts, plotter.XY{X: sc.at(sorted[0]), Y: 0})
-	for i := 0; i < k; i++ {
-		idx := i * (n - 1) / max(k-1, 1)
-		pts = append(pts, plotter.XY{X: sc.at(sorted[idx]), Y: float64(idx+1) / float64(n)})
-	}
-	return pts
-}
-
 // CDF draws the empirical CDFs of samples, one line per series, on a log
-// x axis when logX and the values span decades (see scale).
+// x axis when logX and the values span decades (see scale: zeros on a log
+// axis are drawn apart, at "= 0").
 func CDF(title, xlabel string, series []Series, logX bool) (*Drawing, error) {
-	p := newPlot(title, xlabel, "fraction of jobs (CDF)")
-	p.Y.Min, p.Y.Max = 0, 1
-	p.Legend.Left = true
 	note := ""
 	dropped := 0
 	samples := make([][]float64, len(series))
+	curves := make([]Curve, len(series))
 	for i, s := range series {
 		v, bad := finite(s.Values)
 		dropped += bad
@@ -356,34 +243,18 @@ func CDF(title, xlabel string, series []Series, logX bool) (*Drawing, error) {
 			slices.Sort(v)
 		}
 		samples[i] = v
-	}
-	sc := scaleOf(logX, samples...)
-	drawn := false
-	for i, s := range series {
-		v := samples[i]
-		if len(v) == 0 {
-			continue
-		}
-		drawn = true
 		if len(v) > MaxCurvePoints {
 			note = fmt.Sprintf("curves with more than %d jobs drawn through %d of their quantiles", MaxCurvePoints, MaxCurvePoints)
 		}
-		l, err := plotter.NewLine(cdfPoints(v, sc))
-		if err != nil {
-			return nil, err
-		}
-		l.Color = Color(i)
-		l.Width = vg.Points(1.5)
-		l.Dashes = Dashes(i)
-		p.Add(l)
-		p.Legend.Add(s.Label, l)
+		curves[i] = sampleCurve(s.Label, v)
 	}
-	if !drawn {
-		return nil, errNoData
+	sc := scaleOf(logX, samples...)
+	d, err := drawCurves(title, xlabel, "fraction of jobs (CDF)", curves, sc)
+	if err != nil {
+		return nil, err
 	}
-	sc.apply(&p.X)
-	note = join(join(note, sc.note("x", samples...)), leftOutNote(dropped))
-	return p.drawing(title, note), nil
+	d.Note = join(join(note, sc.note("x", samples...)), leftOutNote(dropped))
+	return d, nil
 }
 
 // quantileSketch reduces a sorted sample to 1001 of its quantiles, enough
@@ -551,8 +422,8 @@ func Scatter(title, xlabel, ylabel string, x, y []float64) (*Drawing, error) {
 		sc.Color = color.NRGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0x90} // Color(0), translucent
 		sc.Radius = vg.Points(2)
 		p.Add(sc)
-		sx.apply(&p.X)
-		sy.apply(&p.Y)
+		sx.apply(p, &p.X)
+		sy.apply(p, &p.Y)
 		return p.drawing(title, note), nil
 	}
 	// Bin on a 40 × 40 grid (of the logarithms on a log axis); one bubble
@@ -592,45 +463,10 @@ func Scatter(title, xlabel, ylabel string, x, y []float64) (*Drawing, error) {
 		return draw.GlyphStyle{Color: color.NRGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0x80}, Radius: r, Shape: draw.CircleGlyph{}}
 	}
 	p.Add(sc)
-	sx.apply(&p.X)
-	sy.apply(&p.Y)
+	sx.apply(p, &p.X)
+	sy.apply(p, &p.Y)
 	note = join(note, fmt.Sprintf("%d jobs binned on a 40×40 grid: each bubble is the jobs of one cell, its area proportional to their number (largest: %.0f)", len(x), maxN))
 	return p.drawing(title, note), nil
-}
-
-// transform maps an axis's values to the space its grid cells are equal
-// in: their logarithms on a log axis, the values on a linear one.
-type transform struct{ log bool }
-
-func (s scale) transform() transform { return transform{s.log} }
-
-func (t transform) fwd(v float64) float64 {
-	if t.log {
-		return math.Log10(max(v, LogFloor))
-	}
-	return v
-}
-
-func (t transform) inv(v float64) float64 {
-	if t.log {
-		return math.Pow(10, v)
-	}
-	return v
-}
-
-// span is the range of the transformed values, widened a little at the
-// top so the largest value falls in the last cell, and to a width of 1
-// when they are all equal.
-func (t transform) span(v []float64) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, a := range v {
-		a = t.fwd(a)
-		lo, hi = min(lo, a), max(hi, a)
-	}
-	if hi-lo < 1e-9*max(1, math.Abs(lo)) {
-		return lo, lo + 1
-	}
-	return lo, hi + 1e-9*(hi-lo)
 }
 
 // Pareto draws the Pareto chart of jobs per site (load-balancing fairness):
@@ -918,13 +754,19 @@ func Grouped(title, xlabel, ylabel string, labels []string, series []Series) (*D
 			return nil, fmt.Errorf("series %s: %d values for %d labels", s.Label, len(s.Values), len(labels))
 		}
 		vals := make(plotter.Values, len(s.Values))
+		var none []string
 		for k, v := range s.Values {
 			if !drawable(v) {
-				undefined = append(undefined, s.Label+" "+labels[k])
+				none = append(none, s.Label+" "+labels[k])
 				continue
 			}
-			vals[k], drawn = v, true
+			vals[k] = v
 		}
+		if len(none) == len(s.Values) { // no bar at all: no bar chart of zeros on the axis
+			undefined = append(undefined, s.Label+" (any)")
+			continue
+		}
+		undefined, drawn = append(undefined, none...), true
 		b, err := plotter.NewBarChart(vals, w)
 		if err != nil {
 			return nil, err

@@ -160,10 +160,17 @@ func labelled(lo, hi, step float64) int {
 // unlabelled ones at 2…9 times it; when the axis spans fewer than
 // MinTicks powers of ten, the 2s and 5s are labelled too.
 //
-// Floor, when set, is where the figure draws the values a log axis cannot
-// (zeros, negatives, those below it): its tick is labelled "≤ Floor", so
-// that a pile of zero waits reads as what it is.
-type LogTicks struct{ Floor float64 }
+// Floor, when set, is where the figure draws the positive values below it:
+// its tick is labelled "≤ Floor", so that they read as what they are.
+//
+// Zero, when set, is where a split axis draws the values ≤ 0, left of (below)
+// a break: its tick is labelled ZeroLabel ("= 0"), and no tick is drawn
+// between it and the log range, which starts at 4 × Zero.
+type LogTicks struct {
+	Floor     float64
+	Zero      float64
+	ZeroLabel string
+}
 
 // Ticks implements plot.Ticker.
 func (lt LogTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -178,6 +185,10 @@ func (lt LogTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 	var t []plot.Tick
+	if lt.Zero > 0 {
+		t = append(t, plot.Tick{Value: lt.Zero, Label: lt.ZeroLabel})
+		lo = max(lo, 4*lt.Zero)
+	}
 	for k := k0; k <= k1; k++ {
 		d := math.Pow(10, float64(k))
 		for m := 1; m < 10; m++ {

@@ -36,13 +36,13 @@ func TestWriteDegenerateRuns(t *testing.T) {
 		{"one job", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(1, store.Succeeded, constant(2), constant(3))}},
 			[]string{"cdf_wait", "cdf_run", "cdf_response", "box_wait", "xbar_delay", "scatter_wait_run", "pareto_sites", "success_rate", "breakdown"}},
 		{"every wait zero", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, constant(0), constant(4), "sser", "smpi")}},
-			reporttest.DefaultFigures},
+			reporttest.OneRunFigures},
 		{"every value zero", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, constant(0), constant(0), "sser", "smpi")}},
 			[]string{"cdf_wait", "cdf_run", "cdf_response", "box_wait", "xbar_delay", "scatter_wait_run", "pareto_sites", "bihist_wait", "success_rate", "breakdown"}},
 		{"every value equal", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, constant(0.5), constant(0.5), "sser", "smpi")}},
-			reporttest.DefaultFigures},
+			reporttest.OneRunFigures},
 		{"every value equal and large", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, constant(300), constant(300), "sser", "smpi")}},
-			reporttest.DefaultFigures},
+			reporttest.OneRunFigures},
 		{"every job failed", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(10, store.Failed, constant(1), constant(0), "sser", "smpi")}},
 			[]string{"cdf_wait", "cdf_run", "box_wait", "success_rate"}},
 		{"no job started", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(10, store.NeverStarted, nil, nil)}},
@@ -51,9 +51,9 @@ func TestWriteDegenerateRuns(t *testing.T) {
 		{"system size unknown", []reporttest.Run{{ID: "r", Ended: true, TargetConfig: "{}", Jobs: jobs(20, store.Succeeded, func(i int) float64 { return float64(i) }, constant(3), "sser", "smpi")}},
 			[]string{"cdf_wait", "goodput", "throughput"}},
 		{"negative waits (a clock of whole seconds)", []reporttest.Run{{ID: "r", Ended: true, Jobs: jobs(20, store.Succeeded, func(i int) float64 { return -0.4 + float64(i%3) }, constant(2), "sser", "smpi")}},
-			reporttest.DefaultFigures},
+			reporttest.OneRunFigures},
 		{"an empty run beside a full one", []reporttest.Run{{ID: "e", Ended: true}, {ID: "f", Ended: true, Jobs: jobs(30, store.Succeeded, func(i int) float64 { return float64(i * i) }, constant(60), "sser", "smpi")}},
-			reporttest.DefaultFigures},
+			reporttest.OneRunFigures},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

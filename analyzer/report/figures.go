@@ -155,6 +155,7 @@ func (fc *figureContext) figures() []figureSpec {
 	}
 	add("Success rate per run", "success_rate", "", fc.successRate)
 	add("Response-time breakdown", "breakdown", "run", fc.breakdown)
+	fc.grenchmarkFigures(add)
 	fc.fidelityFigures(add)
 	return specs
 }

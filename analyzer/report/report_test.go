@@ -26,7 +26,7 @@ func TestWriteSmallRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, fig := range []string{"cdf_wait", "cdf_run", "cdf_response", "box_wait", "xbar_delay", "scatter_wait_run", "pareto_sites",
-		"bihist_wait", "utilization", "goodput", "throughput", "success_rate", "breakdown"} {
+		"bihist_wait", "utilization", "goodput", "throughput", "success_rate", "breakdown", "duration_runs", "wait_by_arrival"} {
 		for _, ext := range []string{".png", ".svg"} {
 			if _, err := os.Stat(filepath.Join(dir, "out", FiguresDir, fig+ext)); err != nil {
 				t.Errorf("figure %s%s: %v", fig, ext, err)

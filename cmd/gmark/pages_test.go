@@ -26,6 +26,7 @@ var screenshotPages = []struct {
 	{"report-dryrun", [][]string{{"generate", "$REPO/examples/quickstart.wdl", "-o", "wl", "-q"}, {"submit", "wl", "--target", "dryrun", "--db", "d.db", "--speedup", "1000", "-q"}, {"report", "--db", "d.db", "-o", "page", "-q"}}, "page/index.html"},
 	{"report-w30-wf-cf", [][]string{{"generate", "$REPO/examples/koala-w30.wdl", "-o", "wl", "-q", "--seed", "1"}, {"koala", "simulate", "--grid", "$REPO/examples/das2.toml", "--db", "c.db", "--run-id", "WF", "--policy", "WF", "wl"}, {"koala", "simulate", "--grid", "$REPO/examples/das2.toml", "--db", "c.db", "--run-id", "CF", "--policy", "CF", "wl"}, {"report", "--db", "c.db", "-o", "page", "-q"}}, "page/index.html"},
 	{"trace-lcg", [][]string{{"trace", "plot", "$LCG", "-o", "page", "-q"}}, "page/index.html"},
+	{"trace-three", [][]string{{"trace", "plot", "$LCG", "$REPO/gwa/testdata/overlay/grid-a.swf", "$REPO/gwa/testdata/overlay/grid-b.gwf", "-o", "page", "-q"}}, "page/index.html"},
 }
 
 // screenshotWidths are the window widths every page is opened at.

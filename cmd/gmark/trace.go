@@ -42,8 +42,8 @@ func init() {
 			},
 			{
 				Name:      "plot",
-				Usage:     "draw the analysis figures of a trace as PNG and SVG",
-				ArgsUsage: "TRACE",
+				Usage:     "draw the analysis figures of traces as PNG and SVG, with a page (several traces: overlaid)",
+				ArgsUsage: "TRACE...",
 				Flags: []cli.Flag{strict, quiet, format, procs,
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "directory for the figures"},
 				},
@@ -260,8 +260,8 @@ func runTraceStats(c *cli.Context) error {
 }
 
 func runTracePlot(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return usageErrorf("trace plot takes one trace file and -o DIR")
+	if c.NArg() == 0 {
+		return usageErrorf("trace plot takes one or more trace files and -o DIR")
 	}
 	if err := outfile.CheckDir(c.String("output"), "the figures"); err != nil {
 		return usageError{err}
@@ -270,18 +270,19 @@ func runTracePlot(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := in.analyse(c.Args().First(), aopts)
-	if err != nil {
-		return err
+	var all []*gwa.Analysis
+	for _, path := range c.Args().Slice() {
+		a, err := in.analyse(path, aopts)
+		if err != nil {
+			return err
+		}
+		all = append(all, a)
 	}
-	figs, err := gwa.PlotPage(a, c.String("output"), os.Args)
-	if err != nil {
-		return err
-	}
-	if !c.Bool("quiet") {
+	figs, err := gwa.PlotTraces(all, c.String("output"), os.Args)
+	if err == nil && !c.Bool("quiet") {
 		fmt.Fprintf(c.App.Writer, "wrote %d figures (PNG, SVG and their data as CSV) and %s to %s\n", len(figs), gwa.PageFile, c.String("output"))
 	}
-	return nil
+	return err
 }
 
 // parseSelection reads the selection flags (gwa.SelectionFlags parses them).

@@ -103,6 +103,16 @@ func TestTraceCommands(t *testing.T) {
 			t.Errorf("figure %s: %v", f, err)
 		}
 	}
+	// Three traces overlaid: one page, each trace's own figures beside.
+	out, stderr, code = run(t, dir, "trace", "plot", "small.swf", "small.gwf", abs(t, "../../gwa/testdata/overlay/grid-b.gwf"), "-o", "cmp")
+	if code != 0 || !strings.Contains(out, "and index.html to cmp") {
+		t.Fatalf("plot of three traces: exit %d %s %s", code, out, stderr)
+	}
+	for _, f := range []string{"index.html", "cdf_run_time.svg", "cumulative_jobs.png", "1_small.swf/index.html", "3_grid-b.gwf/groups_VO_shares.svg", "cdf_run_time.csv", "2_small.gwf/cdf_run_time.csv"} {
+		if st, err := os.Stat(filepath.Join(dir, "cmp", f)); err != nil || st.Size() == 0 {
+			t.Errorf("overlay %s: %v", f, err)
+		}
+	}
 }
 
 // Malformed lines: file:line: field N: message; --strict exits 2, the

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gmark/gmark/internal/testkit"
 )
 
 // --out DIR: the tables, the JSON, a throughput figure per way and the
@@ -15,6 +17,7 @@ import (
 func TestWriteDir(t *testing.T) {
 	for _, file := range []string{"exp1.toml", "exp1-faults.toml"} {
 		t.Run(file, func(t *testing.T) {
+			testkit.CheckFigures(t) // every figure passes the checks of analyzer/plots
 			sp := load(t, file)
 			sp.Name = `<script>alert("x")</script> & co`
 			r := run(t, sp)

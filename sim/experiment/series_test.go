@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gmark/gmark/examples"
+	"github.com/gmark/gmark/internal/testkit"
 )
 
 // t1Experiment is the thesis's T1 (Sec. 6.4.1) as an experiment: one
@@ -188,6 +189,7 @@ func TestMeanSeries(t *testing.T) {
 // The report directory has the jobs and messages over time of each
 // (scenario, architecture, load), and the page shows them.
 func TestSeriesFigures(t *testing.T) {
+	testkit.CheckFigures(t) // every figure passes the checks of analyzer/plots
 	dir := t.TempDir()
 	e := t1Experiment(t, dir)
 	db := filepath.Join(dir, "r.db")

@@ -14,8 +14,15 @@ import (
 
 // DefaultFigures are the file names (without extension) of the figures
 // every report draws when it has the data for them.
-var DefaultFigures = []string{"cdf_wait", "cdf_run", "cdf_response", "box_wait", "xbar_delay", "scatter_wait_run", "pareto_sites",
-	"bihist_wait", "utilization", "goodput", "throughput", "success_rate", "breakdown"}
+var DefaultFigures = append(OneRunFigures, AcrossRunFigures...)
+
+// OneRunFigures are the default figures one run draws when it has the data.
+var OneRunFigures = []string{"cdf_wait", "cdf_run", "cdf_response", "box_wait", "xbar_delay", "scatter_wait_run", "pareto_sites",
+	"bihist_wait", "utilization", "goodput", "throughput", "success_rate", "breakdown", "duration_runs", "wait_by_arrival"}
+
+// AcrossRunFigures are the default figures drawn only across runs that
+// differ (in their size, in their submitter threads).
+var AcrossRunFigures = []string{"delay_by_size", "delay_by_threads"}
 
 var (
 	imgSrc   = regexp.MustCompile(`<img[^>]+src="([^"]+)"`)
@@ -48,8 +55,12 @@ func CheckPage(t testing.TB, index string, drawn ...string) []string {
 			t.Errorf("not drawn, and no good reason: %s", m[0])
 		}
 	}
-	if n := len(imgSrc.FindAllString(page, -1)) + len(reasons); n != len(DefaultFigures) {
-		t.Errorf("%d figures shown or said not drawn, want %d", n, len(DefaultFigures))
+	want := len(DefaultFigures)
+	if !strings.Contains(page, "Submission delay against") { // a report of one run: no figure across runs
+		want = len(OneRunFigures)
+	}
+	if n := len(imgSrc.FindAllString(page, -1)) + len(reasons); n != want {
+		t.Errorf("%d figures shown or said not drawn, want %d", n, want)
 	}
 	for _, name := range drawn {
 		if !strings.Contains(page, `src="`+report.FiguresDir+"/"+name+`.png"`) {

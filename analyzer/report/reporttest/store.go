@@ -15,6 +15,7 @@ type Run struct {
 	Jobs         []store.Job // times as offsets from the run's creation
 	Ended        bool        // with an end record
 	TargetConfig string      // JSON; {"processors":64} when ""
+	Settings     string      // the submitter's settings, JSON; {"speedup":1} when ""
 }
 
 // WriteRuns writes runs of the local target to a new store at path, the
@@ -37,14 +38,17 @@ func WriteRuns(t testing.TB, path string, runs ...Run) {
 			return err
 		}
 		for k, r := range runs {
-			tc := r.TargetConfig
+			tc, settings := r.TargetConfig, r.Settings
 			if tc == "" {
 				tc = `{"processors":64}`
+			}
+			if settings == "" {
+				settings = `{"speedup":1}`
 			}
 			created := base + int64(k)*1e9
 			prov := store.Provenance{RunID: r.ID, RecordedNS: created, Target: "local", TargetConfig: tc, CommandLine: `["gmark","submit"]`}
 			if err := tx.InsertRun(store.Run{ID: r.ID, ScenarioID: sid, CreatedNS: created, Jobs: len(r.Jobs), Target: "local",
-				Settings: `{"speedup":1}`, ProvenanceSHA256: prov.ComputeDigest()}); err != nil {
+				Settings: settings, ProvenanceSHA256: prov.ComputeDigest()}); err != nil {
 				return err
 			}
 			if err := tx.InsertProvenance(prov); err != nil {
