@@ -30,10 +30,13 @@ func init() {
 			"significant (--alpha) and beyond --threshold is a regression. docs/report.md has the tests.\n\n" +
 			"With --fidelity, each run of a wl:trace replay is compared with the original trace window\n" +
 			"(Kolmogorov–Smirnov tests of wait, run and response times and of the utilization).\n\n" +
+			"With --compare FIELD, the runs of one or several stores (--db repeated) side by side, grouped by\n" +
+			"FIELD: run, scenario, target, policy, revision, seed, or any key of their provenance.\n\n" +
 			"'gmark report sql QUERY' runs a read-only SQL query on the store.\n\n" +
 			"Exit status: 0 ok (gate: no regression), 1 a regression or a failure, 2 bad usage.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"},
+			&cli.StringSliceFlag{Name: "db", Value: cli.NewStringSlice("results.db"), Usage: "results store (SQLite); several with --compare"},
+			&cli.StringFlag{Name: "compare", Usage: "compare the runs grouped by this field (run, scenario, target, policy, revision, seed, …)"},
 			&cli.StringSliceFlag{Name: "run", Usage: "run to report on (repeat, or comma-separated; default: every run of --db)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report", Usage: "directory of the HTML report"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "html", Usage: "html, text, summary, json or csv"},
@@ -78,7 +81,11 @@ const maxBins = 10000
 
 // checkDB is report.CheckStore, its refusals as usage errors.
 func checkDB(path string, runs []string, reporting bool) error {
-	err := report.CheckStore(path, runs, reporting)
+	return storeUsage(report.CheckStore(path, runs, reporting))
+}
+
+// storeUsage makes a *report.StoreError a usage error.
+func storeUsage(err error) error {
 	if se := (*report.StoreError)(nil); errors.As(err, &se) {
 		return usageError{err}
 	}
@@ -88,11 +95,14 @@ func checkDB(path string, runs []string, reporting bool) error {
 // reportOptions are the parsed flags of `gmark report`.
 type reportOptions struct {
 	db     string
+	dbs    []string // every --db (several only with compare)
 	runs   []string
 	output string // the HTML report's directory
-	format string
-	opts   report.Options
-	gate   *gateOptions // a regression gate, with --baseline
+	// compare is the field of --compare: a comparison of the runs.
+	compare string
+	format  string
+	opts    report.Options
+	gate    *gateOptions // a regression gate, with --baseline
 	// reproduce is the run to reproduce into the directory to.
 	reproduce, to string
 }
@@ -108,7 +118,8 @@ type gateOptions struct {
 // parseReportFlags checks the flags of `gmark report`; every error is a
 // usage error.
 func parseReportFlags(c *cli.Context) (reportOptions, error) {
-	o := reportOptions{db: c.String("db"), runs: splitList(c.StringSlice("run")), output: c.String("output"), format: c.String("format"),
+	dbs := splitList(c.StringSlice("db"))
+	o := reportOptions{db: dbs[len(dbs)-1], dbs: dbs, compare: c.String("compare"), runs: splitList(c.StringSlice("run")), output: c.String("output"), format: c.String("format"),
 		opts: report.Options{Tau: c.Duration("tau"), Processors: c.Int("processors"), WallTime: c.Bool("wall-time"),
 			Bins: c.Int("bins"), Command: os.Args, Fidelity: c.Bool("fidelity"), IncludeWarm: c.Bool("include-warm")},
 		reproduce: c.String("reproduce"), to: c.String("to")}
@@ -127,7 +138,13 @@ func parseReportFlags(c *cli.Context) (reportOptions, error) {
 	if o.to != "" && o.reproduce == "" {
 		return o, usageErrorf("--to goes with --reproduce RUN")
 	}
+	if len(dbs) > 1 && o.compare == "" || o.compare != "" && (c.String("baseline") != "" || o.reproduce != "") {
+		return o, usageErrorf("several --db need --compare, which goes without --baseline and --reproduce")
+	}
 	if c.String("baseline") == "" {
+		if o.compare != "" {
+			return o, nil
+		}
 		if !slices.Contains([]string{"html", "text", "summary", "json", "csv"}, o.format) {
 			return o, usageErrorf("--format %q: want html, text, summary, json or csv", o.format)
 		}
@@ -173,6 +190,9 @@ func runReport(c *cli.Context) error {
 	}
 	if o.reproduce != "" {
 		return reproduce(o, c.App.Writer)
+	} else if o.compare != "" {
+		co := report.CompareOptions{Options: o.opts, By: o.compare, DBs: o.dbs, Runs: o.runs, Format: o.format, Dir: o.output}
+		return storeUsage(report.WriteComparison(c.Context, c.App.Writer, co))
 	}
 	if err := checkDB(o.db, o.runs, true); err != nil {
 		return err
