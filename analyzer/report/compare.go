@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -123,6 +123,7 @@ func BuildComparison(ctx context.Context, o CompareOptions) (*Comparison, error)
 	if o.By == "" {
 		o.By = DefaultCompareBy
 	}
+	o.DBs = distinctPaths(o.DBs)
 	sel, err := selectRuns(o.DBs, o.Runs)
 	if err != nil {
 		return nil, err
@@ -162,7 +163,7 @@ func (c *Comparison) group() error {
 	found := false
 	for i, r := range c.Runs {
 		if ids[r.Name] > 1 {
-			r.Name = filepath.Base(r.DB) + ":" + r.Name
+			r.Name = r.DB + ":" + r.Name
 		}
 		r.Run.Label = r.Name
 		fields := runFields(r)
@@ -341,4 +342,23 @@ func selectRuns(dbs, runs []string) (map[string][]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// distinctPaths is paths without the repeats of a file named twice (by the
+// same path, or another path to it).
+func distinctPaths(paths []string) []string {
+	var out []string
+	var seen []os.FileInfo
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err == nil && slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, fi) }) ||
+			slices.Contains(out, p) {
+			continue
+		}
+		if err == nil {
+			seen = append(seen, fi)
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -62,7 +62,7 @@ func (c *Comparison) value(m CompareMetric, v GroupValue) string {
 		f = pct
 	}
 	s := f(v.Value)
-	if v.CIMethod != "" {
+	if v.CIMethod != "" && v.CI[0] != v.CI[1] { // no spread: the same in every run
 		s += " [" + f(v.CI[0]) + ", " + f(v.CI[1]) + "]"
 	}
 	return s

@@ -14,6 +14,7 @@ import (
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/report"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/urfave/cli/v2"
 )
 
@@ -35,7 +36,7 @@ func init() {
 			"'gmark report sql QUERY' runs a read-only SQL query on the store.\n\n" +
 			"Exit status: 0 ok (gate: no regression), 1 a regression or a failure, 2 bad usage.",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "db", Value: cli.NewStringSlice("results.db"), Usage: "results store (SQLite); several with --compare"},
+			&cliflag.Repeated{StringFlag: cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite); several with --compare"}},
 			&cli.StringFlag{Name: "compare", Usage: "compare the runs grouped by this field (run, scenario, target, policy, revision, seed, …)"},
 			&cli.StringSliceFlag{Name: "run", Usage: "run to report on (repeat, or comma-separated; default: every run of --db)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report", Usage: "directory of the HTML report"},
@@ -102,24 +103,16 @@ type reportOptions struct {
 	compare string
 	format  string
 	opts    report.Options
-	gate    *gateOptions // a regression gate, with --baseline
+	gate    *report.GateOptions // a regression gate, with --baseline
 	// reproduce is the run to reproduce into the directory to.
 	reproduce, to string
-}
-
-// gateOptions are the flags of the regression gate.
-type gateOptions struct {
-	db     string
-	runs   []string
-	cfg    gate.Config
-	format string // text or json
 }
 
 // parseReportFlags checks the flags of `gmark report`; every error is a
 // usage error.
 func parseReportFlags(c *cli.Context) (reportOptions, error) {
-	dbs := splitList(c.StringSlice("db"))
-	o := reportOptions{db: dbs[len(dbs)-1], dbs: dbs, compare: c.String("compare"), runs: splitList(c.StringSlice("run")), output: c.String("output"), format: c.String("format"),
+	dbs := cliflag.Values(c, "db")
+	o := reportOptions{db: c.String("db"), dbs: dbs, compare: c.String("compare"), runs: splitList(c.StringSlice("run")), output: c.String("output"), format: c.String("format"),
 		opts: report.Options{Tau: c.Duration("tau"), Processors: c.Int("processors"), WallTime: c.Bool("wall-time"),
 			Bins: c.Int("bins"), Command: os.Args, Fidelity: c.Bool("fidelity"), IncludeWarm: c.Bool("include-warm")},
 		reproduce: c.String("reproduce"), to: c.String("to")}
@@ -155,30 +148,30 @@ func parseReportFlags(c *cli.Context) (reportOptions, error) {
 	return o, err
 }
 
-func parseGateFlags(c *cli.Context) (*gateOptions, error) {
-	g := &gateOptions{db: c.String("baseline"), runs: splitList(c.StringSlice("baseline-run")), format: "text",
-		cfg: gate.Config{Metrics: splitList([]string{c.String("metrics")}), Alpha: c.Float64("alpha"), Test: c.String("test")}}
+func parseGateFlags(c *cli.Context) (*report.GateOptions, error) {
+	g := &report.GateOptions{DB: c.String("baseline"), Runs: splitList(c.StringSlice("baseline-run")), Format: "text",
+		Config: gate.Config{Metrics: splitList([]string{c.String("metrics")}), Alpha: c.Float64("alpha"), Test: c.String("test")}}
 	threshold, err := gate.ParseThreshold(c.String("threshold"))
 	if err != nil {
 		return g, usageError{err}
 	}
-	g.cfg.Threshold = threshold
-	if !(g.cfg.Alpha > 0 && g.cfg.Alpha < 1) {
+	g.Config.Threshold = threshold
+	if !(g.Config.Alpha > 0 && g.Config.Alpha < 1) {
 		return g, usageErrorf("--alpha must be between 0 and 1")
 	}
-	for _, n := range g.cfg.Metrics {
+	for _, n := range g.Config.Metrics {
 		if gate.Metrics[n] == nil {
 			return g, usageErrorf("--metrics: unknown metric %q (known: %s)", n, strings.Join(gate.Names(), ", "))
 		}
 	}
-	if g.cfg.Test != gate.BlockBootstrap && g.cfg.Test != gate.IID {
-		return g, usageErrorf("--test %q: want %s or %s", g.cfg.Test, gate.BlockBootstrap, gate.IID)
+	if g.Config.Test != gate.BlockBootstrap && g.Config.Test != gate.IID {
+		return g, usageErrorf("--test %q: want %s or %s", g.Config.Test, gate.BlockBootstrap, gate.IID)
 	}
 	if c.IsSet("format") {
 		if f := c.String("format"); f != "text" && f != "json" {
 			return g, usageErrorf("with --baseline, --format is text or json")
 		}
-		g.format = c.String("format")
+		g.Format = c.String("format")
 	}
 	return g, nil
 }
@@ -253,38 +246,11 @@ func writeReport(ctx context.Context, o reportOptions, w io.Writer) error {
 
 // runGate compares the runs of --db with those of --baseline.
 func runGate(ctx context.Context, o reportOptions, w io.Writer) error {
-	g := o.gate
-	if err := checkDB(g.db, g.runs, true); err != nil {
-		return err
+	regressed, err := report.Gate(ctx, w, o.db, o.runs, *o.gate, o.opts)
+	if err == nil && len(regressed) > 0 {
+		return cli.Exit("regression in "+strings.Join(regressed, ", "), exitFailure)
 	}
-	o.opts.Log = nil
-	base, err := report.Build(ctx, g.db, g.runs, o.opts)
-	if err != nil {
-		return err
-	}
-	cur, err := report.Build(ctx, o.db, o.runs, o.opts)
-	if err != nil {
-		return err
-	}
-	res, err := gate.Compare(base.Metrics(), cur.Metrics(), g.cfg)
-	if err != nil {
-		return usageError{err}
-	}
-	if g.format == "json" {
-		b, err := report.MarshalJSON(res)
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(append(b, '\n')); err != nil {
-			return err
-		}
-	} else if err := res.WriteText(w); err != nil {
-		return err
-	}
-	if len(res.Regressed) > 0 {
-		return cli.Exit("regression in "+strings.Join(res.Regressed, ", "), exitFailure)
-	}
-	return nil
+	return storeUsage(err)
 }
 
 func runReportSQL(c *cli.Context) error {
