@@ -223,3 +223,21 @@ func CompareFigures(ctx context.Context, c *Comparison, dir string) (*FigureSet,
 	}
 	return set, nil
 }
+
+// FigureProblems draws the comparison's figures in memory and lists what
+// breaks gmark's figure style in each (Drawing.Problems: data on or past
+// the plot area's edge, too few ticks, the legend over the data), as
+// "figure: problem"; drawn names the figures drawn.
+func (c *Comparison) FigureProblems() (drawn, problems []string) {
+	for _, f := range c.compareFigures() {
+		d, err := f.draw()
+		if err != nil {
+			continue
+		}
+		drawn = append(drawn, f.name)
+		for _, p := range d.Problems() {
+			problems = append(problems, f.name+": "+p)
+		}
+	}
+	return drawn, problems
+}
