@@ -82,12 +82,14 @@ type GroupValue struct {
 
 // CompareRun is one run of a comparison.
 type CompareRun struct {
-	Name  string  `json:"name"` // its id, STORE:ID when another store has a run of that id
-	DB    string  `json:"db"`
-	Group string  `json:"group"`
-	Seed  string  `json:"seed,omitempty"` // the field "seed"
-	Load  float64 `json:"load"`           // the utilization (fraction), NaN when unknown
-	Run   *Run    `json:"run"`
+	Name  string `json:"name"` // its id, STORE:ID when another store has a run of that id
+	DB    string `json:"db"`
+	Group string `json:"group"`
+	Seed  string `json:"seed,omitempty"` // the field "seed"
+	// Workload is the SHA-256 of the workload the run submitted.
+	Workload string  `json:"workload,omitempty"`
+	Load     float64 `json:"load"` // the utilization (fraction), NaN when unknown
+	Run      *Run    `json:"run"`
 }
 
 // compareMetric is a metric of the tables and how to read it.
@@ -176,7 +178,7 @@ func (c *Comparison) group() error {
 			v = "(none)"
 		}
 		r.Group = v
-		r.Seed = fields["seed"]
+		r.Seed, r.Workload = fields["seed"], fields["workload"]
 		if r.Run.Metrics.TimeBase == "workload" && i == 0 {
 			c.Unit = "workload s"
 		}

@@ -117,35 +117,52 @@ func (c *Comparison) pooledMeans(get func(*metrics.RunMetrics) []float64) []floa
 type xAxis struct {
 	name, label string
 	get         func(*CompareRun) (float64, bool)
-	// perLevel aggregates the runs at one x (a load level) into their mean
-	// and its t interval; per run otherwise (a seed: one run each).
-	perLevel bool
+	// level is the key of the runs drawn as one point (their mean, with
+	// its t interval over them); "" draws each run on its own.
+	level func(*CompareRun) string
 }
 
-// axes are the x axes the runs vary along: the seed when a group has runs
-// of two numeric seeds or more, the load when a group has runs at two load
-// levels or more (utilizations apart by a percentage point or more).
+// axes are the x axes the runs vary along. The load: when a group has runs
+// of two workloads or more, each workload (by its digest) is a load level,
+// at the mean utilization of its runs. The seed: when a group has runs of
+// two seeds or more, and every group's runs are of one workload (else the
+// seed is not all that differs between them).
 func (c *Comparison) axes() []xAxis {
-	seed := xAxis{"seed", "seed", func(r *CompareRun) (float64, bool) { return numeric(r.Seed) }, false}
-	load := xAxis{"load", "load: utilization by the run's jobs (%)", func(r *CompareRun) (float64, bool) {
+	seed := xAxis{"seed", "seed", func(r *CompareRun) (float64, bool) { return numeric(r.Seed) }, nil}
+	load := xAxis{"load", "load: utilization by the workload's jobs (%, mean over its runs)", func(r *CompareRun) (float64, bool) {
 		return 100 * r.Load, !math.IsNaN(r.Load) && !math.IsInf(r.Load, 0)
-	}, true}
-	var out []xAxis
-	for _, x := range []xAxis{seed, load} {
-		for _, g := range c.Groups {
-			var levels []float64
-			for _, r := range c.Runs {
-				if v, ok := x.get(r); ok && r.Group == g.Key {
-					levels = append(levels, math.Round(v))
-				}
-			}
-			if len(slices.Compact(slices.Sorted(slices.Values(levels)))) >= 2 {
-				out = append(out, x)
-				break
+	}, func(r *CompareRun) string { return r.Workload }}
+	varies := func(g *CompareGroup, x xAxis, key func(*CompareRun) string) bool {
+		levels := map[string]bool{}
+		for _, r := range c.Runs {
+			if _, ok := x.get(r); ok && r.Group == g.Key {
+				levels[key(r)] = true
 			}
 		}
+		return len(levels) >= 2
+	}
+	var seeds, workloads bool
+	for _, g := range c.Groups {
+		seeds = seeds || varies(g, seed, func(r *CompareRun) string { return r.Seed })
+		workloads = workloads || varies(g, load, load.level)
+	}
+	var out []xAxis
+	switch {
+	case seeds && workloads:
+		c.addNote("no figure against the seed: a group's runs are of several workloads, so the seed is not all that differs between them")
+	case seeds:
+		out = append(out, seed)
+	}
+	if workloads {
+		out = append(out, load)
 	}
 	return out
+}
+
+func (c *Comparison) addNote(n string) {
+	if !slices.Contains(c.Notes, n) {
+		c.Notes = append(c.Notes, n)
+	}
 }
 
 // points are each group's mean of s against x, with 95% intervals: per
@@ -156,25 +173,23 @@ func (c *Comparison) points(s sampleDef, x xAxis) []plots.Points {
 	for i, g := range c.Groups {
 		p := &out[i]
 		p.Label = g.Key
-		levels := map[float64][]*CompareRun{}
-		var order []float64
-		for _, r := range c.Runs {
-			v, ok := x.get(r)
-			if !ok || r.Group != g.Key {
+		levels := map[string][]*CompareRun{}
+		var order []string
+		for k, r := range c.Runs {
+			if _, ok := x.get(r); !ok || r.Group != g.Key {
 				continue
 			}
-			if x.perLevel {
-				v = math.Round(v)
-			} else {
-				v += float64(len(levels[v])) * 1e-9 // runs of one seed: each its own point
+			key := fmt.Sprint(k)
+			if x.level != nil {
+				key = x.level(r)
 			}
-			if levels[v] == nil {
-				order = append(order, v)
+			if levels[key] == nil {
+				order = append(order, key)
 			}
-			levels[v] = append(levels[v], r)
+			levels[key] = append(levels[key], r)
 		}
-		for _, lv := range order {
-			runs := levels[lv]
+		for _, key := range order {
+			runs := levels[key]
 			xs, ms := make([]float64, len(runs)), make([]*metrics.RunMetrics, len(runs))
 			for k, r := range runs {
 				xs[k], _ = x.get(r)

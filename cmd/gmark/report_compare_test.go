@@ -128,6 +128,44 @@ func TestReportCompareW30Policies(t *testing.T) {
 	}
 }
 
+// Runs of two workloads (W30 and W50) per policy: the figures of the
+// metrics against the load are drawn, one point per workload, and those
+// against the seed are not (the seed is not all that differs), which the
+// page says.
+func TestReportCompareLoad(t *testing.T) {
+	dir := t.TempDir()
+	if _, stderr, code := run(t, dir, "generate", abs(t, "../../examples/koala-w50.wdl"), "-o", "w50", "-q", "--seed", "1"); code != 0 {
+		t.Fatalf("generate: %s", stderr)
+	}
+	for _, p := range []string{"WF", "CF"} {
+		simRun(t, dir, "a.db", "w30-"+p, 1, 1, "--policy", p)
+		if _, stderr, code := run(t, dir, "koala", "simulate", "--grid", abs(t, "../../examples/das2.toml"), "--db", "a.db", "--run-id", "w50-"+p,
+			"--seed", "2", "--policy", p, "w50"); code != 0 {
+			t.Fatalf("simulate: %s", stderr)
+		}
+	}
+	out := filepath.Join(dir, "cmp")
+	if _, stderr, code := run(t, dir, "report", "--compare", "policy", "--db", "a.db", "-o", out, "-q"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "cmp_wait_vs_load.png") || strings.Contains(string(page), "vs_seed") ||
+		!strings.Contains(string(page), "no figure against the seed") {
+		t.Errorf("figures against the load and the seed: %s", page)
+	}
+	cmp, err := report.BuildComparison(context.Background(), report.CompareOptions{By: "policy", DBs: []string{filepath.Join(dir, "a.db")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn, problems := cmp.FigureProblems()
+	if !slices.Contains(drawn, "cmp_bsld_vs_load") || len(problems) > 0 {
+		t.Errorf("drawn %q; problems %q", drawn, problems)
+	}
+}
+
 // Bad usage is exit 2: several stores without --compare, --compare with
 // --baseline, a field no run has, a format of no comparison.
 func TestReportCompareUsage(t *testing.T) {
