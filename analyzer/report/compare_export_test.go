@@ -11,3 +11,6 @@ func CompareDrawings(c *Comparison) (names []string, drawings []*plots.Drawing, 
 	}
 	return names, drawings, errs
 }
+
+// FlatJSON is flatJSON, for the fuzz test.
+var FlatJSON = flatJSON

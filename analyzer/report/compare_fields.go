@@ -80,13 +80,13 @@ func revision(p store.Provenance) string {
 
 // flatJSON flattens a JSON object into its leaves, by their paths joined
 // with dots; strings as they are, other values in JSON. Anything but an
-// object is no field.
+// object (or no valid JSON) is no field.
 func flatJSON(s string) map[string]string {
 	out := map[string]string{}
 	var v any
 	d := json.NewDecoder(bytes.NewReader([]byte(s)))
 	d.UseNumber()
-	if d.Decode(&v) != nil {
+	if !json.Valid([]byte(s)) || d.Decode(&v) != nil {
 		return out
 	}
 	var walk func(prefix string, v any)

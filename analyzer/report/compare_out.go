@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,15 +58,31 @@ func WriteComparison(ctx context.Context, w io.Writer, o CompareOptions) error {
 
 // value formats a group's value with its interval.
 func (c *Comparison) value(m CompareMetric, v GroupValue) string {
+	if ci := c.interval(m, v); ci != "" {
+		return c.number(m, v) + " " + ci
+	}
+	return c.number(m, v)
+}
+
+// number formats a group's value.
+func (c *Comparison) number(m CompareMetric, v GroupValue) string {
+	if m.Percent {
+		return pct(v.Value)
+	}
+	return num(v.Value)
+}
+
+// interval formats a group's interval, "[lo, hi]", or "" for none or one
+// of no width (the value is the same in every run).
+func (c *Comparison) interval(m CompareMetric, v GroupValue) string {
+	if v.CIMethod == "" || math.IsNaN(v.CI[0]) || v.CI[1]-v.CI[0] <= 1e-9*math.Abs(v.Value) {
+		return ""
+	}
 	f := num
 	if m.Percent {
 		f = pct
 	}
-	s := f(v.Value)
-	if v.CIMethod != "" && v.CI[0] != v.CI[1] { // no spread: the same in every run
-		s += " [" + f(v.CI[0]) + ", " + f(v.CI[1]) + "]"
-	}
-	return s
+	return "[" + f(v.CI[0]) + ", " + f(v.CI[1]) + "]"
 }
 
 // header is a metric's column heading, with its unit.
@@ -80,9 +97,9 @@ func (c *Comparison) header(m CompareMetric) string {
 }
 
 // runValue is a run's value of the i-th metric, as its report shows it.
-func (c *Comparison) runValue(r *CompareRun, i int) string {
+func (c *Comparison) runValue(r *CompareRun, i int) GroupValue {
 	m := compareMetrics()[i]
-	return c.value(m.CompareMetric, groupValue(m, oneRun(r)))
+	return groupValue(m, oneRun(r))
 }
 
 // oneRun is r's metrics, as the runs of a group of one.
@@ -118,7 +135,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	for _, r := range c.Runs {
 		row := []string{r.Name, r.DB, r.Group, or(r.Seed, "–")}
 		for i := range c.Metrics {
-			row = append(row, c.runValue(r, i))
+			row = append(row, c.value(c.Metrics[i], c.runValue(r, i)))
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
@@ -126,7 +143,8 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		return err
 	}
 	ew.printf("\nWith several runs, a group's value is the mean of its runs' values, with the 95%% Student t interval over\n" +
-		"the runs in brackets; with one run, the run's value, with the 95%% interval over its jobs for a mean or a median.\n")
+		"the runs in brackets; with one run, the run's value, with the 95%% interval over its jobs for a mean or a median.\n" +
+		"No brackets: the value is the same in every run, or there is no interval.\n")
 	return ew.err
 }
 
@@ -234,7 +252,8 @@ code, pre { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .8
 pre { background: #f6f8fa; padding: .6em; white-space: pre-wrap; word-break: break-all; }
 figure img { max-width: 100%; border: 1px solid #eee; } figcaption, .note { font-size: .9em; color: #555; }
 .sw { display: inline-block; width: .9em; height: .9em; margin-right: .4em; vertical-align: -.1em; border-radius: 2px; }
-nav a { margin-right: 1em; }
+nav a { margin-right: 1em; } .ci { font-size: .85em; color: #555; white-space: nowrap; } td { white-space: nowrap; } td.runs { white-space: normal; min-width: 12em; }
+.wide { overflow-x: auto; }
 </style>
 </head>
 <body>
@@ -246,21 +265,21 @@ Durations in {{.Unit}}; formulas in <code>docs/metrics.md</code>.</p>
 <nav><a href="#summary">Groups</a><a href="#runs">Runs</a><a href="#figures">Figures</a><a href="#provenance">Provenance</a></nav>
 
 <h2 id="summary">Groups</h2>
-<table>
+<div class="wide"><table>
 <tr><th class="l">{{.By}}</th><th class="l">runs</th>{{range .Metrics}}<th>{{$.Header .}}</th>{{end}}</tr>
-{{range .Groups}}{{$g := .}}<tr><td class="l"><span class="sw" style="background: {{.Color}}"></span>{{.Key}}</td><td class="l">{{range $i, $r := .Runs}}{{if $i}}, {{end}}{{$r}}{{end}}</td>
-{{range $i, $m := $.Metrics}}<td>{{$.Value $m (index $g.Values $i)}}</td>{{end}}</tr>
-{{end}}</table>
+{{range .Groups}}{{$g := .}}<tr><td class="l"><span class="sw" style="background: {{.Color}}"></span>{{.Key}}</td><td class="l runs">{{range $i, $r := .Runs}}{{if $i}}, {{end}}{{$r}}{{end}}</td>
+{{range $i, $m := $.Metrics}}{{$v := index $g.Values $i}}<td>{{$.Number $m $v}}{{with $.Interval $m $v}}<br><span class="ci">{{.}}</span>{{end}}</td>{{end}}</tr>
+{{end}}</table></div>
 <p class="note">With several runs, a group's value is the mean of its runs' values, with the 95% Student t interval over the runs in
 brackets; with one run, the run's value (as its own report shows it), with the 95% interval over its jobs for a mean or a median.
-Each group keeps its colour in every figure.</p>
+No interval: the value is the same in every run, or there is none. Each group keeps its colour in every figure.</p>
 
 <h2 id="runs">Runs</h2>
-<table>
+<div class="wide"><table>
 <tr><th class="l">run</th><th class="l">store</th><th class="l">{{.By}}</th><th class="l">seed</th>{{range .Metrics}}<th>{{$.Header .}}</th>{{end}}</tr>
 {{range .Runs}}{{$r := .}}<tr><td class="l"><code>{{.Name}}</code></td><td class="l"><code>{{.DB}}</code></td><td class="l">{{.Group}}</td><td class="l">{{or .Seed "–"}}</td>
-{{range $i, $m := $.Metrics}}<td>{{$.RunValue $r $i}}</td>{{end}}</tr>
-{{end}}</table>
+{{range $i, $m := $.Metrics}}{{$v := $.RunValue $r $i}}<td>{{$.Number $m $v}}{{with $.Interval $m $v}}<br><span class="ci">{{.}}</span>{{end}}</td>{{end}}</tr>
+{{end}}</table></div>
 
 <h2 id="figures">Figures</h2>
 <p class="note">Each figure links to its SVG. A group's runs are pooled in the CDFs and box plots.</p>
@@ -280,8 +299,11 @@ Each group keeps its colour in every figure.</p>
 // Header is a metric's column heading (for the page).
 func (c *Comparison) Header(m CompareMetric) string { return c.header(m) }
 
-// Value formats a value with its interval (for the page).
-func (c *Comparison) Value(m CompareMetric, v GroupValue) string { return c.value(m, v) }
+// Number formats a value (for the page).
+func (c *Comparison) Number(m CompareMetric, v GroupValue) string { return c.number(m, v) }
+
+// Interval formats a value's interval, or "" (for the page).
+func (c *Comparison) Interval(m CompareMetric, v GroupValue) string { return c.interval(m, v) }
 
 // RunValue is a run's value of the i-th metric (for the page).
-func (c *Comparison) RunValue(r *CompareRun, i int) string { return c.runValue(r, i) }
+func (c *Comparison) RunValue(r *CompareRun, i int) GroupValue { return c.runValue(r, i) }

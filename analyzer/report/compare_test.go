@@ -296,3 +296,33 @@ func TestCompareOutputs(t *testing.T) {
 }
 
 func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
+
+// flatJSON, which reads the fields of a run's recorded JSON (target
+// configuration, scheduler parameters, settings), takes any input without
+// panicking, and gives a field for each leaf of an object.
+func FuzzCompareFields(f *testing.F) {
+	for _, s := range []string{`{"policy":"CF","seed":1,"core":{"policy":"WF","w":[1,2]}}`, `[]`, `null`, `"x"`, `{"a":{"b":{"c":null}}}`, `{`, ``} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m := report.FlatJSON(s)
+		var v any
+		if json.Unmarshal([]byte(s), &v) != nil {
+			if len(m) != 0 {
+				t.Errorf("%q is no JSON, yet fields %v", s, m)
+			}
+			return
+		}
+		obj, ok := v.(map[string]any)
+		if !ok && len(m) != 0 {
+			t.Errorf("%q is no object, yet fields %v", s, m)
+		}
+		for k, e := range obj {
+			if _, scalar := e.(map[string]any); !scalar && e != nil {
+				if _, has := m[k]; !has {
+					t.Errorf("%q: no field %q in %v", s, k, m)
+				}
+			}
+		}
+	})
+}

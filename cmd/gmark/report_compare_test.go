@@ -3,14 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gmark/gmark/analyzer/report"
+	"github.com/gmark/gmark/internal/testkit"
 )
 
 // compareJSON is what the test reads of `report --compare --format json`.
@@ -125,6 +128,24 @@ func TestReportCompareW30Policies(t *testing.T) {
 	drawn, problems := cmp.FigureProblems()
 	if len(drawn) < 10 || len(problems) > 0 {
 		t.Errorf("drawn %q; problems %q", drawn, problems)
+	}
+	checkInBrowser(t, filepath.Join(out, "index.html"), strings.Count(string(page), "<img "))
+}
+
+// checkInBrowser opens the page in headless Chromium: its load handler
+// runs, every image of it loads, with no error.
+func checkInBrowser(t *testing.T, index string, images int) {
+	bin := testkit.Chromium(t)
+	dom, _ := testkit.Headless(t, bin, "--virtual-time-budget=10000", "--dump-dom", "file://"+index)
+	root := regexp.MustCompile(`<html[^>]*>`).FindString(dom)
+	attr := func(name string) string {
+		if m := regexp.MustCompile(name + `="([^"]*)"`).FindStringSubmatch(root); m != nil {
+			return m[1]
+		}
+		return ""
+	}
+	if attr("data-ready") != "1" || attr("data-images") != fmt.Sprint(images) || attr("data-images-loaded") != fmt.Sprint(images) || attr("data-errors") != "0" {
+		t.Errorf("in Chromium, %d images in the page: %s", images, root)
 	}
 }
 
