@@ -131,8 +131,11 @@ func parseReportFlags(c *cli.Context) (reportOptions, error) {
 	if o.to != "" && o.reproduce == "" {
 		return o, usageErrorf("--to goes with --reproduce RUN")
 	}
-	if len(dbs) > 1 && o.compare == "" || o.compare != "" && (c.String("baseline") != "" || o.reproduce != "") {
-		return o, usageErrorf("several --db need --compare, which goes without --baseline and --reproduce")
+	if len(dbs) > 1 && o.compare == "" {
+		o.compare = report.DefaultCompareBy // several stores: their runs side by side
+	}
+	if o.compare != "" && (c.String("baseline") != "" || o.reproduce != "" || o.opts.Fidelity) {
+		return o, usageErrorf("--compare (or several --db) goes without --baseline, --reproduce and --fidelity")
 	}
 	if c.String("baseline") == "" {
 		if o.compare != "" {

@@ -187,14 +187,16 @@ func TestReportCompareLoad(t *testing.T) {
 	}
 }
 
-// Bad usage is exit 2: several stores without --compare, --compare with
-// --baseline, a field no run has, a format of no comparison.
+// Bad usage is exit 2: --compare or several stores with --baseline or
+// --fidelity, a field no run has, a format of no comparison, a store that
+// is not there. Several stores without --compare compare run by run.
 func TestReportCompareUsage(t *testing.T) {
 	dir := t.TempDir()
 	simRun(t, dir, "a.db", "r", 1, 1)
 	for _, args := range [][]string{
-		{"--db", "a.db", "--db", "a.db"},
+		{"--db", "a.db", "--db", "b.db", "--baseline", "a.db"},
 		{"--db", "a.db", "--compare", "policy", "--baseline", "a.db"},
+		{"--db", "a.db", "--compare", "policy", "--fidelity"},
 		{"--db", "a.db", "--compare", "colour", "-f", "text"},
 		{"--db", "a.db", "--compare", "policy", "-f", "summary"},
 		{"--db", "a.db", "--db", "nope.db", "--compare", "policy", "-f", "text"},
@@ -202,5 +204,10 @@ func TestReportCompareUsage(t *testing.T) {
 		if _, stderr, code := run(t, dir, append([]string{"report"}, args...)...); code != 2 || !strings.HasPrefix(stderr, "gmark: ") {
 			t.Errorf("%q: exit %d, want 2: %s", args, code, stderr)
 		}
+	}
+	simRun(t, dir, "b.db", "r", 1, 2)
+	stdout, stderr, code := run(t, dir, "report", "--db", "a.db", "--db", "b.db", "-f", "text")
+	if code != 0 || !strings.HasPrefix(stdout, "comparison by run of 2 runs in 2 groups") || !strings.Contains(stdout, "a.db:r ") {
+		t.Errorf("two stores: exit %d: %s%s", code, stdout, stderr)
 	}
 }
