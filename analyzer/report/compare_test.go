@@ -193,6 +193,42 @@ func TestCompareFields(t *testing.T) {
 	}
 }
 
+// Grouped by revision (a before/after pair of builds, in two stores): the
+// first 12 digits of the revision, "+modified" for a tree with changes,
+// the version when the revision is unknown.
+func TestCompareByRevision(t *testing.T) {
+	dir := t.TempDir()
+	jobs, constant := reporttest.Jobs, reporttest.Constant
+	rev := func(r string, modified *bool) func(*store.Provenance) {
+		return func(p *store.Provenance) { p.GmarkVersion, p.GmarkRevision, p.GmarkModified = "v1.2.0", r, modified }
+	}
+	yes, no := true, false
+	before, after := filepath.Join(dir, "before.db"), filepath.Join(dir, "after.db")
+	reporttest.WriteRuns(t, before,
+		reporttest.Run{ID: "b1", Ended: true, Jobs: jobs(5, store.Succeeded, constant(1), constant(2)), Provenance: rev("0123456789abcdef0123456789abcdef01234567", &no)},
+		reporttest.Run{ID: "b2", Ended: true, Jobs: jobs(5, store.Succeeded, constant(2), constant(2)), Provenance: rev("0123456789abcdef0123456789abcdef01234567", nil)},
+		reporttest.Run{ID: "old", Ended: true, Jobs: jobs(5, store.Succeeded, constant(2), constant(2)), Provenance: rev("", nil)},
+	)
+	reporttest.WriteRuns(t, after,
+		reporttest.Run{ID: "a1", Ended: true, Jobs: jobs(5, store.Succeeded, constant(3), constant(2)), Provenance: rev("fedcba9876543210fedcba9876543210fedcba98", &yes)},
+	)
+	c, err := report.BuildComparison(context.Background(), report.CompareOptions{By: "revision", DBs: []string{before, after}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range c.Groups {
+		got = append(got, g.Key+":"+strings.Join(g.Runs, ","))
+	}
+	want := []string{"0123456789ab:b1,b2", "unknown (version v1.2.0):old", "fedcba987654+modified:a1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("groups %q, want %q", got, want)
+	}
+	if v := c.Group("0123456789ab").Value("mean-wait"); v.Runs != 2 || math.Abs(v.Value-1.5) > 0.01 {
+		t.Errorf("mean wait of the first revision %+v, want 1.5 s over 2 runs", v)
+	}
+}
+
 // Every figure of a comparison passes the figure checks, for groups of
 // several runs, of one run, of runs with no job started, of one job; the
 // figures of metric against seed are drawn when a group's runs differ in

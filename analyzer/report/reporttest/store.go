@@ -15,6 +15,8 @@ type Run struct {
 	Jobs         []store.Job // times as offsets from the run's creation
 	Ended        bool        // with an end record
 	TargetConfig string      // JSON; {"processors":64} when ""
+	// Provenance, when set, changes the run's provenance record.
+	Provenance func(*store.Provenance)
 }
 
 // WriteRuns writes runs of the local target to a new store at path, the
@@ -43,6 +45,9 @@ func WriteRuns(t testing.TB, path string, runs ...Run) {
 			}
 			created := base + int64(k)*1e9
 			prov := store.Provenance{RunID: r.ID, RecordedNS: created, Target: "local", TargetConfig: tc, CommandLine: `["gmark","submit"]`}
+			if r.Provenance != nil {
+				r.Provenance(&prov)
+			}
 			if err := tx.InsertRun(store.Run{ID: r.ID, ScenarioID: sid, CreatedNS: created, Jobs: len(r.Jobs), Target: "local",
 				Settings: `{"speedup":1}`, ProvenanceSHA256: prov.ComputeDigest()}); err != nil {
 				return err
