@@ -14,6 +14,7 @@ import (
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/report"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/urfave/cli/v2"
 )
 
@@ -30,10 +31,13 @@ func init() {
 			"significant (--alpha) and beyond --threshold is a regression. docs/report.md has the tests.\n\n" +
 			"With --fidelity, each run of a wl:trace replay is compared with the original trace window\n" +
 			"(Kolmogorov–Smirnov tests of wait, run and response times and of the utilization).\n\n" +
+			"With --compare FIELD, the runs of one or several stores (--db repeated) side by side, grouped by\n" +
+			"FIELD: run, scenario, target, policy, revision, seed, or any key of their provenance.\n\n" +
 			"'gmark report sql QUERY' runs a read-only SQL query on the store.\n\n" +
 			"Exit status: 0 ok (gate: no regression), 1 a regression or a failure, 2 bad usage.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"},
+			&cliflag.Repeated{StringFlag: cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite); several with --compare"}},
+			&cli.StringFlag{Name: "compare", Usage: "compare the runs grouped by this field (run, scenario, target, policy, revision, seed, …)"},
 			&cli.StringSliceFlag{Name: "run", Usage: "run to report on (repeat, or comma-separated; default: every run of --db)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report", Usage: "directory of the HTML report"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "html", Usage: "html, text, summary, json or csv"},
@@ -78,7 +82,11 @@ const maxBins = 10000
 
 // checkDB is report.CheckStore, its refusals as usage errors.
 func checkDB(path string, runs []string, reporting bool) error {
-	err := report.CheckStore(path, runs, reporting)
+	return storeUsage(report.CheckStore(path, runs, reporting))
+}
+
+// storeUsage makes a *report.StoreError a usage error.
+func storeUsage(err error) error {
 	if se := (*report.StoreError)(nil); errors.As(err, &se) {
 		return usageError{err}
 	}
@@ -88,27 +96,23 @@ func checkDB(path string, runs []string, reporting bool) error {
 // reportOptions are the parsed flags of `gmark report`.
 type reportOptions struct {
 	db     string
+	dbs    []string // every --db (several only with compare)
 	runs   []string
 	output string // the HTML report's directory
-	format string
-	opts   report.Options
-	gate   *gateOptions // a regression gate, with --baseline
+	// compare is the field of --compare: a comparison of the runs.
+	compare string
+	format  string
+	opts    report.Options
+	gate    *report.GateOptions // a regression gate, with --baseline
 	// reproduce is the run to reproduce into the directory to.
 	reproduce, to string
-}
-
-// gateOptions are the flags of the regression gate.
-type gateOptions struct {
-	db     string
-	runs   []string
-	cfg    gate.Config
-	format string // text or json
 }
 
 // parseReportFlags checks the flags of `gmark report`; every error is a
 // usage error.
 func parseReportFlags(c *cli.Context) (reportOptions, error) {
-	o := reportOptions{db: c.String("db"), runs: splitList(c.StringSlice("run")), output: c.String("output"), format: c.String("format"),
+	dbs := cliflag.Values(c, "db")
+	o := reportOptions{db: c.String("db"), dbs: dbs, compare: c.String("compare"), runs: splitList(c.StringSlice("run")), output: c.String("output"), format: c.String("format"),
 		opts: report.Options{Tau: c.Duration("tau"), Processors: c.Int("processors"), WallTime: c.Bool("wall-time"),
 			Bins: c.Int("bins"), Command: os.Args, Fidelity: c.Bool("fidelity"), IncludeWarm: c.Bool("include-warm")},
 		reproduce: c.String("reproduce"), to: c.String("to")}
@@ -127,7 +131,16 @@ func parseReportFlags(c *cli.Context) (reportOptions, error) {
 	if o.to != "" && o.reproduce == "" {
 		return o, usageErrorf("--to goes with --reproduce RUN")
 	}
+	if len(dbs) > 1 && o.compare == "" {
+		o.compare = report.DefaultCompareBy // several stores: their runs side by side
+	}
+	if o.compare != "" && (c.String("baseline") != "" || o.reproduce != "" || o.opts.Fidelity) {
+		return o, usageErrorf("--compare (or several --db) goes without --baseline, --reproduce and --fidelity")
+	}
 	if c.String("baseline") == "" {
+		if o.compare != "" {
+			return o, nil
+		}
 		if !slices.Contains([]string{"html", "text", "summary", "json", "csv"}, o.format) {
 			return o, usageErrorf("--format %q: want html, text, summary, json or csv", o.format)
 		}
@@ -138,30 +151,30 @@ func parseReportFlags(c *cli.Context) (reportOptions, error) {
 	return o, err
 }
 
-func parseGateFlags(c *cli.Context) (*gateOptions, error) {
-	g := &gateOptions{db: c.String("baseline"), runs: splitList(c.StringSlice("baseline-run")), format: "text",
-		cfg: gate.Config{Metrics: splitList([]string{c.String("metrics")}), Alpha: c.Float64("alpha"), Test: c.String("test")}}
+func parseGateFlags(c *cli.Context) (*report.GateOptions, error) {
+	g := &report.GateOptions{DB: c.String("baseline"), Runs: splitList(c.StringSlice("baseline-run")), Format: "text",
+		Config: gate.Config{Metrics: splitList([]string{c.String("metrics")}), Alpha: c.Float64("alpha"), Test: c.String("test")}}
 	threshold, err := gate.ParseThreshold(c.String("threshold"))
 	if err != nil {
 		return g, usageError{err}
 	}
-	g.cfg.Threshold = threshold
-	if !(g.cfg.Alpha > 0 && g.cfg.Alpha < 1) {
+	g.Config.Threshold = threshold
+	if !(g.Config.Alpha > 0 && g.Config.Alpha < 1) {
 		return g, usageErrorf("--alpha must be between 0 and 1")
 	}
-	for _, n := range g.cfg.Metrics {
+	for _, n := range g.Config.Metrics {
 		if gate.Metrics[n] == nil {
 			return g, usageErrorf("--metrics: unknown metric %q (known: %s)", n, strings.Join(gate.Names(), ", "))
 		}
 	}
-	if g.cfg.Test != gate.BlockBootstrap && g.cfg.Test != gate.IID {
-		return g, usageErrorf("--test %q: want %s or %s", g.cfg.Test, gate.BlockBootstrap, gate.IID)
+	if g.Config.Test != gate.BlockBootstrap && g.Config.Test != gate.IID {
+		return g, usageErrorf("--test %q: want %s or %s", g.Config.Test, gate.BlockBootstrap, gate.IID)
 	}
 	if c.IsSet("format") {
 		if f := c.String("format"); f != "text" && f != "json" {
 			return g, usageErrorf("with --baseline, --format is text or json")
 		}
-		g.format = c.String("format")
+		g.Format = c.String("format")
 	}
 	return g, nil
 }
@@ -173,6 +186,9 @@ func runReport(c *cli.Context) error {
 	}
 	if o.reproduce != "" {
 		return reproduce(o, c.App.Writer)
+	} else if o.compare != "" {
+		co := report.CompareOptions{Options: o.opts, By: o.compare, DBs: o.dbs, Runs: o.runs, Format: o.format, Dir: o.output}
+		return storeUsage(report.WriteComparison(c.Context, c.App.Writer, co))
 	}
 	if err := checkDB(o.db, o.runs, true); err != nil {
 		return err
@@ -233,38 +249,11 @@ func writeReport(ctx context.Context, o reportOptions, w io.Writer) error {
 
 // runGate compares the runs of --db with those of --baseline.
 func runGate(ctx context.Context, o reportOptions, w io.Writer) error {
-	g := o.gate
-	if err := checkDB(g.db, g.runs, true); err != nil {
-		return err
+	regressed, err := report.Gate(ctx, w, o.db, o.runs, *o.gate, o.opts)
+	if err == nil && len(regressed) > 0 {
+		return cli.Exit("regression in "+strings.Join(regressed, ", "), exitFailure)
 	}
-	o.opts.Log = nil
-	base, err := report.Build(ctx, g.db, g.runs, o.opts)
-	if err != nil {
-		return err
-	}
-	cur, err := report.Build(ctx, o.db, o.runs, o.opts)
-	if err != nil {
-		return err
-	}
-	res, err := gate.Compare(base.Metrics(), cur.Metrics(), g.cfg)
-	if err != nil {
-		return usageError{err}
-	}
-	if g.format == "json" {
-		b, err := report.MarshalJSON(res)
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(append(b, '\n')); err != nil {
-			return err
-		}
-	} else if err := res.WriteText(w); err != nil {
-		return err
-	}
-	if len(res.Regressed) > 0 {
-		return cli.Exit("regression in "+strings.Join(res.Regressed, ", "), exitFailure)
-	}
-	return nil
+	return storeUsage(err)
 }
 
 func runReportSQL(c *cli.Context) error {

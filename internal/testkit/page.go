@@ -36,6 +36,9 @@ func (p Page) Problems() []string {
 	if !p.Ready {
 		return []string{"the page's load handler did not run: " + p.Root}
 	}
+	if p.ScrollWidth < 0 || p.ViewportWidth <= 0 {
+		out = append(out, fmt.Sprintf("the page did not report its width (%d px in a window of %d px)", p.ScrollWidth, p.ViewportWidth))
+	}
 	if p.ScrollWidth > p.ViewportWidth {
 		out = append(out, fmt.Sprintf("horizontal overflow: the document is %d px wide in a window of %d px", p.ScrollWidth, p.ViewportWidth))
 	}

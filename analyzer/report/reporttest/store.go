@@ -16,6 +16,8 @@ type Run struct {
 	Ended        bool        // with an end record
 	TargetConfig string      // JSON; {"processors":64} when ""
 	Settings     string      // the submitter's settings, JSON; {"speedup":1} when ""
+	// Provenance, when set, changes the run's provenance record.
+	Provenance func(*store.Provenance)
 }
 
 // WriteRuns writes runs of the local target to a new store at path, the
@@ -47,6 +49,9 @@ func WriteRuns(t testing.TB, path string, runs ...Run) {
 			}
 			created := base + int64(k)*1e9
 			prov := store.Provenance{RunID: r.ID, RecordedNS: created, Target: "local", TargetConfig: tc, CommandLine: `["gmark","submit"]`}
+			if r.Provenance != nil {
+				r.Provenance(&prov)
+			}
 			if err := tx.InsertRun(store.Run{ID: r.ID, ScenarioID: sid, CreatedNS: created, Jobs: len(r.Jobs), Target: "local",
 				Settings: settings, ProvenanceSHA256: prov.ComputeDigest()}); err != nil {
 				return err

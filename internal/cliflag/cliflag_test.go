@@ -1,0 +1,58 @@
+package cliflag
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// The values as given, whole (commas kept), the default alone when none is
+// given, the last for c.String; and nothing carried from one run of the app
+// to the next.
+func TestRepeated(t *testing.T) {
+	var got []string
+	var last string
+	app := &cli.App{Name: "x", Flags: []cli.Flag{&Repeated{cli.StringFlag{Name: "db", Value: "results.db", Usage: "a store"}}},
+		Action: func(c *cli.Context) error {
+			got, last = Values(c, "db"), c.String("db")
+			return nil
+		}}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"results.db"}},
+		{[]string{"--db", "a.db"}, []string{"a.db"}},
+		{[]string{"--db", "a,b.db", "--db=c.db"}, []string{"a,b.db", "c.db"}},
+		{[]string{"--db", ""}, []string{""}},
+		{nil, []string{"results.db"}}, // after runs that set it
+	} {
+		if err := app.Run(append([]string{"x"}, tc.args...)); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, tc.want) || last != tc.want[len(tc.want)-1] {
+			t.Errorf("%q: values %q, last %q; want %q", tc.args, got, last, tc.want)
+		}
+	}
+	var help bytes.Buffer
+	app.Writer = &help
+	if err := app.Run([]string{"x", "--help"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(help.String(), "--db value") || !strings.Contains(help.String(), `(default: "results.db")`) {
+		t.Errorf("help:\n%s", help.String())
+	}
+}
+
+// No default: no value until one is given.
+func TestRepeatedNoDefault(t *testing.T) {
+	var got []string
+	app := &cli.App{Name: "x", Flags: []cli.Flag{&Repeated{cli.StringFlag{Name: "db"}}},
+		Action: func(c *cli.Context) error { got = Values(c, "db"); return nil }}
+	if err := app.Run([]string{"x"}); err != nil || got != nil {
+		t.Errorf("values %q, %v", got, err)
+	}
+}
