@@ -255,7 +255,7 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 		return err
 	}
 	g.Scheduler.Seed = o.seed
-	opts := koalatarget.SimOptions{Warmup: o.warmup, Limit: o.limit, Records: o.db != ""}
+	opts := koalatarget.SimOptions{Warmup: o.warmup, Limit: o.limit}
 	if opts.Priority, err = core.ParsePriority(o.priority); err != nil {
 		return usageError{err}
 	}
@@ -275,6 +275,11 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	}
 	defer saveEvents(false)
 	opts.Events = sink
+	if opts.DB, err = simDB(o, g); err != nil {
+		return err
+	} else if opts.DB != nil {
+		defer opts.DB.Store.Close()
+	}
 	sim, err := koalatarget.Simulate(g, o.dir, opts)
 	if err != nil {
 		return usageError{err}
@@ -286,12 +291,12 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "refused:", e)
 	}
 	if o.db != "" {
-		runID, err := recordSim(ctx, sim, o)
+		rs, err := sim.FinishRecord()
 		if err != nil {
 			return err
 		}
 		if !o.json {
-			fmt.Fprintf(stdout, "run %s recorded in %s\n", runID, o.db)
+			fmt.Fprintf(stdout, "run %s recorded in %s\n", rs.RunID, o.db)
 		}
 	}
 	sum := sim.Summary()
@@ -304,18 +309,17 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	return nil
 }
 
-// recordSim records the simulated run in the results store --db.
-func recordSim(ctx context.Context, sim *koalatarget.Simulation, o simulateOptions) (string, error) {
+// simDB opens the results store --db for the simulation to record itself
+// in as it runs (nil without --db).
+func simDB(o simulateOptions, g *grid.Grid) (*koalatarget.SimDB, error) {
+	if o.db == "" {
+		return nil, nil
+	}
 	st, err := openStore(o.db)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	defer st.Close()
-	in, _ := provenance.Collect(provenance.Sources{WorkloadDir: o.dir, Grid: o.grid.path, Core: &sim.Grid.Scheduler})
-	sum, err := sim.Record(ctx, st, koalatarget.SimRecord{Project: o.project, Scenario: o.scenario, RunID: o.runID,
-		GridPath: o.grid.path, CommandLine: os.Args, Inputs: in})
-	if err != nil {
-		return "", err
-	}
-	return sum.RunID, nil
+	in, _ := provenance.Collect(provenance.Sources{WorkloadDir: o.dir, Grid: o.grid.path, Core: &g.Scheduler})
+	return &koalatarget.SimDB{Store: st, SimRecord: koalatarget.SimRecord{Project: o.project, Scenario: o.scenario, RunID: o.runID,
+		GridPath: o.grid.path, CommandLine: os.Args, Inputs: in}}, nil
 }
