@@ -62,13 +62,11 @@ func StartRecording(ctx context.Context, st *store.Store, run FinishedRun) (*Run
 	if err != nil {
 		return nil, err
 	}
-	r := &RunRecording{ctx: ctx, run: run, w: w, rec: NewRecorder(st),
-		sum: &Summary{RunID: run.RunID, Jobs: map[string]int{}, Tasks: map[string]int{}}}
-	if err := r.rec.Wait(r.rec.Add(open.insert)); err != nil {
-		r.rec.Close()
+	if err := st.Write(ctx, open.insert); err != nil {
 		return nil, err
 	}
-	return r, nil
+	return &RunRecording{ctx: ctx, run: run, w: w, rec: NewRecorder(st),
+		sum: &Summary{RunID: run.RunID, Jobs: map[string]int{}, Tasks: map[string]int{}}}, nil
 }
 
 // RunID is the id of the run being recorded.

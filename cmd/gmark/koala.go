@@ -275,10 +275,15 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	}
 	defer saveEvents(false)
 	opts.Events = sink
-	if opts.DB, err = simDB(o, g); err != nil {
-		return err
-	} else if opts.DB != nil {
-		defer opts.DB.Store.Close()
+	if o.db != "" { // the simulation records itself as it runs
+		st, err := openStore(o.db)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		in, _ := provenance.Collect(provenance.Sources{WorkloadDir: o.dir, Grid: o.grid.path, Core: &g.Scheduler})
+		opts.DB = &koalatarget.SimDB{Store: st, SimRecord: koalatarget.SimRecord{Project: o.project, Scenario: o.scenario,
+			RunID: o.runID, GridPath: o.grid.path, CommandLine: os.Args, Inputs: in}}
 	}
 	sim, err := koalatarget.Simulate(g, o.dir, opts)
 	if err != nil {
@@ -307,19 +312,4 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	}
 	sum.WriteText(stdout, g.Name, g.Scheduler.Policy)
 	return nil
-}
-
-// simDB opens the results store --db for the simulation to record itself
-// in as it runs (nil without --db).
-func simDB(o simulateOptions, g *grid.Grid) (*koalatarget.SimDB, error) {
-	if o.db == "" {
-		return nil, nil
-	}
-	st, err := openStore(o.db)
-	if err != nil {
-		return nil, err
-	}
-	in, _ := provenance.Collect(provenance.Sources{WorkloadDir: o.dir, Grid: o.grid.path, Core: &g.Scheduler})
-	return &koalatarget.SimDB{Store: st, SimRecord: koalatarget.SimRecord{Project: o.project, Scenario: o.scenario, RunID: o.runID,
-		GridPath: o.grid.path, CommandLine: os.Args, Inputs: in}}, nil
 }
