@@ -190,6 +190,9 @@ func (q *queueWatch) Event(e *core.Event) {
 // the central architecture of the multi-grid simulator (package sim, its
 // "core" model): one event loop for both. Its errors are the input's: a
 // composite job, a grid the core cannot run, jobs out of submission order.
+// With opts.DB, the store's too; a simulation that fails after it started
+// recording leaves in the store the run's opening and the jobs that had
+// ended, with no end record (as a killed 'gmark submit' leaves its run).
 func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 	name := filepath.Join(dir, workload.JobsFile)
 	f, err := os.Open(name)
