@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 15s
 BENCHTIME ?= 1s
 
-.PHONY: all build test check bench bench-core bench-submit-mem bench-trace bench-sim fuzz clean
+.PHONY: all build test check bench bench-core bench-submit-mem bench-report bench-trace bench-sim fuzz clean
 
 all: build
 
@@ -35,8 +35,9 @@ test: check
 ## bench: every benchmark; generation speed figures are in ./generator; the
 ## submitter's memory growth curve last (bench-submit-mem)
 bench:
-	$(GO) test -run '^$$' -bench . -skip SubmitMemory -benchtime $(BENCHTIME) ./...
+	$(GO) test -run '^$$' -bench . -skip 'SubmitMemory|ReportCurve' -benchtime $(BENCHTIME) ./...
 	@$(MAKE) --no-print-directory bench-submit-mem
+	@$(MAKE) --no-print-directory bench-report
 
 ## bench-submit-mem: peak heap of dryruns of 100k, 300k and 1M jobs (docs/performance.md)
 bench-submit-mem:
@@ -47,6 +48,18 @@ bench-submit-mem:
 	    printf "submit dryrun %8d jobs: peak heap %6.1f MB (reading the workload first: %5.1f MB), from the OS %6.1f MB\n", a[2], h, r, s } \
 	  /^(FAIL|panic|---)/ { print; bad = 1 } \
 	  END { if (k > 1) printf "growth %d -> %d jobs: x%.2f (flat: 1.00)\n", n[1], n[k], p[k] / p[1]; exit bad }'
+
+## bench-report: the HTML report of runs of 100k, 300k and 1M jobs (a local target, and as
+## 'gmark koala simulate --db' records them): time and peak live heap (docs/performance.md);
+## GMARK_BENCH_DIR=DIR keeps the stores between runs
+bench-report:
+	@$(GO) test -run '^$$' -bench ReportCurve -benchtime 1x -timeout 60m ./analyzer/report/ | awk '\
+	  /^BenchmarkReportCurve/ { s = $$1; sub(/.*kind=/, "", s); sub(/\/.*/, "", s); j = $$1; sub(/.*jobs=/, "", j); sub(/-[0-9]+$$/, "", j); \
+	    for (i = 2; i < NF; i++) if ($$(i+1) == "peak-live-heap-MB") h = $$i; else if ($$(i+1) == "s/report") t = $$i; \
+	    k[s]++; n[s, k[s]] = j; p[s, k[s]] = h; \
+	    printf "report %-9s %8d jobs: %6.2f s, peak live heap %7.1f MB\n", s, j, t, h } \
+	  /^(FAIL|panic|---)/ { print; bad = 1 } \
+	  END { for (s in k) if (k[s] > 1) printf "growth %s %d -> %d jobs: x%.2f (flat: 1.00)\n", s, n[s, 1], n[s, k[s]], p[s, k[s]] / p[s, 1]; exit bad }'
 
 ## bench-core: the LCG trace (188,041 jobs, 70% on DAS-2, CF) through the bundled core as
 ## `gmark sim run` runs it (central_model = "core"); goals: under 5 s a run, >= 1,000,000 events/s

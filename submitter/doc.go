@@ -25,7 +25,8 @@
 // from intent to outcome. The records the store gets (job rows, events,
 // submissions and their results, the run's end) are built in rows.go, the
 // one place a job row is made, for live runs and for runs recorded without
-// the Runner (RecordRun, recordrun.go: the bundled core's simulator). The
+// the Runner (RecordRun, recordrun.go, all at once; RunRecording,
+// recordstream.go, job by job as they end: the bundled core's simulator). The
 // end of the tail (--tail) and cancellation are in tail.go; progress, the
 // summary and its notes in summary.go.
 //

@@ -549,10 +549,18 @@ func coreMetrics(rd *RunData, f float64, opts Options) *CoreMetrics {
 	c := &CoreMetrics{TimeScale: k.TimeScale, Utilization: k.Utilization, Deadlines: k.Deadlines, WastedProcSeconds: math.NaN()}
 	var placement, transfer, tries []float64
 	wasted, wastedN := 0.0, 0
-	procs := map[string]int{}
+	// The jobs' sizes are read only when the core did not account for the
+	// wasted time (a live run): a map of every job costs 100 MB a million.
+	counted := k.Simulated && k.Utilization != nil && rd.Processors > 0
+	var procs map[string]int
+	if !counted {
+		procs = make(map[string]int, len(rd.Jobs))
+	}
 	out := map[string]bool{}
 	for i := range rd.Jobs {
-		procs[rd.Jobs[i].ID] = rd.Jobs[i].Processors
+		if !counted {
+			procs[rd.Jobs[i].ID] = rd.Jobs[i].Processors
+		}
 		if opts.leftOut(&rd.Jobs[i]) {
 			out[rd.Jobs[i].ID] = true
 		}
@@ -579,7 +587,7 @@ func coreMetrics(rd *RunData, f float64, opts Options) *CoreMetrics {
 	c.Transfer = sampstat.Summarize(transfer)
 	c.ClaimTries = sampstat.Summarize(tries)
 	switch {
-	case k.Simulated && k.Utilization != nil && rd.Processors > 0:
+	case counted:
 		c.WastedProcSeconds = k.Utilization.Wasted * float64(rd.Processors) * k.Utilization.Seconds * f
 		c.WastedSource = "the core's accounting: wasted fraction × grid processors × measured seconds"
 	case wastedN > 0:

@@ -415,7 +415,7 @@ func cmpOr(a, b string) string {
 // loadSimCore reads what 'gmark koala simulate --db' recorded: per job the
 // core's figures in the events' payloads, and the core's utilization.
 func (rd *RunData) loadSimCore(st *store.Store) error {
-	k := &KoalaData{Simulated: true, TimeScale: 1, Jobs: map[string]*CoreJob{}}
+	k := &KoalaData{Simulated: true, TimeScale: 1, Jobs: make(map[string]*CoreJob, len(rd.Jobs))} // one a job, sized once
 	err := st.ScanSimJobFacts(rd.ID, func(f store.SimJobFacts) error {
 		k.Jobs[f.JobID] = &CoreJob{Placement: sec(f.PlacementNS), Transfer: sec(f.FTTNS), PlacementTries: f.PlacementTries,
 			ClaimTries: f.ClaimTries, Restarts: f.Restarts, Place: math.NaN(), Claim: math.NaN(), Hold: math.NaN()}

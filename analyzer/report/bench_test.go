@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/heappeak"
 )
 
 var (
@@ -32,7 +33,13 @@ func TestMain(m *testing.M) {
 // every 0.3 s), three job types, sizes 1–64 processors on 20 sites of a
 // 4096-processor local target, some co-allocated; 2% failed for one of
 // three reasons, 1% never started.
-func buildStore(path string, n int) error {
+func buildStore(path string, n int) error { return buildStoreOf(path, n, false) }
+
+// buildStoreOf is buildStore; with sim, the run is one 'gmark koala
+// simulate --db' records: target koala-sim, and per job the events it
+// writes (submitted, started, the final state), each with the core's
+// figures in its payload, which the report reads back.
+func buildStoreOf(path string, n int, sim bool) error {
 	st, err := store.Open(path)
 	if err != nil {
 		return err
@@ -44,8 +51,12 @@ func buildStore(path string, n int) error {
 	return st.Write(context.Background(), func(tx *store.Tx) error {
 		pid, _ := tx.EnsureProject("bench", "", base)
 		sid, _ := tx.EnsureScenario(pid, "big", "", base)
-		prov := store.Provenance{RunID: run, RecordedNS: base, Target: "local", TargetConfig: `{"processors":4096}`, CommandLine: `["gmark","submit"]`}
-		if err := tx.InsertRun(store.Run{ID: run, ScenarioID: sid, CreatedNS: base, Jobs: n, Target: "local", Settings: `{"speedup":1}`,
+		target := "local"
+		if sim {
+			target = "koala-sim"
+		}
+		prov := store.Provenance{RunID: run, RecordedNS: base, Target: target, TargetConfig: `{"processors":4096}`, CommandLine: `["gmark","submit"]`}
+		if err := tx.InsertRun(store.Run{ID: run, ScenarioID: sid, CreatedNS: base, Jobs: n, Target: target, Settings: `{"speedup":1}`,
 			ProvenanceSHA256: prov.ComputeDigest()}); err != nil {
 			return err
 		}
@@ -80,9 +91,33 @@ func buildStore(path string, n int) error {
 			if err := tx.InsertJob(j); err != nil {
 				return err
 			}
+			if sim {
+				if err := insertSimEvents(tx, j, r); err != nil {
+					return err
+				}
+			}
 		}
 		return tx.InsertRunEnd(store.RunEnd{RunID: run, EndNS: end, Status: store.RunCompleted})
 	})
+}
+
+// insertSimEvents writes the events 'gmark koala simulate --db' writes of
+// job j (koalatarget's simEvents): submitted, started and final, each with
+// the core's figures of the job.
+func insertSimEvents(tx *store.Tx, j store.Job, r *rand.Rand) error {
+	payload := fmt.Sprintf(`{"claim_tries":%d,"end_ns":%d,"ftt_ns":%d,"placement_ns":%d,"placement_tries":%d,"reason":%q,"restarts":0,"runtime_source":"job","start_ns":%d}`,
+		1+r.IntN(2), j.EndNS, r.IntN(5)*1e9, int64(r.ExpFloat64()*1e9), 1+r.IntN(4), j.Reason, j.StartNS)
+	evs := []store.Event{{TimeNS: j.SubmitNS, Kind: "submitted"}}
+	if j.StartNS != 0 {
+		evs = append(evs, store.Event{TimeNS: j.StartNS, Kind: "started"}, store.Event{TimeNS: j.EndNS, Kind: j.State})
+	}
+	for _, e := range evs {
+		e.RunID, e.JobID, e.Attempt, e.Payload = j.RunID, j.JobID, 1, payload
+		if err := tx.InsertEvent(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func bigStore(b *testing.B) string {
@@ -149,6 +184,42 @@ func BenchmarkLoad1M(b *testing.B) {
 	for range b.N {
 		if _, err := Build(context.Background(), db, nil, Options{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReportCurve is the HTML report (as BenchmarkReport1M) of runs of
+// 100k, 300k and 1M jobs, of a local target and as 'gmark koala simulate
+// --db' records them, with its time and the peak of its live heap
+// (internal/heappeak): the report's growth curve (make bench-report,
+// docs/performance.md). $GMARK_BENCH_DIR keeps the stores between runs.
+func BenchmarkReportCurve(b *testing.B) {
+	dir := os.Getenv("GMARK_BENCH_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	for _, kind := range []string{"local", "koala-sim"} {
+		for _, n := range []int{100_000, 300_000, 1_000_000} {
+			b.Run(fmt.Sprintf("kind=%s/jobs=%d", kind, n), func(b *testing.B) {
+				db := filepath.Join(dir, fmt.Sprintf("%s-%d.db", kind, n))
+				if _, err := os.Stat(db); err != nil {
+					if err := buildStoreOf(db, n, kind == "koala-sim"); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ResetTimer()
+				var peak uint64
+				for range b.N {
+					out := b.TempDir()
+					var err error
+					peak = max(peak, heappeak.During(func() { _, err = Write(context.Background(), db, nil, out, Options{}) }))
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(peak)/(1<<20), "peak-live-heap-MB")
+				b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/report")
+			})
 		}
 	}
 }

@@ -255,7 +255,7 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 		return err
 	}
 	g.Scheduler.Seed = o.seed
-	opts := koalatarget.SimOptions{Warmup: o.warmup, Limit: o.limit, Records: o.db != ""}
+	opts := koalatarget.SimOptions{Warmup: o.warmup, Limit: o.limit}
 	if opts.Priority, err = core.ParsePriority(o.priority); err != nil {
 		return usageError{err}
 	}
@@ -275,6 +275,16 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	}
 	defer saveEvents(false)
 	opts.Events = sink
+	if o.db != "" { // the simulation records itself as it runs
+		st, err := openStore(o.db)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		in, _ := provenance.Collect(provenance.Sources{WorkloadDir: o.dir, Grid: o.grid.path, Core: &g.Scheduler})
+		opts.DB = &koalatarget.SimDB{Store: st, SimRecord: koalatarget.SimRecord{Project: o.project, Scenario: o.scenario,
+			RunID: o.runID, GridPath: o.grid.path, CommandLine: os.Args, Inputs: in}}
+	}
 	sim, err := koalatarget.Simulate(g, o.dir, opts)
 	if err != nil {
 		return usageError{err}
@@ -286,12 +296,12 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "refused:", e)
 	}
 	if o.db != "" {
-		runID, err := recordSim(ctx, sim, o)
+		rs, err := sim.FinishRecord()
 		if err != nil {
 			return err
 		}
 		if !o.json {
-			fmt.Fprintf(stdout, "run %s recorded in %s\n", runID, o.db)
+			fmt.Fprintf(stdout, "run %s recorded in %s\n", rs.RunID, o.db)
 		}
 	}
 	sum := sim.Summary()
@@ -302,20 +312,4 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	}
 	sum.WriteText(stdout, g.Name, g.Scheduler.Policy)
 	return nil
-}
-
-// recordSim records the simulated run in the results store --db.
-func recordSim(ctx context.Context, sim *koalatarget.Simulation, o simulateOptions) (string, error) {
-	st, err := openStore(o.db)
-	if err != nil {
-		return "", err
-	}
-	defer st.Close()
-	in, _ := provenance.Collect(provenance.Sources{WorkloadDir: o.dir, Grid: o.grid.path, Core: &sim.Grid.Scheduler})
-	sum, err := sim.Record(ctx, st, koalatarget.SimRecord{Project: o.project, Scenario: o.scenario, RunID: o.runID,
-		GridPath: o.grid.path, CommandLine: os.Args, Inputs: in})
-	if err != nil {
-		return "", err
-	}
-	return sum.RunID, nil
 }

@@ -40,6 +40,17 @@ type SimOptions struct {
 	// it the summary is counted as the jobs end, and the simulation's
 	// memory does not grow with the workload.
 	Records bool
+	// DB, when set, records the simulation in a results store as it runs
+	// (submitter.RunRecording): each job's records as it ends, so that
+	// memory holds only the jobs in progress, not the workload's. The
+	// rows are those Record writes; FinishRecord ends the record.
+	DB *SimDB
+}
+
+// SimDB is where a simulation records itself as it runs (SimOptions.DB).
+type SimDB struct {
+	Store *store.Store
+	SimRecord
 }
 
 // Simulation is a workload run through the bundled core in simulated time.
@@ -60,9 +71,10 @@ type Simulation struct {
 	Jobs []SimJob
 
 	records bool
-	tally   simTally  // of the jobs the core accepted, for the summary
-	arrived int       // the jobs of the workload
-	lastAt  time.Time // the last one's due time
+	db      *simStream // SimOptions.DB's recording; nil without
+	tally   simTally   // of the jobs the core accepted, for the summary
+	arrived int        // the jobs of the workload
+	lastAt  time.Time  // the last one's due time
 }
 
 // simTally is what the summary counts of the jobs the core accepted.
@@ -110,6 +122,9 @@ func (s *Simulation) keep(j *core.Job) {
 	s.tally.add(&r)
 	if s.records {
 		s.Jobs = append(s.Jobs, r)
+	}
+	if s.db != nil {
+		s.db.ended(s, &r)
 	}
 }
 
@@ -175,6 +190,9 @@ func (q *queueWatch) Event(e *core.Event) {
 // the central architecture of the multi-grid simulator (package sim, its
 // "core" model): one event loop for both. Its errors are the input's: a
 // composite job, a grid the core cannot run, jobs out of submission order.
+// With opts.DB, the store's too; a simulation that fails after it started
+// recording leaves in the store the run's opening and the jobs that had
+// ended, with no end record (as a killed 'gmark submit' leaves its run).
 func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 	name := filepath.Join(dir, workload.JobsFile)
 	f, err := os.Open(name)
@@ -211,21 +229,37 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 		return nil, err
 	}
 	s.Deadline = s.First.Add(opts.Limit)
+	if opts.DB != nil {
+		if s.db, err = startStream(s, opts.DB); err != nil {
+			return nil, err
+		}
+	}
 	_, err = sim.Run(cfg, top, src)
 	if err == nil {
 		err = src.drain() // the jobs due after the limit
 	}
 	switch {
 	case src.err != nil: // the workload's own: it names the file
-		return nil, src.err
+		err = src.err
 	case err != nil:
-		return nil, fmt.Errorf("%s: %w", name, err)
+		err = fmt.Errorf("%s: %w", name, err)
 	}
-	s.MaxQueue = watch.max
-	for _, j := range k.Jobs() { // those that had not ended
-		s.keep(j)
+	if err == nil {
+		s.MaxQueue = watch.max
+		for _, j := range k.Jobs() { // those that had not ended
+			s.keep(j)
+		}
+		sort.Slice(s.Jobs, func(a, b int) bool { return s.Jobs[a].seq < s.Jobs[b].seq })
+		if s.db != nil {
+			err = s.db.rest(s) // the jobs the core never had
+		}
 	}
-	sort.Slice(s.Jobs, func(a, b int) bool { return s.Jobs[a].seq < s.Jobs[b].seq })
+	if err != nil {
+		if s.db != nil {
+			s.db.rec.Abort()
+		}
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -260,16 +294,25 @@ func (st *jobStream) Next(j *workload.Job) (bool, error) {
 	if s.records {
 		s.Arrivals = append(s.Arrivals, SimArrival{ID: next.ID, At: s.lastAt})
 	}
+	if s.db != nil {
+		s.db.arrived(&next, s.lastAt)
+	}
 	return true, nil
 }
 
-// drain reads the jobs the simulator did not ask for.
+// drain reads the jobs the simulator did not ask for; a job due after
+// the limit is recorded at once (SimOptions.DB), never submitted.
 func (st *jobStream) drain() error {
 	var j workload.Job
 	for {
 		ok, err := st.Next(&j)
 		if !ok {
 			return err
+		}
+		if db := st.s.db; db != nil {
+			if err := db.afterLimit(st.s, j.ID); err != nil {
+				return err
+			}
 		}
 	}
 }
@@ -356,22 +399,35 @@ func (s *Simulation) Record(ctx context.Context, st *store.Store, rec SimRecord)
 	if !s.records {
 		return nil, fmt.Errorf("the simulation kept no record of its jobs to store (SimOptions.Records)")
 	}
+	run := s.finishedRun(rec)
+	run.Jobs = s.finishedJobs()
+	run.Annotations, run.EndNS, run.Elapsed = s.ending()
+	return submitter.RecordRun(ctx, st, run)
+}
+
+// finishedRun is the run's record but its jobs and its ending.
+func (s *Simulation) finishedRun(rec SimRecord) submitter.FinishedRun {
 	cfg := map[string]any{"grid": rec.GridPath, "policy": s.Grid.Scheduler.Policy, "seed": s.Grid.Scheduler.Seed,
 		"warmup": s.Warmup.String(), "simulated": true}
+	return submitter.FinishedRun{WorkloadDir: s.Dir, Target: SimTarget, TargetConfig: cfg,
+		Settings: map[string]any{"simulated": true}, Project: rec.Project, Scenario: rec.Scenario, RunID: rec.RunID,
+		CommandLine: rec.CommandLine, Inputs: rec.Inputs}
+}
+
+// ending is the run's annotations (the core's utilization, and deadline
+// figures when there are some), its end and how long it lasted, when the
+// simulation has stopped.
+func (s *Simulation) ending() (as []store.Annotation, endNS int64, elapsed time.Duration) {
 	end := s.Core.Now()
 	u, _ := json.Marshal(s.Core.Utilization())
-	run := submitter.FinishedRun{WorkloadDir: s.Dir, Target: SimTarget, TargetConfig: cfg,
-		Settings: map[string]any{"simulated": true}, Project: rec.Project, Scenario: rec.Scenario, RunID: rec.RunID,
-		CommandLine: rec.CommandLine, Inputs: rec.Inputs, Jobs: s.finishedJobs(), EndNS: end.UnixNano(), Elapsed: max(0, end.Sub(s.First)),
-		Annotations: []store.Annotation{{TimeNS: end.UnixNano(), Kind: "koala-utilization", Key: "summary",
-			Value: string(u), Source: "koala simulate"}}}
+	as = []store.Annotation{{TimeNS: end.UnixNano(), Kind: "koala-utilization", Key: "summary", Value: string(u), Source: "koala simulate"}}
 	if d := s.Summary().Deadlines; d != nil {
 		// Ballier et al.'s figures, read back by the report (metrics.CoreDeadlines).
 		v, _ := json.Marshal(d)
-		run.Annotations = append(run.Annotations, store.Annotation{TimeNS: end.UnixNano(), Kind: DeadlinesAnnotation, Key: "summary",
+		as = append(as, store.Annotation{TimeNS: end.UnixNano(), Kind: DeadlinesAnnotation, Key: "summary",
 			Value: string(v), Source: "koala simulate"})
 	}
-	return submitter.RecordRun(ctx, st, run)
+	return as, end.UnixNano(), max(0, end.Sub(s.First))
 }
 
 // DeadlinesAnnotation is the kind of the annotation that holds a
@@ -393,33 +449,37 @@ func (s *Simulation) finishedJobs() []submitter.FinishedJob {
 	}
 	out := make([]submitter.FinishedJob, 0, len(s.Arrivals))
 	for _, a := range s.Arrivals {
-		sched := a.At.UnixNano()
-		f := submitter.FinishedJob{JobID: a.ID, Outcome: submitter.Outcome{ScheduledNS: sched, Attempts: 1}}
-		j, ok := byName[a.ID]
-		if !ok && a.At.After(s.Deadline) {
-			// Due after the limit: never submitted, as a live run's job
-			// whose time had not come.
-			f.State, f.Reason, f.Attempts = store.NeverStarted, afterLimitReason, 0
-			out = append(out, f)
-			continue
-		}
-		if !ok {
-			f.State, f.Reason, f.Error = store.Failed, refusedReason, refusedReason
-			out = append(out, f)
-			continue
-		}
-		// As the koala target records it: the core's acceptance is the
-		// submission's time (here its arrival), and there is no separate
-		// target_submit_ns.
-		f.SubmitNS = sched
-		f.Receipt = submitter.Receipt{TargetID: "koala:" + j.ID}
-		f.StartNS = unixNS(j.Start)
-		f.Sites = j.Sites
-		f.State, f.Reason, f.EndNS = simState(j, s.Core.Now())
-		f.Events = simEvents(a, j, f.Outcome)
-		out = append(out, f)
+		out = append(out, s.finishedJob(a, byName[a.ID]))
 	}
 	return out
+}
+
+// finishedJob is what became of the job that arrived as a: j is the core's
+// record of it, nil when the core never had it (refused, or due after the
+// limit).
+func (s *Simulation) finishedJob(a SimArrival, j *SimJob) submitter.FinishedJob {
+	sched := a.At.UnixNano()
+	f := submitter.FinishedJob{JobID: a.ID, Outcome: submitter.Outcome{ScheduledNS: sched, Attempts: 1}}
+	if j == nil && a.At.After(s.Deadline) {
+		// Due after the limit: never submitted, as a live run's job
+		// whose time had not come.
+		f.State, f.Reason, f.Attempts = store.NeverStarted, afterLimitReason, 0
+		return f
+	}
+	if j == nil {
+		f.State, f.Reason, f.Error = store.Failed, refusedReason, refusedReason
+		return f
+	}
+	// As the koala target records it: the core's acceptance is the
+	// submission's time (here its arrival), and there is no separate
+	// target_submit_ns.
+	f.SubmitNS = sched
+	f.Receipt = submitter.Receipt{TargetID: "koala:" + j.ID}
+	f.StartNS = unixNS(j.Start)
+	f.Sites = j.Sites
+	f.State, f.Reason, f.EndNS = simState(j, s.Core.Now())
+	f.Events = simEvents(a, j, f.Outcome)
+	return f
 }
 
 // simState is the recorded state of a job the core accepted, why, and its
