@@ -38,6 +38,7 @@ type Figure struct {
 	PNG   string `json:"png"`   // file names, relative to the directory
 	SVG   string `json:"svg"`
 	CSV   string `json:"csv,omitempty"`  // the data drawn (PlotData), beside the images
+	PDF   string `json:"pdf,omitempty"`  // for a paper (SavePDF), when asked for
 	Note  string `json:"note,omitempty"` // how the data were reduced, what is missing
 }
 

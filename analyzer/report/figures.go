@@ -32,12 +32,17 @@ type FigureSet struct {
 
 // Figures draws every figure of the report into dir, a few at a time.
 func Figures(ctx context.Context, r *Report, dir string) (*FigureSet, error) {
+	return FiguresAs(ctx, r, dir, false)
+}
+
+// FiguresAs is Figures, with each figure as PDF too when pdf is set.
+func FiguresAs(ctx context.Context, r *Report, dir string, pdf bool) (*FigureSet, error) {
 	if len(r.Runs) == 0 { // Build never makes one; a Report made by hand may be
 		return nil, fmt.Errorf("the report has no run to draw")
 	}
 	fc := newFigureContext(r.Runs)
 	specs := fc.figures()
-	results, errs, err := drawAll(ctx, dir, specs)
+	results, errs, err := drawAllAs(ctx, dir, specs, pdf)
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +70,11 @@ type figureSpec struct {
 // drawAll draws the figures, at most four at a time, into dir; it stops
 // giving out figures when ctx is done.
 func drawAll(ctx context.Context, dir string, specs []figureSpec) ([]plots.Figure, []error, error) {
+	return drawAllAs(ctx, dir, specs, false)
+}
+
+// drawAllAs is drawAll, with each figure as PDF too when pdf is set.
+func drawAllAs(ctx context.Context, dir string, specs []figureSpec, pdf bool) ([]plots.Figure, []error, error) {
 	results := make([]plots.Figure, len(specs))
 	errs := make([]error, len(specs))
 	var wg sync.WaitGroup
@@ -74,7 +84,7 @@ func drawAll(ctx context.Context, dir string, specs []figureSpec) ([]plots.Figur
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i], errs[i] = drawSafely(dir, specs[i].name, specs[i].draw)
+				results[i], errs[i] = drawSafely(dir, specs[i].name, specs[i].draw, pdf)
 			}
 		}()
 	}
@@ -331,7 +341,7 @@ func xbarLimits(runs []*Run, meansMS []float64) (mu, sigma float64, note string)
 // the figure's error: one figure that cannot be drawn must not cost the
 // page (and the exit status) of every other. The causes of the panics seen
 // are fixed in analyzer/plots; this is the net under them.
-func drawSafely(dir, name string, draw func() (*plots.Drawing, error)) (f plots.Figure, err error) {
+func drawSafely(dir, name string, draw func() (*plots.Drawing, error), pdf bool) (f plots.Figure, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error in the plotting code (a bug in gmark; please report it): %v", r)
@@ -341,7 +351,11 @@ func drawSafely(dir, name string, draw func() (*plots.Drawing, error)) (f plots.
 	if err != nil {
 		return plots.Figure{}, err
 	}
-	return d.Save(dir, name)
+	if f, err = d.Save(dir, name); err != nil || !pdf {
+		return f, err
+	}
+	f.PDF, err = d.SavePDF(dir, name)
+	return f, err
 }
 
 // noData says why a figure drawn from the sample what ("wait", "run",

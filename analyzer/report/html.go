@@ -273,7 +273,7 @@ lasts {{num .WindowS}} workload s; {{.OriginalJobs}} original jobs, {{.ReplayedJ
 <h2 id="figures">Figures</h2>
 <p class="note">Each figure links to its SVG; its data, as drawn, are in the CSV beside it. Runs are labelled as in the <a href="#runs">runs table</a>.</p>
 {{range .Figures.Figures}}<figure id="fig-{{.Name}}"><a href="{{$.FigDir}}/{{.SVG}}"><img src="{{$.FigDir}}/{{.PNG}}" alt="{{.Title}}" width="768" height="384"></a>
-<figcaption><b>{{.Title}}</b>{{if .Note}}. {{.Note}}{{end}}. <a href="{{$.FigDir}}/{{.SVG}}">SVG</a>{{if .CSV}} · <a href="{{$.FigDir}}/{{.CSV}}" download>data (CSV)</a>{{end}}</figcaption></figure>
+<figcaption><b>{{.Title}}</b>{{if .Note}}. {{.Note}}{{end}}. <a href="{{$.FigDir}}/{{.SVG}}">SVG</a>{{if .PDF}} · <a href="{{$.FigDir}}/{{.PDF}}">PDF</a>{{end}}{{if .CSV}} · <a href="{{$.FigDir}}/{{.CSV}}" download>data (CSV)</a>{{end}}</figcaption></figure>
 {{end}}{{range .Figures.Missing}}<p class="note">Not drawn: <b>{{.Title}}</b>: {{.Reason}}.</p>{{end}}
 
 <h2 id="provenance">Provenance</h2>

@@ -44,6 +44,9 @@ type Options struct {
 	// Fidelity compares each run that replayed a trace window with the
 	// original window (analyzer/fidelity).
 	Fidelity bool
+	// PDF writes each figure as PDF too (for a paper), beside its PNG and
+	// SVG, and links it from the page.
+	PDF bool
 }
 
 func (o Options) metrics() metrics.Options {
@@ -189,7 +192,7 @@ func (r *Report) WriteHTML(ctx context.Context, dir string, opts Options) (strin
 		return "", err
 	}
 	opts.logf("drawing the figures")
-	figs, err := Figures(ctx, r, figDir)
+	figs, err := FiguresAs(ctx, r, figDir, opts.PDF)
 	if err != nil {
 		return "", err
 	}

@@ -48,6 +48,7 @@ func init() {
 			&cli.StringFlag{Name: "reproduce", Usage: "write run RUN's input files out of the store (into --to) and print the commands that regenerate and rerun it"},
 			&cli.StringFlag{Name: "to", Usage: "with --reproduce: the directory to write into (default reproduce-RUN)"},
 			&cli.IntFlag{Name: "bins", Value: 100, Usage: "intervals of the time series (utilization, goodput, throughput over time)"},
+			&cli.BoolFlag{Name: "pdf", Usage: "with -o: each figure as PDF too, for a paper"},
 			&cli.BoolFlag{Name: "fidelity", Usage: "compare each trace replay (wl:trace) with its original trace window (docs/report.md)"},
 			&cli.BoolFlag{Name: "include-warm", Usage: "count the warm jobs of a trace replay's warm start like the others"},
 			&cli.StringFlag{Name: "baseline", Usage: "regression gate: the baseline's results store"},
@@ -114,7 +115,7 @@ func parseReportFlags(c *cli.Context) (reportOptions, error) {
 	dbs := cliflag.Values(c, "db")
 	o := reportOptions{db: c.String("db"), dbs: dbs, compare: c.String("compare"), runs: splitList(c.StringSlice("run")), output: c.String("output"), format: c.String("format"),
 		opts: report.Options{Tau: c.Duration("tau"), Processors: c.Int("processors"), WallTime: c.Bool("wall-time"),
-			Bins: c.Int("bins"), Command: os.Args, Fidelity: c.Bool("fidelity"), IncludeWarm: c.Bool("include-warm")},
+			Bins: c.Int("bins"), Command: os.Args, Fidelity: c.Bool("fidelity"), IncludeWarm: c.Bool("include-warm"), PDF: c.Bool("pdf")},
 		reproduce: c.String("reproduce"), to: c.String("to")}
 	if c.NArg() > 0 {
 		return o, usageErrorf("report takes no arguments (did you mean 'gmark report sql QUERY'?)")
