@@ -25,7 +25,10 @@ import (
 // when there are several, for a curve with no legend entry); x is the
 // category's name on an axis of categories (runs, sites, job types: bars,
 // boxes, the X-bar chart's points); stat names a box's statistic (min,
-// whisker_low, q1, median, q3, whisker_high, max) and is empty otherwise.
+// whisker_low, q1, median, q3, whisker_high, max) or an error bar's ends
+// (bar_low, bar_high: rows of the series the bars belong to, the one drawn
+// just before them, when they have no legend entry of their own; the
+// figure's note says what the bars are) and is empty otherwise.
 // Numbers are written in full ('g', shortest exact form): this is data,
 // not a page. The values are those drawn: a reduced sample (a CDF's
 // quantiles, a binned scatter's bubble centres, without their counts) as
@@ -55,6 +58,7 @@ func PlotData(p *plot.Plot) ([][]string, error) {
 	cats := categories(p)
 	rows := [][]string{{"series", axisName(p.X.Label.Text, "x"), axisName(p.Y.Label.Text, "y"), "stat"}}
 	unnamed := 0
+	prev := "" // the name of the last series that is not error bars
 	var last [][]string
 	for i := range items.Len() {
 		it := items.Index(i)
@@ -69,6 +73,9 @@ func PlotData(p *plot.Plot) ([][]string, error) {
 		if len(r) == 0 { // a grid, labels: no data
 			continue
 		}
+		if !ok && isErrorBars(r) && prev != "" { // a series' bars, added after it with no legend entry of their own
+			name, ok = prev, true
+		}
 		if !ok {
 			unnamed++
 			name = axisName(p.Y.Label.Text, "y")
@@ -78,6 +85,9 @@ func PlotData(p *plot.Plot) ([][]string, error) {
 		}
 		for _, row := range r {
 			row[0] = name
+		}
+		if !isErrorBars(r) {
+			prev = name
 		}
 		if !slices.EqualFunc(r, last, slices.Equal) { // a line and its points (plotter.NewLinePoints) once
 			rows = append(rows, r...)
@@ -210,6 +220,9 @@ func plotterRows(v reflect.Value, name string, cats map[float64]string) [][]stri
 	}
 	var rows [][]string
 	if xys := v.FieldByName("XYs"); xys.IsValid() && xys.Kind() == reflect.Slice {
+		if errs := v.FieldByName("YErrors"); errs.IsValid() && errs.Kind() == reflect.Slice && errs.Len() == xys.Len() {
+			return errorBarRows(xys, errs, name, cats)
+		}
 		for i := range xys.Len() {
 			pt := xys.Index(i)
 			rows = append(rows, []string{name, category(cats, pt.FieldByName("X").Float()), fnum(pt.FieldByName("Y").Float()), ""})
@@ -234,3 +247,22 @@ func plotterRows(v reflect.Value, name string, cats map[float64]string) [][]stri
 	}
 	return rows
 }
+
+// errorBarRows are the rows of vertical error bars (plotter.YErrorBars):
+// for each point, the bar's two ends, stats bar_low and bar_high (the
+// point itself is its line's or scatter's row).
+func errorBarRows(xys, errs reflect.Value, name string, cats map[float64]string) [][]string {
+	var rows [][]string
+	for i := range xys.Len() {
+		pt, e := xys.Index(i), errs.Index(i)
+		low, high := e.FieldByName("Low"), e.FieldByName("High")
+		if low.Kind() != reflect.Float64 || high.Kind() != reflect.Float64 {
+			return nil
+		}
+		x, y := category(cats, pt.FieldByName("X").Float()), pt.FieldByName("Y").Float()
+		rows = append(rows, []string{name, x, fnum(y - low.Float()), "bar_low"}, []string{name, x, fnum(y + high.Float()), "bar_high"})
+	}
+	return rows
+}
+
+func isErrorBars(rows [][]string) bool { return len(rows) > 0 && rows[0][3] == "bar_low" }

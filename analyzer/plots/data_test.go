@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,11 @@ func TestPlotData(t *testing.T) {
 	l, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 1}, {X: 1, Y: 2.5}})
 	raw.Add(l)
 	empty := plot.New()
+	bars := plot.New() // error bars alone: no series before them to belong to
+	bars.Y.Label.Text = "jobs"
+	eb, _ := plotter.NewYErrorBars(yErrors{plotter.XYs{{X: 0, Y: 1}}, plotter.YErrors{{Low: 0.5, High: 2}}})
+	bars.Add(eb)
+	nan := math.NaN()
 
 	cases := []struct {
 		name   string
@@ -44,6 +50,12 @@ func TestPlotData(t *testing.T) {
 		{name: "X-bar: a line and its points once, the limits", draw: func() (*Drawing, error) {
 			return XBar("x", "delay (ms)", []string{"R1", "R2"}, []float64{1, 3}, 2, 0.5, "")
 		}, rows: 2 + 3*2, want: []string{"mean per run,R1,1,", "mean per run,R2,3,", "μ = 2,-0.5,2,", "delay (ms),1.5,0.5,"}},
+		{name: "lines with error bars: the bars' ends as their series' rows", draw: func() (*Drawing, error) {
+			return ErrorLines("e", "seed", "mean wait (s)", []Points{{Label: "WF", X: []float64{1, 2}, Y: []float64{10, 20}, Lo: []float64{8, 15}, Hi: []float64{12, 25}},
+				{Label: "CF", X: []float64{3}, Y: []float64{5}, Lo: []float64{nan}, Hi: []float64{nan}}})
+		}, header: "series,seed,mean wait (s),stat", rows: 2 + 2*2 + 1,
+			want: []string{"WF,1,10,", "WF,1,8,bar_low", "WF,1,12,bar_high", "WF,2,15,bar_low", "WF,2,25,bar_high", "CF,3,5,"}},
+		{name: "error bars of no series", plot: bars, rows: 2, want: []string{"jobs,0,0.5,bar_low", "jobs,0,3,bar_high"}},
 		{name: "a gonum plot with no legend", plot: raw, header: "series,day,jobs,stat", rows: 2, want: []string{"jobs,0,1,", "jobs,1,2.5,"}},
 		{name: "an empty plot", plot: empty, header: "series,x,y,stat", rows: 0},
 	}

@@ -211,13 +211,14 @@ func mean(x []float64) float64 {
 	return s / float64(len(x))
 }
 
-// CompareFigures draws every figure of the comparison into dir.
-func CompareFigures(ctx context.Context, c *Comparison, dir string) (*FigureSet, error) {
+// CompareFigures draws every figure of the comparison into dir, each as
+// PDF too when pdf is set.
+func CompareFigures(ctx context.Context, c *Comparison, dir string, pdf bool) (*FigureSet, error) {
 	if len(c.Runs) == 0 {
 		return nil, fmt.Errorf("the comparison has no run to draw")
 	}
 	specs := c.compareFigures()
-	results, errs, err := drawAll(ctx, dir, specs)
+	results, errs, err := drawAllAs(ctx, dir, specs, pdf)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
-	"html/template"
 	"io"
 	"math"
 	"os"
@@ -201,100 +200,17 @@ func (c *Comparison) WriteHTML(ctx context.Context, dir string, opts Options) (s
 		return "", err
 	}
 	opts.logf("drawing the figures")
-	figs, err := CompareFigures(ctx, c, figDir)
+	figs, err := CompareFigures(ctx, c, figDir, opts.PDF)
 	if err != nil {
 		return "", err
 	}
 	var page bytes.Buffer
-	if err := compareTemplate.Execute(&page, comparePage{Comparison: c, Figures: figs, FigDir: FiguresDir}); err != nil {
+	if err := c.html(&page, figs); err != nil {
 		return "", err
 	}
 	index := filepath.Join(dir, "index.html")
 	return index, outfile.WriteFile(index, page.Bytes())
 }
-
-type comparePage struct {
-	*Comparison
-	Figures *FigureSet
-	FigDir  string
-}
-
-var compareTemplate = template.Must(template.New("compare").Funcs(template.FuncMap{
-	"quote": quoteArgs, "shell": shellQuote, "pretty": prettyJSON, "num": num, "pct": pct,
-}).Parse(compareHTML))
-
-const compareHTML = `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>gmark comparison by {{.By}}</title>
-<script>
-(function () {
-  var errors = 0, root = document.documentElement;
-  window.addEventListener("error", function () { errors++; root.setAttribute("data-errors", errors); }, true);
-  window.addEventListener("load", function () {
-    var imgs = document.images, ok = 0;
-    for (var i = 0; i < imgs.length; i++) { if (imgs[i].complete && imgs[i].naturalWidth > 0) { ok++; } }
-    root.setAttribute("data-images", imgs.length);
-    root.setAttribute("data-images-loaded", ok);
-    root.setAttribute("data-errors", errors);
-    root.setAttribute("data-ready", "1");
-  });
-})();
-</script>
-<style>
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
-h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
-table { border-collapse: collapse; margin: .5em 0 1em; font-size: .9em; }
-th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; vertical-align: top; }
-th { background: #f3f5f8; } td.l, th.l { text-align: left; }
-code, pre { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .85em; }
-pre { background: #f6f8fa; padding: .6em; white-space: pre-wrap; word-break: break-all; }
-figure img { max-width: 100%; border: 1px solid #eee; } figcaption, .note { font-size: .9em; color: #555; }
-.sw { display: inline-block; width: .9em; height: .9em; margin-right: .4em; vertical-align: -.1em; border-radius: 2px; }
-nav a { margin-right: 1em; } .ci { font-size: .85em; color: #555; white-space: nowrap; } td { white-space: nowrap; } td.runs { white-space: normal; min-width: 12em; }
-.wide { overflow-x: auto; }
-</style>
-</head>
-<body>
-<h1>gmark comparison by {{.By}}</h1>
-<p>{{len .Runs}} runs in {{len .Groups}} groups, from {{range $i, $d := .DBs}}{{if $i}}, {{end}}<code>{{$d}}</code>{{end}};
-generated {{.Generated.Format "2006-01-02 15:04:05 UTC"}}.{{if .Command}} Made by <code>{{quote .Command}}</code>.{{end}}
-Durations in {{.Unit}}; formulas in <code>docs/metrics.md</code>.</p>
-{{range .Notes}}<p class="note">Note: {{.}}.</p>{{end}}
-<nav><a href="#summary">Groups</a><a href="#runs">Runs</a><a href="#figures">Figures</a><a href="#provenance">Provenance</a></nav>
-
-<h2 id="summary">Groups</h2>
-<div class="wide"><table>
-<tr><th class="l">{{.By}}</th><th class="l">runs</th>{{range .Metrics}}<th>{{$.Header .}}</th>{{end}}</tr>
-{{range .Groups}}{{$g := .}}<tr><td class="l"><span class="sw" style="background: {{.Color}}"></span>{{.Key}}</td><td class="l runs">{{range $i, $r := .Runs}}{{if $i}}, {{end}}{{$r}}{{end}}</td>
-{{range $i, $m := $.Metrics}}{{$v := index $g.Values $i}}<td>{{$.Number $m $v}}{{with $.Interval $m $v}}<br><span class="ci">{{.}}</span>{{end}}</td>{{end}}</tr>
-{{end}}</table></div>
-<p class="note">With several runs, a group's value is the mean of its runs' values, with the 95% Student t interval over the runs in
-brackets; with one run, the run's value (as its own report shows it), with the 95% interval over its jobs for a mean or a median.
-No interval: the value is the same in every run, or there is none. Each group keeps its colour in every figure.</p>
-
-<h2 id="runs">Runs</h2>
-<div class="wide"><table>
-<tr><th class="l">run</th><th class="l">store</th><th class="l">{{.By}}</th><th class="l">seed</th>{{range .Metrics}}<th>{{$.Header .}}</th>{{end}}</tr>
-{{range .Runs}}{{$r := .}}<tr><td class="l"><code>{{.Name}}</code></td><td class="l"><code>{{.DB}}</code></td><td class="l">{{.Group}}</td><td class="l">{{or .Seed "–"}}</td>
-{{range $i, $m := $.Metrics}}{{$v := $.RunValue $r $i}}<td>{{$.Number $m $v}}{{with $.Interval $m $v}}<br><span class="ci">{{.}}</span>{{end}}</td>{{end}}</tr>
-{{end}}</table></div>
-
-<h2 id="figures">Figures</h2>
-<p class="note">Each figure links to its SVG. A group's runs are pooled in the CDFs and box plots.</p>
-{{range .Figures.Figures}}<figure id="fig-{{.Name}}"><a href="{{$.FigDir}}/{{.SVG}}"><img src="{{$.FigDir}}/{{.PNG}}" alt="{{.Title}}" width="768" height="384"></a>
-<figcaption><b>{{.Title}}</b>{{if .Note}}. {{.Note}}{{end}}. <a href="{{$.FigDir}}/{{.SVG}}">SVG</a></figcaption></figure>
-{{end}}{{range .Figures.Missing}}<p class="note">Not drawn: <b>{{.Title}}</b>: {{.Reason}}.</p>{{end}}
-
-<h2 id="provenance">Provenance</h2>
-<table><tr><th class="l">run</th><th class="l">command line</th><th class="l">gmark</th><th class="l">target</th></tr>
-{{range .Runs}}{{$r := .}}{{range .Run.Provenance}}<tr><td class="l"><code>{{$r.Name}}</code>{{if .Seq}} (resume {{.Seq}}){{end}}</td><td class="l"><code>{{shell .CommandLine}}</code></td>
-<td class="l">{{.GmarkVersion}} ({{or .GmarkRevision "revision unknown"}})</td><td class="l">{{.Target}} <code>{{.TargetConfig}}</code></td></tr>
-{{end}}{{end}}</table>
-</body>
-</html>
-`
 
 // Header is a metric's column heading (for the page).
 func (c *Comparison) Header(m CompareMetric) string { return c.header(m) }

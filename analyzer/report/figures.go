@@ -67,13 +67,8 @@ type figureSpec struct {
 	draw        func() (*plots.Drawing, error)
 }
 
-// drawAll draws the figures, at most four at a time, into dir; it stops
-// giving out figures when ctx is done.
-func drawAll(ctx context.Context, dir string, specs []figureSpec) ([]plots.Figure, []error, error) {
-	return drawAllAs(ctx, dir, specs, false)
-}
-
-// drawAllAs is drawAll, with each figure as PDF too when pdf is set.
+// drawAllAs draws the figures, at most four at a time, into dir, each as
+// PDF too when pdf is set; it stops giving out figures when ctx is done.
 func drawAllAs(ctx context.Context, dir string, specs []figureSpec, pdf bool) ([]plots.Figure, []error, error) {
 	results := make([]plots.Figure, len(specs))
 	errs := make([]error, len(specs))
