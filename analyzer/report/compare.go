@@ -118,6 +118,9 @@ func compareMetrics() []compareMetric {
 	}
 }
 
+// jobsCI is the interval method of a group of one run: the run's own.
+const jobsCI = "the run's jobs (bootstrap or normal, as in its report)"
+
 // BuildComparison reads the runs of the stores, groups them by the field
 // and computes each group's metrics. Each run's metrics are those of its
 // single-run report (Build), from the same code.
@@ -285,7 +288,7 @@ func groupValue(m compareMetric, runs []*metrics.RunMetrics) GroupValue {
 		gv.Value = vals[0]
 		if m.ci != nil {
 			if c := m.ci(one); !math.IsNaN(c[0]) {
-				gv.CI, gv.CIMethod = c, "the run's jobs (bootstrap or normal, as in its report)"
+				gv.CI, gv.CIMethod = c, jobsCI
 			}
 		}
 		return gv

@@ -47,6 +47,9 @@ func (c *Comparison) IntervalHTML(m CompareMetric, v GroupValue) template.HTML {
 // are several.
 func (c *Comparison) Spread(m CompareMetric, v GroupValue) string {
 	s := v.CIMethod
+	if s == jobsCI {
+		s = "over the run's jobs" // the table's note says how
+	}
 	if v.Runs > 1 {
 		sd := num(v.Std)
 		if m.Percent {
@@ -55,7 +58,7 @@ func (c *Comparison) Spread(m CompareMetric, v GroupValue) string {
 		if s != "" {
 			s += "; "
 		}
-		s += "sd over runs " + sd
+		s += "sd " + sd
 	}
 	return or(s, "–")
 }
@@ -101,7 +104,9 @@ Durations in {{.Unit}}; formulas in <code>docs/metrics.md</code>.</p>
 <tr><th class="l" rowspan="2">metric</th>{{range .Groups}}<th class="group" colspan="3"><span class="sw" style="background: {{.Color}}"></span>{{.Key}}</th>{{end}}</tr>
 <tr>{{range .Groups}}<th>value</th><th>95% CI</th><th class="l">method</th>{{end}}</tr>
 {{range $i, $m := .Metrics}}<tr><td class="l">{{$.Header $m}}</td>{{range $.Groups}}{{$v := index .Values $i}}<td>{{$.Number $m $v}}</td><td class="w">{{or ($.IntervalHTML $m $v) "–"}}</td><td class="l">{{$.Spread $m $v}}</td>{{end}}</tr>
-{{end}}</table></div></details>
+{{end}}</table></div>
+<p class="note">Over the run's jobs: the run's own interval, bootstrap or normal approximation as in its report. Student t over n runs:
+the interval of the mean of the runs' values; sd is their standard deviation.</p></details>
 <p class="note">With several runs, a group's value is the mean of its runs' values, with the 95% Student t interval over the runs in
 brackets; with one run, the run's value (as its own report shows it), with the 95% interval over its jobs for a mean or a median.
 No interval: the value is the same in every run, or there is none. Each group keeps its colour in every figure.</p>
