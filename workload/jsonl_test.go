@@ -240,3 +240,30 @@ func FuzzParseJob(f *testing.F) {
 		}
 	})
 }
+
+// The compact reading of params gives what the token decoder gives,
+// whenever it reads at all.
+func FuzzOrderedStrs(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":"1","b":"2"}`, `{"a":"1",}`, `{"a":1}`, `{"a":"x\"y"}`, `{"a" :"1"}`,
+		`{"a":"1","a":"2"}`, `{"é":"\u00e9"}`, "{\"a\":\"\xff\"}", `{"a":"1"`, `{"":""}`, `{"a":"1"}}`, `{,}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fast, ok := compactStrs(b)
+		if !ok {
+			return
+		}
+		var slow orderedStrs
+		if err := slow.unmarshalTokens(b); err != nil {
+			t.Fatalf("%q: compact read %v, the token decoder: %v", b, fast, err)
+		}
+		if len(fast) != len(slow) || (fast == nil) != (slow == nil) {
+			t.Fatalf("%q: %v, want %v", b, fast, slow)
+		}
+		for i := range fast {
+			if fast[i] != slow[i] {
+				t.Fatalf("%q: %v, want %v", b, fast, slow)
+			}
+		}
+	})
+}

@@ -285,6 +285,7 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 		opts.DB = &koalatarget.SimDB{Store: st, SimRecord: koalatarget.SimRecord{Project: o.project, Scenario: o.scenario,
 			RunID: o.runID, GridPath: o.grid.path, CommandLine: os.Args, Inputs: in}}
 	}
+	collectLessOften()
 	sim, err := koalatarget.Simulate(g, o.dir, opts)
 	if err != nil {
 		return usageError{err}
