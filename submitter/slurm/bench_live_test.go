@@ -34,7 +34,7 @@ import (
 //   - gmark: submitter.Run with the target at its defaults (as `gmark
 //     submit --target slurm` runs it: poll 1s, heterogeneous jobs on)
 //     submits a workload of as many one-processor jobs, all due at once,
-//     with as many workers.
+//     with as many workers (GMARK_BENCH_POLL, a duration, sets its poll).
 //
 // A rate is the jobs over the time from the first sbatch (Submit) started to
 // the last one returned. Between phases the cluster is left to run what was
@@ -57,7 +57,7 @@ func BenchmarkSlurmTargetVsSbatch(b *testing.B) {
 		b.Fatalf("warm-up wrote %d scripts (%v), want %d", len(scripts), err, jobs)
 	}
 	b.ResetTimer()
-	var raw, gm, ratio, rawCPU, gmCPU []float64
+	var raw, gm, ratio, rawCPU, gmCPU, rawCall, gmCall []float64
 	for i := 0; i < pairs; i++ {
 		var r, g phase
 		runRaw := func() {
@@ -79,8 +79,9 @@ func BenchmarkSlurmTargetVsSbatch(b *testing.B) {
 		}
 		raw, gm, ratio = append(raw, r.rate), append(gm, g.rate), append(ratio, g.rate/r.rate)
 		rawCPU, gmCPU = append(rawCPU, r.cpuPerJob), append(gmCPU, g.cpuPerJob)
-		b.Logf("pair %d: raw %.1f jobs/s (%.2f ms CPU/job), gmark %.1f jobs/s (%.2f ms CPU/job), ratio %.3f",
-			i, r.rate, r.cpuPerJob, g.rate, g.cpuPerJob, g.rate/r.rate)
+		rawCall, gmCall = append(rawCall, r.call), append(gmCall, g.call)
+		b.Logf("pair %d: raw %.1f jobs/s (%.2f ms CPU/job, %.1f ms/sbatch), gmark %.1f jobs/s (%.2f ms CPU/job, %.1f ms/Submit), ratio %.3f",
+			i, r.rate, r.cpuPerJob, r.call, g.rate, g.cpuPerJob, g.call, g.rate/r.rate)
 	}
 	b.StopTimer()
 	b.ReportMetric(median(raw), "raw-jobs/s")
@@ -90,6 +91,8 @@ func BenchmarkSlurmTargetVsSbatch(b *testing.B) {
 	b.ReportMetric(slicesMax(ratio), "ratio-max")
 	b.ReportMetric(median(rawCPU), "raw-cpu-ms/job")
 	b.ReportMetric(median(gmCPU), "gmark-cpu-ms/job")
+	b.ReportMetric(median(rawCall), "raw-ms/sbatch")
+	b.ReportMetric(median(gmCall), "gmark-ms/Submit")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -97,6 +100,7 @@ func BenchmarkSlurmTargetVsSbatch(b *testing.B) {
 type phase struct {
 	rate      float64 // jobs/s from the first submission started to the last returned
 	cpuPerJob float64 // ms of CPU of this process and its children per job
+	call      float64 // ms a submission (sbatch, or the target's Submit) took, on average
 }
 
 func envInt(b *testing.B, name string, def int) int {
@@ -135,6 +139,7 @@ func cpuNow() time.Duration {
 type window struct {
 	mu          sync.Mutex
 	first, last time.Time
+	busy        time.Duration // the submissions' durations, summed
 }
 
 func (w *window) add(start, end time.Time) {
@@ -146,7 +151,11 @@ func (w *window) add(start, end time.Time) {
 	if end.After(w.last) {
 		w.last = end
 	}
+	w.busy += end.Sub(start)
 }
+
+// perCall is the mean duration of a submission, ms.
+func (w *window) perCall(n int) float64 { return float64(w.busy) / float64(time.Millisecond) / float64(n) }
 
 func (w *window) rate(n int) float64 { return float64(n) / w.last.Sub(w.first).Seconds() }
 
@@ -187,7 +196,7 @@ func benchRaw(b *testing.B, c *slurmtest.Cluster, work string, scripts []string,
 		b.Fatal(err)
 	default:
 	}
-	return phase{rate: w.rate(len(scripts)), cpuPerJob: float64(cpu) / float64(time.Millisecond) / float64(len(scripts))}
+	return phase{rate: w.rate(len(scripts)), cpuPerJob: float64(cpu) / float64(time.Millisecond) / float64(len(scripts)), call: w.perCall(len(scripts))}
 }
 
 // timedTarget is the Slurm target with the times of its submissions noted.
@@ -217,7 +226,11 @@ func benchGmark(b *testing.B, c *slurmtest.Cluster, work, exe, tag string, jobs,
 		return phase{}, err
 	}
 	defer st.Close()
-	tg, err := New(Config{Clusters: []ClusterConfig{{Name: c.Name, Conf: c.Conf}}, WorkDir: work, Executable: exe})
+	poll, err := time.ParseDuration(cmpOr(os.Getenv("GMARK_BENCH_POLL"), "0s"))
+	if err != nil {
+		return phase{}, fmt.Errorf("GMARK_BENCH_POLL: %v", err)
+	}
+	tg, err := New(Config{Clusters: []ClusterConfig{{Name: c.Name, Conf: c.Conf}}, WorkDir: work, Executable: exe, Poll: poll})
 	if err != nil {
 		return phase{}, err
 	}
@@ -234,7 +247,7 @@ func benchGmark(b *testing.B, c *slurmtest.Cluster, work, exe, tag string, jobs,
 	if sum.Jobs[store.Succeeded] != jobs {
 		return phase{}, fmt.Errorf("%s: %v jobs, want %d succeeded", tag, sum.Jobs, jobs)
 	}
-	return phase{rate: w.rate(jobs), cpuPerJob: float64(cpu) / float64(time.Millisecond) / float64(jobs)}, nil
+	return phase{rate: w.rate(jobs), cpuPerJob: float64(cpu) / float64(time.Millisecond) / float64(jobs), call: w.perCall(jobs)}, nil
 }
 
 // waitQuiet waits until the cluster has no job pending, running or
@@ -249,6 +262,13 @@ func waitQuiet(b *testing.B, c *slurmtest.Cluster) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	b.Fatal("the cluster still runs jobs after 5 minutes")
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 func median(xs []float64) float64 {
