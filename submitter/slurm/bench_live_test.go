@@ -155,7 +155,9 @@ func (w *window) add(start, end time.Time) {
 }
 
 // perCall is the mean duration of a submission, ms.
-func (w *window) perCall(n int) float64 { return float64(w.busy) / float64(time.Millisecond) / float64(n) }
+func (w *window) perCall(n int) float64 {
+	return float64(w.busy) / float64(time.Millisecond) / float64(n)
+}
 
 func (w *window) rate(n int) float64 { return float64(n) / w.last.Sub(w.first).Seconds() }
 
