@@ -72,10 +72,11 @@ bench-slurm:
 	  -benchtime 1x -timeout 60m -v ./submitter/slurm/ | awk '\
 	  /pair [0-9]+:/ { sub(/^ *bench_live_test.go:[0-9]+: /, ""); print } \
 	  /SKIP|not available/ { print } \
-	  /^BenchmarkSlurmTargetVsSbatch/ { for (i = 2; i < NF; i++) m[$$(i+1)] = $$i; \
+	  /^BenchmarkSlurmTargetVsSbatch.* ratio/ { for (i = 2; i < NF; i++) m[$$(i+1)] = $$i; \
 	    printf "slurm target %.1f jobs/s, sbatch loop %.1f jobs/s (medians); ratio %.3f [%.3f-%.3f] (goal >= 0.90)\n", \
 	      m["gmark-jobs/s"], m["raw-jobs/s"], m["ratio"], m["ratio-min"], m["ratio-max"]; \
-	    printf "CPU of the process and its children: %.2f ms/job (target), %.2f ms/job (loop)\n", m["gmark-cpu-ms/job"], m["raw-cpu-ms/job"] } \
+	    printf "CPU of the process and its children: %.2f ms/job (target), %.2f ms/job (loop)\n", m["gmark-cpu-ms/job"], m["raw-cpu-ms/job"]; \
+	    printf "one submission: %.1f ms (target Submit), %.1f ms (sbatch)\n", m["gmark-ms/Submit"], m["raw-ms/sbatch"] } \
 	  /^(FAIL|panic|--- FAIL)/ { print; bad = 1 } \
 	  END { exit bad }'
 
