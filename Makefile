@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 15s
 BENCHTIME ?= 1s
 
-.PHONY: all build test check bench bench-core bench-submit-mem bench-report bench-trace bench-sim fuzz clean
+.PHONY: all build test check bench bench-slurm bench-core bench-submit-mem bench-report bench-trace bench-sim fuzz clean
 
 all: build
 
@@ -33,11 +33,12 @@ test: check
 	$(GO) test -timeout 25m ./...
 
 ## bench: every benchmark; generation speed figures are in ./generator; the
-## submitter's memory growth curve last (bench-submit-mem)
+## submitter's memory growth curve (bench-submit-mem), the report's and the Slurm target's last
 bench:
-	$(GO) test -run '^$$' -bench . -skip 'SubmitMemory|ReportCurve' -benchtime $(BENCHTIME) ./...
+	$(GO) test -run '^$$' -bench . -skip 'SubmitMemory|ReportCurve|SlurmTargetVsSbatch' -benchtime $(BENCHTIME) ./...
 	@$(MAKE) --no-print-directory bench-submit-mem
 	@$(MAKE) --no-print-directory bench-report
+	@$(MAKE) --no-print-directory bench-slurm
 
 ## bench-submit-mem: peak heap of dryruns of 100k, 300k and 1M jobs (docs/performance.md)
 bench-submit-mem:
@@ -60,6 +61,24 @@ bench-report:
 	    printf "report %-9s %8d jobs: %6.2f s, peak live heap %7.1f MB\n", s, j, t, h } \
 	  /^(FAIL|panic|---)/ { print; bad = 1 } \
 	  END { for (s in k) if (k[s] > 1) printf "growth %s %d -> %d jobs: x%.2f (flat: 1.00)\n", s, n[s, 1], n[s, k[s]], p[s, k[s]] / p[s, 1]; exit bad }'
+
+## bench-slurm: `gmark submit --target slurm`'s submission rate against a plain loop of
+## `sbatch --parsable` on a real test cluster, SLURM_PAIRS interleaved pairs of SLURM_JOBS jobs
+## from 5 workers each (issue 19: a ratio of at least 0.9); skipped, saying why, without Slurm
+SLURM_PAIRS ?= 10
+SLURM_JOBS ?= 400
+bench-slurm:
+	@GMARK_BENCH_PAIRS=$(SLURM_PAIRS) GMARK_BENCH_JOBS=$(SLURM_JOBS) $(GO) test -run '^$$' -bench SlurmTargetVsSbatch \
+	  -benchtime 1x -timeout 60m -v ./submitter/slurm/ | awk '\
+	  /pair [0-9]+:/ { sub(/^ *bench_live_test.go:[0-9]+: /, ""); print } \
+	  /SKIP|not available/ { print } \
+	  /^BenchmarkSlurmTargetVsSbatch.* ratio/ { for (i = 2; i < NF; i++) m[$$(i+1)] = $$i; \
+	    printf "slurm target %.1f jobs/s, sbatch loop %.1f jobs/s (medians); ratio %.3f [%.3f-%.3f] (goal >= 0.90)\n", \
+	      m["gmark-jobs/s"], m["raw-jobs/s"], m["ratio"], m["ratio-min"], m["ratio-max"]; \
+	    printf "CPU of the process and its children: %.2f ms/job (target), %.2f ms/job (loop)\n", m["gmark-cpu-ms/job"], m["raw-cpu-ms/job"]; \
+	    printf "one submission: %.1f ms (target Submit), %.1f ms (sbatch)\n", m["gmark-ms/Submit"], m["raw-ms/sbatch"] } \
+	  /^(FAIL|panic|--- FAIL)/ { print; bad = 1 } \
+	  END { exit bad }'
 
 ## bench-core: the LCG trace (188,041 jobs, 70% on DAS-2, CF) through the bundled core as
 ## `gmark sim run` runs it (central_model = "core"); goals: under 5 s a run, >= 1,000,000 events/s

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/internal/srcerr"
 )
 
 // Record is what gmark needs of one Slurm job, from squeue --json or the
@@ -478,4 +480,86 @@ func HasTask(ranges []TaskRange, i int) bool {
 		}
 	}
 	return false
+}
+
+// SqueueFormat is the --Format of the squeue calls ParseSqueueFormat reads:
+// every field of a Record that squeue --json gives, one line a job, '|'
+// between fields. The job's name and comment come last, the comment being
+// the rest of the line: a name with a '|' in it (gmark's never have one) is
+// read cut short.
+const SqueueFormat = "JobID:|,HetJobID:|,HetJobOffset:|,ArrayJobID:|,ArrayTaskID:|,NumCPUs:|,Requeue:|,exit_code:|," +
+	"SubmitTime:|,StartTime:|,EndTime:|,State:|,Reason:|,Partition:|,Cluster:|,NodeList:|,Name:|,Comment:"
+
+// squeueFields is the number of fields of a SqueueFormat line.
+const squeueFields = 18
+
+// ParseSqueueFormat reads the output of `squeue -h -O SqueueFormat`, times
+// in loc (squeue prints them in its local time). It gives the records
+// ParseSqueue gives for the same jobs, but for the expected end of a job
+// not yet ended, which squeue --Format does not print (0 here). A line of
+// too few fields is an error (*srcerr.Error, "squeue output:N: …"); a line without a valid job id
+// is skipped.
+func ParseSqueueFormat(b []byte, loc *time.Location) ([]Record, error) {
+	var recs []Record
+	for n, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		f := strings.SplitN(line, "|", squeueFields)
+		if len(f) < squeueFields {
+			return nil, srcerr.Errorf(srcerr.Pos{File: "squeue output", Line: n + 1}, "%d fields, want %d", len(f), squeueFields)
+		}
+		for i := range f[:squeueFields-2] {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		r := Record{Source: "squeue", State: f[11], Reason: f[12], Partition: f[13], Cluster: f[14], Nodes: f[15],
+			Name: strings.TrimSpace(f[16]), Comment: strings.TrimSpace(f[17])}
+		r.ID = formatNumber(f[0])
+		r.HetJobID, r.HetOff = formatNumber(f[1]), formatNumber(f[2])
+		if f[2] == "N/A" {
+			r.HetJobID = 0
+		}
+		switch task := f[4]; {
+		case task == "N/A" || task == "":
+			// Not an array's: squeue prints the job's own id as the array's.
+		case formatNumber(task) > 0 || task == "0":
+			r.ArrayJobID, r.ArrayTaskID = formatNumber(f[3]), formatNumber(task)
+		default:
+			r.ArrayJobID, r.ArrayTasks = formatNumber(f[3]), task // the tasks not yet started
+		}
+		r.CPUs = formatNumber(f[5])
+		r.Requeue = f[6] == "1" || strings.EqualFold(f[6], "yes")
+		r.Exit, r.Signal = formatExit(f[7])
+		r.Submit, r.Start, r.End = slurmTime(f[8], loc), slurmTime(f[9], loc), slurmTime(f[10], loc)
+		if r.Comment == "(null)" {
+			r.Comment = ""
+		}
+		if r.Nodes == "(null)" {
+			r.Nodes = ""
+		}
+		if r.check() {
+			recs = append(recs, r)
+		}
+	}
+	return recs, nil
+}
+
+// formatNumber reads a number squeue printed; anything else ("N/A") is 0.
+func formatNumber(s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// formatExit reads squeue's exit_code: the wait status as a number (Slurm
+// 22.05) or "exit:signal".
+func formatExit(s string) (exit, signal int) {
+	if a, b, ok := strings.Cut(s, ":"); ok {
+		return int(formatNumber(a)), int(formatNumber(b))
+	}
+	n := formatNumber(s)
+	return int(n>>8) & 0xff, int(n & 0x7f)
 }
