@@ -103,13 +103,17 @@ func overlayPlots(as []*Analysis) []namedPlot {
 			})
 		}},
 		namedPlot{"top_users_cumulative", func() (*plots.Drawing, error) {
-			return overlayLines("Cumulative share of the jobs of the top users", "users, by rank (0: none)", "share of the trace's jobs (%)", labels, as, func(a *Analysis) []float64 {
+			d, err := overlayLines("Cumulative share of the jobs of the top users", "users, by rank (0: none)", "share of the trace's jobs (%)", labels, as, func(a *Analysis) []float64 {
 				y := []float64{0}
 				for _, u := range a.Users.TopByJob {
 					y = append(y, y[len(y)-1]+100*float64(u.Jobs)/float64(max(a.Totals.Jobs, 1)))
 				}
 				return y
 			})
+			if d != nil {
+				d.Plot().X.Tick.Marker = plots.WholeTicks{} // ranks: no rank 2.5
+			}
+			return d, err
 		}},
 	)
 	return out

@@ -493,7 +493,7 @@ func Pareto(title string, sites []string, counts []int) (*Drawing, error) {
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return counts[b] - counts[a] })
 	p := newPlot(title, "sites, by number of jobs", "share of the jobs (%)")
-	p.Y.Min, p.Y.Max = 0, 100
+	p.Y.Min, p.Y.Max = -2, 100 // below 0: the cumulative line's start, off the frame
 	p.Legend.Left = true
 	n := len(sites)
 	step := max(1, (n+39)/40) // at most 40 bars: every step-th rank
@@ -514,12 +514,16 @@ func Pareto(title string, sites []string, counts []int) (*Drawing, error) {
 	}
 	p.Add(bars)
 	p.Legend.Add("share of the jobs", bars)
-	cum, ideal := make(plotter.XYs, 0, len(vals)), make(plotter.XYs, 0, len(vals))
+	// The cumulative shares start from 0 at the left edge of the first bar
+	// and reach each bar's group's share at its right edge (bar g is drawn
+	// at x = g, one bar per step ranks).
+	cum := plotter.XYs{{X: -0.5, Y: 0}}
+	ideal := plotter.XYs{{X: -0.5, Y: 0}}
 	acc := 0
 	for r := 0; r < n; r++ {
 		acc += counts[idx[r]]
-		if r%step == 0 {
-			x := float64(r / step)
+		if (r+1)%step == 0 || r == n-1 {
+			x := float64(r/step) + 0.5
 			cum = append(cum, plotter.XY{X: x, Y: 100 * float64(acc) / float64(total)})
 			ideal = append(ideal, plotter.XY{X: x, Y: 100 * float64(r+1) / float64(n)})
 		}

@@ -137,6 +137,33 @@ func (Ticks) Ticks(lo, hi float64) []plot.Tick {
 	return t
 }
 
+// WholeTicks marks an axis of whole numbers (ranks, counts): labelled ticks
+// only at whole values, every 1, 2 or 5 times a power of ten (the largest
+// such step with MinTicks labels, else every whole number), and no minor
+// ticks, which would fall between two ranks.
+type WholeTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (WholeTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) || hi-lo > 1e15 {
+		return Ticks{}.Ticks(lo, hi)
+	}
+	step := 1.0
+	for s := 1.0; s <= hi-lo; s *= 10 {
+		for _, m := range []float64{1, 2, 5} {
+			if labelled(lo, hi, m*s) >= MinTicks {
+				step = m * s
+			}
+		}
+	}
+	var t []plot.Tick
+	for k := math.Ceil(lo/step - 1e-9); k*step <= hi+1e-9 && len(t) <= 1000; k++ {
+		v := k * step
+		t = append(t, plot.Tick{Value: v, Label: Num(v, 10)})
+	}
+	return t
+}
+
 // tickStep is the largest round step that puts MinTicks labelled ticks in
 // [lo, hi], and the step of the minor ticks between them.
 func tickStep(lo, hi float64) (step, minor float64) {
