@@ -68,14 +68,7 @@ func RecordRun(ctx context.Context, st *store.Store, run FinishedRun) (*Summary,
 	if err != nil {
 		return nil, err
 	}
-	if run.RunID == "" {
-		run.RunID = NewRunID()
-	}
-	if run.CommandLine == nil {
-		run.CommandLine = os.Args
-	}
-	open, err := newRunOpening(run.Project, run.Scenario, provenanceSource{runID: run.RunID, w: w, dir: run.WorkloadDir,
-		target: run.Target, targetConfig: run.TargetConfig, settings: run.Settings, commandLine: run.CommandLine, inputs: run.Inputs})
+	open, err := run.opening(w)
 	if err != nil {
 		return nil, err
 	}
@@ -191,4 +184,18 @@ func recordFinishedJob(tx *store.Tx, runID string, j *workload.Job, f *FinishedJ
 	}
 	sum.Jobs[o.State]++
 	return tx.InsertJob(JobRow(runID, j, "", o))
+}
+
+// opening gives run an id and a command line where it has none, and makes
+// its opening records (project, scenario, run row, provenance) for the
+// workload w.
+func (run *FinishedRun) opening(w *workloadInfo) (*runOpening, error) {
+	if run.RunID == "" {
+		run.RunID = NewRunID()
+	}
+	if run.CommandLine == nil {
+		run.CommandLine = os.Args
+	}
+	return newRunOpening(run.Project, run.Scenario, provenanceSource{runID: run.RunID, w: w, dir: run.WorkloadDir,
+		target: run.Target, targetConfig: run.TargetConfig, settings: run.Settings, commandLine: run.CommandLine, inputs: run.Inputs})
 }

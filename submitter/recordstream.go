@@ -3,7 +3,6 @@ package submitter
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
@@ -51,14 +50,7 @@ func StartRecording(ctx context.Context, st *store.Store, run FinishedRun) (*Run
 	if w.tasks > 0 || w.units != w.count {
 		return nil, fmt.Errorf("%s holds composite jobs: only unitary jobs can be recorded this way", w.path)
 	}
-	if run.RunID == "" {
-		run.RunID = NewRunID()
-	}
-	if run.CommandLine == nil {
-		run.CommandLine = os.Args
-	}
-	open, err := newRunOpening(run.Project, run.Scenario, provenanceSource{runID: run.RunID, w: w, dir: run.WorkloadDir,
-		target: run.Target, targetConfig: run.TargetConfig, settings: run.Settings, commandLine: run.CommandLine, inputs: run.Inputs})
+	open, err := run.opening(w)
 	if err != nil {
 		return nil, err
 	}

@@ -226,18 +226,7 @@ func CompareFigures(ctx context.Context, c *Comparison, dir string, pdf bool) (*
 	for i, r := range c.Runs {
 		runs[i] = r.Run
 	}
-	set := &FigureSet{}
-	for i, f := range specs {
-		switch {
-		case errs[i] == nil:
-			set.Figures = append(set.Figures, results[i])
-		case plots.NoData(errs[i]):
-			set.Missing = append(set.Missing, MissingFigure{Title: f.title, Reason: noData(f.what, runs)})
-		default:
-			set.Missing = append(set.Missing, MissingFigure{Title: f.title, Reason: errs[i].Error()})
-		}
-	}
-	return set, nil
+	return figureSet(specs, results, errs, runs), nil
 }
 
 // FigureProblems draws the comparison's figures in memory and lists what

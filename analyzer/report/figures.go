@@ -46,18 +46,24 @@ func FiguresAs(ctx context.Context, r *Report, dir string, pdf bool) (*FigureSet
 	if err != nil {
 		return nil, err
 	}
+	return figureSet(specs, results, errs, fc.runs), nil
+}
+
+// figureSet is what drawAll drew of specs, and why it did not draw the
+// others (a figure with no data of runs says which).
+func figureSet(specs []figureSpec, results []plots.Figure, errs []error, runs []*Run) *FigureSet {
 	set := &FigureSet{}
 	for i, f := range specs {
 		switch {
 		case errs[i] == nil:
 			set.Figures = append(set.Figures, results[i])
 		case plots.NoData(errs[i]):
-			set.Missing = append(set.Missing, MissingFigure{Title: f.title, Reason: noData(f.what, fc.runs)})
+			set.Missing = append(set.Missing, MissingFigure{Title: f.title, Reason: noData(f.what, runs)})
 		default:
 			set.Missing = append(set.Missing, MissingFigure{Title: f.title, Reason: errs[i].Error()})
 		}
 	}
-	return set, nil
+	return set
 }
 
 // figureSpec is one figure of the report.
