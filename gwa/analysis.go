@@ -3,6 +3,7 @@ package gwa
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -58,12 +59,15 @@ type Analyzer struct {
 	peak     peakLoad
 	needPeak bool
 
-	busy    timeBins // processor-seconds per hour
-	running dayCounter
-	perDay  []int64
-	byHour  [24]int64
-	byDay   [7]int64 // Monday first
-	clamped int64    // records whose times fell outside the binned range
+	busy     timeBins // processor-seconds per hour
+	running  dayCounter
+	perDay   []int64
+	perHour  []int64   // the cumulative view of short traces (Arrivals.PerHour)
+	times    []float64 // submit times while there are at most exactArrivals (Arrivals.Times)
+	manyJobs bool      // more than exactArrivals binned: times is dropped
+	byHour   [24]int64
+	byDay    [7]int64 // Monday first
+	clamped  int64    // records whose times fell outside the binned range
 
 	lastHourKey  int64
 	lastHourSlot [2]int // hour of day, weekday (Monday = 0)
@@ -204,6 +208,18 @@ func (a *Analyzer) Add(r *Record) {
 			a.perDay = append(a.perDay, 0)
 		}
 		a.perDay[day]++
+		if !a.manyJobs {
+			a.times = append(a.times, t)
+			if a.manyJobs = len(a.times) > exactArrivals; a.manyJobs {
+				a.times = nil
+			}
+		}
+		if hour := int(t / 3600); day < hourlyArrivalDays {
+			for len(a.perHour) <= hour {
+				a.perHour = append(a.perHour, 0)
+			}
+			a.perHour[hour]++
+		}
 		hod, dow := a.slot(t)
 		a.byHour[hod]++
 		a.byDay[dow]++
@@ -266,6 +282,14 @@ func (a *Analyzer) slot(t float64) (int, int) {
 	}
 	return hod, dow
 }
+
+// hourlyArrivalDays is the longest trace (in days from the time base)
+// whose arrivals are also counted per hour (Arrivals.PerHour).
+const hourlyArrivalDays = 62
+
+// exactArrivals is the most jobs whose submit times are kept for an exact
+// cumulative view (Arrivals.Times): each is two points of the figure.
+const exactArrivals = 5000
 
 // maxBinnedSeconds bounds the time-binned counters (about 114 years of
 // hourly bins): times beyond are counted in Clamped, not binned.
@@ -423,7 +447,15 @@ type Arrivals struct {
 	ByHour    [24]int64 `json:"by_hour"`    // hour of day 0 … 23
 	ByWeekday [7]int64  `json:"by_weekday"` // Monday … Sunday
 	PerDay    []int64   `json:"per_day"`    // days from the time base
-	PeakDay   int64     `json:"peak_day"`   // most submissions in a day
+	// PerHour is the count per hour from the time base, for traces of at
+	// most hourlyArrivalDays days: their cumulative view at a day's
+	// resolution would draw a day's arrivals as a ramp over the day.
+	PerHour []int64 `json:"per_hour,omitempty"`
+	// Times are the submit times (s from the time base, sorted) of a
+	// trace of at most exactArrivals binned jobs, for its cumulative
+	// view drawn exactly; nil for a larger one.
+	Times   []float64 `json:"-"`
+	PeakDay int64     `json:"peak_day"` // most submissions in a day
 }
 
 // Utilization is the system's load over time.
@@ -530,6 +562,13 @@ func (a *Analyzer) Result() *Analysis {
 		ParallelPowerOfTwoShare: ratio(float64(a.pow2Parallel), float64(a.parJobs), whyNoParallel)}
 	span := a.totals(&r.Totals)
 	r.Arrivals = Arrivals{ByHour: a.byHour, ByWeekday: a.byDay, PerDay: a.perDay}
+	if len(a.perDay) <= hourlyArrivalDays {
+		r.Arrivals.PerHour = a.perHour
+	}
+	if a.times != nil {
+		r.Arrivals.Times = slices.Clone(a.times)
+		slices.Sort(r.Arrivals.Times)
+	}
 	for _, n := range a.perDay {
 		r.Arrivals.PeakDay = max(r.Arrivals.PeakDay, n)
 	}

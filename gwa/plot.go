@@ -83,20 +83,53 @@ func indexed(vals []float64, scale float64) plotter.XYs {
 	return xy
 }
 
-// cumulative is the number of jobs submitted by each day's end, from 0 at
-// the trace's start: day i's arrivals are counted at x = i+1, when they
-// have all arrived (not at x = i, which would start the curve at day 0's
-// count).
-func cumulative[N int | int64](perDay []N) plotter.XYs {
-	if len(perDay) == 0 {
+// cumulative is the number of jobs submitted by each time, in days from
+// the trace's start, from 0: exact (a step at each submit time) for a
+// trace with its submit times kept, else at the end of each hour when the
+// trace is short enough to have hourly counts, else of each day. A bin's
+// arrivals are counted at its end, when they have all arrived (not at its
+// start, which would start the curve at the first bin's count); a burst
+// within a bin is drawn as a ramp over it, which is why the finest
+// available resolution is taken.
+func cumulative(ar Arrivals) plotter.XYs {
+	switch {
+	case ar.Times != nil:
+		return cumulativeSteps(ar.Times)
+	case ar.PerHour != nil:
+		return cumulativeBins(ar.PerHour, 1.0/24)
+	}
+	return cumulativeBins(ar.PerDay, 1)
+}
+
+// cumulativeSteps is the staircase of sorted submit times (s): the count
+// before and after each distinct time.
+func cumulativeSteps(times []float64) plotter.XYs {
+	if len(times) == 0 {
 		return nil
 	}
-	xy := make(plotter.XYs, 0, len(perDay)+1)
+	xy := plotter.XYs{{}}
+	for i := 0; i < len(times); {
+		k := i
+		for k < len(times) && times[k] == times[i] {
+			k++
+		}
+		x := times[i] / 86400
+		xy = append(xy, plotter.XY{X: x, Y: float64(i)}, plotter.XY{X: x, Y: float64(k)})
+		i = k
+	}
+	return xy
+}
+
+func cumulativeBins(counts []int64, width float64) plotter.XYs {
+	if len(counts) == 0 {
+		return nil
+	}
+	xy := make(plotter.XYs, 0, len(counts)+1)
 	xy = append(xy, plotter.XY{})
 	c := 0.0
-	for i, n := range perDay {
+	for i, n := range counts {
 		c += float64(n)
-		xy = append(xy, plotter.XY{X: float64(i + 1), Y: c})
+		xy = append(xy, plotter.XY{X: float64(i+1) * width, Y: c})
 	}
 	return xy
 }
@@ -261,7 +294,7 @@ func analysisPlots(a *Analysis) []namedPlot {
 			return linePlot(title+"jobs running per day (spike "+strconv.FormatInt(a.Utilization.Spike, 10)+")", since, "jobs running", indexed(vals, 1))
 		}},
 		{"cumulative_jobs", func() (*plots.Drawing, error) {
-			return linePlot(title+"cumulative jobs submitted", since, "jobs", cumulative(a.Arrivals.PerDay))
+			return linePlot(title+"cumulative jobs submitted", since, "jobs", cumulative(a.Arrivals))
 		}},
 	}, groupPlots(a, title)...)
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot/plotter"
+
 	"github.com/gmark/gmark/analyzer/plots"
 )
 
@@ -64,13 +66,12 @@ func overlayPlots(as []*Analysis) []namedPlot {
 	days := "days since each trace's start"
 	out = append(out,
 		namedPlot{"cumulative_jobs", func() (*plots.Drawing, error) {
-			d, err := overlayLines("Cumulative jobs submitted, from 0 at each trace's start", days, "share of the trace's jobs (%)", labels, as, func(a *Analysis) []float64 {
-				xy := cumulative(a.Arrivals.PerDay)
-				y := make([]float64, len(xy))
+			d, err := overlayXY("Cumulative jobs submitted, from 0 at each trace's start", days, "share of the trace's jobs (%)", labels, as, func(a *Analysis) plotter.XYs {
+				xy := cumulative(a.Arrivals)
 				for i := range xy {
-					y[i] = 100 * xy[i].Y / max(xy[len(xy)-1].Y, 1)
+					xy[i].Y = 100 * xy[i].Y / max(xy[len(xy)-1].Y, 1)
 				}
-				return y
+				return xy
 			})
 			if d != nil {
 				var n []string
@@ -142,13 +143,20 @@ func share(v []float64) {
 
 // overlayLines draws a series of every trace, the k-th value at x = k.
 func overlayLines(title, x, y string, labels []string, as []*Analysis, get func(*Analysis) []float64) (*plots.Drawing, error) {
+	return overlayXY(title, x, y, labels, as, func(a *Analysis) plotter.XYs { return indexed(get(a), 1) })
+}
+
+// overlayXY is overlayLines for series with their own x values (the
+// cumulative jobs: hourly for short traces, daily for long ones).
+func overlayXY(title, x, y string, labels []string, as []*Analysis, get func(*Analysis) plotter.XYs) (*plots.Drawing, error) {
 	xs := make([][]float64, len(as))
 	series := make([]plots.Series, len(as))
 	for i, a := range as {
-		v := get(a)
-		xs[i] = make([]float64, len(v))
-		for k := range v {
-			xs[i][k] = float64(k)
+		xy := get(a)
+		xs[i] = make([]float64, len(xy))
+		v := make([]float64, len(xy))
+		for k, p := range xy {
+			xs[i][k], v[k] = p.X, p.Y
 		}
 		series[i] = plots.Series{Label: labels[i], Values: v}
 	}

@@ -2,33 +2,98 @@ package gwa
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gmark/gmark/internal/testkit"
+	"gonum.org/v1/plot/plotter"
 )
 
 // The cumulative jobs start at 0 at the trace's start and reach the total
-// at the last day's end.
+// at the last bin's end: per hour for a short trace, per day otherwise.
 func TestCumulativeStartsAtZero(t *testing.T) {
+	const h = 1.0 / 24
 	for _, c := range []struct {
-		perDay []int64
-		wantY  []float64
+		name  string
+		ar    Arrivals
+		wantX []float64
+		wantY []float64
 	}{
-		{nil, nil},
-		{[]int64{0}, []float64{0, 0}},
-		{[]int64{14000}, []float64{0, 14000}},
-		{[]int64{14000, 0, 3}, []float64{0, 14000, 14000, 14003}},
+		{"none", Arrivals{}, nil, nil},
+		{"one empty day", Arrivals{PerDay: []int64{0}}, []float64{0, 1}, []float64{0, 0}},
+		{"one day", Arrivals{PerDay: []int64{14000}}, []float64{0, 1}, []float64{0, 14000}},
+		{"three days", Arrivals{PerDay: []int64{14000, 0, 3}}, []float64{0, 1, 2, 3}, []float64{0, 14000, 14000, 14003}},
+		{"hourly", Arrivals{PerDay: []int64{53}, PerHour: []int64{50, 0, 3}}, []float64{0, h, 2 * h, 3 * h}, []float64{0, 50, 50, 53}},
+		{"exact", Arrivals{PerDay: []int64{4}, PerHour: []int64{4}, Times: []float64{0, 864, 864, 8640}},
+			[]float64{0, 0, 0, 0.01, 0.01, 0.1, 0.1}, []float64{0, 0, 1, 1, 3, 3, 4}},
+		{"one time", Arrivals{PerDay: []int64{50}, PerHour: []int64{50}, Times: slices.Repeat([]float64{100}, 50)},
+			[]float64{0, 100.0 / 86400, 100.0 / 86400}, []float64{0, 0, 50}},
 	} {
-		xy := cumulative(c.perDay)
+		xy := cumulative(c.ar)
 		if len(xy) != len(c.wantY) {
-			t.Fatalf("%v: %d points, want %d", c.perDay, len(xy), len(c.wantY))
+			t.Fatalf("%s: %d points, want %d", c.name, len(xy), len(c.wantY))
 		}
 		for i, p := range xy {
-			if p.X != float64(i) || p.Y != c.wantY[i] {
-				t.Errorf("%v: point %d is (%g, %g), want (%d, %g)", c.perDay, i, p.X, p.Y, i, c.wantY[i])
+			if math.Abs(p.X-c.wantX[i]) > 1e-12 || p.Y != c.wantY[i] {
+				t.Errorf("%s: point %d is (%g, %g), want (%g, %g)", c.name, i, p.X, p.Y, c.wantX[i], c.wantY[i])
 			}
+		}
+	}
+}
+
+// The cumulative view draws a trace at the finest resolution it keeps:
+// every submit time up to exactArrivals jobs, hourly counts up to
+// hourlyArrivalDays days, else daily ones; so a burst is drawn where it
+// happened (the toolbox drew 50 jobs submitted at 100 s as a ramp over
+// the first day).
+func TestArrivalsResolution(t *testing.T) {
+	swf := func(times []int) string {
+		var b strings.Builder
+		for i, at := range times {
+			fmt.Fprintf(&b, "%d %d 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n", i+1, at)
+		}
+		return b.String()
+	}
+	spread := func(n, step int) []int {
+		ts := make([]int, n)
+		for i := range ts {
+			ts[i] = i * step
+		}
+		return ts
+	}
+	for _, c := range []struct {
+		name          string
+		times         []int
+		exact         bool
+		hours         int // hourly counts (0: none)
+		wantX, wantY0 float64
+	}{
+		{"a burst", slices.Repeat([]int{100}, 50), true, 1, 100.0 / 86400, 0},
+		{"one job", []int{0}, true, 1, 0, 0},
+		{"the most exact", spread(exactArrivals, 10), true, 14, float64((exactArrivals-1)*10) / 86400, exactArrivals - 1},
+		{"one more: hourly", spread(exactArrivals+1, 10), false, 14, 14.0 / 24, 4680}, // hour 13 holds jobs 4680-5000
+		{"the longest hourly", []int{0, 62*86400 - 1}, true, 62 * 24, (62*86400 - 1) / 86400.0, 1},
+		{"one day longer: daily", append(spread(exactArrivals+1, 1), 62*86400), false, 0, 63, exactArrivals + 1}, // day 61 ends at 5001
+	} {
+		r, err := NewReader(strings.NewReader(swf(c.times)), ReadOptions{Strict: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Analyze(r, AnalysisOptions{}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		ar := a.Arrivals
+		if (ar.Times != nil) != c.exact || len(ar.PerHour) != c.hours {
+			t.Errorf("%s: %d times kept, %d hourly counts; want times %v, %d hours", c.name, len(ar.Times), len(ar.PerHour), c.exact, c.hours)
+		}
+		xy := cumulative(ar)
+		last, before := xy[len(xy)-1], xy[len(xy)-2]
+		if xy[0] != (plotter.XY{}) || math.Abs(last.X-c.wantX) > 1e-9 || last.Y != float64(len(c.times)) || before.Y != c.wantY0 {
+			t.Errorf("%s: cumulative from %v, ends (%g, %g) → (%g, %g); want the end at x %g from %g to %d", c.name, xy[0], before.X, before.Y, last.X, last.Y, c.wantX, c.wantY0, len(c.times))
 		}
 	}
 }
@@ -98,7 +163,7 @@ func TestToolboxFigureChecks(t *testing.T) {
 				}
 				if f.name == "cumulative_jobs" {
 					p := p.Plot()
-					xy := cumulative(a.Arrivals.PerDay)
+					xy := cumulative(a.Arrivals)
 					last := xy[len(xy)-1]
 					if xy[0].Y != 0 || int64(last.Y) != a.Totals.Jobs || !(p.Y.Min < 0 && p.Y.Max > last.Y && p.X.Min < 0 && p.X.Max > last.X) {
 						t.Errorf("cumulative jobs from %g to %g (%d jobs), axes [%g, %g] × [%g, %g]", xy[0].Y, last.Y, a.Totals.Jobs, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)

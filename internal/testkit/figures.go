@@ -47,7 +47,7 @@ func CheckFigures(t testing.TB) func() int {
 	t.Cleanup(func() {
 		figuresMu.Lock()
 		defer figuresMu.Unlock()
-		if len(figuresSeen) == seen0 {
+		if len(figuresSeen) == seen0 && !t.Skipped() { // a skip (a trace not there) draws nothing
 			t.Error("no figure was saved")
 		}
 		for _, f := range figureFaults[faults0:] {

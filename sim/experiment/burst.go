@@ -21,7 +21,7 @@ const MaxBurstJobs = 1_000_000
 var burstKeys = []string{"jobs", "processors", "runtime", "site"}
 
 func (p *parser) burst(m *workloadSpec, w *Workload, path func(string) string, e *Experiment) {
-	for _, k := range []string{"span", "tolerance", "max_iterations", "trace", "format", "from", "to", "sites", "spec", "fixed_load", "load_scale"} {
+	for _, k := range []string{"span", "tolerance", "max_iterations", "lf", "trace", "format", "from", "to", "sites", "spec", "fixed_load", "load_scale"} {
 		if wsSet(m, k) {
 			p.errorf(path(k), "%s is not a setting of a %s workload (jobs, processors, runtime, site)", k, KindBurst)
 		}

@@ -78,6 +78,7 @@ type workloadSpec struct {
 	Span          any                `toml:"span"`
 	Tolerance     *float64           `toml:"tolerance"`
 	MaxIterations *int64             `toml:"max_iterations"`
+	LF            map[string]float64 `toml:"lf"`
 	Trace         *string            `toml:"trace"`
 	Spec          *string            `toml:"spec"`
 	Format        *string            `toml:"format"`

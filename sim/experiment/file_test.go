@@ -75,6 +75,12 @@ func TestParseErrors(t *testing.T) {
 		{"span too short", base + "[workload]\nspan = \"10s\"\n", []string{"6: span 10s: must be from 1 minute to 365 days"}},
 		{"span not a duration", base + "[workload]\nspan = \"a day\"\n", []string{"6: span: \"a day\" is not a duration"}},
 		{"span of a trace", base + "[workload]\nkind = \"trace\"\ntrace = \"t.swf\"\nspan = \"1d\"\n", []string{"8: span is a setting of a grid-lf workload"}},
+		{"lf unknown key", base + "[workload.lf]\nUProb = 0\nuprob = 1\n", []string{"5: lf: unknown wl:lublin parameter \"uprob\""}},
+		{"lf out of range", base + "[workload.lf]\nUProb = 2\nSerialProb = -1\n", []string{"5: lf: SerialProb must be in [0, 1], got -1; UProb must be in [0, 1], got 2"}},
+		{"lf size range", base + "[workload.lf]\nULow = 3\nUMed = 1\n", []string{"5: lf: the size range needs ULow ≤ UMed ≤ UHi, got 3, 1, 7"}},
+		{"lf set by gmark", base + "[workload.lf]\nProcessors = 8\n", []string{"5: lf: unknown wl:lublin parameter \"Processors\""}},
+		{"lf not a number", base + "[workload.lf]\nUProb = \"0\"\n", []string{"6: "}},
+		{"lf of a trace", base + "[workload]\nkind = \"trace\"\ntrace = \"t.swf\"\n[workload.lf]\nUProb = 0\n", []string{"8: lf is a setting of a grid-lf workload"}},
 		{"trace setting on grid-lf", base + "[[scenario]]\nname = \"s\"\n[scenario.workload]\nfrom = \"1h\"\n", []string{"8: from is a setting of a trace workload"}},
 		{"trace missing", base + "[workload]\nkind = \"trace\"\n", []string{"6: a trace workload needs trace = \"FILE\""}},
 		{"trace file missing", base + "[workload]\nkind = \"trace\"\ntrace = \"none.swf\"\n", []string{"7: trace \"none.swf\": no such file or directory"}},
@@ -272,6 +278,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("name = \"c\"\ntopology = \"das2\"\narchitectures = [\"central\"]\nloads = [20]\n[workload]\nkind = \"wdl\"\nspec = \"g.wdl\"\n[settings]\ncentral_model = \"core\"\ndeadline_policy = \"wait-10\"\ndeadline_l = 0.7\ndeadline_priority = \"local\"\nlocal_load = 0.3\ncore_grid = \"grid.toml\"\n"))
 	f.Add([]byte(base + "[settings]\nfailures = \"thesis\"\nfailure_scale = 2.5\ngrowth = \"thesis\"\ngrowth_per_year = 0.2\ngrowth_span = \"30d\"\ngrowth_size_per_year = 0.1\n"))
 	f.Add([]byte("name = \"t\"\ntopology = \"t1\"\narchitectures = [\"central\"]\nloads = [100]\n[workload]\nkind = \"burst\"\njobs = 100\nprocessors = 1\nruntime = \"10000s\"\nsite = \"c\"\n"))
+	f.Add([]byte(base + "[workload.lf]\nUProb = 0\nSerialProb = 0.5\nULow = 3\nUMed = 1\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		e, err := Parse("f.toml", src, Options{})
 		if err != nil {

@@ -58,6 +58,7 @@ type Workload struct {
 	Span          time.Duration      `json:"span_ns,omitempty"`        // grid-lf: each cluster's stream
 	Tolerance     float64            `json:"tolerance,omitempty"`      // grid-lf: IWG's, in percentage points of load
 	MaxIterations int                `json:"max_iterations,omitempty"` // grid-lf: IWG's cap
+	LF            map[string]float64 `json:"lf,omitempty"`             // grid-lf: wl:lublin parameters over the grid variant's
 	Method        string             `json:"method,omitempty"`         // grid-lf: how the streams are made (GridLFMethod)
 	Trace         string             `json:"trace,omitempty"`          // trace: the file as written
 	TraceSHA256   string             `json:"trace_sha256,omitempty"`
@@ -286,6 +287,12 @@ func (p *parser) gridLF(m *workloadSpec, w *Workload, path func(string) string) 
 		}
 		w.MaxIterations = int(*m.MaxIterations)
 	}
+	if m.LF != nil {
+		w.LF = m.LF
+		if err := checkGridLFParams(m.LF); err != nil {
+			p.errorf(path("lf"), "lf: %v", err)
+		}
+	}
 }
 
 func (p *parser) trace(m *workloadSpec, w *Workload, path func(string) string, e *Experiment) {
@@ -293,6 +300,9 @@ func (p *parser) trace(m *workloadSpec, w *Workload, path func(string) string, e
 		if wsSet(m, k) {
 			p.errorf(path(k), "%s is a setting of a %s workload; a trace's span is its window (from, to)", k, KindGridLF)
 		}
+	}
+	if wsSet(m, "lf") {
+		p.errorf(path("lf"), "lf is a setting of a %s workload (its model's parameters); a trace is replayed as recorded", KindGridLF)
 	}
 	if wsSet(m, "spec") {
 		p.errorf(path("spec"), "spec is a setting of a %s workload (kind = %q), not of %s", KindWDL, KindWDL, KindTrace)
@@ -433,6 +443,9 @@ func mergeWorkload(top, own *workloadSpec) *workloadSpec {
 	if o.MaxIterations != nil {
 		m.MaxIterations = o.MaxIterations
 	}
+	if o.LF != nil {
+		m.LF = o.LF
+	}
 	if o.Trace != nil {
 		m.Trace = o.Trace
 	}
@@ -472,6 +485,8 @@ func wsSet(w *workloadSpec, key string) bool {
 		return w.Tolerance != nil
 	case "max_iterations":
 		return w.MaxIterations != nil
+	case "lf":
+		return w.LF != nil
 	case "trace":
 		return w.Trace != nil
 	case "spec":

@@ -22,7 +22,7 @@ import (
 // placed as the spec says (named sites, or "*").
 
 func (p *parser) wdlSpec(m *workloadSpec, w *Workload, path func(string) string) {
-	for _, k := range []string{"span", "tolerance", "max_iterations", "trace", "format", "from", "to", "sites"} {
+	for _, k := range []string{"span", "tolerance", "max_iterations", "lf", "trace", "format", "from", "to", "sites"} {
 		if wsSet(m, k) {
 			p.errorf(path(k), "%s is not a setting of a %s workload: its spec gives its jobs and span", k, KindWDL)
 		}

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gmark/gmark/generator"
@@ -337,8 +340,7 @@ func tuneGridLF(ctx context.Context, top *topology.Topology, w *RunWorkload, c i
 // 1..n, for every n until it passes limit (works[n], works[0] = 0): the
 // unit alone, under its id, without IWG.
 func gridLFWorks(ctx context.Context, top *topology.Topology, w *RunWorkload, c, id int, limit float64) ([]float64, error) {
-	src := fmt.Sprintf("# File-type: text/wl-spec\n# File-version: 1.1\n%d\tunitary\t%d\twl:lublin\tsingle\t1\t*:?\t-\tVariant=grid,Processors=%d\n",
-		id, maxGridLFJobs, top.Nodes[c].Processors)
+	src := gridLFSpecHeader + gridLFUnitLine(id, maxGridLFJobs, top.Nodes[c].Processors, w.LF, "")
 	spec, err := wdl.Parse(gridLFSpecName, []byte(src), nil)
 	if err != nil {
 		return nil, err
@@ -383,11 +385,11 @@ func gridLFGenerator(top *topology.Topology, w *RunWorkload, units []gridLFUnit)
 // period) within spanTolerance of it.
 func gridLFGeneratorOf(top *topology.Topology, w *RunWorkload, cs []int, units []gridLFUnit) (*generator.Generator, error) {
 	var b strings.Builder
-	b.WriteString("# File-type: text/wl-spec\n# File-version: 1.1\n")
+	b.WriteString(gridLFSpecHeader)
 	for k, c := range cs {
 		u := units[k]
-		fmt.Fprintf(&b, "%d\tunitary\t%d\twl:lublin\tsingle\t1\t*:?\t-\tVariant=grid,Processors=%d,TargetLoad=%g,Tolerance=%g,MaxIterations=%d\n",
-			u.id, u.n, top.Nodes[c].Processors, u.load, spanTolerance*u.load, w.MaxIterations)
+		b.WriteString(gridLFUnitLine(u.id, u.n, top.Nodes[c].Processors, w.LF,
+			fmt.Sprintf(",TargetLoad=%g,Tolerance=%g,MaxIterations=%d", u.load, spanTolerance*u.load, w.MaxIterations)))
 	}
 	spec, err := wdl.Parse(gridLFSpecName, []byte(b.String()), nil)
 	if err != nil {
@@ -401,6 +403,54 @@ func gridLFGeneratorOf(top *topology.Topology, w *RunWorkload, cs []int, units [
 }
 
 const gridLFSpecName = "grid-lf.wdl"
+
+const gridLFSpecHeader = "# File-type: text/wl-spec\n# File-version: 1.1\n"
+
+// gridLFUnitLine is the WDL line of one cluster's grid-LF stream: unit id,
+// n jobs on a cluster of procs processors, the experiment's wl:lublin
+// parameters (lf, in key order) and then more (",Key=value…").
+func gridLFUnitLine(id, n, procs int, lf map[string]float64, more string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d\tunitary\t%d\twl:lublin\tsingle\t1\t*:?\t-\tVariant=grid,Processors=%d", id, n, procs)
+	for _, k := range slices.Sorted(maps.Keys(lf)) {
+		fmt.Fprintf(&b, ",%s=%s", k, strconv.FormatFloat(lf[k], 'g', -1, 64))
+	}
+	b.WriteString(more)
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// gridLFKeys are the wl:lublin parameters a grid-LF workload may set
+// ([workload.lf]): the model's own (docs/models.md), not those gmark sets
+// per cluster (Processors, the IWG keys) or the variant.
+var gridLFKeys = []string{"SerialProb", "Pow2Prob", "ULow", "UMed", "UHi", "UProb",
+	"A1", "B1", "A2", "B2", "PA", "PB", "AArr", "BArr", "ANum", "BNum", "ARAR"}
+
+var gridLFPos = regexp.MustCompile(regexp.QuoteMeta(gridLFSpecName) + `:\d+(:\d+)?: `)
+
+// checkGridLFParams checks [workload.lf]: known keys, and values the
+// generator takes (its ranges and rules, e.g. ULow ≤ UMed ≤ UHi) on a
+// cluster of 128 processors.
+func checkGridLFParams(lf map[string]float64) error {
+	for _, k := range slices.Sorted(maps.Keys(lf)) {
+		if !slices.Contains(gridLFKeys, k) {
+			return fmt.Errorf("unknown wl:lublin parameter %q (known: %s)", excerpt(k), strings.Join(gridLFKeys, ", "))
+		}
+	}
+	spec, err := wdl.Parse(gridLFSpecName, []byte(gridLFSpecHeader+gridLFUnitLine(1, 1, 128, lf, "")), nil)
+	if err == nil {
+		_, err = generator.New(spec, 1)
+	}
+	if err != nil {
+		// The positions are in a spec of gmark's; a key is checked once
+		// per class of the model, so a problem can come twice.
+		msgs := strings.Split(gridLFPos.ReplaceAllString(err.Error(), ""), "\n")
+		slices.Sort(msgs)
+		return errors.New(strings.Join(slices.Compact(msgs), "; "))
+
+	}
+	return nil
+}
 
 // iwgMiss is IWG's failure to reach a cluster's target.
 type iwgMiss struct {

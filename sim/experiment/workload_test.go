@@ -224,3 +224,51 @@ func checkGridLF(t *testing.T, e *Experiment, i int, want map[string]float64) {
 		t.Errorf("%s: system offered %.2f%%, want %.2f%%", at, sum.OfferedLoad, sys)
 	}
 }
+
+// [workload.lf] reaches the generator: with SerialProb = 0 and UProb = 0
+// every grid-LF job is parallel with a size from the upper stage
+// (2^UMed = 2^4.5, i.e. 22.6, rounded, up to the cluster), where the
+// default draws 95% serial jobs; the parameters are in the run's digest,
+// so a run made without them is not reused; and the stream still brings
+// each grid to its load.
+func TestGridLFParams(t *testing.T) {
+	dir := t.TempDir()
+	parse := func(lf string) *Experiment {
+		src := "name = \"g\"\ntopology = \"das2\"\narchitectures = [\"dmm\"]\nloads = [50]\n[workload]\nspan = \"6h\"\n" + lf
+		e, err := Parse(filepath.Join(dir, "exp.toml"), []byte(src), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	plain, heavy := parse(""), parse("[workload.lf]\nSerialProb = 0\nUProb = 0\n")
+	rp, _ := plain.Run(0)
+	rh, _ := heavy.Run(0)
+	if rp.Digest == rh.Digest {
+		t.Errorf("the same digest with and without [workload.lf]: %s", rp.Digest)
+	}
+	serial := func(jobs []workload.Job) (n int, small int) {
+		for _, j := range jobs {
+			switch p := j.Processors(); {
+			case p == 1:
+				n++
+			case p < 22:
+				small++
+			}
+		}
+		return n, small
+	}
+	_, pj := drain(t, plain, 0)
+	sum, hj := drain(t, heavy, 0)
+	if n, _ := serial(pj); float64(n) < 0.9*float64(len(pj)) {
+		t.Errorf("default grid-LF: %d of %d jobs serial, want about 95%%", n, len(pj))
+	}
+	if n, small := serial(hj); n != 0 || small != 0 || len(hj) < 10 {
+		t.Errorf("SerialProb = 0, UProb = 0: %d of %d jobs serial, %d under 22 processors", n, len(hj), small)
+	}
+	for _, g := range sum.Grids {
+		if math.Abs(g.OfferedLoad-50) > 2 {
+			t.Errorf("grid %s offered %.1f%%, want 50", g.Grid, g.OfferedLoad)
+		}
+	}
+}
