@@ -134,13 +134,13 @@ func finishedInOrder(w *workloadInfo, jobs []FinishedJob) ([]*FinishedJob, error
 
 // recordFinishedJob writes the records of one job of a finished run: its
 // submission's intent and result, its events and its row, and counts it in
-// the summary.
+// the summary (countFinishedJob).
 func recordFinishedJob(tx *store.Tx, runID string, j *workload.Job, f *FinishedJob, sum *Summary, delays *Delays) error {
+	countFinishedJob(f, sum, delays)
 	o := f.Outcome
-	if o.State == store.NeverStarted && o.Attempts == 0 {
+	if neverSubmitted(&o) {
 		// Never submitted (a simulated job due after the limit): no intent
 		// and no result, as a live run records a job whose time never came.
-		sum.Jobs[o.State]++
 		return tx.InsertJob(JobRow(runID, j, "", o))
 	}
 	sub := Submission{Key: Key(runID, j.ID, 1), RunID: runID, Job: j, Attempt: 1}
@@ -165,10 +165,6 @@ func recordFinishedJob(tx *store.Tx, runID string, j *workload.Job, f *FinishedJ
 		TargetID: o.Receipt.TargetID, Output: o.Receipt.Output, ExitStatus: o.Receipt.ExitStatus}
 	if ok {
 		res.SubmitNS, res.DelayNS = o.SubmitNS, o.DelayNS
-		sum.Submitted++
-		delays.Add(time.Duration(o.DelayNS))
-	} else {
-		sum.SubmitFailed++
 	}
 	if err := tx.InsertResult(res); err != nil {
 		return err
@@ -179,12 +175,37 @@ func recordFinishedJob(tx *store.Tx, runID string, j *workload.Job, f *FinishedJ
 			return err
 		}
 	}
-	if !State(o.State).Final() && o.State != store.NeverStarted {
+	if !hasRow(&o) {
 		return nil // not final: no row
 	}
-	sum.Jobs[o.State]++
 	return tx.InsertJob(JobRow(runID, j, "", o))
 }
+
+// countFinishedJob counts one job of a finished run in the summary, as
+// recordFinishedJob records it: a resumed recording counts the jobs the
+// store already holds this way (ResumeRecording).
+func countFinishedJob(f *FinishedJob, sum *Summary, delays *Delays) {
+	o := &f.Outcome
+	if neverSubmitted(o) {
+		sum.Jobs[o.State]++
+		return
+	}
+	if f.Error == "" {
+		sum.Submitted++
+		delays.Add(time.Duration(o.DelayNS))
+	} else {
+		sum.SubmitFailed++
+	}
+	if hasRow(o) {
+		sum.Jobs[o.State]++
+	}
+}
+
+// neverSubmitted is an outcome recorded without a submission (a simulated
+// job due after the limit); hasRow one that gets a job row (final, or
+// never started).
+func neverSubmitted(o *Outcome) bool { return o.State == store.NeverStarted && o.Attempts == 0 }
+func hasRow(o *Outcome) bool         { return State(o.State).Final() || o.State == store.NeverStarted }
 
 // opening gives run an id and a command line where it has none, and makes
 // its opening records (project, scenario, run row, provenance) for the

@@ -2,7 +2,9 @@ package submitter
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
@@ -30,6 +32,9 @@ type RunRecording struct {
 	delays Delays
 	added  int // jobs given to Add
 	last   uint64
+	// recorded are the jobs a resumed recording found in the store (by
+	// id): Add counts them and writes nothing (ResumeRecording).
+	recorded map[string]bool
 }
 
 // maxQueued is how many records a RunRecording lets wait for the store
@@ -54,11 +59,129 @@ func StartRecording(ctx context.Context, st *store.Store, run FinishedRun) (*Run
 	if err != nil {
 		return nil, err
 	}
+	if ok, err := st.RunExists(run.RunID); err != nil {
+		return nil, err
+	} else if ok {
+		return nil, fmt.Errorf("%w: %s", ErrRunExists, run.RunID)
+	}
 	if err := st.Write(ctx, open.insert); err != nil {
 		return nil, err
 	}
+	return newRunRecording(ctx, st, run, w), nil
+}
+
+// ErrRunExists is StartRecording's error for a run id already in the store.
+var ErrRunExists = errors.New("a run of this id is already in the store")
+
+func newRunRecording(ctx context.Context, st *store.Store, run FinishedRun, w *workloadInfo) *RunRecording {
 	return &RunRecording{ctx: ctx, run: run, w: w, rec: NewRecorder(st),
-		sum: &Summary{RunID: run.RunID, Jobs: map[string]int{}, Tasks: map[string]int{}}}, nil
+		sum: &Summary{RunID: run.RunID, Jobs: map[string]int{}, Tasks: map[string]int{}}}
+}
+
+// ResumeRecording continues the recording of run.RunID, which a process
+// killed before Finish left without an end record. The caller gives every
+// job of the workload again, with the same outcomes (a deterministic
+// simulation remakes them): Add writes the jobs the store does not hold
+// yet and counts the others, so the finished run has the rows an
+// uninterrupted recording would have. Each job's records were written in
+// one transaction, so a job is in the store whole or not at all.
+//
+// The run must have been opened from the same workload, target, target
+// configuration, scheduler parameters and input files (its first
+// provenance record); the resumption adds a provenance record of its own
+// and a run-resume event. It holds the ids of the recorded jobs until they
+// are given again (about 100 bytes a job).
+func ResumeRecording(ctx context.Context, st *store.Store, run FinishedRun) (*RunRecording, error) {
+	if run.RunID == "" {
+		return nil, fmt.Errorf("%w: no run id", ErrUnknownRun)
+	}
+	w, err := readWorkload(run.WorkloadDir)
+	if err != nil {
+		return nil, err
+	}
+	w.close()
+	open, err := run.opening(w)
+	if err != nil {
+		return nil, err
+	}
+	provs, err := resumableRecording(st, open)
+	if err != nil {
+		return nil, err
+	}
+	recorded := map[string]bool{}
+	if err := st.ScanFinalTops(run.RunID, func(id string) error { recorded[id] = true; return nil }); err != nil {
+		return nil, err
+	}
+	openRecs, err := st.OpenRecords(run.RunID) // jobs recorded without a row: left running
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range openRecs.Submissions {
+		recorded[x.JobID] = true
+	}
+	prov := open.prov
+	prov.Seq = provs
+	resumed := store.Event{RunID: run.RunID, TimeNS: time.Now().UnixNano(), Kind: "run-resume",
+		Payload: fmt.Sprintf(`{"provenance_seq":%d,"recorded_jobs":%d}`, provs, len(recorded))}
+	if err := st.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.InsertProvenance(prov); err != nil {
+			return err
+		}
+		return tx.InsertEvent(resumed)
+	}); err != nil {
+		return nil, err
+	}
+	r := newRunRecording(ctx, st, run, w)
+	r.recorded = recorded
+	return r, nil
+}
+
+// resumableRecording checks that the run open would make can continue the
+// run of its id in st, and returns how many provenance records it has.
+func resumableRecording(st *store.Store, open *runOpening) (int, error) {
+	id := open.run.ID
+	run, err := st.Run(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, fmt.Errorf("%w: %s", ErrUnknownRun, id)
+	} else if err != nil {
+		return 0, err
+	}
+	if _, ended, err := st.RunEnd(id); err != nil {
+		return 0, err
+	} else if ended {
+		return 0, fmt.Errorf("%w: %s", ErrRunEnded, id)
+	}
+	provs, err := st.Provenance(id)
+	if err != nil {
+		return 0, err
+	}
+	if len(provs) == 0 {
+		return 0, fmt.Errorf("run %s has no provenance record", id)
+	}
+	was, now := provs[0], open.prov
+	for _, c := range []struct{ what, was, now string }{
+		{"workload.jsonl SHA-256", run.WorkloadSHA256, open.run.WorkloadSHA256},
+		{"target", run.Target, open.run.Target},
+		{"settings", run.Settings, open.run.Settings},
+		{"target configuration", was.TargetConfig, now.TargetConfig},
+		{"scheduler parameters", was.Scheduler, now.Scheduler},
+		{"input files", inputDigests(was.Inputs), inputDigests(now.Inputs)},
+	} {
+		if c.was != c.now {
+			return 0, fmt.Errorf("%w: run %s was made with %s %s, not %s", ErrRunMismatch, id, c.what, c.was, c.now)
+		}
+	}
+	return len(provs), nil
+}
+
+// inputDigests names the input files by role and content, not by path (a
+// resumption may name them from another directory).
+func inputDigests(in []store.Input) string {
+	var b strings.Builder
+	for _, x := range in {
+		fmt.Fprintf(&b, "%s:%s ", x.Role, x.SHA256)
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // RunID is the id of the run being recorded.
@@ -79,6 +202,11 @@ func (r *RunRecording) Add(j *workload.Job, f FinishedJob) error {
 		return fmt.Errorf("the outcome of job %s given for job %s", f.JobID, j.ID)
 	}
 	r.added++
+	if r.recorded[j.ID] {
+		delete(r.recorded, j.ID)
+		r.last = r.rec.Add(func(*store.Tx) error { countFinishedJob(&f, r.sum, &r.delays); return nil })
+		return r.rec.Err()
+	}
 	job := *j
 	runID := r.run.RunID
 	r.last = r.rec.Add(func(tx *store.Tx) error { return recordFinishedJob(tx, runID, &job, &f, r.sum, &r.delays) })

@@ -154,7 +154,11 @@ func Load(st *store.Store, runID string, opts LoadOptions) (*RunData, error) {
 	} else if ok {
 		rd.Status, rd.EndNS = e.Status, e.EndNS
 	} else {
-		rd.Notes = append(rd.Notes, "the run has no end record: it is still running, or was interrupted (gmark submit --resume continues it)")
+		how := "gmark submit --resume " + runID
+		if r.Target == "koala-sim" {
+			how = "gmark koala simulate --db STORE --resume " + runID
+		}
+		rd.Notes = append(rd.Notes, "the run has no end record: it is still running, or was interrupted ("+how+" continues it)")
 	}
 	if rd.Provenance, err = st.Provenance(runID); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/koala/persist"
+	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/provenance"
 	"github.com/gmark/gmark/submitter/targets"
@@ -215,6 +216,7 @@ func koalaSimulateCommand() *cli.Command {
 			&cli.StringFlag{Name: "project", Value: "default", Usage: "with --db: project of the run"},
 			&cli.StringFlag{Name: "scenario", Usage: "with --db: scenario of the run (default: the workload directory's name)"},
 			&cli.StringFlag{Name: "run-id", Usage: "with --db: id of the run (default: time and random digits)"},
+			&cli.StringFlag{Name: "resume", Usage: "with --db: continue run `RUN`, which a killed simulation left unfinished (the same workload, grid and settings)"},
 		},
 		Action: runKoalaSimulate,
 	}
@@ -234,16 +236,23 @@ type simulateOptions struct {
 	project       string
 	scenario      string
 	runID         string
+	resume        bool // continue runID (--resume)
 }
 
 func runKoalaSimulate(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("simulate takes one workload directory (from 'gmark generate')")
 	}
-	return koalaSimulate(c.Context, simulateOptions{dir: c.Args().First(), grid: gridOptionsOf(c),
+	runID, resume := c.String("run-id"), c.String("resume")
+	if resume != "" && (c.String("db") == "" || runID != "" && runID != resume) {
+		return usageErrorf("--resume %s needs --db, and no other --run-id", resume)
+	} else if resume != "" {
+		runID = resume
+	}
+	return koalaSimulate(c.Context, simulateOptions{dir: c.Args().First(), grid: gridOptionsOf(c), resume: resume != "",
 		seed: c.Uint64("seed"), priority: c.String("priority"), runner: c.String("runner"),
 		warmup: c.Duration("warmup"), limit: c.Duration("limit"), events: c.String("events"), json: c.Bool("json"),
-		db: c.String("db"), project: c.String("project"), scenario: c.String("scenario"), runID: c.String("run-id")},
+		db: c.String("db"), project: c.String("project"), scenario: c.String("scenario"), runID: runID},
 		c.App.Writer, c.App.ErrWriter)
 }
 
@@ -283,10 +292,13 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 		defer st.Close()
 		in, _ := provenance.Collect(provenance.Sources{WorkloadDir: o.dir, Grid: o.grid.path, Core: &g.Scheduler})
 		opts.DB = &koalatarget.SimDB{Store: st, SimRecord: koalatarget.SimRecord{Project: o.project, Scenario: o.scenario,
-			RunID: o.runID, GridPath: o.grid.path, CommandLine: os.Args, Inputs: in}}
+			RunID: o.runID, GridPath: o.grid.path, CommandLine: os.Args, Inputs: in, Resume: o.resume}}
 	}
 	collectLessOften()
 	sim, err := koalatarget.Simulate(g, o.dir, opts)
+	if errors.Is(err, submitter.ErrRunExists) {
+		err = fmt.Errorf("%w in %s (--resume %s continues it if a killed simulation left it unfinished)", err, o.db, o.runID)
+	}
 	if err != nil {
 		return usageError{err}
 	}

@@ -388,6 +388,11 @@ type SimRecord struct {
 	GridPath                 string   // the grid file, as given
 	CommandLine              []string // default os.Args
 	Inputs                   submitter.Inputs
+	// Resume continues run RunID, which a killed simulation left without
+	// an end record (SimOptions.DB only): the simulation is made again
+	// from the start, and the jobs the store already holds are not
+	// written twice (submitter.ResumeRecording).
+	Resume bool
 }
 
 // Record records the simulation in the results store as if it had been

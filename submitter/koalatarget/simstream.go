@@ -28,7 +28,11 @@ type pendingJob struct {
 }
 
 func startStream(s *Simulation, db *SimDB) (*simStream, error) {
-	rec, err := submitter.StartRecording(context.Background(), db.Store, s.finishedRun(db.SimRecord))
+	start := submitter.StartRecording
+	if db.Resume {
+		start = submitter.ResumeRecording
+	}
+	rec, err := start(context.Background(), db.Store, s.finishedRun(db.SimRecord))
 	if err != nil {
 		return nil, err
 	}
