@@ -3,13 +3,14 @@ package submitter
 import (
 	"errors"
 	"fmt"
-	"github.com/gmark/gmark/internal/filelock"
 	"os"
 	"path/filepath"
+
+	"github.com/gmark/gmark/internal/filelock"
 )
 
 // ErrRunBusy is returned by LockRun when another process submits the run.
-var ErrRunBusy = errors.New("the run is being submitted by another process")
+var ErrRunBusy = errors.New("the run is being recorded by another process")
 
 // LockRun takes the run's lock, a file in dir (the run's directory beside
 // the store), so that two processes never submit one run at once (two
@@ -24,6 +25,28 @@ func LockRun(dir string) (release func(), err error) {
 	var busy *filelock.BusyError
 	if errors.As(err, &busy) {
 		return nil, fmt.Errorf("%w (pid %s; %s)", ErrRunBusy, busy.Pid, busy.Path)
+	}
+	return release, err
+}
+
+// ErrBadRunID is LockStoreRun's error for a run id CheckRunID refuses.
+var ErrBadRunID = errors.New("bad run id")
+
+// LockStoreRun takes the lock of run runID of the results store at db, in
+// the run's directory beside it (LockRun on DIR/runs/RUN), so that one
+// process at a time records a run: a submit, its --resume, or a simulation
+// recorded as it runs. An empty runID (a new run, whose id is made fresh)
+// needs no lock. Its errors wrap ErrBadRunID or ErrRunBusy when it refuses.
+func LockStoreRun(db, runID string) (release func(), err error) {
+	if runID == "" {
+		return func() {}, nil
+	}
+	if err := CheckRunID(runID); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadRunID, err)
+	}
+	release, err = LockRun(filepath.Join(filepath.Dir(db), "runs", runID))
+	if err != nil && errors.Is(err, ErrRunBusy) {
+		return nil, fmt.Errorf("run %s: %w", runID, err)
 	}
 	return release, err
 }

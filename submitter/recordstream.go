@@ -62,7 +62,7 @@ func StartRecording(ctx context.Context, st *store.Store, run FinishedRun) (*Run
 	if ok, err := st.RunExists(run.RunID); err != nil {
 		return nil, err
 	} else if ok {
-		return nil, fmt.Errorf("%w: %s", ErrRunExists, run.RunID)
+		return nil, fmt.Errorf("run %s: %w", run.RunID, ErrRunExists)
 	}
 	if err := st.Write(ctx, open.insert); err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func StartRecording(ctx context.Context, st *store.Store, run FinishedRun) (*Run
 }
 
 // ErrRunExists is StartRecording's error for a run id already in the store.
-var ErrRunExists = errors.New("a run of this id is already in the store")
+var ErrRunExists = errors.New("a run of this id is already in the store (--resume continues one a killed process left unfinished)")
 
 func newRunRecording(ctx context.Context, st *store.Store, run FinishedRun, w *workloadInfo) *RunRecording {
 	return &RunRecording{ctx: ctx, run: run, w: w, rec: NewRecorder(st),

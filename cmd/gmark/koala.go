@@ -11,7 +11,6 @@ import (
 
 	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/koala/persist"
-	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/provenance"
 	"github.com/gmark/gmark/submitter/targets"
@@ -21,7 +20,6 @@ import (
 	"github.com/gmark/gmark/koala/procexec"
 	"github.com/gmark/gmark/koala/server"
 	"github.com/gmark/gmark/koala/slurmlrm"
-	"github.com/gmark/gmark/workload"
 	"github.com/urfave/cli/v2"
 )
 
@@ -271,12 +269,8 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	if opts.Runner, err = core.ParseRunner(o.runner); err != nil {
 		return usageError{err}
 	}
-	// As submit does: nothing runs from a workload.jsonl that is not the
-	// file its manifest was written with.
-	if warning, err := workload.Check(o.dir); err != nil {
-		return usageError{err}
-	} else if warning != "" {
-		fmt.Fprintln(stderr, "warning:", warning)
+	if err := checkWorkloadDir(o.dir, stderr); err != nil { // as submit does
+		return err
 	}
 	sink, saveEvents, err := core.OpenEventLog(o.events)
 	if err != nil {
@@ -284,7 +278,12 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	}
 	defer saveEvents(false)
 	opts.Events = sink
-	if o.db != "" { // the simulation records itself as it runs
+	if o.db != "" { // the simulation records itself as it runs, one process a run (as submit)
+		if release, err := lockNamedRun(o.db, o.runID); err != nil {
+			return err
+		} else {
+			defer release()
+		}
 		st, err := openStore(o.db)
 		if err != nil {
 			return err
@@ -296,9 +295,6 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	}
 	collectLessOften()
 	sim, err := koalatarget.Simulate(g, o.dir, opts)
-	if errors.Is(err, submitter.ErrRunExists) {
-		err = fmt.Errorf("%w in %s (--resume %s continues it if a killed simulation left it unfinished)", err, o.db, o.runID)
-	}
 	if err != nil {
 		return usageError{err}
 	}

@@ -18,8 +18,8 @@ import (
 // holds the rows of an uninterrupted run of the same workload (all but the
 // times they were recorded, and the resumption's own provenance records
 // and events), and the report's summary is the same. Without --resume the
-// same --run-id is refused with the hint, exit 2; a resume with another
-// policy is refused.
+// same --run-id is refused with the hint, exit 2; so is a resume while
+// another process records the run, and a resume with another policy.
 func TestKoalaSimulateResumesAfterKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two simulations of 40,000 jobs, killed: not with -short")
@@ -40,13 +40,13 @@ func TestKoalaSimulateResumesAfterKill9(t *testing.T) {
 	}
 	// Killed once with a quarter of the jobs recorded, once more while
 	// resuming with 60%.
-	for _, cut := range []struct {
-		more []string
-		at   int
-	}{{[]string{"--run-id", "r"}, jobs / 4}, {[]string{"--resume", "r"}, jobs * 6 / 10}} {
-		killWhenRecorded(t, dir, args("cut.db", cut.more...), filepath.Join(dir, "cut.db"), cut.at)
-	}
-	if _, stderr, code := run(t, dir, args("cut.db", "--run-id", "r")...); code != 2 || !strings.Contains(stderr, "--resume r continues it") {
+	killWhenRecorded(t, dir, args("cut.db", "--run-id", "r"), filepath.Join(dir, "cut.db"), jobs/4, nil)
+	killWhenRecorded(t, dir, args("cut.db", "--resume", "r"), filepath.Join(dir, "cut.db"), jobs*6/10, func() {
+		if _, stderr, code := run(t, dir, args("cut.db", "--resume", "r")...); code != 2 || !strings.Contains(stderr, "run r: the run is being recorded by another process") {
+			t.Errorf("a second resume while the first runs: exit %d: %s", code, stderr)
+		}
+	})
+	if _, stderr, code := run(t, dir, args("cut.db", "--run-id", "r")...); code != 2 || !strings.Contains(stderr, "run r: a run of this id is already in the store (--resume continues") {
 		t.Errorf("the same --run-id again: exit %d: %s", code, stderr)
 	}
 	other := args("cut.db", "--resume", "r")
@@ -80,9 +80,10 @@ func TestKoalaSimulateResumesAfterKill9(t *testing.T) {
 }
 
 // killWhenRecorded starts gmark with args in dir and kills it (SIGKILL)
-// once the store at db holds at least n job rows of run r; the run must be
-// unfinished then.
-func killWhenRecorded(t *testing.T, dir string, args []string, db string, n int) {
+// once the store at db holds at least n job rows of run r, after calling
+// stopped (when not nil) with the process stopped (SIGSTOP); the run must
+// be unfinished then.
+func killWhenRecorded(t *testing.T, dir string, args []string, db string, n int, stopped func()) {
 	t.Helper()
 	cmd := exec.Command(buildGmark(t), args...)
 	cmd.Dir = dir
@@ -102,6 +103,10 @@ func killWhenRecorded(t *testing.T, dir string, args []string, db string, n int)
 			recorded, _ = st.CountJobs("r")
 			st.Close()
 		}
+	}
+	if stopped != nil {
+		must(t, cmd.Process.Signal(syscall.SIGSTOP))
+		stopped()
 	}
 	must(t, cmd.Process.Signal(syscall.SIGKILL))
 	cmd.Wait()

@@ -148,10 +148,7 @@ func submit(ctx context.Context, o submitOptions, stdout, stderr io.Writer) erro
 	}
 	// One process at a time submits a run; the lock lives in the run's
 	// directory beside the store, wherever --run-dir puts the rest.
-	release, err := submitter.LockRun(filepath.Join(filepath.Dir(o.db), "runs", o.runID))
-	if errors.Is(err, submitter.ErrRunBusy) {
-		return usageErrorf("run %s: %v", o.runID, err)
-	}
+	release, err := lockNamedRun(o.db, o.runID)
 	if err != nil {
 		return err
 	}
@@ -300,4 +297,13 @@ func collectLessOften() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
+}
+
+// lockNamedRun is submitter.LockStoreRun, its refusals usage errors.
+func lockNamedRun(db, runID string) (func(), error) {
+	release, err := submitter.LockStoreRun(db, runID)
+	if errors.Is(err, submitter.ErrRunBusy) || errors.Is(err, submitter.ErrBadRunID) {
+		return nil, usageError{err}
+	}
+	return release, err
 }

@@ -357,7 +357,7 @@ func TestSubmitResumeTwiceAtOnce(t *testing.T) {
 	a := startGmark(t, f.dir, "submit", "--resume", f.runID, "--db", f.db, "-q")
 	f.waitFor(t, a, "the first --resume under way", func(pr runProgress) bool { return pr.resumes >= 1 })
 	_, stderr, code := run(t, f.dir, "submit", "--resume", f.runID, "--db", f.db, "-q")
-	if code != 2 || !strings.Contains(stderr, "is being submitted by another process (pid "+fmt.Sprint(a.cmd.Process.Pid)) {
+	if code != 2 || !strings.Contains(stderr, "is being recorded by another process (pid "+fmt.Sprint(a.cmd.Process.Pid)) {
 		t.Errorf("a second --resume at once: exit %d, %s", code, stderr)
 	}
 	a.waitOK(t, "the first --resume")
