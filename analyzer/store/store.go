@@ -96,8 +96,15 @@ func OpenReadOnly(path string) (*Store, error) {
 		return nil, err
 	}
 	v, err := s.SchemaVersion()
-	if err == nil && v > SchemaVersion {
+	switch {
+	case err == nil && v > SchemaVersion:
 		err = fmt.Errorf("store: %s has schema version %d, newer than this gmark's %d; use a newer gmark", path, v, SchemaVersion)
+	case err == nil && v == 0: // no gmark schema: nothing to read
+		if err = notAStore(path, s.db); err == nil {
+			err = fmt.Errorf("store: %s: %w: an empty database (gmark submit, gmark run, gmark koala simulate --db and gmark sim run make one)", path, ErrNotStore)
+		}
+		s.db.Close()
+		return nil, err
 	}
 	if err != nil {
 		s.db.Close()
@@ -194,6 +201,43 @@ func (s *Store) quickCheck() error {
 }
 
 // openError explains SQLite's errors about a damaged or foreign file.
+// ErrNotStore is the error of opening a SQLite database that gmark did not
+// make: one without gmark's schema (PRAGMA user_version 0), read, or one
+// with tables of its own, read or written (gmark would add its tables to
+// another program's database).
+var ErrNotStore = errors.New("not a gmark results store")
+
+// notAStore refuses a database without gmark's schema that has tables of
+// its own; an empty one (a new or zero-length file) it leaves to the
+// caller.
+func notAStore(path string, q interface {
+	Query(string, ...any) (*sql.Rows, error)
+}) error {
+	rows, err := q.Query(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 6`)
+	if err != nil {
+		return openError(path, err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return openError(path, err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil {
+		return openError(path, err)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if len(names) > 5 {
+		names[5] = "…"
+	}
+	return fmt.Errorf("store: %s: %w: a SQLite database with tables of its own (%s); give --db another file", path, ErrNotStore, strings.Join(names, ", "))
+}
+
 func openError(path string, err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
@@ -242,6 +286,19 @@ func open(path string, readOnly bool) (*Store, error) {
 		return nil, openError(path, err)
 	}
 	if !readOnly {
+		// Before anything writes (WAL mode changes the file's header):
+		// another program's database is left as it is.
+		var v int
+		err := db.QueryRow("PRAGMA user_version").Scan(&v)
+		if err != nil {
+			err = openError(path, err)
+		} else if v == 0 {
+			err = notAStore(path, db)
+		}
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
 		if err := setWAL(db); err != nil {
 			db.Close()
 			return nil, openError(path, err)

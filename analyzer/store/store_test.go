@@ -394,3 +394,65 @@ func TestAtoi(t *testing.T) {
 		}
 	}
 }
+
+// A SQLite database gmark did not make is not taken for a store: one with
+// tables of its own is refused for reading and for writing (gmark would
+// add its tables to another program's database), and left as it was; an
+// empty one (zero bytes, or SQLite's header and nothing else) has nothing
+// to read, and becomes a store when written.
+func TestOpenRefusesForeignDatabases(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		make      string // SQL run on a fresh SQLite file; "-" for a zero-length file
+		wantRead  string
+		writeable bool
+	}{
+		{"zero bytes", "-", "an empty database", true},
+		{"SQLite, no tables", "PRAGMA user_version = 0", "an empty database", true},
+		{"another program's", "CREATE TABLE accounts (id INTEGER); CREATE VIEW v AS SELECT 1", "tables of its own (accounts, v)", false},
+		{"another program's, a runs table", "CREATE TABLE runs (x TEXT)", "tables of its own (runs)", false},
+		{"many tables", "CREATE TABLE a(x); CREATE TABLE b(x); CREATE TABLE c(x); CREATE TABLE d(x); CREATE TABLE e(x); CREATE TABLE f(x); CREATE TABLE g(x)", "(a, b, c, d, e, …)", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.db")
+			var err error
+			if c.make == "-" {
+				err = os.WriteFile(path, nil, 0o644)
+			} else if db, e := sql.Open("sqlite", path); e != nil {
+				err = e
+			} else if _, err = db.Exec(c.make); err == nil {
+				err = db.Close()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.ReadFile(path)
+			if s, err := OpenReadOnly(path); err == nil {
+				s.Close()
+				t.Fatal("opened for reading")
+			} else if !errors.Is(err, ErrNotStore) || !strings.Contains(err.Error(), c.wantRead) || !strings.Contains(err.Error(), path) {
+				t.Errorf("read: %v; want ErrNotStore naming %s, saying %q", err, path, c.wantRead)
+			}
+			s, err := Open(path)
+			switch {
+			case c.writeable && err != nil:
+				t.Fatalf("write: %v", err)
+			case c.writeable:
+				v, _ := s.SchemaVersion()
+				s.Close()
+				if v != SchemaVersion {
+					t.Errorf("schema version %d after Open, want %d", v, SchemaVersion)
+				}
+			case err == nil:
+				s.Close()
+				t.Fatal("another program's database opened for writing")
+			case !errors.Is(err, ErrNotStore) || !strings.Contains(err.Error(), c.wantRead):
+				t.Errorf("write: %v; want ErrNotStore saying %q", err, c.wantRead)
+			default:
+				if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+					t.Error("another program's database was changed")
+				}
+			}
+		})
+	}
+}

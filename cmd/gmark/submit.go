@@ -283,7 +283,7 @@ func fmtMS(d time.Duration) string {
 // that is not a file is bad input (exit 2), and nothing is written to it.
 func openStore(path string) (*store.Store, error) {
 	st, err := store.Open(path)
-	if errors.Is(err, store.ErrDamaged) || errors.Is(err, store.ErrNotFile) {
+	if errors.Is(err, store.ErrDamaged) || errors.Is(err, store.ErrNotFile) || errors.Is(err, store.ErrNotStore) {
 		return nil, usageError{err}
 	}
 	return st, err
