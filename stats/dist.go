@@ -77,9 +77,14 @@ func (u Uniform) Rand(r *rand.Rand) float64  { return u.Min + (u.Max-u.Min)*r.Fl
 func (u Uniform) Prob(x float64) float64     { return u.d().Prob(x) }
 func (u Uniform) CDF(x float64) float64      { return u.d().CDF(x) }
 func (u Uniform) Quantile(p float64) float64 { return u.d().Quantile(p) }
-func (u Uniform) Mean() float64              { return (u.Min + u.Max) / 2 }
-func (u Uniform) Variance() float64          { return u.d().Variance() }
-func (u Uniform) String() string             { return formatCall("U", u.Min, u.Max) }
+func (u Uniform) Mean() float64 {
+	if m := (u.Min + u.Max) / 2; !math.IsInf(m, 0) {
+		return m
+	}
+	return u.Min/2 + u.Max/2 // the sum overflows (U(1e308, 1.7e308)); the mean does not
+}
+func (u Uniform) Variance() float64 { return u.d().Variance() }
+func (u Uniform) String() string    { return formatCall("U", u.Min, u.Max) }
 
 // Normal has mean Mu and standard deviation Sigma.
 type Normal struct{ Mu, Sigma float64 }

@@ -386,3 +386,21 @@ func chiSquare(counts map[float64]int, d Distribution, vals []float64, n int) (f
 func chiCritical001(df int) float64 {
 	return distuv.ChiSquared{K: float64(df)}.Quantile(0.999)
 }
+
+// The mean of a uniform distribution near the float64 limit is its
+// midpoint, not +Inf: the sum of its bounds overflows, the mean does not
+// (a WDL RunTime=U(1e308,1.7e308) was refused as having "no finite mean"
+// instead of for giving values above 100 years).
+func TestUniformMeanNearTheLimit(t *testing.T) {
+	for _, c := range []struct{ min, max, want float64 }{
+		{0, 1, 0.5},
+		{1e308, 1.7e308, 1.35e308},
+		{math.MaxFloat64, math.MaxFloat64, math.MaxFloat64},
+		{-math.MaxFloat64, -math.MaxFloat64 / 2, -0.75 * math.MaxFloat64},
+		{-math.MaxFloat64, math.MaxFloat64, 0},
+	} {
+		if m := (Uniform{c.min, c.max}).Mean(); math.Abs(m-c.want) > 1e-12*math.Abs(c.want) {
+			t.Errorf("U(%g, %g): mean %g, want %g", c.min, c.max, m, c.want)
+		}
+	}
+}

@@ -296,6 +296,7 @@ func TestCheckDist(t *testing.T) {
 		{"LogNorm(1000,1000)", RunTimes, "LogNorm(1000,1000) has no finite mean"},
 		{"Pareto(0.5,10s)", RunTimes, "Pareto(0.5,10) has no finite mean, so its draws grow without bound and one passes 3.154e+09 s (100 years) sooner or later; as a run time give it a lighter tail"},
 		{"Pow2(N(40,1))", RunTimes, "Pow2(N(40,1)) gives values above 3.154e+09 s (100 years) (its 99.99th percentile is 1.448e+13 s (4.59e+05 years)); as a run time it must stay from 0 s to 3.154e+09 s (100 years): lower its scale"},
+		{"U(1e308s,1.7e308s)", RunTimes, "U(1e+308,1.7e+308) gives values above 3.154e+09 s (100 years) (its 99.99th percentile is 1.7e+308 s"}, // not "no finite mean": its bounds' sum overflows, its mean does not
 		{"N(60s,30s)", RunTimes, "N(60,30) gives values below 0 s (with probability 0.023); as a run time it must stay from 0 s to 3.154e+09 s (100 years)"},
 		{"Emp(-5s/1;10s/1)", RunTimes, "gives values below 0 s (with probability 0.5)"},
 		{"Exp(1e-12)", RunTimes, "gives values above"},
