@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/filelock"
+	"github.com/gmark/gmark/internal/sqlitefile"
 
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/workload"
@@ -101,12 +102,13 @@ func Open(path string) (st *Store, err error) {
 	// without an fsync per commit. Checkpoints (which do fsync) run every
 	// 10,000 pages rather than SQLite's default 1,000, so a stream of small
 	// commits is not dominated by them.
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(ON)&_pragma=wal_autocheckpoint(10000)"
-	db, err := sql.Open("sqlite", dsn)
+	// One connection: one writer; reads share it (the core is
+	// single-threaded). Another program's database is refused untouched.
+	db, err := sqlitefile.Open(path, "the scheduler's state", ownTables,
+		"synchronous(NORMAL)", "busy_timeout(5000)", "foreign_keys(ON)", "wal_autocheckpoint(10000)")
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1) // one writer; reads share it (the core is single-threaded)
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: %v", path, err)
@@ -135,6 +137,10 @@ func Open(path string) (st *Store, err error) {
 	}
 	return &Store{db: db, dirty: map[string]bool{}, unlock: release}, nil
 }
+
+// ownTables are the tables of the schema: a state file holding others is
+// not the scheduler's (sqlitefile.Open).
+var ownTables = []string{"meta", "jobs", "events"}
 
 // Close closes the database.
 func (s *Store) Close() error {

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/gmark/gmark/internal/filelock"
+	"github.com/gmark/gmark/internal/sqlitefile"
 	"github.com/gmark/gmark/placeholder/site"
 	_ "modernc.org/sqlite"
 )
@@ -89,6 +89,10 @@ CREATE TABLE IF NOT EXISTS actions (
 );
 `
 
+// ownTables are the tables of the schema: a state file holding others is
+// not the metaqueue's (sqlitefile.Open).
+var ownTables = []string{"meta", "groups", "jobs", "placeholders", "attempts", "actions"}
+
 // ErrInUse is Open's error for a state another server has open.
 var ErrInUse = errors.New("the metaqueue state is in use by another server")
 
@@ -114,16 +118,11 @@ func openStore(path string) (st *store, err error) {
 			release()
 		}
 	}()
-	q := url.Values{}
-	for _, p := range []string{"journal_mode(WAL)", "synchronous(NORMAL)", "busy_timeout(10000)", "wal_autocheckpoint(10000)"} {
-		q.Add("_pragma", p)
-	}
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	db, err := sqlitefile.Open(path, "the metaqueue's state", ownTables,
+		"synchronous(NORMAL)", "busy_timeout(10000)", "wal_autocheckpoint(10000)")
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1)
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: %v", path, err)
