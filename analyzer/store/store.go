@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gmark/gmark/internal/sqlitefile"
 	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -210,32 +211,15 @@ var ErrNotStore = errors.New("not a gmark results store")
 // notAStore refuses a database without gmark's schema that has tables of
 // its own; an empty one (a new or zero-length file) it leaves to the
 // caller.
-func notAStore(path string, q interface {
-	Query(string, ...any) (*sql.Rows, error)
-}) error {
-	rows, err := q.Query(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 6`)
+func notAStore(path string, db *sql.DB) error {
+	names, err := sqlitefile.ForeignTables(db, nil)
 	if err != nil {
 		return openError(path, err)
 	}
-	defer rows.Close()
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return openError(path, err)
-		}
-		names = append(names, n)
-	}
-	if err := rows.Err(); err != nil {
-		return openError(path, err)
-	}
-	if len(names) == 0 {
+	if names == "" {
 		return nil
 	}
-	if len(names) > 5 {
-		names[5] = "…"
-	}
-	return fmt.Errorf("store: %s: %w: a SQLite database with tables of its own (%s); give --db another file", path, ErrNotStore, strings.Join(names, ", "))
+	return fmt.Errorf("store: %s: %w: a SQLite database with tables of its own (%s); give --db another file", path, ErrNotStore, names)
 }
 
 func openError(path string, err error) error {

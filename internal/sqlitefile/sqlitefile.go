@@ -60,29 +60,39 @@ func Open(path, what string, own []string, pragmas ...string) (*sql.DB, error) {
 
 // checkTables refuses a database with a table or view not in own.
 func checkTables(db *sql.DB, path, what string, own []string) error {
-	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+	foreign, err := ForeignTables(db, own)
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
+	}
+	if foreign == "" {
+		return nil
+	}
+	return fmt.Errorf("%s: not %s: %w (%s); give another file", path, what, ErrForeign, foreign)
+}
+
+// ForeignTables lists, for a message, the tables and views of the
+// database q reads that are not in own (SQLite's own aside): the first
+// five by name, "…" for more; "" when there are none.
+func ForeignTables(q interface {
+	Query(string, ...any) (*sql.Rows, error)
+}, own []string) (string, error) {
+	rows, err := q.Query(`SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+	if err != nil {
+		return "", err
 	}
 	defer rows.Close()
 	var foreign []string
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
-			return fmt.Errorf("%s: %v", path, err)
+			return "", err
 		}
 		if !slices.Contains(own, n) {
 			foreign = append(foreign, n)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s: %v", path, err)
-	}
-	if len(foreign) == 0 {
-		return nil
-	}
 	if len(foreign) > 5 {
 		foreign = append(foreign[:5], "…")
 	}
-	return fmt.Errorf("%s: not %s: %w (%s); give another file", path, what, ErrForeign, strings.Join(foreign, ", "))
+	return strings.Join(foreign, ", "), rows.Err()
 }
