@@ -59,6 +59,8 @@ func TestNumbersOutOfRange(t *testing.T) {
 			"w.wdl:1:21: Pow2(N(40,1)) gives values above 3.154e+09 s (100 years)"},
 		{"arrival far beyond", "5\tsser\tsingle\t1\t*:?\tC(1e300)",
 			"w.wdl:1:21: C(1e+300) gives values above"},
+		{"Poisson named as written", "5\tsser\tsingle\t1\t*:?\tPoisson(1e300s)",
+			"w.wdl:1:21: Poisson(1e300s) (Exp(1e-300)) gives values above 3.154e+09 s (100 years)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -468,7 +468,7 @@ func (p *parser) arrival(u *Unit, line lineRef, f field) {
 		return
 	}
 	if err := InterArrivals.CheckDist(d); err != nil {
-		p.errorf(at, "%v", err)
+		p.errorf(at, "%s", asWritten(err.Error(), f.text, d))
 		return
 	}
 	u.Arrival.Dist = d
@@ -820,4 +820,16 @@ func (p *parser) parseExt(name string, src []byte) []pair {
 		out = append(out, pair{key: key, value: value, keyPos: line.at(base), valPos: line.at(voff)})
 	}
 	return out
+}
+
+// asWritten names a distribution in msg (which starts with d's name) as
+// the spec wrote it, when that is another family: Poisson(1e300s) is
+// Exp(1e-300) inside, a name the user never wrote.
+func asWritten(msg, text string, d stats.Distribution) string {
+	name, written := d.String(), strings.TrimSpace(text)
+	family := func(s string) string { f, _, _ := strings.Cut(s, "("); return f }
+	if !strings.HasPrefix(msg, name) || family(written) == family(name) {
+		return msg
+	}
+	return written + " (" + name + ")" + msg[len(name):]
 }
