@@ -134,9 +134,9 @@ func TestFitFileValidation(t *testing.T) {
 		{"unknown family", "[r]\nfamily = \"Cauchy\"\nparams = { x0 = 1.0 }\n", "RunTime", `unknown family "Cauchy"`},
 		{"infinite mean on log2", "[r]\nfamily = \"LogNorm\"\nlog2 = true\nparams = { mu = 3.0, sigma = 1.0 }\n", "RunTime", "Pow2(LogNorm(3,1)) has no finite mean"},
 		{"beyond 100 years", "[r]\nfamily = \"N\"\nlog2 = true\nparams = { mu = 31.0, sigma = 0.5 }\n", "RunTime", "Pow2(N(31,0.5)) gives values above 3.154e+09 s (100 years)"},
-		{"as an inter-arrival time", "[r]\nfamily = \"N\"\nlog2 = true\nparams = { mu = 31.0, sigma = 0.5 }\n", "arrival", "w.wdl:1:21: Pow2(N(31,0.5)) gives values above 3.154e+09 s (100 years)"},
-		{"far beyond as an inter-arrival time", "[r]\nfamily = \"W\"\nlog2 = true\nparams = { shape = 4.0, scale = 40.0 }\n", "arrival", "w.wdl:1:21: Pow2(W(4,40)) gives values above 3.154e+09 s (100 years) (its 99.99th percentile is 9.479e+20 s"},
-		{"no mean as an inter-arrival time", "[r]\nfamily = \"W\"\nlog2 = true\nparams = { shape = 0.9, scale = 4.0 }\n", "arrival", "w.wdl:1:21: Pow2(W(0.9,4)) has no finite mean"},
+		{"as an inter-arrival time", "[r]\nfamily = \"N\"\nlog2 = true\nparams = { mu = 31.0, sigma = 0.5 }\n", "arrival", "w.wdl:1:21: Fit(f.toml,r) (Pow2(N(31,0.5))) gives values above 3.154e+09 s (100 years)"},
+		{"far beyond as an inter-arrival time", "[r]\nfamily = \"W\"\nlog2 = true\nparams = { shape = 4.0, scale = 40.0 }\n", "arrival", "w.wdl:1:21: Fit(f.toml,r) (Pow2(W(4,40))) gives values above 3.154e+09 s (100 years) (its 99.99th percentile is 9.479e+20 s"},
+		{"no mean as an inter-arrival time", "[r]\nfamily = \"W\"\nlog2 = true\nparams = { shape = 0.9, scale = 4.0 }\n", "arrival", "w.wdl:1:21: Fit(f.toml,r) (Pow2(W(0.9,4))) has no finite mean"},
 		// The fits of real traces pass: LCG's run time (2^HGamma2, a share of
 		// 0 and 1 s set apart) goes past 100 years with a chance of about
 		// 6e-6, under Tail; a Weibull on log2 has a finite mean.
