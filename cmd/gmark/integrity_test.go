@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/workload"
@@ -172,5 +174,49 @@ func TestSubmitRefusesDamagedStore(t *testing.T) {
 	_, stderr, code = run(t, dir, "submit", wl, "--target", "dryrun", "--db", dir, "--speedup", "100", "--quiet")
 	if code != 2 || !strings.Contains(stderr, "is a directory") {
 		t.Errorf("--db DIR: exit %d, stderr %q; want 2", code, stderr)
+	}
+}
+
+// Another program's SQLite database is never taken for gmark's: each
+// command that opens a store or a server's state refuses it with exit 2
+// (the servers with exit 1: they refuse at start-up), names its tables, and
+// leaves it byte for byte as it was; before, submit and the servers added
+// their tables to it and the report said "no such table: runs". An empty
+// file is no store to report on.
+func TestCommandsRefuseAnotherProgramsDatabase(t *testing.T) {
+	dir := t.TempDir()
+	wl := genWorkload(t, dir, "1\tunitary\t3\thello\tsingle\t1\t*:1\tC(1s)\n")
+	other := filepath.Join(dir, "other.db")
+	db, err := sql.Open("sqlite", other)
+	must(t, err)
+	_, err = db.Exec("CREATE TABLE accounts (id INTEGER, owner TEXT); INSERT INTO accounts VALUES (1, 'x')")
+	must(t, err)
+	must(t, db.Close())
+	before, err := os.ReadFile(other)
+	must(t, err)
+	empty := filepath.Join(dir, "empty.db")
+	must(t, os.WriteFile(empty, nil, 0o644))
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"submit", wl, "--target", "dryrun", "--db", other, "--speedup", "100", "-q"}, 2, "not a gmark results store: a SQLite database with tables of its own (accounts)"},
+		{[]string{"report", "--db", other, "-f", "text"}, 2, "not a gmark results store"},
+		{[]string{"report", "sql", "--db", other, "SELECT 1"}, 2, "not a gmark results store"},
+		{[]string{"koala", "simulate", "--grid", abs(t, "../../examples/das2.toml"), "--db", other, wl}, 2, "not a gmark results store"},
+		{[]string{"sim", "report", "--db", other}, 2, "not a gmark results store"},
+		{[]string{"sim", "run", abs(t, "../../examples/sim/t1-selftest.toml"), "--db", other}, 2, "not a gmark results store"},
+		{[]string{"koala", "serve", "--state", other, "--listen", "127.0.0.1:0"}, 1, "not the scheduler's state: a SQLite database with tables of its own (accounts)"},
+		{[]string{"placeholder", "serve", "--state", other, "--listen", "127.0.0.1:0"}, 1, "not the metaqueue's state: a SQLite database with tables of its own (accounts)"},
+		{[]string{"report", "--db", empty, "-f", "text"}, 2, "not a gmark results store: an empty database"},
+	} {
+		_, stderr, code := runBounded(t, time.Minute, dir, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+		if after, err := os.ReadFile(other); err != nil || !bytes.Equal(after, before) {
+			t.Fatalf("%v changed the other program's database (%v)", c.args, err)
+		}
 	}
 }

@@ -127,7 +127,7 @@ func runSimReport(c *cli.Context) error {
 // simError makes bad input of a sim command (a store that is not one, an
 // experiment the store does not hold) a usage error.
 func simError(err error) error {
-	if errors.Is(err, store.ErrDamaged) || errors.Is(err, store.ErrNotFile) || errors.Is(err, experiment.ErrNoExperiment) ||
+	if errors.Is(err, store.ErrDamaged) || errors.Is(err, store.ErrNotFile) || errors.Is(err, store.ErrNotStore) || errors.Is(err, experiment.ErrNoExperiment) ||
 		errors.Is(err, experiment.ErrBadOutput) {
 		return usageError{err}
 	}
