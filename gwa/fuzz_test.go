@@ -254,6 +254,10 @@ func FuzzGWFSQLite(f *testing.F) {
 		}
 		for _, strict := range []bool{false, true} {
 			r, err := OpenSQLite(path, ReadOptions{Name: "fuzz", Strict: strict})
+			var pe *ParseError
+			if err != nil && errors.As(err, &pe) && strings.Contains(err.Error(), noGWFColumns) {
+				continue // no SubmitTime: not a trace, in either mode (as text of no known format)
+			}
 			if err != nil {
 				readerError(t, strict, "open", err)
 				continue

@@ -103,10 +103,10 @@ func TestSQLiteNumbersOutOfRange(t *testing.T) {
 			if v == "+Inf" {
 				v = math.Inf(1) // SQLite stores it as a REAL
 			}
-			if _, err := db.Exec("CREATE TABLE Jobs (JobID TEXT, RunTime REAL)"); err != nil {
+			if _, err := db.Exec("CREATE TABLE Jobs (JobID TEXT, RunTime REAL, SubmitTime REAL)"); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := db.Exec("INSERT INTO Jobs VALUES ('a', ?), ('b', 5)", v); err != nil {
+			if _, err := db.Exec("INSERT INTO Jobs VALUES ('a', ?, 0), ('b', 5, 0)", v); err != nil {
 				t.Fatal(err)
 			}
 			db.Close()
@@ -319,6 +319,58 @@ func TestOpenReadsAPipe(t *testing.T) {
 		r.Close()
 		if err != nil || len(recs) != 2 {
 			t.Errorf("%d records, %v", len(recs), err)
+		}
+	}
+}
+
+// A file named as a GWF-SQLite trace that is not one says so, in strict
+// and lenient reading: a results store's jobs table (SQLite answers to Jobs
+// for jobs, and it has a job_id) was read as 101 jobs of nothing, another
+// program's database without a Jobs table said "no such table", an empty
+// file "a GWF-SQLite database: open it by its path", and a text file named
+// .db3 the same. (Text of a format that tells itself, SWF or GWF, is read
+// as that format whatever the name: the name is only a hint.)
+func TestNotGWFSQLite(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string, stmts ...string) string {
+		p := filepath.Join(dir, name)
+		db, err := sql.Open("sqlite", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, s := range stmts {
+			if _, err := db.Exec(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	empty := filepath.Join(dir, "empty.db3")
+	text := filepath.Join(dir, "text.db3")
+	for p, b := range map[string]string{empty: "", text: "hello\n"} {
+		if err := os.WriteFile(p, []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name, path, want string
+	}{
+		{"a results store's jobs", mk("store.db3", "CREATE TABLE jobs (run_id TEXT, job_id TEXT, state TEXT)", "INSERT INTO jobs VALUES ('r', '1', 'succeeded')"),
+			"not a GWF-SQLite trace: its table Jobs has no column SubmitTime (it has run_id, job_id, state)"},
+		{"no Jobs table", mk("other.db3", "CREATE TABLE accounts (id INTEGER)"), "not a GWF-SQLite trace: no table Jobs"},
+		{"an empty file", empty, "not a GWF-SQLite trace: no table Jobs"},
+		{"text named .db3", text, "not a GWF-SQLite trace: it is not a SQLite database"},
+	} {
+		for _, strict := range []bool{true, false} {
+			r, err := Open(c.path, ReadOptions{Strict: strict})
+			var pe *ParseError
+			if err == nil {
+				r.Close()
+				t.Errorf("%s (strict %v): read as a trace", c.name, strict)
+			} else if !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), c.path+": ") {
+				t.Errorf("%s (strict %v): %v (%T); want a ParseError naming the file and saying %q", c.name, strict, err, err, c.want)
+			}
 		}
 	}
 }

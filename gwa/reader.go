@@ -316,7 +316,10 @@ func Open(path string, opts ReadOptions) (Reader, error) {
 	// (gmark trace stats <(zcat trace.swf.gz)).
 	br := bufio.NewReaderSize(f, textBuffer)
 	magic, _ := br.Peek(16)
-	if opts.Format == SQLite || (opts.Format == "" && string(magic) == "SQLite format 3\x00") {
+	// An empty file named .db3 is an empty database: OpenSQLite says what
+	// it lacks.
+	empty := len(magic) == 0 && opts.Format == "" && FormatFromName(path) == SQLite
+	if opts.Format == SQLite || (opts.Format == "" && string(magic) == "SQLite format 3\x00") || empty {
 		f.Close()
 		return OpenSQLite(path, opts)
 	}
@@ -388,6 +391,9 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 	case Workflow:
 		return newWorkflowReader(src, opts)
 	case SQLite:
+		if detectFormat(head) != SQLite { // named .db3 (or --input-format sqlite), but text
+			return nil, parseError(opts.Name, 0, 0, "not a GWF-SQLite trace: it is not a SQLite database (its first bytes are not SQLite's header)")
+		}
 		return nil, fmt.Errorf("%s: a GWF-SQLite database: open it by its path", opts.Name)
 	case GWF:
 		return newGWFReader(src, opts)

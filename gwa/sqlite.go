@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,9 @@ var SQLiteColumns = []string{"JobID", "SubmitTime", "WaitTime", "RunTime", "NPro
 	"QueueID", "PartitionID", "OrigSiteID", "LastRunSiteID", "JobStructure", "JobStructureParams",
 	"UsedNetwork", "UsedLocalDiskSpace", "UsedResources", "ReqPlatform", "ReqNetwork", "ReqLocalDiskSpace",
 	"ReqResources", "VOID", "ProjectID"}
+
+// noGWFColumns is the error of a table Jobs without GWF's SubmitTime.
+const noGWFColumns = "not a GWF-SQLite trace: its table Jobs has no column SubmitTime"
 
 // SQLiteWriter writes a GWF-SQLite database.
 type SQLiteWriter struct {
@@ -236,7 +240,7 @@ func (r *sqliteReader) open() error {
 	}
 	rows, err := r.db.Query("SELECT * FROM Jobs")
 	if err != nil {
-		return fmt.Errorf("no GWF table Jobs: %v", err)
+		return fmt.Errorf("not a GWF-SQLite trace: no table Jobs (%v)", err)
 	}
 	names, err := rows.Columns()
 	if err != nil {
@@ -245,6 +249,18 @@ func (r *sqliteReader) open() error {
 	}
 	r.rows = rows
 	r.cols = mapColumns(&r.hdr, names)
+	// SQLite's names are case-insensitive: a results store's jobs table,
+	// or another program's, answers to Jobs (and may have a job_id). A
+	// GWF one has the jobs' submit times; without them it is refused as
+	// text of no known format is.
+	if !slices.Contains(r.cols, fSubmitTime) {
+		rows.Close()
+		r.rows = nil
+		if len(names) > 8 {
+			names = append(names[:8:8], "…")
+		}
+		return fmt.Errorf("%s (it has %s)", noGWFColumns, strings.Join(names, ", "))
+	}
 	r.vals = make([]any, len(names))
 	r.ptrs = make([]any, len(names))
 	for i := range r.vals {
