@@ -265,11 +265,11 @@ func runReportSQL(c *cli.Context) error {
 	if err := store.CheckReadQuery(q); err != nil {
 		return usageErrorf("report sql: %v", err)
 	}
-	format := c.String("format")
+	format := cliflag.Inherited(c, "format")
 	if !slices.Contains(report.RowFormats, format) {
 		return usageErrorf("--format %q: want text, csv or json", format)
 	}
-	db := c.String("db")
+	db := cliflag.Inherited(c, "db") // also 'gmark report --db F sql QUERY'
 	if err := checkDB(db, nil, false); err != nil {
 		return err
 	}

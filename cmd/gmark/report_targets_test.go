@@ -161,6 +161,9 @@ func TestReportOutputsAndExitCodes(t *testing.T) {
 		{[]string{"report", "sql", "--db", "r.db", "SELEC * FROM jobs"}, 2, `near "SELEC": syntax error`},
 		{[]string{"report", "sql", "--db", "r.db", "SELECT 1; PRAGMA query_only(0); DELETE FROM jobs"}, 2, "read-only"},
 		{[]string{"report", "sql", "--db", "r.db", "SELECT count(*) AS n FROM jobs"}, 0, "10"},
+		// The parent's --db and -f reach the subcommand (it read results.db before).
+		{[]string{"report", "--db", "r.db", "-f", "csv", "sql", "SELECT count(*) AS n FROM jobs"}, 0, "n\n10\n"},
+		{[]string{"report", "--db", "norun.db", "sql", "--db", "r.db", "SELECT count(*) AS n FROM jobs"}, 0, "10"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args[1:], " "), func(t *testing.T) {

@@ -34,6 +34,16 @@ func Values(c *cli.Context, name string) []string {
 	return nil
 }
 
+// Inherited is the string flag name of a subcommand, or its parent's when
+// only the parent was given it: 'gmark report --db F sql QUERY' reads F,
+// where urfave/cli would give the subcommand's own default.
+func Inherited(c *cli.Context, name string) string {
+	if l := c.Lineage(); !c.IsSet(name) && len(l) > 1 && l[1].IsSet(name) {
+		return l[1].String(name)
+	}
+	return c.String(name)
+}
+
 type values struct {
 	def string
 	got []string

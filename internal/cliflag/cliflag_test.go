@@ -56,3 +56,28 @@ func TestRepeatedNoDefault(t *testing.T) {
 		t.Errorf("values %q, %v", got, err)
 	}
 }
+
+// A subcommand's flag is its own when given, else its parent's when the
+// parent was given it, else its own default.
+func TestInherited(t *testing.T) {
+	var got string
+	app := &cli.App{Name: "x", Flags: []cli.Flag{&cli.StringFlag{Name: "db", Value: "parent.db"}},
+		Commands: []*cli.Command{{Name: "sql", Flags: []cli.Flag{&cli.StringFlag{Name: "db", Value: "results.db"}},
+			Action: func(c *cli.Context) error { got = Inherited(c, "db"); return nil }}}}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sql"}, "results.db"},
+		{[]string{"sql", "--db", "a.db"}, "a.db"},
+		{[]string{"--db", "p.db", "sql"}, "p.db"},
+		{[]string{"--db", "p.db", "sql", "--db", "a.db"}, "a.db"},
+	} {
+		if err := app.Run(append([]string{"x"}, tc.args...)); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
