@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gmark/gmark/internal/testkit"
 )
 
 // swfRecord is an SWF line with fields 2-5 (submit, wait, run, allocated
@@ -333,18 +335,7 @@ func TestOpenReadsAPipe(t *testing.T) {
 func TestNotGWFSQLite(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(name string, stmts ...string) string {
-		p := filepath.Join(dir, name)
-		db, err := sql.Open("sqlite", p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		for _, s := range stmts {
-			if _, err := db.Exec(s); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return p
+		return testkit.SQLiteFile(t, filepath.Join(dir, name), stmts...)
 	}
 	empty := filepath.Join(dir, "empty.db3")
 	text := filepath.Join(dir, "text.db3")

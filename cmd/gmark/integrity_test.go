@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -186,12 +186,7 @@ func TestSubmitRefusesDamagedStore(t *testing.T) {
 func TestCommandsRefuseAnotherProgramsDatabase(t *testing.T) {
 	dir := t.TempDir()
 	wl := genWorkload(t, dir, "1\tunitary\t3\thello\tsingle\t1\t*:1\tC(1s)\n")
-	other := filepath.Join(dir, "other.db")
-	db, err := sql.Open("sqlite", other)
-	must(t, err)
-	_, err = db.Exec("CREATE TABLE accounts (id INTEGER, owner TEXT); INSERT INTO accounts VALUES (1, 'x')")
-	must(t, err)
-	must(t, db.Close())
+	other := testkit.SQLiteFile(t, filepath.Join(dir, "other.db"), "CREATE TABLE accounts (id INTEGER, owner TEXT)", "INSERT INTO accounts VALUES (1, 'x')")
 	before, err := os.ReadFile(other)
 	must(t, err)
 	empty := filepath.Join(dir, "empty.db")

@@ -2,7 +2,6 @@ package sqlitefile
 
 import (
 	"bytes"
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/gmark/gmark/internal/testkit"
 	_ "modernc.org/sqlite"
 )
 
@@ -21,18 +21,7 @@ func TestOpen(t *testing.T) {
 	own := []string{"meta", "jobs"}
 	dir := t.TempDir()
 	sqlFile := func(name string, stmts ...string) string {
-		p := filepath.Join(dir, name)
-		db, err := sql.Open("sqlite", p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		for _, s := range stmts {
-			if _, err := db.Exec(s); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return p
+		return testkit.SQLiteFile(t, filepath.Join(dir, name), stmts...)
 	}
 	mine := sqlFile("mine.db", "CREATE TABLE meta (k TEXT)", "CREATE TABLE jobs (id TEXT)", "CREATE INDEX j ON jobs(id)")
 	if err := os.Symlink(mine, filepath.Join(dir, "link.db")); err != nil {
