@@ -96,12 +96,12 @@ func OpenReadOnly(path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.SchemaVersion()
+	v, foreign, err := schemaState(s.db)
 	switch {
 	case err == nil && v > SchemaVersion:
 		err = fmt.Errorf("store: %s has schema version %d, newer than this gmark's %d; use a newer gmark", path, v, SchemaVersion)
 	case err == nil && v == 0: // no gmark schema: nothing to read
-		if err = notAStore(path, s.db); err == nil {
+		if err = notAStore(path, foreign); err == nil {
 			err = fmt.Errorf("store: %s: %w: an empty database (gmark submit, gmark run, gmark koala simulate --db and gmark sim run make one)", path, ErrNotStore)
 		}
 		s.db.Close()
@@ -208,14 +208,28 @@ func (s *Store) quickCheck() error {
 // another program's database).
 var ErrNotStore = errors.New("not a gmark results store")
 
+// schemaState is the file's schema version and, when it is 0 (no gmark
+// schema), its tables, for notAStore. Both are read in one transaction:
+// read one after the other, a store another process is creating could show
+// version 0, then the tables that process just made, and pass for another
+// program's database.
+func schemaState(db *sql.DB) (version int, tables string, err error) {
+	tx, err := db.Begin()
+	if err != nil {
+		return 0, "", err
+	}
+	defer tx.Rollback()
+	if err := tx.QueryRow("PRAGMA user_version").Scan(&version); err != nil || version != 0 {
+		return version, "", err
+	}
+	tables, err = sqlitefile.ForeignTables(tx, nil)
+	return version, tables, err
+}
+
 // notAStore refuses a database without gmark's schema that has tables of
 // its own; an empty one (a new or zero-length file) it leaves to the
 // caller.
-func notAStore(path string, db *sql.DB) error {
-	names, err := sqlitefile.ForeignTables(db, nil)
-	if err != nil {
-		return openError(path, err)
-	}
+func notAStore(path, names string) error {
 	if names == "" {
 		return nil
 	}
@@ -272,12 +286,11 @@ func open(path string, readOnly bool) (*Store, error) {
 	if !readOnly {
 		// Before anything writes (WAL mode changes the file's header):
 		// another program's database is left as it is.
-		var v int
-		err := db.QueryRow("PRAGMA user_version").Scan(&v)
+		v, foreign, err := schemaState(db)
 		if err != nil {
 			err = openError(path, err)
 		} else if v == 0 {
-			err = notAStore(path, db)
+			err = notAStore(path, foreign)
 		}
 		if err != nil {
 			db.Close()

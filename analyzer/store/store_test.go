@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/gmark/gmark/internal/testkit"
 	_ "modernc.org/sqlite"
 )
 
@@ -415,16 +416,12 @@ func TestOpenRefusesForeignDatabases(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "x.db")
-			var err error
 			if c.make == "-" {
-				err = os.WriteFile(path, nil, 0o644)
-			} else if db, e := sql.Open("sqlite", path); e != nil {
-				err = e
-			} else if _, err = db.Exec(c.make); err == nil {
-				err = db.Close()
-			}
-			if err != nil {
-				t.Fatal(err)
+				if err := os.WriteFile(path, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				testkit.SQLiteFile(t, path, c.make)
 			}
 			before, _ := os.ReadFile(path)
 			if s, err := OpenReadOnly(path); err == nil {
