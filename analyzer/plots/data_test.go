@@ -55,13 +55,19 @@ func TestPlotData(t *testing.T) {
 				{Label: "CF", X: []float64{3}, Y: []float64{5}, Lo: []float64{nan}, Hi: []float64{nan}}})
 		}, header: "series,seed,mean wait (s),stat", rows: 2 + 2*2 + 1,
 			want: []string{"WF,1,10,", "WF,1,8,bar_low", "WF,1,12,bar_high", "WF,2,15,bar_low", "WF,2,25,bar_high", "CF,3,5,"}},
+		{name: "lines with error bars drawn apart: each at its own x", draw: func() (*Drawing, error) {
+			return ErrorLines("e", "U_l (%)", "success", []Points{{Label: "Wait-10", X: []float64{10, 70}, Y: []float64{0.9, 0.92}, Lo: []float64{0.8, 0.9}, Hi: []float64{1, 0.94}},
+				{Label: "RPP", X: []float64{10, 70}, Y: []float64{0.85, 0.87}, Lo: []float64{0.8, 0.8}, Hi: []float64{0.9, 0.9}}})
+		}, header: "series,U_l (%),success,stat", rows: 2 * (2 + 2*2),
+			want: []string{"Wait-10,10,0.9,", "Wait-10,70,0.92,", "Wait-10,10,0.8,bar_low", "Wait-10,70,0.94,bar_high", "RPP,10,0.85,", "RPP,70,0.87,", "RPP,10,0.8,bar_low", "RPP,70,0.9,bar_high"}},
 		{name: "error bars of no series", plot: bars, rows: 2, want: []string{"jobs,0,0.5,bar_low", "jobs,0,3,bar_high"}},
 		{name: "a gonum plot with no legend", plot: raw, header: "series,day,jobs,stat", rows: 2, want: []string{"jobs,0,1,", "jobs,1,2.5,"}},
 		{name: "an empty plot", plot: empty, header: "series,x,y,stat", rows: 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := c.plot
+			var rows [][]string
+			var err error
 			if c.draw != nil {
 				d, err := c.draw()
 				if err != nil {
@@ -71,12 +77,12 @@ func TestPlotData(t *testing.T) {
 				if err := d.WriteCSV(&b); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := csv.NewReader(&b).ReadAll(); err != nil {
+				if rows, err = csv.NewReader(&b).ReadAll(); err != nil {
 					t.Fatalf("not CSV: %v", err)
 				}
-				p = d.plot.Plot
+			} else {
+				rows, err = PlotData(c.plot)
 			}
-			rows, err := PlotData(p)
 			if err != nil {
 				t.Fatal(err)
 			}

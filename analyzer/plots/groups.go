@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"reflect"
 	"slices"
 
 	"gonum.org/v1/plot/plotter"
@@ -81,7 +82,8 @@ func ErrorLines(title, xlabel, ylabel string, series []Points) (*Drawing, error)
 	}
 	drawn, dropped, noCI := false, 0, 0
 	for i, s := range series {
-		pts, bars, bad, missing := errorPoints(s, shift*(float64(i)-float64(len(series)-1)/2))
+		dx := shift * (float64(i) - float64(len(series)-1)/2)
+		pts, bars, bad, missing := errorPoints(s, dx)
 		dropped, noCI = dropped+bad, noCI+missing
 		if len(pts) == 0 {
 			continue
@@ -94,6 +96,7 @@ func ErrorLines(title, xlabel, ylabel string, series []Points) (*Drawing, error)
 		l.Color, l.Width, l.Dashes = Color(i), vg.Points(1.3), Dashes(i)
 		sc.Color, sc.Shape, sc.Radius = Color(i), draw.CircleGlyph{}, vg.Points(2.5)
 		p.Add(l, sc)
+		p.shifted(dx, l, sc)
 		if len(bars.XYs) > 0 {
 			eb, err := plotter.NewYErrorBars(bars)
 			if err != nil {
@@ -101,6 +104,7 @@ func ErrorLines(title, xlabel, ylabel string, series []Points) (*Drawing, error)
 			}
 			eb.Color, eb.Width, eb.CapWidth = Color(i), vg.Points(1), vg.Points(6)
 			p.Add(eb)
+			p.shifted(dx, eb)
 		}
 		p.Legend.Add(s.Label, l, sc)
 	}
@@ -115,6 +119,20 @@ func ErrorLines(title, xlabel, ylabel string, series []Points) (*Drawing, error)
 		note += fmt.Sprintf("; %d points without an interval", noCI)
 	}
 	return p.drawing(title, join(note, leftOutNote(dropped))), nil
+}
+
+// shifted records that the plotters ps are drawn dx to the right of
+// their data, for the figure's CSV.
+func (f *figure) shifted(dx float64, ps ...any) {
+	if dx == 0 {
+		return
+	}
+	if f.shift == nil {
+		f.shift = map[uintptr]float64{}
+	}
+	for _, p := range ps {
+		f.shift[reflect.ValueOf(p).Pointer()] = dx
+	}
 }
 
 // sharedX tells whether two series have a point at the same x.

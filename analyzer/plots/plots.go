@@ -60,6 +60,7 @@ type Drawing struct {
 type figure struct {
 	*plot.Plot
 	items []plot.Plotter
+	shift map[uintptr]float64 // by plotter pointer: how far sideways it is drawn from its data (ErrorLines)
 }
 
 // Add adds plotters to the plot, as plot.Plot.Add does.
@@ -119,7 +120,7 @@ func (d *Drawing) Save(dir, name string) (Figure, error) {
 			return f, fmt.Errorf("plot %s: %w", file, err)
 		}
 	}
-	file, err := saveData(d.plot.Plot, dir, name)
+	file, err := saveData(d.plot, dir, name)
 	if err != nil {
 		return f, fmt.Errorf("data %s: %w", file, err)
 	}

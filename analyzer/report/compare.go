@@ -11,7 +11,8 @@ import (
 
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/plots"
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/gmark/gmark/analyzer/sampstat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // DefaultCompareBy groups a comparison by run: each run on its own.
@@ -301,17 +302,8 @@ func groupValue(m compareMetric, runs []*metrics.RunMetrics) GroupValue {
 // meanCI is the mean of x (two values or more), its sample standard
 // deviation and the 95% Student t interval of the mean.
 func meanCI(x []float64) (mean, std float64, ci [2]float64) {
-	n := float64(len(x))
-	for _, v := range x {
-		mean += v
-	}
-	mean /= n
-	for _, v := range x {
-		std += (v - mean) * (v - mean)
-	}
-	std = math.Sqrt(std / (n - 1))
-	h := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * std / math.Sqrt(n)
-	return mean, std, [2]float64{mean - h, mean + h}
+	mean, std = stat.MeanStdDev(x, nil)
+	return mean, std, sampstat.MeanCI(mean, std, len(x), 0.95)
 }
 
 // selectRuns are the runs to compare in each store: the named ones it

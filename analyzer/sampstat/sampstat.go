@@ -95,6 +95,18 @@ func Summarize(x []float64) Summary {
 	return s
 }
 
+// MeanCI is the Student t confidence interval (level, e.g. 0.95) of the
+// mean of a sample of n values with mean and sample standard deviation
+// sd: mean ∓ t(n−1, (1+level)/2)·sd/√n. Both ends are NaN for fewer than
+// two values, where the sample says nothing of its spread.
+func MeanCI(mean, sd float64, n int, level float64) [2]float64 {
+	if n < 2 || math.IsNaN(mean) || math.IsNaN(sd) {
+		return [2]float64{math.NaN(), math.NaN()}
+	}
+	h := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile((1+level)/2) * sd / math.Sqrt(float64(n))
+	return [2]float64{mean - h, mean + h}
+}
+
 // QuantileCI is the distribution-free 95% confidence interval of the
 // p-quantile of sorted data: the order statistics at ranks np ∓ 1.96√(np(1−p))
 // (normal approximation of the binomial).

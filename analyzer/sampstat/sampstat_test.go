@@ -96,3 +96,29 @@ func TestTwoProportion(t *testing.T) {
 		t.Errorf("all successful: p %v", p)
 	}
 }
+
+// The t interval by hand: t(3, 0.975) = 3.182446, t(1, 0.975) = 12.706205,
+// t(29, 0.95) = 1.699127 (the tables of any statistics text).
+func TestMeanCI(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		mean, sd      float64
+		n             int
+		level, lo, hi float64
+	}{
+		{"four values", 10, 2, 4, 0.95, 10 - 3.182446, 10 + 3.182446},
+		{"two values", 0, 1, 2, 0.95, -12.706205 / math.Sqrt2, 12.706205 / math.Sqrt2},
+		{"90%, thirty", 5, 3, 30, 0.90, 5 - 1.699127*3/math.Sqrt(30), 5 + 1.699127*3/math.Sqrt(30)},
+		{"no spread", 7, 0, 5, 0.95, 7, 7},
+		{"one value", 7, 0, 1, 0.95, math.NaN(), math.NaN()},
+		{"none", math.NaN(), math.NaN(), 0, 0.95, math.NaN(), math.NaN()},
+	} {
+		got := MeanCI(c.mean, c.sd, c.n, c.level)
+		for i, want := range []float64{c.lo, c.hi} {
+			if math.IsNaN(want) != math.IsNaN(got[i]) || !math.IsNaN(want) && math.Abs(got[i]-want) > 1e-5 {
+				t.Errorf("%s: interval %v, want [%v, %v]", c.name, got, c.lo, c.hi)
+				break
+			}
+		}
+	}
+}

@@ -60,15 +60,17 @@ type fileSpec struct {
 	Workload      workloadSpec   `toml:"workload"`
 	Settings      settingsSpec   `toml:"settings"`
 	Scenarios     []scenarioSpec `toml:"scenario"`
+	Plot          *plotSpec      `toml:"plot"`
 }
 
 type scenarioSpec struct {
-	Name          string       `toml:"name"`
-	Architectures *[]string    `toml:"architectures"`
-	Loads         *[]float64   `toml:"loads"`
-	Repetitions   *int64       `toml:"repetitions"`
-	Workload      workloadSpec `toml:"workload"`
-	Settings      settingsSpec `toml:"settings"`
+	Name          string         `toml:"name"`
+	Architectures *[]string      `toml:"architectures"`
+	Loads         *[]float64     `toml:"loads"`
+	Repetitions   *int64         `toml:"repetitions"`
+	Workload      workloadSpec   `toml:"workload"`
+	Settings      settingsSpec   `toml:"settings"`
+	Plot          *placementSpec `toml:"plot"`
 }
 
 // workloadSpec is a [workload] table. Durations are strings with a unit
@@ -323,6 +325,9 @@ func (p *parser) experiment(f *fileSpec, o Options) *Experiment {
 	}
 	if total > MaxRuns {
 		p.errorf("", "the experiment expands into %d runs: at most %d", total, MaxRuns)
+	}
+	if !implied || f.Plot != nil {
+		e.Plot = p.plot(f, e)
 	}
 	return e
 }

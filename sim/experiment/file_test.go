@@ -123,6 +123,21 @@ func TestParseErrors(t *testing.T) {
 		{"growth span", base + "[settings]\ngrowth_span = \"soon\"\n", []string{"6: growth_span: \"soon\" is not a duration"}},
 		{"growth model", base + "[settings]\ngrowth = \"linear\"\n", []string{"6: scenario \"default\", architecture sep-c: Growth \"linear\": use \"none\" or \"thesis\""}},
 		{"failures type", base + "[settings]\nfailures = true\n", []string{"6: failures: incompatible types"}},
+		{"plot without scenarios", base + "[plot]\nx = \"L_p\"\n", []string{"5: [plot] places scenarios on an x-axis, and the file has no [[scenario]]"}},
+		{"plot without label", base + "[plot]\nx = \" \"\n[[scenario]]\nname = \"a\"\nplot = { x = 1 }\n", []string{"6: plot.x \" \": the x-axis label is required"}},
+		{"plot label of two lines", base + "[plot]\nx = \"a\\nb\"\n[[scenario]]\nname = \"a\"\nplot = { x = 1 }\n", []string{"6: plot.x \"a\\nb\": the x-axis label is required"}},
+		{"plot unknown metric", base + "[plot]\nx = \"L\"\nmetrics = [\"awt_s\", \"success\"]\n[[scenario]]\nname = \"a\"\nplot = { x = 1 }\n", []string{"7: plot.metrics: \"success\" is not a metric of the report (utilization, awt_s"}},
+		{"scenario placed without plot", base + "[[scenario]]\nname = \"a\"\nplot = { x = 1 }\n", []string{"7: scenario \"a\": plot without [plot]: name the x-axis first"}},
+		{"scenario not placed", base + "[plot]\nx = \"L\"\n[[scenario]]\nname = \"a\"\nplot = { x = 1 }\n[[scenario]]\nname = \"b\"\n", []string{"10: scenario \"b\" has no plot: with [plot], every scenario says where it goes"}},
+		{"placement without x", base + "[plot]\nx = \"L\"\n[[scenario]]\nname = \"a\"\nplot = { line = \"A\" }\n", []string{"9: scenario \"a\": plot.x is required"}},
+		{"placement at nan", base + "[plot]\nx = \"L\"\n[[scenario]]\nname = \"a\"\nplot = { x = nan }\n", []string{"9: scenario \"a\": plot.x = NaN: must be a finite number"}},
+		{"placement at infinity", base + "[plot]\nx = \"L\"\n[[scenario]]\nname = \"a\"\nplot = { x = -inf }\n", []string{"9: scenario \"a\": plot.x = -Inf: must be a finite number"}},
+		{"placement too far", base + "[plot]\nx = \"L\"\n[[scenario]]\nname = \"a\"\nplot = { x = 1e300 }\n", []string{"9: scenario \"a\": plot.x = 1e+300: must be a finite number of at most"}},
+		{"placement x not a number", base + "[plot]\nx = \"L\"\n[[scenario]]\nname = \"a\"\nplot = { x = \"1\" }\n", []string{"9: "}},
+		{"line of two lines", base + "[plot]\nx = \"L\"\n[[scenario]]\nname = \"a\"\nplot = { x = 1, line = \"A\\nB\" }\n", []string{"9: scenario \"a\": plot.line \"A\\nB\": at most 100 characters, on one line"}},
+		{"two scenarios at one point", base + "[plot]\nx = \"L\"\n[[scenario]]\nname = \"a\"\nplot = { x = 1, line = \"A\" }\n[[scenario]]\nname = \"b\"\nplot = { x = 1.0, line = \"A\" }\n", []string{"12: scenario \"b\" is at the same point as scenario \"a\" (line \"A\", x = 1)"}},
+		{"unknown placement key", base + "[plot]\nx = \"L\"\n[[scenario]]\nname = \"a\"\nplot = { x = 1, y = 2 }\n", []string{"9: unknown setting scenario.plot.y"}},
+		{"plot load label", base + "[plot]\nx = \"L\"\nload = \"\"\"a\nb\"\"\"\n[[scenario]]\nname = \"a\"\nplot = { x = 1 }\n", []string{"7: plot.load \"a\\nb\": the name of the load level in the legends: at most 100 characters, on one line"}},
 		{"syntax", base + "[settings\n", []string{"6: expected '.' or ']' to end table name"}},
 		{"several at once", "name = \"\"\ntopology = \"das2\"\narchitectures = [\"x\"]\nloads = [0]\n", []string{"1: name", "3: architecture \"x\"", "4: load 0"}},
 	}
@@ -279,6 +294,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(base + "[settings]\nfailures = \"thesis\"\nfailure_scale = 2.5\ngrowth = \"thesis\"\ngrowth_per_year = 0.2\ngrowth_span = \"30d\"\ngrowth_size_per_year = 0.1\n"))
 	f.Add([]byte("name = \"t\"\ntopology = \"t1\"\narchitectures = [\"central\"]\nloads = [100]\n[workload]\nkind = \"burst\"\njobs = 100\nprocessors = 1\nruntime = \"10000s\"\nsite = \"c\"\n"))
 	f.Add([]byte(base + "[workload.lf]\nUProb = 0\nSerialProb = 0.5\nULow = 3\nUMed = 1\n"))
+	f.Add([]byte(base + "[plot]\nx = \"L_p\"\nload = \"U_g\"\nmetrics = [\"awt_s\"]\n[[scenario]]\nname = \"a\"\nplot = { x = 0.5, line = \"A\" }\n[[scenario]]\nname = \"b\"\nplot = { x = 1 }\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		e, err := Parse("f.toml", src, Options{})
 		if err != nil {

@@ -36,6 +36,9 @@ type ExperimentReport struct {
 	Runs        []RunRow    `json:"runs"`
 	Aggregates  []Aggregate `json:"aggregates"`
 	Definitions int         `json:"definitions"` // how many definitions of this name the store holds
+
+	Plot       *PlotAxis            `json:"plot,omitempty"`       // the file's [plot]: figures against the scenarios' own x
+	Placements map[string]Placement `json:"placements,omitempty"` // by scenario: where it goes on them
 }
 
 // RunRow is a planned run and, when it finished, its metrics.
@@ -178,15 +181,16 @@ func orNone(names []string) []string {
 
 func experimentReport(st *store.Store, e store.SimExperiment) (*ExperimentReport, error) {
 	var def struct {
-		Seed     uint64  `json:"seed"`
-		Scale    float64 `json:"scale"`
-		Topology string  `json:"topology"`
+		Seed     uint64    `json:"seed"`
+		Scale    float64   `json:"scale"`
+		Topology string    `json:"topology"`
+		Plot     *PlotAxis `json:"plot"`
 	}
 	if err := json.Unmarshal([]byte(e.Definition), &def); err != nil {
 		return nil, fmt.Errorf("experiment %s: its definition: %v", e.Name, err)
 	}
 	er := &ExperimentReport{Name: e.Name, Digest: e.Digest, Topology: def.Topology, Seed: def.Seed, Scale: def.Scale, Planned: e.Runs,
-		Builds: []string{}, Runs: []RunRow{}, Aggregates: []Aggregate{}}
+		Builds: []string{}, Runs: []RunRow{}, Aggregates: []Aggregate{}, Plot: def.Plot}
 	scenarios, err := st.SimScenarios(e.ID)
 	if err != nil {
 		return nil, err
@@ -194,6 +198,18 @@ func experimentReport(st *store.Store, e store.SimExperiment) (*ExperimentReport
 	scName := map[int64]string{}
 	for _, s := range scenarios {
 		scName[s.ID] = s.Name
+		var sd struct {
+			Plot *Placement `json:"plot"`
+		}
+		if err := json.Unmarshal([]byte(s.Definition), &sd); err != nil {
+			return nil, fmt.Errorf("experiment %s, scenario %s: its definition: %v", e.Name, s.Name, err)
+		}
+		if sd.Plot != nil && def.Plot != nil {
+			if er.Placements == nil {
+				er.Placements = map[string]Placement{}
+			}
+			er.Placements[s.Name] = *sd.Plot
+		}
 	}
 	runs, err := st.SimRuns(e.ID)
 	if err != nil {

@@ -104,7 +104,9 @@ func WriteReportDir(r *Report, dir string) (string, error) {
 }
 
 // experimentFigures draws, per scenario and metric, the mean over
-// repetitions against the load, one line per architecture.
+// repetitions against the load with its 95% confidence interval, one line
+// per architecture; or, for an experiment of one architecture, one line
+// per scenario; or, for one with a [plot], against its own x-axis.
 func experimentFigures(e *ExperimentReport, dir string) ([]plots.Figure, error) {
 	var out []plots.Figure
 	var scenarios []string
@@ -117,24 +119,20 @@ func experimentFigures(e *ExperimentReport, dir string) ([]plots.Figure, error) 
 	if e.hasDeadlines() {
 		keys = append(slices.Clone(keys), deadlineFigureMetrics...)
 	}
+	if e.Plot != nil && len(e.Placements) > 0 {
+		return placedFigures(e, dir, keys)
+	}
 	if arch, ok := oneArch(e); ok && len(scenarios) > 1 {
 		return scenarioFigures(e, dir, arch, scenarios, keys)
 	}
 	for _, sc := range scenarios {
 		for _, key := range keys {
-			var xs [][]float64
-			var series []plots.Series
+			var series []plots.Points
 			for _, arch := range archsOf(e, sc) {
-				var x, y []float64
-				for _, a := range e.Aggregates {
-					if a.Scenario == sc && a.Arch == arch && a.Runs > 0 {
-						x, y = append(x, a.Load), append(y, a.Stats[key].Mean)
-					}
-				}
-				xs, series = append(xs, x), append(series, plots.Series{Label: arch, Values: y})
+				series = append(series, ciPoints(arch, key, aggregatesOf(e, sc, arch), byLoad))
 			}
 			label := metricLabel(key)
-			d, err := plots.Lines(fmt.Sprintf("%s, scenario %s: %s", e.Name, sc, label), "load (%)", label, xs, series, 0)
+			d, err := plots.ErrorLines(fmt.Sprintf("%s, scenario %s: %s", e.Name, sc, label), "load (%)", label, series)
 			if plots.NoData(err) {
 				continue
 			}
@@ -169,19 +167,12 @@ func oneArch(e *ExperimentReport) (string, bool) {
 func scenarioFigures(e *ExperimentReport, dir, arch string, scenarios, keys []string) ([]plots.Figure, error) {
 	var out []plots.Figure
 	for _, key := range keys {
-		var xs [][]float64
-		var series []plots.Series
+		var series []plots.Points
 		for _, sc := range scenarios {
-			var x, y []float64
-			for _, a := range e.Aggregates {
-				if a.Scenario == sc && a.Runs > 0 {
-					x, y = append(x, a.Load), append(y, a.Stats[key].Mean)
-				}
-			}
-			xs, series = append(xs, x), append(series, plots.Series{Label: sc, Values: y})
+			series = append(series, ciPoints(sc, key, aggregatesOf(e, sc, arch), byLoad))
 		}
 		label := metricLabel(key)
-		d, err := plots.Lines(fmt.Sprintf("%s (%s): %s", e.Name, arch, label), "load (%)", label, xs, series, 0)
+		d, err := plots.ErrorLines(fmt.Sprintf("%s (%s): %s", e.Name, arch, label), "load (%)", label, series)
 		if plots.NoData(err) {
 			continue
 		}
@@ -196,6 +187,19 @@ func scenarioFigures(e *ExperimentReport, dir, arch string, scenarios, keys []st
 	}
 	return out, nil
 }
+
+// aggregatesOf are the aggregates of a scenario and an architecture.
+func aggregatesOf(e *ExperimentReport, scenario, arch string) []Aggregate {
+	var out []Aggregate
+	for _, a := range e.Aggregates {
+		if a.Scenario == scenario && a.Arch == arch {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func byLoad(a Aggregate) float64 { return a.Load }
 
 func archsOf(e *ExperimentReport, scenario string) []string {
 	var out []string

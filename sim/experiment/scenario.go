@@ -24,6 +24,7 @@ type Experiment struct {
 	Scale       float64     `json:"scale"`
 	TopologyRef string      `json:"topology"` // a preset's name, or the file as written
 	Scenarios   []*Scenario `json:"scenarios"`
+	Plot        *PlotAxis   `json:"plot,omitempty"` // the report's figures against the scenarios' own x (plotaxis.go)
 
 	Path         string `json:"-"` // the experiment file
 	Source       []byte `json:"-"`
@@ -46,6 +47,7 @@ type Scenario struct {
 	Repetitions   int               `json:"repetitions"`
 	Workload      Workload          `json:"workload"`
 	Settings      map[string]string `json:"settings,omitempty"` // the sim.Config settings given, by key, as written in canonical form
+	Plot          *Placement        `json:"plot,omitempty"`     // where its results go on the figures of the experiment's PlotAxis
 	settings      []setting
 }
 
