@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
@@ -18,18 +17,7 @@ func TestSimFiguresChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	db := filepath.Join(dir, "dl.db")
-	if _, err := Execute(context.Background(), e, RunOptions{DB: db, Parallel: 2}); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := ReadReport(db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := WriteReportDir(rep, filepath.Join(dir, "rep")); err != nil {
-		t.Fatal(err)
-	}
+	rep, _ := runAndReport(t, e, t.TempDir())
 	if !rep.Experiments[0].hasDeadlines() {
 		t.Error("the deadline experiment has no deadline metrics")
 	}

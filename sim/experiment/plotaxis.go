@@ -199,18 +199,11 @@ func placedFigures(e *ExperimentReport, dir string, keys []string) ([]plots.Figu
 			series = append(series, ciPoints(strings.Join(name, ", "), key, aggs, func(a Aggregate) float64 { return e.Placements[a.Scenario].X }))
 		}
 		label := metricLabel(key)
-		d, err := plots.ErrorLines(fmt.Sprintf("%s: %s against %s", e.Name, label, e.Plot.X), e.Plot.X, label, series)
-		if plots.NoData(err) {
-			continue
-		}
+		var err error
+		out, err = appendFigure(out, dir, e.Name+"_"+strings.ReplaceAll(key, ".", "-"), fmt.Sprintf("%s: %s against %s", e.Name, label, e.Plot.X), e.Plot.X, label, series)
 		if err != nil {
 			return nil, err
 		}
-		f, err := d.Save(dir, e.Name+"_"+strings.ReplaceAll(key, ".", "-"))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
 	}
 	return out, nil
 }

@@ -34,6 +34,13 @@ func runFig7(t *testing.T, edit func(string) string) (*ExperimentReport, string)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep, out := runAndReport(t, e, dir)
+	return &rep.Experiments[0], out
+}
+
+// runAndReport runs e into dir/r.db and writes its report into dir/rep.
+func runAndReport(t *testing.T, e *Experiment, dir string) (*Report, string) {
+	t.Helper()
 	db := filepath.Join(dir, "r.db")
 	if _, err := Execute(context.Background(), e, RunOptions{DB: db, Parallel: 2}); err != nil {
 		t.Fatal(err)
@@ -46,7 +53,7 @@ func runFig7(t *testing.T, edit func(string) string) (*ExperimentReport, string)
 	if _, err := WriteReportDir(rep, out); err != nil {
 		t.Fatal(err)
 	}
-	return &rep.Experiments[0], out
+	return rep, out
 }
 
 // readCSV reads a figure's data: its header and its rows.

@@ -132,18 +132,12 @@ func experimentFigures(e *ExperimentReport, dir string) ([]plots.Figure, error) 
 				series = append(series, ciPoints(arch, key, aggregatesOf(e, sc, arch), byLoad))
 			}
 			label := metricLabel(key)
-			d, err := plots.ErrorLines(fmt.Sprintf("%s, scenario %s: %s", e.Name, sc, label), "load (%)", label, series)
-			if plots.NoData(err) {
-				continue
-			}
+			var err error
+			out, err = appendFigure(out, dir, strings.Join([]string{e.Name, sc, strings.ReplaceAll(key, ".", "-")}, "_"),
+				fmt.Sprintf("%s, scenario %s: %s", e.Name, sc, label), "load (%)", label, series)
 			if err != nil {
 				return nil, err
 			}
-			f, err := d.Save(dir, strings.Join([]string{e.Name, sc, strings.ReplaceAll(key, ".", "-")}, "_"))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, f)
 		}
 	}
 	return out, nil
@@ -172,20 +166,31 @@ func scenarioFigures(e *ExperimentReport, dir, arch string, scenarios, keys []st
 			series = append(series, ciPoints(sc, key, aggregatesOf(e, sc, arch), byLoad))
 		}
 		label := metricLabel(key)
-		d, err := plots.ErrorLines(fmt.Sprintf("%s (%s): %s", e.Name, arch, label), "load (%)", label, series)
-		if plots.NoData(err) {
-			continue
-		}
+		var err error
+		out, err = appendFigure(out, dir, e.Name+"_"+strings.ReplaceAll(key, ".", "-"), fmt.Sprintf("%s (%s): %s", e.Name, arch, label), "load (%)", label, series)
 		if err != nil {
 			return nil, err
 		}
-		f, err := d.Save(dir, e.Name+"_"+strings.ReplaceAll(key, ".", "-"))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
 	}
 	return out, nil
+}
+
+// appendFigure draws series as lines through their points with their
+// intervals (plots.ErrorLines), saves the figure as dir/name and appends
+// it to out; series with nothing to draw add nothing.
+func appendFigure(out []plots.Figure, dir, name, title, xlabel, ylabel string, series []plots.Points) ([]plots.Figure, error) {
+	d, err := plots.ErrorLines(title, xlabel, ylabel, series)
+	if plots.NoData(err) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := d.Save(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, f), nil
 }
 
 // aggregatesOf are the aggregates of a scenario and an architecture.

@@ -191,19 +191,7 @@ func TestMeanSeries(t *testing.T) {
 func TestSeriesFigures(t *testing.T) {
 	testkit.CheckFigures(t) // every figure passes the checks of analyzer/plots
 	dir := t.TempDir()
-	e := t1Experiment(t, dir)
-	db := filepath.Join(dir, "r.db")
-	if _, err := Execute(context.Background(), e, RunOptions{DB: db, Parallel: 2}); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := ReadReport(db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "rep")
-	if _, err := WriteReportDir(rep, out); err != nil {
-		t.Fatal(err)
-	}
+	_, out := runAndReport(t, t1Experiment(t, dir), dir)
 	page, err := os.ReadFile(filepath.Join(out, "index.html"))
 	if err != nil {
 		t.Fatal(err)
