@@ -69,6 +69,7 @@ type Core struct {
 	localFirst   []*timer          // their first arrivals
 	localArrived bool              // a local workload's job has arrived
 	origin       time.Time         // the run's workload origin (Begin), or zero
+	originSince  time.Time         // when Begin declared it (core time): jobs submitted before count their deadlines from their submission
 	deferLocal   bool              // hold local scheduling (see claimTry)
 	deferredLRMs map[*cluster]bool // clusters whose local queue waits for a schedule
 	hopelessWhy  placement.Failure // the reasons of the last job the cheap checks refused (see place)

@@ -56,7 +56,7 @@ func (c *Core) Begin(origin time.Time, warmup time.Duration) (time.Time, error) 
 		return time.Time{}, fmt.Errorf("the local workloads would start at %s, before the core's time %s",
 			origin.Add(-warmup).Format(time.RFC3339Nano), c.now.Format(time.RFC3339Nano))
 	}
-	c.origin = origin
+	c.origin, c.originSince = origin, c.now
 	if !c.localArrived {
 		for _, t := range c.localFirst {
 			c.stop(t)
@@ -66,6 +66,26 @@ func (c *Core) Begin(origin time.Time, warmup time.Duration) (time.Time, error) 
 	c.MeasureFrom(origin)
 	return c.localFrom, nil
 }
+
+// ResumeOrigin gives a restarted core, before Restore, the origin its run
+// declared before and when it did (Begin, kept with the core's state by
+// the server): the start deadlines of the restored jobs submitted since
+// then, and of the jobs submitted from now on, count from it again, as
+// they did before the restart. Nothing else moves: the local workloads
+// started with this process (the emulated local jobs of the one before
+// are gone with it), and the measured period is this process's. An origin
+// already set is an error.
+func (c *Core) ResumeOrigin(origin, since time.Time) error {
+	if !c.origin.IsZero() {
+		return fmt.Errorf("the run's origin is already set, at %s", c.origin.Format(time.RFC3339Nano))
+	}
+	c.origin, c.originSince = origin, since
+	return nil
+}
+
+// OriginSince is when the run's origin was declared (Begin), in core time,
+// or zero.
+func (c *Core) OriginSince() time.Time { return c.originSince }
 
 // Origin is the run's workload origin (Begin), or zero.
 func (c *Core) Origin() time.Time { return c.origin }

@@ -38,6 +38,10 @@ type Saved struct {
 //   - jobs that were running fail, with the reason recorded: their
 //     components died with the core (they ran on its emulated clusters, or as
 //     its child processes), and running them again would run them twice.
+//
+// A job's start deadline counts from the run's origin when it was submitted
+// after the run declared one (ResumeOrigin, before Restore), else from its
+// submission, as when it was submitted.
 func (c *Core) Restore(saved []Saved, reason string) error {
 	if len(c.order) > 0 {
 		return fmt.Errorf("restore into a core that already has jobs")
@@ -47,7 +51,7 @@ func (c *Core) Restore(saved []Saved, reason string) error {
 			PlacementTries: s.PlacementTries, ClaimTries: s.ClaimTries, Restarts: s.Restarts, Placements: s.Placements,
 			TotalPlacementTime: s.TotalPlacementTime, L: s.L, JPT: s.JPT, JST: s.JST, OrigJST: s.OrigJST, FTT: s.FTT,
 			Start: s.Start, End: s.End, priority: s.Opts.Priority, exclude: map[string]bool{},
-			Deadline: deadlineOf(&s.Spec, s.Submitted, time.Time{})}
+			Deadline: deadlineOf(&s.Spec, s.Submitted, c.originOf(s.Submitted))}
 		c.initComponents(j)
 		c.jobs[j.ID] = j
 		c.order = append(c.order, j)
@@ -76,4 +80,13 @@ func (c *Core) SetEventSeq(seq uint64) {
 	if seq > c.eventSeq {
 		c.eventSeq = seq
 	}
+}
+
+// originOf is the origin a job submitted at t counted its deadline from:
+// the run's, when it was declared by then; zero (its submission) else.
+func (c *Core) originOf(t time.Time) time.Time {
+	if c.origin.IsZero() || t.Before(c.originSince) {
+		return time.Time{}
+	}
+	return c.origin
 }

@@ -1,11 +1,36 @@
 package server
 
 import (
+	"fmt"
+
 	"bytes"
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/koala/persist"
 )
+
+// originMeta is the key of the state's meta table that keeps the run's
+// origin across restarts: "ORIGIN SINCE", the origin and when it was
+// declared, in Unix nanoseconds of core time.
+const originMeta = "run_origin"
+
+// resumeOrigin gives a core restarted on a state whose run declared its
+// origin that origin back (core.ResumeOrigin), before its jobs are
+// restored.
+func resumeOrigin(c *core.Core, store *persist.Store) error {
+	v, ok, err := store.Meta(originMeta)
+	if err != nil || !ok {
+		return err
+	}
+	var origin, since int64
+	if _, err := fmt.Sscanf(v, "%d %d", &origin, &since); err != nil {
+		return fmt.Errorf("the state's run origin %q: %v", v, err)
+	}
+	return c.ResumeOrigin(time.Unix(0, origin), time.Unix(0, since))
+}
 
 // beginRequest declares a run's workload origin (core.Begin): the core
 // time at which the run's workload starts, and how long the local
@@ -49,6 +74,13 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request) {
 	}
 	v, ok := s.do(w, r, func() (any, error) {
 		from, err := s.core.Begin(req.Origin, warmup)
+		if err == nil {
+			// Kept with the state, so that a restarted core counts the
+			// deadlines of the run's later submissions from it too.
+			if err := s.store.SetMeta(originMeta, fmt.Sprintf("%d %d", req.Origin.UnixNano(), s.core.OriginSince().UnixNano())); err != nil {
+				return nil, fmt.Errorf("the run's origin is taken, but could not be kept with the state: %v", err)
+			}
+		}
 		return result{from, err}, nil
 	})
 	if !ok {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/koala/persist"
+	"github.com/gmark/gmark/workload"
 )
 
 // startDeadlines serves examples/deadlines/grid.toml (local workloads on
@@ -170,5 +172,94 @@ func TestAwaitRunRestartedStartsLocalWorkloads(t *testing.T) {
 			t.Fatal("the restarted core holds its local workloads")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// submitDeadline submits a job whose workload says: submitted at 100 s,
+// start deadline at 5,000 s (from the workload's start), and returns the
+// deadline the core gave it and the job's id.
+func submitDeadline(t *testing.T, base, id string) (time.Time, string) {
+	t.Helper()
+	j := workload.Job{ID: id, Kind: workload.Unitary, Type: "swf", SiteType: workload.Unordered, RunTime: time.Minute,
+		Submit: 100 * time.Second, Deadline: 5000 * time.Second, App: workload.App{Name: "swf"}, Components: []workload.Component{{Site: "*", Count: 2}}}
+	code, resp := request(t, "POST", base+"/v1/jobs", fmt.Sprintf(`{"job":%s}`, j.AppendJSON(nil)), "application/json", true)
+	var v JobView
+	if code != http.StatusCreated || json.Unmarshal(resp, &v) != nil || v.Deadline == nil {
+		t.Fatalf("submit: %d %s", code, resp)
+	}
+	return *v.Deadline, v.ID
+}
+
+// jobDeadline is a job's start deadline as the core shows it.
+func jobDeadline(t *testing.T, base, id string) time.Time {
+	t.Helper()
+	code, resp := request(t, "GET", base+"/v1/jobs/"+id, "", "", true)
+	var v JobView
+	if code != http.StatusOK || json.Unmarshal(resp, &v) != nil || v.Deadline == nil {
+		t.Fatalf("job %s: %d %s", id, code, resp)
+	}
+	return *v.Deadline
+}
+
+// A run's origin is kept with the core's state: after a restart (a crash,
+// a kill) the deadlines of the run's jobs, restored or submitted later,
+// count from it, as before; a job submitted before the run declared it
+// keeps counting from its submission; a core on a fresh state counts them
+// from each submission.
+func TestOriginSurvivesRestart(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.db")
+	hs, stop := startDeadlinesOn(t, state, false)
+	early, earlyID := submitDeadline(t, hs.URL, "early") // before the run's origin: from its submission
+	origin := coreNow(t, hs.URL).Add(30 * time.Second)
+	if code, _, body := begin(t, hs.URL, origin, 0); code != http.StatusOK {
+		t.Fatalf("begin: %d %s", code, body)
+	}
+	want := origin.Add(5000 * time.Second)
+	before, beforeID := submitDeadline(t, hs.URL, "before")
+	if !before.Equal(want) || early.Equal(want) {
+		t.Fatalf("deadlines before the restart: %v (submitted before the origin), %v; want the origin %v + 5000 s for the second only", early, before, origin)
+	}
+	stop()
+	hs, stop = startDeadlinesOn(t, state, false)
+	if d, _ := submitDeadline(t, hs.URL, "after"); !d.Equal(want) {
+		t.Errorf("deadline %v after the restart, want the origin %v + 5000 s", d, origin)
+	}
+	if d := jobDeadline(t, hs.URL, beforeID); !d.Equal(want) {
+		t.Errorf("restored: deadline %v, want %v", d, want)
+	}
+	if d := jobDeadline(t, hs.URL, earlyID); !d.Equal(early) {
+		t.Errorf("restored, submitted before the origin: deadline %v, want %v as before", d, early)
+	}
+	if code, _, body := begin(t, hs.URL, coreNow(t, hs.URL).Add(time.Hour), 0); code != http.StatusConflict || !strings.Contains(body, "already set") {
+		t.Errorf("a second origin after the restart: %d %s", code, body)
+	}
+	stop()
+
+	fresh, _ := startDeadlinesOn(t, filepath.Join(t.TempDir(), "state.db"), false)
+	now := coreNow(t, fresh.URL)
+	d, _ := submitDeadline(t, fresh.URL, "no-origin")
+	if lead := d.Sub(now); lead < 4900*time.Second || lead > 4900*time.Second+time.Minute {
+		t.Errorf("without an origin the deadline is %v after the submission, want 4,900 s (5,000 − 100) and the submission's lag", lead)
+	}
+}
+
+// A state whose kept origin cannot be read is refused with what is wrong,
+// not taken as a run without one.
+func TestBadKeptOrigin(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.db")
+	st, err := persist.Open(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetMeta(originMeta, "soon"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	g, err := grid.Load("../../examples/deadlines/grid.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Config{Grid: g, State: state, Token: token}); err == nil || !strings.Contains(err.Error(), `the state's run origin "soon"`) {
+		t.Errorf("New: %v", err)
 	}
 }

@@ -130,6 +130,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	c.SetEventSeq(lastSeq)
 	store.Attach(c.Job)
+	if err := resumeOrigin(c, store); err != nil {
+		store.Close()
+		return nil, err
+	}
 	if err := c.Restore(saved, "the core restarted"); err != nil {
 		store.Close()
 		return nil, err
