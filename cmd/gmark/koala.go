@@ -204,7 +204,7 @@ func koalaSimulateCommand() *cli.Command {
 			&cli.StringFlag{Name: "policy", Usage: "placement policy (WF, CF, CM, FCM); overrides the grid file"},
 			&cli.StringFlag{Name: "priority", Value: "high", Usage: "priority of every job"},
 			&cli.StringFlag{Name: "runner", Value: "krunner", Usage: "runner of every job: krunner, drunner, irunner"},
-			&cli.DurationFlag{Name: "warmup", Value: 30 * time.Minute, Usage: "background load runs this long before the first job"},
+			&cli.DurationFlag{Name: "warmup", Value: 30 * time.Minute, Usage: "background load runs this long before the first job (at least the grid's [scheduler] local_warmup, which the local workloads get)"},
 			&cli.DurationFlag{Name: "limit", Value: 7 * 24 * time.Hour, Usage: "stop the simulation after this much simulated time"},
 			&cli.DurationFlag{Name: "scan-interval", Usage: "placement-queue scan interval; overrides the grid file"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of background load and failures"},

@@ -39,14 +39,18 @@ func (c *Core) HoldLocal() error {
 }
 
 // Begin declares a run's workload origin: the local workloads start at
-// origin − warmup (not before now), start deadlines of the jobs submitted
-// from now on count from the origin, and the measured period starts there.
+// origin − warmup (a warm-up of 0 takes the grid's [scheduler]
+// local_warmup), start deadlines of the jobs submitted from now on count
+// from the origin, and the measured period starts there.
 // It returns when the local workloads started: origin − warmup, or, on a
 // core whose local workloads already had a job arrive (HoldLocal was not
 // called), when they started, which the caller may report as an
 // unaligned run. A second Begin, and an origin − warmup before now, are
 // errors.
 func (c *Core) Begin(origin time.Time, warmup time.Duration) (time.Time, error) {
+	if warmup == 0 {
+		warmup = c.cfg.LocalWarmup.Duration
+	}
 	switch {
 	case !c.origin.IsZero():
 		return time.Time{}, fmt.Errorf("the run's origin is already set, at %s", c.origin.Format(time.RFC3339Nano))

@@ -48,11 +48,13 @@ func TestBeginAlignsLocalWorkloads(t *testing.T) {
 		priority string
 		warmup   time.Duration
 		jitter   time.Duration
+		grid     bool // the warm-up is the grid's local_warmup, Begin's 0
 	}{
-		{"GP, no warm-up", "global", 0, 0},
-		{"GP, no warm-up, late submissions", "global", 0, 37 * time.Millisecond},
-		{"GP, warm-up", "global", 20 * time.Minute, 3 * time.Millisecond},
-		{"LP, warm-up, late submissions", "local", 20 * time.Minute, 50 * time.Millisecond},
+		{"GP, no warm-up", "global", 0, 0, false},
+		{"GP, no warm-up, late submissions", "global", 0, 37 * time.Millisecond, false},
+		{"GP, warm-up", "global", 20 * time.Minute, 3 * time.Millisecond, false},
+		{"LP, warm-up, late submissions", "local", 20 * time.Minute, 50 * time.Millisecond, false},
+		{"GP, the grid's warm-up", "global", 20 * time.Minute, 3 * time.Millisecond, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := paperRun{policy: "wait-10", L: 0.7, priority: c.priority, ul: 0.6, ug: 0.4, jobs: 40, seed: 3}
@@ -68,7 +70,11 @@ func TestBeginAlignsLocalWorkloads(t *testing.T) {
 			wantKills, wantOut := originRun(t, want, ref, arrivals, 0, end, origin)
 
 			rec := &recorder{}
-			k, err := New(paperGrid(t, r), t0, rec, nil)
+			kg, begin := paperGrid(t, r), c.warmup
+			if c.grid {
+				kg.Scheduler.LocalWarmup.Duration, begin = c.warmup, 0
+			}
+			k, err := New(kg, t0, rec, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +85,7 @@ func TestBeginAlignsLocalWorkloads(t *testing.T) {
 			if d := k.Deadlines(); d.LocalJobs != 0 || !k.LocalFrom().IsZero() {
 				t.Fatalf("held: %d local jobs, local workloads from %v", d.LocalJobs, k.LocalFrom())
 			}
-			from, err := k.Begin(origin, c.warmup)
+			from, err := k.Begin(origin, begin)
 			if err != nil || !from.Equal(origin.Add(-c.warmup)) || !k.Origin().Equal(origin) {
 				t.Fatalf("Begin: %v, %v; origin %v", from, err, k.Origin())
 			}

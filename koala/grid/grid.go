@@ -67,6 +67,10 @@ type Scheduler struct {
 	DeadlinePriority string   `toml:"deadline_priority"`  // global (GP: local jobs are killed at a deadline; default) or local (LP)
 	DeadlineMaxTries int      `toml:"deadline_max_tries"` // M_p: tries before the deadline; 0: unlimited
 	DeadlineEpsilon  Duration `toml:"deadline_epsilon"`   // a try closer than this to the deadline is made at the deadline (1s)
+	// How long the local workloads ([cluster.local]) run before a run's
+	// origin when the run names no warm-up of its own (core.Begin with 0):
+	// their queues fill before the run's first job comes (0).
+	LocalWarmup Duration `toml:"local_warmup"`
 }
 
 // Cluster is one site: processors behind a local resource manager.
@@ -596,6 +600,7 @@ func (s *Scheduler) check() error {
 	}
 	c.intIn("deadline_max_tries", s.DeadlineMaxTries, 0, MaxTries)
 	c.durationIn("deadline_epsilon", s.DeadlineEpsilon.Duration, time.Millisecond, time.Hour)
+	c.durationIn("local_warmup", s.LocalWarmup.Duration, 0, LongestRun)
 	if s.Execution != "emulated" && s.Execution != "process" {
 		c.fail("execution", "must be emulated or process, got %q", s.Execution)
 	}

@@ -98,6 +98,8 @@ func TestParseErrors(t *testing.T) {
 		{base + "[scheduler]\ndeadline_priority = \"both\"\n", "g.toml:5: scheduler.deadline_priority must be global (GP) or local (LP)"},
 		{base + "[scheduler]\ndeadline_max_tries = -1\n", "g.toml:5: scheduler.deadline_max_tries = -1 is out of range"},
 		{base + "[scheduler]\ndeadline_epsilon = \"1ns\"\n", "g.toml:5: scheduler.deadline_epsilon"},
+		{base + "[scheduler]\nlocal_warmup = \"-1s\"\n", "g.toml:5: duration \"-1s\" must not be negative"},
+		{base + "[scheduler]\nlocal_warmup = \"9000h\"\n", "g.toml:5: scheduler.local_warmup"},
 		{base + "[cluster.local]\nruntime = \"10s\"\n", "g.toml: cluster 1: local.load or interarrival is needed"},
 		{base + "[cluster.local]\nload = 0.3\ninterarrival = \"10s\"\n", "g.toml:5: cluster 1: local.load and interarrival both set the arrival rate"},
 		{base + "[cluster.local]\nload = 1.5\n", "g.toml:5: cluster 1: local.load = 1.5 is out of range"},

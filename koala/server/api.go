@@ -116,6 +116,9 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		n += c.Processors
 	}
 	v := map[string]any{"ok": true, "grid": s.cfg.Grid.Name, "uptime_s": time.Since(s.started).Seconds(), "processors": n}
+	if w := s.cfg.Grid.Scheduler.LocalWarmup.Duration; w > 0 {
+		v["local_warmup_s"] = w.Seconds() // what a run's origin is moved by (POST /v1/run/begin)
+	}
 	if sc, ok := s.clock.(*clock.Scaled); ok {
 		v["clock"] = map[string]any{"scale": sc.Scale, "origin": sc.Origin.UTC(), "wall_origin": sc.WallOrigin.UTC()}
 	}

@@ -34,7 +34,7 @@ func resumeOrigin(c *core.Core, store *persist.Store) error {
 
 // beginRequest declares a run's workload origin (core.Begin): the core
 // time at which the run's workload starts, and how long the local
-// workloads run before it.
+// workloads run before it (0: the grid's [scheduler] local_warmup).
 type beginRequest struct {
 	Origin  time.Time `json:"origin"`
 	WarmupS float64   `json:"warmup_s,omitempty"`
@@ -68,6 +68,9 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	warmup := time.Duration(req.WarmupS * float64(time.Second))
+	if warmup == 0 {
+		warmup = s.cfg.Grid.Scheduler.LocalWarmup.Duration // as core.Begin takes it; said so in the answer
+	}
 	type result struct {
 		from time.Time
 		err  error

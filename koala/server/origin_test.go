@@ -263,3 +263,36 @@ func TestBadKeptOrigin(t *testing.T) {
 		t.Errorf("New: %v", err)
 	}
 }
+
+// A run that names no warm-up gets the grid's local_warmup: its local
+// workloads start that long before its origin, the answer says the run
+// is aligned, and /v1/health tells clients the warm-up to leave room for.
+func TestBeginTakesTheGridsWarmup(t *testing.T) {
+	g, err := grid.Load("../../examples/deadlines/grid.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Scheduler.TimeScale = 1000
+	g.Scheduler.LocalWarmup.Duration = 50 * time.Second
+	srv, err := New(Config{Grid: g, State: filepath.Join(t.TempDir(), "state.db"), Token: token, MaxWait: 20 * time.Millisecond, AwaitRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	hs := httptest.NewServer(srv.Handler())
+	defer func() { hs.Close(); cancel(); <-done }()
+	_, b := request(t, "GET", hs.URL+"/v1/health", "", "", false)
+	var h struct {
+		LocalWarmupS float64 `json:"local_warmup_s"`
+	}
+	if err := json.Unmarshal(b, &h); err != nil || h.LocalWarmupS != 50 {
+		t.Errorf("health %s: local_warmup_s %v, want 50", b, h.LocalWarmupS)
+	}
+	origin := coreNow(t, hs.URL).Add(100 * time.Second)
+	code, a, body := begin(t, hs.URL, origin, 0)
+	if code != http.StatusOK || !a.Aligned || !a.LocalFrom.Equal(origin.Add(-50*time.Second)) {
+		t.Errorf("begin with no warm-up: %d %s, want aligned, local workloads from the origin less 50 s", code, body)
+	}
+}

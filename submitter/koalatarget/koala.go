@@ -56,6 +56,9 @@ type Target struct {
 	// the target reports are wall-clock times, like the submitter's own.
 	scale              float64
 	origin, wallOrigin time.Time
+	// The grid's local_warmup: the core runs its local workloads this long
+	// before a run's origin when the run names no warm-up (Config.Warmup).
+	localWarmup time.Duration
 }
 
 // tracked is what the target knows of one submission.
@@ -105,8 +108,9 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 		return fmt.Errorf("the bundled core at %s does not answer: %v", t.base, err)
 	}
 	var health struct {
-		Processors int `json:"processors"`
-		Clock      *struct {
+		Processors   int     `json:"processors"`
+		LocalWarmupS float64 `json:"local_warmup_s"`
+		Clock        *struct {
 			Scale      float64   `json:"scale"`
 			Origin     time.Time `json:"origin"`
 			WallOrigin time.Time `json:"wall_origin"`
@@ -121,6 +125,9 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 		// The report's system size when the grid file leaves a Slurm
 		// cluster's processors to its controller.
 		r.Annotate("koala", "processors", strconv.Itoa(health.Processors))
+	}
+	if w := health.LocalWarmupS; w > 0 && w < 1e9 {
+		t.localWarmup = time.Duration(w * float64(time.Second))
 	}
 	t.scale = 1
 	if c := health.Clock; c != nil && c.Scale > 0 {

@@ -17,7 +17,8 @@ import (
 // Origin implements submitter.Originator: it declares the run's origin to
 // the core (POST /v1/run/begin) at the anchor the submitter would use, so
 // that the core starts its local workloads there (less the warm-up,
-// Config.Warmup, by which the anchor moves later), counts start deadlines
+// Config.Warmup or else the grid's local_warmup, by which the anchor
+// moves later), counts start deadlines
 // from it and measures from it: as a simulation of the same workload does
 // (docs/deadlines.md). A core that cannot take it (its origin set by an
 // earlier run, a core without the call) leaves the run as it was, with a
@@ -31,6 +32,9 @@ func (t *Target) Origin(ctx context.Context, earliest time.Time, speedup float64
 		return earliest, nil
 	}
 	w := t.cfg.Warmup
+	if w == 0 {
+		w = t.localWarmup // the grid's: the core applies it to a run that names none
+	}
 	for try := 0; ; try++ {
 		anchor := earliest.Add(time.Duration(float64(w) / t.scale))
 		ans, status, err := t.begin(ctx, t.core(anchor), w)

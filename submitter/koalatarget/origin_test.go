@@ -37,12 +37,21 @@ func deadlineJobs(n int) []workload.Job {
 // origin plus the workload's deadline to the nanosecond however late its
 // submission landed, and when the run ends the core's deadline figures
 // are recorded with it (the koala-deadlines annotation the report reads).
+// With the grid's local_warmup the local workloads start that long before
+// the origin, which the run moves later by as much.
 func TestRunDeclaresItsOriginAndRecordsDeadlines(t *testing.T) {
+	for _, warmup := range []time.Duration{0, 10 * time.Minute} {
+		t.Run(fmt.Sprint("local_warmup ", warmup), func(t *testing.T) { runWithOrigin(t, warmup) })
+	}
+}
+
+func runWithOrigin(t *testing.T, warmup time.Duration) {
 	g, err := grid.Load("../../examples/deadlines/grid.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.Scheduler.TimeScale = 200
+	g.Scheduler.LocalWarmup.Duration = warmup
 	l, err := StartLocal(g, filepath.Join(t.TempDir(), "core.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -80,8 +89,8 @@ func TestRunDeclaresItsOriginAndRecordsDeadlines(t *testing.T) {
 			}
 		}
 	}
-	if !origin.Aligned || origin.Origin.IsZero() || !origin.LocalFrom.Equal(origin.Origin) {
-		t.Fatalf("origin %+v: want aligned, the local workloads from the origin", origin)
+	if !origin.Aligned || origin.Origin.IsZero() || !origin.LocalFrom.Equal(origin.Origin.Add(-warmup)) {
+		t.Fatalf("origin %+v: want aligned, the local workloads from the origin less %v", origin, warmup)
 	}
 	for _, j := range jobs {
 		vs, err := server.GetJobs(context.Background(), http.DefaultClient, l.Endpoint, "", []string{res.RunID + "/" + j.ID + "/1"})

@@ -32,7 +32,7 @@ var SimStart = sim.CoreOrigin
 type SimOptions struct {
 	Priority core.Priority // of every job
 	Runner   core.Runner   // of every job
-	Warmup   time.Duration // background load runs this long before the first job
+	Warmup   time.Duration // background load runs this long before the first job (at least the grid's local_warmup)
 	Limit    time.Duration // the simulation stops after this much simulated time
 	Events   core.Sink     // receives every event of the core; nil: none
 	// Records keeps a record of every job (Simulation.Jobs, Arrivals), for
@@ -200,7 +200,10 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 		return nil, err
 	}
 	defer f.Close()
-	s := &Simulation{Grid: g, Dir: dir, First: SimStart.Add(opts.Warmup), Warmup: opts.Warmup, records: opts.Records}
+	// The clock starts early enough for the background band (--warmup) and
+	// the local workloads (the grid's local_warmup, which Begin applies).
+	warmup := max(opts.Warmup, g.Scheduler.LocalWarmup.Duration)
+	s := &Simulation{Grid: g, Dir: dir, First: SimStart.Add(warmup), Warmup: warmup, records: opts.Records}
 	src := &jobStream{r: workload.NewReader(f, name), s: s, name: name}
 	model := &sim.CoreModel{Origin: s.First, Options: core.Options{Priority: opts.Priority, Runner: opts.Runner},
 		Refused: func(id string, err error) { s.Refused = append(s.Refused, fmt.Errorf("job %s: %v", id, err)) }}
@@ -222,9 +225,10 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 	// than the simulator's horizon (a century).
 	cfg.Horizon = min(max(opts.Limit, 1), sim.MaxHorizon)
 	// The run's origin is the first job's time: the local workloads start
-	// there (as a live core's do when its run begins: core.Begin), start
-	// deadlines count from it, and the measurement starts there; --warmup
-	// runs only the background band before it.
+	// there less the grid's local_warmup (as a live core's do when its run
+	// begins: core.Begin), start deadlines count from it, and the
+	// measurement starts there; the background band runs from the clock's
+	// start.
 	if _, err := k.Begin(s.First, 0); err != nil {
 		return nil, err
 	}

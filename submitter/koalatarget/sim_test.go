@@ -170,3 +170,28 @@ func TestSimulateWorkloadErrors(t *testing.T) {
 		t.Errorf("a missing workload: %v", err)
 	}
 }
+
+// koala simulate starts its clock early enough for the background band
+// (--warmup) and the grid's local_warmup, whichever is longer: the local
+// workloads start local_warmup before the first job, as a live core's do
+// when the run names no warm-up, and a local_warmup longer than --warmup
+// is no error.
+func TestSimulateTakesTheGridsLocalWarmup(t *testing.T) {
+	jobs := deadlineJobs(3)
+	dir := testkit.WriteWorkload(t, jobs...)
+	for _, c := range []struct{ flag, grid time.Duration }{{30 * time.Minute, 0}, {30 * time.Minute, 2 * time.Hour}, {0, 10 * time.Minute}, {3 * time.Hour, time.Hour}} {
+		g, err := grid.Load("../../examples/deadlines/grid.toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Scheduler.LocalWarmup.Duration = c.grid
+		sim, err := Simulate(g, dir, SimOptions{Limit: 24 * time.Hour, Warmup: c.flag})
+		if err != nil {
+			t.Fatalf("--warmup %v, local_warmup %v: %v", c.flag, c.grid, err)
+		}
+		if !sim.First.Equal(SimStart.Add(max(c.flag, c.grid))) || !sim.Core.LocalFrom().Equal(sim.First.Add(-c.grid)) || !sim.Core.Origin().Equal(sim.First) {
+			t.Errorf("--warmup %v, local_warmup %v: first job at %v, local workloads from %v, origin %v",
+				c.flag, c.grid, sim.First.Sub(SimStart), sim.Core.LocalFrom().Sub(SimStart), sim.Core.Origin().Sub(SimStart))
+		}
+	}
+}
