@@ -139,9 +139,16 @@ func (a *centralCore) Init(s *Sim) error {
 		if err != nil {
 			return err
 		}
+		// The core starts the grid's local_warmup before the run's time 0,
+		// so that the local queues have filled when the first job comes;
+		// its figures count from time 0.
 		a.m.Origin = CoreOrigin
-		if a.m.Core, err = core.New(g, CoreOrigin, a.m, nil); err != nil {
+		warmup := g.Scheduler.LocalWarmup.Duration
+		if a.m.Core, err = core.New(g, CoreOrigin.Add(-warmup), a.m, nil); err != nil {
 			return err
+		}
+		if warmup > 0 {
+			a.m.Core.MeasureFrom(CoreOrigin)
 		}
 		// Nothing reads the jobs once they end (the run's figures are the
 		// engine's, and the core's deadline figures are kept as they end):
@@ -323,6 +330,7 @@ func coreSettings(g *grid.Grid, cfg Config) (*grid.Grid, error) {
 		{"CoreDeadlinePolicy", cfg.CoreDeadlinePolicy != "", func() { sc.DeadlinePolicy = cfg.CoreDeadlinePolicy }},
 		{"CoreDeadlineL", cfg.CoreDeadlineL != 0, func() { l := cfg.CoreDeadlineL; sc.DeadlineL = &l }},
 		{"CoreDeadlinePriority", cfg.CoreDeadlinePriority != "", func() { sc.DeadlinePriority = cfg.CoreDeadlinePriority }},
+		{"CoreLocalWarmup", cfg.CoreLocalWarmup != 0, func() { sc.LocalWarmup = grid.Duration{Duration: cfg.CoreLocalWarmup} }},
 		{"CoreLocalLoad", cfg.CoreLocalLoad != 0, func() {
 			for i := range own.Clusters {
 				own.Clusters[i].Local.Load = cfg.CoreLocalLoad

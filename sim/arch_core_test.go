@@ -334,3 +334,59 @@ func TestCentralCoreOfItsOwnKeepsNothingItNeeds(t *testing.T) {
 		})
 	}
 }
+
+// The core's local warm-up (CoreLocalWarmup, the grid's local_warmup): the
+// core the architecture makes starts that long before time 0 and measures
+// from time 0, as a core the caller makes so does, figure for figure; and
+// the warm-up changes what the jobs meet.
+func TestCentralCoreLocalWarmup(t *testing.T) {
+	jobs := coreJobs(2, 150)
+	g := coreTestGrid(t)
+	top, err := TopologyOf(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig("central")
+	cfg.CentralModel, cfg.CoolDown, cfg.CoolDownLimit, cfg.Horizon, cfg.Seed = CentralCore, true, MaxHorizon, 7*24*time.Hour, 2
+	warm := cfg
+	warm.CoreGrid, warm.CoreLocalWarmup = g, time.Hour
+	got, err := Run(warm, top, &SliceSource{Jobs: jobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := *g
+	mine.Scheduler.Seed, mine.Scheduler.LocalWarmup.Duration = 2, time.Hour
+	m := &CoreModel{Origin: CoreOrigin}
+	k, err := core.New(&mine, CoreOrigin.Add(-time.Hour), m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.MeasureFrom(CoreOrigin)
+	m.Core = k
+	given := cfg
+	given.Core = m
+	want, err := Run(given, top, &SliceSource{Jobs: jobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(got)
+	b, _ := json.Marshal(want)
+	if string(a) != string(b) {
+		t.Errorf("CoreLocalWarmup 1h:\n%s\na core started an hour early, measured from 0:\n%s", a, b)
+	}
+	cold := cfg
+	cold.CoreGrid = g
+	c, err := Run(cold, top, &SliceSource{Jobs: jobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Deadlines == nil || got.Deadlines.LocalJobs == 0 || c.Deadlines == nil {
+		t.Fatalf("deadline figures %+v, without the warm-up %+v: want local jobs", got.Deadlines, c.Deadlines)
+	}
+	if cj, _ := json.Marshal(c); string(cj) == string(a) {
+		t.Error("the warm-up changes nothing")
+	}
+	if got.Deadlines.LocalJobs > c.Deadlines.LocalJobs*3/2 || c.Deadlines.LocalJobs > got.Deadlines.LocalJobs*3/2 {
+		t.Errorf("local jobs measured: %d with the warm-up, %d without: the warm-up's are counted", got.Deadlines.LocalJobs, c.Deadlines.LocalJobs)
+	}
+}

@@ -78,6 +78,10 @@ type Config struct {
 	CoreDeadlineL        float64 `json:",omitempty"`
 	CoreDeadlinePriority string  `json:",omitempty"`
 	CoreLocalLoad        float64 `json:",omitempty"`
+	// How long the local workloads run before the run's time 0 (the grid's
+	// [scheduler] local_warmup): the core starts that much earlier, and
+	// its deadline figures count from time 0.
+	CoreLocalWarmup time.Duration `json:",omitempty"`
 
 	// Horizon cuts the run at this time (0: no cut): nothing due after it
 	// happens, and the measurement window ends there.
@@ -135,7 +139,8 @@ func DefaultConfig(arch string) Config {
 // UsesCoreSettings tells whether the Config sets anything of central's
 // core model: a grid or one of the core's settings.
 func (c *Config) UsesCoreSettings() bool {
-	return c.CoreGrid != nil || c.CoreDeadlinePolicy != "" || c.CoreDeadlineL != 0 || c.CoreDeadlinePriority != "" || c.CoreLocalLoad != 0
+	return c.CoreGrid != nil || c.CoreDeadlinePolicy != "" || c.CoreDeadlineL != 0 || c.CoreDeadlinePriority != "" || c.CoreLocalLoad != 0 ||
+		c.CoreLocalWarmup != 0
 }
 
 // The documented ranges of the settings (docs/sim.md).

@@ -127,6 +127,7 @@ type settingsSpec struct {
 	DeadlineL        *float64 `toml:"deadline_l"`
 	DeadlinePriority *string  `toml:"deadline_priority"`
 	LocalLoad        *float64 `toml:"local_load"`
+	LocalWarmup      any      `toml:"local_warmup"`
 	// generated dynamics (sim/dynamics)
 	Failures          *string  `toml:"failures"`
 	FailureScale      *float64 `toml:"failure_scale"`

@@ -102,6 +102,8 @@ func TestParseErrors(t *testing.T) {
 		{"wdl with span", base + "[workload]\nkind = \"wdl\"\nspec = \"g.wdl\"\nspan = \"1d\"\n", []string{"8: span is not a setting of a wdl workload"}},
 		{"wdl with fixed load", base + "[workload]\nkind = \"wdl\"\nspec = \"g.wdl\"\n[workload.fixed_load]\nfs0 = 50\n", []string{"9: fixed_load is not a setting of a wdl workload"}},
 		{"spec on grid-lf", base + "[workload]\nspec = \"g.wdl\"\n", []string{"6: spec is a setting of a wdl workload"}},
+		{"local warm-up out of range", central + "[settings]\nlocal_warmup = \"9000h\"\n", []string{"6: scenario \"default\", architecture central: CoreLocalWarmup: scheduler.local_warmup"}},
+		{"local warm-up not a duration", central + "[settings]\nlocal_warmup = \"soon\"\n", []string{"6: local_warmup: \"soon\" is not a duration"}},
 		{"core setting out of range", central + "[settings]\ndeadline_l = 2.0\n", []string{"6: scenario \"default\", architecture central: CoreDeadlineL: scheduler.deadline_l = 2 is out of range"}},
 		{"period", base + "[settings]\nmatch_period = \"0s\"\n", []string{"6: scenario \"default\", architecture sep-c: MatchPeriod = 0s is out of range"}},
 		{"duration type", base + "[settings]\ninfo_delay = true\n", []string{"6: info_delay: a duration is a string with a unit"}},

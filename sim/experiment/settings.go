@@ -56,6 +56,7 @@ var settingKeys = []struct {
 	{"deadline_l", "CoreDeadlineL", 'f', func(s *settingsSpec) any { return deref(s.DeadlineL) }, func(c *sim.Config, v any) { c.CoreDeadlineL = v.(float64) }},
 	{"deadline_priority", "CoreDeadlinePriority", 's', func(s *settingsSpec) any { return deref(s.DeadlinePriority) }, func(c *sim.Config, v any) { c.CoreDeadlinePriority = v.(string) }},
 	{"local_load", "CoreLocalLoad", 'f', func(s *settingsSpec) any { return deref(s.LocalLoad) }, func(c *sim.Config, v any) { c.CoreLocalLoad = v.(float64) }},
+	{"local_warmup", "CoreLocalWarmup", 'd', func(s *settingsSpec) any { return s.LocalWarmup }, func(c *sim.Config, v any) { c.CoreLocalWarmup = v.(time.Duration) }},
 	{"failures", "Failures", 's', func(s *settingsSpec) any { return deref(s.Failures) }, func(c *sim.Config, v any) { c.Failures = v.(string) }},
 	{"failure_scale", "FailureScale", 'f', func(s *settingsSpec) any { return deref(s.FailureScale) }, func(c *sim.Config, v any) { c.FailureScale = v.(float64) }},
 	{"growth", "Growth", 's', func(s *settingsSpec) any { return deref(s.Growth) }, func(c *sim.Config, v any) { c.Growth = v.(string) }},
@@ -142,7 +143,7 @@ func (s *Scenario) Config(arch string, seed uint64) sim.Config {
 	// any of the last implies the core model.
 	if arch != "central" {
 		c.CentralModel, c.CoreGrid = "", nil
-		c.CoreDeadlinePolicy, c.CoreDeadlineL, c.CoreDeadlinePriority, c.CoreLocalLoad = "", 0, "", 0
+		c.CoreDeadlinePolicy, c.CoreDeadlineL, c.CoreDeadlinePriority, c.CoreLocalLoad, c.CoreLocalWarmup = "", 0, "", 0, 0
 	} else if c.UsesCoreSettings() {
 		c.CentralModel = sim.CentralCore
 	}
