@@ -10,6 +10,7 @@ import (
 
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/sim/topology"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -311,20 +312,7 @@ func TestCentralCoreOfItsOwnKeepsNothingItNeeds(t *testing.T) {
 			mine := *g
 			mine.Scheduler.Seed = c.seed // as the architecture gives its own core the run's seed
 			var log eventLog
-			m := &CoreModel{Origin: CoreOrigin}
-			k, err := core.New(&mine, CoreOrigin, tee{&log, m}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m.Core = k
-			given := cfg
-			given.Core = m
-			want, err := Run(given, top, &SliceSource{Jobs: jobs})
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, _ := json.Marshal(got)
-			b, _ := json.Marshal(want)
+			want, a, b := runGivenCore(t, cfg, &mine, 0, &log, top, jobs, got)
 			if string(a) != string(b) {
 				t.Errorf("a core of the architecture's own:\n%s\na core that keeps everything:\n%s", a, b)
 			}
@@ -356,21 +344,7 @@ func TestCentralCoreLocalWarmup(t *testing.T) {
 	}
 	mine := *g
 	mine.Scheduler.Seed, mine.Scheduler.LocalWarmup.Duration = 2, time.Hour
-	m := &CoreModel{Origin: CoreOrigin}
-	k, err := core.New(&mine, CoreOrigin.Add(-time.Hour), m, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k.MeasureFrom(CoreOrigin)
-	m.Core = k
-	given := cfg
-	given.Core = m
-	want, err := Run(given, top, &SliceSource{Jobs: jobs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := json.Marshal(got)
-	b, _ := json.Marshal(want)
+	_, a, b := runGivenCore(t, cfg, &mine, time.Hour, nil, top, jobs, got)
 	if string(a) != string(b) {
 		t.Errorf("CoreLocalWarmup 1h:\n%s\na core started an hour early, measured from 0:\n%s", a, b)
 	}
@@ -389,4 +363,33 @@ func TestCentralCoreLocalWarmup(t *testing.T) {
 	if got.Deadlines.LocalJobs > c.Deadlines.LocalJobs*3/2 || c.Deadlines.LocalJobs > got.Deadlines.LocalJobs*3/2 {
 		t.Errorf("local jobs measured: %d with the warm-up, %d without: the warm-up's are counted", got.Deadlines.LocalJobs, c.Deadlines.LocalJobs)
 	}
+}
+
+// runGivenCore runs jobs on a core of g made by the caller (events also
+// to log, when not nil), started warmup before time 0 and measured from 0
+// when warmup > 0, and returns the result and it and got in JSON.
+func runGivenCore(t *testing.T, cfg Config, g *grid.Grid, warmup time.Duration, log core.Sink, top *topology.Topology, jobs []workload.Job, got *Result) (*Result, []byte, []byte) {
+	t.Helper()
+	m := &CoreModel{Origin: CoreOrigin}
+	var sink core.Sink = m
+	if log != nil {
+		sink = tee{log, m}
+	}
+	k, err := core.New(g, CoreOrigin.Add(-warmup), sink, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warmup > 0 {
+		k.MeasureFrom(CoreOrigin)
+	}
+	m.Core = k
+	given := cfg
+	given.Core = m
+	want, err := Run(given, top, &SliceSource{Jobs: jobs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(got)
+	b, _ := json.Marshal(want)
+	return want, a, b
 }
