@@ -393,7 +393,7 @@ func (c *Core) Submit(spec workload.Job, opts Options) (*Job, error) {
 	}
 	c.nextJob++
 	j := &Job{ID: "k" + strconv.Itoa(c.nextJob), Spec: spec, Opts: opts, State: Queued, Submitted: c.now,
-		L: *c.cfg.ClaimL, priority: opts.Priority, exclude: map[string]bool{}, Deadline: deadlineOf(&spec, c.now, c.origin)}
+		L: *c.cfg.ClaimL, priority: opts.Priority, exclude: map[string]bool{}, Deadline: deadlineOf(&spec, c.now, c.originOf(c.now))}
 	c.initComponents(j)
 	c.jobs[j.ID] = j
 	c.order = append(c.order, j)

@@ -48,9 +48,7 @@ func (c *Core) HoldLocal() error {
 // unaligned run. A second Begin, and an origin − warmup before now, are
 // errors.
 func (c *Core) Begin(origin time.Time, warmup time.Duration) (time.Time, error) {
-	if warmup == 0 {
-		warmup = c.cfg.LocalWarmup.Duration
-	}
+	warmup = c.RunWarmup(warmup)
 	switch {
 	case !c.origin.IsZero():
 		return time.Time{}, fmt.Errorf("the run's origin is already set, at %s", c.origin.Format(time.RFC3339Nano))
@@ -69,6 +67,15 @@ func (c *Core) Begin(origin time.Time, warmup time.Duration) (time.Time, error) 
 	}
 	c.MeasureFrom(origin)
 	return c.localFrom, nil
+}
+
+// RunWarmup is the warm-up Begin gives the local workloads for a run that
+// asks for warmup: that, or for 0 the grid's [scheduler] local_warmup.
+func (c *Core) RunWarmup(warmup time.Duration) time.Duration {
+	if warmup == 0 {
+		return c.cfg.LocalWarmup.Duration
+	}
+	return warmup
 }
 
 // ResumeOrigin gives a restarted core, before Restore, the origin its run

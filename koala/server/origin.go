@@ -1,9 +1,8 @@
 package server
 
 import (
-	"fmt"
-
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -68,15 +67,14 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	warmup := time.Duration(req.WarmupS * float64(time.Second))
-	if warmup == 0 {
-		warmup = s.cfg.Grid.Scheduler.LocalWarmup.Duration // as core.Begin takes it; said so in the answer
-	}
 	type result struct {
-		from time.Time
-		err  error
+		from    time.Time
+		aligned bool
+		err     error
 	}
 	v, ok := s.do(w, r, func() (any, error) {
 		from, err := s.core.Begin(req.Origin, warmup)
+		aligned := from.Equal(req.Origin.Add(-s.core.RunWarmup(warmup)))
 		if err == nil {
 			// Kept with the state, so that a restarted core counts the
 			// deadlines of the run's later submissions from it too.
@@ -84,7 +82,7 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request) {
 				return nil, fmt.Errorf("the run's origin is taken, but could not be kept with the state: %v", err)
 			}
 		}
-		return result{from, err}, nil
+		return result{from, aligned, err}, nil
 	})
 	if !ok {
 		return
@@ -94,8 +92,7 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusConflict, "%v", res.err)
 		return
 	}
-	writeJSON(w, http.StatusOK, beginAnswer{Origin: req.Origin.UTC(), LocalFrom: res.from.UTC(),
-		Aligned: res.from.Equal(req.Origin.Add(-warmup))})
+	writeJSON(w, http.StatusOK, beginAnswer{Origin: req.Origin.UTC(), LocalFrom: res.from.UTC(), Aligned: res.aligned})
 }
 
 // deadlines is GET /v1/deadlines: Ballier et al.'s figures over the
