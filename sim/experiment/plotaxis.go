@@ -160,11 +160,13 @@ func placedFigures(e *ExperimentReport, dir string, keys []string) ([]plots.Figu
 	if len(e.Plot.Metrics) > 0 {
 		keys = e.Plot.Metrics
 	}
+	// The lines and their aggregates, once for every metric.
 	type lineKey struct {
 		line, arch string
 		load       float64
 	}
 	var lines []lineKey
+	byLine := map[lineKey][]Aggregate{}
 	archs, loads := map[string]bool{}, map[float64]bool{}
 	for _, a := range e.Aggregates {
 		pl, ok := e.Placements[a.Scenario]
@@ -172,31 +174,32 @@ func placedFigures(e *ExperimentReport, dir string, keys []string) ([]plots.Figu
 			continue
 		}
 		archs[a.Arch], loads[a.Load] = true, true
-		if k := (lineKey{pl.Line, a.Arch, a.Load}); !slices.Contains(lines, k) {
+		k := lineKey{pl.Line, a.Arch, a.Load}
+		if _, seen := byLine[k]; !seen {
 			lines = append(lines, k)
 		}
+		byLine[k] = append(byLine[k], a)
 	}
+	labels := make([]string, len(lines))
+	for i, lk := range lines {
+		var name []string
+		if lk.line != "" {
+			name = append(name, lk.line)
+		}
+		if len(archs) > 1 {
+			name = append(name, lk.arch)
+		}
+		if len(loads) > 1 || len(name) == 0 {
+			name = append(name, cmp.Or(e.Plot.Load, "load")+" "+num(lk.load)+"%")
+		}
+		labels[i] = strings.Join(name, ", ")
+	}
+	placedX := func(a Aggregate) float64 { return e.Placements[a.Scenario].X }
 	var out []plots.Figure
 	for _, key := range keys {
-		var series []plots.Points
-		for _, lk := range lines {
-			var aggs []Aggregate
-			for _, a := range e.Aggregates {
-				if pl, ok := e.Placements[a.Scenario]; ok && pl.Line == lk.line && a.Arch == lk.arch && a.Load == lk.load {
-					aggs = append(aggs, a)
-				}
-			}
-			var name []string
-			if lk.line != "" {
-				name = append(name, lk.line)
-			}
-			if len(archs) > 1 {
-				name = append(name, lk.arch)
-			}
-			if len(loads) > 1 || len(name) == 0 {
-				name = append(name, cmp.Or(e.Plot.Load, "load")+" "+num(lk.load)+"%")
-			}
-			series = append(series, ciPoints(strings.Join(name, ", "), key, aggs, func(a Aggregate) float64 { return e.Placements[a.Scenario].X }))
+		series := make([]plots.Points, len(lines))
+		for i, lk := range lines {
+			series[i] = ciPoints(labels[i], key, byLine[lk], placedX)
 		}
 		label := metricLabel(key)
 		var err error
