@@ -46,8 +46,7 @@ type attrs struct {
 	userChoice  *stats.Choice
 	groups      []string
 	groupChoice *stats.Choice
-	files       []workload.File
-	fileChoice  *stats.Choice
+	files       *inputFiles
 }
 
 func prepareAttrs(o *wdl.Options, random bool) (*attrs, wdl.ErrorList) {
@@ -111,19 +110,9 @@ func prepareAttrs(o *wdl.Options, random bool) (*attrs, wdl.ErrorList) {
 	}
 	a.users, a.userChoice = weightedStrings(o, "User", "UsersWithWeights", &errs)
 	a.groups, a.groupChoice = weightedStrings(o, "Group", "GroupsWithWeights", &errs)
-	names, fileChoice := weightedStrings(o, "InputFile", "InputFilesWithWeights", &errs)
-	a.fileChoice = fileChoice
-	for _, nv := range names {
-		f, err := parseFile(nv)
-		if err != nil {
-			opt, ok := o.Get("InputFile")
-			if !ok {
-				opt, _ = o.Get("InputFilesWithWeights")
-			}
-			errs = append(errs, wdl.Errorf(opt.Pos, "%s: %v", opt.Key, err))
-		}
-		a.files = append(a.files, f)
-	}
+	files, ferrs := prepareInputFiles(o)
+	a.files = files
+	errs = append(errs, ferrs...)
 	return a, errs
 }
 
@@ -160,19 +149,6 @@ func weightedStrings(o *wdl.Options, key, wkey string, errs *wdl.ErrorList) ([]s
 	return vals, c
 }
 
-// parseFile reads "name:size" (size with an optional unit, e.g. data:2GB).
-func parseFile(s string) (workload.File, error) {
-	name, size, ok := strings.Cut(s, ":")
-	if !ok || name == "" {
-		return workload.File{}, fmt.Errorf("input file %q must be name:size, e.g. dataset-1:2GB", wdl.Excerpt(s))
-	}
-	n, err := wdl.ParseBytes(size)
-	if err != nil {
-		return workload.File{}, fmt.Errorf("input file %q: %v", wdl.Excerpt(s), err)
-	}
-	return workload.File{Name: name, Size: n}, nil
-}
-
 // fill sets the shared attributes of j. Its error is a run time that could
 // not be drawn in range (docs/wdl.md#distributions-and-their-draws).
 func (a *attrs) fill(r *rand.Rand, j *workload.Job) error {
@@ -200,10 +176,7 @@ func (a *attrs) fill(r *rand.Rand, j *workload.Job) error {
 	if a.groupChoice != nil {
 		j.Group = a.groups[a.groupChoice.Pick(r)]
 	}
-	j.Files = j.Files[:0]
-	if a.fileChoice != nil {
-		j.Files = append(j.Files, a.files[a.fileChoice.Pick(r)])
-	}
+	a.files.fill(r, j)
 	return nil
 }
 

@@ -31,7 +31,7 @@ import (
 func init() {
 	RegisterWorkloadGenerator(&WorkloadGenerator{
 		Name:    "trace",
-		Doc:     "replays the jobs of a GWF, GWF-SQLite or SWF trace (File=…), filtered, area-selected and scaled; a workflow trace's workflows as composite jobs",
+		Doc:     "replays the jobs of a GWF, GWF-SQLite or SWF trace (File=…), filtered, area-selected and scaled, each reading an input file on request (InputFile=, InputFilesWithWeights=); a workflow trace's workflows as composite jobs",
 		Prepare: prepareTrace,
 	})
 }
@@ -45,6 +45,7 @@ type tracePlan struct {
 	clusters []string          // Sites=: clusters the trace's sites are spread over
 	siteMap  map[string]string // SiteMap=: trace site (id or name) → cluster
 	app      *appMaker
+	files    *inputFiles // InputFile=, InputFilesWithWeights=: what each replayed job reads
 	seed     uint64
 	period   time.Duration // the offset between back-to-back replays
 	warm     bool          // WarmStart=true: begin with the jobs in flight at the window's start
@@ -76,6 +77,9 @@ func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl
 	m, merrs := prepareApp(app, optView{o: o}, false)
 	r.errs = append(r.errs, merrs...)
 	p.app = m
+	files, ferrs := prepareInputFiles(o)
+	r.errs = append(r.errs, ferrs...)
+	p.files = files
 	if len(r.errs) > 0 {
 		return nil, r.errs
 	}
@@ -422,13 +426,15 @@ type traceSource struct {
 	idx    int
 	warm   int // warm jobs emitted
 	rApp   *rand.Rand
+	rFiles *rand.Rand        // draws each job's input file (a stream of its own)
 	mapped map[string]string // trace site → cluster, learnt in order of first appearance
 	idBuf  []byte
 	wf     *workflowReplay // a replay of a workflow trace (wltrace_wf.go)
 }
 
 func (p *tracePlan) newSource() (WorkloadSource, error) {
-	s := &traceSource{p: p, rApp: stats.NewStream(p.seed, p.unit.ID, purposeApp), mapped: map[string]string{}}
+	s := &traceSource{p: p, rApp: stats.NewStream(p.seed, p.unit.ID, purposeApp),
+		rFiles: stats.NewStream(p.seed, p.unit.ID, purposeAttrs), mapped: map[string]string{}}
 	return s, nil
 }
 
@@ -597,7 +603,7 @@ func (s *traceSource) fillTask(j *workload.Job, rec *gwa.Record) error {
 		j.Group = rec.GroupID
 	}
 	j.Components = append(j.Components[:0], workload.Component{Site: s.site(rec.Site(), s.r.Header()), Count: procs})
-	j.Files = j.Files[:0]
+	p.files.fill(s.rFiles, j)
 	j.Tasks, j.Deps = j.Tasks[:0], j.Deps[:0]
 	p.app.fill(s.rApp, j)
 	return nil
