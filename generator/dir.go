@@ -110,6 +110,7 @@ func manifest(spec *wdl.Spec, o DirOptions, sum *Summary) (*workload.Manifest, e
 		SingleFile:   o.SingleFile,
 		Traces:       o.Traces,
 		WarmJobs:     sum.WarmJobs,
+		Placement:    &sum.Placement,
 	}
 	for _, inc := range spec.Includes {
 		d, err := fileDigest(inc)

@@ -346,6 +346,7 @@ func (g *Generator) Generate(emit func(*workload.Job) error) (*Summary, error) {
 			heap.Pop(&h)
 		}
 	}
+	slices.Sort(sum.InputFiles)
 	return sum, nil
 }
 
@@ -367,6 +368,12 @@ type Summary struct {
 	// units), in file order; WarmJobs are the ids of the warm jobs.
 	Traces   []*workload.TraceReplay
 	WarmJobs []string
+	// Placement is what the workload leaves a placement policy to decide,
+	// and InputFiles the input files its jobs read, by name (sorted when
+	// Generate returns).
+	Placement  workload.PlacementScope
+	InputFiles []string
+	files      map[string]bool
 }
 
 func (s *Summary) add(j *workload.Job, unit int) {
@@ -380,6 +387,24 @@ func (s *Summary) add(j *workload.Job, unit int) {
 	s.PerUnit[unit]++
 	if j.Warm {
 		s.WarmJobs = append(s.WarmJobs, j.ID)
+	}
+	s.Placement.Add(j)
+	s.addFiles(j)
+}
+
+// addFiles notes the names of the files j and its tasks read.
+func (s *Summary) addFiles(j *workload.Job) {
+	for _, f := range j.Files {
+		if !s.files[f.Name] {
+			if s.files == nil {
+				s.files = map[string]bool{}
+			}
+			s.files[f.Name] = true
+			s.InputFiles = append(s.InputFiles, f.Name)
+		}
+	}
+	for i := range j.Tasks {
+		s.addFiles(&j.Tasks[i])
 	}
 }
 

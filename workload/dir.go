@@ -49,6 +49,9 @@ type Manifest struct {
 	// The manifest travels into the results store with every run
 	// (provenance), so the metrics know them from the store alone.
 	WarmJobs []string `json:"warm_jobs,omitempty"`
+	// Placement is what the workload leaves a placement policy to decide
+	// (PlacementScope); manifests written before gmark counted it lack it.
+	Placement *PlacementScope `json:"placement,omitempty"`
 }
 
 // JobsDigest identifies a workload.jsonl: its SHA-256 (lower-case hex), its
