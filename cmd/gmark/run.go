@@ -178,9 +178,9 @@ func generateForRun(o runOptions, workloadDir string, stdout, stderr io.Writer) 
 		return nil, err
 	}
 	if !o.quiet {
-		fmt.Fprintf(stdout, "generated %d jobs (%d composite tasks) from %s, seed %d, span %s\n",
-			sum.Jobs, sum.Tasks, o.spec, o.seed, sum.Span())
+		fmt.Fprintf(stdout, "generated %d jobs (%d composite tasks) from %s, seed %d, span %s\n", sum.Jobs, sum.Tasks, o.spec, o.seed, sum.Span())
 	}
+	targets.WarnPlacement(stderr, g, o.targets.Koala.Policy.Value, sum.Placement, sum.InputFiles)
 	return g, nil
 }
 
