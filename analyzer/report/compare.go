@@ -221,6 +221,7 @@ func (c *Comparison) group() error {
 			}
 		}
 	}
+	c.notePlacement()
 	return nil
 }
 
