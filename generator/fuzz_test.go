@@ -96,6 +96,9 @@ func FuzzGenerate(f *testing.F) {
 	} {
 		f.Add([]byte(s), uint64(7))
 	}
+	// A trace replay whose jobs read input files (testdata/small.swf: ten jobs).
+	f.Add([]byte("2\twl:trace\tsingle\t1\t*:?\t-\tFile=testdata/small.swf,SiteMap=alpha:fs0,InputFilesWithWeights=a:1GB;b:2GB/3;c:1PB/0\n"), uint64(7))
+	f.Add([]byte("1\twl:trace\tsingle\t1\t*:?\t-\tFile=testdata/small.swf,InputFilesWithWeights=a:1GB;a:2GB,InputFile=x\n"), uint64(7))
 	f.Add([]byte("3\tsser\tsingle\t1\t*:?\tPoisson(1s)\tRunTime=LogNorm(4,1)\n"), uint64(1<<64-1))
 	f.Add([]byte("3\tswf\tunordered\t8\t*:?\tPoisson(1m)\tNSites=2,RunTime=Exp(0.005),Deadline=U(1s,3599s)\n4\tsser\tsingle\t1\t*:?\tZero\tDeadline=2h\n"), uint64(3))
 	f.Fuzz(func(t *testing.T, src []byte, seed uint64) {

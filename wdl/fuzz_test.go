@@ -122,6 +122,10 @@ func FuzzParse(f *testing.F) {
 	// RSD, as a distribution and as a weighted list, at its limits.
 	f.Add([]byte("5\tsmpi\tunordered\t?\t-\tRSD(1,32,0.9)\tNComponentsWithWeights=RSD(2,4,1),ComponentSizeWithWeights=RSD(4,32,0.9)\n"))
 	f.Add([]byte("5\tsser\tsingle\t1\t*:?\tPow2(RSD(1,1048576,1e-300))\tTotalCPUsWithWeights=rsd(1,100001,0.5),RunTime=RSD(0,1,2)\n"))
+	// Trace replays with input files: a weighted list of name:size items,
+	// a name given twice, sizes at and past their limit, a weight of 0.
+	f.Add([]byte("1\twl:trace\tsingle\t1\t*:?\t-\tFile=LCG.swf.gz,MaxRunTime=15m,InputFilesWithWeights=file-2g:2GB;file-4g:4GB/2;file-6g:6GB/0\n"))
+	f.Add([]byte("1\twl:trace\tsingle\t1\t*:?\t-\tFile=t.swf,InputFilesWithWeights=a:1PB;a:1025TB;:1;b;c:1GB/x\n1\twl:trace\tsingle\t1\t*:?\t-\tFile=t.swf,InputFile=d:-1\n"))
 	files := memFS{"x.xin": "A=1\n*B=2,C=3\nExternalFile=x.xin\n", "fit.toml": testFitFile + "[r]\nfamily = \"N\"\nlog2 = true\nparams = { mu = 31.0, sigma = 0.5 }\n",
 		"passwd": "root:x:0:0:root:/root:/bin/bash\n\x1b[2Jdaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"}
 	f.Fuzz(func(t *testing.T, src []byte) {
