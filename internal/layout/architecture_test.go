@@ -1,0 +1,176 @@
+package layout
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/gmark/gmark/"
+
+// rule is a row of the package table of docs/architecture.md: the
+// packages it names and the packages they may import ("dir/*": any package
+// under dir; "*": any).
+type rule struct {
+	line     int
+	packages []string
+	allowed  []string
+}
+
+var backticked = regexp.MustCompile("`([^`]+)`")
+
+// architectureRules reads the package table of docs/architecture.md.
+func architectureRules(t *testing.T, root string) []rule {
+	t.Helper()
+	var rules []rule
+	in := false
+	for n, line := range fileLines(t, filepath.Join(root, "docs", "architecture.md")) {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			in = line == "## Packages"
+		case in && strings.HasPrefix(line, "| `"):
+			cells := strings.Split(strings.Trim(line, "| "), " | ")
+			if len(cells) != 3 {
+				t.Fatalf("docs/architecture.md:%d: %d cells, want 3 (package, its job, may import)", n+1, len(cells))
+			}
+			r := rule{line: n + 1}
+			for _, m := range backticked.FindAllStringSubmatch(cells[0], -1) {
+				r.packages = append(r.packages, m[1])
+			}
+			for _, m := range backticked.FindAllStringSubmatch(cells[2], -1) {
+				r.allowed = append(r.allowed, m[1])
+			}
+			rules = append(rules, r)
+		}
+	}
+	if len(rules) < 20 {
+		t.Fatalf("docs/architecture.md: only %d rows in its package table", len(rules))
+	}
+	return rules
+}
+
+// packageImports are the module's packages with non-test files, each with
+// the module's packages those files import.
+func packageImports(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	imports := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); p != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		pkg := filepath.ToSlash(rel)
+		if _, ok := imports[pkg]; !ok {
+			imports[pkg] = nil
+		}
+		for _, spec := range f.Imports {
+			ip, _ := strconv.Unquote(spec.Path.Value)
+			if dep, ok := strings.CutPrefix(ip, module); ok && !slices.Contains(imports[pkg], dep) {
+				imports[pkg] = append(imports[pkg], dep)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return imports
+}
+
+func allows(allowed []string, dep string) bool {
+	if strings.HasPrefix(dep, "internal/") {
+		return true // every package may use the helpers
+	}
+	for _, a := range allowed {
+		if a == "*" || a == dep {
+			return true
+		}
+		if dir, ok := strings.CutSuffix(a, "/*"); ok && strings.HasPrefix(dep, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Every package is on the map of docs/architecture.md, and imports only
+// what its row allows: the layers the page describes are the code's. A
+// row naming a package that does not exist is stale.
+func TestImportsFollowArchitecture(t *testing.T) {
+	root := repoRoot(t)
+	imports := packageImports(t, root)
+	rules := architectureRules(t, root)
+	ruleOf := map[string]rule{}
+	for _, r := range rules {
+		for _, p := range r.packages {
+			if _, dup := ruleOf[p]; dup {
+				t.Errorf("docs/architecture.md:%d: %s has two rows", r.line, p)
+			}
+			ruleOf[p] = r
+			if _, ok := imports[p]; !ok && p != "internal/layout" {
+				t.Errorf("docs/architecture.md:%d: no package %s in the repository", r.line, p)
+			}
+		}
+	}
+	pkgs := make([]string, 0, len(imports))
+	for p := range imports {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	for _, p := range pkgs {
+		r, ok := ruleOf[p]
+		if !ok {
+			t.Errorf("package %s is not in the package table of docs/architecture.md: add its row (its job, what it may import)", p)
+			continue
+		}
+		may := strings.Join(r.allowed, ", ")
+		if may == "" {
+			may = "internal/… only"
+		}
+		for _, dep := range imports[p] {
+			if !allows(r.allowed, dep) {
+				t.Errorf("%s imports %s, which docs/architecture.md:%d does not allow (%s may import %s)", p, dep, r.line, p, may)
+			}
+		}
+	}
+}
+
+func TestAllows(t *testing.T) {
+	for _, c := range []struct {
+		allowed []string
+		dep     string
+		want    bool
+	}{
+		{nil, "internal/outfile", true},
+		{nil, "workload", false},
+		{[]string{"apps/*"}, "apps/launch", true},
+		{[]string{"apps/*"}, "apps", false},
+		{[]string{"apps/*"}, "appsx/y", false},
+		{[]string{"*"}, "koala/core", true},
+		{[]string{"koala/grid"}, "koala/gridx", false},
+	} {
+		if got := allows(c.allowed, c.dep); got != c.want {
+			t.Errorf("allows(%v, %q) = %v", c.allowed, c.dep, got)
+		}
+	}
+}
