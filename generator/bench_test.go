@@ -17,7 +17,7 @@ import (
 	"github.com/gmark/gmark/workload"
 )
 
-// The issue's speed targets, measured here (quote them with
+// The speed targets, measured here (quote them with
 // `go test -run xxx -bench . ./generator/`):
 //   - in-memory generation of simple jobs, >= 1,000,000 jobs/s;
 //   - streaming to workload.jsonl, >= 300,000 jobs/s;

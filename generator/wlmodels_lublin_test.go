@@ -12,8 +12,8 @@ import (
 // here from its formula with gonum's gamma, not from gmark's cycle: bucket i
 // = 11…58 weighs gamcdf(i+0.5) − gamcdf(i−0.5) under gamma(ANum, BNum)
 // (shape, scale) and is stored at slot (i − lag) mod 48, slot 0 being
-// 00:00–00:30. The published lag is 1; lag 0 is the mapping gmark had
-// before issue 13, 30 minutes late.
+// 00:00–00:30. The published lag is 1; lag 0 is the mapping gmark once
+// had, 30 minutes late.
 func lfHourProfile(p lfParams, lag int) [24]float64 {
 	g := distuv.Gamma{Alpha: p.ANum, Beta: 1 / p.BNum}
 	var h [24]float64

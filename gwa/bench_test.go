@@ -12,7 +12,7 @@ import (
 	"github.com/gmark/gmark/internal/testkit"
 )
 
-// The issue's speed targets, measured here on the real LCG trace (quote them
+// The speed targets, measured here on the real LCG trace (quote them
 // with `go test -run '^$' -bench . -benchtime 10x ./gwa/`):
 //   - parsing LCG.swf.gz at >= 150 MB/s of uncompressed input;
 //   - the full `trace stats` analysis of LCG in under 1 s;

@@ -30,7 +30,7 @@ var awkwardStrings = []struct{ name, s string }{
 	{"plain", "U17"},
 }
 
-// Item 11 of issue 11: a job id beginning with '#' was written as it is and
+// A job id beginning with '#' was written as it is and
 // read back as a comment, so the job vanished; whitespace became '_'. Every
 // string field of every record now reads back as written.
 func TestGWFStringFieldsRoundTrip(t *testing.T) {

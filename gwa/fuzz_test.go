@@ -128,7 +128,7 @@ func FuzzSWF(f *testing.F) {
 	// a job 20 years after the first.
 	f.Add([]byte("; MaxProcs: 99999999999\n1 0 0 1e300 1e300 -1 -1 -1 -1 -1 1 1 1 -1 -1 1 -1 -1\n"))
 	f.Add([]byte("1 700000000 0 1 1 -1 -1 -1 -1 -1 1 1 1 -1 -1 1 -1 -1\n2 1400000000 0 1 1 -1 -1 -1 -1 -1 1 1 1 -1 -1 1 -1 -1\n"))
-	// Issue 13: identifier tables before the records that use them (one
+	// Identifier tables before the records that use them (one
 	// quoted, one malformed, one redefining a number), a negative run time.
 	f.Add([]byte("; Version: 2.2   \r\n; gmark-job: 7 \"#j\\x201\"\n; gmark-user: 3 U17\n; gmark-group: x\n7 0 0 -50 1 -1 -1 -1 -1 -1 1 3 1 -1 -1 1 7 -1\n; gmark-user: 3 \"\"\n8 1 0 5 2 -1 -1 -1 -1 -1 1 3 1 -1 -1 1 -1 -1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -140,11 +140,11 @@ func FuzzGWF(f *testing.F) {
 	f.Add([]byte("# Processors: 10\n# " + strings.Join(GWFFields, "\t") + "\nj1\t0\t3\t60\t2\t55.5\t100\t2\t120\t200\t1\tU1\tG1\tapp\tq1\tp1\tsA\tsB\tBoT\tb7\t10\t20\tcpu:3\tx86,Linux\t30\t40\tmem:1\tvo1\tproj1\n"))
 	f.Add([]byte("# UserID JobID NProc UsedCPUTime Used Memory SubmitTime\nu1 j1 4 3.5 1024 1200000000\n#c\nu2 j2 -1 -1 -1 1200000060 extra\n"))
 	f.Add([]byte("1\t2\n\t\t\n1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29\n"))
-	// Issue 11, item 11: a job id starting with '#' (here from a column
+	// A job id starting with '#' (here from a column
 	// other than the first) was written first on its line, unquoted, and
 	// read back as a comment.
 	f.Add([]byte("# SubmitTime\tJobID\tUserID\n0\t#a\tb c\n5\t\"#b\"\t\"\n"))
-	// Issue 13, item 5: empty first and last tab-separated fields, a
+	// Empty first and last tab-separated fields, a
 	// trailing tab past the columns.
 	f.Add([]byte("# JobID\tSubmitTime\tRunTime \n\t0\t5\nj\t1\t\nk\t2\t3\t\t\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -395,7 +395,7 @@ func swfTables(t *testing.T, text string) map[string]map[string]string {
 
 // Writing SWF and reading it back gives the same records: the same
 // numbers, and the same identifiers, renumbered ones read back from the
-// writer's tables (issue 13, item 7: they were written but not read);
+// writer's tables (they were written but not read);
 // GWF-only fields are not in SWF, so the records are made without them.
 func FuzzRoundTripSWF(f *testing.F) {
 	f.Add("x\n5\n6\n#1\na b", []byte{1, 0, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0x81})

@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// Issue 13 ("honest numbers"): every statistic of `trace stats` says what it
+// Honest numbers: every statistic of `trace stats` says what it
 // rests on, and what a reader reads back is what was written.
 
 // swfJob is an SWF record line: job id, submit, wait, run, size (allocated

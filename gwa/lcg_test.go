@@ -140,7 +140,7 @@ func TestLCGRoundTrips(t *testing.T) {
 	}
 }
 
-// Issue 13, item 3: without its MaxProcs line, LCG's system size is
+// Without its MaxProcs line, LCG's system size is
 // estimated as the peak of processors in use at once, which a sort of
 // every start and end recounts exactly; the utilization on it is at most
 // 100%, and the ranking says its cores and utilization rest on it.

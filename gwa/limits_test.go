@@ -129,7 +129,7 @@ func TestSQLiteNumbersOutOfRange(t *testing.T) {
 	}
 }
 
-// Item 4 of issue 11: a file in which every line is malformed is not a
+// A file in which every line is malformed is not a
 // trace of 0 jobs but an error naming the first bad line, in both modes;
 // a trace with no record lines at all is a valid empty trace.
 func TestNoValidRecord(t *testing.T) {

@@ -17,7 +17,7 @@ func hexColor(k int) string {
 	return fmt.Sprintf("stroke:#%02X%02X%02X;", r>>8, g>>8, b>>8)
 }
 
-// Issue 18: the toolbox overlays several traces (the thesis's Fig. 3.3):
+// The toolbox overlays several traces (the thesis's Fig. 3.3):
 // three traces in every overlay figure, trace k in the k-th colour of every
 // one, each figure passing the figure checks; the page shows every figure
 // with its caption, and links each trace's own figures (weekly-striped top

@@ -56,7 +56,7 @@ func nullsAt(path string, v any, out map[string]bool) {
 	}
 }
 
-// Item 12 of issue 11 (trace stats): +Inf CPU-years broke --json and the
+// trace stats: +Inf CPU-years broke --json and the
 // text printed NaN%. Every statistic of a degenerate trace is now a finite
 // number or absent with a reason.
 func TestDegenerateTraceStatistics(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 )
 
-// An experiment on real targets (issue 17, item 5): two loopback Slurm
+// An experiment on real targets: two loopback Slurm
 // clusters and one zero-infrastructure site, 18 jobs both ways at ×100.
 // The placeholders of alpha and beta are Slurm batch jobs (sbatch, each
 // resubmitting itself with sbatch), those of host plain processes; each

@@ -1,5 +1,5 @@
 // Package placeholder is placeholder (pilot-job) scheduling after Pinchak's
-// thesis (seed 004, Trellis): a metaqueue server holds each group's jobs
+// thesis (the Trellis project): a metaqueue server holds each group's jobs
 // (package metaqueue), placeholders queued at the group's sites pull them
 // when they start (package agent), and package site submits, kills and
 // watches placeholders on Slurm clusters and on hosts with no scheduler.

@@ -73,7 +73,7 @@ func editManifest(t *testing.T, dir string, fn func(*Manifest)) {
 	})
 }
 
-// Item 7 of issue 11: a workload.jsonl cut short at a line boundary was
+// A workload.jsonl cut short at a line boundary was
 // submitted as complete. Check compares it with the manifest's digest.
 func TestCheck(t *testing.T) {
 	cases := []struct {

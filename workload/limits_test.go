@@ -16,7 +16,7 @@ func unitaryLine(extra string) string {
 	return line + "}"
 }
 
-// Item 5 of issue 11: every number of a job is checked against the format's
+// Every number of a job is checked against the format's
 // documented range when it is read, and every id is a safe name.
 func TestParseJobRanges(t *testing.T) {
 	cases := []struct {

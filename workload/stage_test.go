@@ -81,7 +81,7 @@ func TestStageCommit(t *testing.T) {
 	wantWorkload(t, empty)
 }
 
-// Item 10 of issue 11: a killed gmark generate left .NAME.partial-N
+// A killed gmark generate left .NAME.partial-N
 // directories that nothing removed. The next Stage in the same directory
 // removes those of dead writers (no lock) and leaves a live writer's alone.
 func TestStageRemovesOnlyDeadWritersDirectories(t *testing.T) {

@@ -36,7 +36,7 @@ func repeat(n int, s [2]float64) [][2]float64 {
 	return out
 }
 
-// Item 5 of issue 11: the gate with degenerate baselines. No panic, no NaN
+// The gate with degenerate baselines. No panic, no NaN
 // verdict: a side with no jobs is an error that says so; identical runs and
 // runs with no spread pass; a metric undefined on one side has a verdict
 // that says which side lacks it.

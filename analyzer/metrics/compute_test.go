@@ -249,7 +249,7 @@ func TestTau(t *testing.T) {
 	}
 }
 
-// Issue 11: a job that starts before the run's first submission (Slurm
+// A job that starts before the run's first submission (Slurm
 // reports whole seconds, the submitter nanoseconds) made the time series
 // index bin −1 and panic. Only [first submission, last end] is binned.
 func TestComputeStartBeforeFirstSubmission(t *testing.T) {

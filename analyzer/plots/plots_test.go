@@ -22,7 +22,7 @@ func rendered(t *testing.T, d *Drawing, formats ...string) {
 	}
 }
 
-// Item 2 of issue 11: samples with no spread made gonum/plot panic ("Values
+// Samples with no spread made gonum/plot panic ("Values
 // must be greater than 0 for a log scale"). Every figure draws degenerate
 // samples, and a log axis says how many values it shows at LogFloor.
 func TestFiguresOfDegenerateSamples(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 )
 
-// Issue 18: zeros on a log axis are drawn apart, at a tick labelled "= 0"
+// Zeros on a log axis are drawn apart, at a tick labelled "= 0"
 // past a break, and the note says how many; the CDF's "= 0" bar reaches
 // their share. A quickstart's waits: 86% are 0.
 func TestLogAxisSplitsZeros(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"github.com/gmark/gmark/analyzer/store"
 )
 
-// Item 2 of issue 11: a report of degenerate data (no spread, nothing at
+// A report of degenerate data (no spread, nothing at
 // all, every job failed, no end, unknown system size, negative waits from a
 // coarse clock) writes the whole page: every figure drawn or, on the page,
 // the reason it is not; no panic, no error; the other formats too.
@@ -97,7 +97,7 @@ func TestWriteDegenerateRuns(t *testing.T) {
 	}
 }
 
-// Item 3 of issue 11: the report's directory. A directory, a new one or a
+// The report's directory. A directory, a new one or a
 // symbolic link to one is written into (the link stays a link); a regular
 // file, a FIFO, a device or a dangling link is refused before any work,
 // with an error that says what it is; index.html itself may be a link to a

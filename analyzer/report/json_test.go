@@ -31,7 +31,7 @@ func reasons(t *testing.T, b []byte) map[string]string {
 	return m
 }
 
-// Item 3 of issue 11: the JSON form never carries NaN or Inf (encoding/json
+// The JSON form never carries NaN or Inf (encoding/json
 // fails on them); each is null, listed in "nulls" with the reason.
 func TestMarshalJSONNulls(t *testing.T) {
 	type inner struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/gmark/gmark/internal/testkit"
 )
 
-// The page of issue 18: a summary table narrow enough for 1280 px with the
+// The page: a summary table narrow enough for 1280 px with the
 // full one in a <details>, a table of contents naming every figure, the
 // print style, each figure's data as CSV linked beside it, every number
 // as plots.Num prints it, and the command line with the program's name.

@@ -60,7 +60,7 @@ func checkCreated(t *testing.T, path string, n int) {
 	}
 }
 
-// Item 3 of issue 11: processes creating the same new store at once raced
+// Processes creating the same new store at once raced
 // in the schema migration ("table projects already exists", "database is
 // locked"). Every one of them must open the store and write to it.
 func TestConcurrentCreateProcesses(t *testing.T) {

@@ -39,7 +39,7 @@ func readRuns(path string) (int, error) {
 	return len(runs), err
 }
 
-// Item 12 of issue 11: a read-only report left results.db-wal and
+// A read-only report left results.db-wal and
 // results.db-shm behind. Reading a closed store leaves its directory as it
 // was; reading while a run writes shares the run's WAL, sees its commits,
 // and leaves nothing once the writer is gone too.

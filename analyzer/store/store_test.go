@@ -249,7 +249,7 @@ func seededFile(t testing.TB) (path string, jobsRoot int64) {
 	return path, jobsRoot
 }
 
-// Item 7 of issue 11: a store with corrupted pages was written to (exit 0)
+// A store with corrupted pages was written to (exit 0)
 // and only the report noticed. Open runs SQLite's quick check and refuses
 // the file with ErrDamaged, leaving it byte for byte as it was.
 func TestOpenRefusesDamagedFile(t *testing.T) {

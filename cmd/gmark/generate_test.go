@@ -184,7 +184,7 @@ func TestGenerateWritesManifestAndReadableJobs(t *testing.T) {
 	if err != nil || len(jobs) != 100 {
 		t.Fatalf("read back %d jobs: %v", len(jobs), err)
 	}
-	// The manifest identifies workload.jsonl exactly (item 7 of issue 11).
+	// The manifest identifies workload.jsonl exactly.
 	b, err := os.ReadFile(filepath.Join(dir, "w", workload.JobsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +312,7 @@ func stagingDirs(t *testing.T, dir, name string) []string {
 	return m
 }
 
-// Item 10 of issue 11: -o naming a symbolic link was replaced by a
+// -o naming a symbolic link was replaced by a
 // directory (with --force), and a FIFO blocked generate forever. A link to
 // a directory is written through; anything else that is not a directory is
 // refused with exit 2 and left as it was.
@@ -418,7 +418,7 @@ func startBigGenerate(t *testing.T, dir string) (*exec.Cmd, string) {
 	return nil, ""
 }
 
-// Item 10 of issue 11: a gmark generate killed (kill -9) mid-write left its
+// A gmark generate killed (kill -9) mid-write left its
 // hidden staging directory; the next generate to the same output removes it.
 func TestGenerateRemovesKilledWritersStaging(t *testing.T) {
 	dir := t.TempDir()

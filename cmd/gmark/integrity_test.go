@@ -15,7 +15,7 @@ import (
 	"github.com/gmark/gmark/workload"
 )
 
-// Item 7 of issue 11: gmark submit ignored the manifest, and a
+// gmark submit ignored the manifest, and a
 // workload.jsonl cut short at a line boundary was submitted as complete. It
 // is now refused with exit 2 before anything is submitted; a manifest from
 // before the digest was recorded gets a warning.
@@ -82,7 +82,7 @@ func TestSubmitChecksWorkloadAgainstManifest(t *testing.T) {
 	}
 }
 
-// Item 3 of issue 11: two gmark submit creating the same new store at once
+// Two gmark submit creating the same new store at once
 // raced in the schema migration and one failed ("table projects already
 // exists", "database is locked"). Both must run and be recorded.
 func TestConcurrentSubmitsCreateOneStore(t *testing.T) {
@@ -107,7 +107,7 @@ func TestConcurrentSubmitsCreateOneStore(t *testing.T) {
 	}
 }
 
-// Item 12 of issue 11: a read-only gmark report left results.db-wal and
+// A read-only gmark report left results.db-wal and
 // results.db-shm behind.
 func TestReportLeavesNoWALFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -126,7 +126,7 @@ func TestReportLeavesNoWALFiles(t *testing.T) {
 		return m
 	}
 	before := storeFiles()
-	// Not html: its figures of this run are another part of issue 11 (item 2).
+	// Not html: its figures of a run like this one are tested apart.
 	for _, format := range []string{"text", "json", "csv"} {
 		if _, stderr, code := run(t, dir, "report", "--db", db, "-f", format, "-o", filepath.Join(dir, "report-"+format)); code != 0 {
 			t.Fatalf("report -f %s: %d %s", format, code, stderr)
@@ -137,7 +137,7 @@ func TestReportLeavesNoWALFiles(t *testing.T) {
 	}
 }
 
-// Item 7 of issue 11: a store with corrupted pages was written to with exit
+// A store with corrupted pages was written to with exit
 // 0, and only the report noticed. gmark submit now refuses it before
 // writing, and leaves it as it was.
 func TestSubmitRefusesDamagedStore(t *testing.T) {

@@ -208,7 +208,7 @@ func submitAll(k *koalaProc, keys []string, bodyOf func(string) string, onAccept
 	return accepted
 }
 
-// Issue 11, item 7: kill -9 of the server at several points — while jobs
+// Kill -9 of the server at several points — while jobs
 // are being submitted, while jobs are queued and running, and during its
 // own recovery right after a restart — each time restarted on the same
 // state. Every accepted job ends terminal, none is lost, none starts
@@ -430,7 +430,7 @@ func TestKoalaSimulateW30(t *testing.T) {
 	}
 }
 
-// Issue 3: smpi with 2 components of 2 processes each completes through the
+// smpi with 2 components of 2 processes each completes through the
 // bundled core's co-allocation, as real processes: the components land on two
 // clusters and all four ranks exchange their elements.
 func TestKoalaRunsCoAllocatedSmpi(t *testing.T) {
@@ -496,7 +496,7 @@ func TestKoalaRunsCoAllocatedSmpi(t *testing.T) {
 	}
 }
 
-// Item 4 of issue 11: when no job ends (every job refused, none submitted
+// When no job ends (every job refused, none submitted
 // before the limit, or still running at it) the summary says so instead of
 // "last end -9223372037s".
 func TestKoalaSimulateSummaryWhenNoJobEnds(t *testing.T) {
@@ -540,7 +540,7 @@ func TestKoalaSimulateSummaryWhenNoJobEnds(t *testing.T) {
 	}
 }
 
-// Issue 11, secrets (server side): the token comes from --token-file, the
+// Secrets (server side): the token comes from --token-file, the
 // environment or the generated STATE.token; it works for requests and is
 // never printed.
 func TestKoalaServeTokenSources(t *testing.T) {
@@ -618,7 +618,7 @@ func TestKoalaServeTokenSources(t *testing.T) {
 	}
 }
 
-// Issue 11, item 9, through the API: with process execution, a JDF whose
+// Through the API: with process execution, a JDF whose
 // arguments point --workdir out of the job's directory, or ask for an output
 // over max_output, is refused with the reason; nothing is written outside.
 func TestKoalaProcessJobsAreConfined(t *testing.T) {

@@ -26,7 +26,7 @@ const reportGrid = "name = \"two\"\n[scheduler]\npolicy = \"WF\"\nscan_interval 
 
 var reportWritten = regexp.MustCompile(`(?m)^report written to (\S+/index\.html) `)
 
-// Item 2 of issue 11, must show: `gmark report -o DIR` on a store from
+// `gmark report -o DIR` on a store from
 // every target — the bundled core in-process, local, dryrun, Slurm on
 // loopback, and `koala simulate --db` — writes the whole page: exit 0,
 // index.html, every figure it refers to, and a reason for each figure not
@@ -101,7 +101,7 @@ func TestReportEveryTarget(t *testing.T) {
 	}
 }
 
-// Items 3 and 4 of issue 11: where the report goes, and the exit status of
+// Where the report goes, and the exit status of
 // each outcome: 0 done, 1 a failure while writing, 2 bad usage or bad input
 // (before any work, with a message that says what is wrong).
 func TestReportOutputsAndExitCodes(t *testing.T) {
@@ -193,7 +193,7 @@ func TestReportOutputsAndExitCodes(t *testing.T) {
 	}
 }
 
-// Item 2 of issue 11: the report step of `gmark run` panicked the same way
+// The report step of `gmark run` panicked the same way
 // when every job waited 0 s (a grid larger than the workload); the loop
 // now ends with the report written.
 func TestRunReportsZeroWaits(t *testing.T) {

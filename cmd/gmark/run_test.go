@@ -77,7 +77,7 @@ func TestRunUsageErrors(t *testing.T) {
 	}
 }
 
-// Issue 14: the quick start on real Slurm, two single-node clusters named
+// The quick start on real Slurm, two single-node clusters named
 // as the clusters its fixed jobs ask for, with the shipped defaults
 // (hetjob = true): the co-allocated jobs those clusters cannot start as
 // heterogeneous jobs are claimed component by component, and every job

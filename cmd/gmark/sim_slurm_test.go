@@ -29,7 +29,7 @@ repetitions = 2
 span = "1d"
 `
 
-// The must-shows of issue 15 for gmark sim run --on slurm, on one loopback
+// gmark sim run --on slurm, on one loopback
 // cluster of two nodes: a 20-run sweep as one job array, (1) with one task
 // killed with kill -9 and another with scancel --signal=KILL while they
 // run, both submitted again, and (2) with the coordinator killed with

@@ -159,7 +159,7 @@ func TestSimRunReportEndToEnd(t *testing.T) {
 	}
 }
 
-// The must-show of issue 15: kill -9 of gmark sim run at a random point
+// Kill -9 of gmark sim run at a random point
 // of a sweep, then again at a random point of the recovery, then the same
 // command to the end. No run that had finished is done again (its only
 // attempt is the first), and the report equals, byte for byte, that of a

@@ -20,7 +20,7 @@ import (
 	"github.com/gmark/gmark/workload"
 )
 
-// Issue 12: a run simulated by the bundled core ('gmark koala simulate
+// A run simulated by the bundled core ('gmark koala simulate
 // --db') is recorded through the same submitter path as a run submitted to
 // it ('gmark submit --target koala'), so its job rows have the same columns,
 // the same JSON shapes and, where timing does not enter, the same values.
@@ -118,7 +118,7 @@ func TestSimulatedRowsAsSubmitted(t *testing.T) {
 		if out, _ := l["submit_output"].(string); !strings.Contains(out, `"key":"live-1/`+id+`/1"`) || s["submit_output"] != "" {
 			t.Errorf("job %s: submit output %q submitted, %q simulated", id, out, s["submit_output"])
 		}
-		// The JSON shape of the components (the bug of issue 12: simulated
+		// The JSON shape of the components (the bug: simulated
 		// runs had {"Site","Count"}).
 		for _, r := range []map[string]any{l, s} {
 			var comps []map[string]any

@@ -15,7 +15,7 @@ import (
 
 var runLineRE = regexp.MustCompile(`(?m)^run (\S+)$`)
 
-// Issue 5, end to end against the bundled core: `gmark submit --target koala`
+// End to end against the bundled core: `gmark submit --target koala`
 // starts the core in-process, a co-allocated workload runs to completion,
 // and every job's start and end in the results store are those of the
 // core's own event log.

@@ -9,7 +9,7 @@ import (
 	"github.com/gmark/gmark/analyzer/store"
 )
 
-// Issue 3: smpi with 2 components of 2 processes each completes through the
+// smpi with 2 components of 2 processes each completes through the
 // local target, as real `gmark app smpi` processes exchanging their elements.
 func TestSmpiThroughLocalTarget(t *testing.T) {
 	dir := t.TempDir()

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Issue 13 ("honest numbers") through the command: what trace stats says
+// Honest numbers through the command: what trace stats says
 // of the system size and of odd records, what trace select writes, and the
 // system size of a generated trace.
 

@@ -65,7 +65,7 @@ func traceJobs(b []byte) int {
 	}
 }
 
-// Item 6 of issue 11: every trace and fit writer replaced its output path
+// Every trace and fit writer replaced its output path
 // with a new file: a symbolic link lost its link, a FIFO's reader got
 // nothing, /dev/full "succeeded". Each writer now writes through a link
 // (the link kept, its target written, --force needed to replace a file),

@@ -152,7 +152,7 @@ func TestTraceStatsLCG(t *testing.T) {
 	}
 }
 
-// Item 12 of issue 11 (trace stats): a trace whose CPU time overflowed
+// trace stats: a trace whose CPU time overflowed
 // made --json fail on +Inf and the text print "+Inf CPU-years" and "NaN%".
 // Now the numbers are range-checked when read, and every statistic of a
 // degenerate trace is finite or "n/a" (null with a reason in JSON), in

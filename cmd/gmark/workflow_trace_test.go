@@ -28,7 +28,7 @@ const workflowTraceE2E = "WorkflowID,JobID,SubmitTime,RunTime,NProcs,ReqNProcs,D
 	"40,q,105,1,4,4,p\n" +
 	"40,p,105,1,1,1,\n"
 
-// Issue 13: a workflow trace replayed by wl:trace runs on the bundled core
+// A workflow trace replayed by wl:trace runs on the bundled core
 // as composite jobs, and no task starts (or is even submitted) before
 // every one of its predecessors has ended.
 func TestWorkflowTraceOnBundledCore(t *testing.T) {

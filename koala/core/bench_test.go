@@ -11,7 +11,7 @@ import (
 
 // BenchmarkScan10000 measures one placement-queue scan over 10,000 queued
 // jobs on the DAS-2 grid with the clusters nearly full, so that almost every
-// try fails, as in a saturated system (the target: <= 20 ms).
+// try fails, as in a saturated system (the target: <= 20 ms).
 func BenchmarkScan10000(b *testing.B) {
 	for _, policy := range []string{"WF", "CF"} {
 		b.Run(policy, func(b *testing.B) {

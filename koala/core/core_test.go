@@ -536,7 +536,7 @@ func TestRunTimeSources(t *testing.T) {
 	}
 }
 
-// Issue 13: a hello job with no RunTime is emulated for the model's time (a
+// A hello job with no RunTime is emulated for the model's time (a
 // few milliseconds), not default_runtime, and its started event says so; a
 // program gmark does not know still takes default_runtime.
 func TestHelloEmulatedForModelTime(t *testing.T) {

@@ -25,7 +25,7 @@ func appJob(name string, params ...string) workload.Job {
 		Components: []workload.Component{{Site: "*", Count: 1}}}
 }
 
-// Issue 11, item 9: a job's arguments cannot point its files outside its
+// A job's arguments cannot point its files outside its
 // directory, nor ask for files larger than max_output.
 func TestScreen(t *testing.T) {
 	e := &Executor{MaxOutput: 1 << 20} // 1024 KB

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// Issue 11, item 8: slow and idle clients are cut off, and no more than
+// Slow and idle clients are cut off, and no more than
 // MaxConns connections are served at once. Every test talks to a real
 // loopback listener with raw TCP, as a misbehaving client would; each read
 // is bounded by a deadline far above the limit under test, so that a client

@@ -359,7 +359,7 @@ func TestRestartKeepsJobs(t *testing.T) {
 	}
 }
 
-// Item 4 of issue 11: a wall time outside its range is refused with the
+// A wall time outside its range is refused with the
 // reason, through JSON and through a JDF; nothing is queued for it.
 func TestWallTimeOutOfRangeIsRefused(t *testing.T) {
 	hs, _, _ := start(t, "")
@@ -394,7 +394,7 @@ func TestWallTimeOutOfRangeIsRefused(t *testing.T) {
 	}
 }
 
-// Issue 11, item 12: the auth scheme is case-insensitive (RFC 7235); other
+// The auth scheme is case-insensitive (RFC 7235); other
 // schemes and empty tokens are still refused.
 func TestAuthSchemeIsCaseInsensitive(t *testing.T) {
 	hs, _, _ := start(t, "")
@@ -429,7 +429,7 @@ func TestAuthSchemeIsCaseInsensitive(t *testing.T) {
 	}
 }
 
-// Issue 11, item 12: a JSON body is one value; trailing garbage or a second
+// A JSON body is one value; trailing garbage or a second
 // value is refused on every route that takes JSON, and nothing changes.
 func TestJSONBodiesWithTrailingDataAreRefused(t *testing.T) {
 	hs, _, _ := start(t, "")

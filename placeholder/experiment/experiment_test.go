@@ -40,8 +40,8 @@ func byMode(r *Report, m string) *Result {
 }
 
 // Experiment 1 with the thesis's rates (Table 5.1): (a) static 17/16/17
-// against (b) placeholders, and the 200-job runs (c) and (d). The issue's
-// must-show: makespan ratio >= 2.2, imbalance from about 72% to at most 20%,
+// against (b) placeholders, and the 200-job runs (c) and (d). What must
+// show: makespan ratio >= 2.2, imbalance from about 72% to at most 20%,
 // and at most 5% for (c) and (d).
 func TestExperiment1(t *testing.T) {
 	cases := []struct {

@@ -186,7 +186,7 @@ func TestScaledParseErrors(t *testing.T) {
 	}
 }
 
-// The must-show for Experiment 1, at scaled time: the shipped
+// Experiment 1 at scaled time: the shipped
 // exp1, exp1c and exp1d run by real placeholder processes against a real
 // metaqueue server on this host, their jobs sleeping their units at the
 // sites' rates divided by the scale (×500 for (a)/(b): 14,000 + 5,800

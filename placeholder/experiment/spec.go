@@ -1,5 +1,5 @@
-// Package experiment runs placeholder scheduling's experiments (seed 004,
-// Pinchak's thesis, Ch. 5) on emulated sites in simulated time: a workload
+// Package experiment runs placeholder scheduling's experiments (Pinchak's
+// thesis, Ch. 5) on emulated sites in simulated time: a workload
 // of jobs measured in units of work goes over given sites both ways, as a
 // static split (the thesis's "user scripts": each site runs its own list)
 // and through classic placeholders (pull, run, resubmit, done; exit on

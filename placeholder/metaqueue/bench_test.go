@@ -13,7 +13,7 @@ import (
 // BenchmarkPulls: 1,400 placeholders (the thesis's CISS-1 had 1,376) call
 // the server at once over loopback HTTP, each doing what a classic
 // placeholder does: pull (binding a job) then report it done. Reported:
-// pulls/s (each binding one job) and calls/s (pull + done). The issue's
+// pulls/s (each binding one job) and calls/s (pull + done). The
 // target is 2,000 pulls/s. Clients and server share this machine's cores.
 func BenchmarkPulls(b *testing.B) {
 	const placeholders = 1400

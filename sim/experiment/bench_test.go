@@ -18,7 +18,7 @@ import (
 // architecture on DAS-2 + Grid'5000 at 70% load, as `gmark sim run` of an
 // experiment with kind = "trace" does it: the trace's first pass (its
 // natural load), the scaled replay pulled through the simulator, and the
-// run's series, everything but the store. Issue 15's figure: under 5 s a
+// run's series, everything but the store. The target: under 5 s a
 // run. It reports the seconds per run and the jobs simulated per second.
 func BenchmarkLCGTrace(b *testing.B) {
 	trace := testkit.LCG(b)

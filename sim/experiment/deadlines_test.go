@@ -153,7 +153,7 @@ func TestDeadlineFigures(t *testing.T) {
 	})
 }
 
-// The "kill rate worst for pure RPP" where it holds in gmark: at
+// The expected "kill rate worst for pure RPP" where it holds in gmark: at
 // U_g 30% and 40% (docs/deadlines.md, Fig. 9: from 20%, by 0.13 ± 0.10
 // points there, too little to assert) pure RPP kills a larger share of the
 // local jobs than every Wait-X. Fig. 9's experiment at half its length

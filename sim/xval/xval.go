@@ -1,5 +1,5 @@
 // Package xval cross-validates the simulator against the bundled core
-// (issue 15, item 6; DGSim's Table 6.1 on DAS-3): one workload directory
+// (DGSim's Table 6.1 on DAS-3): one workload directory
 // and one koala grid file go through sim's `central` architecture on the
 // equivalent topology and through the bundled core in simulated time
 // (koalatarget.Simulate, what `gmark koala simulate` runs), and the two

@@ -80,7 +80,7 @@ func codes(rs []placement.Reason) string {
 	return strings.Join(parts, " ")
 }
 
-// Issue 12: a queued job's placement-failure reason is visible through the
+// A queued job's placement-failure reason is visible through the
 // API and in the results store, for each reason, on a hand-built grid. A
 // run of the real submitter puts one job that cannot be placed on the core,
 // through this target; the job stays queued, and both the core's API and the

@@ -24,7 +24,7 @@ import (
 
 // BenchmarkSlurmTargetVsSbatch compares the Slurm target's submission rate
 // with a plain loop of `sbatch --parsable` on one real test cluster
-// (issue 19: at least 0.9 of it). It starts the cluster once and runs
+// (at least 0.9 of it). It starts the cluster once and runs
 // GMARK_BENCH_PAIRS interleaved pairs (default 6; the order within a pair
 // alternates), each of
 //

@@ -116,7 +116,7 @@ func finalDetail(t *testing.T, st *store.Store, run, job string) []slurmcli.Reco
 	return recs
 }
 
-// Issue 14's must-show: smpi jobs of four processes under Slurm, on two
+// smpi jobs of four processes under Slurm, on two
 // single-node clusters and with the shipped defaults (hetjob = true): 2+2
 // co-allocated across the clusters, 4 in one Slurm job, and 2+2 bound for
 // one cluster, which cannot start a heterogeneous job and so claims the

@@ -1,5 +1,5 @@
 // Package slurmtest starts real single-node Slurm clusters on loopback for
-// tests, following the recipe in DESIGN.md: one munged of its own (own key,
+// tests, following the recipe of docs/architecture.md: one munged of its own (own key,
 // own socket), and per cluster a slurm.conf with its own ClusterName, ports,
 // state, spool, pid and log paths, more CPUs declared than the machine has,
 // and the job completion log in a text file; then slurmctld and slurmd in
