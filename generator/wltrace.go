@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -87,6 +88,10 @@ func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl
 	// A first pass: check the trace, select the area, count the jobs and
 	// find the replay period. Errors are reported at the File= value.
 	n, period, err := p.firstPass()
+	if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(fileOpt.Value) {
+		return nil, wdl.ErrorList{wdl.Errorf(fileOpt.Pos, "File: no trace at %s (a relative path is relative to %s, the file that names it)",
+			p.path, fileOpt.Pos.File)}
+	}
 	if err != nil {
 		return nil, wdl.ErrorList{wdl.Errorf(fileOpt.Pos, "File: %v", err)}
 	}

@@ -137,7 +137,8 @@ func TestTraceReplayErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bad.swf"), []byte(bad), 0o644)
 	cases := []struct{ other, want string }{
 		{"Sites=fs0", "replay.wdl:1:27: wl:trace needs File=PATH"},
-		{"File=missing.swf", "replay.wdl:1:32: File: open "},
+		{"File=missing.swf", "replay.wdl:1:32: File: no trace at " + filepath.Join(dir, "missing.swf") + " (a relative path is relative to " + filepath.Join(dir, "replay.wdl") + ", the file that names it)"},
+		{"File=/no/such/trace.swf", "replay.wdl:1:32: File: open /no/such/trace.swf: no such file"},
 		{"File=bad.swf", `replay.wdl:1:32: File: ` + filepath.Join(dir, "bad.swf") + `:3: field 4: "8x3" is not a number`},
 		{"File=small.swf,AreaTarget=arrivals:p90", "replay.wdl:1:42: AreaTarget needs AreaWidth"},
 		{"File=small.swf,AreaWidth=1h,AreaTarget=load:p90", "replay.wdl:1:66: AreaTarget: unknown characteristic"},
