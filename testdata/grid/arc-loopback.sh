@@ -87,7 +87,7 @@ helperlog = $D/log/job.helper.errors
 pidfile = $D/arex.pid
 tmpdir = $D/tmp
 loglevel = 3
-wakeupperiod = 2
+wakeupperiod = 5
 
 [arex/ws]
 wsurl = $url
@@ -156,7 +156,7 @@ cat >"$D/arex.xml" <<EOF
       </SecHandler>
       <arex:endpoint>$url</arex:endpoint>
       <arex:gmconfig>$D/arex.cfg</arex:gmconfig>
-      <arex:InfoproviderWakeupPeriod>50</arex:InfoproviderWakeupPeriod>
+      <arex:InfoproviderWakeupPeriod>100</arex:InfoproviderWakeupPeriod>
     </Service>
   </Chain>
 </ArcConfig>

@@ -60,12 +60,14 @@ type Options struct {
 	Slurm *slurmtest.Cluster
 	// InfoPeriod is how often A-REX runs its information provider, which
 	// writes the per-job GLUE2 records that the REST interface reports
-	// states from (so it bounds how stale a polled state is). Default 5s;
-	// A-REX's own default is 60s.
+	// states from (so it bounds how stale a polled state is). Default 10s;
+	// A-REX's own default is 60s. The provider is a Perl program run each
+	// time: shorter periods cost CPU (docs/grid.md has what an idle CE
+	// costs).
 	InfoPeriod time.Duration
 	// WakeupPeriod is how often A-REX's job processing wakes up to look at
-	// jobs in the back end ([arex] wakeupperiod). Default 2s; A-REX's own
-	// default is 180s, each job's state change wakes it as well.
+	// jobs in the back end ([arex] wakeupperiod). Default 5s; A-REX's own
+	// default is 180s; a new job wakes it as well.
 	WakeupPeriod time.Duration
 	// MappedUser is the local account the test user is mapped to. Default
 	// "nobody".
@@ -131,10 +133,10 @@ func start(t testing.TB, opt Options) (*CE, error) {
 		opt.Name = "arc"
 	}
 	if opt.InfoPeriod <= 0 {
-		opt.InfoPeriod = 5 * time.Second
+		opt.InfoPeriod = 10 * time.Second
 	}
 	if opt.WakeupPeriod <= 0 {
-		opt.WakeupPeriod = 2 * time.Second
+		opt.WakeupPeriod = 5 * time.Second
 	}
 	if opt.MappedUser == "" {
 		opt.MappedUser = "nobody"
