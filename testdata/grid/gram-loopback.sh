@@ -63,13 +63,15 @@ cat >"$D/job-manager.conf" <<EOF
 -x509-cert-dir $D/creds/certificates
 -extra-envvars $marker
 EOF
-# The job manager keeps job files under \$HOME/.globus, and the gatekeeper
-# sets HOME to the mapped account's (/nonexistent for nobody): env(1)
-# gives it one.
+# The job manager keeps job files under \$HOME/.globus and works in the
+# directory the gatekeeper leaves it in (it creates relative stdout and
+# stderr files there), and the gatekeeper sets HOME to the mapped
+# account's and changes to it (/nonexistent for nobody): env(1) gives it
+# one and starts it there.
 lrms=fork
 [ -z "$slurm_conf" ] || lrms="fork slurm"
 for lrm in $lrms; do
-  echo "stderr_log,local_cred - /usr/bin/env env HOME=$D/home /usr/sbin/globus-job-manager -conf $D/job-manager.conf -type $lrm" \
+  echo "stderr_log,local_cred - /usr/bin/env env -C $D/home HOME=$D/home /usr/sbin/globus-job-manager -conf $D/job-manager.conf -type $lrm" \
     >"$D/grid-services/jobmanager-$lrm"
 done
 

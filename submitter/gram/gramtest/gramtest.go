@@ -14,10 +14,13 @@
 //
 // Three things are bent to fit a test on one machine, each the smallest
 // bend that works (docs/grid.md):
-//   - The job manager keeps its job files under $HOME/.globus and the
-//     gatekeeper sets HOME to the mapped account's (nobody's is
-//     /nonexistent): the grid-services entry starts the job manager
-//     through env(1) with HOME in the gatekeeper's directory.
+//   - The job manager keeps its job files under $HOME/.globus, works in
+//     the directory the gatekeeper left it in (the mapped account's home,
+//     where it creates a request's relative stdout and stderr before the
+//     job writes them under its directory), and the gatekeeper sets HOME
+//     to the mapped account's (nobody's is /nonexistent): the
+//     grid-services entry starts the job manager through env(1), in and
+//     with a HOME in the gatekeeper's directory.
 //   - jobmanager-slurm's Perl module takes its sbatch, scontrol and
 //     scancel from /etc/globus/globus-slurm.conf, and the job manager
 //     passes its scripts only HOME, LOGNAME, PATH and a few Globus
@@ -209,8 +212,9 @@ func (g *Gatekeeper) writeConfig() error {
 		lrms = append(lrms, "slurm")
 	}
 	for _, lrm := range lrms {
-		entry := fmt.Sprintf("stderr_log,local_cred - /usr/bin/env env HOME=%s /usr/sbin/globus-job-manager -conf %s -type %s\n",
-			filepath.Join(g.Dir, "home"), conf, lrm)
+		home := filepath.Join(g.Dir, "home")
+		entry := fmt.Sprintf("stderr_log,local_cred - /usr/bin/env env -C %s HOME=%s /usr/sbin/globus-job-manager -conf %s -type %s\n",
+			home, home, conf, lrm)
 		if err := os.WriteFile(filepath.Join(g.Dir, "grid-services", "jobmanager-"+lrm), []byte(entry), 0o644); err != nil {
 			return err
 		}
