@@ -1,0 +1,102 @@
+package gramtest
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gmark/gmark/submitter/slurm/slurmtest"
+)
+
+// hello prints who runs it and in which Slurm job (empty under fork).
+const hello = `&(executable=/bin/sh)(arguments=-c "echo hello from $(id -un) job $SLURM_JOB_ID")`
+
+// twoPhase makes the job manager keep a job's end state until the commit
+// times out, so that polling sees FAILED as well as DONE.
+const twoPhase = `(two_phase=600)(save_state=yes)`
+
+// A job through jobmanager-fork runs as the mapped user and streams its
+// output back to globusrun; batch jobs are polled to their end, and a
+// cancelled one ends FAILED.
+func TestForkGatekeeper(t *testing.T) {
+	g := Start(t, Options{Name: "fork"})
+	out, err := g.Cmd("globusrun", "-s", "-r", g.Resource("fork"), hello).CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "hello from nobody job") {
+		t.Fatalf("globusrun -s: %v\n%s", err, out)
+	}
+	done, err := g.Submit("fork", `&(executable=/bin/sh)(arguments=-c "exit 4")`+twoPhase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := g.Submit("fork", `&(executable=/bin/sleep)(arguments=600)`+twoPhase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Under fork and polling, GRAM does not learn exit codes: a job that
+	// exits 4 is DONE.
+	if st, err := g.WaitStatus(done, 2*time.Minute, "DONE", "FAILED"); err != nil || st != "DONE" {
+		t.Errorf("exit-4 job: %q %v", st, err)
+	}
+	if _, err := g.WaitStatus(long, 2*time.Minute, "ACTIVE"); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := g.Cmd("globus-job-cancel", "-f", long).CombinedOutput(); err != nil {
+		t.Fatalf("globus-job-cancel: %v\n%s", err, out)
+	}
+	if st, err := g.WaitStatus(long, 2*time.Minute, "DONE", "FAILED"); err != nil || st != "FAILED" {
+		t.Errorf("cancelled job: %q %v", st, err)
+	}
+	if len(g.JobManagers()) != 1 {
+		t.Errorf("job managers: %v, want the one fork job manager", g.JobManagers())
+	}
+}
+
+// jobmanager-slurm submits to the loopback cluster with sbatch as the
+// mapped user; a failing job ends FAILED and a cancelled one is cancelled
+// in Slurm.
+func TestSlurmGatekeeper(t *testing.T) {
+	if why := Available(true); why != "" {
+		t.Skip("GRAM5 not available: " + why)
+	}
+	env := slurmtest.Start(t, slurmtest.Options{}, "grams")
+	cluster := env.Cluster("grams")
+	g := Start(t, Options{Name: "slurm", Slurm: cluster})
+	out, err := g.Cmd("globusrun", "-s", "-r", g.Resource("slurm"), hello).CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "hello from nobody job ") || strings.TrimSpace(string(out)) == "hello from nobody job" {
+		t.Fatalf("globusrun -s: %v\n%s\n%s", err, out, g.LogTail())
+	}
+	bad, err := g.Submit("slurm", `&(executable=/bin/sh)(arguments=-c "exit 3")`+twoPhase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := g.Submit("slurm", `&(executable=/bin/sleep)(arguments=600)`+twoPhase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := g.WaitStatus(bad, 2*time.Minute, "DONE", "FAILED"); err != nil || st != "FAILED" {
+		t.Errorf("exit-3 job: %q %v", st, err)
+	}
+	if _, err := g.WaitStatus(long, 2*time.Minute, "ACTIVE"); err != nil {
+		t.Fatal(err)
+	}
+	if out := squeue(t, cluster); !strings.Contains(out, "nobody RUNNING") {
+		t.Fatalf("squeue does not show the mapped user's job running:\n%s", out)
+	}
+	if out, err := g.Cmd("globus-job-cancel", "-f", long).CombinedOutput(); err != nil {
+		t.Fatalf("globus-job-cancel: %v\n%s", err, out)
+	}
+	if st, err := g.WaitStatus(long, 2*time.Minute, "DONE", "FAILED"); err != nil || st != "FAILED" {
+		t.Errorf("cancelled job: %q %v", st, err)
+	}
+	if out := squeue(t, cluster); !strings.Contains(out, "nobody CANCELLED") {
+		t.Errorf("Slurm did not cancel the job:\n%s", out)
+	}
+}
+
+func squeue(t *testing.T, c *slurmtest.Cluster) string {
+	out, err := c.Cmd("squeue", "-h", "-t", "all", "-o", "%i %u %T").CombinedOutput()
+	if err != nil {
+		t.Fatalf("squeue: %v\n%s", err, out)
+	}
+	return string(out)
+}
