@@ -131,12 +131,16 @@ func (c Clocks) SpanCompression() [2]float64 {
 // different clocks (compressed differently, as reported), or "" when each
 // kind compares: job durations, the span; the submission delay is always
 // wall time.
-func ClockDifference(a, b Clocks) string {
+func ClockDifference(a, b Clocks) string { return ClockDifferenceOf(a, b, true, true) }
+
+// ClockDifferenceOf is ClockDifference of the job durations (jobs) and of
+// the span (span) only.
+func ClockDifferenceOf(a, b Clocks, jobs, span bool) string {
 	var d []string
-	if x, y := a.JobsCompression(), b.JobsCompression(); x != y {
+	if x, y := a.JobsCompression(), b.JobsCompression(); jobs && x != y {
 		d = append(d, "job durations: "+a.jobsWord()+" against "+b.jobsWord())
 	}
-	if a.SpanCompression() != b.SpanCompression() {
+	if span && a.SpanCompression() != b.SpanCompression() {
 		d = append(d, "makespan and throughput: "+a.spanWord()+" against "+b.spanWord())
 	}
 	return strings.Join(d, "; ")
@@ -205,7 +209,8 @@ func num(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 // grid's scheduler.time_scale (the grid the run recorded, else the file
 // its configuration names), else, for a core gmark did not start, the
 // scale measured from the jobs (the core's durations against the
-// submitter's).
+// submitter's). The koala target records the scale the core itself
+// reports (its "koala" annotation "time_scale"), which wins over all.
 func (rd *RunData) findJobScale(st *store.Store) {
 	rd.JobScale, rd.JobScaleSource = 1, "the jobs ran in real time on target "+rd.Target
 	switch rd.Target {
@@ -215,6 +220,14 @@ func (rd *RunData) findJobScale(st *store.Store) {
 		return
 	default:
 		return
+	}
+	if as, err := st.Annotations(rd.ID, "koala"); err == nil {
+		for i := len(as) - 1; i >= 0; i-- {
+			if v, err := strconv.ParseFloat(as[i].Value, 64); as[i].Key == "time_scale" && err == nil && v > 0 && !math.IsInf(v, 0) {
+				rd.JobScale, rd.JobScaleSource = v, "the core's time scale, as it reported it"
+				return
+			}
+		}
 	}
 	tc, wd := rd.lastTargetConfig()
 	if tc.TimeScale > 0 {
