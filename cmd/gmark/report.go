@@ -57,6 +57,7 @@ func init() {
 				strings.Join(gate.DefaultMetrics, ",") + "; known: " + strings.Join(gate.Names(), ", ") + ")"},
 			&cli.StringFlag{Name: "threshold", Value: "5%", Usage: "regression gate: smallest relative change that counts (5% or 0.05)"},
 			&cli.Float64Flag{Name: "alpha", Value: 0.01, Usage: "regression gate: significance level over all the metrics compared"},
+			&cli.BoolFlag{Name: "allow-different-workloads", Usage: "regression gate: compare sides whose workloads, specs or scenarios differ (refused otherwise, exit 2)"},
 			&cli.StringFlag{Name: "test", Value: gate.BlockBootstrap, Usage: "regression gate: " + gate.BlockBootstrap + " (blocks of consecutive jobs) or " + gate.IID + " (jobs as independent: Mann–Whitney U, Mood, z)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines on standard error"},
 		},
@@ -153,7 +154,7 @@ func parseReportFlags(c *cli.Context) (reportOptions, error) {
 }
 
 func parseGateFlags(c *cli.Context) (*report.GateOptions, error) {
-	g := &report.GateOptions{DB: c.String("baseline"), Runs: splitList(c.StringSlice("baseline-run")), Format: "text",
+	g := &report.GateOptions{DB: c.String("baseline"), Runs: splitList(c.StringSlice("baseline-run")), Format: "text", AllowDifferentWorkloads: c.Bool("allow-different-workloads"),
 		Config: gate.Config{Metrics: splitList([]string{c.String("metrics")}), Alpha: c.Float64("alpha"), Test: c.String("test")}}
 	threshold, err := gate.ParseThreshold(c.String("threshold"))
 	if err != nil {
@@ -250,9 +251,9 @@ func writeReport(ctx context.Context, o reportOptions, w io.Writer) error {
 
 // runGate compares the runs of --db with those of --baseline.
 func runGate(ctx context.Context, o reportOptions, w io.Writer) error {
-	regressed, err := report.Gate(ctx, w, o.db, o.runs, *o.gate, o.opts)
-	if err == nil && len(regressed) > 0 {
-		return cli.Exit("regression in "+strings.Join(regressed, ", "), exitFailure)
+	res, err := report.Gate(ctx, w, o.db, o.runs, *o.gate, o.opts)
+	if err == nil && res.Failed() {
+		return cli.Exit(res.Verdict(), exitFailure)
 	}
 	return storeUsage(err)
 }
