@@ -3,14 +3,8 @@ package report_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"html"
-	"math"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -80,9 +74,9 @@ func TestReportNumbersWhenNoJobRanOrAllFailed(t *testing.T) {
 					t.Fatalf("%s: %v", name, err)
 				}
 				if name == "json" {
-					checkJSONNumbers(t, b.Bytes())
+					reporttest.CheckJSONNumbers(t, b.Bytes(), absurd)
 				} else {
-					checkTextNumbers(t, name, b.String())
+					reporttest.CheckTextNumbers(t, name, b.String(), absurd)
 				}
 				if name == "summary" && !strings.Contains(b.String(), c.say) {
 					t.Errorf("the summary does not say %q:\n%s", c.say, b.String())
@@ -96,96 +90,8 @@ func TestReportNumbersWhenNoJobRanOrAllFailed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkTextNumbers(t, "html", pageText(string(page)))
-			csvs, _ := filepath.Glob(filepath.Join(dir, "out", report.FiguresDir, "*.csv"))
-			for _, f := range csvs {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// A line across an axis of categories (runs, sites) runs
-				// from the left edge of the first, at x = −0.5: a place
-				// on the axis, not a figure.
-				checkTextNumbers(t, filepath.Base(f), strings.ReplaceAll(string(b), ",-0.5,", ",edge,"))
-			}
+			reporttest.CheckTextNumbers(t, "html", reporttest.PageText(string(page)), absurd)
+			reporttest.CheckFigureData(t, filepath.Join(dir, "out"), absurd)
 		})
 	}
-}
-
-// checkJSONNumbers walks every number of a JSON document: finite, not
-// negative and not absurd; a time (a key ending in ns: Unix nanoseconds)
-// is one of this century, or absent.
-func checkJSONNumbers(t *testing.T, doc []byte) {
-	t.Helper()
-	var v any
-	d := json.NewDecoder(bytes.NewReader(doc))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
-		t.Fatalf("json: %v", err)
-	}
-	var walk func(v any, path, key string)
-	walk = func(v any, path, key string) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				walk(e, path+"."+k, k)
-			}
-		case []any:
-			for i, e := range x {
-				walk(e, fmt.Sprintf("%s[%d]", path, i), key)
-			}
-		case json.Number:
-			f, err := x.Float64()
-			lk := strings.ToLower(key)
-			switch {
-			case err != nil || math.IsInf(f, 0) || math.IsNaN(f):
-				t.Errorf("json %s = %s", path, x)
-			case strings.HasSuffix(lk, "ns") && lk != "delay_ns":
-				if f < 9e17 || f > 4.1e18 { // 1998 to 2100
-					t.Errorf("json %s = %s: not a time", path, x)
-				}
-			case f < 0 || f > absurd:
-				t.Errorf("json %s = %s", path, x)
-			}
-		}
-	}
-	walk(v, "", "")
-}
-
-var (
-	// Things made of digits that are not figures: dates and times, digests
-	// and other hexadecimal ids, ranges of job indices.
-	notFigures = regexp.MustCompile(`\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z| UTC)?)?|\b[0-9a-f]{12,}\b|\b\d+-\d+\b|go1\.\d+(\.\d+)?`)
-	figure     = regexp.MustCompile(`(^|[^\w.-])(-?)(\d[\d,]*(\.\d+)?([eE][-+]?\d+)?)`)
-)
-
-// checkTextNumbers checks every number of a text: not negative, not
-// absurd, and no NaN or infinity spelled out.
-func checkTextNumbers(t *testing.T, name, text string) {
-	t.Helper()
-	for _, bad := range []string{"NaN", "Inf", "∞"} {
-		if strings.Contains(text, bad) {
-			t.Errorf("%s: %q printed", name, bad)
-		}
-	}
-	text = notFigures.ReplaceAllString(text, " ")
-	for _, m := range figure.FindAllStringSubmatch(text, -1) {
-		v, err := strconv.ParseFloat(strings.ReplaceAll(m[3], ",", ""), 64)
-		if err != nil {
-			continue
-		}
-		if m[2] == "-" && v != 0 || v > absurd {
-			t.Errorf("%s: %s%s", name, m[2], m[3])
-		}
-	}
-}
-
-var (
-	scriptOrStyle = regexp.MustCompile(`(?s)<(script|style)[^>]*>.*?</(script|style)>`)
-	tag           = regexp.MustCompile(`<[^>]*>`)
-)
-
-// pageText is the text a reader of the page sees.
-func pageText(page string) string {
-	return html.UnescapeString(tag.ReplaceAllString(scriptOrStyle.ReplaceAllString(page, " "), " "))
 }
