@@ -170,7 +170,7 @@ Times are in seconds; formulas in <code>docs/metrics.md</code>.</p>
 <div class="scroll"><table>
 <tr><th class="l">label</th><th class="l">run</th><th class="l">project / scenario</th><th class="l">target</th><th class="l">status</th><th class="l">speedup, time base</th><th>jobs</th><th>tasks</th><th class="l">first submission</th><th>makespan (s)</th><th class="l">system size</th></tr>
 {{range .Runs}}{{$m := .Metrics}}<tr><td class="l">{{.Label}}</td><td class="l"><code class="id">{{$m.RunID}}</code></td><td class="l">{{$m.Project}} / {{$m.Scenario}}</td><td class="l">{{$m.Target}}</td><td class="l">{{$m.Status}}</td>
-<td class="l">{{num $m.Speedup}}, {{$m.TimeBase}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{$m.Tasks.Submitted}}</td><td class="l">{{nsTime $m.StartNS}}</td><td class="w">{{if $m.NoSpan}}– ({{$m.NoSpan}}){{else}}{{num $m.Makespan}}{{if eq $m.Clocks.Span "workload"}} ({{num $m.WallSpan}} wall){{end}}{{end}}</td>
+<td class="l">{{num $m.Speedup}}, {{$m.TimeBase}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{$m.Tasks.Submitted}}</td><td class="l">{{nsTime $m.StartNS}}</td><td class="w">{{if $m.NoSpan}}{{$m.NoSpan}}{{else}}{{num $m.Makespan}}{{if eq $m.Clocks.Span "workload"}} ({{num $m.WallSpan}} wall){{end}}{{end}}</td>
 <td class="l long">{{if $m.Processors}}{{$m.Processors}} processors ({{$m.ProcessorsSource}}){{else}}unknown{{end}}</td></tr>
 {{end}}</table></div>
 {{range .Runs}}{{if .Metrics.Notes}}<p class="note"><b>{{.Label}}:</b> {{range .Metrics.Notes}}{{.}}. {{end}}</p>{{end}}{{end}}
