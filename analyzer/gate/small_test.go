@@ -101,3 +101,26 @@ func TestGateSmallSamples(t *testing.T) {
 		})
 	}
 }
+
+// Beyond 20,000 jobs a side the bootstrap draws 200 resamples, whose
+// counted p-value is never below 1/201 = 0.005: over the five performance
+// metrics of the default set Holm made that 0.025, and the gate could not
+// see any regression of a large run, however large. The p-value of so few
+// resamples comes from the normal approximation of their differences.
+func TestGateLargeRuns(t *testing.T) {
+	spread := func(shift float64) func(int) float64 { return func(i int) float64 { return float64(i*37%101) + shift } }
+	base := runOf("a", 20500, metrics.Succeeded, spread(0))
+	slow := runOf("b", 20500, metrics.Succeeded, spread(100))
+	same := runOf("c", 20500, metrics.Succeeded, func(i int) float64 { return float64((i + 50) * 37 % 101) })
+	res, err := Compare([]*metrics.RunMetrics{base}, []*metrics.RunMetrics{slow}, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Regressed, ",") != "mean-wait,p50-wait,p95-wait,p50-response,p95-bsld" || len(res.Inconclusive) > 0 {
+		t.Errorf("every wait 100 s longer: regressed %v, inconclusive %v", res.Regressed, res.Inconclusive)
+	}
+	res, err = Compare([]*metrics.RunMetrics{base}, []*metrics.RunMetrics{same}, Config{})
+	if err != nil || res.Failed() {
+		t.Errorf("the same waits reordered: %v, %+v", err, res)
+	}
+}
