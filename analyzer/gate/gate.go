@@ -409,16 +409,13 @@ func Compare(baseline, new []*metrics.RunMetrics, cfg Config) (*Result, error) {
 	for _, m := range new {
 		res.NewRuns = append(res.NewRuns, m.RunID)
 	}
+	if err := CheckJobs(baseline, new); err != nil {
+		return nil, err
+	}
 	if err := sameClocks(baseline, new, names); err != nil {
 		return nil, err
 	}
 	b, n := newSide(baseline), newSide(new)
-	if b.size() == 0 {
-		return nil, fmt.Errorf("the baseline runs (%s) have no jobs: nothing to compare against", strings.Join(res.BaselineRuns, ", "))
-	}
-	if n.size() == 0 {
-		return nil, fmt.Errorf("the new runs (%s) have no jobs: nothing to compare", strings.Join(res.NewRuns, ", "))
-	}
 	for _, name := range names {
 		mt, ok := Metrics[name]
 		if !ok {
@@ -446,6 +443,26 @@ func Compare(baseline, new []*metrics.RunMetrics, cfg Config) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// CheckJobs refuses a side whose runs have no jobs: there is nothing to
+// compare (a submitter killed before its first submission).
+func CheckJobs(baseline, new []*metrics.RunMetrics) error {
+	for _, side := range []struct {
+		what, why string
+		runs      []*metrics.RunMetrics
+	}{{"baseline", "nothing to compare against", baseline}, {"new", "nothing to compare", new}} {
+		var ids []string
+		jobs := 0
+		for _, m := range side.runs {
+			ids = append(ids, m.RunID)
+			jobs += len(m.Samples.JobSubmit)
+		}
+		if jobs == 0 {
+			return fmt.Errorf("the %s runs (%s) have no jobs: %s", side.what, strings.Join(ids, ", "), side.why)
+		}
+	}
+	return nil
 }
 
 // holm decides significance with the Holm–Bonferroni procedure: the gate

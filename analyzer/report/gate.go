@@ -41,6 +41,9 @@ func Gate(ctx context.Context, w io.Writer, dbPath string, runIDs []string, g Ga
 	if err != nil {
 		return nil, err
 	}
+	if err := gate.CheckJobs(base.Metrics(), cur.Metrics()); err != nil {
+		return nil, &StoreError{err.Error()}
+	}
 	if err := gate.CheckSides(identities(base), identities(cur), g.AllowDifferentWorkloads); err != nil {
 		return nil, &StoreError{err.Error()}
 	}
