@@ -100,14 +100,19 @@ type replay struct {
 
 // readReplay collects the unit's jobs' wait, run and response times (warm
 // jobs aside unless opts.IncludeWarm) and the processors every job of the
-// run held over the window, all in workload time (the run's durations ×
-// its speedup). The window starts at the unit's StartAt after the run's
-// time zero: a job's scheduled instant less its submit offset over the
-// speedup.
+// run held over the window, in workload time: instants on the schedule's
+// clock (offsets × the speedup), durations on the jobs' (× the bundled
+// core's time scale; jobs of other targets ran in real time, whatever the
+// speedup). The window starts at the unit's StartAt after the run's time
+// zero: a job's scheduled instant less its submit offset over the speedup.
 func readReplay(rd *metrics.RunData, unit int, tr *workload.TraceReplay, places map[string]store.JobPlace, opts Options) *replay {
 	f := rd.Speedup
 	if f <= 0 {
 		f = 1
+	}
+	fj := rd.JobScale
+	if fj <= 0 {
+		fj = 1
 	}
 	rp := &replay{busy: make([]float64, opts.Bins), binS: time2s(tr.Period) / float64(opts.Bins)}
 	var zero int64
@@ -126,7 +131,8 @@ func readReplay(rd *metrics.RunData, unit int, tr *workload.TraceReplay, places 
 	for i := range rd.Jobs {
 		j := &rd.Jobs[i]
 		if rp.placed && !j.Composite() && j.Started() && j.EndNS > j.StartNS {
-			spread(rp.busy, rp.binS, at(j.StartNS), at(j.EndNS), float64(j.Processors))
+			s := at(j.StartNS)
+			spread(rp.busy, rp.binS, s, s+float64(j.EndNS-j.StartNS)/1e9*fj, float64(j.Processors))
 		}
 		if p, ok := places[j.ID]; !ok || p.Unit != unit || j.Parent != "" {
 			continue
@@ -139,12 +145,12 @@ func readReplay(rd *metrics.RunData, unit int, tr *workload.TraceReplay, places 
 		}
 		rp.jobs++
 		if w, ok := metrics.Wait(j); ok {
-			rp.wait = append(rp.wait, w*f)
+			rp.wait = append(rp.wait, w*fj)
 		}
 		if r, ok := metrics.RunTime(j); ok {
 			resp, _ := metrics.Response(j)
-			rp.run = append(rp.run, r*f)
-			rp.resp = append(rp.resp, resp*f)
+			rp.run = append(rp.run, r*fj)
+			rp.resp = append(rp.resp, resp*fj)
 		}
 	}
 	return rp
@@ -212,8 +218,11 @@ func notes(rd *metrics.RunData, tr *workload.TraceReplay, sel gwa.Selection, o *
 	if tr.Replays > 1 {
 		n = append(n, fmt.Sprintf("the window was replayed %d times: the replayed samples hold every replay, the utilization covers the first", tr.Replays))
 	}
-	if rd.Speedup != 1 && rd.Speedup > 0 {
-		n = append(n, fmt.Sprintf("the run was submitted with --speedup %g: its times are compared in workload time (× %g)", rd.Speedup, rd.Speedup))
+	switch {
+	case rd.JobScale > 0 && rd.JobScale != 1:
+		n = append(n, fmt.Sprintf("the bundled core emulated the jobs on a clock %g× the wall clock: their durations are compared in workload time (× %g)", rd.JobScale, rd.JobScale))
+	case rd.Speedup != 1 && rd.Speedup > 0:
+		n = append(n, fmt.Sprintf("the run was submitted with --speedup %g, which compresses the schedule only: the jobs ran in real time, and their durations are compared as measured (wall time)", rd.Speedup))
 	}
 	if o.inFlight > 0 && tr.Warm == 0 {
 		n = append(n, fmt.Sprintf("%d trace jobs were in flight when the window opened: they count in the original's utilization, "+

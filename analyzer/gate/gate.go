@@ -20,6 +20,7 @@ import (
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/sampstat"
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Direction says which way a metric improves.
@@ -188,24 +189,32 @@ type Config struct {
 
 // Row is the comparison of one metric.
 type Row struct {
-	Metric      string     `json:"metric"`
-	Unit        string     `json:"unit,omitempty"`
-	Better      string     `json:"better"` // "lower" or "higher"
-	Baseline    float64    `json:"baseline"`
-	New         float64    `json:"new"`
-	Change      float64    `json:"change"`          // new − baseline
-	Relative    float64    `json:"relative_change"` // change / |baseline|
-	Test        string     `json:"test"`
-	P           float64    `json:"p"`                // one-sided p-value of "new is worse"
-	PAdj        float64    `json:"p_holm"`           // P adjusted for the number of metrics (Holm–Bonferroni)
+	Metric   string  `json:"metric"`
+	Unit     string  `json:"unit,omitempty"`
+	Better   string  `json:"better"` // "lower" or "higher"
+	Baseline float64 `json:"baseline"`
+	New      float64 `json:"new"`
+	Change   float64 `json:"change"`          // new − baseline
+	Relative float64 `json:"relative_change"` // change / |baseline|
+	Test     string  `json:"test"`
+	Family   string  `json:"family"` // the Holm family: OutcomeFamily or PerformanceFamily
+	P        float64 `json:"p"`      // one-sided p-value of "new is worse"
+	PAdj     float64 `json:"p_holm"` // P adjusted for the metrics of its family (Holm–Bonferroni)
+	// MinP is the smallest p-value the test could give for samples of
+	// these sizes, whatever their values (an exact test's; 1/(B+1) for a
+	// bootstrap of B resamples; 0 for a normal approximation); NaN when no
+	// test was run.
+	MinP        float64    `json:"min_p"`
 	CI          [2]float64 `json:"diff_ci"`          // (1 − 2α) bootstrap interval of new − baseline
-	Significant bool       `json:"significant"`      // new is worse at α over all the metrics (PAdj < α)
+	Significant bool       `json:"significant"`      // new is worse at α over the metrics of its family (PAdj < α)
 	Beyond      bool       `json:"beyond_threshold"` // the change is worse by more than the threshold
 	Improved    bool       `json:"improved"`         // the change is better by more than the threshold
-	Verdict     string     `json:"verdict"`          // ok, REGRESSION, improved, untested
+	Verdict     string     `json:"verdict"`          // ok, REGRESSION, INCONCLUSIVE, improved, untested
 	Note        string     `json:"note,omitempty"`   // e.g. too few values for the test
 	NBase       int        `json:"n_baseline"`       // values compared
 	NNew        int        `json:"n_new"`
+
+	powerless bool // no outcome of its test could be significant (holm)
 }
 
 // Result is the gate's outcome.
@@ -217,7 +226,54 @@ type Result struct {
 	Test         string   `json:"test"`
 	Rows         []Row    `json:"rows"`
 	Regressed    []string `json:"regressed"` // the metrics that regressed
+	// Inconclusive are the metrics that changed for the worse beyond the
+	// threshold on samples too small for any outcome of their test to be
+	// significant: the gate cannot pass them, nor call them regressions.
+	Inconclusive []string `json:"inconclusive"`
 }
+
+// Failed tells whether the gate fails: a metric regressed, or one changed
+// for the worse on too few values to tell.
+func (r *Result) Failed() bool { return len(r.Regressed) > 0 || len(r.Inconclusive) > 0 }
+
+// Verdict is the gate's outcome in a line: what regressed, what it could
+// not judge, or that nothing regressed.
+func (r *Result) Verdict() string {
+	var parts []string
+	if len(r.Regressed) > 0 {
+		parts = append(parts, "regression in "+strings.Join(r.Regressed, ", "))
+	}
+	if len(r.Inconclusive) > 0 {
+		parts = append(parts, "too few values to judge "+strings.Join(r.Inconclusive, ", ")+" (worse beyond the threshold, and no outcome of an exact test of so few values is significant)")
+	}
+	if len(parts) == 0 {
+		return "no significant regression"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// The Holm families. The jobs' outcome (did they succeed) and their
+// performance (how fast, how much) are two questions, each held at α: a
+// failure folded into the adjustment over the performance metrics would
+// take their number of times the evidence (5 of 5 jobs failing, against 5
+// of 5 succeeding, has Fisher's p = 1/252, which six metrics' Holm factor
+// makes 0.024).
+const (
+	OutcomeFamily     = "outcome"
+	PerformanceFamily = "performance"
+)
+
+func (m *Metric) family() string {
+	if m.Kind == Proportion {
+		return OutcomeFamily
+	}
+	return PerformanceFamily
+}
+
+// SmallSample is the fewest values a side needs for the default tests
+// (the block bootstrap, the normal approximations); with fewer, the gate
+// runs exact tests.
+const SmallSample = 10
 
 // side is one side of the comparison: its runs, each with its top-level
 // jobs in submission order.
@@ -346,20 +402,20 @@ func Compare(baseline, new []*metrics.RunMetrics, cfg Config) (*Result, error) {
 	if len(names) == 0 {
 		names = DefaultMetrics
 	}
-	res := &Result{Alpha: cfg.Alpha, Threshold: cfg.Threshold, Test: cfg.Test, Regressed: []string{}}
+	res := &Result{Alpha: cfg.Alpha, Threshold: cfg.Threshold, Test: cfg.Test, Regressed: []string{}, Inconclusive: []string{}}
 	for _, m := range baseline {
 		res.BaselineRuns = append(res.BaselineRuns, m.RunID)
 	}
 	for _, m := range new {
 		res.NewRuns = append(res.NewRuns, m.RunID)
 	}
+	if err := CheckJobs(baseline, new); err != nil {
+		return nil, err
+	}
+	if err := sameClocks(baseline, new, names); err != nil {
+		return nil, err
+	}
 	b, n := newSide(baseline), newSide(new)
-	if b.size() == 0 {
-		return nil, fmt.Errorf("the baseline runs (%s) have no jobs: nothing to compare against", strings.Join(res.BaselineRuns, ", "))
-	}
-	if n.size() == 0 {
-		return nil, fmt.Errorf("the new runs (%s) have no jobs: nothing to compare", strings.Join(res.NewRuns, ", "))
-	}
 	for _, name := range names {
 		mt, ok := Metrics[name]
 		if !ok {
@@ -377,6 +433,9 @@ func Compare(baseline, new []*metrics.RunMetrics, cfg Config) (*Result, error) {
 		case row.Significant && row.Beyond:
 			row.Verdict = "REGRESSION"
 			res.Regressed = append(res.Regressed, row.Metric)
+		case row.Beyond && row.powerless:
+			row.Verdict = "INCONCLUSIVE"
+			res.Inconclusive = append(res.Inconclusive, row.Metric)
 		case row.Improved:
 			row.Verdict = "improved"
 		default:
@@ -386,30 +445,60 @@ func Compare(baseline, new []*metrics.RunMetrics, cfg Config) (*Result, error) {
 	return res, nil
 }
 
+// CheckJobs refuses a side whose runs have no jobs: there is nothing to
+// compare (a submitter killed before its first submission).
+func CheckJobs(baseline, new []*metrics.RunMetrics) error {
+	for _, side := range []struct {
+		what, why string
+		runs      []*metrics.RunMetrics
+	}{{"baseline", "nothing to compare against", baseline}, {"new", "nothing to compare", new}} {
+		var ids []string
+		jobs := 0
+		for _, m := range side.runs {
+			ids = append(ids, m.RunID)
+			jobs += len(m.Samples.JobSubmit)
+		}
+		if jobs == 0 {
+			return fmt.Errorf("the %s runs (%s) have no jobs: %s", side.what, strings.Join(ids, ", "), side.why)
+		}
+	}
+	return nil
+}
+
 // holm decides significance with the Holm–Bonferroni procedure: the gate
 // fails when any metric regresses, so the chance that noise fails it is
 // kept at α over all the metrics compared, not α per metric. With p-values
 // sorted ascending, the k-th (from 0) is significant when it and every
 // smaller one is below α/(m − k). Row.PAdj is the adjusted p-value.
+//
+// Each family (OutcomeFamily, PerformanceFamily) is adjusted on its own. A
+// row whose test could not be significant whatever the data (its MinP
+// times its family's size is α or more), or that ran no test for lack of
+// values, is powerless: a change for the worse there is inconclusive, not
+// "ok".
 func holm(rows []Row, alpha float64) {
-	idx := make([]int, 0, len(rows))
-	for i := range rows {
-		if rows[i].Test != "none" && rows[i].Verdict != "untested" {
-			idx = append(idx, i)
+	for _, fam := range []string{OutcomeFamily, PerformanceFamily} {
+		idx := make([]int, 0, len(rows))
+		for i := range rows {
+			if rows[i].Family == fam && rows[i].Test != "none" && rows[i].Verdict != "untested" {
+				idx = append(idx, i)
+			}
 		}
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(rows[a].P, rows[b].P) })
-	m := len(idx)
-	adj := 0.0
-	for k, i := range idx {
-		adj = max(adj, min(1, float64(m-k)*rows[i].P))
-		rows[i].PAdj = adj
-		rows[i].Significant = adj < alpha
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(rows[a].P, rows[b].P) })
+		m := len(idx)
+		adj := 0.0
+		for k, i := range idx {
+			adj = max(adj, min(1, float64(m-k)*rows[i].P))
+			rows[i].PAdj = adj
+			rows[i].Significant = adj < alpha
+			rows[i].powerless = !(rows[i].MinP*float64(m) < alpha)
+		}
 	}
 }
 
 func compare(mt *Metric, b, n *side, cfg Config) Row {
-	row := Row{Metric: mt.Name, Unit: mt.Unit, Better: mt.Better.String(), P: 1, PAdj: 1, CI: [2]float64{math.NaN(), math.NaN()}}
+	row := Row{Metric: mt.Name, Unit: mt.Unit, Better: mt.Better.String(), Family: mt.family(), P: 1, PAdj: 1, MinP: math.NaN(),
+		CI: [2]float64{math.NaN(), math.NaN()}}
 	worse := func(d float64) bool { // d = new − baseline
 		if mt.Better == HigherIsBetter {
 			return d < 0
@@ -436,16 +525,24 @@ func compare(mt *Metric, b, n *side, cfg Config) Row {
 		row.Verdict, row.Test = "REGRESSION", "none"
 		row.Note = fmt.Sprintf("the new runs have no value (the baseline has %d)", row.NBase)
 		return row
-	case row.NBase < 10 || row.NNew < 10:
-		row.Note, row.Test = "fewer than 10 values on a side: no test", "none"
+	case (row.NBase < SmallSample || row.NNew < SmallSample) && mt.Kind == RunLevel:
+		// A run-level figure has one value a run: no exact test of it.
+		row.Note, row.Test, row.powerless = fmt.Sprintf("fewer than %d jobs on a side: no exact test of a run-level figure", SmallSample), "none", true
+	case row.NBase < SmallSample || row.NNew < SmallSample:
+		var e sampstat.Exact
+		row.Test, e = exactTest(mt, b.values(mt, b.order), n.values(mt, n.order), cfg.Seed)
+		row.P, row.MinP = e.P, e.MinP
+		row.Note = fmt.Sprintf("fewer than %d values on a side: exact test", SmallSample)
 	case cfg.Test == IID && mt.Kind != RunLevel:
-		row.Test, row.P = iidTest(mt, b.values(mt, b.order), n.values(mt, n.order))
+		var e sampstat.Exact
+		row.Test, e = iidTest(mt, b.values(mt, b.order), n.values(mt, n.order))
+		row.P, row.MinP = e.P, e.MinP
 	default:
 		row.Test = "moving-block bootstrap of the difference"
 		if cfg.Test == IID {
 			row.Test = "bootstrap of the difference"
 		}
-		row.CI, row.P = bootstrap(mt, b, n, cfg, worse)
+		row.CI, row.P, row.MinP = bootstrap(mt, b, n, cfg, worse)
 	}
 	row.Change = row.New - row.Baseline
 	row.Relative = 0
@@ -463,7 +560,7 @@ func compare(mt *Metric, b, n *side, cfg Config) Row {
 // and the one-sided p-value of "new is worse": the share of resamples in
 // which it is not, (k + 1)/(B + 1) (the bootstrap's achieved significance
 // level).
-func bootstrap(mt *Metric, b, n *side, cfg Config, worse func(float64) bool) ([2]float64, float64) {
+func bootstrap(mt *Metric, b, n *side, cfg Config, worse func(float64) bool) (ci [2]float64, p, minP float64) {
 	resamples := cfg.Resamples
 	if resamples == 0 {
 		resamples = 2000
@@ -489,26 +586,43 @@ func bootstrap(mt *Metric, b, n *side, cfg Config, worse func(float64) bool) ([2
 		}
 	}
 	slices.Sort(d)
-	return [2]float64{sampstat.Quantile(d, cfg.Alpha), sampstat.Quantile(d, 1-cfg.Alpha)}, float64(notWorse+1) / float64(resamples+1)
+	ci = [2]float64{sampstat.Quantile(d, cfg.Alpha), sampstat.Quantile(d, 1-cfg.Alpha)}
+	if resamples >= minCountedResamples {
+		return ci, float64(notWorse+1) / float64(resamples+1), 1 / float64(resamples+1)
+	}
+	// Too few resamples for a count: (k + 1)/(B + 1) is never below
+	// 1/(B + 1), 0.005 for 200, which no Holm factor over a few metrics
+	// brings below α. The differences of large samples are near normal:
+	// p is the normal chance that the difference is not worse.
+	mu, sd := stat.MeanStdDev(d, nil)
+	switch {
+	case sd > 0:
+		z := mu / sd
+		if mt.Better == HigherIsBetter {
+			z = -z
+		}
+		return ci, distuv.UnitNormal.Survival(z), 0
+	case worse(mu):
+		return ci, 0, 0 // every resample worse by the same: the normal's limit
+	}
+	return ci, 1, 0
 }
 
+// minCountedResamples is the fewest resamples whose count gives the
+// bootstrap's p-value; with fewer (200 beyond 20,000 jobs a side) it comes
+// from the normal approximation of the resampled differences.
+const minCountedResamples = 1000
+
 // iidTest tests per-job values as independent: Mood's quantile test for a
-// quantile, the two-proportion z test for a proportion, the Mann–Whitney U
-// test for a mean (a shift of the whole distribution).
-func iidTest(mt *Metric, b, n []float64) (string, float64) {
+// quantile and Fisher's exact test for a proportion (both exact at any
+// size), the Mann–Whitney U test for a mean (a shift of the whole
+// distribution).
+func iidTest(mt *Metric, b, n []float64) (string, sampstat.Exact) {
 	switch {
 	case mt.Kind == Proportion:
-		kb, kn := 0, 0
-		for _, v := range b {
-			kb += int(v)
-		}
-		for _, v := range n {
-			kn += int(v)
-		}
-		_, p := sampstat.TwoProportionLess(kb, len(b), kn, len(n))
-		return "two-proportion z (one-sided, pooled)", p
+		return "Fisher's exact test (one-sided)", fisherTest(b, n)
 	case mt.Q > 0:
-		return fmt.Sprintf("Mood's quantile test: share beyond the pooled p%g, two-proportion z", 100*mt.Q), quantileTest(b, n, mt.Q, mt.Better)
+		return fmt.Sprintf("Mood's quantile test: share beyond the pooled p%g, Fisher's exact test", 100*mt.Q), quantileTest(b, n, mt.Q, mt.Better)
 	}
 	var mw sampstat.MannWhitney
 	if mt.Better == HigherIsBetter {
@@ -516,15 +630,42 @@ func iidTest(mt *Metric, b, n []float64) (string, float64) {
 	} else {
 		mw = sampstat.MannWhitneyGreater(b, n) // is new larger (worse)?
 	}
-	return "Mann–Whitney U (one-sided, normal approximation with ties)", mw.P
+	return "Mann–Whitney U (one-sided, normal approximation with ties)", sampstat.Exact{P: mw.P, MinP: 0}
+}
+
+// exactTest tests a side of fewer than SmallSample values exactly: Fisher's
+// test for a proportion, Mood's quantile test with Fisher's for a quantile,
+// and the permutation test of the means for a mean.
+func exactTest(mt *Metric, b, n []float64, seed uint64) (string, sampstat.Exact) {
+	switch {
+	case mt.Kind == Proportion:
+		return "Fisher's exact test (one-sided)", fisherTest(b, n)
+	case mt.Q > 0:
+		return fmt.Sprintf("Mood's quantile test: share beyond the pooled p%g, Fisher's exact test", 100*mt.Q), quantileTest(b, n, mt.Q, mt.Better)
+	case mt.Better == HigherIsBetter:
+		return "permutation test of the means (exact, one-sided)", sampstat.PermutationGreater(n, b, seed) // is the baseline's larger?
+	}
+	return "permutation test of the means (exact, one-sided)", sampstat.PermutationGreater(b, n, seed) // is the new one larger?
+}
+
+// fisherTest asks whether the new jobs succeed less often (values 1 or 0).
+func fisherTest(b, n []float64) sampstat.Exact {
+	kb, kn := 0, 0
+	for _, v := range b {
+		kb += int(v)
+	}
+	for _, v := range n {
+		kn += int(v)
+	}
+	return sampstat.FisherLess(kb, len(b), kn, len(n))
 }
 
 // quantileTest is Mood's median test generalized to the q-quantile: the
-// pooled sample's q-quantile c splits both samples, and the two-proportion z
-// test asks whether the new sample has more values beyond c (above it when
-// lower is better) than the baseline. Under the null hypothesis (the same
-// q-quantile) both shares are 1 − q. It returns the one-sided p-value.
-func quantileTest(b, n []float64, q float64, better Direction) float64 {
+// pooled sample's q-quantile c splits both samples, and Fisher's exact test
+// asks whether the new sample has more values beyond c (above it when lower
+// is better) than the baseline. Under the null hypothesis (the same
+// q-quantile) both shares are 1 − q.
+func quantileTest(b, n []float64, q float64, better Direction) sampstat.Exact {
 	all := append(slices.Clone(b), n...)
 	slices.Sort(all)
 	c := sampstat.Quantile(all, q)
@@ -537,8 +678,7 @@ func quantileTest(b, n []float64, q float64, better Direction) float64 {
 		}
 		return k
 	}
-	_, p := sampstat.TwoProportionLess(beyond(n), len(n), beyond(b), len(b))
-	return p
+	return sampstat.FisherLess(beyond(n), len(n), beyond(b), len(b))
 }
 
 // quantileOf is the type-7 quantile of v, which it reorders: two
@@ -608,7 +748,8 @@ func selectK(v []float64, k int) float64 {
 func (r *Result) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "baseline: %s\nnew:      %s\n", strings.Join(r.BaselineRuns, ", "), strings.Join(r.NewRuns, ", "))
-	fmt.Fprintf(tw, "a regression is a change for the worse beyond %.3g%% that is significant at α = %g over the metrics (%s test, Holm–Bonferroni)\n\n", 100*r.Threshold, r.Alpha, r.Test)
+	fmt.Fprintf(tw, "a regression is a change for the worse beyond %.3g%% that is significant at α = %g over the metrics of its family, the jobs' outcome or their performance (%s test; exact tests below %d values a side; Holm–Bonferroni)\n\n",
+		100*r.Threshold, r.Alpha, r.Test, SmallSample)
 	fmt.Fprintln(tw, "metric\tbetter\tbaseline\tnew\tchange\tp\tp (Holm)\tverdict\t")
 	for _, x := range r.Rows {
 		rel := "–"
@@ -635,7 +776,16 @@ func (r *Result) WriteText(w io.Writer) error {
 	var err error
 	if len(r.Regressed) > 0 {
 		_, err = fmt.Fprintf(w, "\nREGRESSION: %s\n", strings.Join(r.Regressed, ", "))
-	} else {
+	}
+	if len(r.Inconclusive) > 0 && err == nil {
+		if len(r.Regressed) == 0 {
+			_, err = fmt.Fprintln(w)
+		}
+		if err == nil {
+			_, err = fmt.Fprintf(w, "INCONCLUSIVE: %s: worse beyond the threshold on too few values for any outcome of the test to be significant; give the gate more jobs (or runs)\n", strings.Join(r.Inconclusive, ", "))
+		}
+	}
+	if !r.Failed() {
 		_, err = fmt.Fprintln(w, "\nno significant regression")
 	}
 	return err
@@ -674,6 +824,8 @@ func (r *Row) NullReason(field string) string {
 		return "a side has no value"
 	case "diff_ci":
 		return "no bootstrap was run (" + r.Test + ")"
+	case "min_p":
+		return "no test was run"
 	}
 	return ""
 }
@@ -691,4 +843,28 @@ func ParseThreshold(s string) (float64, error) {
 		v /= 100
 	}
 	return v, nil
+}
+
+// sameClocks refuses to compare figures measured on different clocks
+// (metrics.Clocks): job durations of the bundled core's emulated jobs in
+// workload time against wall times of jobs compressed otherwise would be
+// compared as one, and spans of schedules compressed differently too. The
+// runs of a side must agree among themselves as well. The submission delay
+// is always wall time; proportions have no clock.
+func sameClocks(baseline, new []*metrics.RunMetrics, names []string) error {
+	jobs, span := false, false
+	for _, name := range names {
+		if mt := Metrics[name]; mt != nil {
+			jobs = jobs || mt.Kind == Distribution && !strings.HasSuffix(mt.Name, "-delay")
+			span = span || mt.Kind == RunLevel
+		}
+	}
+	all := append(slices.Clone(baseline), new...)
+	for _, r := range all[1:] {
+		if d := metrics.ClockDifferenceOf(all[0].Clocks, r.Clocks, jobs, span); d != "" {
+			return fmt.Errorf("runs %s and %s are on different clocks (%s): the gate compares like with like; "+
+				"compare runs compressed alike (one kind of target, one speedup), or leave those metrics out (--metrics)", all[0].RunID, r.RunID, d)
+		}
+	}
+	return nil
 }

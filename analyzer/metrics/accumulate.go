@@ -10,6 +10,9 @@ import (
 	"github.com/gmark/gmark/analyzer/sampstat"
 )
 
+// NoJobRan is what the report says of a run in which no job started.
+const NoJobRan = "no job ran (none started)"
+
 // Compute computes the metrics of a run in one pass over its jobs. Each
 // job's figures are computed once (figuresOf) and given to the views
 // that use them: the resources it used (every unitary job and task), the
@@ -57,10 +60,15 @@ func figuresOf(j *Job, f float64, tau time.Duration) figures {
 // computation is Compute's state: the metrics being built and one
 // accumulator per view.
 type computation struct {
-	rd     *RunData
-	opts   Options
-	f      float64 // time scale: the speedup in workload time, else 1
-	t0, t1 int64   // the run's interval: first submission to last end
+	rd   *RunData
+	opts Options
+	// f converts the store's durations of jobs to the report's clock (the
+	// core's time scale in workload time, else 1); fs the span's (the
+	// speedup when the span is in workload time, else 1): Clocks.
+	f, fs  float64
+	t0, t1 int64 // the run's interval: first submission to last end
+	ran    bool  // some job started or ended
+	spans  bool  // the run has a span: some job ran, and its times are in order
 	m      *RunMetrics
 
 	use    resourceUse
@@ -90,19 +98,20 @@ type groupViews struct {
 }
 
 func newComputation(rd *RunData, opts Options) *computation {
-	c := &computation{rd: rd, opts: opts, f: 1, reasons: map[[2]string]int{}, taskGood: map[string]float64{}}
+	clocks := newClocks(rd, opts.WallTime)
+	c := &computation{rd: rd, opts: opts, f: clocks.JobFactor(), fs: clocks.SpanFactor(), reasons: map[[2]string]int{}, taskGood: map[string]float64{}}
 	c.m = &RunMetrics{RunID: rd.ID, Project: rd.Project, Scenario: rd.Scenario, Target: rd.Target, Status: rd.Status,
-		Speedup: rd.Speedup, TimeBase: "wall", TauS: opts.Tau.Seconds(), Processors: rd.Processors,
+		Speedup: clocks.Speedup, TimeBase: clocks.Base(), Clocks: clocks, TauS: opts.Tau.Seconds(), Processors: rd.Processors,
 		ProcessorsSource: rd.ProcessorsSource, Utilization: math.NaN(), Notes: slices.Clone(rd.Notes)}
-	if !opts.WallTime && rd.Speedup != 1 {
-		c.f = rd.Speedup
-		c.m.TimeBase = "workload"
-	}
 	c.m.Samples = newSamples(len(rd.Jobs))
 	c.tasks.perJob = map[string]*taskCounts{}
 	c.groups = groupViews{byType: map[string]*groupAcc{}, byUser: map[string]*groupAcc{}, bySite: map[string]*groupAcc{}, siteSplit: map[string][]string{}}
-	c.t0, c.t1 = interval(rd.Jobs)
-	c.m.StartNS, c.m.EndNS = c.t0, c.t1
+	c.t0, c.t1, c.ran = interval(rd.Jobs)
+	c.spans = c.ran && c.t0 != 0 && c.t1 >= c.t0
+	c.m.StartNS = c.t0
+	if c.spans {
+		c.m.EndNS = c.t1
+	}
 	for i := range rd.Jobs {
 		if j := &rd.Jobs[i]; j.Parent != "" && j.State == Succeeded {
 			c.taskGood[j.Parent] += ProcessorSeconds(j)
@@ -124,10 +133,13 @@ func newSamples(n int) Samples {
 }
 
 // interval is the run's span: from the first submission (or scheduled
-// instant) to the last end (or start, or submission).
-func interval(jobs []Job) (t0, t1 int64) {
+// instant) to the last end (or start, or submission). ran tells whether
+// any job started or ended: without, the run has no span (no job ran, and
+// the last end is missing: no figure is made of it).
+func interval(jobs []Job) (t0, t1 int64, ran bool) {
 	for i := range jobs {
 		j := &jobs[i]
+		ran = ran || j.StartNS != 0 || j.EndNS != 0
 		for _, t := range []int64{j.SubmitNS, j.ScheduledNS} {
 			if t != 0 && (t0 == 0 || t < t0) {
 				t0 = t
@@ -139,7 +151,7 @@ func interval(jobs []Job) (t0, t1 int64) {
 			}
 		}
 	}
-	return t0, t1
+	return t0, t1, ran
 }
 
 // add gives a job to the views it belongs to. A warm job left out of the
@@ -267,10 +279,10 @@ func (c *computation) addJob(j *Job, fig *figures) {
 	}
 	sub, end := math.NaN(), math.NaN()
 	if j.SubmitNS != 0 {
-		sub = sec(j.SubmitNS-c.t0) * c.f
+		sub = sec(j.SubmitNS-c.t0) * c.fs
 	}
 	if j.EndNS != 0 {
-		end = sec(j.EndNS-c.t0) * c.f
+		end = sec(j.EndNS-c.t0) * c.fs
 	}
 	gp := 0.0
 	if j.Composite() {
@@ -302,18 +314,33 @@ func (c *computation) finish() *RunMetrics {
 	if len(c.groups.byUser) > 0 {
 		m.ByUser = groups(c.groups.byUser, opts.MaxGroups)
 	}
-	span := sec(c.t1 - c.t0)
-	m.Makespan, m.WallSpan = span*f, span
 	m.Goodput = c.use.good * f
-	m.Throughput, m.GoodputRate = math.NaN(), math.NaN()
-	if span > 0 {
-		m.Throughput = float64(m.Jobs.Succeeded) / (span * f / 3600)
-		m.GoodputRate = c.use.good / span
-		if c.rd.Processors > 0 {
-			m.Utilization = c.use.busy / (float64(c.rd.Processors) * span)
+	m.Makespan, m.WallSpan, m.Throughput, m.GoodputRate = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	if c.spans {
+		span := sec(c.t1 - c.t0)
+		m.Makespan, m.WallSpan = span*c.fs, span
+		if span > 0 {
+			m.Throughput = float64(m.Jobs.Succeeded) / (span * c.fs / 3600)
+			m.GoodputRate = c.use.good / span
+			if c.rd.Processors > 0 {
+				m.Utilization = c.use.busy / (float64(c.rd.Processors) * span)
+			}
+		}
+		m.Series = series(c.rd, c.t0, c.t1, opts.Bins, c.fs, opts)
+	} else {
+		switch {
+		case c.ran:
+			m.NoSpan = "the jobs' times are missing or out of order (no submission before the last end)"
+		case m.Jobs.Submitted > 0 || m.Tasks.Submitted > 0:
+			m.NoSpan = NoJobRan
+		default:
+			m.NoSpan = "the run has no jobs"
 		}
 	}
-	m.Series = series(c.rd, c.t0, c.t1, opts.Bins, f, opts)
+	if !m.Clocks.Plain() {
+		jobs, span, delay := m.Clocks.Describe()
+		m.Notes = append(m.Notes, "clocks: "+jobs+"; "+span+"; "+delay)
+	}
 	if len(c.tasks.perJob) > 0 || m.hasComposite(c.rd) {
 		m.Composite = operational(c.rd, f, opts, func(id string) (int, int, int) {
 			if tc := c.tasks.perJob[id]; tc != nil {

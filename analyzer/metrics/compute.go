@@ -208,11 +208,12 @@ type RunMetrics struct {
 	Target   string  `json:"target"`
 	Status   string  `json:"status"`
 	Speedup  float64 `json:"speedup"`
-	TimeBase string  `json:"time_base"` // "wall" or "workload"
+	TimeBase string  `json:"time_base"` // "wall", "workload" (some figures converted) or "simulated"; Clocks says which
+	Clocks   Clocks  `json:"clocks"`    // the clock of each kind of figure
 	TauS     float64 `json:"tau_s"`
 
-	StartNS int64 `json:"start_ns"` // first submission
-	EndNS   int64 `json:"end_ns"`   // last end
+	StartNS int64 `json:"start_ns,omitempty"` // first submission (or scheduled instant); absent (0) with no jobs
+	EndNS   int64 `json:"end_ns,omitempty"`   // last end; absent (0) when no job ran
 
 	Jobs        Counts        `json:"jobs"`  // top-level jobs (unitary and composite)
 	Tasks       Counts        `json:"tasks"` // sub-jobs of composite jobs
@@ -235,8 +236,8 @@ type RunMetrics struct {
 	BSlowdown sampstat.Summary `json:"bounded_slowdown"`
 	Delay     sampstat.Summary `json:"submission_delay_s"`
 
-	Makespan    float64 `json:"makespan_s"`          // last end − first submission
-	WallSpan    float64 `json:"wall_makespan_s"`     // the makespan in wall time, whatever the time base
+	Makespan    float64 `json:"makespan_s"`          // last end − first submission; NaN when no job ran (NoSpan)
+	WallSpan    float64 `json:"wall_makespan_s"`     // the makespan in wall time, whatever the clocks
 	Throughput  float64 `json:"throughput_per_h"`    // succeeded top-level jobs per hour of the makespan
 	Goodput     float64 `json:"goodput_processor_s"` // processor-seconds of successful jobs and tasks
 	GoodputRate float64 `json:"goodput_processors"`  // Goodput / makespan
@@ -245,6 +246,10 @@ type RunMetrics struct {
 	Utilization      float64 `json:"utilization"`
 	Processors       int     `json:"processors"`
 	ProcessorsSource string  `json:"processors_source"`
+
+	// NoSpan says why the run has no makespan (no job ran, or its times
+	// are missing); "" when it has one.
+	NoSpan string `json:"no_span,omitempty"`
 
 	Series    TimeSeries   `json:"series"`
 	ByType    []Group      `json:"by_type"`
@@ -638,11 +643,22 @@ func (m *RunMetrics) NullReason(field string) string {
 		if m.Processors <= 0 {
 			return "the system size is unknown: pass --processors N"
 		}
-		return "the run lasted no time (no job ended after the first submission)"
+		return m.noSpan()
 	case "throughput_per_h", "goodput_processors":
-		return "the run lasted no time (no job ended after the first submission)"
+		return m.noSpan()
+	case "makespan_s", "wall_makespan_s":
+		return m.NoSpan
 	}
 	return ""
+}
+
+// noSpan says why the run's rates are undefined: it has no span, or one
+// of no length.
+func (m *RunMetrics) noSpan() string {
+	if m.NoSpan != "" {
+		return m.NoSpan
+	}
+	return "the run lasted no time (no job ended after the first submission)"
 }
 
 // NullReason says why a column of a per-type, per-site or per-user row is

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -199,11 +200,12 @@ func TestComputeHandRun(t *testing.T) {
 	check("Σ busy over the bins", total, 332)
 }
 
-// A run made with --speedup is reported in workload time by default, its
-// wall-clock makespan beside; WallTime reports it as observed.
+// A run made with --speedup on the bundled core (its clock as fast as the
+// schedule) is reported in workload time by default, its wall-clock
+// makespan beside; WallTime reports it as observed.
 func TestComputeWorkloadTime(t *testing.T) {
 	rd := handRun()
-	rd.Speedup = 10
+	rd.Target, rd.Speedup, rd.JobScale = "koala", 10, 10
 	m := Compute(rd, Options{})
 	if m.TimeBase != "workload" {
 		t.Fatal(m.TimeBase)
@@ -216,7 +218,7 @@ func TestComputeWorkloadTime(t *testing.T) {
 		t.Errorf("wall time: base %s makespan %v (wall %v) wait %v", wall.TimeBase, wall.Makespan, wall.WallSpan, wall.Wait.Mean)
 	}
 	// A run without a speedup has one time base: wall.
-	rd.Speedup = 1
+	rd.Speedup, rd.JobScale = 1, 1
 	if m1 := Compute(rd, Options{}); m1.TimeBase != "wall" || !near(m1.Makespan, 110) {
 		t.Errorf("speedup 1: base %s makespan %v", m1.TimeBase, m1.Makespan)
 	}
@@ -227,6 +229,33 @@ func TestComputeWorkloadTime(t *testing.T) {
 	// Bounded slowdown in workload time: 1-1's run of 20 s is above τ now.
 	if !near(m.BSlowdown.Mean, (1.1+1+2.5+65.0/60)/4) {
 		t.Errorf("bsld %v", m.BSlowdown.Mean)
+	}
+}
+
+// --speedup on a target whose jobs run in real time (local, slurm, sge,
+// condor, dryrun) compresses the schedule only: the durations the target
+// measured stay in wall time, and so does the span, which no factor turns
+// into the workload's. Before, every duration was multiplied by the
+// speedup: run times, responses and makespans 10× too long, throughput
+// 10× too low.
+func TestComputeSpeedupOnRealTargets(t *testing.T) {
+	for _, target := range []string{"local", "slurm", "sge", "condor", "dryrun"} {
+		t.Run(target, func(t *testing.T) {
+			rd := handRun()
+			rd.Target, rd.Speedup = target, 10
+			m := Compute(rd, Options{})
+			if !near(m.Wait.Mean, 11.25) || !near(m.Run.Mean, (100+2+20+60)/4.0) || !near(m.Makespan, 110) || !near(m.WallSpan, 110) ||
+				!near(m.Throughput, 3/(110.0/3600)) || !near(m.Goodput, 332-80) {
+				t.Errorf("wait %v run %v makespan %v (wall %v) throughput %v goodput %v", m.Wait.Mean, m.Run.Mean, m.Makespan, m.WallSpan, m.Throughput, m.Goodput)
+			}
+			if c := m.Clocks; c.Jobs != Wall || c.Span != Wall || c.Delay != Wall || c.Speedup != 10 || c.JobScale != 1 || m.TimeBase != Wall {
+				t.Errorf("clocks %+v, time base %s", c, m.TimeBase)
+			}
+			jobs, span, _ := m.Clocks.Describe()
+			if !strings.Contains(jobs, "real time") || !strings.Contains(span, "compressed 10×") {
+				t.Errorf("the clocks say %q, %q", jobs, span)
+			}
+		})
 	}
 }
 

@@ -24,18 +24,23 @@ import (
 
 // RunData is everything the metrics read of one run.
 type RunData struct {
-	ID          string
-	Project     string
-	Scenario    string
-	Target      string
-	CreatedNS   int64
-	Status      string // completed, aborted, or running (no end recorded: running or interrupted)
-	EndNS       int64
-	Settings    string  // the submitter's settings, JSON
-	Speedup     float64 // the submitter's --speedup (1 when not set)
-	WorkloadDir string
-	Jobs        []Job
-	Provenance  []store.Provenance
+	ID        string
+	Project   string
+	Scenario  string
+	Target    string
+	CreatedNS int64
+	Status    string // completed, aborted, or running (no end recorded: running or interrupted)
+	EndNS     int64
+	Settings  string  // the submitter's settings, JSON
+	Speedup   float64 // the submitter's --speedup (1 when not set)
+	// JobScale is how many times faster than the wall clock the target ran
+	// the jobs: the bundled core's time scale, 1 for targets whose jobs run
+	// in real time; JobScaleSource says how it is known (findJobScale).
+	JobScale       float64
+	JobScaleSource string
+	WorkloadDir    string
+	Jobs           []Job
+	Provenance     []store.Provenance
 
 	// Processors is the system size utilization is measured against; 0
 	// when unknown. ProcessorsSource says where it came from.
@@ -193,6 +198,7 @@ func Load(st *store.Store, runID string, opts LoadOptions) (*RunData, error) {
 			return nil, err
 		}
 	}
+	rd.findJobScale(st)
 	if err := rd.loadComponentStarts(st); err != nil {
 		return nil, err
 	}
@@ -229,9 +235,10 @@ func (rd *RunData) markWarm() {
 // targetConfig is the part of a provenance record's target configuration
 // the loader reads.
 type targetConfig struct {
-	Grid       string `json:"grid"`
-	Endpoint   string `json:"endpoint"`
-	Processors int    `json:"processors"`
+	Grid       string  `json:"grid"`
+	Endpoint   string  `json:"endpoint"`
+	Processors int     `json:"processors"`
+	TimeScale  float64 `json:"time_scale"` // the bundled core's, when the run set it
 }
 
 func (rd *RunData) lastTargetConfig() (targetConfig, string) {

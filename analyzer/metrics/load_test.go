@@ -117,7 +117,13 @@ func TestLoadLiveKoalaBreakdown(t *testing.T) {
 	if cj == nil || !cj.HasPhases || !near(cj.Place, 2) || !near(cj.Claim, 3) || !near(cj.Hold, 1) || cj.ClaimTries != 2 || !near(cj.Transfer, 3) {
 		t.Fatalf("core job %+v", cj)
 	}
-	m := Compute(rd, Options{})
+	// A core whose clock ran 10× the wall clock (measured): its jobs live
+	// in workload time; --wall-time gives the phases as observed, which
+	// this test checks.
+	if w := Compute(rd, Options{}); w.Clocks.Jobs != Workload || w.Clocks.JobScale != 10 || !near(w.Core.Placement.Mean, 20) {
+		t.Errorf("workload time: clocks %+v, placement %v", w.Clocks, w.Core.Placement.Mean)
+	}
+	m := Compute(rd, Options{WallTime: true})
 	phases := map[string]float64{}
 	for _, p := range m.Breakdown.Phases {
 		phases[p.Name] = p.Mean

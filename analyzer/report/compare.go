@@ -183,7 +183,7 @@ func (c *Comparison) group() error {
 		}
 		r.Group = v
 		r.Seed, r.Workload = fields["seed"], fields["workload"]
-		if r.Run.Metrics.TimeBase == "workload" && i == 0 {
+		if r.Run.Metrics.Clocks.Jobs == metrics.Workload && i == 0 {
 			c.Unit = "workload s"
 		}
 	}
@@ -213,10 +213,11 @@ func (c *Comparison) group() error {
 			g.Values = append(g.Values, groupValue(m, runs))
 		}
 	}
-	if len(c.Runs) > 0 && c.Runs[0].Run.Metrics.TimeBase != "" {
+	if len(c.Runs) > 0 {
+		first := c.Runs[0].Run.Metrics
 		for _, r := range c.Runs[1:] {
-			if r.Run.Metrics.TimeBase != c.Runs[0].Run.Metrics.TimeBase {
-				c.Notes = append(c.Notes, "the runs are in different time bases (wall and workload): their durations do not compare")
+			if d := metrics.ClockDifference(first.Clocks, r.Run.Metrics.Clocks); d != "" {
+				c.Notes = append(c.Notes, fmt.Sprintf("runs %s and %s are on different clocks (%s): those figures do not compare", c.Runs[0].Name, r.Name, d))
 				break
 			}
 		}

@@ -113,7 +113,7 @@ func newFigureContext(runs []*Run) *figureContext {
 	for i, run := range runs {
 		fc.labels[i] = run.Label
 	}
-	if runs[0].Metrics.TimeBase == "workload" {
+	if runs[0].Metrics.Clocks.Jobs == metrics.Workload {
 		fc.unit = "workload s"
 	}
 	return fc
@@ -269,6 +269,9 @@ func (fc *figureContext) timeSeries(title, ylabel string, get func(*metrics.RunM
 	div, xl := 60.0, "minutes since the first submission"
 	if hours {
 		div, xl = 3600, "hours since the first submission"
+	}
+	if fc.runs[0].Metrics.Clocks.Span == metrics.Workload {
+		xl += " (workload time)"
 	}
 	for _, run := range fc.runs {
 		v := get(run.Metrics)

@@ -50,12 +50,10 @@ func runWorkers(r *Run) (float64, bool) {
 	return float64(*s.Workers), true
 }
 
-// wallFactor turns a run's durations in its time base into wall seconds.
+// wallFactor turns a run's submission instants (its span's clock) into
+// wall seconds.
 func wallFactor(m *metrics.RunMetrics) float64 {
-	if m.TimeBase == "workload" && m.Speedup > 0 {
-		return 1 / m.Speedup
-	}
-	return 1
+	return 1 / m.Clocks.SpanFactor()
 }
 
 // durations stacks each run's wall time: from its creation to its first

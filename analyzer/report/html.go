@@ -116,7 +116,7 @@ type distRow struct {
 
 func dists(m *metrics.RunMetrics) []distRow {
 	u := " (s)"
-	if m.TimeBase == "workload" {
+	if m.Clocks.Jobs == metrics.Workload {
 		u = " (workload s)"
 	}
 	rows := []distRow{{"wait" + u, m.Wait}, {"run time" + u, m.Run}, {"response time" + u, m.Response},
@@ -170,7 +170,7 @@ Times are in seconds; formulas in <code>docs/metrics.md</code>.</p>
 <div class="scroll"><table>
 <tr><th class="l">label</th><th class="l">run</th><th class="l">project / scenario</th><th class="l">target</th><th class="l">status</th><th class="l">speedup, time base</th><th>jobs</th><th>tasks</th><th class="l">first submission</th><th>makespan (s)</th><th class="l">system size</th></tr>
 {{range .Runs}}{{$m := .Metrics}}<tr><td class="l">{{.Label}}</td><td class="l"><code class="id">{{$m.RunID}}</code></td><td class="l">{{$m.Project}} / {{$m.Scenario}}</td><td class="l">{{$m.Target}}</td><td class="l">{{$m.Status}}</td>
-<td class="l">{{num $m.Speedup}}, {{$m.TimeBase}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{$m.Tasks.Submitted}}</td><td class="l">{{nsTime $m.StartNS}}</td><td class="w">{{num $m.Makespan}}{{if eq $m.TimeBase "workload"}} ({{num $m.WallSpan}} wall){{end}}</td>
+<td class="l">{{num $m.Speedup}}, {{$m.TimeBase}}</td><td>{{$m.Jobs.Submitted}}</td><td>{{$m.Tasks.Submitted}}</td><td class="l">{{nsTime $m.StartNS}}</td><td class="w">{{if $m.NoSpan}}{{$m.NoSpan}}{{else}}{{num $m.Makespan}}{{if eq $m.Clocks.Span "workload"}} ({{num $m.WallSpan}} wall){{end}}{{end}}</td>
 <td class="l long">{{if $m.Processors}}{{$m.Processors}} processors ({{$m.ProcessorsSource}}){{else}}unknown{{end}}</td></tr>
 {{end}}</table></div>
 {{range .Runs}}{{if .Metrics.Notes}}<p class="note"><b>{{.Label}}:</b> {{range .Metrics.Notes}}{{.}}. {{end}}</p>{{end}}{{end}}
@@ -199,8 +199,8 @@ wait or run statistics. Wait, run and response of completed jobs (succeeded or f
 {{range dists $m}}<tr><td class="l">{{.Name}}</td><td>{{.S.N}}</td><td>{{num .S.Mean}}</td><td class="w">{{ci .S.MeanCI}}</td><td>{{num .S.Std}}</td><td>{{num .S.Min}}</td><td>{{num .S.P25}}</td>
 <td>{{num .S.P50}}</td><td class="w">{{ci .S.MedianCI}}</td><td>{{num .S.P75}}</td><td>{{num .S.P90}}</td><td>{{num .S.P95}}</td><td>{{num .S.P99}}</td><td>{{num .S.Max}}</td></tr>
 {{end}}</table></div>
-<p class="note">Makespan {{num $m.Makespan}} s; throughput {{num $m.Throughput}} successful jobs per hour; goodput {{num $m.Goodput}} processor-seconds
-({{num $m.GoodputRate}} processors on average); utilization {{pct $m.Utilization}}.</p>
+<p class="note">{{if $m.NoSpan}}{{$m.NoSpan}}: no makespan, throughput or utilization; goodput {{num $m.Goodput}} processor-seconds.{{else}}Makespan {{num $m.Makespan}} s; throughput {{num $m.Throughput}} successful jobs per hour; goodput {{num $m.Goodput}} processor-seconds
+({{num $m.GoodputRate}} processors on average); utilization {{pct $m.Utilization}}.{{end}}</p>
 {{end}}
 
 <h2 id="failures">Failures</h2>

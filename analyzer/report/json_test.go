@@ -114,7 +114,8 @@ func TestReportJSONNullReasons(t *testing.T) {
 	for p, want := range map[string]string{
 		"runs[0].metrics.wait_s":           "no values (n = 0)",
 		"runs[0].metrics.success_rate":     "NaN: the run has no jobs",
-		"runs[0].metrics.throughput_per_h": "NaN: the run lasted no time",
+		"runs[0].metrics.throughput_per_h": "NaN: the run has no jobs",
+		"runs[0].metrics.makespan_s":       "NaN: the run has no jobs",
 		"runs[1].metrics.utilization":      "NaN: the system size is unknown: pass --processors N",
 	} {
 		if !strings.HasPrefix(got[p], want) {

@@ -20,8 +20,8 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	for _, run := range r.Runs {
 		m := run.Metrics
 		ew.printf("run %s (%s) %s/%s, target %s, %s", m.RunID, run.Label, m.Project, m.Scenario, m.Target, m.Status)
-		if m.Speedup != 1 {
-			ew.printf(", speedup %s (%s time)", num(m.Speedup), m.TimeBase)
+		if m.Speedup != 1 || m.Clocks.JobScale > 0 && m.Clocks.JobScale != 1 {
+			ew.printf(", speedup %s (%s time)", num(m.Speedup), m.TimeBase) // which figures: the clocks' note
 		}
 		ew.printf("\n")
 		c := m.Jobs
@@ -51,15 +51,19 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			ew.printf("  %-17s mean %s s, p95 %s s, max %s s over %d co-allocated jobs (first to last component start)\n",
 				"co-allocation", num(o.Mean), num(o.P95), num(o.Max), c.Jobs)
 		}
-		ew.printf("  makespan %s s", num(m.Makespan))
-		if m.TimeBase == "workload" {
-			ew.printf(" (%s s wall)", num(m.WallSpan))
+		if m.NoSpan != "" {
+			ew.printf("  %s: no makespan, throughput or utilization; goodput %s processor-h\n", m.NoSpan, num(m.Goodput/3600))
+		} else {
+			ew.printf("  makespan %s s", num(m.Makespan))
+			if m.Clocks.Span == metrics.Workload {
+				ew.printf(" (%s s wall)", num(m.WallSpan))
+			}
+			ew.printf(", throughput %s jobs/h, goodput %s processor-h, utilization %s", num(m.Throughput), num(m.Goodput/3600), pct(m.Utilization))
+			if m.Processors > 0 {
+				ew.printf(" of %d processors", m.Processors)
+			}
+			ew.printf("\n")
 		}
-		ew.printf(", throughput %s jobs/h, goodput %s processor-h, utilization %s", num(m.Throughput), num(m.Goodput/3600), pct(m.Utilization))
-		if m.Processors > 0 {
-			ew.printf(" of %d processors", m.Processors)
-		}
-		ew.printf("\n")
 		for i, f := range m.Failures {
 			if i == 5 {
 				ew.printf("  … %d more reasons\n", len(m.Failures)-5)

@@ -1,7 +1,10 @@
 // Package sampstat holds the sample statistics gmark's reports and its
 // regression gate use: quantiles, summaries with 95% confidence intervals
-// (percentile bootstrap), the Mann–Whitney U test and the two-proportion z
-// test. Means and standard deviations come from gonum/stat.
+// (percentile bootstrap), the Mann–Whitney U test, the two-proportion z
+// test, and the exact tests of small samples: Fisher's (FisherLess) and the
+// permutation test of the means (PermutationGreater). Means and standard
+// deviations come from gonum/stat, binomial coefficients from gonum's
+// stat/combin.
 package sampstat
 
 import (

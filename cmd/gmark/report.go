@@ -56,8 +56,9 @@ func init() {
 			&cli.StringFlag{Name: "metrics", Usage: "regression gate: metrics to compare, comma-separated (default " +
 				strings.Join(gate.DefaultMetrics, ",") + "; known: " + strings.Join(gate.Names(), ", ") + ")"},
 			&cli.StringFlag{Name: "threshold", Value: "5%", Usage: "regression gate: smallest relative change that counts (5% or 0.05)"},
-			&cli.Float64Flag{Name: "alpha", Value: 0.01, Usage: "regression gate: significance level over all the metrics compared"},
-			&cli.StringFlag{Name: "test", Value: gate.BlockBootstrap, Usage: "regression gate: " + gate.BlockBootstrap + " (blocks of consecutive jobs) or " + gate.IID + " (jobs as independent: Mann–Whitney U, Mood, z)"},
+			&cli.Float64Flag{Name: "alpha", Value: 0.01, Usage: "regression gate: significance level over the metrics of a family (the jobs' outcome; their performance)"},
+			&cli.BoolFlag{Name: "allow-different-workloads", Usage: "regression gate: compare sides whose workloads, specs or scenarios differ (refused otherwise, exit 2)"},
+			&cli.StringFlag{Name: "test", Value: gate.BlockBootstrap, Usage: "regression gate: " + gate.BlockBootstrap + " (blocks of consecutive jobs) or " + gate.IID + " (jobs as independent: Mann–Whitney U, Mood, Fisher); exact tests below 10 values a side"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines on standard error"},
 		},
 		Action: runReport,
@@ -77,8 +78,7 @@ func init() {
 	})
 }
 
-// maxBins bounds --bins: the time series take a few numbers per bin and
-// run, and a figure cannot show more points than it has pixels anyway.
+// maxBins bounds --bins: a figure cannot show more points than it has pixels.
 const maxBins = 10000
 
 // checkDB is report.CheckStore, its refusals as usage errors.
@@ -153,7 +153,7 @@ func parseReportFlags(c *cli.Context) (reportOptions, error) {
 }
 
 func parseGateFlags(c *cli.Context) (*report.GateOptions, error) {
-	g := &report.GateOptions{DB: c.String("baseline"), Runs: splitList(c.StringSlice("baseline-run")), Format: "text",
+	g := &report.GateOptions{DB: c.String("baseline"), Runs: splitList(c.StringSlice("baseline-run")), Format: "text", AllowDifferentWorkloads: c.Bool("allow-different-workloads"),
 		Config: gate.Config{Metrics: splitList([]string{c.String("metrics")}), Alpha: c.Float64("alpha"), Test: c.String("test")}}
 	threshold, err := gate.ParseThreshold(c.String("threshold"))
 	if err != nil {
@@ -250,9 +250,9 @@ func writeReport(ctx context.Context, o reportOptions, w io.Writer) error {
 
 // runGate compares the runs of --db with those of --baseline.
 func runGate(ctx context.Context, o reportOptions, w io.Writer) error {
-	regressed, err := report.Gate(ctx, w, o.db, o.runs, *o.gate, o.opts)
-	if err == nil && len(regressed) > 0 {
-		return cli.Exit("regression in "+strings.Join(regressed, ", "), exitFailure)
+	res, err := report.Gate(ctx, w, o.db, o.runs, *o.gate, o.opts)
+	if err == nil && res.Failed() {
+		return cli.Exit(res.Verdict(), exitFailure)
 	}
 	return storeUsage(err)
 }

@@ -100,7 +100,9 @@ func (c *Core) fullyClaimed(j *Job) {
 		c.fail(j, "its processors were claimed after its start deadline: "+deadlineText(j))
 		return
 	}
-	j.State = Running
+	// The job's reason said why it waited (a re-queue, a claim that
+	// failed); it runs now, and what ends it says why from here on.
+	j.State, j.Reason = Running, ""
 	c.emit(Event{Kind: EvClaimed, Job: j.ID, Key: j.Opts.Key, Sites: j.Sites()})
 	start := j.JST
 	if start.Before(c.now) {
@@ -230,7 +232,7 @@ func (c *Core) componentEnded(j *Job, i int, ok bool, reason string) {
 		c.restart(j, "", "component "+strconv.Itoa(i)+" failed on "+cl.cfg.Name+": "+reason)
 		return
 	}
-	if !ok && j.Reason == "" {
+	if !ok && j.Reason == "" { // the first component of this run to fail says why
 		j.Reason = "component " + strconv.Itoa(i) + " on " + cl.cfg.Name + ": " + reason
 	}
 	for _, other := range j.Components {

@@ -100,7 +100,10 @@ type Job struct {
 	Spec  workload.Job
 	Opts  Options
 	State State
-	// Reason says why a job failed, was restarted or was re-placed.
+	// Reason says why a job ended (failed, cancelled) or, while it waits
+	// again, why it was restarted or re-placed. It is empty while the job
+	// runs and once it succeeded: a reason always describes the event
+	// that ended the job, never an earlier re-queue.
 	Reason string
 	// Why says, per site, why the job's last placement try failed (the
 	// counts of idle processors are the last try's); empty once the job is

@@ -133,6 +133,9 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	if c := health.Clock; c != nil && c.Scale > 0 {
 		t.scale, t.origin, t.wallOrigin = c.Scale, c.Origin, c.WallOrigin
 	}
+	// The report's clock of the jobs: the core emulates them t.scale times
+	// faster than the wall clock, whatever the submitter's --speedup.
+	r.Annotate("koala", "time_scale", strconv.FormatFloat(t.scale, 'g', -1, 64))
 	// Open the stream before any submission, so no event is missed.
 	// The stream lives until Close, not as long as the caller's ctx.
 	sctx, cancel := context.WithCancel(context.Background())
