@@ -60,7 +60,6 @@ type Drawing struct {
 type figure struct {
 	*plot.Plot
 	items []plot.Plotter
-	shift map[uintptr]float64 // by plotter pointer: how far sideways it is drawn from its data (ErrorLines)
 }
 
 // Add adds plotters to the plot, as plot.Plot.Add does.
@@ -555,7 +554,10 @@ func Pareto(title string, sites []string, counts []int) (*Drawing, error) {
 }
 
 // BiHistogram draws the histograms of two samples, the first upwards and the
-// second downwards, on the same bins (batch-size fairness, Fig. 5.12).
+// second downwards, on the same bins (batch-size fairness, Fig. 5.12): at
+// most 30 bins of a round width (1, 2, 2.5 or 5 times a power of ten)
+// from a multiple of it, so that the bins' edges are round values, on an
+// axis marked at round values (Ticks).
 func BiHistogram(title, xlabel string, up, down Series) (*Drawing, error) {
 	uv, badU := finite(up.Values)
 	dv, badD := finite(down.Values)
@@ -565,12 +567,7 @@ func BiHistogram(title, xlabel string, up, down Series) (*Drawing, error) {
 	all := append(slices.Clone(uv), dv...)
 	slices.Sort(all)
 	hi := all[int(0.99*float64(len(all)-1))] // the top 1% would squash the rest
-	lo := all[0]
-	const bins = 30
-	w := (hi - lo) / bins
-	if !(w > 0) || math.IsInf(w, 0) { // every value equal (or a range a float cannot split)
-		hi, w = lo+bins, 1
-	}
+	lo, w, bins := histogramBins(all[0], hi, 30)
 	count := func(v []float64) plotter.Values {
 		c := make(plotter.Values, bins)
 		for _, x := range v {
@@ -586,7 +583,7 @@ func BiHistogram(title, xlabel string, up, down Series) (*Drawing, error) {
 		cd[i] = -cd[i]
 	}
 	p := newPlot(title, xlabel, "jobs (second type downwards)")
-	bw := vg.Points(360 / bins)
+	bw := vg.Points(min(24, 360/float64(bins)))
 	bu, err := plotter.NewBarChart(cu, bw)
 	if err != nil {
 		return nil, err
@@ -601,25 +598,45 @@ func BiHistogram(title, xlabel string, up, down Series) (*Drawing, error) {
 	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", up.Label, len(uv)), bu)
 	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", down.Label, len(dv)), bd)
 	p.X.Tick.Marker = binTicks{lo: lo, w: w, n: bins}
-	note := fmt.Sprintf("%d bins of %s s from %s s; values above the 99th percentile (%s s) left out", bins, Num(w, 3), Num(lo, 3), Num(hi, 3))
+	note := fmt.Sprintf("%d bins of %s from %s; values above the 99th percentile (%s) left out", bins, Num(w, 3), Num(lo, 6), Num(hi, 4))
 	return p.drawing(title, join(note, leftOutNote(badU+badD))), nil
 }
 
-// binTicks labels bar positions (0 … n−1) with the bins' lower edges.
+// histogramBins are the bins of a histogram of values from lo to hi: the
+// round width w (1, 2, 2.5 or 5 times a power of ten) that covers them in
+// at most max bins, from the multiple of w at or below lo.
+func histogramBins(lo, hi float64, most int) (start, w float64, bins int) {
+	span := hi - lo
+	if !(span > 0) || math.IsInf(span, 0) || lo+span/float64(most) == lo { // every value equal (or a range a float cannot split)
+		w = 1
+		if a := math.Abs(lo); a > 0 && lo+a/10 != lo {
+			w = math.Pow(10, math.Floor(math.Log10(a)))
+		}
+		return math.Floor(lo/w) * w, w, 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(span/float64(most))))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		w = m * p
+		start = math.Floor(lo/w) * w
+		if bins = int(math.Ceil((hi-start)/w - 1e-9)); bins <= most {
+			break
+		}
+	}
+	return start, w, max(bins, 1)
+}
+
+// binTicks marks the axis of a histogram's bars (bar i at position i,
+// covering lo + i·w to lo + (i+1)·w) at round values of the histogram's
+// variable (Ticks over its range), each where that value falls.
 type binTicks struct {
 	lo, w float64
 	n     int
 }
 
 func (b binTicks) Ticks(_, _ float64) []plot.Tick {
-	var t []plot.Tick
-	step := max(1, b.n/6)
-	for i := 0; i <= b.n; i++ {
-		label := ""
-		if i%step == 0 {
-			label = Num(b.lo+float64(i)*b.w, 3)
-		}
-		t = append(t, plot.Tick{Value: float64(i) - 0.5, Label: label})
+	t := Ticks{}.Ticks(b.lo, b.lo+float64(b.n)*b.w)
+	for i := range t {
+		t[i].Value = (t[i].Value-b.lo)/b.w - 0.5
 	}
 	return t
 }
