@@ -131,10 +131,9 @@ func experimentFigures(e *ExperimentReport, dir string) ([]plots.Figure, error) 
 			for _, arch := range archsOf(e, sc) {
 				series = append(series, ciPoints(arch, key, aggregatesOf(e, sc, arch), byLoad))
 			}
-			label := metricLabel(key)
 			var err error
 			out, err = appendFigure(out, dir, strings.Join([]string{e.Name, sc, strings.ReplaceAll(key, ".", "-")}, "_"),
-				fmt.Sprintf("%s, scenario %s: %s", e.Name, sc, label), "load (%)", label, series)
+				fmt.Sprintf("%s, scenario %s: %s", e.Name, sc, metricLabel(key)), "load (%)", key, series)
 			if err != nil {
 				return nil, err
 			}
@@ -165,9 +164,8 @@ func scenarioFigures(e *ExperimentReport, dir, arch string, scenarios, keys []st
 		for _, sc := range scenarios {
 			series = append(series, ciPoints(sc, key, aggregatesOf(e, sc, arch), byLoad))
 		}
-		label := metricLabel(key)
 		var err error
-		out, err = appendFigure(out, dir, e.Name+"_"+strings.ReplaceAll(key, ".", "-"), fmt.Sprintf("%s (%s): %s", e.Name, arch, label), "load (%)", label, series)
+		out, err = appendFigure(out, dir, e.Name+"_"+strings.ReplaceAll(key, ".", "-"), fmt.Sprintf("%s (%s): %s", e.Name, arch, metricLabel(key)), "load (%)", key, series)
 		if err != nil {
 			return nil, err
 		}
@@ -175,11 +173,15 @@ func scenarioFigures(e *ExperimentReport, dir, arch string, scenarios, keys []st
 	return out, nil
 }
 
-// appendFigure draws series as lines through their points with their
-// intervals (plots.ErrorLines), saves the figure as dir/name and appends
-// it to out; series with nothing to draw add nothing.
-func appendFigure(out []plots.Figure, dir, name, title, xlabel, ylabel string, series []plots.Points) ([]plots.Figure, error) {
-	d, err := plots.ErrorLines(title, xlabel, ylabel, series)
+// appendFigure draws series of the metric key as lines through their
+// points with their intervals (plots.ErrorLines: none over fewer than
+// three repetitions, each cut at the metric's domain), saves the figure
+// as dir/name and appends it to out; series with nothing to draw add
+// nothing.
+func appendFigure(out []plots.Figure, dir, name, title, xlabel, key string, series []plots.Points) ([]plots.Figure, error) {
+	m := metricOf(key)
+	d, err := plots.ErrorLines(title, xlabel, m.label, series,
+		plots.Intervals{What: "95% confidence intervals of the mean (Student t)", Of: "repetitions", Domain: m.domain})
 	if plots.NoData(err) {
 		return out, nil
 	}
@@ -216,13 +218,17 @@ func archsOf(e *ExperimentReport, scenario string) []string {
 	return out
 }
 
-func metricLabel(key string) string {
+func metricLabel(key string) string { return metricOf(key).label }
+
+// metricOf is the aggregated metric of that key (one of any value,
+// labelled with its key, for a key no metric has).
+func metricOf(key string) metric {
 	for _, m := range append(slices.Clone(metrics), deadlineMetrics...) {
 		if m.key == key {
-			return m.label
+			return m
 		}
 	}
-	return key
+	return metric{key: key, label: key, domain: plots.Unbounded}
 }
 
 type htmlPage struct {
