@@ -556,8 +556,8 @@ func Pareto(title string, sites []string, counts []int) (*Drawing, error) {
 // BiHistogram draws the histograms of two samples, the first upwards and the
 // second downwards, on the same bins (batch-size fairness, Fig. 5.12): at
 // most 30 bins of a round width (1, 2, 2.5 or 5 times a power of ten)
-// from a multiple of it, so that the bins' edges are round values, on an
-// axis marked at round values (Ticks).
+// from a multiple of it, so that the bins' edges are round values, each
+// bar filling its bin on an axis of the values marked at round values.
 func BiHistogram(title, xlabel string, up, down Series) (*Drawing, error) {
 	uv, badU := finite(up.Values)
 	dv, badD := finite(down.Values)
@@ -568,38 +568,68 @@ func BiHistogram(title, xlabel string, up, down Series) (*Drawing, error) {
 	slices.Sort(all)
 	hi := all[int(0.99*float64(len(all)-1))] // the top 1% would squash the rest
 	lo, w, bins := histogramBins(all[0], hi, 30)
-	count := func(v []float64) plotter.Values {
-		c := make(plotter.Values, bins)
+	histogram := func(v []float64, sign float64) *histBars {
+		h := &histBars{Width: w}
+		for i := range bins {
+			h.XYs = append(h.XYs, plotter.XY{X: lo + (float64(i)+0.5)*w})
+		}
 		for _, x := range v {
 			if x > hi {
 				continue
 			}
-			c[max(0, min(int((x-lo)/w), bins-1))]++
+			h.XYs[max(0, min(int((x-lo)/w), bins-1))].Y += sign
 		}
-		return c
+		return h
 	}
-	cu, cd := count(uv), count(dv)
-	for i := range cd {
-		cd[i] = -cd[i]
-	}
+	bu, bd := histogram(uv, 1), histogram(dv, -1)
 	p := newPlot(title, xlabel, "jobs (second type downwards)")
-	bw := vg.Points(min(24, 360/float64(bins)))
-	bu, err := plotter.NewBarChart(cu, bw)
-	if err != nil {
-		return nil, err
-	}
-	bd, err := plotter.NewBarChart(cd, bw)
-	if err != nil {
-		return nil, err
-	}
 	bu.Color, bd.Color = Color(0), Color(1)
-	bu.LineStyle.Width, bd.LineStyle.Width = 0, 0
 	p.Add(bu, bd)
 	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", up.Label, len(uv)), bu)
 	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", down.Label, len(dv)), bd)
-	p.X.Tick.Marker = binTicks{lo: lo, w: w, n: bins}
-	note := fmt.Sprintf("%d bins of %s from %s; values above the 99th percentile (%s) left out", bins, Num(w, 3), Num(lo, 6), Num(hi, 4))
+	note := fmt.Sprintf("%s of %s from %s; values above the 99th percentile (%s) left out", count(bins, "bin"), Num(w, 3), Num(lo, 6), Num(hi, 4))
 	return p.drawing(title, join(note, leftOutNote(badU+badD))), nil
+}
+
+// histBars are a histogram's bars, each filling its bin: bin i centred at
+// XYs[i].X, Width wide, from 0 to XYs[i].Y (down for a negative count).
+// (plotter.Histogram draws its bars from the bottom of the plot, so it
+// cannot draw the downward half; a bar chart's bars are a width in points
+// at category positions, not their bins.) The figure's data lists each
+// bin's middle and count.
+type histBars struct {
+	plotter.XYs
+	Width float64
+	Color color.Color
+}
+
+// Plot implements plot.Plotter.
+func (h *histBars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for _, b := range h.XYs {
+		if b.Y == 0 {
+			continue
+		}
+		x0, x1 := trX(b.X-h.Width/2), trX(b.X+h.Width/2)
+		y0, y1 := trY(0), trY(b.Y)
+		c.FillPolygon(h.Color, c.ClipPolygonXY([]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}))
+	}
+}
+
+// DataRange implements plot.DataRanger: the bins' span, and 0 to the
+// largest count (or down to the most negative).
+func (h *histBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = math.Inf(1), math.Inf(-1)
+	for _, b := range h.XYs {
+		xmin, xmax = min(xmin, b.X-h.Width/2), max(xmax, b.X+h.Width/2)
+		ymin, ymax = min(ymin, b.Y), max(ymax, b.Y)
+	}
+	return xmin, xmax, ymin, ymax
+}
+
+// Thumbnail implements plot.Thumbnailer: the legend's swatch.
+func (h *histBars) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(h.Color, []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}})
 }
 
 // histogramBins are the bins of a histogram of values from lo to hi: the
@@ -623,22 +653,6 @@ func histogramBins(lo, hi float64, most int) (start, w float64, bins int) {
 		}
 	}
 	return start, w, max(bins, 1)
-}
-
-// binTicks marks the axis of a histogram's bars (bar i at position i,
-// covering lo + i·w to lo + (i+1)·w) at round values of the histogram's
-// variable (Ticks over its range), each where that value falls.
-type binTicks struct {
-	lo, w float64
-	n     int
-}
-
-func (b binTicks) Ticks(_, _ float64) []plot.Tick {
-	t := Ticks{}.Ticks(b.lo, b.lo+float64(b.n)*b.w)
-	for i := range t {
-		t[i].Value = (t[i].Value-b.lo)/b.w - 0.5
-	}
-	return t
 }
 
 // Lines draws time series, one line per series, x values shared per series;

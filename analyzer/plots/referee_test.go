@@ -373,11 +373,41 @@ func TestHistogramTicksRound(t *testing.T) {
 				t.Errorf("x ticks %q not at round values: %s", got, why)
 			}
 			width := "none"
-			if m := regexp.MustCompile(`bins of (\S+) from`).FindStringSubmatch(d.Note); m != nil {
+			if m := regexp.MustCompile(`bins? of (\S+) from`).FindStringSubmatch(d.Note); m != nil {
 				width = strings.ReplaceAll(m[1], ",", "")
 			}
-			if w, err := strconv.ParseFloat(width, 64); err != nil || !roundStep(w) {
+			w, err := strconv.ParseFloat(width, 64)
+			if err != nil || !roundStep(w) {
 				t.Errorf("note %q: the bins' width (%s) is not round", d.Note, width)
+			}
+			// The data are each bin's middle, in the values' unit, and its
+			// count (the bars were at category positions 0, 1, 2 …).
+			var b bytes.Buffer
+			if err := d.WriteCSV(&b); err != nil {
+				t.Fatal(err)
+			}
+			rows, _ := csv.NewReader(&b).ReadAll()
+			up := 0.0
+			for _, r := range rows[1:] {
+				x, _ := strconv.ParseFloat(r[1], 64)
+				y, _ := strconv.ParseFloat(r[2], 64)
+				if k := x/w - 0.5; math.Abs(k-math.Round(k)) > 1e-6 {
+					t.Errorf("row %q: x = %g is not the middle of a bin of %g", r, x, w)
+				}
+				if strings.HasPrefix(r[0], "a ") {
+					up += y
+				}
+			}
+			all := slices.Sorted(slices.Values(append(slices.Clone(c.up), c.down...)))
+			p99 := all[int(0.99*float64(len(all)-1))]
+			want := 0
+			for _, v := range c.up {
+				if v <= p99 {
+					want++
+				}
+			}
+			if up != float64(want) {
+				t.Errorf("the upward bins hold %g jobs, want %d (those up to the 99th percentile, %g)", up, want, p99)
 			}
 			for _, p := range d.Problems() {
 				t.Error(p)

@@ -427,27 +427,45 @@ func layout(p *plot.Plot, c draw.Canvas) (plotC draw.Canvas, legendC draw.Canvas
 }
 
 // wrapTitle breaks a title that is wider than width onto lines that fit
-// it, at spaces (each line as full as it can be), on at most
-// MaxTitleLines lines; a title that fits is left as it is. A word wider
-// than width stays whole (Problems reports the title).
+// it, at spaces, on as few lines as fit (at most MaxTitleLines), those
+// lines as even as they can be (the narrowest width that wraps it onto
+// that many), so that no line is a lone word; a title that fits is left
+// as it is. A word wider than width stays whole (Problems reports the
+// title).
 func wrapTitle(sty text.Style, title string, width vg.Length) string {
 	if title == "" || strings.Contains(title, "\n") || sty.Width(title) <= width {
 		return title
 	}
+	words := strings.Fields(title)
+	n := len(greedyLines(sty, words, width, MaxTitleLines))
+	lo, hi := vg.Length(0), width
+	for range 24 {
+		if mid := (lo + hi) / 2; len(greedyLines(sty, words, mid, len(words))) <= n {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return strings.Join(greedyLines(sty, words, hi, n), "\n")
+}
+
+// greedyLines fills lines of at most width with words, each as full as it
+// can be, on at most most lines (the last takes the rest).
+func greedyLines(sty text.Style, words []string, width vg.Length, most int) []string {
 	var lines []string
 	line := ""
-	for _, word := range strings.Fields(title) {
+	for _, word := range words {
 		switch {
 		case line == "":
 			line = word
-		case sty.Width(line+" "+word) <= width || len(lines) == MaxTitleLines-1:
+		case sty.Width(line+" "+word) <= width || len(lines) == most-1:
 			line += " " + word
 		default:
 			lines = append(lines, line)
 			line = word
 		}
 	}
-	return strings.Join(append(lines, line), "\n")
+	return append(lines, line)
 }
 
 // drawLaidOut draws p on c as layout places it.
