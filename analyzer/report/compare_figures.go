@@ -79,8 +79,11 @@ func (c *Comparison) compareFigures() []figureSpec {
 			}
 			title := "Mean " + s.what + " against the " + x.name + ", " + by
 			add(title, "cmp_"+s.name+"_vs_"+x.name, s.sample, func() (*plots.Drawing, error) {
-				return plots.ErrorLines(title, x.label, "mean "+s.label(c.Unit), c.points(s, x),
-					plots.Intervals{What: "95% confidence intervals of the mean (over a run's jobs; over a level's runs, Student t)", Of: "runs", Domain: s.domain})
+				what := "95% confidence intervals of each run's mean, over its jobs"
+				if x.level != nil {
+					what = "95% confidence intervals of the mean over a level's runs (Student t; of a level of one run, over its jobs)"
+				}
+				return plots.ErrorLines(title, x.label, "mean "+s.label(c.Unit), c.points(s, x), plots.Intervals{What: what, Of: "runs", Domain: s.domain})
 			})
 		}
 	}
