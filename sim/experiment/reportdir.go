@@ -13,6 +13,7 @@ import (
 
 	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/htmlpage"
 	"github.com/gmark/gmark/internal/outfile"
 )
 
@@ -83,7 +84,7 @@ func WriteReportDir(r *Report, dir string) (string, error) {
 			return "", err
 		}
 	}
-	page := htmlPage{Report: r, Text: txt.String()}
+	page := htmlPage{Report: r, Text: txt.String(), Script: htmlpage.Script, Style: htmlpage.Style}
 	for _, e := range r.Experiments {
 		figs, err := experimentFigures(&e, dir)
 		if err != nil {
@@ -231,19 +232,26 @@ func metricOf(key string) metric {
 	return metric{key: key, label: key, domain: plots.Unbounded}
 }
 
+// htmlPage is what the page's template renders: the page takes the
+// style and the load markers of gmark's other pages (internal/htmlpage),
+// which the Chromium check reads.
 type htmlPage struct {
 	Report  *Report
 	Text    string
 	Figures []plots.Figure
+	Script  template.JS
+	Style   template.CSS
 }
 
 var pageTemplate = template.Must(template.New("sim").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>gmark sim report</title>
-<style>body{font-family:sans-serif;margin:2em}pre{font-size:12px;overflow-x:auto}figure{margin:1em 0}</style></head>
+<script>{{.Script}}</script>
+<style>{{.Style}}
+pre.table { white-space: pre; word-break: normal; font-size: 12px; }</style></head>
 <body><h1>gmark sim report</h1>
 {{range .Report.Experiments}}<p>Experiment <b>{{.Name}}</b>: {{.Finished}} of {{.Planned}} runs finished; topology {{.Topology}} ({{.Processors}} processors); definition {{.Digest}}.</p>{{end}}
 <p>The numbers: <a href="report.txt">report.txt</a>, <a href="report.json">report.json</a>. The metrics are defined in gmark's docs/sim.md.</p>
 {{range .Figures}}<figure><img src="{{.PNG}}" alt="{{.Title}}" width="768"><figcaption>{{.Title}}{{if .Note}} ({{.Note}}){{end}} · <a href="{{.SVG}}">SVG</a>{{if .CSV}} · <a href="{{.CSV}}" download>data (CSV)</a>{{end}}</figcaption></figure>
-{{end}}<h2>Tables</h2><pre>{{.Text}}</pre>
+{{end}}<h2>Tables</h2><pre class="table">{{.Text}}</pre>
 </body></html>
 `))
