@@ -119,7 +119,7 @@ func topGroups(b GroupBreakdown) []GroupRow {
 		return b.Groups
 	}
 	rows := append([]GroupRow(nil), b.Groups[:maxGroupBars]...)
-	rest := GroupRow{Name: strconv.Itoa(len(b.Groups)-maxGroupBars) + " others", MeanWait: math.NaN(), MeanRun: math.NaN()}
+	rest := GroupRow{Name: plots.Num(float64(len(b.Groups)-maxGroupBars), 20) + " others", MeanWait: math.NaN(), MeanRun: math.NaN()}
 	for _, g := range b.Groups[maxGroupBars:] {
 		rest.Jobs += g.Jobs
 		rest.CPU += g.CPU
@@ -141,9 +141,9 @@ func groupShares(title string, b GroupBreakdown) (*plots.Drawing, error) {
 			cpu[i] = 100 * g.CPU / b.CPU
 		}
 	}
-	what := fmt.Sprintf("%d %ss", len(b.Groups), b.Dim)
+	what := plots.Num(float64(len(b.Groups)), 20) + " " + b.Dim + "s"
 	if len(rows) < len(b.Groups) {
-		what = fmt.Sprintf("the %d of %d %ss with the most jobs, and the others", maxGroupBars, len(b.Groups), b.Dim)
+		what = fmt.Sprintf("the %d of %s %ss with the most jobs, and the others", maxGroupBars, plots.Num(float64(len(b.Groups)), 20), b.Dim)
 	}
 	d, err := plots.Grouped(fmt.Sprintf("%sshares of the jobs and CPU time per %s (%s)", title, b.Dim, what), byJobs(b.Dim), "share (%)", labels,
 		[]plots.Series{{Label: "jobs", Values: jobs}, {Label: "CPU time", Values: cpu}})

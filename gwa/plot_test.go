@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -248,5 +249,33 @@ func TestGroupFiguresSayLargestByWhat(t *testing.T) {
 		if x := d.Plot().X.Label.Text; x != "user (most jobs first)" {
 			t.Errorf("x axis %q", x)
 		}
+	}
+}
+
+// The toolbox's titles group thousands as its axes and pages do: "spike
+// 24570" and "(2048 processors)" stood beside "25,000" on the axis.
+func TestToolboxTitlesGroupThousands(t *testing.T) {
+	r, err := NewReader(strings.NewReader(syntheticSWF(3000)), ReadOptions{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Analyze(r, AnalysisOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ungrouped := regexp.MustCompile(`(^|[^0-9.,-])[0-9]{4,}([^0-9-]|$)`) // a date (2005-11) is no quantity
+	titles := 0
+	for _, np := range analysisPlots(a) {
+		d, err := np.make()
+		if err != nil || d == nil {
+			continue
+		}
+		titles++
+		if m := ungrouped.FindString(d.Title); m != "" {
+			t.Errorf("%s: title %q has %q, without its thousands separator", np.name, d.Title, m)
+		}
+	}
+	if titles < 10 {
+		t.Errorf("%d figures", titles)
 	}
 }
