@@ -226,7 +226,7 @@ func (l LevelTicks) Ticks(lo, hi float64) []plot.Tick {
 	var t []plot.Tick
 	for _, v := range l {
 		if v >= lo && v <= hi {
-			t = append(t, plot.Tick{Value: v, Label: Num(v, 6)})
+			t = append(t, plot.Tick{Value: v, Label: Num(v, 4)})
 		}
 	}
 	return t
