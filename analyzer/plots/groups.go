@@ -96,14 +96,14 @@ func (d Domain) String() string {
 		}
 		return Num(v, 6)
 	}
-	open, close := "[", "]"
+	left, right := "[", "]"
 	if math.IsInf(lo, -1) {
-		open = "("
+		left = "("
 	}
 	if math.IsInf(hi, 1) {
-		close = ")"
+		right = ")"
 	}
-	return open + b(lo) + ", " + b(hi) + close
+	return left + b(lo) + ", " + b(hi) + right
 }
 
 // Intervals say what the error bars of ErrorLines are: What they are
