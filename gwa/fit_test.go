@@ -190,6 +190,11 @@ func TestFitTraces(t *testing.T) {
 			for _, msg := range p.ProblemsAt(fitWidth, fitHeight) {
 				t.Errorf("%s %s: %s", tf.Path, field, msg)
 			}
+			// The axis says what the values are and their unit (it said
+			// "log2(runtime)").
+			if x := p.Plot().X.Label.Text; !strings.HasSuffix(x, " (s)") || !strings.HasPrefix(x, "log₂ of the ") {
+				t.Errorf("%s %s: x axis %q, without the field's unit", tf.Path, field, x)
+			}
 		}
 	}
 }

@@ -57,11 +57,7 @@ func PlotFits(dir string, r *FitResult) ([]string, error) {
 // fitPlot is the figure of one trace's field: y, the fitted values
 // sorted, against the CDFs of its fits.
 func fitPlot(name, field string, y []float64, fits []stats.Fit, log2 bool) (*plots.Drawing, error) {
-	xlabel := field
-	if log2 {
-		xlabel = "log2(" + field + ")"
-	}
-	b := plots.NewBuilder(name+": "+field, xlabel, "CDF")
+	b := plots.NewBuilder(name+": "+field, fitAxis(field, log2), "fraction of the values (CDF)")
 	p := b.Plot()
 	// The empirical CDF of the fitted values among all fitted ones,
 	// censored included (they lie above the last point).
@@ -105,6 +101,19 @@ func fitPlot(name, field string, y []float64, fits []stats.Fit, log2 bool) (*plo
 	}
 	p.Y.Min, p.Y.Max = 0, 1
 	return b.Done(""), nil
+}
+
+// fitAxis labels the x axis of a fit of field with what it is and its
+// unit ("run time (s)"), on the fitted scale ("log₂ of the run time (s)").
+func fitAxis(field string, log2 bool) string {
+	doc := field
+	if f, ok := LookupFitField(field); ok {
+		doc = f.Doc
+	}
+	if log2 {
+		return "log₂ of the " + doc
+	}
+	return doc
 }
 
 // fittedValues are the values the fit used, on the fitted scale, sorted.

@@ -21,7 +21,7 @@ func TestPlotPage(t *testing.T) {
 		want      []string // on the page
 		minFigs   int
 	}{
-		{"synthetic", syntheticSWF(2000), []string{`jobs</th><td class="l">2000</td>`, "30, 1, 0", "utilization 7.31%", "Top users"}, 10},
+		{"synthetic", syntheticSWF(2000), []string{`jobs</th><td class="l">2,000</td>`, "30, 1, 0", "utilization 7.31%", "Top users"}, 10},
 		{"one job", "; MaxProcs: 8\n1 0 5 60 2 -1 -1 2 -1 -1 1 3 1 -1 1 -1 -1 -1\n", []string{`jobs</th><td class="l">1</td>`, "3.805e-6 CPU-years"}, 5},
 		{"no wait, memory or site", "; MaxProcs: 8\n1 0 -1 60 2 -1 -1 2 -1 -1 1 3 1 -1 -1 -1 -1 -1\n2 30 -1 90 1 -1 -1 1 -1 -1 1 4 1 -1 -1 -1 -1 -1\n",
 			[]string{"no values", "The trace names no site."}, 5},

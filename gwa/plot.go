@@ -183,7 +183,7 @@ func cdfPlot(title, x string, s *Summary) (*plots.Drawing, error) {
 	if s == nil || s.Count == 0 || len(s.CDF) == 0 {
 		return nil, nil
 	}
-	d, err := plots.CDFCurves(title+" CDF ("+strconv.FormatInt(s.Count, 10)+" values)", x, []plots.Curve{summaryCurve("", s)}, true)
+	d, err := plots.CDFCurves(title+" CDF ("+plots.Num(float64(s.Count), 20)+" values)", x, []plots.Curve{summaryCurve("", s)}, true)
 	if plots.NoData(err) {
 		return nil, nil
 	}
@@ -209,7 +209,7 @@ func analysisPlots(a *Analysis) []namedPlot {
 	}
 	return append([]namedPlot{
 		{"utilization_daily", func() (*plots.Drawing, error) {
-			return linePlot(title+"utilization per day ("+strconv.Itoa(a.Utilization.Processors)+" processors)", since, "utilization (%)",
+			return linePlot(title+"utilization per day ("+plots.Num(float64(a.Utilization.Processors), 20)+" processors)", since, "utilization (%)",
 				indexed(a.Utilization.Daily, 100))
 		}},
 		{"utilization_busiest_month", func() (*plots.Drawing, error) {
@@ -291,7 +291,7 @@ func analysisPlots(a *Analysis) []namedPlot {
 			for i, n := range a.Utilization.RunningPerDay {
 				vals[i] = float64(n)
 			}
-			return linePlot(title+"jobs running per day (spike "+strconv.FormatInt(a.Utilization.Spike, 10)+")", since, "jobs running", indexed(vals, 1))
+			return linePlot(title+"jobs running per day (spike "+plots.Num(float64(a.Utilization.Spike), 20)+")", since, "jobs running", indexed(vals, 1))
 		}},
 		{"cumulative_jobs", func() (*plots.Drawing, error) {
 			return linePlot(title+"cumulative jobs submitted", since, "jobs", cumulative(a.Arrivals))

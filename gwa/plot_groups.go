@@ -84,7 +84,7 @@ func weeklyStripes(title, ylabel string, weeks int, users []UserWeeks, val func(
 		below = bc
 		b.Add(bc)
 		if k < 2 {
-			b.Plot().Legend.Add(fmt.Sprintf("weeks %d, %d, …", k+1, k+3), bc)
+			b.Plot().Legend.Add(weekStripes(k, weeks), bc)
 		}
 	}
 	labels := make([]string, len(users))
@@ -96,13 +96,30 @@ func weeklyStripes(title, ylabel string, weeks int, users []UserWeeks, val func(
 	return b.Done(fmt.Sprintf("%d weeks from the trace's start, one stripe each, the first at the bottom", weeks)), nil
 }
 
+// weekStripes names the weeks of a trace of weeks weeks drawn in the
+// tone of week first+1 (every other week from it): "week 2" on a trace
+// of two weeks, "weeks 1, 3" of three, "weeks 1, 3, 5, …" from seven.
+func weekStripes(first, weeks int) string {
+	var ws []string
+	for w := first + 1; w <= weeks && len(ws) < 3; w += 2 {
+		ws = append(ws, strconv.Itoa(w))
+	}
+	if first+1+2*len(ws) <= weeks {
+		ws = append(ws, "…")
+	}
+	if len(ws) == 1 {
+		return "week " + ws[0]
+	}
+	return "weeks " + strings.Join(ws, ", ")
+}
+
 // topGroups is b's largest groups, and the rest as one group "other".
 func topGroups(b GroupBreakdown) []GroupRow {
 	if len(b.Groups) <= maxGroupBars+1 {
 		return b.Groups
 	}
 	rows := append([]GroupRow(nil), b.Groups[:maxGroupBars]...)
-	rest := GroupRow{Name: strconv.Itoa(len(b.Groups)-maxGroupBars) + " others", MeanWait: math.NaN(), MeanRun: math.NaN()}
+	rest := GroupRow{Name: plots.Num(float64(len(b.Groups)-maxGroupBars), 20) + " others", MeanWait: math.NaN(), MeanRun: math.NaN()}
 	for _, g := range b.Groups[maxGroupBars:] {
 		rest.Jobs += g.Jobs
 		rest.CPU += g.CPU
@@ -124,7 +141,11 @@ func groupShares(title string, b GroupBreakdown) (*plots.Drawing, error) {
 			cpu[i] = 100 * g.CPU / b.CPU
 		}
 	}
-	d, err := plots.Grouped(fmt.Sprintf("%sjobs and CPU time per %s (%d %ss)", title, b.Dim, len(b.Groups), b.Dim), b.Dim+", by jobs", "share (%)", labels,
+	what := plots.Num(float64(len(b.Groups)), 20) + " " + b.Dim + "s"
+	if len(rows) < len(b.Groups) {
+		what = fmt.Sprintf("the %d of %s %ss with the most jobs, and the others", maxGroupBars, plots.Num(float64(len(b.Groups)), 20), b.Dim)
+	}
+	d, err := plots.Grouped(fmt.Sprintf("%sshares of the jobs and CPU time per %s (%s)", title, b.Dim, what), byJobs(b.Dim), "share (%)", labels,
 		[]plots.Series{{Label: "jobs", Values: jobs}, {Label: "CPU time", Values: cpu}})
 	return rotated(d, err, labels)
 }
@@ -150,9 +171,17 @@ func groupTimes(title string, b GroupBreakdown) (*plots.Drawing, error) {
 	if len(series) == 0 {
 		return nil, nil
 	}
-	d, err := plots.Grouped(fmt.Sprintf("%smean %s per %s (largest %d)", title, strings.Join(what, " and "), b.Dim, len(rows)), b.Dim+", by jobs", "mean (s)", labels, series)
+	which := fmt.Sprintf("the %d with the most jobs", len(rows))
+	if len(rows) == len(b.Groups) {
+		which = fmt.Sprintf("all %d", len(rows))
+	}
+	d, err := plots.Grouped(fmt.Sprintf("%smean %s per %s (%s)", title, strings.Join(what, " and "), b.Dim, which), byJobs(b.Dim), "mean (s)", labels, series)
 	return rotated(d, err, labels)
 }
+
+// byJobs is the x axis of the per-group figures: the groups in the order
+// of their jobs, which is also how the largest are chosen.
+func byJobs(dim string) string { return dim + " (most jobs first)" }
 
 // rotated slants the category labels of d when they are long.
 func rotated(d *plots.Drawing, err error, labels []string) (*plots.Drawing, error) {

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/internal/testkit"
 	"gonum.org/v1/plot/plotter"
 )
@@ -174,5 +177,105 @@ func TestToolboxFigureChecks(t *testing.T) {
 				t.Errorf("%d figures drawn", drawn)
 			}
 		})
+	}
+}
+
+// legendOf is the legend of d, as its data names it (plots.PlotData).
+func legendOf(t *testing.T, d *plots.Drawing) []string {
+	t.Helper()
+	rows, err := plots.PlotData(d.Plot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range rows[1:] {
+		if !slices.Contains(out, r[0]) {
+			out = append(out, r[0])
+		}
+	}
+	return out
+}
+
+// The weekly stripes' legend names the weeks the trace has: a trace of two
+// weeks had "weeks 1, 3, …" and "weeks 2, 4, …".
+func TestWeeklyStripesLegend(t *testing.T) {
+	for _, c := range []struct {
+		weeks int
+		want  []string
+	}{
+		{1, []string{"week 1"}},
+		{2, []string{"week 1", "week 2"}},
+		{3, []string{"weeks 1, 3", "week 2"}},
+		{4, []string{"weeks 1, 3", "weeks 2, 4"}},
+		{7, []string{"weeks 1, 3, 5, …", "weeks 2, 4, 6"}},
+		{9, []string{"weeks 1, 3, 5, …", "weeks 2, 4, 6, …"}},
+	} {
+		users := []UserWeeks{{User: "u1", Jobs: make([]int64, c.weeks)}, {User: "u2", Jobs: make([]int64, c.weeks)}}
+		for w := range c.weeks {
+			users[0].Jobs[w], users[1].Jobs[w] = int64(10+w), int64(5+w)
+		}
+		d, err := weeklyStripes("top users by jobs, by week", "jobs", c.weeks, users, func(u UserWeeks, w int) float64 { return float64(u.Jobs[w]) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.DeleteFunc(legendOf(t, d), func(s string) bool { return strings.HasPrefix(s, "jobs") }) // the stripes with no legend entry
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%d weeks: legend %q, want %q", c.weeks, got, c.want)
+		}
+	}
+}
+
+// The per-group figures say by what their groups are the largest (the
+// most jobs, the order they are drawn in): "largest 10" did not.
+func TestGroupFiguresSayLargestByWhat(t *testing.T) {
+	b := GroupBreakdown{Dim: "user"}
+	for i := range 14 {
+		b.Groups = append(b.Groups, GroupRow{Name: "u" + strconv.Itoa(i), Jobs: int64(100 - i), CPU: float64(1000 * (i + 1)), MeanWait: float64(i), MeanRun: float64(10 * i)})
+		b.Jobs += int64(100 - i)
+		b.CPU += float64(1000 * (i + 1))
+	}
+	shares, err := groupShares("lcg: ", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	times, err := groupTimes("lcg: ", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []*plots.Drawing{shares, times} {
+		if !strings.Contains(d.Title, "the 10") || !strings.Contains(d.Title, "with the most jobs") || strings.Contains(d.Title, "largest") {
+			t.Errorf("title %q", d.Title)
+		}
+		if x := d.Plot().X.Label.Text; x != "user (most jobs first)" {
+			t.Errorf("x axis %q", x)
+		}
+	}
+}
+
+// The toolbox's titles group thousands as its axes and pages do: "spike
+// 24570" and "(2048 processors)" stood beside "25,000" on the axis.
+func TestToolboxTitlesGroupThousands(t *testing.T) {
+	r, err := NewReader(strings.NewReader(syntheticSWF(3000)), ReadOptions{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Analyze(r, AnalysisOptions{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ungrouped := regexp.MustCompile(`(^|[^0-9.,-])[0-9]{4,}([^0-9-]|$)`) // a date (2005-11) is no quantity
+	titles := 0
+	for _, np := range analysisPlots(a) {
+		d, err := np.make()
+		if err != nil || d == nil {
+			continue
+		}
+		titles++
+		if m := ungrouped.FindString(d.Title); m != "" {
+			t.Errorf("%s: title %q has %q, without its thousands separator", np.name, d.Title, m)
+		}
+	}
+	if titles < 10 {
+		t.Errorf("%d figures", titles)
 	}
 }

@@ -755,6 +755,8 @@ func (r *Result) WriteText(w io.Writer) error {
 		rel := "–"
 		switch {
 		case math.IsNaN(x.Relative):
+		case math.IsInf(x.Relative, 0) && proportion(x.Metric):
+			rel = fmt.Sprintf("%+.1f points", 100*x.Change)
 		case math.IsInf(x.Relative, 0):
 			rel = fmt.Sprintf("%+.4g", x.Change)
 		default:
@@ -768,7 +770,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		if x.Note != "" {
 			v += " (" + x.Note + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", x.Metric, x.Better, fmtVal(x.Baseline, x.Unit), fmtVal(x.New, x.Unit), rel, p, pa, v)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", x.Metric, x.Better, fmtRowVal(x, x.Baseline), fmtRowVal(x, x.New), rel, p, pa, v)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -789,6 +791,23 @@ func (r *Result) WriteText(w io.Writer) error {
 		_, err = fmt.Fprintln(w, "\nno significant regression")
 	}
 	return err
+}
+
+// proportion tells whether the metric of that name is a share of jobs
+// (the success rate).
+func proportion(metric string) bool {
+	m, ok := Metrics[metric]
+	return ok && m.Kind == Proportion
+}
+
+// fmtRowVal formats a value of the row's metric: a share of jobs as a
+// percentage with one decimal, as the report prints the success rate
+// ("100.0%", not "1"); any other value with its unit (fmtVal).
+func fmtRowVal(x Row, v float64) string {
+	if proportion(x.Metric) && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		return fmt.Sprintf("%.1f%%", 100*v)
+	}
+	return fmtVal(v, x.Unit)
 }
 
 func fmtVal(v float64, unit string) string {

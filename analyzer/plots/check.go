@@ -27,8 +27,14 @@ func Problems(p *plot.Plot, width, height vg.Length) []string {
 		}
 	}
 	c := draw.Canvas{Canvas: &recorder.Canvas{}, Rectangle: vg.Rectangle{Max: vg.Point{X: width, Y: height}}}
-	plotC, legendC := layout(p, c)
+	plotC, legendC, title := layout(p, c)
+	text := p.Title.Text
+	p.Title.Text = title
 	data := p.DataCanvas(plotC)
+	p.Title.Text = text
+	if w := p.Title.TextStyle.Rectangle(title).Size().X; title != "" && w > plotC.Size().X {
+		out = append(out, fmt.Sprintf("the title (%.0f pt wide on its longest line) does not fit the plot's width (%.0f pt)", float64(w), float64(plotC.Size().X)))
+	}
 	if legendC.Size().Y > 0 {
 		if legendC.Min.X < data.Max.X {
 			out = append(out, fmt.Sprintf("the legend (from x = %.1f pt) reaches into the plot area (to x = %.1f pt)", float64(legendC.Min.X), float64(data.Max.X)))
@@ -74,6 +80,12 @@ func tickProblem(ax *plot.Axis) string {
 		}
 		return ""
 	}
+	if levels, ok := ax.Tick.Marker.(LevelTicks); ok { // a label at each level, none between
+		if labelled < len(levels) {
+			return fmt.Sprintf("%d of %d levels within the axis's range [%g, %g]", labelled, len(levels), lo, hi)
+		}
+		return ""
+	}
 	if _, categories := ax.Tick.Marker.(plot.ConstantTicks); categories { // NominalX: one label each
 		if labelled == 0 {
 			return "no category labelled"
@@ -115,7 +127,7 @@ func (d *Drawing) ProblemsAt(width, height vg.Length) []string {
 			zeroOK    bool
 		}{
 			{"x", xmin, p.X.Min, p.X.Max, false}, {"x", xmax, p.X.Min, p.X.Max, false},
-			{"y", ymin, p.Y.Min, p.Y.Max, bars && ymin == 0}, {"y", ymax, p.Y.Min, p.Y.Max, false},
+			{"y", ymin, p.Y.Min, p.Y.Max, bars && ymin == 0}, {"y", ymax, p.Y.Min, p.Y.Max, bars && ymax == 0},
 		} {
 			inside := e.v > e.lo && e.v < e.hi || e.zeroOK && e.v == e.lo
 			if !inside {

@@ -32,10 +32,9 @@ import (
 // Numbers are written in full ('g', shortest exact form): this is data,
 // not a page. The values are those drawn: a reduced sample (a CDF's
 // quantiles, a binned scatter's bubble centres, without their counts) as
-// reduced, with the figure's note saying how. A line drawn with its
-// points (plotter.NewLinePoints) is listed once. A series drawn shifted
-// sideways, so that its error bars do not hide another's (ErrorLines),
-// is listed at its own x, not where it is drawn.
+// reduced, with the figure's note saying how; an error bar cut at its
+// metric's bounds as cut (ErrorLines). A line drawn with its points
+// (plotter.NewLinePoints) is listed once.
 //
 // gonum/plot keeps a plot's plotters and legend entries private, so they
 // are read by reflection, values only (nothing is called or changed).
@@ -50,14 +49,7 @@ import (
 var ErrNoDataView = errors.New("cannot read the figure's data (gonum/plot's Plot changed)")
 
 // PlotData is the data p draws, as CSV records with a header row.
-func PlotData(p *plot.Plot) ([][]string, error) { return plotData(p, nil) }
-
-// data is the data the figure draws: a series drawn shifted sideways
-// (ErrorLines, so that its bars do not hide another's) at its own x.
-func (f *figure) data() ([][]string, error) { return plotData(f.Plot, f.shift) }
-
-// plotData is PlotData, each plotter's x less its shift (by pointer).
-func plotData(p *plot.Plot, shift map[uintptr]float64) ([][]string, error) {
+func PlotData(p *plot.Plot) ([][]string, error) {
 	pv := reflect.ValueOf(p).Elem()
 	items := pv.FieldByName("plotters")
 	if !items.IsValid() || items.Kind() != reflect.Slice {
@@ -78,7 +70,7 @@ func plotData(p *plot.Plot, shift map[uintptr]float64) ([][]string, error) {
 			continue
 		}
 		name, ok := names[it.Pointer()]
-		r := plotterRows(it.Elem(), "", cats, shift[it.Pointer()])
+		r := plotterRows(it.Elem(), "", cats)
 		if len(r) == 0 { // a grid, labels: no data
 			continue
 		}
@@ -108,7 +100,7 @@ func plotData(p *plot.Plot, shift map[uintptr]float64) ([][]string, error) {
 
 // WriteCSV writes the drawing's data (PlotData) to w.
 func (d *Drawing) WriteCSV(w io.Writer) error {
-	rows, err := d.plot.data()
+	rows, err := PlotData(d.plot.Plot)
 	if err != nil {
 		return err
 	}
@@ -151,7 +143,7 @@ func CSVName(name string) string { return name + ".csv" }
 // costs the CSV, not the figure.
 func saveData(f *figure, dir, name string) (string, error) {
 	file := CSVName(name)
-	rows, err := f.data()
+	rows, err := PlotData(f.Plot)
 	if errors.Is(err, ErrNoDataView) {
 		return "", nil
 	}
@@ -225,18 +217,18 @@ func category(cats map[float64]string, x float64) string {
 // plotterRows are the rows of one plotter (a struct value): points of
 // anything built on plotter.XYs (lines, scatters), bars, or a box's
 // statistics; other plotters (grids, labels) hold no data and give none.
-func plotterRows(v reflect.Value, name string, cats map[float64]string, dx float64) [][]string {
+func plotterRows(v reflect.Value, name string, cats map[float64]string) [][]string {
 	if v.Kind() != reflect.Struct {
 		return nil
 	}
 	var rows [][]string
 	if xys := v.FieldByName("XYs"); xys.IsValid() && xys.Kind() == reflect.Slice {
 		if errs := v.FieldByName("YErrors"); errs.IsValid() && errs.Kind() == reflect.Slice && errs.Len() == xys.Len() {
-			return errorBarRows(xys, errs, name, cats, dx)
+			return errorBarRows(xys, errs, name, cats)
 		}
 		for i := range xys.Len() {
 			pt := xys.Index(i)
-			rows = append(rows, []string{name, category(cats, pt.FieldByName("X").Float()-dx), fnum(pt.FieldByName("Y").Float()), ""})
+			rows = append(rows, []string{name, category(cats, pt.FieldByName("X").Float()), fnum(pt.FieldByName("Y").Float()), ""})
 		}
 		return rows
 	}
@@ -262,7 +254,7 @@ func plotterRows(v reflect.Value, name string, cats map[float64]string, dx float
 // errorBarRows are the rows of vertical error bars (plotter.YErrorBars):
 // for each point, the bar's two ends, stats bar_low and bar_high (the
 // point itself is its line's or scatter's row).
-func errorBarRows(xys, errs reflect.Value, name string, cats map[float64]string, dx float64) [][]string {
+func errorBarRows(xys, errs reflect.Value, name string, cats map[float64]string) [][]string {
 	var rows [][]string
 	for i := range xys.Len() {
 		pt, e := xys.Index(i), errs.Index(i)
@@ -270,7 +262,7 @@ func errorBarRows(xys, errs reflect.Value, name string, cats map[float64]string,
 		if low.Kind() != reflect.Float64 || high.Kind() != reflect.Float64 {
 			return nil
 		}
-		x, y := category(cats, pt.FieldByName("X").Float()-dx), pt.FieldByName("Y").Float()
+		x, y := category(cats, pt.FieldByName("X").Float()), pt.FieldByName("Y").Float()
 		rows = append(rows, []string{name, x, fnum(y - low.Float()), "bar_low"}, []string{name, x, fnum(y + high.Float()), "bar_high"})
 	}
 	return rows

@@ -71,10 +71,10 @@ func TestGroupFigures(t *testing.T) {
 			}
 		}
 	}
-	if n := figs["errorlines_load"].Note; !strings.Contains(n, "1 points without an interval") || strings.Contains(n, "shifted") {
+	if n := figs["errorlines_load"].Note; !strings.Contains(n, "1 point without an interval") || strings.Contains(n, "shifted") {
 		t.Errorf("errorlines_load note %q", n)
 	}
-	if n := figs["errorlines_seed"].Note; !strings.Contains(n, "shifted sideways") {
+	if n := figs["errorlines_seed"].Note; n != "bars: 95% confidence intervals" {
 		t.Errorf("errorlines_seed note %q", n)
 	}
 	golden := filepath.Join("testdata", "svg_groups.json")

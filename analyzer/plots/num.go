@@ -12,10 +12,12 @@ import (
 const Zero = 1e-9
 
 // Num formats v with sig significant digits for people: "0" within Zero of
-// zero, whole numbers of more digits than sig grouped by thousands
-// ("12,346" rather than "1.235e+04"), an exponent only below 0.001 or
-// beyond 1e15 ("2.5e-6", "3e16"), never a trailing ".000", and "–" for
-// NaN and infinities.
+// zero, the whole part of every number from 1,000 on grouped by thousands
+// with commas ("5,000" beside "12,346", never "5000" beside "10,000" on
+// one axis), whole numbers of more digits than sig in full ("12,346"
+// rather than "1.235e+04"), an exponent only below 0.001 or beyond 1e15
+// ("2.5e-6", "3e16"), never a trailing ".000", and "–" for NaN and
+// infinities.
 func Num(v float64, sig int) string {
 	sig = max(sig, 1)
 	switch {
@@ -28,9 +30,13 @@ func Num(v float64, sig int) string {
 	}
 	s := strconv.FormatFloat(v, 'g', sig, 64)
 	if strings.ContainsRune(s, 'e') || math.Abs(v) >= 1e4 { // more whole digits than sig
-		return group(strconv.FormatFloat(math.Round(v), 'f', 0, 64))
+		s = strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 	}
-	return s
+	whole, frac, _ := strings.Cut(s, ".")
+	if frac != "" {
+		frac = "." + frac
+	}
+	return group(whole) + frac
 }
 
 // exponent tidies Go's 'e' format: "2.500e-06" becomes "2.5e-6".

@@ -60,7 +60,6 @@ type Drawing struct {
 type figure struct {
 	*plot.Plot
 	items []plot.Plotter
-	shift map[uintptr]float64 // by plotter pointer: how far sideways it is drawn from its data (ErrorLines)
 }
 
 // Add adds plotters to the plot, as plot.Plot.Add does.
@@ -555,7 +554,10 @@ func Pareto(title string, sites []string, counts []int) (*Drawing, error) {
 }
 
 // BiHistogram draws the histograms of two samples, the first upwards and the
-// second downwards, on the same bins (batch-size fairness, Fig. 5.12).
+// second downwards, on the same bins (batch-size fairness, Fig. 5.12): at
+// most 30 bins of a round width (1, 2, 2.5 or 5 times a power of ten)
+// from a multiple of it, so that the bins' edges are round values, each
+// bar filling its bin on an axis of the values marked at round values.
 func BiHistogram(title, xlabel string, up, down Series) (*Drawing, error) {
 	uv, badU := finite(up.Values)
 	dv, badD := finite(down.Values)
@@ -565,63 +567,92 @@ func BiHistogram(title, xlabel string, up, down Series) (*Drawing, error) {
 	all := append(slices.Clone(uv), dv...)
 	slices.Sort(all)
 	hi := all[int(0.99*float64(len(all)-1))] // the top 1% would squash the rest
-	lo := all[0]
-	const bins = 30
-	w := (hi - lo) / bins
-	if !(w > 0) || math.IsInf(w, 0) { // every value equal (or a range a float cannot split)
-		hi, w = lo+bins, 1
-	}
-	count := func(v []float64) plotter.Values {
-		c := make(plotter.Values, bins)
+	lo, w, bins := histogramBins(all[0], hi, 30)
+	histogram := func(v []float64, sign float64) *histBars {
+		h := &histBars{Width: w}
+		for i := range bins {
+			h.XYs = append(h.XYs, plotter.XY{X: lo + (float64(i)+0.5)*w})
+		}
 		for _, x := range v {
 			if x > hi {
 				continue
 			}
-			c[max(0, min(int((x-lo)/w), bins-1))]++
+			h.XYs[max(0, min(int((x-lo)/w), bins-1))].Y += sign
 		}
-		return c
+		return h
 	}
-	cu, cd := count(uv), count(dv)
-	for i := range cd {
-		cd[i] = -cd[i]
-	}
+	bu, bd := histogram(uv, 1), histogram(dv, -1)
 	p := newPlot(title, xlabel, "jobs (second type downwards)")
-	bw := vg.Points(360 / bins)
-	bu, err := plotter.NewBarChart(cu, bw)
-	if err != nil {
-		return nil, err
-	}
-	bd, err := plotter.NewBarChart(cd, bw)
-	if err != nil {
-		return nil, err
-	}
 	bu.Color, bd.Color = Color(0), Color(1)
-	bu.LineStyle.Width, bd.LineStyle.Width = 0, 0
 	p.Add(bu, bd)
 	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", up.Label, len(uv)), bu)
 	p.Legend.Add(fmt.Sprintf("%s (%d jobs)", down.Label, len(dv)), bd)
-	p.X.Tick.Marker = binTicks{lo: lo, w: w, n: bins}
-	note := fmt.Sprintf("%d bins of %s s from %s s; values above the 99th percentile (%s s) left out", bins, Num(w, 3), Num(lo, 3), Num(hi, 3))
+	note := fmt.Sprintf("%s of %s from %s; values above the 99th percentile (%s) left out", count(bins, "bin"), Num(w, 3), Num(lo, 6), Num(hi, 4))
 	return p.drawing(title, join(note, leftOutNote(badU+badD))), nil
 }
 
-// binTicks labels bar positions (0 … n−1) with the bins' lower edges.
-type binTicks struct {
-	lo, w float64
-	n     int
+// histBars are a histogram's bars, each filling its bin: bin i centred at
+// XYs[i].X, Width wide, from 0 to XYs[i].Y (down for a negative count).
+// (plotter.Histogram draws its bars from the bottom of the plot, so it
+// cannot draw the downward half; a bar chart's bars are a width in points
+// at category positions, not their bins.) The figure's data lists each
+// bin's middle and count.
+type histBars struct {
+	plotter.XYs
+	Width float64
+	Color color.Color
 }
 
-func (b binTicks) Ticks(_, _ float64) []plot.Tick {
-	var t []plot.Tick
-	step := max(1, b.n/6)
-	for i := 0; i <= b.n; i++ {
-		label := ""
-		if i%step == 0 {
-			label = Num(b.lo+float64(i)*b.w, 3)
+// Plot implements plot.Plotter.
+func (h *histBars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for _, b := range h.XYs {
+		if b.Y == 0 {
+			continue
 		}
-		t = append(t, plot.Tick{Value: float64(i) - 0.5, Label: label})
+		x0, x1 := trX(b.X-h.Width/2), trX(b.X+h.Width/2)
+		y0, y1 := trY(0), trY(b.Y)
+		c.FillPolygon(h.Color, c.ClipPolygonXY([]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}))
 	}
-	return t
+}
+
+// DataRange implements plot.DataRanger: the bins' span, and 0 to the
+// largest count (or down to the most negative).
+func (h *histBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = math.Inf(1), math.Inf(-1)
+	for _, b := range h.XYs {
+		xmin, xmax = min(xmin, b.X-h.Width/2), max(xmax, b.X+h.Width/2)
+		ymin, ymax = min(ymin, b.Y), max(ymax, b.Y)
+	}
+	return xmin, xmax, ymin, ymax
+}
+
+// Thumbnail implements plot.Thumbnailer: the legend's swatch.
+func (h *histBars) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(h.Color, []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}})
+}
+
+// histogramBins are the bins of a histogram of values from lo to hi: the
+// round width w (1, 2, 2.5 or 5 times a power of ten) that covers them in
+// at most max bins, from the multiple of w at or below lo.
+func histogramBins(lo, hi float64, most int) (start, w float64, bins int) {
+	span := hi - lo
+	if !(span > 0) || math.IsInf(span, 0) || lo+span/float64(most) == lo { // every value equal (or a range a float cannot split)
+		w = 1
+		if a := math.Abs(lo); a > 0 && lo+a/10 != lo {
+			w = math.Pow(10, math.Floor(math.Log10(a)))
+		}
+		return math.Floor(lo/w) * w, w, 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(span/float64(most))))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		w = m * p
+		start = math.Floor(lo/w) * w
+		if bins = int(math.Ceil((hi-start)/w - 1e-9)); bins <= most {
+			break
+		}
+	}
+	return start, w, max(bins, 1)
 }
 
 // Lines draws time series, one line per series, x values shared per series;

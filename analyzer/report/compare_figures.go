@@ -23,19 +23,23 @@ type sampleDef struct {
 	get                func(*metrics.RunMetrics) []float64
 	mean               func(*metrics.RunMetrics) float64
 	ci                 func(*metrics.RunMetrics) [2]float64
-	unit               bool // in seconds
+	unit               bool         // in seconds
+	domain             plots.Domain // the values it can take (its intervals are cut there)
 }
+
+// bsldDomain is the bounded slowdown's values: max(1, …).
+var bsldDomain = plots.Domain{Lo: 1, Hi: math.Inf(1)}
 
 func compareSamples() []sampleDef {
 	return []sampleDef{
 		{"wait", "wait time", "wait", true, func(m *metrics.RunMetrics) []float64 { return m.Samples.Wait },
-			func(m *metrics.RunMetrics) float64 { return m.Wait.Mean }, func(m *metrics.RunMetrics) [2]float64 { return m.Wait.MeanCI }, true},
+			func(m *metrics.RunMetrics) float64 { return m.Wait.Mean }, func(m *metrics.RunMetrics) [2]float64 { return m.Wait.MeanCI }, true, plots.NonNegative},
 		{"run", "run time", "run", true, func(m *metrics.RunMetrics) []float64 { return m.Samples.Run },
-			func(m *metrics.RunMetrics) float64 { return m.Run.Mean }, func(m *metrics.RunMetrics) [2]float64 { return m.Run.MeanCI }, true},
+			func(m *metrics.RunMetrics) float64 { return m.Run.Mean }, func(m *metrics.RunMetrics) [2]float64 { return m.Run.MeanCI }, true, plots.NonNegative},
 		{"response", "response time", "run", true, func(m *metrics.RunMetrics) []float64 { return m.Samples.Response },
-			func(m *metrics.RunMetrics) float64 { return m.Response.Mean }, func(m *metrics.RunMetrics) [2]float64 { return m.Response.MeanCI }, true},
+			func(m *metrics.RunMetrics) float64 { return m.Response.Mean }, func(m *metrics.RunMetrics) [2]float64 { return m.Response.MeanCI }, true, plots.NonNegative},
 		{"bsld", "bounded slowdown", "run", true, func(m *metrics.RunMetrics) []float64 { return m.Samples.BSlowdown },
-			func(m *metrics.RunMetrics) float64 { return m.BSlowdown.Mean }, func(m *metrics.RunMetrics) [2]float64 { return m.BSlowdown.MeanCI }, false},
+			func(m *metrics.RunMetrics) float64 { return m.BSlowdown.Mean }, func(m *metrics.RunMetrics) [2]float64 { return m.BSlowdown.MeanCI }, false, bsldDomain},
 	}
 }
 
@@ -75,7 +79,11 @@ func (c *Comparison) compareFigures() []figureSpec {
 			}
 			title := "Mean " + s.what + " against the " + x.name + ", " + by
 			add(title, "cmp_"+s.name+"_vs_"+x.name, s.sample, func() (*plots.Drawing, error) {
-				return plots.ErrorLines(title, x.label, "mean "+s.label(c.Unit), c.points(s, x))
+				what := "95% confidence intervals of each run's mean, over its jobs"
+				if x.level != nil {
+					what = "95% confidence intervals of the mean over a level's runs (Student t; of a level of one run, over its jobs)"
+				}
+				return plots.ErrorLines(title, x.label, "mean "+s.label(c.Unit), c.points(s, x), plots.Intervals{What: what, Of: "runs", Domain: s.domain})
 			})
 		}
 	}
@@ -198,6 +206,11 @@ func (c *Comparison) points(s sampleDef, x xAxis) []plots.Points {
 			gv := groupValue(compareMetric{CompareMetric: CompareMetric{Name: s.name}, get: s.mean, ci: s.ci}, ms)
 			p.X, p.Y = append(p.X, mean(xs)), append(p.Y, gv.Value)
 			p.Lo, p.Hi = append(p.Lo, gv.CI[0]), append(p.Hi, gv.CI[1])
+			n := 0 // one run's interval is over its jobs
+			if gv.Runs > 1 {
+				n = gv.Runs // a t interval over the runs: none over two
+			}
+			p.N = append(p.N, n)
 		}
 	}
 	return out

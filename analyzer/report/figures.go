@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/gmark/gmark/analyzer/metrics"
@@ -156,13 +157,16 @@ func (fc *figureContext) figures() []figureSpec {
 		get                 func(*metrics.RunMetrics) []float64
 		scale               float64
 		why                 string // why an empty series is empty, when not for want of time
+		counts              bool   // a rate of events counted per bin (merged until a bin holds a few: mergeCounts)
 	}{
 		{"utilization", "Utilization over time", "utilization (%)", func(m *metrics.RunMetrics) []float64 { return m.Series.Utilization }, 100,
-			"the system size is unknown: pass --processors N"},
-		{"goodput", "Goodput over time", "goodput (processors busy with successful jobs)", func(m *metrics.RunMetrics) []float64 { return m.Series.Goodput }, 1, ""},
-		{"throughput", "Throughput over time", "throughput (successful jobs per hour)", func(m *metrics.RunMetrics) []float64 { return m.Series.Throughput }, 1, ""},
+			"the system size is unknown: pass --processors N", false},
+		{"goodput", "Goodput over time", "goodput (processors busy with successful jobs)", func(m *metrics.RunMetrics) []float64 { return m.Series.Goodput }, 1, "", false},
+		{"throughput", "Throughput over time", "throughput (successful jobs per hour)", func(m *metrics.RunMetrics) []float64 { return m.Series.Throughput }, 1, "", true},
 	} {
-		add(t.title, t.name, "time", func() (*plots.Drawing, error) { return fc.timeSeries(t.title, t.ylabel, t.get, t.scale, t.why) })
+		add(t.title, t.name, "time", func() (*plots.Drawing, error) {
+			return fc.timeSeries(t.title, t.ylabel, t.get, t.scale, t.why, t.counts)
+		})
 	}
 	add("Success rate per run", "success_rate", "", fc.successRate)
 	add("Response-time breakdown", "breakdown", "run", fc.breakdown)
@@ -256,8 +260,9 @@ func (fc *figureContext) biHistogramWait() (*plots.Drawing, error) {
 }
 
 // timeSeries draws a series of every run over time, in minutes, or hours
-// when a run lasted more than three.
-func (fc *figureContext) timeSeries(title, ylabel string, get func(*metrics.RunMetrics) []float64, scale float64, why string) (*plots.Drawing, error) {
+// when a run lasted more than three; a rate of counted events (counts)
+// through bins merged so that each holds a few (mergeCounts).
+func (fc *figureContext) timeSeries(title, ylabel string, get func(*metrics.RunMetrics) []float64, scale float64, why string, counts bool) (*plots.Drawing, error) {
 	var xs [][]float64
 	var ss []plots.Series
 	hours := false
@@ -273,11 +278,23 @@ func (fc *figureContext) timeSeries(title, ylabel string, get func(*metrics.RunM
 	if fc.runs[0].Metrics.Clocks.Span == metrics.Workload {
 		xl += " (workload time)"
 	}
+	var notes []string
 	for _, run := range fc.runs {
 		v := get(run.Metrics)
-		x := make([]float64, len(run.Metrics.Series.T))
-		for k, t := range run.Metrics.Series.T {
-			x[k] = (t + run.Metrics.Series.BinSeconds/2) / div
+		ts := run.Metrics.Series
+		mid := make([]float64, len(ts.T)) // the middle of each bin, s
+		for k, t := range ts.T {
+			mid[k] = t + ts.BinSeconds/2
+		}
+		if counts && len(v) == len(mid) {
+			var k int
+			if v, mid, k = mergeCounts(v, ts.T, ts.BinSeconds); k > 1 {
+				notes = append(notes, fmt.Sprintf("%s: %d bins of %s s merged into each point", run.Label, k, plots.Num(ts.BinSeconds, 3)))
+			}
+		}
+		x := make([]float64, len(mid))
+		for k := range mid {
+			x[k] = mid[k] / div
 		}
 		sv := make([]float64, len(v))
 		for k := range v {
@@ -287,10 +304,47 @@ func (fc *figureContext) timeSeries(title, ylabel string, get func(*metrics.RunM
 		ss = append(ss, plots.Series{Label: run.Label, Values: sv})
 	}
 	f, err := plots.Lines(title, xl, ylabel, xs, ss, 0)
+	if err == nil && len(notes) > 0 {
+		f.Note = join(fmt.Sprintf("a point holds about %d of the events counted (a bin of one or none would draw spikes, not a rate)", minEventsPerBin), join(strings.Join(notes, ", "), f.Note))
+	}
 	if plots.NoData(err) && why != "" && slices.ContainsFunc(fc.runs, lasted) {
 		return f, errors.New(why)
 	}
 	return f, err
+}
+
+// minEventsPerBin is how many events (jobs that succeeded) a point of a
+// rate over time is over at the least, on average: a bin of 0 or 1 job
+// draws a row of spikes between 0 and 3,600/bin per hour, not a rate.
+const minEventsPerBin = 8
+
+// minRateBins is the fewest points mergeCounts leaves a series with.
+const minRateBins = 8
+
+// mergeCounts merges the bins of a rate of counted events (rate per hour
+// per bin, at the bins' starts t, of width bin seconds) k by k, the
+// smallest k that puts minEventsPerBin events in a merged bin on average
+// while leaving minRateBins of them: each merged bin's rate is its
+// events over its span (a last, partial group over its own span), drawn
+// at the span's middle. It returns the rates, the middles and k.
+func mergeCounts(rate, t []float64, bin float64) ([]float64, []float64, int) {
+	events := 0.0
+	for _, r := range rate {
+		events += r * bin / 3600
+	}
+	n := len(rate)
+	want := max(min(int(events/minEventsPerBin), n), min(minRateBins, n), 1)
+	k := (n + want - 1) / want
+	var outR, outX []float64
+	for i := 0; i < n; i += max(k, 1) {
+		end := min(i+max(k, 1), n)
+		sum := 0.0
+		for _, r := range rate[i:end] {
+			sum += r
+		}
+		outR, outX = append(outR, sum/float64(end-i)), append(outX, t[i]+float64(end-i)*bin/2)
+	}
+	return outR, outX, max(k, 1)
 }
 
 func (fc *figureContext) successRate() (*plots.Drawing, error) {

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/metrics"
@@ -33,6 +34,16 @@ func (r *Report) html(w io.Writer, figs *FigureSet) error {
 // num formats a number for a table: 4 significant digits, 0 for a float
 // residue near zero, "–" for unknown (plots.Num).
 func num(v float64) string { return plots.Num(v, 4) }
+
+// seconds formats a duration in a column of seconds: as num, but a
+// duration under a millisecond (a submission delay beside run times) in
+// plain decimals, "0.0003142", not "3.142e-4".
+func seconds(v float64) string {
+	if a := math.Abs(v); a >= plots.Zero && a < 1e-3 {
+		return strconv.FormatFloat(v, 'f', 3-int(math.Floor(math.Log10(a))), 64)
+	}
+	return num(v)
+}
 
 // pval formats a p-value: 3 significant digits, and "< 0.0001" below that,
 // where more digits only show how far the test's approximation reaches.
@@ -120,11 +131,22 @@ func dists(m *metrics.RunMetrics) []distRow {
 		u = " (workload s)"
 	}
 	rows := []distRow{{"wait" + u, m.Wait}, {"run time" + u, m.Run}, {"response time" + u, m.Response},
-		{"slowdown", m.Slowdown}, {"bounded slowdown (τ = " + num(m.TauS) + " s)", m.BSlowdown}, {"submission delay (s)", m.Delay}}
+		{"slowdown", m.Slowdown}, {"bounded slowdown (τ = " + num(m.TauS) + " s)", m.BSlowdown}, {"submission delay (ms)", scaled(m.Delay, 1e3)}}
 	if c := m.Coallocation; c != nil {
 		rows = append(rows, distRow{"co-allocation overhead" + u, c.Overhead})
 	}
 	return rows
+}
+
+// scaled is s in a unit f times smaller (the submission delay, measured
+// in seconds, in ms as the summary line and the X-bar chart give it: in
+// seconds its values printed as 3.142e-4).
+func scaled(s sampstat.Summary, f float64) sampstat.Summary {
+	for _, v := range []*float64{&s.Mean, &s.Std, &s.Min, &s.P25, &s.P50, &s.P75, &s.P90, &s.P95, &s.P99, &s.Max,
+		&s.MeanCI[0], &s.MeanCI[1], &s.MedianCI[0], &s.MedianCI[1]} {
+		*v *= f
+	}
+	return s
 }
 
 func seed(p store.Provenance) string {
@@ -135,7 +157,7 @@ func seed(p store.Provenance) string {
 }
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"num": num, "pval": pval, "pct": pct, "ci": ciHTML, "nsTime": nsTime, "shell": shellQuote, "quote": quoteArgs, "pretty": prettyJSON, "modified": modifiedNote,
+	"num": num, "seconds": seconds, "pval": pval, "pct": pct, "ci": ciHTML, "nsTime": nsTime, "shell": shellQuote, "quote": quoteArgs, "pretty": prettyJSON, "modified": modifiedNote,
 	"dists": dists, "seed": seed, "fullSummary": fullSummary, "hours": func(s float64) string { return num(s / 3600) },
 	"ms": func(s float64) string { return num(s * 1e3) },
 	"dict": func(kv ...any) map[string]any {
@@ -235,7 +257,7 @@ bounded slowdown mean {{num .TaskBSlowdown.Mean}} (p95 {{num .TaskBSlowdown.P95}
 {{range .Runs}}{{$m := .Metrics}}
 <h3>{{.Label}}</h3>
 {{if $m.Breakdown.Phases}}<table><tr><th class="l">phase (mean over {{$m.Breakdown.Jobs}} jobs)</th><th>seconds</th></tr>
-{{range $m.Breakdown.Phases}}<tr><td class="l">{{.Name}}</td><td>{{num .Mean}}</td></tr>{{end}}</table>
+{{range $m.Breakdown.Phases}}<tr><td class="l">{{.Name}}</td><td>{{seconds .Mean}}</td></tr>{{end}}</table>
 <p class="note">From {{$m.Breakdown.Source}}.</p>{{else}}<p class="note">{{$m.Breakdown.Source}}.</p>{{end}}
 {{with $m.Core}}<table><tr><th class="l">the core's figures</th><th>mean</th><th>median</th><th>p95</th><th>max</th></tr>
 <tr><td class="l">placement time (s)</td><td>{{num .Placement.Mean}}</td><td>{{num .Placement.P50}}</td><td>{{num .Placement.P95}}</td><td>{{num .Placement.Max}}</td></tr>

@@ -132,7 +132,7 @@ func (run *Run) writeTables(tw io.Writer) error {
 		if len(m.Breakdown.Phases) > 0 {
 			ew.printf("\nphase (mean, %d jobs)\ts\t\n", m.Breakdown.Jobs)
 			for _, p := range m.Breakdown.Phases {
-				ew.printf("%s\t%s\t\n", p.Name, num(p.Mean))
+				ew.printf("%s\t%s\t\n", p.Name, seconds(p.Mean))
 			}
 		}
 		if c := m.Core; c != nil {

@@ -16,7 +16,9 @@ import (
 // LCG trace (the page is skipped, saying so, without ../shared/traces).
 // Adding a page to the set (and to the screenshots) is one line here.
 // report-w30-wf-cf is the W30 workload simulated under the WF and the CF
-// placement policies, the two runs of one store reported together.
+// placement policies, the two runs of one store reported together;
+// sim-sweep the report of examples/sim/sweep.toml (68 runs, about 8 s on
+// two cores), its figures against the load and over time.
 var screenshotPages = []struct {
 	name  string
 	steps [][]string
@@ -26,6 +28,7 @@ var screenshotPages = []struct {
 	{"report-dryrun", [][]string{{"generate", "$REPO/examples/quickstart.wdl", "-o", "wl", "-q"}, {"submit", "wl", "--target", "dryrun", "--db", "d.db", "--speedup", "1000", "-q"}, {"report", "--db", "d.db", "-o", "page", "-q"}}, "page/index.html"},
 	{"report-w30-wf-cf", [][]string{{"generate", "$REPO/examples/koala-w30.wdl", "-o", "wl", "-q", "--seed", "1"}, {"koala", "simulate", "--grid", "$REPO/examples/das2.toml", "--db", "c.db", "--run-id", "WF", "--policy", "WF", "wl"}, {"koala", "simulate", "--grid", "$REPO/examples/das2.toml", "--db", "c.db", "--run-id", "CF", "--policy", "CF", "wl"}, {"report", "--db", "c.db", "-o", "page", "-q"}}, "page/index.html"},
 	{"compare-w30-wf-cf", [][]string{{"generate", "$REPO/examples/koala-w30.wdl", "-o", "wl", "-q", "--seed", "1"}, {"koala", "simulate", "--grid", "$REPO/examples/das2.toml", "--db", "c.db", "--run-id", "WF-1", "--policy", "WF", "--seed", "1", "wl"}, {"koala", "simulate", "--grid", "$REPO/examples/das2.toml", "--db", "c.db", "--run-id", "WF-2", "--policy", "WF", "--seed", "2", "wl"}, {"koala", "simulate", "--grid", "$REPO/examples/das2.toml", "--db", "c.db", "--run-id", "CF-1", "--policy", "CF", "--seed", "1", "wl"}, {"koala", "simulate", "--grid", "$REPO/examples/das2.toml", "--db", "c.db", "--run-id", "CF-2", "--policy", "CF", "--seed", "2", "wl"}, {"report", "--db", "c.db", "--compare", "policy", "-o", "page", "-q"}}, "page/index.html"},
+	{"sim-sweep", [][]string{{"sim", "run", "$REPO/examples/sim/sweep.toml", "--db", "s.db", "-q"}, {"sim", "report", "--db", "s.db", "sweep", "-o", "page"}}, "page/index.html"},
 	{"trace-lcg", [][]string{{"trace", "plot", "$LCG", "-o", "page", "-q"}}, "page/index.html"},
 	{"trace-three", [][]string{{"trace", "plot", "$LCG", "$REPO/gwa/testdata/overlay/grid-a.swf", "$REPO/gwa/testdata/overlay/grid-b.gwf", "-o", "page", "-q"}}, "page/index.html"},
 }

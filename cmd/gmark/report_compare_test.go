@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -165,6 +166,13 @@ func TestReportCompareLoad(t *testing.T) {
 			t.Fatalf("simulate: %s", stderr)
 		}
 	}
+	// A second run of W50 under WF: that level's point is the mean of two
+	// runs, with no interval (a t interval over two reached far past the
+	// values: negative waits).
+	if _, stderr, code := run(t, dir, "koala", "simulate", "--grid", abs(t, "../../examples/das2.toml"), "--db", "a.db", "--run-id", "w50-WF-2",
+		"--seed", "3", "--policy", "WF", "w50"); code != 0 {
+		t.Fatalf("simulate: %s", stderr)
+	}
 	out := filepath.Join(dir, "cmp")
 	if _, stderr, code := run(t, dir, "report", "--compare", "policy", "--db", "a.db", "-o", out, "-q"); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -176,6 +184,26 @@ func TestReportCompareLoad(t *testing.T) {
 	if !strings.Contains(string(page), "cmp_wait_vs_load.png") || strings.Contains(string(page), "vs_seed") ||
 		!strings.Contains(string(page), "no figure against the seed") {
 		t.Errorf("figures against the load and the seed: %s", page)
+	}
+	if !strings.Contains(string(page), "none at the 1 point over fewer than 3 runs") {
+		t.Error("the caption does not say that the level of two runs has no interval")
+	}
+	csvRows, err := os.ReadFile(filepath.Join(out, "figures", "cmp_wait_vs_load.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bars := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(string(csvRows)), "\n")[1:] {
+		f := strings.Split(l, ",")
+		if f[3] == "bar_low" {
+			bars[f[0]]++
+			if v, _ := strconv.ParseFloat(f[2], 64); v < 0 {
+				t.Errorf("a bar reaches a wait of %g s: %s", v, l)
+			}
+		}
+	}
+	if bars["WF"] != 1 || bars["CF"] != 2 { // WF's W50 level (two runs) has none
+		t.Errorf("bars per group %v, want WF 1 and CF 2:\n%s", bars, csvRows)
 	}
 	cmp, err := report.BuildComparison(context.Background(), report.CompareOptions{By: "policy", DBs: []string{filepath.Join(dir, "a.db")}})
 	if err != nil {

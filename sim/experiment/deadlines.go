@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/gmark/gmark/analyzer/plots"
 )
 
 // Ballier et al.'s figures (docs/deadlines.md) in the report: for runs of
@@ -12,15 +14,15 @@ import (
 // the page a figure of each against the load.
 
 var deadlineMetrics = []metric{
-	{"deadlines.global_success", "global success", func(m *Metrics) float64 { return m.Deadlines.GlobalSuccess }},
-	{"deadlines.local_response_s", "local response (s)", func(m *Metrics) float64 { return m.Deadlines.LocalResponseS }},
-	{"deadlines.local_kill_rate", "local kill rate", func(m *Metrics) float64 { return m.Deadlines.LocalKillRate }},
-	{"deadlines.wasted_processor_s", "wasted processor time (s)", func(m *Metrics) float64 { return m.Deadlines.WastedProcessorS }},
-	{"deadlines.lost_processor_s", "lost processor time (s)", func(m *Metrics) float64 { return m.Deadlines.LostProcessorS }},
-	{"deadlines.total_utilization", "total utilization", func(m *Metrics) float64 { return m.Deadlines.TotalUtil }},
-	{"deadlines.global_utilization", "global utilization", func(m *Metrics) float64 { return m.Deadlines.GlobalUtil }},
-	{"deadlines.local_utilization", "local utilization", func(m *Metrics) float64 { return m.Deadlines.LocalUtil }},
-	{"deadlines.wasted_utilization", "wasted utilization", func(m *Metrics) float64 { return m.Deadlines.WastedUtil }},
+	{"deadlines.global_success", "global success", func(m *Metrics) float64 { return m.Deadlines.GlobalSuccess }, plots.Fraction},
+	{"deadlines.local_response_s", "local response (s)", func(m *Metrics) float64 { return m.Deadlines.LocalResponseS }, plots.NonNegative},
+	{"deadlines.local_kill_rate", "local kill rate", func(m *Metrics) float64 { return m.Deadlines.LocalKillRate }, plots.Fraction},
+	{"deadlines.wasted_processor_s", "wasted processor time (s)", func(m *Metrics) float64 { return m.Deadlines.WastedProcessorS }, plots.NonNegative},
+	{"deadlines.lost_processor_s", "lost processor time (s)", func(m *Metrics) float64 { return m.Deadlines.LostProcessorS }, plots.NonNegative},
+	{"deadlines.total_utilization", "total utilization", func(m *Metrics) float64 { return m.Deadlines.TotalUtil }, plots.Fraction},
+	{"deadlines.global_utilization", "global utilization", func(m *Metrics) float64 { return m.Deadlines.GlobalUtil }, plots.Fraction},
+	{"deadlines.local_utilization", "local utilization", func(m *Metrics) float64 { return m.Deadlines.LocalUtil }, plots.Fraction},
+	{"deadlines.wasted_utilization", "wasted utilization", func(m *Metrics) float64 { return m.Deadlines.WastedUtil }, plots.Fraction},
 }
 
 // deadlineFigureMetrics are drawn against the load (the paper's Figs. 2-9

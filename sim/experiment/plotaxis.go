@@ -137,7 +137,9 @@ func metricKeys() []string {
 }
 
 // ciPoints are the means of key over the aggregates, at x(a), with their
-// 95% Student t intervals over the repetitions (none for one).
+// 95% Student t intervals over the repetitions (none for one) and the
+// number of repetitions each is over (ErrorLines draws none over fewer
+// than three).
 func ciPoints(label, key string, aggs []Aggregate, x func(Aggregate) float64) plots.Points {
 	pts := plots.Points{Label: label}
 	for _, a := range aggs {
@@ -148,6 +150,7 @@ func ciPoints(label, key string, aggs []Aggregate, x func(Aggregate) float64) pl
 		ci := sampstat.MeanCI(st.Mean, st.SD, a.Runs, 0.95)
 		pts.X, pts.Y = append(pts.X, x(a)), append(pts.Y, st.Mean)
 		pts.Lo, pts.Hi = append(pts.Lo, ci[0]), append(pts.Hi, ci[1])
+		pts.N = append(pts.N, a.Runs)
 	}
 	return pts
 }
@@ -201,9 +204,8 @@ func placedFigures(e *ExperimentReport, dir string, keys []string) ([]plots.Figu
 		for i, lk := range lines {
 			series[i] = ciPoints(labels[i], key, byLine[lk], placedX)
 		}
-		label := metricLabel(key)
 		var err error
-		out, err = appendFigure(out, dir, e.Name+"_"+strings.ReplaceAll(key, ".", "-"), fmt.Sprintf("%s: %s against %s", e.Name, label, e.Plot.X), e.Plot.X, label, series)
+		out, err = appendFigure(out, dir, e.Name+"_"+strings.ReplaceAll(key, ".", "-"), fmt.Sprintf("%s: %s against %s", e.Name, metricLabel(key), e.Plot.X), e.Plot.X, key, series)
 		if err != nil {
 			return nil, err
 		}

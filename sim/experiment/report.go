@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/sim"
@@ -103,30 +104,36 @@ type Stat struct {
 	Max  float64 `json:"max"`
 }
 
-// metric is a column of the aggregated tables.
+// metric is a column of the aggregated tables: its key, its label, how a
+// run's value is read, and the values it can take (the figures cut their
+// intervals there).
 type metric struct {
 	key, label string
 	get        func(*Metrics) float64
+	domain     plots.Domain
 }
+
+// slowdownDomain is the bounded slowdown's: max(1, …), so at least 1.
+var slowdownDomain = plots.Domain{Lo: 1, Hi: math.Inf(1)}
 
 // metrics are the aggregated metrics, in the order the tables show them.
 var metrics = []metric{
-	{"utilization", "U", func(m *Metrics) float64 { return m.Utilization }},
-	{"awt_s", "AWT (s)", func(m *Metrics) float64 { return m.AWT }},
-	{"art_s", "ART (s)", func(m *Metrics) float64 { return m.ART }},
-	{"asd", "ASD", func(m *Metrics) float64 { return m.ASD }},
-	{"goodput_cpu_years", "goodput (CPU-y)", func(m *Metrics) float64 { return m.Goodput }},
-	{"jf_percent", "JF %", func(m *Metrics) float64 { return m.JF }},
-	{"delegations_per_job", "deleg./job", func(m *Metrics) float64 { return m.DelegationsPerJob }},
-	{"hops_per_delegated", "hops/deleg.", func(m *Metrics) float64 { return m.HopsPerDelegated }},
-	{"workload_management_messages", "WM msgs", func(m *Metrics) float64 { return float64(m.WorkloadMessages) }},
-	{"restarts", "restarts", func(m *Metrics) float64 { return float64(m.Restarts) }},
-	{"wasted_cpu_years", "wasted (CPU-y)", func(m *Metrics) float64 { return m.Wasted }},
+	{"utilization", "U", func(m *Metrics) float64 { return m.Utilization }, plots.Fraction},
+	{"awt_s", "AWT (s)", func(m *Metrics) float64 { return m.AWT }, plots.NonNegative},
+	{"art_s", "ART (s)", func(m *Metrics) float64 { return m.ART }, plots.NonNegative},
+	{"asd", "ASD", func(m *Metrics) float64 { return m.ASD }, slowdownDomain},
+	{"goodput_cpu_years", "goodput (CPU-y)", func(m *Metrics) float64 { return m.Goodput }, plots.NonNegative},
+	{"jf_percent", "JF %", func(m *Metrics) float64 { return m.JF }, plots.Percent},
+	{"delegations_per_job", "deleg./job", func(m *Metrics) float64 { return m.DelegationsPerJob }, plots.NonNegative},
+	{"hops_per_delegated", "hops/deleg.", func(m *Metrics) float64 { return m.HopsPerDelegated }, plots.NonNegative},
+	{"workload_management_messages", "WM msgs", func(m *Metrics) float64 { return float64(m.WorkloadMessages) }, plots.NonNegative},
+	{"restarts", "restarts", func(m *Metrics) float64 { return float64(m.Restarts) }, plots.NonNegative},
+	{"wasted_cpu_years", "wasted (CPU-y)", func(m *Metrics) float64 { return m.Wasted }, plots.NonNegative},
 }
 
 func init() {
 	for _, name := range sim.MsgTypeNames() {
-		metrics = append(metrics, metric{"messages." + name, name, func(m *Metrics) float64 { return float64(m.Messages[name]) }})
+		metrics = append(metrics, metric{"messages." + name, name, func(m *Metrics) float64 { return float64(m.Messages[name]) }, plots.NonNegative})
 	}
 }
 

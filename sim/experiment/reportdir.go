@@ -13,6 +13,7 @@ import (
 
 	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/htmlpage"
 	"github.com/gmark/gmark/internal/outfile"
 )
 
@@ -83,7 +84,7 @@ func WriteReportDir(r *Report, dir string) (string, error) {
 			return "", err
 		}
 	}
-	page := htmlPage{Report: r, Text: txt.String()}
+	page := htmlPage{Report: r, Text: txt.String(), Script: htmlpage.Script, Style: htmlpage.Style}
 	for _, e := range r.Experiments {
 		figs, err := experimentFigures(&e, dir)
 		if err != nil {
@@ -131,10 +132,9 @@ func experimentFigures(e *ExperimentReport, dir string) ([]plots.Figure, error) 
 			for _, arch := range archsOf(e, sc) {
 				series = append(series, ciPoints(arch, key, aggregatesOf(e, sc, arch), byLoad))
 			}
-			label := metricLabel(key)
 			var err error
 			out, err = appendFigure(out, dir, strings.Join([]string{e.Name, sc, strings.ReplaceAll(key, ".", "-")}, "_"),
-				fmt.Sprintf("%s, scenario %s: %s", e.Name, sc, label), "load (%)", label, series)
+				fmt.Sprintf("%s, scenario %s: %s", e.Name, sc, metricLabel(key)), "load (%)", key, series)
 			if err != nil {
 				return nil, err
 			}
@@ -165,9 +165,8 @@ func scenarioFigures(e *ExperimentReport, dir, arch string, scenarios, keys []st
 		for _, sc := range scenarios {
 			series = append(series, ciPoints(sc, key, aggregatesOf(e, sc, arch), byLoad))
 		}
-		label := metricLabel(key)
 		var err error
-		out, err = appendFigure(out, dir, e.Name+"_"+strings.ReplaceAll(key, ".", "-"), fmt.Sprintf("%s (%s): %s", e.Name, arch, label), "load (%)", label, series)
+		out, err = appendFigure(out, dir, e.Name+"_"+strings.ReplaceAll(key, ".", "-"), fmt.Sprintf("%s (%s): %s", e.Name, arch, metricLabel(key)), "load (%)", key, series)
 		if err != nil {
 			return nil, err
 		}
@@ -175,11 +174,15 @@ func scenarioFigures(e *ExperimentReport, dir, arch string, scenarios, keys []st
 	return out, nil
 }
 
-// appendFigure draws series as lines through their points with their
-// intervals (plots.ErrorLines), saves the figure as dir/name and appends
-// it to out; series with nothing to draw add nothing.
-func appendFigure(out []plots.Figure, dir, name, title, xlabel, ylabel string, series []plots.Points) ([]plots.Figure, error) {
-	d, err := plots.ErrorLines(title, xlabel, ylabel, series)
+// appendFigure draws series of the metric key as lines through their
+// points with their intervals (plots.ErrorLines: none over fewer than
+// three repetitions, each cut at the metric's domain), saves the figure
+// as dir/name and appends it to out; series with nothing to draw add
+// nothing.
+func appendFigure(out []plots.Figure, dir, name, title, xlabel, key string, series []plots.Points) ([]plots.Figure, error) {
+	m := metricOf(key)
+	d, err := plots.ErrorLines(title, xlabel, m.label, series,
+		plots.Intervals{What: "95% confidence intervals of the mean (Student t)", Of: "repetitions", Domain: m.domain})
 	if plots.NoData(err) {
 		return out, nil
 	}
@@ -216,28 +219,39 @@ func archsOf(e *ExperimentReport, scenario string) []string {
 	return out
 }
 
-func metricLabel(key string) string {
+func metricLabel(key string) string { return metricOf(key).label }
+
+// metricOf is the aggregated metric of that key (one of any value,
+// labelled with its key, for a key no metric has).
+func metricOf(key string) metric {
 	for _, m := range append(slices.Clone(metrics), deadlineMetrics...) {
 		if m.key == key {
-			return m.label
+			return m
 		}
 	}
-	return key
+	return metric{key: key, label: key, domain: plots.Unbounded}
 }
 
+// htmlPage is what the page's template renders: the page takes the
+// style and the load markers of gmark's other pages (internal/htmlpage),
+// which the Chromium check reads.
 type htmlPage struct {
 	Report  *Report
 	Text    string
 	Figures []plots.Figure
+	Script  template.JS
+	Style   template.CSS
 }
 
 var pageTemplate = template.Must(template.New("sim").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>gmark sim report</title>
-<style>body{font-family:sans-serif;margin:2em}pre{font-size:12px;overflow-x:auto}figure{margin:1em 0}</style></head>
+<script>{{.Script}}</script>
+<style>{{.Style}}
+pre.table { white-space: pre; word-break: normal; font-size: 12px; }</style></head>
 <body><h1>gmark sim report</h1>
 {{range .Report.Experiments}}<p>Experiment <b>{{.Name}}</b>: {{.Finished}} of {{.Planned}} runs finished; topology {{.Topology}} ({{.Processors}} processors); definition {{.Digest}}.</p>{{end}}
 <p>The numbers: <a href="report.txt">report.txt</a>, <a href="report.json">report.json</a>. The metrics are defined in gmark's docs/sim.md.</p>
 {{range .Figures}}<figure><img src="{{.PNG}}" alt="{{.Title}}" width="768"><figcaption>{{.Title}}{{if .Note}} ({{.Note}}){{end}} · <a href="{{.SVG}}">SVG</a>{{if .CSV}} · <a href="{{.CSV}}" download>data (CSV)</a>{{end}}</figcaption></figure>
-{{end}}<h2>Tables</h2><pre>{{.Text}}</pre>
+{{end}}<h2>Tables</h2><pre class="table">{{.Text}}</pre>
 </body></html>
 `))
