@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gmark/gmark/internal/filelock"
 	"github.com/gmark/gmark/internal/sqlitefile"
 	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -63,6 +64,11 @@ func Open(path string) (*Store, error) {
 		}
 	}
 	if err := checkRegular(path, true); err != nil {
+		return nil, err
+	}
+	// SQLite keeps its journal beside the name it is given, and a run's lock
+	// is the file's: a store of several names is refused (exit 2).
+	if err := filelock.CheckLinks(path); err != nil {
 		return nil, err
 	}
 	s, err := open(path, false)

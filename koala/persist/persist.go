@@ -83,9 +83,12 @@ type statements struct {
 var ErrInUse = errors.New("the state is in use by another scheduler")
 
 // Open opens (creating if needed) the database at path, for this process
-// alone: it holds PATH.lock until Close (the kernel drops it on kill -9).
+// alone: it holds the file's lock (filelock.ForFile: REAL_PATH.lock, under
+// whatever name the file is given) until Close (the kernel drops it on
+// kill -9). A state with more than one hard link is refused
+// (filelock.ErrLinked).
 func Open(path string) (st *Store, err error) {
-	release, err := filelock.TryLock(path + ".lock")
+	release, err := filelock.ForFile(path, ".lock")
 	var busy *filelock.BusyError
 	if errors.As(err, &busy) {
 		return nil, fmt.Errorf("%s: %w (pid %s): stop it first, or give another state", path, ErrInUse, busy.Pid)

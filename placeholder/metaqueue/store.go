@@ -105,7 +105,9 @@ type store struct {
 }
 
 func openStore(path string) (st *store, err error) {
-	release, err := filelock.TryLock(path + ".lock")
+	// The file's lock, whatever name it is given; a state with more than
+	// one hard link is refused (filelock.ErrLinked).
+	release, err := filelock.ForFile(path, ".lock")
 	var busy *filelock.BusyError
 	if errors.As(err, &busy) {
 		return nil, fmt.Errorf("%s: %w (pid %s): stop it first, or give another state", path, ErrInUse, busy.Pid)

@@ -46,10 +46,11 @@ type Summary struct {
 // same store.
 var ErrBusy = errors.New("another gmark sim run is working on this results store")
 
-// lockPath is the lock of the store's experiments: one process at a time
-// runs experiments on a store (the kernel's lock: a process killed with
-// kill -9 holds it no longer).
-func lockPath(db string) string { return db + ".sim.lock" }
+// lockSuffix names the lock of the store's experiments, beside the store's
+// real path: one process at a time runs experiments on a store, whatever
+// name it is given (filelock.ForFile; the kernel's lock: a process killed
+// with kill -9 holds it no longer).
+const lockSuffix = ".sim.lock"
 
 // Execute runs the runs of the experiment that the store has no result
 // for, Parallel at a time, and records each as it ends: a run is recorded
@@ -94,7 +95,7 @@ func Open(ctx context.Context, e *Experiment, o RunOptions) (*Session, error) {
 	if err := os.MkdirAll(filepath.Dir(o.DB), 0o755); err != nil {
 		return nil, err
 	}
-	release, err := filelock.TryLock(lockPath(o.DB))
+	release, err := filelock.ForFile(o.DB, lockSuffix)
 	var busy *filelock.BusyError
 	if errors.As(err, &busy) {
 		pid := busy.Pid

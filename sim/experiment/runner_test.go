@@ -234,7 +234,7 @@ func TestExecuteRefusesABusyStore(t *testing.T) {
 	dir := t.TempDir()
 	e := load(t, dir, small)
 	db := filepath.Join(dir, "r.db")
-	release, err := filelock.TryLock(lockPath(db))
+	release, err := filelock.ForFile(db, lockSuffix)
 	if err != nil {
 		t.Fatal(err)
 	}
