@@ -835,3 +835,24 @@ func slurmJobComp(t *testing.T, c *slurmtest.Cluster) []map[string]string {
 	}
 	return recs
 }
+
+// The kill -9 / resume loop of scripts/kill-resume-loop.sh, small: a real
+// `gmark submit --target local` killed at random moments and resumed at
+// once, while the killed process may still be exiting; no resume may be
+// refused, and every job runs exactly once. (The script's default is 200
+// kills; run it so, under nice -n 19, to measure.)
+func TestSubmitKillResumeLoop(t *testing.T) {
+	if _, err := exec.LookPath("od"); err != nil {
+		t.Skip("no od(1) for the script's random delays")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("sh", abs(t, "../../scripts/kill-resume-loop.sh"), "-n", "12", "-w", "150", "-g", buildGmark(t), "-d", dir)
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", bytes.TrimSpace(out))
+	if err != nil {
+		t.Fatalf("the loop: %v", err)
+	}
+	if !strings.Contains(string(out), "kills 12,") || !strings.Contains(string(out), "resumes refused 0,") {
+		t.Fatalf("not 12 kills without a refused resume")
+	}
+}
