@@ -1,7 +1,8 @@
 // Package httpapi holds what gmark's loopback HTTP APIs share (the bundled
 // scheduler's `gmark koala serve` and the metaqueue's `gmark placeholder
 // serve`): the loopback check, the token kept beside the state database and
-// its bearer check, the connection and time limits, and the JSON helpers.
+// its bearer check, the Host check, the connection and time limits, and the
+// JSON helpers.
 package httpapi
 
 import (
@@ -17,8 +18,6 @@ import (
 	"os"
 	"strings"
 	"time"
-
-	"golang.org/x/net/netutil"
 )
 
 // IsLoopback tells whether a listen address (host:port) is on the loopback
@@ -77,14 +76,17 @@ func ReadTokenFile(file string) (string, error) {
 }
 
 // Limits bound what one client can hold of a server: a slow or idle
-// client is cut off, and connections beyond MaxConns wait in the kernel's
-// backlog until one is freed.
+// client is cut off; at MaxConns a new connection takes the place of one
+// idle or silent for a second (connLimiter), else waits until one is
+// freed; event streams are at most MaxStreams, and never more than half of
+// MaxConns, so they always leave room for other requests.
 type Limits struct {
 	ReadHeaderTimeout time.Duration // the request line and headers
 	ReadTimeout       time.Duration // the whole request, body included
 	WriteTimeout      time.Duration // the answer; on an event stream, each write
 	IdleTimeout       time.Duration // a keep-alive connection between requests
 	MaxConns          int           // connections served at once
+	MaxStreams        int           // event streams served at once (at most MaxConns/2)
 	StreamKeepAlive   time.Duration // an idle event stream sends a comment this often, to find dead clients
 }
 
@@ -95,6 +97,7 @@ var DefaultLimits = Limits{
 	WriteTimeout:      60 * time.Second,
 	IdleTimeout:       120 * time.Second,
 	MaxConns:          512,
+	MaxStreams:        64,
 	StreamKeepAlive:   15 * time.Second,
 }
 
@@ -111,7 +114,16 @@ func (l Limits) WithDefaults(def Limits) Limits {
 	if l.MaxConns <= 0 {
 		l.MaxConns = def.MaxConns
 	}
+	if l.MaxStreams <= 0 {
+		l.MaxStreams = def.MaxStreams
+	}
 	return l
+}
+
+// StreamCap is how many event streams may be served at once: MaxStreams,
+// and at most half of MaxConns (at least 1).
+func (l Limits) StreamCap() int {
+	return max(1, min(l.MaxStreams, l.MaxConns/2))
 }
 
 // Server is an http.Server for handler with the limits.
@@ -123,17 +135,19 @@ func (l Limits) Server(handler http.Handler) *http.Server {
 		WriteTimeout:      l.WriteTimeout,
 		IdleTimeout:       l.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
+		ConnState:         connState, // what the listener of Listen reclaims at its cap
 	}
 }
 
 // Listen listens on addr (TCP) and serves at most l.MaxConns connections at
-// once.
+// once; at the cap, a new connection takes the place of one that does
+// nothing (connLimiter). Serve it with l.Server's server.
 func (l Limits) Listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
-	return netutil.LimitListener(ln, l.MaxConns), nil
+	return newConnLimiter(ln, l.MaxConns), nil
 }
 
 // Error is the body of every error answer.
@@ -155,16 +169,20 @@ func Fail(w http.ResponseWriter, status int, format string, args ...any) {
 }
 
 // RequireToken passes on only the requests that carry token as
-// "Authorization: Bearer TOKEN" (401 without one, 403 with another).
+// "Authorization: Bearer TOKEN" (401 without one, 403 with another). A
+// refused request's connection is closed after the answer, so that a
+// client without the token holds no connection.
 func RequireToken(token, realm string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		got, ok := BearerToken(r.Header.Get("Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`"`)
-			Fail(w, http.StatusUnauthorized, "this request changes state: send the server's token as 'Authorization: Bearer TOKEN'")
+			w.Header().Set("Connection", "close")
+			Fail(w, http.StatusUnauthorized, "this request needs the server's token: send it as 'Authorization: Bearer TOKEN'")
 			return
 		}
 		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			w.Header().Set("Connection", "close")
 			Fail(w, http.StatusForbidden, "wrong token")
 			return
 		}

@@ -63,3 +63,33 @@ func TestServeToken(t *testing.T) {
 		}
 	}
 }
+
+func TestHostAllowed(t *testing.T) {
+	names := ListenNames("grid-head:7070")
+	if len(names) != 1 || names[0] != "grid-head" {
+		t.Fatalf("ListenNames: %v", names)
+	}
+	for _, addr := range []string{"127.0.0.1:7070", "[::1]:7070", "0.0.0.0:7070", ":7070", "nonsense"} {
+		if n := ListenNames(addr); n != nil {
+			t.Errorf("ListenNames(%q) = %v, want none", addr, n)
+		}
+	}
+	for host, want := range map[string]bool{
+		"127.0.0.1:7070": true, "127.0.0.1": true, "[::1]:7070": true, "::1": true, "localhost": true, "LOCALHOST:1": true,
+		"192.0.2.7:80": true, "grid-head:7070": true, "Grid-Head": true,
+		"": false, ":7070": false, "evil.example:7070": false, "localhost.evil.example": false, "grid-head.evil.example": false,
+		"127.0.0.1.evil.example": false, "[evil]:1": false,
+	} {
+		if got := hostAllowed(host, names); got != want {
+			t.Errorf("hostAllowed(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
+
+func TestStreamCap(t *testing.T) {
+	for _, c := range []struct{ conns, streams, want int }{{512, 64, 64}, {8, 64, 4}, {2, 64, 1}, {1, 64, 1}, {4096, 64, 64}} {
+		if got := (Limits{MaxConns: c.conns, MaxStreams: c.streams}).StreamCap(); got != c.want {
+			t.Errorf("%d connections, %d streams: cap %d, want %d", c.conns, c.streams, got, c.want)
+		}
+	}
+}

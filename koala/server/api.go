@@ -21,7 +21,9 @@ import (
 	"github.com/gmark/gmark/workload"
 )
 
-// Handler is the HTTP API (docs/koala.md documents it).
+// Handler is the HTTP API (docs/koala.md documents it). A request without
+// the token is answered only under localhost or an IP address as Host
+// (httpapi.HostCheck), or the name the server listens on.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/health", s.health)
@@ -36,10 +38,13 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/utilization", s.utilization)
 	mux.HandleFunc("POST /v1/run/begin", s.auth(s.begin))
 	mux.HandleFunc("GET /v1/deadlines", s.deadlines)
-	mux.HandleFunc("GET /v1/events", s.events)
+	mux.HandleFunc("GET /v1/events", s.auth(s.events)) // the jobs' whole history, held open: the token's
 	mux.HandleFunc("GET /metrics", s.metrics)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { noRoute(mux, w, r) })
-	return limitBodies(mux)
+	s.mu.Lock()
+	names := s.listenNames
+	s.mu.Unlock()
+	return httpapi.HostCheck(s.cfg.Token, names, limitBodies(mux))
 }
 
 // noRoute answers a request no route takes, in JSON like every other
@@ -69,8 +74,8 @@ func fail(w http.ResponseWriter, status int, format string, args ...any) {
 	httpapi.Fail(w, status, format, args...)
 }
 
-// auth requires the server's token on state-changing requests, as
-// "Authorization: Bearer TOKEN".
+// auth requires the server's token, as "Authorization: Bearer TOKEN", on
+// state-changing requests and on the event stream.
 func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 	return httpapi.RequireToken(s.cfg.Token, "gmark-koala", h)
 }
@@ -392,8 +397,18 @@ func (s *Server) utilization(w http.ResponseWriter, r *http.Request) {
 // events streams every event with seq > since as Server-Sent Events (one
 // "data:" line of JSON per event, its seq as the id), first from the
 // database, then live. since=now starts after the last stored event;
-// follow=false stops after the stored ones.
+// follow=false stops after the stored ones. At most the limits' StreamCap
+// streams are served at once: one more is a 503, so that streams never
+// take the connections other requests need.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	if n, most := s.streams.Add(1), s.cfg.HTTP.StreamCap(); n > int64(most) {
+		s.streams.Add(-1)
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Retry-After", "5")
+		fail(w, http.StatusServiceUnavailable, "%d event streams are open, the most this server serves at once: close one, or try again later", most)
+		return
+	}
+	defer s.streams.Add(-1)
 	q := r.URL.Query()
 	var since uint64
 	switch v := q.Get("since"); v {
@@ -433,8 +448,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		fail(w, http.StatusBadRequest, "follow %q: give true or false", v)
 		return
 	}
-	s.streams.Add(1)
-	defer s.streams.Add(-1)
 	// The stream outlives the server's read and write timeouts: clear them
 	// (an expired read deadline would cancel the request), and instead give
 	// every write its own deadline, so that a client that stopped reading is

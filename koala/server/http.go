@@ -48,8 +48,14 @@ func bodyError(w http.ResponseWriter, err error) { httpapi.BodyError(w, err) }
 func (s *Server) HTTPServer() *http.Server { return s.cfg.HTTP.Server(s.Handler()) }
 
 // Listen listens on addr (TCP) and serves at most the server's MaxConns
-// connections at once.
-func (s *Server) Listen(addr string) (net.Listener, error) { return s.cfg.HTTP.Listen(addr) }
+// connections at once. A host name in addr is a Host the API answers
+// without the token, as it answers localhost and IP addresses.
+func (s *Server) Listen(addr string) (net.Listener, error) {
+	s.mu.Lock()
+	s.listenNames = httpapi.ListenNames(addr)
+	s.mu.Unlock()
+	return s.cfg.HTTP.Listen(addr)
+}
 
 // Serve runs the scheduler and serves its API on ln (calling serving once
 // both are started) until ctx is done or either fails (stop cancels ctx);

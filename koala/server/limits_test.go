@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -61,12 +62,12 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 		send string // then the client stalls
 		want string // the start of what the server answers before it closes (""; anything, or nothing)
 	}{
-		{"half a header", "GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow:", ""},
-		{"half a body", "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token +
+		{"half a header", "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow:", ""},
+		{"half a body", "POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token +
 			"\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"job\":", ""},
-		{"half a body on a small route", "POST /v1/clusters/fs0/local-jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token +
+		{"half a body on a small route", "POST /v1/clusters/fs0/local-jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + token +
 			"\r\nContent-Length: 100\r\n\r\n{\"size\"", ""},
-		{"idle keep-alive", "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 200"},
+		{"idle keep-alive", "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "HTTP/1.1 200"},
 		{"nothing at all", "", ""},
 	}
 	for _, tc := range cases {
@@ -87,39 +88,90 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	}
 }
 
-// More connections than the cap: the extra one is not served while the cap
-// is held, and is served as soon as a connection is freed.
+// More connections than the cap: a connection that does nothing (silent
+// since it was accepted, or idle between requests) gives its place to a
+// new one; while every connection serves a request, the new one waits, and
+// is served as soon as one is freed.
 func TestConnectionCap(t *testing.T) {
 	l := testLimits
-	l.MaxConns = 2
+	l.MaxConns = 4
 	l.ReadHeaderTimeout = time.Hour // the held connections stay held until the test closes them
 	l.ReadTimeout, l.IdleTimeout = time.Hour, time.Hour
 	hs, _, _ := startWith(t, "", 1000, l)
-	held := []net.Conn{dial(t, hs, hs.URL), dial(t, hs, hs.URL)}
-	for _, c := range held { // each holds a slot: a request in flight, half sent
+	health := "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+	served := func(c net.Conn, within time.Duration) error {
+		_ = c.SetReadDeadline(time.Now().Add(within))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	}
+
+	// Silent connections (half a request line, for an hour) fill the cap:
+	// a new one is served all the same, in the place of one of them.
+	var silent []net.Conn
+	for range l.MaxConns {
+		c := dial(t, hs, hs.URL)
 		if _, err := io.WriteString(c, "GET /v1/health HTTP/1.1\r\n"); err != nil {
 			t.Fatal(err)
 		}
+		silent = append(silent, c)
 	}
 	extra := dial(t, hs, hs.URL)
-	if _, err := io.WriteString(extra, "GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-		t.Fatal(err)
+	io.WriteString(extra, health)
+	if err := served(extra, bound); err != nil {
+		t.Fatalf("a connection beyond a cap of silent ones: %v", err)
 	}
-	_ = extra.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
-	if n, err := extra.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("a connection beyond the cap was served: %d bytes, %v", n, err)
+	closed := 0
+	for _, c := range silent {
+		_ = c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+			closed++
+		}
+		c.Close()
 	}
-	held[0].Close()
-	_ = extra.SetReadDeadline(time.Now().Add(bound))
-	resp, err := http.ReadResponse(bufio.NewReader(extra), nil)
-	if err != nil {
+	if closed != 1 {
+		t.Errorf("%d silent connections closed for one new one", closed)
+	}
+	extra.Close()
+
+	// Connections serving requests (submissions sending their bodies, for
+	// an hour) fill the cap: a new one waits past the second after which a
+	// silent one would have been closed, and is served once one is freed.
+	var busy []net.Conn
+	for range l.MaxConns {
+		c := dial(t, hs, hs.URL)
+		if _, err := io.WriteString(c, "POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "+token+
+			"\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"job\":"); err != nil {
+			t.Fatal(err)
+		}
+		busy = append(busy, c)
+	}
+	time.Sleep(100 * time.Millisecond) // every one is being read
+	waiting := dial(t, hs, hs.URL)
+	io.WriteString(waiting, health)
+	if err := served(waiting, 3*reclaimAfterForTests); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("a connection beyond a cap of busy ones was served, one of them closed for it: %v", err)
+	}
+	busy[0].Close()
+	if err := served(waiting, bound); err != nil {
 		t.Fatalf("the waiting connection was not served once a slot was freed: %v", err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("status %d", resp.StatusCode)
+	for _, c := range busy[1:] { // still held
+		_ = c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("a connection serving a request was closed: %v", err)
+		}
 	}
 }
+
+// reclaimAfterForTests is httpapi's reclaimAfter (a second).
+const reclaimAfterForTests = time.Second
 
 // The event stream stays open past the read and write timeouts, but a
 // client that stops reading, or goes away, is dropped.
@@ -137,7 +189,9 @@ func TestEventStreamOutlivesTimeoutsButNotDeadClients(t *testing.T) {
 	}
 	// A live client: reads the stream, and still gets an event submitted
 	// well after every timeout has passed.
-	resp, err := http.Get(hs.URL + "/v1/events?since=now")
+	req, _ := http.NewRequest("GET", hs.URL+"/v1/events?since=now", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +229,7 @@ func TestEventStreamOutlivesTimeoutsButNotDeadClients(t *testing.T) {
 	// A client that never reads: once its socket buffers are full, the
 	// next write times out and the server lets it go.
 	stalled := dial(t, hs, hs.URL)
-	if _, err := io.WriteString(stalled, "GET /v1/events?since=now HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(stalled, "GET /v1/events?since=now HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "+token+"\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	waitStreams(2)
@@ -187,7 +241,7 @@ func TestEventStreamOutlivesTimeoutsButNotDeadClients(t *testing.T) {
 
 	// A client that goes away.
 	gone := dial(t, hs, hs.URL)
-	if _, err := io.WriteString(gone, "GET /v1/events?since=now HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(gone, "GET /v1/events?since=now HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "+token+"\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	waitStreams(2)

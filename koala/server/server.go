@@ -63,9 +63,12 @@ type Server struct {
 	started time.Time
 	stats   stats
 	streams atomic.Int64 // event-stream requests being served
-	mu      sync.Mutex   // guards closed
+	mu      sync.Mutex   // guards closed and listenNames
 	closed  bool
-	done    chan struct{}
+	// listenNames are the host names the server listens on (Listen),
+	// answered as Host like localhost.
+	listenNames []string
+	done        chan struct{}
 }
 
 type stats struct {

@@ -46,7 +46,7 @@ func TestQueuedJobSaysWhy(t *testing.T) {
 		t.Errorf("after %d tries: %s, why %q", v.PlacementTries, v.State, placement.Summary(v.Why))
 	}
 	// Three tries, one placement_failed event.
-	_, body = request(t, "GET", hs.URL+"/v1/events?since=0&follow=false", "", "", false)
+	_, body = request(t, "GET", hs.URL+"/v1/events?since=0&follow=false", "", "", true)
 	failed := 0
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	for sc.Scan() {

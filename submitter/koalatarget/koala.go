@@ -167,6 +167,7 @@ func (t *Target) openStream(ctx context.Context, since string) (io.ReadCloser, e
 	if err != nil {
 		return nil, err
 	}
+	req.Header.Set("Authorization", "Bearer "+t.cfg.Token) // the stream needs it
 	// The stream has no overall timeout.
 	resp, err := (&http.Client{Transport: t.client.Transport}).Do(req)
 	if err != nil {
