@@ -1,6 +1,9 @@
 package submitter
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // Redacted replaces a secret in a recorded command line.
 const Redacted = "REDACTED"
@@ -15,9 +18,14 @@ var secretFlagWords = []string{"token", "secret", "password", "passwd", "credent
 // (--token X, --token=X, -token X, -token=X), so the command line can be
 // recorded in a results store meant to be shared (whose rows cannot be
 // scrubbed later) or shown in a report. Arguments after "--" are not
-// flags and are kept.
+// flags and are kept. A URL, as an argument or a flag's value, anywhere,
+// has its user information, query and fragment replaced (a token can hide
+// in each: http://user:TOKEN@host, http://host/?token=TOKEN).
 func RedactArgs(args []string) []string {
 	out := append([]string(nil), args...)
+	for i := range out {
+		out[i] = redactURL(out[i])
+	}
 	for i := 0; i < len(out); i++ {
 		a := out[i]
 		if a == "--" {
@@ -38,6 +46,34 @@ func RedactArgs(args []string) []string {
 		}
 	}
 	return out
+}
+
+// redactURL is a, or --flag=a, with the user information, query and
+// fragment of the URL a replaced by Redacted; a that is no URL with a
+// scheme and a host is kept.
+func redactURL(a string) string {
+	prefix, v := "", a
+	if strings.HasPrefix(a, "-") {
+		name, val, ok := strings.Cut(a, "=")
+		if !ok {
+			return a
+		}
+		prefix, v = name+"=", val
+	}
+	u, err := url.Parse(v)
+	if err != nil || u.Scheme == "" || u.Host == "" || u.User == nil && u.RawQuery == "" && !u.ForceQuery && u.Fragment == "" {
+		return a
+	}
+	if u.User != nil {
+		u.User = url.User(Redacted)
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		u.RawQuery, u.ForceQuery = Redacted, false
+	}
+	if u.Fragment != "" {
+		u.Fragment, u.RawFragment = Redacted, ""
+	}
+	return prefix + u.String()
 }
 
 func secretFlag(name string) bool {

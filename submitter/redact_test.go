@@ -20,6 +20,14 @@ func TestRedactArgs(t *testing.T) {
 		// A trailing flag without a value, an empty line.
 		{[]string{"gmark", "submit", "--token"}, []string{"gmark", "submit", "--token"}},
 		{nil, nil},
+		// Secrets in URLs, whatever the flag (or none).
+		{[]string{"gmark", "submit", "--endpoint", "http://127.0.0.1:7070/?token=s3cret", "wl"},
+			[]string{"gmark", "submit", "--endpoint", "http://127.0.0.1:7070/?" + Redacted, "wl"}},
+		{[]string{"gmark", "submit", "--endpoint=https://u:s3cret@core:7070/x#s3cret"},
+			[]string{"gmark", "submit", "--endpoint=https://" + Redacted + "@core:7070/x#" + Redacted}},
+		{[]string{"gmark", "x", "--", "http://s3cret@h/"}, []string{"gmark", "x", "--", "http://" + Redacted + "@h/"}},
+		{[]string{"gmark", "submit", "--endpoint", "http://127.0.0.1:7070", "/a/b?c"},
+			[]string{"gmark", "submit", "--endpoint", "http://127.0.0.1:7070", "/a/b?c"}},
 	}
 	for _, c := range cases {
 		in := append([]string(nil), c.in...)

@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"crypto/subtle"
+	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -61,4 +63,40 @@ func ListenNames(addr string) []string {
 		return nil
 	}
 	return []string{host}
+}
+
+// EndpointError is CheckEndpoint's: bad input.
+type EndpointError struct{ msg string }
+
+func (e *EndpointError) Error() string { return e.msg }
+
+// ExitCode is 2: a command line that asks its errors for an exit code
+// (urfave/cli's ExitCoder) reports bad input.
+func (e *EndpointError) ExitCode() int { return 2 }
+
+// CheckEndpoint checks the URL of a server's API given from outside (an
+// --endpoint): http or https with a host, and nothing secret in it, as it
+// is printed in messages and recorded with a run — no user:password@, no
+// query, no fragment (a token there would be shown to whoever reads them).
+// what names the server in the messages; no message repeats a secret. Its
+// error is an *EndpointError.
+func CheckEndpoint(what, raw string) error {
+	bad := func(format string, args ...any) error { return &EndpointError{fmt.Sprintf(format, args...)} }
+	u, err := url.Parse(raw)
+	if err != nil {
+		return bad("the %s endpoint is not a URL", what)
+	}
+	shown := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return bad("%s endpoint %q is not an http:// URL", what, shown)
+	}
+	if u.User != nil {
+		return bad("%s endpoint %s carries credentials: give the token in a file (--token-file) or the environment",
+			what, (&url.URL{Scheme: u.Scheme, User: u.User, Host: u.Host, Path: u.Path}).Redacted())
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.RawFragment != "" {
+		return bad("%s endpoint %s carries a query or a fragment (?…, #…), which would be printed and recorded with the run: "+
+			"give the endpoint as http://HOST:PORT, and the token in a file (--token-file) or the environment", what, shown)
+	}
+	return nil
 }

@@ -11,13 +11,19 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/koala/placement"
 )
 
 // GetJobs asks the core whose API is at endpoint (http://HOST:PORT) for
 // jobs: those named, by id or idempotency key, or, when none is named, every
 // job in state ("" for all), in submission order. Reading needs no token.
+// An endpoint with a secret in it is refused (httpapi.CheckEndpoint): it
+// would be printed in the messages.
 func GetJobs(ctx context.Context, client *http.Client, endpoint, state string, ids []string) ([]JobView, error) {
+	if err := httpapi.CheckEndpoint("koala", endpoint); err != nil {
+		return nil, err
+	}
 	base := strings.TrimRight(endpoint, "/")
 	if len(ids) == 0 {
 		path := "/v1/jobs"

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/submitter"
 )
 
@@ -69,16 +70,10 @@ type tracked struct {
 
 // New checks the configuration; Watch connects.
 func New(cfg Config) (*Target, error) {
-	u, err := url.Parse(cfg.Endpoint)
-	if err != nil {
-		return nil, errors.New("the koala endpoint is not a URL")
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("koala endpoint %q is not an http:// URL", u.Redacted())
-	}
-	if u.User != nil {
-		// It would be recorded with the run and shown in errors.
-		return nil, fmt.Errorf("koala endpoint %s carries credentials: give the token with --token-file or $GMARK_KOALA_TOKEN", u.Redacted())
+	// The endpoint is recorded with the run and shown in errors: nothing
+	// secret may be in it.
+	if err := httpapi.CheckEndpoint("koala", cfg.Endpoint); err != nil {
+		return nil, fmt.Errorf("%v (the koala target takes the token from --token-file or $GMARK_KOALA_TOKEN)", err)
 	}
 	if cfg.Token == "" {
 		return nil, errors.New("the koala target needs the core's token: --token-file FILE (e.g. the server's STATE.token file) or $GMARK_KOALA_TOKEN")
