@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/gmark/gmark/internal/names"
 )
 
 // The ranges of the workload format: every job read from outside (a
@@ -16,7 +18,7 @@ const (
 	// MaxIDLen is the longest job or task id, in bytes. Ids are made of
 	// ASCII letters, digits, '.', '_' and '-', and start with a letter or
 	// digit: they name files and directories ("1-0", "1-0.3").
-	MaxIDLen = 128
+	MaxIDLen = names.MaxIDLen
 	// MaxTime bounds every time of a job: the submit offset, the wall time
 	// and the run time lie in [0, MaxTime] (100 years).
 	MaxTime = 100 * 365 * 24 * time.Hour
@@ -49,23 +51,9 @@ func JobIDError(s string) error { return checkName("job id", s) }
 // job that has one that may not fails Validate).
 func ValidParamName(s string) bool { return checkName("parameter name", s) == nil }
 
-// checkName tells what is wrong with a job, task or parameter name, if anything.
-func checkName(what, s string) error {
-	if s == "" {
-		return fmt.Errorf("empty %s", what)
-	}
-	if len(s) > MaxIDLen {
-		return fmt.Errorf("%s of %d bytes (at most %d)", what, len(s), MaxIDLen)
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
-			return fmt.Errorf("%s %q: only letters, digits, '.', '_' and '-', starting with a letter or digit", what, s)
-		}
-	}
-	return nil
-}
+// checkName tells what is wrong with a job, task or parameter name, if
+// anything: the rule of every id (names.CheckID).
+func checkName(what, s string) error { return names.CheckID(what, s) }
 
 // checkTime tells what is wrong with one of a job's times, if anything.
 func checkTime(field string, d time.Duration) error {

@@ -1,6 +1,7 @@
 // Package names indexes the items of a registry (applications, DAG
 // shapes, distribution families) by their names and aliases, once, for the
-// registries that each would otherwise build the same map.
+// registries that each would otherwise build the same map; and holds the
+// rules of the ids and names read from outside (CheckID, CheckKey).
 package names
 
 import "strings"

@@ -7,6 +7,7 @@ package grid
 import (
 	"errors"
 	"fmt"
+	"github.com/gmark/gmark/internal/names"
 	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/internal/srcerr"
 	"math"
@@ -621,8 +622,10 @@ func (g *Grid) checkClusters() (map[string]bool, error) {
 	for i := range g.Clusters {
 		cl := &g.Clusters[i]
 		c := &checker{table: "cluster", index: i}
-		if cl.Name == "" || strings.ContainsAny(cl.Name, " \t/*") {
-			c.fail("name", "%q: a name without spaces, '/' or '*' is required", cl.Name)
+		// A cluster's name is an id (names.CheckID): it names URL paths and
+		// files, and is printed in reports and on terminals.
+		if names.CheckID("cluster name", cl.Name) != nil {
+			c.fail("name", "= %+q: a cluster's name is %s", cl.Name, names.IDRule)
 		} else if seen[cl.Name] {
 			c.fail("name", "%q: cluster %q is defined twice", cl.Name, cl.Name)
 		}

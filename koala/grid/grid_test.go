@@ -113,6 +113,17 @@ func TestParseErrors(t *testing.T) {
 		{base + "[scheduler]\nscan_intervall = \"1m\"\n", "g.toml:5: unknown setting(s) scheduler.scan_intervall"},
 		{base + "[clusters]\nname = \"b\"\n", "unknown setting(s) clusters"},
 		{"[[cluster]\nname = 1", "g.toml:2: expected end of table array name"},
+		// A cluster's name is an id: no bidirectional-text control, emoji,
+		// blank or control character reaches a report or a terminal.
+		{"[[cluster]]\nname = \"fs\u202e0\"\nprocessors = 8\n", `g.toml:2: cluster 1: name = "fs\u202e0": a cluster's name is 1 to 128 ASCII letters`},
+		{"[[cluster]]\nname = \"fs\U0001F600\"\nprocessors = 8\n", `cluster 1: name = "fs\U0001f600"`},
+		{"[[cluster]]\nname = \"fs 0\"\nprocessors = 8\n", `cluster 1: name = "fs 0"`},
+		{"[[cluster]]\nname = \"fs\\n0\"\nprocessors = 8\n", `cluster 1: name = "fs\n0"`},
+		{"[[cluster]]\nname = \"-fs0\"\nprocessors = 8\n", `cluster 1: name = "-fs0"`},
+		{"[[cluster]]\nname = \"" + strings.Repeat("f", 129) + "\"\nprocessors = 8\n", `cluster 1: name = "fff`},
+		{"[[cluster]]\nname = \"" + strings.Repeat("f", 128) + "\"\nprocessors = 8\n", ""},
+		{"[[cluster]]\nname = \"\"\nprocessors = 8\n", `cluster 1: name = ""`},
+		{"[[cluster]]\nname = \"DAS-2.vu_fs0\"\nprocessors = 8\n", ""},
 	}
 	for _, c := range cases {
 		_, err := Parse("g.toml", []byte(c.src))

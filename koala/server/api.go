@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/httpapi"
+	"github.com/gmark/gmark/internal/names"
 	"github.com/gmark/gmark/koala/clock"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/jdf"
@@ -188,6 +189,14 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 		spec = *j
 		if spec.ID == "" {
 			spec.ID = "jdf"
+		}
+	}
+	// The key is kept with the job, looked up in URLs and printed: the rule
+	// of ids, with '/' between them (names.CheckKey).
+	if req.Key != "" {
+		if err := names.CheckKey(req.Key); err != nil {
+			fail(w, http.StatusBadRequest, "%v", err)
+			return
 		}
 	}
 	opts := core.Options{Policy: req.Policy, Key: req.Key, DeadlinePolicy: req.DeadlinePolicy, DeadlineL: req.DeadlineL}

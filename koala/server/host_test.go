@@ -1,10 +1,18 @@
 package server
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/gmark/gmark/printers"
+	"github.com/gmark/gmark/workload"
 )
 
 // A page of another site whose name was rebound to 127.0.0.1 (DNS
@@ -47,5 +55,38 @@ func TestHostIsChecked(t *testing.T) {
 				t.Errorf("GET %s, Host %q, token %v: %d %.120s", path, tc.host, tc.auth, resp.StatusCode, body)
 			}
 		}
+	}
+}
+
+// An idempotency key follows the rule of ids, with '/' between them
+// (names.CheckKey): a key of 10 KB, or with a NUL, a newline, a
+// bidirectional-text control or an emoji, is refused (400), by JSON and by
+// a JDF's query alike, and no job is made.
+func TestKeysAreChecked(t *testing.T) {
+	hs, _, _ := start(t, "")
+	j := workload.Job{ID: "3-1", Kind: workload.Unitary, Type: "swf", SiteType: workload.Unordered, WallTime: 10 * time.Minute,
+		App: workload.App{Name: "swf"}, Components: []workload.Component{{Site: "*", Count: 4}}}
+	p, _ := printers.Lookup("koala")
+	var jdf bytes.Buffer
+	if err := p.Print(&jdf, &j, printers.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	bad := []string{strings.Repeat("k", 10<<10), "run/1\x00", "run/1\n2", "run\u202e/1", "run/\U0001F600", "/run/1", "run 1"}
+	for i, key := range bad {
+		k, _ := json.Marshal(key)
+		code, body := request(t, "POST", hs.URL+"/v1/jobs", fmt.Sprintf(`{"job":%s,"key":%s}`, jobJSON(fmt.Sprint("b", i), 1, time.Minute), k), "application/json", true)
+		if code != http.StatusBadRequest || !strings.Contains(string(body), "key") {
+			t.Errorf("JSON, key %.40q: %d %.200s", key, code, body)
+		}
+		code, body = request(t, "POST", hs.URL+"/v1/jobs?key="+url.QueryEscape(key), jdf.String(), "text/x-koala-jdf", true)
+		if code != http.StatusBadRequest || !strings.Contains(string(body), "key") {
+			t.Errorf("JDF, key %.40q: %d %.200s", key, code, body)
+		}
+	}
+	if code, body := request(t, "GET", hs.URL+"/v1/jobs", "", "", false); code != http.StatusOK || strings.TrimSpace(string(body)) != "[]" {
+		t.Errorf("jobs after the refusals: %d %s", code, body)
+	}
+	if code, body := request(t, "POST", hs.URL+"/v1/jobs", submitBody("ok", 1, time.Minute, "run-7/1-0.3/1"), "application/json", true); code != http.StatusCreated {
+		t.Errorf("a good key: %d %s", code, body)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gmark/gmark/internal/names"
 	"github.com/gmark/gmark/placeholder/site"
 )
 
@@ -164,7 +165,7 @@ type NewJob struct {
 // Limits of what is added.
 const (
 	MaxCommand   = 64 << 10
-	MaxKey       = 256
+	MaxKey       = names.MaxKeyLen
 	MaxAfter     = 1000
 	MaxJobsAdded = 100000 // in one request
 )
@@ -213,8 +214,8 @@ func (s *state) checkNewJobs(g *Group, in []NewJob) (ids []int64, fresh []bool, 
 		switch {
 		case nj.Command == "" || len(nj.Command) > MaxCommand:
 			return nil, nil, nil, bad("job %d: the command must have 1 to %d bytes", i+1, MaxCommand)
-		case len(nj.Key) > MaxKey:
-			return nil, nil, nil, bad("job %d: key longer than %d bytes", i+1, MaxKey)
+		case nj.Key != "" && names.CheckKey(nj.Key) != nil:
+			return nil, nil, nil, bad("job %d: %v", i+1, names.CheckKey(nj.Key))
 		case len(nj.After) > MaxAfter:
 			return nil, nil, nil, bad("job %d: more than %d prerequisites", i+1, MaxAfter)
 		case nj.Site != "" && !g.hasSite(nj.Site):

@@ -114,6 +114,12 @@ func TestAddJobsEdges(t *testing.T) {
 		{"empty command", "g", []NewJob{{Command: "ok"}, {Command: ""}}, errBad{}},
 		{"huge command", "g", []NewJob{{Command: string(make([]byte, MaxCommand+1))}}, errBad{}},
 		{"key twice", "g", []NewJob{{Key: "z", Command: "x"}, {Key: "z", Command: "y"}}, errBad{}},
+		// Keys follow the rule of ids, with '/' between them.
+		{"huge key", "g", []NewJob{{Key: strings.Repeat("k", 10<<10), Command: "x"}}, errBad{}},
+		{"key with NUL", "g", []NewJob{{Key: "a\x00b", Command: "x"}}, errBad{}},
+		{"key with a newline", "g", []NewJob{{Key: "a\nb", Command: "x"}}, errBad{}},
+		{"key with a bidi control", "g", []NewJob{{Key: "a\u202eb", Command: "x"}}, errBad{}},
+		{"key with an emoji", "g", []NewJob{{Key: "a\U0001F600", Command: "x"}}, errBad{}},
 		{"after on fcfs", "g", []NewJob{{Command: "x", After: []string{"k"}}}, errBad{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -205,13 +205,16 @@ func make5() []NewJob {
 	return jobs
 }
 
-// Hosts, local ids, keys and commands are shown escaped: none of them can
-// add markup or script to the page.
+// Hosts, local ids and commands are shown escaped: none of them can add
+// markup or script to the page. (A key cannot hold markup: it is refused.)
 func TestStatusPageEscapes(t *testing.T) {
 	r := startServer(t, filepath.Join(t.TempDir(), "mq.db"), zinfGroup("g", FCFS))
 	ctx := context.Background()
 	evil := []string{`<script>alert("key&")</script>`, `echo '<b>"x" & y</b>' </script><script>alert(1)</script>`, `<img src=x onerror=alert(2)>`, `"'&<>`}
-	if _, err := r.client.AddJobs(ctx, "g", []NewJob{{Key: evil[0], Command: evil[1]}}); err != nil {
+	if _, err := r.client.AddJobs(ctx, "g", []NewJob{{Key: evil[0], Command: "true"}}); err == nil {
+		t.Fatal("a key of markup was taken")
+	}
+	if _, err := r.client.AddJobs(ctx, "g", []NewJob{{Key: "k1", Command: evil[0] + " " + evil[1]}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.client.Pull(ctx, "g", PullRequest{Ident: Ident{Site: "a", Host: evil[2], LocalID: evil[3]}, Seq: 1}); err != nil {
