@@ -46,6 +46,14 @@ func helperMain(mode, path string) int {
 				fmt.Println("error: the lock file is not open")
 				return 1
 			}
+			// A child that closes its copy (it exits) takes nothing
+			// from the holder; one that keeps it open lives on.
+			brief := exec.Command("true")
+			brief.ExtraFiles = []*os.File{f}
+			if err := brief.Run(); err != nil {
+				fmt.Println("error:", err)
+				return 1
+			}
 			child := exec.Command("sleep", "60")
 			child.ExtraFiles = []*os.File{f}
 			if err := child.Start(); err != nil {
@@ -214,13 +222,18 @@ func TestLockDiesWithItsProcess(t *testing.T) {
 
 // A child of the holder that has the lock file open, as a child has it
 // between its fork and its exec, does not hold the lock: once the holder
-// is killed, the lock is free while the child lives on.
+// is killed, the lock is free while the child lives on. Nor does a child
+// closing its copy (at its exec, or its exit) drop the holder's lock.
 func TestLockNotHeldByAForkedChild(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
 	h := startHelper(t, "hold-fork", path)
 	h.waitLocked(t)
 	if h.child == 0 {
 		t.Fatal("the helper named no child")
+	}
+	// Children closing their copies took nothing from the holder.
+	if _, err := TryLock(path); !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), fmt.Sprintf("pid %d;", h.cmd.Process.Pid)) {
+		t.Fatalf("held by pid %d, whose child closed the file: %v", h.cmd.Process.Pid, err)
 	}
 	syscall.Kill(h.cmd.Process.Pid, syscall.SIGKILL)
 	h.cmd.Wait()
