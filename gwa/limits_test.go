@@ -256,6 +256,21 @@ func TestParseDurationSecondsRange(t *testing.T) {
 		{"1e999", 0, "not a duration"},
 		{"NaN", 0, "not a duration"},
 		{"inf", 0, "not a duration"},
+		// Compound durations, largest unit first, each unit once.
+		{"7d1h", 7*86400 + 3600, ""},
+		{"1h30m", 5400, ""},
+		{"2w3.5d", 14*86400 + 3.5*86400, ""},
+		{"-1m30s", -90, ""},
+		{"1m30s250ms", 90.25, ""},
+		{"1e1m", 600, ""},
+		{"1h1h", 0, "not a duration"},
+		{"30m1h", 0, "not a duration"},
+		{"1h30", 0, "not a duration"},
+		{"1h-30m", 0, "not a duration"},
+		{"h", 0, "not a duration"},
+		{"", 0, "not a duration"},
+		{"1d 1h", 0, "not a duration"},
+		{"15251w1d", 0, "out of range"},
 	} {
 		got, err := ParseDurationSeconds(c.in)
 		if c.err == "" && (err != nil || got != c.want) || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {

@@ -242,27 +242,80 @@ func Copy(w Writer, r Reader, progress func(int64)) (int64, error) {
 	return n, err
 }
 
+// durationUnits are the units of ParseDurationSeconds, largest first: the
+// order the terms of a compound duration ("7d1h") take.
+var durationUnits = []struct {
+	suffix string
+	mult   float64
+}{{"w", 7 * 86400}, {"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1}, {"ms", 0.001}}
+
 // ParseDurationSeconds reads "90", "90s", "2m", "3h", "1.5d" as seconds,
-// at most MaxDuration in magnitude (so that it converts to a
-// time.Duration, and compares with any time a trace holds).
+// and compound durations, terms from the largest unit down, each unit at
+// most once: "7d1h", "1h30m", "2w3.5d", "-1m30s" (a sign comes first and
+// applies to the whole). At most MaxDuration in magnitude (so that it
+// converts to a time.Duration, and compares with any time a trace holds).
 func ParseDurationSeconds(s string) (float64, error) {
-	units := []struct {
-		suffix string
-		mult   float64
-	}{{"ms", 0.001}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}, {"w", 7 * 86400}}
-	num, mult := strings.TrimSpace(s), 1.0
-	for _, u := range units {
-		if strings.HasSuffix(num, u.suffix) {
-			num, mult = strings.TrimSuffix(num, u.suffix), u.mult
-			break
+	body := strings.TrimSpace(s)
+	bad := fmt.Errorf("%q is not a duration (a number with an optional unit ms, s, m, h, d or w, or terms from the largest unit down such as 7d1h or 1h30m)", s)
+	sign := 1.0
+	if strings.HasPrefix(body, "-") || strings.HasPrefix(body, "+") {
+		if body[0] == '-' {
+			sign = -1
+		}
+		body = body[1:]
+	}
+	var total float64
+	if v, ok := parseNumber([]byte(body)); ok && body != "" && body[0] != '-' && body[0] != '+' {
+		total = v // a bare number: seconds
+	} else {
+		terms, last := 0, -1
+		for body != "" {
+			n := numberPrefix(body)
+			if n == 0 {
+				return 0, bad
+			}
+			num, rest := body[:n], body[n:]
+			unit := -1
+			for i, u := range durationUnits {
+				// "ms" before "m": the longest unit that the rest starts with.
+				if strings.HasPrefix(rest, u.suffix) && (unit < 0 || len(u.suffix) > len(durationUnits[unit].suffix)) {
+					unit = i
+				}
+			}
+			v, ok := parseNumber([]byte(num))
+			if unit < 0 || unit <= last || !ok {
+				return 0, bad
+			}
+			total += v * durationUnits[unit].mult
+			body, last, terms = rest[len(durationUnits[unit].suffix):], unit, terms+1
+		}
+		if terms == 0 {
+			return 0, bad
 		}
 	}
-	v, ok := parseNumber([]byte(num))
-	if !ok || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a duration (a number with an optional unit ms, s, m, h, d or w)", s)
+	if math.IsInf(total, 0) || math.IsNaN(total) {
+		return 0, bad
 	}
-	if v*mult > MaxDuration || v*mult < -MaxDuration {
+	if total > MaxDuration {
 		return 0, fmt.Errorf("%q is out of range (at most %d s, about 292 years, in magnitude)", s, int64(MaxDuration))
 	}
-	return v * mult, nil
+	return sign * total, nil
+}
+
+// numberPrefix is the length of the unsigned decimal number s starts with
+// (digits, a point, an exponent with its sign).
+func numberPrefix(s string) int {
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9' || c == '.':
+		case (c == 'e' || c == 'E') && i > 0 && i+1 < len(s) && (s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '-' || s[i+1] == '+'):
+		case (c == '-' || c == '+') && i > 0 && (s[i-1] == 'e' || s[i-1] == 'E'):
+		default:
+			return i
+		}
+		i++
+	}
+	return i
 }

@@ -319,3 +319,28 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Durations in an experiment file take compound forms ("7d1h", "1h30m"),
+// as a trace's window and a stream's span need them.
+func TestParseCompoundDurations(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "t.swf"), []byte("1 0 0 10 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := base + "[workload]\nkind = \"trace\"\ntrace = \"t.swf\"\nfrom = \"1h30m\"\nto = \"7d1h\"\n[settings]\ninfo_delay = \"1m30s\"\n"
+	e, err := parse(t, dir, src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := e.Scenarios[0].Workload
+	if w.From == nil || *w.From != 90*time.Minute || w.To == nil || *w.To != 7*24*time.Hour+time.Hour {
+		t.Errorf("window %v .. %v, want 1h30m .. 169h", w.From, w.To)
+	}
+	if c := e.Scenarios[0].Config("dmm", 1); c.InfoDelay != 90*time.Second {
+		t.Errorf("info_delay %v, want 1m30s", c.InfoDelay)
+	}
+	_, err = parse(t, dir, base+"[workload]\nspan = \"1h7d\"\n", Options{})
+	if err == nil || !strings.Contains(err.Error(), "largest unit down") {
+		t.Errorf("1h7d: %v", err)
+	}
+}
