@@ -268,6 +268,39 @@ func TestEveryLineMalformed(t *testing.T) {
 	}
 }
 
+// Content of a kind gmark does not read (a JSON workflow instance, XML,
+// plain CSV) is named as such, with the formats gmark does read, rather
+// than counted in fields with advice to force a format; forced to one, the
+// same is said after the malformed lines.
+func TestForeignContent(t *testing.T) {
+	const reads = "gmark reads SWF (18 fields a line, ';' comments), GWF (29 fields, '#' comments), GWF's workflow variant"
+	wfJSON := "{\n  \"name\": \"montage\",\n  \"schemaVersion\": \"1.4\",\n  \"workflow\": {\"tasks\": []}\n}\n"
+	cases := []struct {
+		name, text string
+		format     Format
+		want       []string
+	}{
+		{"wf.json", wfJSON, "", []string{"wf.json:1: not a trace gmark reads: this is JSON", reads, "and this is none of them"}},
+		{"wf.json", "\ufeff[{\"id\": 1}]\n", "", []string{"wf.json:1: not a trace gmark reads: this is JSON"}},
+		{"dax.xml", "<?xml version=\"1.0\"?>\n<adag>\n", "", []string{"dax.xml:1: not a trace gmark reads: this is XML", reads}},
+		{"t.csv", "\nid,submit,run\n1,2,3\n", "", []string{"t.csv:2: not a trace gmark reads: this is comma-separated values without the workflow variant's WorkflowID, JobID and SubmitTime columns", reads}},
+		{"t.txt", "hello\n", "", []string{"t.txt:1: not a trace gmark can read: its first line has 1 field (", reads, "if it is one of them, --input-format names it"}},
+		{"wf.json", wfJSON, SWF, []string{`wf.json:1: field 1: "{" is not a number; no line is a valid record (5 malformed); the content is JSON`, reads}},
+	}
+	for _, c := range cases {
+		p := writeTrace(t, c.name, c.text)
+		_, err := Open(p, ReadOptions{Name: c.name, Format: c.format})
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s (format %q): %v\nwant it to say %q", c.name, c.format, err, w)
+			}
+		}
+		if err != nil && strings.Contains(err.Error(), " 1 fields") {
+			t.Errorf("%s: %v: 1 field, not 1 fields", c.name, err)
+		}
+	}
+}
+
 // Item 5: in a tab-separated GWF line an empty field is missing wherever it
 // is: first, middle or last. Before, an empty last field made the line
 // malformed ("28 fields").

@@ -60,10 +60,18 @@ func parseError(file string, line int64, field int, msg string) *ParseError {
 type NoRecordsError struct {
 	Skipped int64       // the malformed lines
 	First   *ParseError // the first of them
+	// Content names what the input looks like when it is no trace at all
+	// (JSON, XML, CSV: foreignContent), read under a format it was forced
+	// to; "" otherwise.
+	Content string
 }
 
 func (e *NoRecordsError) Error() string {
-	return fmt.Sprintf("%v; no line is a valid record (%d malformed)", e.First, e.Skipped)
+	msg := fmt.Sprintf("%v; no line is a valid record (%d malformed)", e.First, e.Skipped)
+	if e.Content != "" {
+		msg += fmt.Sprintf("; the content is %s: %s, and this is none of them", e.Content, readFormats)
+	}
+	return msg
 }
 
 // Unwrap makes the first malformed line the cause.
@@ -126,6 +134,7 @@ type common struct {
 	pending *Record
 	err     error
 	first   *ParseError // the first malformed line skipped
+	content string      // what the content looks like when it is no trace's (foreignContent)
 }
 
 // readAhead keeps the first record, read by the reader's constructor; the
@@ -146,7 +155,7 @@ func (c *common) readAhead(rec Record, err error) error {
 // into a NoRecordsError.
 func (c *common) end(err error) error {
 	if err == io.EOF && c.stats.Records == 0 && c.first != nil {
-		return &NoRecordsError{Skipped: c.stats.Skipped, First: c.first}
+		return &NoRecordsError{Skipped: c.stats.Skipped, First: c.first, Content: c.content}
 	}
 	return err
 }
@@ -383,6 +392,10 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 		return nil, parseError(opts.Name, 1, 0, "gzip: "+err.Error()+" (the compressed file is damaged or cut short)")
 	}
 	format := detectFormat(head)
+	if format == "" {
+		// No trace's content: what it is, should a forced format find no record.
+		src.content = foreignContent(firstLine(head))
+	}
 	// The workflow variant is a GWF: a GWF hint (a .gwf name) keeps it.
 	if format == "" || (forced && opts.Format != "" && format != SQLite && !(format == Workflow && opts.Format == GWF)) {
 		format = opts.Format
@@ -403,18 +416,48 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 	return nil, undetected(opts.Name, head)
 }
 
+// readFormats says what gmark reads, for the errors of content it does not.
+const readFormats = "gmark reads SWF (18 fields a line, ';' comments), GWF (29 fields, '#' comments), GWF's workflow variant (comma-separated, under a WorkflowID,JobID,SubmitTime,… column line) and GWF-SQLite"
+
 // undetected is the error of content whose format cannot be told: at its
-// first non-blank line, when it has one, since that line decided.
+// first non-blank line, when it has one, since that line decided. Content
+// of a kind gmark can recognise but not read (JSON, such as a WfCommons
+// workflow instance; XML; CSV without the workflow variant's columns) is
+// named as such, with the formats gmark does read: no --input-format makes
+// it a trace.
 func undetected(name string, head []byte) error {
-	const what = "not a trace gmark can read (SWF with ';' comments and 18 fields, GWF with '#' comments and 29 fields, GWF's workflow variant with a WorkflowID,JobID,SubmitTime,… column line, or GWF-SQLite; --input-format names one)"
 	n := int64(0)
 	for line := range bytes.Lines(head) {
 		n++
 		if f := len(bytes.Fields(line)); f > 0 {
-			return parseError(name, n, 0, fmt.Sprintf("not a trace gmark can read: its first line has %d fields (SWF records have 18, GWF 29) and no ';' or '#' comment comes before it; --input-format names the format", f))
+			if kind := foreignContent(line); kind != "" {
+				return parseError(name, n, 0, fmt.Sprintf("not a trace gmark reads: this is %s; %s, and this is none of them", kind, readFormats))
+			}
+			fields := "fields"
+			if f == 1 {
+				fields = "field"
+			}
+			return parseError(name, n, 0, fmt.Sprintf("not a trace gmark can read: its first line has %d %s (SWF records have 18, GWF 29) and no ';' or '#' comment comes before it; %s; if it is one of them, --input-format names it", f, fields, readFormats))
 		}
 	}
-	return parseError(name, 0, 0, what)
+	return parseError(name, 0, 0, "not a trace gmark can read: it holds no line; "+readFormats)
+}
+
+// foreignContent names the kind of content a first non-blank line shows
+// when it is no trace's: "JSON …", "XML …", "CSV …", or "".
+func foreignContent(line []byte) string {
+	t := bytes.TrimSpace(bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")))
+	switch {
+	case len(t) == 0:
+		return ""
+	case t[0] == '{' || t[0] == '[':
+		return "JSON (a workflow instance in WfCommons' WfFormat, perhaps)"
+	case t[0] == '<':
+		return "XML or HTML (a DAX workflow, perhaps)"
+	case bytes.Count(t, []byte(",")) >= 2:
+		return "comma-separated values without the workflow variant's WorkflowID, JobID and SubmitTime columns"
+	}
+	return ""
 }
 
 // detectFormat looks at the start of the content.
@@ -447,16 +490,27 @@ func detectFormat(head []byte) Format {
 	return ""
 }
 
+// firstLine is the first line of head that is not blank.
+func firstLine(head []byte) []byte {
+	for line := range bytes.Lines(head) {
+		if len(bytes.TrimSpace(line)) > 0 {
+			return line
+		}
+	}
+	return nil
+}
+
 // lineSource splits its input into lines without copying, except for lines
 // longer than the buffer.
 type lineSource struct {
-	br     *bufio.Reader
-	name   string // for messages
-	unzip  *asyncGunzip
-	closer io.Closer
-	long   []byte
-	line   int64
-	bytes  int64
+	br      *bufio.Reader
+	content string // what the content looks like when it is no trace's (foreignContent)
+	name    string // for messages
+	unzip   *asyncGunzip
+	closer  io.Closer
+	long    []byte
+	line    int64
+	bytes   int64
 }
 
 // textBuffer is the read buffer of text traces.

@@ -114,7 +114,7 @@ type gwfReader struct {
 }
 
 func newGWFReader(src *lineSource, opts ReadOptions) (Reader, error) {
-	r := &gwfReader{common: common{name: opts.Name, opts: opts}, src: src}
+	r := &gwfReader{common: common{name: opts.Name, opts: opts, content: src.content}, src: src}
 	r.hdr.Format = GWF
 	if err := r.readAhead(r.read()); err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ type swfReader struct {
 }
 
 func newSWFReader(src *lineSource, opts ReadOptions) (Reader, error) {
-	r := &swfReader{common: common{name: opts.Name, opts: opts}, src: src}
+	r := &swfReader{common: common{name: opts.Name, opts: opts, content: src.content}, src: src}
 	r.hdr.Format = SWF
 	r.hdr.SWFFields = true
 	// Read the header and the first record now, so Header is complete.

@@ -120,7 +120,7 @@ type wfReader struct {
 }
 
 func newWorkflowReader(src *lineSource, opts ReadOptions) (Reader, error) {
-	r := &wfReader{common: common{name: opts.Name, opts: opts}, src: src, wfIdx: map[string]int32{}}
+	r := &wfReader{common: common{name: opts.Name, opts: opts, content: src.content}, src: src, wfIdx: map[string]int32{}}
 	r.hdr.Format = Workflow
 	if err := r.load(); err != nil {
 		return nil, err
