@@ -1,18 +1,24 @@
 package gwa
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 )
 
 // The GWA analysis toolbox (thesis §3.3.5): totals, utilization, arrival
 // patterns, the distributions of the main job characteristics, per-user and
 // per-site breakdowns, status counts and the trace ranking. The Analyzer
-// streams: its state is a fixed set of sketches and time-binned counters
-// plus one entry per distinct user, group and site, never per job.
+// streams: its state is time-binned counters, one entry per distinct user,
+// group and site, and, within a memory budget (ExactBudget), each job's
+// times and the values of the distributions, so that its percentiles are
+// exact and every figure is a function of the set of jobs, whatever the
+// order of the lines. Past the budget it keeps bounded sketches and sweeps
+// the jobs in the order they come, and says what that leaves inexact.
 
 // AnalysisOptions tune an analysis.
 type AnalysisOptions struct {
@@ -29,6 +35,10 @@ type AnalysisOptions struct {
 	ReportedWorkKnown bool
 	// NoCDF leaves the CDF points out of the summaries.
 	NoCDF bool
+	// ExactBudget is the bytes kept for exact statistics (each job's
+	// times, the distributions' values): 0 takes DefaultExactBudget, a
+	// negative value keeps none (sketches and streaming from the start).
+	ExactBudget int64
 }
 
 // Analyzer accumulates the analysis of one trace, one record at a time.
@@ -39,7 +49,6 @@ type Analyzer struct {
 
 	jobs                int64
 	first, last, maxEnd float64
-	prevSubmit          float64
 	maxJobProcs         float64
 	cpuSeconds          float64
 	status              [8]int64 // -1 … 5, then other
@@ -54,10 +63,26 @@ type Analyzer struct {
 	seqCPU, parCPU                float64
 	pow2Jobs, pow2Parallel        int64 // jobs whose size is a power of two (1 = 2^0 included), and those > 1
 
-	// peak is the most processors in use at once, the system size when
-	// neither the options nor the header give one (only then is it swept).
-	peak     peakLoad
-	needPeak bool
+	// budget bounds what is kept for exact statistics. While it lasts,
+	// kept holds every job's submission and run (timesKept), and the
+	// inter-arrival times and the peak of processors in use at once are
+	// computed from them in Result, in submit order whatever the order of
+	// the records. When it runs out, the jobs kept so far are fed in
+	// submit order to the streaming state (the inter-arrival sketch and
+	// the peak's sweep), and every later record goes there as it comes;
+	// lateDisorder records that one came before a job already streamed,
+	// which only a sort of the whole trace could have placed.
+	budget       *ExactBudget
+	kept         keptTimes
+	timesKept    bool
+	streamed     bool    // a job went to the streaming state
+	maxSubmit    float64 // the latest submission streamed
+	lateDisorder bool
+	peak         peakLoad
+
+	// wf holds the tasks of workflow traces, for the last end that their
+	// dependencies allow (lastEndOfWorkflows).
+	wf map[string][]flowTask
 
 	busy     timeBins // processor-seconds per hour
 	running  dayCounter
@@ -96,7 +121,16 @@ func NewAnalyzer(h *Header, opts AnalysisOptions) *Analyzer {
 	a := &Analyzer{opts: opts, hdr: h, loc: time.UTC, users: map[string]*groupStat{},
 		groups: map[string]struct{}{}, sites: map[string]*groupStat{}, lastHourKey: math.MinInt64}
 	a.busy.width = 3600
-	a.needPeak = opts.Processors <= 0 && h.MaxProcs <= 0 && h.MaxNodes <= 0
+	switch {
+	case opts.ExactBudget == 0:
+		a.budget = NewExactBudget(DefaultExactBudget)
+	default:
+		a.budget = NewExactBudget(opts.ExactBudget)
+	}
+	for _, sk := range []*Sketch{&a.wait, &a.run, &a.procs, &a.mem, &a.cpu} {
+		sk.useBudget(a.budget)
+	}
+	a.timesKept = !a.budget.Spent()
 	if h.TimeZone != "" {
 		if loc, err := time.LoadLocation(h.TimeZone); err == nil {
 			a.loc = loc
@@ -105,24 +139,17 @@ func NewAnalyzer(h *Header, opts AnalysisOptions) *Analyzer {
 	return a
 }
 
-// Add analyses one record. Records should come in submit order (traces are
-// sorted); an out-of-order record's inter-arrival time counts as missing.
+// Add analyses one record. Records may come in any order: within the
+// budget every figure is the same for any order of the same records.
 func (a *Analyzer) Add(r *Record) {
 	a.jobs++
 	t := r.SubmitTime
 	if a.jobs == 1 {
 		a.first, a.last = t, t
-		a.iat.AddMissing()
 	} else {
-		if d := t - a.prevSubmit; d >= 0 {
-			a.iat.Add(d)
-		} else {
-			a.iat.AddMissing()
-		}
 		a.first = math.Min(a.first, t)
 		a.last = math.Max(a.last, t)
 	}
-	a.prevSubmit = t
 
 	st := r.Status
 	if st < -1 || st > 5 {
@@ -224,6 +251,7 @@ func (a *Analyzer) Add(r *Record) {
 		a.byHour[hod]++
 		a.byDay[dow]++
 	}
+	jt := jobTimes{submit: t, start: r.Start(), end: r.Start()}
 	if r.RunTime > 0 {
 		s := r.Start()
 		e := s + r.RunTime
@@ -232,9 +260,7 @@ func (a *Analyzer) Add(r *Record) {
 		if pp <= 0 {
 			pp = 1
 		}
-		if a.needPeak {
-			a.peak.add(t, s, e, pp)
-		}
+		jt.end, jt.procs = e, pp
 		if s >= 0 && e <= maxBinnedSeconds {
 			a.busy.add(s, e, pp)
 			a.running.add(s, e)
@@ -243,6 +269,93 @@ func (a *Analyzer) Add(r *Record) {
 		}
 	} else {
 		a.maxEnd = math.Max(a.maxEnd, r.Start())
+	}
+	if r.WorkflowID != "" {
+		a.addTask(r)
+	}
+	a.addTimes(jt)
+}
+
+// jobTimes is what the inter-arrival times and the peak of processors in
+// use need of a job: its submission, and the processors it held from start
+// to end (end == start: it did not run).
+type jobTimes struct{ submit, start, end, procs float64 }
+
+// jobTimesBytes is the memory of one jobTimes, charged to the budget.
+const jobTimesBytes = 32
+
+// keptTimes holds jobs' times in chunks: growing never copies what is
+// held, so the memory is what the budget was charged.
+type keptTimes struct {
+	chunks [][]jobTimes
+	n      int
+}
+
+// keptChunk is the jobs of a chunk (2 MiB).
+const keptChunk = 1 << 16
+
+func (k *keptTimes) len() int { return k.n }
+
+// each calls f with every job kept.
+func (k *keptTimes) each(f func(jobTimes)) {
+	for _, c := range k.chunks {
+		for _, jt := range c {
+			f(jt)
+		}
+	}
+}
+
+// addTimes keeps a job's times within the budget, or streams them.
+func (a *Analyzer) addTimes(jt jobTimes) {
+	k := &a.kept
+	if a.timesKept && (len(k.chunks) == 0 || len(k.chunks[len(k.chunks)-1]) == keptChunk) {
+		if a.budget.take(keptChunk * jobTimesBytes) {
+			k.chunks = append(k.chunks, make([]jobTimes, 0, keptChunk))
+		}
+	}
+	if a.timesKept && !a.budget.Spent() {
+		last := &k.chunks[len(k.chunks)-1]
+		*last = append(*last, jt)
+		k.n++
+		return
+	}
+	if a.timesKept {
+		a.dropTimes()
+	}
+	a.stream(jt)
+}
+
+// dropTimes ends the exact statistics of the jobs' times: the jobs kept so
+// far go to the streaming state in submit order, as a sorted trace would
+// have given them.
+func (a *Analyzer) dropTimes() {
+	all := make([]jobTimes, 0, a.kept.len())
+	a.kept.each(func(jt jobTimes) { all = append(all, jt) })
+	a.kept, a.timesKept = keptTimes{}, false
+	slices.SortFunc(all, func(x, y jobTimes) int { return cmp.Compare(x.submit, y.submit) })
+	for _, jt := range all {
+		a.stream(jt)
+	}
+}
+
+// stream adds a job's times to the streaming state: the gap since the
+// latest submission to the inter-arrival sketch, its run to the sweep of
+// the peak. A job submitted before the latest one streamed (lateDisorder)
+// has no known gap: the jobs between were not kept.
+func (a *Analyzer) stream(jt jobTimes) {
+	switch {
+	case !a.streamed:
+		a.iat.AddMissing()
+		a.streamed, a.maxSubmit = true, jt.submit
+	case jt.submit >= a.maxSubmit:
+		a.iat.Add(jt.submit - a.maxSubmit)
+		a.maxSubmit = jt.submit
+	default:
+		a.iat.AddMissing()
+		a.lateDisorder = true
+	}
+	if jt.end > jt.start {
+		a.peak.add(jt.submit, jt.start, jt.end, jt.procs)
 	}
 }
 
@@ -381,6 +494,9 @@ type Analysis struct {
 	Sites         []SiteStat    `json:"sites"`
 	Ranking       Signature     `json:"ranking"`
 	Read          *ReadStats    `json:"read,omitempty"`
+	// Warnings are what a reader of the figures must know: a system size
+	// the jobs exceed, statistics that the order of the lines left unknown.
+	Warnings []string `json:"warnings,omitempty"`
 	// Groups is the per-group view, for the figures (not in the JSON).
 	Groups *GroupAnalysis `json:"-"`
 }
@@ -474,6 +590,12 @@ type Utilization struct {
 	Daily               []float64 `json:"daily"`         // per day from the time base
 	BusiestMonth        string    `json:"busiest_month"` // e.g. 2005-11, or "days 0-29"
 	BusiestHourly       []float64 `json:"busiest_month_hourly"`
+	// PeakProcessors is the most processors in use at once (each job
+	// holding its size, 1 when unknown, from its start to its end), and
+	// PeakAt when (s from the time base): the estimate when the trace
+	// gives no size, a check of the size it gives.
+	PeakProcessors float64 `json:"peak_processors"`
+	PeakAt         Stat    `json:"peak_at"`
 	// Spike is the most jobs running during one day (the thesis's Table 3.3).
 	Spike         int64   `json:"spike_jobs_per_day"`
 	RunningPerDay []int64 `json:"running_per_day"`
@@ -548,11 +670,18 @@ func (s SiteStat) MarshalJSON() ([]byte, error) {
 
 // Result finishes the analysis. The Analyzer may go on accepting records.
 func (a *Analyzer) Result() *Analysis {
+	if a.timesKept && a.budget.Spent() {
+		a.dropTimes()
+	}
 	r := &Analysis{Trace: a.traceInfo()}
 	withCDF := !a.opts.NoCDF
 	r.Distributions = Distributions{
-		InterArrival: a.iat.Summary(withCDF), Wait: a.wait.Summary(withCDF), RunTime: a.run.Summary(withCDF),
+		InterArrival: a.interArrivals(withCDF), Wait: a.wait.Summary(withCDF), RunTime: a.run.Summary(withCDF),
 		Parallelism: a.procs.Summary(withCDF), Memory: a.mem.Summary(withCDF), CPUTime: a.cpu.Summary(withCDF),
+	}
+	if a.lateDisorder {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the trace is not in submit order, and it has more jobs than the memory budget of exact statistics keeps (%s): "+
+			"its inter-arrival times are not known, and an estimated system size is a weaker lower bound (the sweep in file order and the busiest hour); sort it by submit time (docs/trace.md)", budgetText(a.budget.Limit())))
 	}
 	st := a.status
 	r.Status = StatusCounts{Unknown: st[0] + st[7], Failed: st[1], Completed: st[2], Partial: st[3] + st[4] + st[5], Cancelled: st[6]}
@@ -575,7 +704,7 @@ func (a *Analyzer) Result() *Analysis {
 	if r.Arrivals.PerDay == nil {
 		r.Arrivals.PerDay = []int64{}
 	}
-	a.utilization(&r.Utilization, span)
+	r.Warnings = append(r.Warnings, a.utilization(&r.Utilization, span)...)
 	r.Totals.Processors, r.Totals.ProcessorsEstimated = r.Utilization.Processors, r.Utilization.ProcessorsEstimated
 	r.Users = a.userShares()
 	r.Sites = a.siteStats()
@@ -617,7 +746,7 @@ func (a *Analyzer) totals(t *Totals) (span float64) {
 		return 0
 	}
 	t.FirstSubmit, t.LastSubmit, t.Span = known(a.first), known(a.last), known(a.last-a.first)
-	t.LastEnd = known(math.Max(a.maxEnd, a.last))
+	t.LastEnd = known(math.Max(math.Max(a.maxEnd, a.last), a.lastEndOfWorkflows()))
 	span = t.LastEnd.Value - t.FirstSubmit.Value
 	t.Goodput = ratio(a.cpuSeconds, span, whyNoSpan)
 	return span
@@ -628,9 +757,14 @@ const ProcessorsEstimate = "estimated: the peak of processors in use at once, a 
 
 // utilization: the system size (from the options, the header, or an
 // estimate), the average over span, per day, and the busiest month hour
-// by hour.
-func (a *Analyzer) utilization(u *Utilization, span float64) {
+// by hour. It returns the warnings: a given size that the jobs exceed.
+func (a *Analyzer) utilization(u *Utilization, span float64) []string {
 	busy := a.busy.totals()
+	peak, at := a.peakInUse()
+	u.PeakProcessors, u.PeakAt = peak, absent(whyNoneRan)
+	if peak > 0 {
+		u.PeakAt = known(at)
+	}
 	switch {
 	case a.opts.Processors > 0:
 		u.Processors, u.ProcessorsSource = a.opts.Processors, "option"
@@ -642,7 +776,7 @@ func (a *Analyzer) utilization(u *Utilization, span float64) {
 		// have one processor per node.
 		u.Processors, u.ProcessorsSource = a.hdr.MaxNodes, "header MaxNodes"
 	default:
-		u.Processors = a.estimateProcessors(span)
+		u.Processors = a.estimateProcessors(peak, busy, span)
 		u.ProcessorsSource, u.ProcessorsEstimated = ProcessorsEstimate, u.Processors > 0
 	}
 	if u.Processors == 0 {
@@ -682,16 +816,183 @@ func (a *Analyzer) utilization(u *Utilization, span float64) {
 	for _, n := range u.RunningPerDay {
 		u.Spike = max(u.Spike, n)
 	}
+	if u.ProcessorsEstimated || u.Processors == 0 || !(peak > float64(u.Processors)) {
+		return nil
+	}
+	hourly := 0.0
+	for _, v := range u.BusiestHourly {
+		hourly = math.Max(hourly, v)
+	}
+	for _, v := range u.Daily {
+		hourly = math.Max(hourly, v)
+	}
+	over := ""
+	if hourly > 1 {
+		over = fmt.Sprintf(", the busiest hour %.0f%%", 100*hourly)
+	}
+	size := int(min(math.Ceil(peak-1e-9*peak), MaxProcs))
+	return []string{fmt.Sprintf("the jobs use up to %s processors at once (at %s s), more than the %d of the system size (%s): its utilization passes 100%% (the average %s%s); --procs %d takes the measured peak as the size",
+		strconv.FormatFloat(peak, 'f', -1, 64), strconv.FormatFloat(at, 'f', -1, 64), u.Processors, u.ProcessorsSource, percent(u.Average, 2), over, size)}
+}
+
+// peakInUse is the most processors in use at once and when it was reached:
+// the exact sweep of the kept jobs in submit order, else the streaming
+// sweep's (a lower bound when it cut intervals, see peakLoad).
+func (a *Analyzer) peakInUse() (peak, at float64) {
+	if !a.timesKept {
+		return a.peak.result()
+	}
+	n := 0
+	a.kept.each(func(jt jobTimes) {
+		if jt.end > jt.start && jt.procs > 0 {
+			n++
+		}
+	})
+	ev := make([]loadEvent, 0, 2*n)
+	a.kept.each(func(jt jobTimes) {
+		if jt.end > jt.start && jt.procs > 0 {
+			ev = append(ev, loadEvent{jt.start, jt.procs}, loadEvent{jt.end, -jt.procs})
+		}
+	})
+	// Intervals are half-open: at one instant, ends come before starts.
+	slices.SortFunc(ev, func(x, y loadEvent) int {
+		if c := cmp.Compare(x.t, y.t); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.delta, y.delta)
+	})
+	load := 0.0
+	for _, e := range ev {
+		if load += e.delta; load > peak {
+			peak, at = load, e.t
+		}
+	}
+	return peak, at
+}
+
+// interArrivals summarizes the gaps between consecutive submissions: of
+// every job, sorted by submit time, while their times are kept; else the
+// streaming sketch's (no value when the records came out of order past
+// the budget).
+func (a *Analyzer) interArrivals(withCDF bool) *Summary {
+	if !a.timesKept {
+		if a.lateDisorder {
+			sum := (&Sketch{missing: a.jobs}).Summary(false)
+			for _, p := range []*Stat{&sum.Min, &sum.Max, &sum.Mean, &sum.Std, &sum.CV, &sum.P5, &sum.P25, &sum.Median, &sum.P75, &sum.P90, &sum.P95, &sum.P99} {
+				*p = absent(whyUnordered)
+			}
+			return sum
+		}
+		return a.iat.Summary(withCDF)
+	}
+	submits := make([]float64, 0, a.kept.len())
+	a.kept.each(func(jt jobTimes) { submits = append(submits, jt.submit) })
+	slices.Sort(submits)
+	gaps := NewSketch(NewExactBudget(math.MaxInt64))
+	for i := range submits {
+		if i == 0 {
+			gaps.AddMissing() // the first job has no gap before it
+			continue
+		}
+		gaps.Add(submits[i] - submits[i-1])
+	}
+	return gaps.Summary(withCDF)
+}
+
+// flowTask is a task of a workflow trace, for lastEndOfWorkflows.
+type flowTask struct {
+	id         string
+	start, run float64 // run 0 when unknown
+	deps       []string
+}
+
+// addTask keeps a workflow task (the workflow reader holds the trace
+// anyway, within its bounds).
+func (a *Analyzer) addTask(r *Record) {
+	if a.wf == nil {
+		a.wf = map[string][]flowTask{}
+	}
+	run := 0.0
+	if rt, ok := r.KnownRunTime(); ok {
+		run = rt
+	}
+	a.wf[r.WorkflowID] = append(a.wf[r.WorkflowID], flowTask{id: r.JobID, start: r.Start(), run: run, deps: slices.Clone(r.Dependencies)})
+}
+
+// lastEndOfWorkflows is when the last task of the workflow traces could
+// end: a task starts at its own start (its submission, or its recorded
+// start) but not before its predecessors have ended, in topological order
+// of each workflow (a predecessor the trace lacks, left out by a
+// selection, holds nothing back; tasks on a cycle, which the workflow
+// reader refuses, keep their own end). -Inf without workflows.
+func (a *Analyzer) lastEndOfWorkflows() float64 {
+	last := math.Inf(-1)
+	for _, tasks := range a.wf {
+		idx := make(map[string]int, len(tasks))
+		for i, t := range tasks {
+			idx[t.id] = i
+		}
+		indeg := make([]int, len(tasks))
+		next := make([][]int, len(tasks))
+		for i, t := range tasks {
+			for _, d := range t.deps {
+				if p, ok := idx[d]; ok && p != i {
+					next[p] = append(next[p], i)
+					indeg[i]++
+				}
+			}
+		}
+		start := make([]float64, len(tasks))
+		var queue []int
+		for i, t := range tasks {
+			start[i] = t.start
+			if indeg[i] == 0 {
+				queue = append(queue, i)
+			}
+		}
+		done := make([]bool, len(tasks))
+		for len(queue) > 0 {
+			i := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			done[i] = true
+			end := start[i] + tasks[i].run
+			last = math.Max(last, end)
+			for _, j := range next[i] {
+				start[j] = math.Max(start[j], end)
+				if indeg[j]--; indeg[j] == 0 {
+					queue = append(queue, j)
+				}
+			}
+		}
+		for i, t := range tasks {
+			if !done[i] {
+				last = math.Max(last, t.start+t.run)
+			}
+		}
+	}
+	return last
+}
+
+// budgetText writes a budget in bytes as MiB or GiB.
+func budgetText(b int64) string {
+	if b >= 1<<30 && b%(1<<30) == 0 {
+		return fmt.Sprintf("%d GiB", b>>30)
+	}
+	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
 }
 
 // estimateProcessors is a lower bound on the system size: the peak of
-// processors in use at once, and at least the average load over span (the
-// same thing unless some job's interval was cut, see peakLoad), so that the
-// utilization on it is at most 100%. 0 when no job ran.
-func (a *Analyzer) estimateProcessors(span float64) int {
-	est := a.peak.result()
+// processors in use at once, and at least the average load over span and
+// over the busiest hour (the same thing unless the streaming sweep cut some
+// job's interval, see peakLoad), so that the utilization on it is at most
+// 100%. 0 when no job ran.
+func (a *Analyzer) estimateProcessors(peak float64, busy []float64, span float64) int {
+	est := peak
 	if span > 0 {
 		est = math.Max(est, a.cpuSeconds/span)
+	}
+	for _, b := range busy {
+		est = math.Max(est, b/a.busy.width)
 	}
 	return int(min(math.Ceil(est-1e-9*est), MaxProcs))
 }

@@ -3,8 +3,10 @@ package gwa
 import (
 	"bufio"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -207,35 +209,70 @@ func (r *byteReader) Read(p []byte) (int, error) {
 }
 
 // TestTenMillionJobsBoundedMemory analyses a synthesized trace of 10^7 jobs
-// streamed from memory (never written out) and checks that the live heap
-// stays as small as for 10^5 jobs: the analysis keeps per-user, per-site and
-// time-binned state and bounded sketches, never per-job state.
+// streamed from memory (never written out) past a budget of exact
+// statistics of 8 MiB, and checks that the live heap stays as small as for
+// 10^5 jobs (kept exactly within that budget): past the budget the analysis
+// keeps per-user, per-site and time-binned state and bounded sketches,
+// never per-job state.
 func TestTenMillionJobsBoundedMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("analyses 10^7 jobs; skipped with -short")
 	}
-	peak := func(n int) (uint64, *Analysis) {
-		var a *Analysis
-		var err error
-		peak := heappeak.During(func() {
-			var r Reader
-			if r, err = NewReader(bufio.NewReaderSize(&synthTrace{n: n}, 1<<16), ReadOptions{Strict: true, Name: "synth"}); err == nil {
-				a, err = Analyze(r, AnalysisOptions{}, nil)
-			}
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Totals.Jobs != int64(n) {
-			t.Fatalf("analysed %d jobs, want %d", a.Totals.Jobs, n)
-		}
-		return peak, a
+	const budget = 8 << 20
+	small, a := analyseSynth(t, 100_000, budget)
+	if a.Distributions.RunTime.Percentiles != PercentilesExact {
+		t.Errorf("10^5 jobs within %d bytes: percentiles %q, want exact", budget, a.Distributions.RunTime.Percentiles)
 	}
-	small, _ := peak(100_000)
-	big, a := peak(10_000_000)
+	big, a := analyseSynth(t, 10_000_000, budget)
+	if a.Distributions.RunTime.Percentiles != PercentilesSketch || strings.Contains(strings.Join(a.Warnings, " "), "submit order") || !a.Distributions.InterArrival.Median.OK() {
+		t.Errorf("10^7 jobs past %d bytes: percentiles %q, warnings %q, inter-arrival median %v; want a sketch, no warning (the trace is in submit order), a median",
+			budget, a.Distributions.RunTime.Percentiles, a.Warnings, a.Distributions.InterArrival.Median)
+	}
 	t.Logf("peak live heap: %.1f MB for 10^5 jobs, %.1f MB for 10^7 jobs (%d users, %d sites, %.0f days, run-time median %g s)",
 		float64(small)/1e6, float64(big)/1e6, a.Totals.Users, a.Totals.Sites, a.Totals.Span.Value/86400, a.Distributions.RunTime.Median.Value)
 	if big > 2*small+16<<20 {
 		t.Errorf("heap grows with the trace: %d bytes for 10^5 jobs, %d for 10^7", small, big)
 	}
+}
+
+// analyseSynth analyses synthTrace of n jobs with an exact budget (bytes)
+// and returns the peak live heap and the analysis.
+func analyseSynth(t testing.TB, n int, budget int64) (uint64, *Analysis) {
+	t.Helper()
+	var a *Analysis
+	var err error
+	peak := heappeak.During(func() {
+		var r Reader
+		if r, err = NewReader(bufio.NewReaderSize(&synthTrace{n: n}, 1<<16), ReadOptions{Strict: true, Name: "synth"}); err == nil {
+			a, err = Analyze(r, AnalysisOptions{ExactBudget: budget}, nil)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Totals.Jobs != int64(n) {
+		t.Fatalf("analysed %d jobs, want %d", a.Totals.Jobs, n)
+	}
+	return peak, a
+}
+
+// BenchmarkExactPercentiles analyses a synthesized trace of 10^7 jobs
+// (-benchtime 1x; GMARK_BENCH_JOBS sets another size) with the default
+// budget of exact statistics: every percentile exact. It reports the peak
+// live heap, and the bytes per job, that docs/trace.md quotes.
+func BenchmarkExactPercentiles(b *testing.B) {
+	n := 10_000_000
+	if v, err := strconv.Atoi(os.Getenv("GMARK_BENCH_JOBS")); err == nil && v > 0 {
+		n = v
+	}
+	var peak uint64
+	for i := 0; i < b.N; i++ {
+		p, a := analyseSynth(b, n, 0)
+		if a.Distributions.RunTime.Percentiles != PercentilesExact {
+			b.Fatalf("percentiles %q, want exact", a.Distributions.RunTime.Percentiles)
+		}
+		peak = max(peak, p)
+	}
+	b.ReportMetric(float64(peak)/1e6, "MB-peak-heap")
+	b.ReportMetric(float64(peak)/float64(n), "B/job")
 }

@@ -1,7 +1,5 @@
 package gwa
 
-import "math"
-
 // peakLoad finds the most processors in use at one instant: a sweep over
 // the jobs' starts and ends, streamed. Records come in submit order and a
 // job starts at or after its submission, so when a record submitted at s
@@ -17,12 +15,13 @@ import "math"
 // record's interval may be cut the same way. Cutting an interval only lowers
 // the load at any instant.
 type peakLoad struct {
-	ev    eventHeap
-	load  float64 // processors in use at time at
-	at    float64 // everything before at has been swept
-	swept bool    // at is set
-	peak  float64
-	limit int // most pending events; 0: maxInFlight
+	ev     eventHeap
+	load   float64 // processors in use at time at
+	at     float64 // everything before at has been swept
+	swept  bool    // at is set
+	peak   float64
+	peakAt float64 // when the peak was first reached
+	limit  int     // most pending events; 0: maxInFlight
 }
 
 // maxInFlight bounds the pending events (16 bytes each): 2 MiB.
@@ -100,7 +99,7 @@ func (pl *peakLoad) add(submit, s, e, p float64) {
 		}
 		pl.load += p
 		pl.at, pl.swept = s, true
-		pl.peak = math.Max(pl.peak, pl.load)
+		pl.note()
 	} else {
 		pl.ev.push(loadEvent{s, p})
 	}
@@ -125,15 +124,22 @@ func (pl *peakLoad) pop() {
 	e := pl.ev.pop()
 	pl.load += e.delta
 	pl.at, pl.swept = e.t, true
-	pl.peak = math.Max(pl.peak, pl.load)
+	pl.note()
 }
 
-// result is the peak over every job added so far; the sweep itself is
-// left as it is, so more jobs may come.
-func (pl *peakLoad) result() float64 {
-	rest := peakLoad{ev: append(eventHeap(nil), pl.ev...), load: pl.load, peak: pl.peak}
+// note keeps the load at pl.at when it is a new peak.
+func (pl *peakLoad) note() {
+	if pl.load > pl.peak {
+		pl.peak, pl.peakAt = pl.load, pl.at
+	}
+}
+
+// result is the peak over every job added so far, and when it was
+// reached; the sweep itself is left as it is, so more jobs may come.
+func (pl *peakLoad) result() (peak, at float64) {
+	rest := peakLoad{ev: append(eventHeap(nil), pl.ev...), load: pl.load, peak: pl.peak, peakAt: pl.peakAt}
 	for rest.ev.Len() > 0 {
 		rest.pop()
 	}
-	return rest.peak
+	return rest.peak, rest.peakAt
 }

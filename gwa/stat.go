@@ -33,6 +33,8 @@ const (
 	whyNotFinite  = "not a finite number"
 	whyNoRunTimes = "none of its jobs has a known run time"
 	whyNoWaits    = "none of its jobs has a known wait"
+	whyNoneRan    = "no job ran"
+	whyUnordered  = "the trace is not in submit order and has more jobs than the memory budget of exact statistics keeps: the gaps between consecutive submissions are not known"
 )
 
 // known is v as a Stat: absent when it is not finite.

@@ -26,6 +26,32 @@ func human(span Stat) string {
 	return d.Round(time.Second).String()
 }
 
+// plainSeconds writes a time in seconds as a plain decimal number, however
+// large (never in e-notation), or n/a.
+func plainSeconds(v Stat) string {
+	if !v.OK() {
+		return "n/a"
+	}
+	return strconv.FormatFloat(v.Value, 'f', -1, 64)
+}
+
+// percentilesText says how the distributions' percentiles were computed.
+func (d Distributions) percentilesText() string {
+	var sketched []string
+	for _, row := range []struct {
+		name string
+		s    *Summary
+	}{{"inter-arrival", d.InterArrival}, {"wait", d.Wait}, {"run time", d.RunTime}, {"processors", d.Parallelism}, {"memory", d.Memory}, {"CPU time", d.CPUTime}} {
+		if row.s.Percentiles == PercentilesSketch {
+			sketched = append(sketched, row.name)
+		}
+	}
+	if len(sketched) == 0 {
+		return "exact (type 7, as numpy's default)"
+	}
+	return "from a sketch, within 0.5%, for " + strings.Join(sketched, ", ") + " (the trace has more values than the memory budget of exact statistics keeps); the others exact"
+}
+
 // percent writes a share as a percentage with prec decimals, or n/a.
 func percent(share Stat, prec int) string {
 	if !share.OK() {
@@ -55,8 +81,13 @@ func (a *Analysis) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "    %-15s %8d %10s (no values) %29s %10d\n", row.name, 0, "-", "", row.s.Missing)
 			continue
 		}
+		if !row.s.Mean.OK() {
+			fmt.Fprintf(w, "    %-15s %8s %10s (%s) %10d\n", row.name, "-", "-", row.s.Mean.Why, row.s.Missing)
+			continue
+		}
 		fmt.Fprintf(w, "    %-15s %8d %10.4g %10.4g %10.4g %10.4g %10.4g %10d\n", row.name, row.s.Count, row.s.Mean, row.s.Median, row.s.P90, row.s.P99, row.s.Max, row.s.Missing)
 	}
+	fmt.Fprintf(w, "  percentiles:  %s\n", d.percentilesText())
 	a.writeLoad(w)
 	a.writeUsersAndSites(w)
 	fmt.Fprintf(w, "  ranking:      %s; value %.2f over %d categories\n", a.Ranking, a.Ranking.Value, len(a.Ranking.KnownCategories()))
@@ -79,7 +110,7 @@ func (a *Analysis) writeTotals(w io.Writer) {
 		base = a.Trace.Start + " (" + a.Trace.TimeBase + ", " + a.Trace.TimeZone + ")"
 	}
 	fmt.Fprintf(w, "  time base:    %s\n", base)
-	fmt.Fprintf(w, "  span:         %s (submits %g..%g s), last job ends at %g s\n", human(t.Span), t.FirstSubmit, t.LastSubmit, t.LastEnd)
+	fmt.Fprintf(w, "  span:         %s (submits %s..%s s), last job ends at %s s\n", human(t.Span), plainSeconds(t.FirstSubmit), plainSeconds(t.LastSubmit), plainSeconds(t.LastEnd))
 	goodput := "n/a"
 	if t.Goodput.OK() {
 		goodput = fmt.Sprintf("%.1f CPU-years/year", t.Goodput.Value)
@@ -89,6 +120,9 @@ func (a *Analysis) writeTotals(w io.Writer) {
 		util += " (on the estimated system size: an upper bound)"
 	}
 	fmt.Fprintf(w, "  consumed:     %.2f CPU-years; goodput %s; utilization %s\n", t.CPUYears, goodput, util)
+	for _, warn := range a.Warnings {
+		fmt.Fprintf(w, "  warning:      %s\n", warn)
+	}
 	s := a.Status
 	fmt.Fprintf(w, "  status:       completed %d, failed %d, cancelled %d, partial %d, unknown %d\n", s.Completed, s.Failed, s.Cancelled, s.Partial, s.Unknown)
 	z := a.Size
@@ -110,7 +144,12 @@ func (a *Analysis) writeLoad(w io.Writer) {
 		}
 	}
 	days := []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
-	fmt.Fprintf(w, "  arrivals:     busiest hour of day %02d:00, busiest weekday %s, at most %d jobs in a day\n", peakHour, days[peakDay], a.Arrivals.PeakDay)
+	if a.Trace.TimeBase == "relative" {
+		// Without a time base, offset 0 is no known hour or weekday.
+		fmt.Fprintf(w, "  arrivals:     at most %d jobs in a day (no time base: no hour of day or weekday)\n", a.Arrivals.PeakDay)
+	} else {
+		fmt.Fprintf(w, "  arrivals:     busiest hour of day %02d:00, busiest weekday %s, at most %d jobs in a day\n", peakHour, days[peakDay], a.Arrivals.PeakDay)
+	}
 	u := a.Utilization
 	peak := 0.0
 	for _, v := range u.BusiestHourly {
