@@ -230,7 +230,9 @@ func AnalyzeBoTs(r Reader, deltas []float64, emit func(*Batch)) ([]*BoTStats, er
 		}
 		as = append(as, NewBoTAnalyzer(d, e))
 	}
-	if _, err := ForEach(r, func(rec *Record) error {
+	// A batch is a run of one user's jobs in submit order: of the set of
+	// jobs, whatever the order of the lines.
+	if _, err := ForEach(InSubmitOrder(r, 0), func(rec *Record) error {
 		for _, a := range as {
 			a.Add(rec)
 		}

@@ -150,6 +150,9 @@ func ReadFields(r Reader, o FieldOptions, progress func(int64)) (map[string][]fl
 		progress = func(int64) {}
 	}
 	fd := newFieldData(o)
+	if fd.bots != nil {
+		r = InSubmitOrder(r, 0) // bags-of-tasks follow the submit order
+	}
 	var n int64
 	for {
 		rec, err := r.Next()

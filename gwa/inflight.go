@@ -1,7 +1,6 @@
 package gwa
 
 import (
-	"cmp"
 	"slices"
 )
 
@@ -58,6 +57,6 @@ func InFlight(r Reader, f Filter, at float64) (jobs []InFlightJob, unknown int, 
 	if err != nil {
 		return nil, 0, err
 	}
-	slices.SortStableFunc(jobs, func(a, b InFlightJob) int { return cmp.Compare(a.SubmitTime, b.SubmitTime) })
+	slices.SortStableFunc(jobs, func(a, b InFlightJob) int { return CompareSubmitOrder(a.Record, b.Record) })
 	return jobs, unknown, nil
 }

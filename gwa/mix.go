@@ -21,7 +21,7 @@ type MixInput struct {
 }
 
 // Mix merges traces into one, in submit order (ties go to the earlier
-// input). The result's header names the inputs; its time base is the first
+// input), each input read in submit order (InSubmitOrder). The result's header names the inputs; its time base is the first
 // input's; MaxProcs is the sum of the inputs' (the mixed system is their
 // union); partition names carry their tags.
 func Mix(inputs []MixInput) Reader {
@@ -46,6 +46,7 @@ func Mix(inputs []MixInput) Reader {
 			n = fmt.Sprintf("input %d", i+1)
 		}
 		names = append(names, n)
+		in.Reader = InSubmitOrder(in.Reader, 0)
 		m.inputs = append(m.inputs, &mixStream{in: in, order: i})
 	}
 	m.hdr.Lines = []string{"Note: a mix of " + strings.Join(names, ", ") + " by gmark"}

@@ -137,6 +137,9 @@ type common struct {
 	content string      // what the content looks like when it is no trace's (foreignContent)
 }
 
+// Name is the trace's name in messages (ReadOptions.Name).
+func (c *common) Name() string { return c.name }
+
 // readAhead keeps the first record, read by the reader's constructor; the
 // end of an empty stream is kept for Next, any other error returned.
 func (c *common) readAhead(rec Record, err error) error {

@@ -52,6 +52,9 @@ type Opened struct {
 // SelectOpened opens the selection as Select does, and says where its
 // window lies in the trace.
 func SelectOpened(open func() (Reader, error), s Selection) (Reader, *Opened, error) {
+	// The window, the first N jobs and the origin are the submit order's,
+	// whatever the order of the lines.
+	open = OpenInSubmitOrder(open)
 	w := &Opened{Resolved: s}
 	f := s.Filter
 	if s.AreaWidth > 0 {
