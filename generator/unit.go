@@ -40,6 +40,7 @@ type attrs struct {
 	wallChoice  *stats.Choice
 	wallGiven   bool
 	runFixed    time.Duration
+	runGiven    bool // RunTime= is a fixed duration (RunTime=0s: a known 0 s)
 	runDist     stats.Distribution
 	runKey      string // where runDist came from, for errors: "RunTime" or "Model [runtime]"
 	users       []string
@@ -98,7 +99,7 @@ func prepareAttrs(o *wdl.Options, random bool) (*attrs, wdl.ErrorList) {
 		} else if d, err := wdl.ParseDuration(opt.Value); err != nil {
 			errs = append(errs, wdl.Errorf(opt.Pos, "RunTime: %v (a duration, or a distribution such as LogNorm(4,1))", err))
 		} else {
-			a.runFixed = d
+			a.runFixed, a.runGiven = d, true
 		}
 	} else if opt, ok := o.Get("Model"); ok {
 		// The run time of a Model= fit file (docs/models.md), when it has one.
@@ -156,13 +157,14 @@ func (a *attrs) fill(r *rand.Rand, j *workload.Job) error {
 	if a.wallChoice != nil {
 		j.WallTime = a.wallVals[a.wallChoice.Pick(r)]
 	}
-	j.RunTime = a.runFixed
+	j.RunTime, j.ZeroRunTime = a.runFixed, a.runGiven && a.runFixed == 0
 	if a.runDist != nil {
 		secs, err := wdl.RunTimes.Draw(a.runDist, r)
 		if err != nil {
 			return fmt.Errorf("job %s: %s: %v; change the distribution so that its draws stay in range", j.ID, a.runKey, err)
 		}
 		j.RunTime, _ = wdl.RunTimes.Duration(secs) // in range: Draw checked it
+		j.ZeroRunTime = j.RunTime == 0             // a draw of 0 (a fit's values set apart at 0) is 0 s, not unknown
 	}
 	// A drawn limit shorter than the job's known run time would kill it; unless
 	// the unit fixed the limit, raise it to the run time in whole minutes.

@@ -579,7 +579,7 @@ func (s *traceSource) fillTask(j *workload.Job, rec *gwa.Record) error {
 		return errArrivalsTooLate
 	}
 	var runTime, wallTime time.Duration
-	if rec.RunTime > 0 {
+	if rec.RunTime > 0 { // 0 s is known (ZeroRunTime below), not missing
 		if runTime, err = wdl.RunTimes.Duration(rec.RunTime); err != nil {
 			return err
 		}
@@ -595,6 +595,7 @@ func (s *traceSource) fillTask(j *workload.Job, rec *gwa.Record) error {
 	}
 	j.Kind, j.Type, j.SiteType = workload.Unitary, "swf", workload.Single
 	j.Submit, j.RunTime, j.WallTime, j.Warm = submit, runTime, wallTime, false
+	j.ZeroRunTime = rec.RunTime == 0 // a job that ran 0 s; -1 (and any negative) is unknown
 	// A limit below the recorded run time would cut the replay short: raise
 	// it to the run time, in whole seconds.
 	if j.WallTime > 0 && j.WallTime < j.RunTime {

@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -185,4 +186,46 @@ func TestTraceReplayLCG(t *testing.T) {
 		t.Errorf("jobs per cluster %v", perCluster)
 	}
 	t.Logf("LCG p90 3h window: %d jobs, per cluster %v", len(jobs), perCluster)
+}
+
+// A trace's job that ran 0 s is replayed as a job of a known run time of 0
+// ("runtime":0 in workload.jsonl), a job whose run time is missing (-1) as
+// one of an unknown run time (no "runtime"); before, both were unknown.
+func TestTraceReplayZeroRunTime(t *testing.T) {
+	dir := t.TempDir()
+	swf := "; Version: 2.2\n" +
+		"1 0 0 0 1 -1 -1 1 60 -1 1 1 1 -1 -1 1 -1 -1\n" +
+		"2 10 0 -1 1 -1 -1 1 60 -1 1 1 1 -1 -1 1 -1 -1\n" +
+		"3 20 0 30 1 -1 -1 1 60 -1 1 1 1 -1 -1 1 -1 -1\n"
+	if err := os.WriteFile(filepath.Join(dir, "z.swf"), []byte(swf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs := generate(t, traceSpec(t, dir, "1", "File=z.swf"), 1)
+	want := []struct {
+		rt    time.Duration
+		known bool
+		json  string
+	}{{0, true, `"runtime":0,`}, {0, false, ""}, {30 * time.Second, true, `"runtime":30,`}}
+	if len(jobs) != len(want) {
+		t.Fatalf("%d jobs", len(jobs))
+	}
+	for i, w := range want {
+		rt, known := jobs[i].KnownRunTime()
+		line := string(jobs[i].AppendJSON(nil))
+		var top map[string]any
+		if err := json.Unmarshal([]byte(line), &top); err != nil {
+			t.Fatal(err)
+		}
+		_, has := top["runtime"]
+		if rt != w.rt || known != w.known || has != (w.json != "") || w.json != "" && !strings.Contains(line, w.json) {
+			t.Errorf("job %d: run time %v known %v, %s; want %v known %v", i, rt, known, line, w.rt, w.known)
+		}
+		back, err := workload.ParseJob([]byte(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if brt, bknown := back.KnownRunTime(); brt != rt || bknown != known {
+			t.Errorf("job %d read back: %v known %v", i, brt, bknown)
+		}
+	}
 }

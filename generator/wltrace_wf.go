@@ -87,7 +87,7 @@ func (s *traceSource) nextWorkflow(j *workload.Job) (bool, error) {
 	rp.next++
 	s.nextID(j)
 	j.Kind, j.Type, j.SiteType = workload.Composite, "workflow", ""
-	j.WallTime, j.RunTime = 0, 0
+	j.WallTime, j.RunTime, j.ZeroRunTime = 0, 0, false
 	j.Components, j.Files = j.Components[:0], j.Files[:0]
 	j.App = workload.App{Params: j.App.Params[:0]}
 	if cap(j.Tasks) < len(w.Tasks) {

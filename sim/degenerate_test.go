@@ -204,3 +204,46 @@ func TestDeterminism(t *testing.T) {
 		}
 	}
 }
+
+// A run time of 0 s is a run time, not a missing one: a job known to run
+// for no time runs for 0 s, on any cluster speed, whatever it requests;
+// only an unknown run time is stood in for by the requested time, and a
+// job with neither is refused. Before, a 0 s job was refused ("no run
+// time") or run for its requested time.
+func TestZeroRunTime(t *testing.T) {
+	top := flat(t, 4, 2)
+	zero := job("zero", "c0", 1, secs(5), 0)
+	zero.ZeroRunTime, zero.WallTime = true, time.Hour
+	zeroNoWall := job("zero-nowall", "c1", 2, secs(6), 0)
+	zeroNoWall.ZeroRunTime = true
+	unknown := job("unknown", "c0", 1, secs(7), 0)
+	unknown.WallTime = 10 * time.Minute
+	for _, arch := range ArchNames() {
+		cfg := DefaultConfig(arch)
+		cfg.CoolDown = true
+		cfg.SlowdownBound = 0
+		res, tr := run(t, cfg, top, []workload.Job{zero, zeroNoWall, unknown})
+		if res.Finished != 3 {
+			t.Fatalf("%s: %d of 3 finished", arch, res.Finished)
+		}
+		for _, id := range []string{"zero", "zero-nowall"} {
+			if d := tr.ended[id][0] - tr.started[id][0]; d != 0 {
+				t.Errorf("%s: job %s known to run 0 s ran %v", arch, id, d)
+			}
+		}
+		if d := tr.ended["unknown"][0] - tr.started["unknown"][0]; d != 10*time.Minute {
+			t.Errorf("%s: the job of unknown run time ran %v, want its requested 10m", arch, d)
+		}
+		if err := finite(res); err != nil {
+			t.Errorf("%s: %v", arch, err)
+		}
+	}
+	// On a slower cluster a job of no work still takes no time.
+	if got := (&Job{Work: 0}).RunTime(0.5); got != 0 {
+		t.Errorf("no work at speed 0.5: %v", got)
+	}
+	_, err := Run(DefaultConfig("dmm"), top, &SliceSource{Jobs: []workload.Job{job("n", "c0", 1, 0, 0)}})
+	if err == nil || !strings.Contains(err.Error(), "job n: no run time to simulate: its run time is unknown") {
+		t.Errorf("unknown run time, no wall time: %v", err)
+	}
+}

@@ -385,7 +385,11 @@ func (s *Sim) accountFinished(j *Job, rel topology.Relation) {
 	a.finished++
 	a.wait += wait
 	a.resp += resp
-	a.bsd += max(1, resp/max(run, sec(s.cfg.SlowdownBound)))
+	if bound := max(run, sec(s.cfg.SlowdownBound)); bound > 0 {
+		a.bsd += max(1, resp/bound)
+	} else {
+		a.bsd++ // τ = 0 and a job of no work: resp/0 has no value; it counts as 1, the least a slowdown is
+	}
 	cpu := float64(j.Procs) * run
 	a.busy += cpu
 	a.goodput[rel] += cpu

@@ -70,8 +70,8 @@ type Job struct {
 // divided by speed (the thesis writes "proportional to the speed"; the
 // only reading that makes faster processors faster is the inverse).
 func (j *Job) RunTime(speed float64) time.Duration {
-	if speed == 1 {
-		return j.Work
+	if speed == 1 || j.Work == 0 {
+		return j.Work // a job of no work takes no time anywhere
 	}
 	return max(time.Duration(float64(j.Work)/speed+0.5), 1)
 }
@@ -89,12 +89,14 @@ func (s *Sim) convert(w *workload.Job, seq int) (*Job, error) {
 	if procs < 1 {
 		return nil, fmt.Errorf("job %s: no processors", w.ID)
 	}
-	work := w.RunTime
-	if work <= 0 {
+	// A known run time, 0 s included, is the job's work; only an unknown
+	// one (a trace's -1) is stood in for by the time the job requests.
+	work, known := w.KnownRunTime()
+	if !known {
 		work = w.WallTime
 	}
-	if work <= 0 {
-		return nil, fmt.Errorf("job %s: no run time (RunTime or WallTime) to simulate", w.ID)
+	if !known && work <= 0 {
+		return nil, fmt.Errorf("job %s: no run time to simulate: its run time is unknown (a trace's -1) and it requests no time (WallTime)", w.ID)
 	}
 	if w.Submit < 0 {
 		return nil, fmt.Errorf("job %s: submitted before the start (%v)", w.ID, w.Submit)

@@ -44,7 +44,11 @@ type Job struct {
 	Submit   time.Duration // scheduled submission, from the workload start
 	SiteType SiteType      // how Components are placed
 	WallTime time.Duration // maximum run time the job asks for; 0 = none
-	RunTime  time.Duration // expected run time when the generator knows it (traces, models); 0 = unknown
+	RunTime  time.Duration // expected run time when the generator knows it (traces, models); 0 = unknown, unless ZeroRunTime
+	// ZeroRunTime says that a RunTime of 0 is known: the job runs for no
+	// time (a trace's job that ran 0 s, a model's draw of 0), which is not
+	// a run time the generator does not know.
+	ZeroRunTime bool
 	// Deadline is the job's start deadline, from the workload start; 0 =
 	// none. A job with a deadline must start at it (Ballier et al., 2006:
 	// a co-allocated job not started at its deadline fails); it may lie
@@ -95,6 +99,12 @@ type File struct {
 type Dependency struct {
 	From string
 	To   string
+}
+
+// KnownRunTime is the job's run time and whether it is known: a RunTime
+// above 0, or 0 with ZeroRunTime.
+func (j *Job) KnownRunTime() (time.Duration, bool) {
+	return j.RunTime, j.RunTime > 0 || j.ZeroRunTime && j.RunTime == 0
 }
 
 // Processors is the total processor count a job asks for: the sum over its

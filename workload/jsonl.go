@@ -23,8 +23,10 @@ import (
 //	 "app":{"name":"sser","params":{"n":"5"}},"components":[{"site":"*","count":1}],
 //	 "files":[{"name":"f","size":1024}],"tasks":[…],"deps":[{"from":"…","to":"…"}]}
 //
-// Zero-valued optional fields are left out. Params keep their order (it is the
-// program's argument order), which is why jobs are encoded here rather than by
+// Zero-valued optional fields are left out, but for a known run time of 0
+// ("runtime":0; a job without "runtime" has an unknown run time). Params
+// keep their order (it is the program's argument order), which is why jobs
+// are encoded here rather than by
 // encoding/json: the standard encoder sorts map keys and re-validates the output
 // of every MarshalJSON method, and generation is bound by this encoder's speed.
 
@@ -50,7 +52,8 @@ func (j *Job) AppendJSON(b []byte) []byte {
 		b = append(b, `,"walltime":`...)
 		b = AppendSeconds(b, j.WallTime)
 	}
-	if j.RunTime != 0 {
+	if j.RunTime != 0 || j.ZeroRunTime {
+		// A known run time of 0 is written; an unknown one is left out.
 		b = append(b, `,"runtime":`...)
 		b = AppendSeconds(b, j.RunTime)
 	}
@@ -470,6 +473,7 @@ func decodeJob(data []byte) (Job, error) {
 	if j.RunTime, err = seconds(v.RunTime, "runtime"); err != nil {
 		return Job{}, err
 	}
+	j.ZeroRunTime = v.RunTime != "" && j.RunTime == 0 // "runtime":0 is a known 0 s; no "runtime", unknown
 	if j.Deadline, err = seconds(v.Deadline, "deadline"); err != nil {
 		return Job{}, err
 	}

@@ -60,8 +60,8 @@ const (
 // the job's processes (all run at once); else def. An explicit RunTime and
 // def are multiplied by the application's --scale, as swf applies it.
 func RunTime(spec *workload.Job, def time.Duration) (time.Duration, RunTimeSource) {
-	if spec.RunTime > 0 {
-		return appScaled(spec, spec.RunTime), FromJob
+	if rt, ok := spec.KnownRunTime(); ok { // 0 s included: a trace's job that ran for no time
+		return appScaled(spec, rt), FromJob
 	}
 	if rt, err := apps.RunTime(spec.App.Name, spec.App.Args(), spec.Processors()); err == nil {
 		return rt, FromModel

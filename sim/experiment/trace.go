@@ -43,12 +43,16 @@ func traceSource(ctx context.Context, top *topology.Topology, w *RunWorkload) (*
 	work, first, last := make([]float64, len(units)), make([]float64, len(units)), make([]float64, len(units))
 	jobs := make([]int, len(units))
 	if _, err := g.Generate(func(j *workload.Job) error {
+		// The span is of the set of jobs: the earliest and latest
+		// submissions, in whatever order the replay gives them.
 		u, t := j.Unit-1, j.Submit.Seconds()
-		if jobs[u] == 0 {
+		if jobs[u] == 0 || t < first[u] {
 			first[u] = t
 		}
+		if jobs[u] == 0 || t > last[u] {
+			last[u] = t
+		}
 		jobs[u]++
-		last[u] = t
 		work[u] += float64(j.Processors()) * j.RunTime.Seconds()
 		return ctx.Err()
 	}); err != nil {
@@ -66,7 +70,9 @@ func traceSource(ctx context.Context, top *topology.Topology, w *RunWorkload) (*
 	if g, err = traceGenerator(w, units, scales); err != nil {
 		return nil, err
 	}
-	keep := func(j *workload.Job) bool { return j.Submit.Seconds() <= cutoffs[j.Unit-1]*(1+1e-12) }
+	// The replay's times are whole milliseconds (wdl.Limit.Duration rounds
+	// them), so the job at the cut may lie up to half a millisecond past it.
+	keep := func(j *workload.Job) bool { return j.Submit.Seconds() <= cutoffs[j.Unit-1]*(1+1e-12)+0.0005 }
 	return newStream(ctx, g, keep, top), nil
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -269,6 +271,81 @@ func TestGridLFParams(t *testing.T) {
 	for _, g := range sum.Grids {
 		if math.Abs(g.OfferedLoad-50) > 2 {
 			t.Errorf("grid %s offered %.1f%%, want 50", g.Grid, g.OfferedLoad)
+		}
+	}
+}
+
+// A trace replay is a function of the set of jobs, not of the order of the
+// trace's lines: shuffled, the trace gives the same span, offered load and
+// jobs (before, the span came from the first and last lines, and a trace
+// not in submit order was refused: "span no time or no work"). Its jobs of
+// 0 s run for 0 s (before: "job 1-…: no run time").
+func TestTraceLineOrderAndZeroRunTimes(t *testing.T) {
+	dir := t.TempDir()
+	writeTrace(t, dir, 600)
+	src, err := os.ReadFile(filepath.Join(dir, "t.swf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(src), "\n"), "\n")
+	head, recs := lines[:2], lines[2:]
+	for i := range recs {
+		if i%7 == 0 { // a job of 0 s
+			f := strings.Fields(recs[i])
+			f[3] = "0"
+			recs[i] = strings.Join(f, " ") + "\n"
+		}
+		if !strings.HasSuffix(recs[i], "\n") {
+			recs[i] += "\n"
+		}
+	}
+	ordered := strings.Join(head, "") + strings.Join(recs, "")
+	rng := rand.New(rand.NewPCG(7, 7))
+	rng.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+	shuffled := strings.Join(head, "") + strings.Join(recs, "")
+	exp := "name = \"o\"\ntopology = \"das2\"\narchitectures = [\"sep-c\"]\nloads = [40]\n[workload]\nkind = \"trace\"\ntrace = \"t.swf\"\n"
+	var sums []WorkloadSummary
+	var all [][]workload.Job
+	for _, text := range []string{ordered, shuffled} {
+		if err := os.WriteFile(filepath.Join(dir, "t.swf"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e := load(t, dir, exp)
+		sum, jobs := drain(t, e, 0)
+		sums, all = append(sums, sum), append(all, jobs)
+		if sum.Jobs != 600 || math.Abs(sum.OfferedLoad-40) > 1e-6*40 {
+			t.Errorf("%d jobs at %g%%, want all 600 at 40%%", sum.Jobs, sum.OfferedLoad)
+		}
+		zero := 0
+		for _, j := range jobs {
+			if rt, ok := j.KnownRunTime(); ok && rt == 0 {
+				zero++
+			}
+		}
+		if zero != 86 {
+			t.Errorf("%d jobs of 0 s, want 86", zero)
+		}
+		r, _ := e.Run(0)
+		s, err := r.source(context.Background(), e.Topology())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(r.Config, e.Topology(), s)
+		s.Close()
+		if err != nil || res.Jobs != len(jobs) {
+			t.Fatalf("%+v %v", res, err)
+		}
+	}
+	if !reflect.DeepEqual(sums[0], sums[1]) {
+		t.Errorf("summaries differ with the line order:\n%+v\n%+v", sums[0], sums[1])
+	}
+	if len(all[0]) != len(all[1]) {
+		t.Fatalf("%d and %d jobs", len(all[0]), len(all[1]))
+	}
+	for i := range all[0] {
+		a, b := all[0][i], all[1][i]
+		if a.Submit != b.Submit || a.RunTime != b.RunTime || a.ZeroRunTime != b.ZeroRunTime || a.Processors() != b.Processors() || a.ID != b.ID {
+			t.Fatalf("job %d differs with the line order: %+v\n%+v", i, a, b)
 		}
 	}
 }
