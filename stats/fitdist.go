@@ -373,3 +373,72 @@ func (s Spliced) Variance() float64 {
 func (s Spliced) String() string {
 	return "Spliced(" + strconv.FormatFloat(s.LowShare, 'g', -1, 64) + ";" + s.Low.String() + ";" + s.High.String() + ")"
 }
+
+// Truncated is Of conditioned on values below Max: the draws of a model
+// fitted to data right-censored at Max (a wall-time limit killed the
+// longest jobs), which said nothing of the model past Max. Of's mass at or
+// above Max (Beyond) is spread over the rest in proportion.
+type Truncated struct {
+	Of  Distribution
+	Max float64
+}
+
+// NewTruncated is Of below max; an error when Of puts no mass there.
+func NewTruncated(of Distribution, max float64) (Truncated, error) {
+	t := Truncated{Of: of, Max: max}
+	if !(t.below() > 0) {
+		return t, fmt.Errorf("the model has no mass below %g", max)
+	}
+	return t, nil
+}
+
+// below is Of's probability below Max.
+func (t Truncated) below() float64 { return t.Of.CDF(t.Max) }
+
+// Beyond is the share of Of's mass at or above Max, which the truncation
+// leaves out.
+func (t Truncated) Beyond() float64 { return 1 - t.below() }
+
+// truncRejects bounds the draws Rand rejects before it inverts the CDF: a
+// few when Beyond is small, as for a fit censored at a wall-time limit.
+const truncRejects = 64
+
+func (t Truncated) Rand(r *rand.Rand) float64 {
+	for range truncRejects {
+		if v := t.Of.Rand(r); v < t.Max {
+			return v
+		}
+	}
+	return t.Quantile(r.Float64())
+}
+
+func (t Truncated) Prob(x float64) float64 {
+	if x >= t.Max {
+		return 0
+	}
+	return t.Of.Prob(x) / t.below()
+}
+
+func (t Truncated) CDF(x float64) float64 {
+	if x >= t.Max {
+		return 1
+	}
+	return math.Min(1, t.Of.CDF(x)/t.below())
+}
+
+func (t Truncated) Quantile(p float64) float64 {
+	return math.Min(t.Of.Quantile(p*t.below()), t.Max)
+}
+
+// Mean integrates the quantile function: the support ends at Max, so the
+// mean exists whatever Of's tail.
+func (t Truncated) Mean() float64 { return quantileMean(t.Quantile) }
+
+func (t Truncated) Variance() float64 {
+	m := t.Mean()
+	return quantileMean(func(u float64) float64 { q := t.Quantile(u); return q * q }) - m*m
+}
+
+func (t Truncated) String() string {
+	return "Trunc(" + t.Of.String() + "," + strconv.FormatFloat(t.Max, 'g', -1, 64) + ")"
+}

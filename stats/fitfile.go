@@ -35,18 +35,31 @@ type FitRecord struct {
 	BelowWeights []float64          `toml:"below_weights,omitempty" json:"below_weights,omitempty"`
 	Floor        float64            `toml:"floor" json:"floor"`
 	CensorAt     float64            `toml:"censor_at,omitzero" json:"censor_at,omitempty"`
-	N            int                `toml:"n" json:"n"`
-	Censored     int                `toml:"censored,omitzero" json:"censored,omitempty"`
-	D            float64            `toml:"d" json:"d"`
-	P            float64            `toml:"p" json:"p"`
-	AD           float64            `toml:"ad" json:"ad"`
-	LogL         float64            `toml:"loglik" json:"loglik"`
-	AIC          float64            `toml:"aic" json:"aic"`
-	BIC          float64            `toml:"bic" json:"bic"`
-	Traces       int                `toml:"traces,omitzero" json:"traces,omitempty"` // > 1: an average-system model
-	Source       []string           `toml:"source,omitempty" json:"source,omitempty"`
-	Field        string             `toml:"field,omitempty" json:"field,omitempty"`
+	// Tail says how a model fitted with censoring is drawn: TailTruncated
+	// (the default: below CensorAt, what the data showed) or
+	// TailUncensored (the whole model, past CensorAt too); "" is the
+	// default. Beyond is the model's mass at or above CensorAt
+	// (provenance, written by gmark fit).
+	Tail     string   `toml:"tail,omitempty" json:"tail,omitempty"`
+	Beyond   float64  `toml:"beyond,omitzero" json:"beyond,omitempty"`
+	N        int      `toml:"n" json:"n"`
+	Censored int      `toml:"censored,omitzero" json:"censored,omitempty"`
+	D        float64  `toml:"d" json:"d"`
+	P        float64  `toml:"p" json:"p"`
+	AD       float64  `toml:"ad" json:"ad"`
+	LogL     float64  `toml:"loglik" json:"loglik"`
+	AIC      float64  `toml:"aic" json:"aic"`
+	BIC      float64  `toml:"bic" json:"bic"`
+	Traces   int      `toml:"traces,omitzero" json:"traces,omitempty"` // > 1: an average-system model
+	Source   []string `toml:"source,omitempty" json:"source,omitempty"`
+	Field    string   `toml:"field,omitempty" json:"field,omitempty"`
 }
+
+// The ways a censored fit is drawn (FitRecord.Tail).
+const (
+	TailTruncated  = "truncated"
+	TailUncensored = "uncensored"
+)
 
 // finiteOr0 keeps NaN and ±Inf out of the file (TOML has them, but readers
 // of the provenance would trip on them).
@@ -78,7 +91,20 @@ func (f *Fit) Record() FitRecord {
 		r.Below = f.BelowShare()
 		r.BelowValues, r.BelowWeights = empiricalTable(f.BelowDist)
 	}
+	r.noteTail()
 	return r
+}
+
+// noteTail writes, for a censored fit, how it is drawn and how much of
+// the model lies beyond the censoring point.
+func (r *FitRecord) noteTail() {
+	if r.CensorAt <= 0 {
+		return
+	}
+	r.Tail = TailTruncated
+	if d, err := r.whole(); err == nil {
+		r.Beyond = finiteOr0(1 - d.CDF(r.CensorAt))
+	}
 }
 
 // Record is the average-system model as a fit-file entry: the mean
@@ -113,6 +139,7 @@ func (s *Selection) Record() FitRecord {
 			r.BelowValues, r.BelowWeights = empiricalTable(e)
 		}
 	}
+	r.noteTail()
 	return r
 }
 
@@ -166,8 +193,39 @@ func (r *FitRecord) Model() (Distribution, error) {
 }
 
 // Distribution rebuilds the distribution of the data: the model, as 2^Y when
-// log2, spliced with the values below the floor when there were any.
+// log2, spliced with the values below the floor when there were any, and,
+// for a fit censored at CensorAt, truncated there (Truncated) unless Tail
+// is TailUncensored: the data said nothing of the model past that point, and
+// its tail there may reach decades (a fit of LCG's run times, censored at
+// 48 h, drew jobs of 75 years).
 func (r *FitRecord) Distribution() (Distribution, error) {
+	d, err := r.whole()
+	if err != nil {
+		return nil, err
+	}
+	switch r.Tail {
+	case "", TailTruncated:
+	case TailUncensored:
+		return d, nil
+	default:
+		return nil, fmt.Errorf("tail = %q: %q (the default: draws below censor_at) or %q (the whole model)", r.Tail, TailTruncated, TailUncensored)
+	}
+	if r.CensorAt == 0 {
+		return d, nil
+	}
+	if !(r.CensorAt > 0) || math.IsInf(r.CensorAt, 0) {
+		return nil, fmt.Errorf("censor_at = %g: a censoring point is a finite number > 0", r.CensorAt)
+	}
+	t, err := NewTruncated(d, r.CensorAt)
+	if err != nil {
+		return nil, fmt.Errorf("censor_at = %g: %v", r.CensorAt, err)
+	}
+	return t, nil
+}
+
+// whole is the distribution of the data without the truncation at the
+// censoring point.
+func (r *FitRecord) whole() (Distribution, error) {
 	d, err := r.Model()
 	if err != nil {
 		return nil, err

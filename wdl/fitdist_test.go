@@ -169,3 +169,81 @@ func TestFitFileValidation(t *testing.T) {
 		})
 	}
 }
+
+// lcgRunTimeFit is the run-time fit of the LCG trace censored at 48 h, as
+// gmark fit writes it (docs/models.md) but for the provenance keys.
+const lcgRunTimeFit = `[runtime]
+family = "HGamma2"
+log2 = true
+below = 0.004722374375801022
+below_values = [0.0, 1.0]
+below_weights = [0.5867117117117117, 0.41328828828828834]
+floor = 0.0
+censor_at = 172800.0
+n = 187153
+censored = 2191
+TAIL
+[runtime.params]
+p = 0.4029038399599662
+scale1 = 0.045992480217522655
+scale2 = 1.2716587099636745
+shape1 = 156.98107747032014
+shape2 = 8.5810928589895
+`
+
+// A model fitted to run times censored at a wall-time limit is drawn
+// below that limit by default, and generation says how much of the model
+// lay beyond it; tail = "uncensored" draws the whole model, as before
+// (where a fit of LCG drew jobs of 75 years, with a mean 49 times the
+// trace's).
+func TestCensoredFitDraws(t *testing.T) {
+	draw := func(t *testing.T, tail string) (maxV, mean float64, warnings []string) {
+		t.Helper()
+		fs := memFS{"dir/fit.toml": strings.Replace(lcgRunTimeFit, "TAIL", tail, 1)}
+		spec, err := Parse("dir/w.wdl", []byte("10\tsser\tsingle\t1\t*:?\tPoisson(10s)\tRunTime=Fit(fit.toml,runtime)\n"), fs.open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range spec.Warnings {
+			warnings = append(warnings, w.Error())
+		}
+		d, err := ParseDistributionIn("Fit(fit.toml,runtime)", DistContext{Dir: "dir", Open: fs.open})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := RunTimes.CheckDist(d); err != nil {
+			t.Fatal(err)
+		}
+		r := stats.NewStream(1, 1, "test")
+		const n = 20000
+		for range n {
+			v, err := RunTimes.Draw(d, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			maxV = math.Max(maxV, v)
+			mean += v / n
+		}
+		return maxV, mean, warnings
+	}
+	for _, tail := range []string{"", `tail = "truncated"`} {
+		maxV, mean, warnings := draw(t, tail)
+		if maxV >= 172800 || mean > 8000 || mean < 4000 {
+			t.Errorf("%q: draws up to %g s, mean %g s; want below 172800 s, a mean near the trace's 7990 s", tail, maxV, mean)
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0], "RunTime: Fit(fit.toml,runtime) is drawn below its censoring point 172800 s: the fitted model puts 3.32% of its mass beyond it (the data: 2191 of 187153 values, 1.17%, censored there)") {
+			t.Errorf("%q: warnings %q", tail, warnings)
+		}
+	}
+	maxV, mean, warnings := draw(t, `tail = "uncensored"`)
+	if maxV < 172800 || mean < 100000 {
+		t.Errorf("uncensored: draws up to %g s, mean %g s; want the whole model's tail", maxV, mean)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], `is drawn whole (tail = "uncensored"), past its censoring point 172800 s too, where the fitted model puts 3.32% of its mass`) {
+		t.Errorf("uncensored: warnings %q", warnings)
+	}
+	fs := memFS{"dir/fit.toml": strings.Replace(lcgRunTimeFit, "TAIL", `tail = "cut"`, 1)}
+	if _, err := ParseDistributionIn("Fit(fit.toml,runtime)", DistContext{Dir: "dir", Open: fs.open}); err == nil || !strings.Contains(err.Error(), `tail = "cut": "truncated" (the default: draws below censor_at) or "uncensored"`) {
+		t.Errorf("a bad tail: %v", err)
+	}
+}

@@ -395,6 +395,7 @@ func (p *parser) rest(u *Unit, line lineRef, f []field, pos []Pos) {
 	p.otherInfo(u, line, f[4])
 	p.modelArrival(u)
 	p.noteFitFiles(u)
+	p.noteCensored(u)
 	// Checks across columns would only repeat an error already reported.
 	if len(p.errs) == errsBefore {
 		p.checkUnit(u)
@@ -544,6 +545,70 @@ func (p *parser) noteFitFiles(u *Unit) {
 			if _, err := p.read(f); err == nil {
 				p.included(f)
 			}
+		}
+	}
+}
+
+// fitCallKey finds the file and key of each Fit(file,key) in a value.
+var fitCallKey = regexp.MustCompile(`(?i)\bFit\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*\)`)
+
+// noteCensored warns of each fitted model a unit draws from (Fit(file,key)
+// in its arrival column or any value, the records of a Model= file) that
+// was fitted to censored data: how it is drawn at the censoring point and
+// how much of the model lies beyond it, which the trace only recorded as
+// censored. The files were read (and their errors reported) already.
+func (p *parser) noteCensored(u *Unit) {
+	type use struct {
+		at         Pos
+		what, file string
+		keys       []string // nil: every record of the file (Model=)
+	}
+	var uses []use
+	for _, m := range fitCallKey.FindAllStringSubmatch(u.Arrival.Text, -1) {
+		uses = append(uses, use{u.Arrival.Pos, "the arrival time", m[1], []string{m[2]}})
+	}
+	for _, opt := range u.Options.All() {
+		if opt.Key == "Model" {
+			uses = append(uses, use{opt.Pos, "Model", opt.Value, nil})
+		}
+		for _, m := range fitCallKey.FindAllStringSubmatch(opt.Value, -1) {
+			uses = append(uses, use{opt.Pos, opt.Key, m[1], []string{m[2]}})
+		}
+	}
+	for _, us := range uses {
+		recs, _, err := LoadFitFile(us.file, p.distContext(us.at.File))
+		if err != nil {
+			continue
+		}
+		keys := us.keys
+		if keys == nil {
+			keys = FitKeys(recs)
+		}
+		for _, k := range keys {
+			rec, ok := recs[k]
+			if !ok || rec.CensorAt <= 0 {
+				continue
+			}
+			d, err := rec.Distribution()
+			if err != nil {
+				continue
+			}
+			beyond := 1 - d.CDF(rec.CensorAt) // the whole model's mass there
+			if t, ok := d.(stats.Truncated); ok {
+				beyond = t.Beyond()
+			}
+			call := "Fit(" + ExcerptPath(us.file) + "," + Excerpt(k) + ")"
+			data := "the data said only that some values were at least that"
+			if rec.N > 0 {
+				data = fmt.Sprintf("the data: %d of %d values, %.3g%%, censored there", rec.Censored, rec.N, 100*float64(rec.Censored)/float64(rec.N))
+			}
+			if rec.Tail == stats.TailUncensored {
+				p.warnf(us.at, "%s: %s is drawn whole (tail = %q), past its censoring point %g s too, where the fitted model puts %.3g%% of its mass (%s)",
+					us.what, call, stats.TailUncensored, rec.CensorAt, 100*beyond, data)
+				continue
+			}
+			p.warnf(us.at, "%s: %s is drawn below its censoring point %g s: the fitted model puts %.3g%% of its mass beyond it (%s); tail = %q in the fit file draws the whole model",
+				us.what, call, rec.CensorAt, 100*beyond, data, stats.TailUncensored)
 		}
 	}
 }
