@@ -129,7 +129,7 @@ func TestFitTraces(t *testing.T) {
 	var text bytes.Buffer
 	res.WriteText(&text)
 	for _, want := range []string{"a.swf: runtime, run time (s), fitted on log2\n  3000 values, 32 at or below the floor (1.07%, kept apart)",
-		"  * W ", "best: W (lowest D)", "runtime across 2 traces", "average system: W shape="} {
+		"  * W ", "best: W (lowest KS distance D", "runtime across 2 traces", "average system: W shape="} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, text.String())
 		}

@@ -89,7 +89,7 @@ func (r *FitResult) writeTable(w io.Writer, tf *TraceFit, field string) {
 		fmt.Fprintf(w, "  %s %-8s %-*s %8.5f %9.3g %10.4g %14.6g %14.6g\n", mark, f.Family, width, formatParams(f), f.D, f.P, f.AD, f.AIC, f.BIC)
 	}
 	if best != nil {
-		fmt.Fprintf(w, "  best: %s (lowest D); the p-values are approximate: the parameters come from the data\n", best.Family)
+		fmt.Fprintf(w, "  best: %s (%s); the p-values are approximate: the parameters come from the data\n", best.Family, stats.BestReason(fits, best))
 		if rec := best.Record(); rec.CensorAt > 0 {
 			fmt.Fprintf(w, "  censored: the model puts %.3g%% of its mass at or beyond %g (the data: %d values, %.3g%%, censored there); generated values are drawn below it (tail = %q in the fit file draws the whole model)\n",
 				100*rec.Beyond, rec.CensorAt, rec.Censored, 100*float64(rec.Censored)/float64(max(1, rec.N)), stats.TailUncensored)

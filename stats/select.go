@@ -9,8 +9,12 @@ import (
 
 // Model selection, the thesis's rule (§4.2.4, step 3.d):
 //
-//   - for one trace, the best fit is the family with the lowest KS distance D
-//     (SortFits; ties, which are rare, go to the lower AIC);
+//   - for one trace, the best fit is the family with the lowest KS distance D,
+//     but among the families whose D is within D's sampling noise of the
+//     lowest (KSNoise), the one with the fewest free parameters (then the
+//     lowest D): D cannot tell such fits apart, and a hyper-exponential of
+//     three branches whose two rates coincide is the one of two, not a
+//     better model (it won by a D lower by 10⁻⁵);
 //   - across several traces (the "average system"), the family with the
 //     lowest D averaged over the traces wins; if the averages of two or more
 //     families differ by less than the tie margin (0.01 in the thesis), the
@@ -22,20 +26,56 @@ import (
 // DefaultTie is the thesis's tie margin on the average D.
 const DefaultTie = 0.01
 
-// Best is the best of fits (the first after SortFits), or nil when every fit
-// failed.
+// ksSD is the standard deviation of the Kolmogorov distribution, the limit
+// of √n·D: √(π²/12 − (π/2)(ln 2)²), about 0.2604.
+var ksSD = math.Sqrt(math.Pi*math.Pi/12 - math.Pi/2*math.Ln2*math.Ln2)
+
+// KSNoise is the sampling noise of the KS distance D of n values: the
+// standard deviation of D, about 0.26/√n (0.0006 for LCG's 188,041 values).
+// Two fits whose D differ by less cannot be told apart by D.
+func KSNoise(n int) float64 {
+	if n <= 0 {
+		return math.Inf(1)
+	}
+	return ksSD / math.Sqrt(float64(n))
+}
+
+// Best is the best of fits, or nil when every fit failed: of the fits
+// whose D is within KSNoise of the lowest, the one with the fewest free
+// parameters, then the first after SortFits (lowest D, then AIC).
 func Best(fits []Fit) *Fit {
 	s := append([]Fit(nil), fits...)
 	SortFits(s)
 	if len(s) == 0 || s[0].Err != nil {
 		return nil
 	}
+	best, noise := s[0], KSNoise(s[0].N)
+	for _, f := range s[1:] {
+		if f.Err != nil || f.D-s[0].D > noise {
+			break
+		}
+		if f.K < best.K {
+			best = f
+		}
+	}
 	for i := range fits {
-		if fits[i].Family == s[0].Family {
+		if fits[i].Family == best.Family {
 			return &fits[i]
 		}
 	}
 	return nil
+}
+
+// BestReason says why Best chose best among fits: the criterion, and the
+// noise within which the fewer parameters won.
+func BestReason(fits []Fit, best *Fit) string {
+	s := append([]Fit(nil), fits...)
+	SortFits(s)
+	noise := KSNoise(best.N)
+	if s[0].Family == best.Family {
+		return fmt.Sprintf("lowest KS distance D; none of fewer parameters within D's sampling noise %.2g", noise)
+	}
+	return fmt.Sprintf("the fewest parameters among the fits whose KS distance D is within its sampling noise %.2g (0.26/√n) of the lowest, %s's %.5f", noise, s[0].Family, s[0].D)
 }
 
 // Candidate is one family's standing across traces.

@@ -3,6 +3,7 @@ package stats
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -150,5 +151,40 @@ func TestSelectAcrossFits(t *testing.T) {
 		if a, b := d.CDF(v), sel.Dist.CDF(v); math.Abs(a-b) > 1e-12 {
 			t.Errorf("CDF(%g): record %g, selection %g", v, a, b)
 		}
+	}
+}
+
+// Within D's sampling noise, the fewer parameters win: on a sample of a
+// two-branch hyper-exponential, the three-branch fit whose two rates
+// coincide (degenerate, the two-branch model written with one more
+// branch) has a D lower by about 1e-8, and was chosen for it; the best is
+// the two-branch fit, and the report says by which criterion.
+func TestBestPrefersFewerParameters(t *testing.T) {
+	r := NewStream(7, 1, "zz")
+	d := HyperExponential{Weights: []float64{0.3, 0.7}, Rates: []float64{0.01, 0.2}}
+	x := make([]float64, 20000)
+	for i := range x {
+		x[i] = d.Rand(r)
+	}
+	fits, err := FitAll(x, []string{"Exp", "HExp2", "HExp3"}, FitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fits[0].Family != "HExp3" || fits[1].Family != "HExp2" || !(fits[0].D <= fits[1].D) || fits[1].D-fits[0].D > 1e-6 {
+		t.Fatalf("the sample no longer shows the case: %s D %g, %s D %g", fits[0].Family, fits[0].D, fits[1].Family, fits[1].D)
+	}
+	best := Best(fits)
+	if best == nil || best.Family != "HExp2" {
+		t.Fatalf("best %v, want HExp2", best)
+	}
+	if why := BestReason(fits, best); !strings.Contains(why, "the fewest parameters among the fits whose KS distance D is within its sampling noise 0.0018") {
+		t.Errorf("reason %q", why)
+	}
+	if n := KSNoise(188041); math.Abs(n-0.0006) > 0.00002 {
+		t.Errorf("KSNoise(188041) = %g, want 0.0006", n)
+	}
+	// Past the noise, the lowest D wins whatever its parameters.
+	if b := Best([]Fit{{Family: "A", K: 5, D: 0.01, N: 20000}, {Family: "B", K: 1, D: 0.0125, N: 20000}}); b.Family != "A" {
+		t.Errorf("past the noise: %s", b.Family)
 	}
 }
