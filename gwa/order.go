@@ -105,7 +105,7 @@ func (s *submitOrder) Next() (Record, error) {
 // order so far, it streams the rest.
 func (s *submitOrder) fill() error {
 	ordered := true
-	for len(s.held) < s.max {
+	for len(s.held) <= s.max { // one more than max tells whether more come
 		rec, err := s.Reader.Next()
 		if err == io.EOF {
 			slices.SortStableFunc(s.held, CompareSubmitOrder)
@@ -124,7 +124,7 @@ func (s *submitOrder) fill() error {
 		}
 		s.held = append(s.held, rec)
 	}
-	// More records than are held: they must come in order from here on.
+	// More records than max: they must come in order from here on.
 	if !ordered {
 		return fmt.Errorf("%s: %w, and it has more than %d records, more than gmark sorts in memory: sort it by submit time first (docs/trace.md, \"Order of the lines\")",
 			s.name(), ErrNotInSubmitOrder, s.max)

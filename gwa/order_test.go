@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -376,5 +377,49 @@ func TestLineOrderLCG(t *testing.T) {
 	// The figures the issue quotes: 188,040 gaps of mean 5.054 s, in both.
 	if ia := got.interArrive; ia.Count != 188040 || math.Abs(ia.Mean.Value-5.054) > 5e-4 {
 		t.Errorf("LCG shuffled: %d inter-arrival times of mean %v, want 188040 of 5.054 s", ia.Count, ia.Mean)
+	}
+}
+
+// InSubmitOrder sorts what it holds, streams a longer trace that comes in
+// submit order past what it holds, and names the first record out of order
+// past it; ties go by workflow, then job id, numbers before names.
+func TestInSubmitOrderLimits(t *testing.T) {
+	mk := func(submits ...float64) string {
+		var b strings.Builder
+		for i, s := range submits {
+			b.WriteString(swfJob(itoa(i+1), ftoa(s), "0", "10", "1", "1", "1"))
+		}
+		return b.String()
+	}
+	read := func(text string, max int) ([]Record, error) {
+		r, err := NewReader(strings.NewReader(text), ReadOptions{Strict: true, Name: "t.swf"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return drain(InSubmitOrder(r, max))
+	}
+	recs, err := read(mk(5, 1, 3, 2, 4), 5)
+	if err != nil || ids(recs) != "2,4,3,5,1" {
+		t.Errorf("held and sorted: %q, %v", ids(recs), err)
+	}
+	recs, err = read(mk(1, 2, 3, 4, 5, 6, 7), 3)
+	if err != nil || ids(recs) != "1,2,3,4,5,6,7" {
+		t.Errorf("in order past the limit: %q, %v", ids(recs), err)
+	}
+	recs, err = read(mk(1, 2, 3, 4, 6, 5, 7), 3)
+	if !errors.Is(err, ErrNotInSubmitOrder) || !strings.Contains(err.Error(), "t.swf: not in submit order: record 6 (job 6) is submitted at 5 s, before a job at 6 s, and the trace has more than 3 records") || ids(recs) != "1,2,3,4,5" {
+		t.Errorf("out of order past the limit: %q, %v", ids(recs), err)
+	}
+	if _, err = read(mk(3, 1, 2, 4), 3); !errors.Is(err, ErrNotInSubmitOrder) || !strings.Contains(err.Error(), "more than 3 records, more than gmark sorts in memory") {
+		t.Errorf("out of order within the limit, more past it: %v", err)
+	}
+	a := Record{SubmitTime: 1, JobID: "10"}
+	for _, c := range []struct {
+		b    Record
+		want int
+	}{{Record{SubmitTime: 1, JobID: "9"}, 1}, {Record{SubmitTime: 1, JobID: "x"}, -1}, {Record{SubmitTime: 0, JobID: "99"}, 1}, {Record{SubmitTime: 1, JobID: "10", WorkflowID: "1"}, 1}} {
+		if got := CompareSubmitOrder(a, c.b); got != c.want {
+			t.Errorf("CompareSubmitOrder(%+v, %+v) = %d, want %d", a, c.b, got, c.want)
+		}
 	}
 }

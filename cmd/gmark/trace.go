@@ -149,7 +149,7 @@ func (in *traceInput) traceError(err error) error {
 	var pe *gwa.ParseError
 	var ne *gwa.NoRecordsError
 	switch {
-	case errors.As(err, &ne) || errors.Is(err, gwa.ErrOutOfRange):
+	case errors.As(err, &ne) || errors.Is(err, gwa.ErrOutOfRange) || errors.Is(err, gwa.ErrNotInSubmitOrder):
 		return usageError{err}
 	case errors.As(err, &pe) && in.read.Strict:
 		return usageError{fmt.Errorf("%v (without --strict, malformed lines are skipped and counted)", err)}
