@@ -442,3 +442,48 @@ func (t Truncated) Variance() float64 {
 func (t Truncated) String() string {
 	return "Trunc(" + t.Of.String() + "," + strconv.FormatFloat(t.Max, 'g', -1, 64) + ")"
 }
+
+// Capped is Of with every value at or above Max drawn as Max: the values a
+// system with a limit at Max records (the jobs a wall-time limit killed
+// end at the limit), as a trace censored there recorded them. Of's mass at
+// or above Max becomes a point mass at Max.
+type Capped struct {
+	Of  Distribution
+	Max float64
+}
+
+// Beyond is the share of Of's mass at or above Max: the point mass at Max.
+func (c Capped) Beyond() float64 { return 1 - c.Of.CDF(c.Max) }
+
+func (c Capped) Rand(r *rand.Rand) float64 { return math.Min(c.Of.Rand(r), c.Max) }
+
+// Prob is Of's density below Max, the point mass at Max, and 0 above.
+func (c Capped) Prob(x float64) float64 {
+	switch {
+	case x < c.Max:
+		return c.Of.Prob(x)
+	case x == c.Max:
+		return c.Beyond()
+	}
+	return 0
+}
+
+func (c Capped) CDF(x float64) float64 {
+	if x >= c.Max {
+		return 1
+	}
+	return c.Of.CDF(x)
+}
+
+func (c Capped) Quantile(p float64) float64 { return math.Min(c.Of.Quantile(p), c.Max) }
+
+func (c Capped) Mean() float64 { return quantileMean(c.Quantile) }
+
+func (c Capped) Variance() float64 {
+	m := c.Mean()
+	return quantileMean(func(u float64) float64 { q := c.Quantile(u); return q * q }) - m*m
+}
+
+func (c Capped) String() string {
+	return "Cap(" + c.Of.String() + "," + strconv.FormatFloat(c.Max, 'g', -1, 64) + ")"
+}

@@ -50,6 +50,27 @@ func TestTruncated(t *testing.T) {
 			t.Errorf("%v: sd %g, draws' %g", tr, math.Sqrt(v), sd)
 		}
 	}
+	// Capped: the model below Max, its mass beyond as a point at Max.
+	of := Pow2{Of: Weibull{Shape: 4.25, Scale: 7.86}}
+	c := Capped{Of: of, Max: of.Quantile(0.9)}
+	if math.Abs(c.Beyond()-0.1) > 1e-9 || c.CDF(c.Max) != 1 || math.Abs(c.Prob(c.Max)-0.1) > 1e-9 || c.Quantile(0.95) != c.Max || c.Quantile(0.5) != of.Quantile(0.5) {
+		t.Errorf("%v: beyond %g, CDF(max) %g, mass at max %g, Q(0.95) %g", c, c.Beyond(), c.CDF(c.Max), c.Prob(c.Max), c.Quantile(0.95))
+	}
+	r := NewStream(2, 1, "cap")
+	at, sum := 0, 0.0
+	for range 100000 {
+		v := c.Rand(r)
+		if v > c.Max {
+			t.Fatalf("capped drew %g > %g", v, c.Max)
+		}
+		if v == c.Max {
+			at++
+		}
+		sum += v
+	}
+	if math.Abs(float64(at)/100000-0.1) > 0.005 || math.Abs(sum/100000-c.Mean()) > 0.01*c.Mean() {
+		t.Errorf("capped: %d draws at max, mean %g; want 10%%, %g", at, sum/100000, c.Mean())
+	}
 	if _, err := NewTruncated(Uniform{Min: 10, Max: 20}, 5); err == nil {
 		t.Error("a model with no mass below the point was accepted")
 	}

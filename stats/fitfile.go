@@ -36,10 +36,11 @@ type FitRecord struct {
 	Floor        float64            `toml:"floor" json:"floor"`
 	CensorAt     float64            `toml:"censor_at,omitzero" json:"censor_at,omitempty"`
 	// Tail says how a model fitted with censoring is drawn: TailTruncated
-	// (the default: below CensorAt, what the data showed) or
-	// TailUncensored (the whole model, past CensorAt too); "" is the
-	// default. Beyond is the model's mass at or above CensorAt
-	// (provenance, written by gmark fit).
+	// (the default: conditioned on values below CensorAt), TailCapped
+	// (values at or above CensorAt drawn as CensorAt, as the censored data
+	// recorded them) or TailUncensored (the whole model, past CensorAt
+	// too); "" is the default. Beyond is the model's mass at or above
+	// CensorAt (provenance, written by gmark fit).
 	Tail     string   `toml:"tail,omitempty" json:"tail,omitempty"`
 	Beyond   float64  `toml:"beyond,omitzero" json:"beyond,omitempty"`
 	N        int      `toml:"n" json:"n"`
@@ -58,8 +59,16 @@ type FitRecord struct {
 // The ways a censored fit is drawn (FitRecord.Tail).
 const (
 	TailTruncated  = "truncated"
+	TailCapped     = "capped"
 	TailUncensored = "uncensored"
 )
+
+// Censored is what truncating or capping a model at a censoring point
+// leaves out of it.
+type Censored interface {
+	Distribution
+	Beyond() float64 // the model's mass at or above the point
+}
 
 // finiteOr0 keeps NaN and ±Inf out of the file (TOML has them, but readers
 // of the provenance would trip on them).
@@ -194,27 +203,31 @@ func (r *FitRecord) Model() (Distribution, error) {
 
 // Distribution rebuilds the distribution of the data: the model, as 2^Y when
 // log2, spliced with the values below the floor when there were any, and,
-// for a fit censored at CensorAt, truncated there (Truncated) unless Tail
-// is TailUncensored: the data said nothing of the model past that point, and
-// its tail there may reach decades (a fit of LCG's run times, censored at
-// 48 h, drew jobs of 75 years).
+// for a fit censored at CensorAt, truncated there (Truncated), or capped
+// there with TailCapped (Capped), unless Tail is TailUncensored: the data
+// said nothing of the model past that point, and its tail there may reach
+// decades (a fit of LCG's run times, censored at 48 h, drew jobs of 75
+// years).
 func (r *FitRecord) Distribution() (Distribution, error) {
 	d, err := r.whole()
 	if err != nil {
 		return nil, err
 	}
 	switch r.Tail {
-	case "", TailTruncated:
+	case "", TailTruncated, TailCapped:
 	case TailUncensored:
 		return d, nil
 	default:
-		return nil, fmt.Errorf("tail = %q: %q (the default: draws below censor_at) or %q (the whole model)", r.Tail, TailTruncated, TailUncensored)
+		return nil, fmt.Errorf("tail = %q: %q (the default: draws below censor_at), %q (draws at or past censor_at are censor_at) or %q (the whole model)", r.Tail, TailTruncated, TailCapped, TailUncensored)
 	}
 	if r.CensorAt == 0 {
 		return d, nil
 	}
 	if !(r.CensorAt > 0) || math.IsInf(r.CensorAt, 0) {
 		return nil, fmt.Errorf("censor_at = %g: a censoring point is a finite number > 0", r.CensorAt)
+	}
+	if r.Tail == TailCapped {
+		return Capped{Of: d, Max: r.CensorAt}, nil
 	}
 	t, err := NewTruncated(d, r.CensorAt)
 	if err != nil {

@@ -235,7 +235,16 @@ func TestCensoredFitDraws(t *testing.T) {
 			t.Errorf("%q: warnings %q", tail, warnings)
 		}
 	}
-	maxV, mean, warnings := draw(t, `tail = "uncensored"`)
+	// Capped: the draws the censored data recorded, the model's 3.32% past
+	// 48 h at 48 h.
+	maxV, mean, warnings := draw(t, `tail = "capped"`)
+	if maxV != 172800 || mean < 9000 || mean > 14000 {
+		t.Errorf("capped: draws up to %g s, mean %g s; want up to 172800 s, a mean near 11,500 s", maxV, mean)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "is drawn as the censored data were recorded: draws at or past its censoring point 172800 s are 172800 s, 3.32% of the fitted model's mass") {
+		t.Errorf("capped: warnings %q", warnings)
+	}
+	maxV, mean, warnings = draw(t, `tail = "uncensored"`)
 	if maxV < 172800 || mean < 100000 {
 		t.Errorf("uncensored: draws up to %g s, mean %g s; want the whole model's tail", maxV, mean)
 	}
@@ -243,7 +252,7 @@ func TestCensoredFitDraws(t *testing.T) {
 		t.Errorf("uncensored: warnings %q", warnings)
 	}
 	fs := memFS{"dir/fit.toml": strings.Replace(lcgRunTimeFit, "TAIL", `tail = "cut"`, 1)}
-	if _, err := ParseDistributionIn("Fit(fit.toml,runtime)", DistContext{Dir: "dir", Open: fs.open}); err == nil || !strings.Contains(err.Error(), `tail = "cut": "truncated" (the default: draws below censor_at) or "uncensored"`) {
+	if _, err := ParseDistributionIn("Fit(fit.toml,runtime)", DistContext{Dir: "dir", Open: fs.open}); err == nil || !strings.Contains(err.Error(), `tail = "cut": "truncated" (the default: draws below censor_at), "capped" (draws at or past censor_at are censor_at) or "uncensored"`) {
 		t.Errorf("a bad tail: %v", err)
 	}
 }

@@ -594,13 +594,21 @@ func (p *parser) noteCensored(u *Unit) {
 				continue
 			}
 			beyond := 1 - d.CDF(rec.CensorAt) // the whole model's mass there
-			if t, ok := d.(stats.Truncated); ok {
-				beyond = t.Beyond()
+			if c, ok := d.(stats.Censored); ok {
+				beyond = c.Beyond()
+			}
+			if rec.Censored == 0 && beyond < 1e-6 {
+				continue // nothing reached the point, and the model hardly does (an inter-arrival time censored at a run-time limit)
 			}
 			call := "Fit(" + ExcerptPath(us.file) + "," + Excerpt(k) + ")"
 			data := "the data said only that some values were at least that"
 			if rec.N > 0 {
 				data = fmt.Sprintf("the data: %d of %d values, %.3g%%, censored there", rec.Censored, rec.N, 100*float64(rec.Censored)/float64(rec.N))
+			}
+			if rec.Tail == stats.TailCapped {
+				p.warnf(us.at, "%s: %s is drawn as the censored data were recorded: draws at or past its censoring point %g s are %g s, %.3g%% of the fitted model's mass (%s)",
+					us.what, call, rec.CensorAt, rec.CensorAt, 100*beyond, data)
+				continue
 			}
 			if rec.Tail == stats.TailUncensored {
 				p.warnf(us.at, "%s: %s is drawn whole (tail = %q), past its censoring point %g s too, where the fitted model puts %.3g%% of its mass (%s)",
