@@ -135,6 +135,13 @@ func TestSizeTheJobsExceed(t *testing.T) {
 	if out := analysisText(a); !strings.Contains(out, "  warning:      the jobs use up to 6 processors") {
 		t.Errorf("text:\n%s", out)
 	}
+	page := false
+	for _, row := range pageSummary(a) {
+		page = page || row[0] == "warning" && strings.Contains(row[1], "--procs 6 takes the measured peak")
+	}
+	if !page {
+		t.Errorf("the trace page does not carry the warning: %q", pageSummary(a))
+	}
 	// With the measured peak as the size, nothing to say.
 	if a := analyseText(t, text, AnalysisOptions{Processors: 6}); len(a.Warnings) != 0 {
 		t.Errorf("--procs 6: %q", a.Warnings)

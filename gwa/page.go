@@ -179,6 +179,12 @@ func pageSummary(a *Analysis) [][2]string {
 			busiest(u.BusiestMonth)},
 		{"ranking", a.Ranking.String() + "; value " + plots.Num(a.Ranking.Value, 3) + " over " + pnum(float64(len(a.Ranking.KnownCategories()))) + " categories"},
 	}
+	// What the figures cannot be trusted for, and how the percentiles
+	// were computed, as trace stats says it.
+	for _, w := range a.Warnings {
+		rows = append(rows, [2]string{"warning", w})
+	}
+	rows = append(rows, [2]string{"percentiles", a.Distributions.percentilesText()})
 	if r := a.Read; r != nil {
 		rows = append(rows, [2]string{"read", pnum(float64(r.Lines)) + " lines, " + pnum(float64(r.Records)) + " records, " + pnum(float64(r.Skipped)) + " skipped"})
 	}
