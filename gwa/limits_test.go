@@ -380,3 +380,30 @@ func TestNotGWFSQLite(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseDurationSeconds: any text is a duration within the range, or an
+// error; never a panic, NaN or an infinity. A compound duration is the sum
+// of its terms: "7d1h" parses as "7d" plus "1h".
+func FuzzParseDurationSeconds(f *testing.F) {
+	for _, s := range []string{"90", "1.5d", "-2h", "7d1h", "1h30m", "2w3.5d", "1m30s250ms", "1e1m", "1h1h", "", "h", "1e999", "-", "+1d", "1d-1h", "0.5ms"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseDurationSeconds(s)
+		if err != nil {
+			return
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > MaxDuration {
+			t.Fatalf("%q: %v", s, v)
+		}
+		for i := 1; i < len(s); i++ {
+			if s[i-1] >= 'a' && s[i-1] <= 'z' && (s[i] >= '0' && s[i] <= '9') && s[0] != '-' && s[0] != '+' {
+				a, errA := ParseDurationSeconds(s[:i])
+				b, errB := ParseDurationSeconds(s[i:])
+				if errA == nil && errB == nil && math.Abs(a+b-v) > 1e-9*math.Max(1, math.Abs(v)) {
+					t.Fatalf("%q = %g, but %q + %q = %g + %g", s, v, s[:i], s[i:], a, b)
+				}
+			}
+		}
+	})
+}
