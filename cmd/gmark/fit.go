@@ -29,8 +29,7 @@ func init() {
 		ArgsUsage: "TRACE...",
 		Description: "Fits each family by maximum likelihood to a field of one or more traces (SWF, GWF, GWF-SQLite,\n" +
 			"gzip-compressed or not), prints the goodness of fit (Kolmogorov-Smirnov D and p-value,\n" +
-			"Anderson-Darling A², AIC, BIC) and marks the best fit: the lowest D, but the fewest parameters among\n" +
-			"the fits within D's sampling noise (0.26/√n) of the lowest. With several traces it also\n" +
+			"Anderson-Darling A², AIC, BIC) and marks the best fit: the lowest D, but the fewest parameters among\nthe fits within D's sampling noise (0.26/√n) of the lowest. With several traces it also\n" +
 			"applies the thesis's \"average system\" rule: the lowest D averaged over the traces, ties within\n" +
 			"0.01 going to the family best for the most traces, parameters averaged.\n\n" +
 			"Fields: " + strings.Join(gwa.FitFieldNames(), ", ") + ".\n" +
