@@ -172,6 +172,12 @@ type BoTAnalyzer struct {
 // not nil, also receives every batch of 2 or more jobs.
 func NewBoTAnalyzer(delta float64, emit func(*Batch)) *BoTAnalyzer {
 	a := &BoTAnalyzer{emitBatch: emit}
+	// Exact percentiles, as the analysis's: a few values per batch, within
+	// the same budget (past it, a sketch's).
+	budget := NewExactBudget(DefaultExactBudget)
+	for _, s := range []*Sketch{&a.size, &a.art, &a.rtv, &a.dur, &a.iat} {
+		s.useBudget(budget)
+	}
 	a.st.Delta = delta
 	a.x = NewBatchExtractor(delta, a.batch)
 	return a

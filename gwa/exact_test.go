@@ -189,3 +189,22 @@ func TestRelativeTraceText(t *testing.T) {
 		t.Errorf("a trace with a time base:\n%s", based)
 	}
 }
+
+// The bags-of-tasks statistics are exact too.
+func TestBoTPercentilesExact(t *testing.T) {
+	var text strings.Builder
+	for i := 0; i < 50; i++ {
+		text.WriteString(swfJob(itoa(i+1), itoa(10*i), "0", ftoa(100.5+float64(i)), "1", itoa(1+i%3), "1"))
+	}
+	r, err := NewReader(strings.NewReader(text.String()), ReadOptions{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := AnalyzeBoTs(r, []float64{60}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res[0].MeanRunTime; s.Count == 0 || s.Percentiles != PercentilesExact {
+		t.Errorf("mean run time per batch: %d values, percentiles %q", s.Count, s.Percentiles)
+	}
+}
