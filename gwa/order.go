@@ -40,6 +40,12 @@ func InSubmitOrder(r Reader, max int) Reader {
 	}
 	if max <= 0 {
 		max = MaxSortedRecords
+		if r.Header().Format == Workflow {
+			// Its reader holds the trace anyway, up to its own bound: a
+			// workflow trace (grouped by workflow, as such files are) is
+			// sorted whole.
+			max = MaxWorkflowTasks
+		}
 	}
 	return &submitOrder{Reader: r, max: max}
 }
