@@ -123,7 +123,7 @@ type common struct {
 
 func defineCommon(fs *flagSet, c *common) {
 	fs.Duration(&c.walltime, "walltime", 0, "stop with ok:false, reason walltime, exit 1 after this long (0: no limit)")
-	fs.String(&c.workdir, "workdir", "DIR", ".", "directory for the files the application reads and writes")
+	fs.Path(&c.workdir, "workdir", "DIR", ".", "directory for the files the application reads and writes")
 	fs.Bool(&c.quiet, "quiet", "print no progress on standard error (records and the summary are always printed)")
 }
 

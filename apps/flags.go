@@ -21,11 +21,29 @@ var errHelp = errors.New("help requested")
 
 type flagDef struct {
 	name  string
+	kind  flagKind
 	arg   string // placeholder in the help: "N", "KB", "DURATION"; "" for booleans
 	usage string
 	def   string // shown in the help
 	set   func(string) error
+	value func() string // the value parsed (or the default), for path flags
 }
+
+// flagKind is what a flag's value is. A value that names a file or a
+// directory is a path flag (Path), never a free string: Paths lists them,
+// and whoever confines a job (the bundled core's process execution)
+// screens every one.
+type flagKind int
+
+const (
+	kindInt flagKind = iota
+	kindFloat
+	kindDuration
+	kindChoice
+	kindBool
+	kindSize
+	kindPath
+)
 
 type flagSet struct {
 	app  string
@@ -46,7 +64,7 @@ func (fs *flagSet) add(d *flagDef) {
 // Int defines a whole-number flag within [lo, hi].
 func (fs *flagSet) Int(p *int64, name, arg string, def, lo, hi int64, usage string) {
 	*p = def
-	fs.add(&flagDef{name: name, arg: arg, usage: usage, def: strconv.FormatInt(def, 10), set: func(v string) error {
+	fs.add(&flagDef{name: name, kind: kindInt, arg: arg, usage: usage, def: strconv.FormatInt(def, 10), set: func(v string) error {
 		i, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || i < lo || i > hi {
 			if hi >= math.MaxInt32 {
@@ -62,7 +80,7 @@ func (fs *flagSet) Int(p *int64, name, arg string, def, lo, hi int64, usage stri
 // Float defines a decimal flag: >= lo, or > lo when strict.
 func (fs *flagSet) Float(p *float64, name, arg string, def, lo float64, strict bool, usage string) {
 	*p = def
-	fs.add(&flagDef{name: name, arg: arg, usage: usage, def: strconv.FormatFloat(def, 'g', -1, 64), set: func(v string) error {
+	fs.add(&flagDef{name: name, kind: kindFloat, arg: arg, usage: usage, def: strconv.FormatFloat(def, 'g', -1, 64), set: func(v string) error {
 		f, ok := parseDecimal(v)
 		if !ok || f < lo || (strict && f == lo) {
 			op := ">="
@@ -90,7 +108,7 @@ func parseDecimal(s string) (float64, bool) {
 // "200ms") or a bare number of seconds.
 func (fs *flagSet) Duration(p *time.Duration, name string, def time.Duration, usage string) {
 	*p = def
-	fs.add(&flagDef{name: name, arg: "DURATION", usage: usage, def: def.String(), set: func(v string) error {
+	fs.add(&flagDef{name: name, kind: kindDuration, arg: "DURATION", usage: usage, def: def.String(), set: func(v string) error {
 		d, err := parseDuration(v)
 		if err != nil || d < 0 {
 			return errors.New(`must be a duration >= 0 such as 90s, 2m or 200ms (a bare number is seconds)`)
@@ -113,7 +131,7 @@ func parseDuration(v string) (time.Duration, error) {
 // Choice defines a flag that takes one of words.
 func (fs *flagSet) Choice(p *string, name string, def string, words []string, usage string) {
 	*p = def
-	fs.add(&flagDef{name: name, arg: strings.Join(words, "|"), usage: usage, def: def, set: func(v string) error {
+	fs.add(&flagDef{name: name, kind: kindChoice, arg: strings.Join(words, "|"), usage: usage, def: def, set: func(v string) error {
 		for _, w := range words {
 			if v == w {
 				*p = v
@@ -124,10 +142,13 @@ func (fs *flagSet) Choice(p *string, name string, def string, words []string, us
 	}})
 }
 
-// String defines a free string flag.
-func (fs *flagSet) String(p *string, name, arg, def, usage string) {
+// Path defines a flag that names a file or a directory the application
+// opens (arg says which: FILE, DIR); without a default (def "") it is
+// required. It is the only kind of flag whose value is free text, so that
+// Paths finds every path a command line gives.
+func (fs *flagSet) Path(p *string, name, arg, def, usage string) {
 	*p = def
-	fs.add(&flagDef{name: name, arg: arg, usage: usage, def: def, set: func(v string) error {
+	fs.add(&flagDef{name: name, kind: kindPath, arg: arg, usage: usage, def: def, value: func() string { return *p }, set: func(v string) error {
 		if v == "" {
 			return errors.New("must not be empty")
 		}
@@ -138,7 +159,7 @@ func (fs *flagSet) String(p *string, name, arg, def, usage string) {
 
 // Bool defines a boolean flag: "--quiet", or "--quiet=false".
 func (fs *flagSet) Bool(p *bool, name, usage string) {
-	fs.add(&flagDef{name: name, usage: usage, set: func(v string) error {
+	fs.add(&flagDef{name: name, kind: kindBool, usage: usage, set: func(v string) error {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			return errors.New("takes no value, or =true or =false")
@@ -152,7 +173,7 @@ func (fs *flagSet) Bool(p *bool, name, usage string) {
 // K, M, G (or KiB, MiB, GiB; all binary). It must be >= lo.
 func (fs *flagSet) Size(p *int64, name string, def, lo int64, usage string) {
 	*p = def
-	fs.add(&flagDef{name: name, arg: "SIZE", usage: usage, def: formatSize(def), set: func(v string) error {
+	fs.add(&flagDef{name: name, kind: kindSize, arg: "SIZE", usage: usage, def: formatSize(def), set: func(v string) error {
 		n, ok := parseSize(v)
 		if !ok || n < lo {
 			return fmt.Errorf("must be a size >= %s such as 512MiB or 2G", formatSize(lo))
@@ -224,6 +245,11 @@ func (fs *flagSet) parse(args []string) error {
 		}
 		if err := d.set(value); err != nil {
 			return fs.usagef("--%s %s, got %q", name, err, value)
+		}
+	}
+	for _, d := range fs.defs {
+		if d.kind == kindPath && d.value() == "" {
+			return fs.usagef("--%s %s is required (%s)", d.name, d.arg, d.usage)
 		}
 	}
 	return nil

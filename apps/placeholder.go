@@ -31,12 +31,9 @@ placeholder was submitted, handed to the agent for self-regulation.`,
 		define: func(fs *flagSet) instance {
 			var config string
 			var submitted int64
-			fs.String(&config, "config", "FILE", "", "the site's agent.json")
+			fs.Path(&config, "config", "FILE", "", "the site's agent.json")
 			fs.Int(&submitted, "submitted", "NS", 0, 0, math.MaxInt64, "when the placeholder was submitted, Unix nanoseconds (0: unknown)")
 			return instance{run: func(r *runner) error {
-				if config == "" {
-					return &UsageError{App: r.app, Msg: "--config FILE is required (the site's agent.json)"}
-				}
 				return runPlaceholder(r, config, submitted)
 			}, work: func(int) Work { return Work{Starts: 1} }}
 		},

@@ -31,13 +31,17 @@ type koalaCore struct {
 var koalaServing = regexp.MustCompile(`serving (http://[0-9.:]+)/v1/`)
 
 // startKoalaCore starts the core on loopback with a grid of the given
-// clusters (name: processors), jobs run as real processes; the test's
-// cleanup stops it by pid.
+// clusters (name: processors), jobs run as real processes, placeholders
+// of the test's metaqueues trusted; the test's cleanup stops it by pid.
 func startKoalaCore(t *testing.T, clusters [][2]any) *koalaCore {
 	t.Helper()
 	dir := t.TempDir()
 	var g strings.Builder
 	g.WriteString("name = \"ph\"\n[scheduler]\nexecution = \"process\"\nscan_interval = \"1s\"\npolicy = \"WF\"\n")
+	// The core runs the placeholders of the metaqueues this test starts:
+	// their sites' agent.json files are in the test's other temporary
+	// directories, beside this one.
+	fmt.Fprintf(&g, "placeholder_dirs = [%q]\n", filepath.Dir(dir))
 	for _, c := range clusters {
 		fmt.Fprintf(&g, "[[cluster]]\nname = %q\nprocessors = %d\n", c[0], c[1])
 	}

@@ -619,8 +619,10 @@ func TestKoalaServeTokenSources(t *testing.T) {
 }
 
 // Through the API: with process execution, a JDF whose
-// arguments point --workdir out of the job's directory, or ask for an output
-// over max_output, is refused with the reason; nothing is written outside.
+// arguments point --workdir out of the job's directory, ask for an output
+// over max_output, name a placeholder agent.json the grid does not trust or
+// another program than gmark's applications is refused with the reason;
+// nothing is written outside.
 func TestKoalaProcessJobsAreConfined(t *testing.T) {
 	dir := t.TempDir()
 	gridFile := filepath.Join(dir, "grid.toml")
@@ -633,14 +635,21 @@ func TestKoalaProcessJobsAreConfined(t *testing.T) {
 	jdf := func(args string) string {
 		return `&(count=1)(executable="gmark")(arguments="app" "sserio" ` + args + `)(maxWallTime=5)`
 	}
-	cases := []struct{ name, args, want string }{
-		{"absolute workdir", `"--workdir" "` + outside + `" "--output1" "4"`, "leaves the job's directory"},
-		{"dot-dot workdir", `"--workdir" "../../outside"`, "leaves the job's directory"},
-		{"inline workdir", `"--workdir=` + outside + `"`, "leaves the job's directory"},
-		{"1 TiB output", `"--output1" "1073741824"`, "max_output"},
+	cases := []struct{ name, jdf, want string }{
+		{"absolute workdir", jdf(`"--workdir" "` + outside + `" "--output1" "4"`), "leaves the job's directory"},
+		{"dot-dot workdir", jdf(`"--workdir" "../../outside"`), "leaves the job's directory"},
+		{"inline workdir", jdf(`"--workdir=` + outside + `"`), "leaves the job's directory"},
+		{"1 TiB output", jdf(`"--output1" "1073741824"`), "max_output"},
+		// A placeholder's agent runs what its metaqueue hands out: one
+		// named by an agent.json the grid does not trust is refused.
+		{"placeholder of an outside agent.json", `&(count=1)(executable="gmark")(arguments="app" "placeholder" "--config" "` +
+			filepath.Join(outside, "agent.json") + `")(maxWallTime=5)`, "not the agent.json of a placeholder site the grid trusts"},
+		// Not a gmark application: it could never run.
+		{"a JDF naming /bin/sh", `&(count=1)(executable="/bin/sh")(arguments="-c" "touch ` + outside + `")(maxWallTime=5)`,
+			`"exec": not a gmark application`},
 	}
 	for _, tc := range cases {
-		req, _ := http.NewRequest("POST", k.base+"/v1/jobs", strings.NewReader(jdf(tc.args)))
+		req, _ := http.NewRequest("POST", k.base+"/v1/jobs", strings.NewReader(tc.jdf))
 		req.Header.Set("Authorization", "Bearer tok")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

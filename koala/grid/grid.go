@@ -59,6 +59,12 @@ type Scheduler struct {
 	Seed              uint64   `toml:"seed"`                // seeds background load and failures
 	MaxRestarts       *int     `toml:"max_restarts"`        // restarts after soft errors or cluster loss before a job fails (10)
 	MaxOutput         Size     `toml:"max_output"`          // with process execution: the most a job's processes may write (100MB)
+	// With process execution: the directories whose agent.json files a
+	// placeholder job (`gmark app placeholder --config FILE`) may name, at
+	// any depth; a relative one is from the grid file's directory. None by
+	// default: the core then refuses placeholder jobs, whose agents run
+	// whatever their metaqueue hands out.
+	PlaceholderDirs []string `toml:"placeholder_dirs"`
 
 	// Jobs with a start deadline (workload.Job.Deadline) are placed and
 	// claimed by the Repeated Placement Policy of Ballier et al. (2006),
@@ -300,6 +306,11 @@ func Parse(name string, src []byte) (*Grid, error) {
 		return nil, fmt.Errorf("%s: unknown setting(s) %s", name, strings.Join(keys, ", "))
 	}
 	g := &Grid{Name: f.Name, Scheduler: f.Scheduler, Network: f.Network, Clusters: f.Clusters, Files: f.Files, Events: f.Events}
+	for i, d := range g.Scheduler.PlaceholderDirs {
+		if d != "" && !filepath.IsAbs(d) {
+			g.Scheduler.PlaceholderDirs[i] = filepath.Join(filepath.Dir(name), d)
+		}
+	}
 	for i := range g.Clusters {
 		if conf := g.Clusters[i].SlurmConf; conf != "" && !filepath.IsAbs(conf) {
 			g.Clusters[i].SlurmConf = filepath.Join(filepath.Dir(name), conf)
@@ -604,6 +615,14 @@ func (s *Scheduler) check() error {
 	c.durationIn("local_warmup", s.LocalWarmup.Duration, 0, LongestRun)
 	if s.Execution != "emulated" && s.Execution != "process" {
 		c.fail("execution", "must be emulated or process, got %q", s.Execution)
+	}
+	for _, d := range s.PlaceholderDirs {
+		switch {
+		case s.Execution != "process":
+			c.fail("placeholder_dirs", "applies to process execution only (execution = %q runs no placeholder)", s.Execution)
+		case d == "":
+			c.fail("placeholder_dirs", "has an empty directory")
+		}
 	}
 	return c.err
 }

@@ -81,6 +81,8 @@ func TestParseErrors(t *testing.T) {
 		{base + "[scheduler]\nmax_restarts = -1\n", "g.toml:5: scheduler.max_restarts"},
 		{base + "[scheduler]\nmax_output = \"2TB\"\n", "g.toml:5: scheduler.max_output"},
 		{base + "[scheduler]\nexecution = \"magic\"\n", "g.toml:5: scheduler.execution must be emulated or process"},
+		{base + "[scheduler]\nplaceholder_dirs = [\"/srv/mq.sites\"]\n", "g.toml:5: scheduler.placeholder_dirs applies to process execution only"},
+		{base + "[scheduler]\nexecution = \"process\"\nplaceholder_dirs = [\"\"]\n", "g.toml:6: scheduler.placeholder_dirs has an empty directory"},
 		{base + "[network]\ndefault_bandwidth = \"fast\"\n", `g.toml:5: "fast" is not a bandwidth`},
 		{base + "[network]\ndefault_bandwidth = \"8bit/s\"\n", "g.toml:5: network.default_bandwidth = 1 is out of range"},
 		{base + "[[network.link]]\nfrom = \"a\"\nto = \"a\"\nbandwidth = \"1bit/s\"\n", "g.toml:7: network.link 1: bandwidth"},
@@ -156,5 +158,17 @@ func TestBandwidthUnits(t *testing.T) {
 		if got, err := ParseBandwidth(in); err != nil || got != want {
 			t.Errorf("%s = %g, %v; want %g", in, got, err, want)
 		}
+	}
+}
+
+// placeholder_dirs are paths: a relative one is from the grid file's
+// directory, as slurm_conf is.
+func TestPlaceholderDirs(t *testing.T) {
+	g, err := Parse("/grids/g.toml", []byte("[scheduler]\nexecution = \"process\"\nplaceholder_dirs = [\"/srv/mq.sites\", \"mq2.sites\"]\n[[cluster]]\nname = \"a\"\nprocessors = 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(g.Scheduler.PlaceholderDirs, " "); got != "/srv/mq.sites /grids/mq2.sites" {
+		t.Errorf("placeholder_dirs %s", got)
 	}
 }

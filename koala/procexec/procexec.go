@@ -6,7 +6,6 @@
 package procexec
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -16,9 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/gmark/gmark/apps"
 	"github.com/gmark/gmark/apps/jobenv"
 	"github.com/gmark/gmark/apps/launch"
 	"github.com/gmark/gmark/apps/output"
@@ -41,6 +40,10 @@ type Executor struct {
 	Dir       string  // each job works in Dir/<job id>/ (its output, its pid file)
 	TimeScale float64 // core seconds per wall second
 	MaxOutput int64   // the largest file a job's process may write, in bytes (the grid's max_output)
+	// PlaceholderDirs are the absolute directories whose agent.json files
+	// a placeholder job may name (the grid's placeholder_dirs): its agent
+	// runs the commands of the metaqueue the file names.
+	PlaceholderDirs []string
 	// Exited reports the end of a job's component. It is called from the
 	// executor's goroutines: it must hand the report to the core's driver.
 	Exited func(jobID string, comp int, ok bool, reason string)
@@ -49,7 +52,10 @@ type Executor struct {
 	jobs map[string]*launch.Job
 }
 
-const pidFile = "pids"
+// startedDir, under Dir, holds what the executor started: one file per
+// running job (see started.go). It is outside every job's directory, so
+// that no job can add a pid of its choosing for Cleanup to kill.
+const startedDir = ".started"
 
 // Start implements core.Executor. Runners: the IRunner's components find
 // each other through a rendezvous service the executor runs for the job
@@ -93,15 +99,13 @@ func (e *Executor) Start(j *core.Job, sites []string, _ []float64) ([]time.Durat
 	if err != nil {
 		return nil, err
 	}
-	var pids bytes.Buffer
 	for _, p := range lj.Procs() {
-		fmt.Fprintln(&pids, p.Pid)
 		if err := e.limitFiles(p.Pid); err != nil {
 			lj.Stop()
 			return nil, fmt.Errorf("limiting the size of rank %d's files: %v", p.Rank, err)
 		}
 	}
-	_ = os.WriteFile(filepath.Join(dir, pidFile), pids.Bytes(), 0o644)
+	record := e.recordStarted(j.ID, lj.Procs())
 	e.mu.Lock()
 	if e.jobs == nil {
 		e.jobs = map[string]*launch.Job{}
@@ -116,7 +120,9 @@ func (e *Executor) Start(j *core.Job, sites []string, _ []float64) ([]time.Durat
 			f.Close()
 		}
 		mu.Unlock()
-		_ = os.Remove(filepath.Join(dir, pidFile))
+		if record != "" {
+			_ = os.Remove(record)
+		}
 		e.mu.Lock()
 		delete(e.jobs, id)
 		e.mu.Unlock()
@@ -169,13 +175,28 @@ func (e *Executor) jobDir(id string) (string, error) {
 	return dir, os.Mkdir(dir, 0o755)
 }
 
-// Screen implements core.Screener: it refuses a job whose arguments would
-// leave its directory or write files larger than MaxOutput. The arguments
-// are read as the applications read them ("--name value", "--name=value",
-// one or two dashes); a word that merely looks like one of these flags is
-// treated as one, which can only refuse more.
+// Screen implements core.Screener: it refuses a job that process
+// execution could not run as it asks, or not confined to its directory. Its
+// program must be a gmark application with flags the application takes
+// (anything else would exit 2 at its start: the pseudo-application exec of
+// a JDF naming another program, an unknown flag); the command line is read
+// by the application's own flag parser (apps.Paths), so every path it would
+// open is screened: each must be a relative path that stays inside the
+// job's directory, except a placeholder's --config, which must be the
+// agent.json of a site under one of PlaceholderDirs (a placeholder runs the
+// commands its metaqueue hands out: only a metaqueue the grid's operator
+// trusts); and no file size may exceed MaxOutput.
 func (e *Executor) Screen(spec *workload.Job) error {
 	args := spec.App.Args()
+	paths, err := apps.Paths(spec.App.Name, args)
+	if err != nil {
+		return fmt.Errorf("process execution runs gmark's applications with the flags they take (docs/apps.md): %v", err)
+	}
+	for _, p := range paths {
+		if err := e.screenPath(spec.App.Name, p); err != nil {
+			return err
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		if !strings.HasPrefix(args[i], "-") {
 			continue
@@ -187,12 +208,7 @@ func (e *Executor) Screen(spec *workload.Job) error {
 			}
 			value = args[i+1]
 		}
-		switch {
-		case name == "workdir":
-			if value != "." && !filepath.IsLocal(value) {
-				return fmt.Errorf("--workdir %q leaves the job's directory: give a relative path without '..' (process execution confines each job to a directory of its own)", value)
-			}
-		case e.MaxOutput > 0 && isFileSizeFlag(name):
+		if e.MaxOutput > 0 && isFileSizeFlag(name) {
 			kb, err := strconv.ParseInt(value, 10, 64)
 			if err == nil && (kb < 0 || kb > e.MaxOutput/1024) {
 				return fmt.Errorf("--%s %s KB is larger than the grid's max_output (%d KB)", name, value, e.MaxOutput/1024)
@@ -200,6 +216,43 @@ func (e *Executor) Screen(spec *workload.Job) error {
 		}
 	}
 	return nil
+}
+
+// screenPath refuses a path flag's value that leads out of the job's
+// directory.
+func (e *Executor) screenPath(app string, p apps.PathArg) error {
+	if app == placeholderApp && p.Flag == "config" {
+		if e.trustedAgentConfig(p.Value) {
+			return nil
+		}
+		trusted := "none"
+		if len(e.PlaceholderDirs) > 0 {
+			trusted = strings.Join(e.PlaceholderDirs, ", ")
+		}
+		return fmt.Errorf("--config %q is not the agent.json of a placeholder site the grid trusts (scheduler.placeholder_dirs: %s): a placeholder runs whatever its metaqueue hands out", p.Value, trusted)
+	}
+	if p.Value != "." && !filepath.IsLocal(p.Value) {
+		return fmt.Errorf("--%s %q leaves the job's directory: give a relative path without '..' (process execution confines each job to a directory of its own)", p.Flag, p.Value)
+	}
+	return nil
+}
+
+// placeholderApp is the application that runs a placeholder's agent.
+const placeholderApp = "placeholder"
+
+// trustedAgentConfig tells whether name is a file agent.json inside one of
+// PlaceholderDirs (at any depth: a metaqueue keeps each site's in a
+// directory of its own), as an absolute path without "..".
+func (e *Executor) trustedAgentConfig(name string) bool {
+	if !filepath.IsAbs(name) || filepath.Clean(name) != name || filepath.Base(name) != "agent.json" {
+		return false
+	}
+	for _, d := range e.PlaceholderDirs {
+		if rel, err := filepath.Rel(d, name); err == nil && filepath.IsLocal(rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // isFileSizeFlag tells the flags that size a file in KB (sserio's
@@ -271,34 +324,6 @@ func (e *Executor) Stop(j *core.Job) {
 	}
 }
 
-// Cleanup kills the processes a previous run of the core left behind (it
-// was killed and could not stop them): every pid listed in a job's pid file
-// that is still a `gmark app` process.
-func Cleanup(dir string) (killed int) {
-	files, _ := filepath.Glob(filepath.Join(dir, "*", pidFile))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Fields(string(b)) {
-			pid, err := strconv.Atoi(line)
-			if err != nil || pid <= 1 {
-				continue
-			}
-			cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-			if err != nil || !bytes.Contains(cmdline, []byte("app\x00")) {
-				continue // gone, or the pid was reused
-			}
-			if syscall.Kill(pid, syscall.SIGKILL) == nil {
-				killed++
-			}
-		}
-		_ = os.Remove(f)
-	}
-	return killed
-}
-
 // ForGrid is the executor of real 'gmark app' processes when the grid runs
 // jobs as processes (nil for emulated execution), its jobs in dir (default
 // STATE.jobs), after killing those a previous run left (said on stderr).
@@ -316,5 +341,14 @@ func ForGrid(g *grid.Grid, state, dir string, stderr io.Writer) (*Executor, erro
 	if n := Cleanup(dir); n > 0 {
 		fmt.Fprintf(stderr, "gmark koala: killed %d processes left by the previous run\n", n)
 	}
-	return &Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale, MaxOutput: int64(g.Scheduler.MaxOutput)}, nil
+	var trusted []string
+	for _, d := range g.Scheduler.PlaceholderDirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, err
+		}
+		trusted = append(trusted, abs)
+	}
+	return &Executor{Gmark: exe, Dir: dir, TimeScale: g.Scheduler.TimeScale, MaxOutput: int64(g.Scheduler.MaxOutput),
+		PlaceholderDirs: trusted}, nil
 }
