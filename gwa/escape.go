@@ -67,26 +67,31 @@ func unquoteField(tok []byte) (string, bool) {
 	return s, true
 }
 
-// commentLines splits a header line at its line breaks (a GWF-SQLite
-// gmark_header row may hold them), so that every part is written as a
-// comment line and none can be read back as a record.
-func commentLines(line string) []string {
+// oneLine is a header line with every line break in it (a bare CR, or a
+// GWF-SQLite gmark_header row's LF) made a space: written as a comment line
+// it stays one line, which no reader can take for a record, and a key keeps
+// its value ("UnixStartTime:\r1132444805" is UnixStartTime's, read or
+// written). Readers read header lines the same way.
+func oneLine(line string) string {
 	if !strings.ContainsAny(line, "\r\n") {
-		return []string{line}
+		return line
 	}
-	return strings.FieldsFunc(strings.ReplaceAll(line, "\r\n", "\n"), func(r rune) bool { return r == '\n' || r == '\r' })
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' {
+			return ' '
+		}
+		return r
+	}, line)
 }
 
 // writeComments writes h's header lines (see Header.writerLines) as comment
 // lines starting with mark.
 func writeComments(w *bufio.Writer, mark string, h *Header) {
 	for _, hl := range h.writerLines() {
-		for _, l := range commentLines(hl) {
-			w.WriteString(mark)
-			if l != "" {
-				w.WriteString(" " + l)
-			}
-			w.WriteByte('\n')
+		w.WriteString(mark)
+		if l := oneLine(hl); l != "" {
+			w.WriteString(" " + l)
 		}
+		w.WriteByte('\n')
 	}
 }

@@ -34,7 +34,9 @@ func ParseFormat(s string) (Format, bool) {
 type Header struct {
 	Format Format
 	// Lines are the comment lines before the first record, verbatim but for
-	// the comment mark and its following space (and a CRLF line end): the
+	// the comment mark and its following space (and a CRLF line end), and
+	// for a line break inside a line (a bare CR, or a GWF-SQLite
+	// gmark_header row's), which is a space, as writers write it: the
 	// spaces that pad a PWA header's columns stay. GWF's column-name line and
 	// SWF's identifier tables (gmark-KIND lines) are not among them. Writers
 	// copy them, so conversions keep them.
@@ -83,6 +85,7 @@ func (h *Header) SiteName(site string) string {
 // It returns what is wrong with the value of such a key, or "": the line
 // is then malformed, and left out like a malformed record.
 func (h *Header) addLine(line string) (bad string) {
+	line = oneLine(line)
 	defer func() {
 		if bad == "" {
 			h.Lines = append(h.Lines, line)
