@@ -489,20 +489,31 @@ func (m *Mesh) Exchange(ctx context.Context, step int, send []float64) ([][]floa
 
 	recv := make([][]float64, len(m.links))
 	for _, l := range m.peers {
+		var f frame
 		select {
-		case f := <-l.recv:
-			if f.step != step || len(f.data) != len(send) {
-				e := &Error{Rank: l.rank, Kind: "protocol", Step: step,
-					Msg: fmt.Sprintf("peer rank %d sent %d elements for superstep %d while this process is in superstep %d expecting %d", l.rank, len(f.data), f.step, step, len(send))}
-				m.fail(e)
+		case f = <-l.recv:
+		case <-l.fin:
+			// A peer that finished sends nothing more: its frames that came
+			// before its finish are taken, else this superstep never ends.
+			select {
+			case f = <-l.recv:
+			default:
+				m.fail(&Error{Rank: l.rank, Kind: "protocol", Step: step,
+					Msg: fmt.Sprintf("peer rank %d finished (its last frame) while this process is in superstep %d", l.rank, step)})
 				return nil, m.Err()
 			}
-			recv[l.rank] = f.data
 		case <-m.failed:
 			return nil, m.err
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+		if f.step != step || len(f.data) != len(send) {
+			e := &Error{Rank: l.rank, Kind: "protocol", Step: step,
+				Msg: fmt.Sprintf("peer rank %d sent %d elements for superstep %d while this process is in superstep %d expecting %d", l.rank, len(f.data), f.step, step, len(send))}
+			m.fail(e)
+			return nil, m.Err()
+		}
+		recv[l.rank] = f.data
 	}
 	select {
 	case <-sent:

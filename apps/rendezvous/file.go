@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,17 +43,43 @@ func Publish(path, addr string) error {
 	return nil
 }
 
+// maxAddrFile bounds what Lookup reads: an address is a line of a few
+// dozen bytes, and the file is in a directory the job's processes share.
+const maxAddrFile = 1024
+
 // Lookup reads the address published at path; "" with no error means the
-// file does not exist yet.
+// file does not exist yet. A file that does not hold one host:port line
+// (empty, several words, too long) is an error naming it.
 func Lookup(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return "", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(string(b)), nil
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxAddrFile+1))
+	if err != nil {
+		return "", fmt.Errorf("rendezvous: %s: %w", path, err)
+	}
+	addr := strings.TrimSpace(string(b))
+	if len(b) > maxAddrFile {
+		return "", fmt.Errorf("rendezvous: %s holds more than %d bytes, not an address", path, maxAddrFile)
+	}
+	if err := checkAddr(addr); err != nil {
+		return "", fmt.Errorf("rendezvous: %s: %v", path, err)
+	}
+	return addr, nil
+}
+
+// checkAddr refuses what is not a host:port a process can dial.
+func checkAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || port == "" || strings.ContainsAny(addr, " \t\r\n") {
+		return fmt.Errorf("%q is not an address host:port", addr)
+	}
+	return nil
 }
 
 // JoinFile joins through the address published at path, polling every poll

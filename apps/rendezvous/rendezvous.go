@@ -229,8 +229,10 @@ func checkJoin(m message) error {
 		return fmt.Errorf("job %q: size must be >= 1, got %d", m.Job, m.Size)
 	case m.Rank < 0 || m.Rank >= m.Size:
 		return fmt.Errorf("job %q: rank %d out of range 0..%d", m.Job, m.Rank, m.Size-1)
-	case m.Addr == "":
-		return fmt.Errorf("job %q: rank %d gave no address", m.Job, m.Rank)
+	case m.Component < 0 || m.Component >= m.Size:
+		return fmt.Errorf("job %q: rank %d's component %d out of range 0..%d", m.Job, m.Rank, m.Component, m.Size-1)
+	case checkAddr(m.Addr) != nil:
+		return fmt.Errorf("job %q: rank %d gave no address to dial: %v", m.Job, m.Rank, checkAddr(m.Addr))
 	}
 	return nil
 }
@@ -342,6 +344,12 @@ func Join(ctx context.Context, addr string, req Request) ([]Member, error) {
 	for i, m := range resp.Peers {
 		if m.Rank != i {
 			return nil, fmt.Errorf("rendezvous at %s sent a table without rank %d", addr, i)
+		}
+		if err := checkAddr(m.Addr); err != nil {
+			return nil, fmt.Errorf("rendezvous at %s sent a table whose rank %d has %v", addr, i, err)
+		}
+		if m.Component < 0 || m.Component >= req.Size {
+			return nil, fmt.Errorf("rendezvous at %s sent a table whose rank %d is in component %d of a job of %d processes", addr, i, m.Component, req.Size)
 		}
 	}
 	return resp.Peers, nil
