@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/outfile"
+	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/submitter"
 )
 
@@ -60,6 +61,28 @@ const (
 type coreRecord struct {
 	Pid       int   `json:"pid"`
 	LogOffset int64 `json:"log_offset"` // where this process's log starts
+}
+
+// maxCoreRecord bounds koala.json: two numbers.
+const maxCoreRecord = 64 << 10
+
+// parseCoreRecord reads koala.json. One that is not the record StartCore
+// writes (other JSON, a pid no process can have, a negative offset) is an
+// error.
+func parseCoreRecord(b []byte) (coreRecord, error) {
+	var rec coreRecord
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return coreRecord{}, fmt.Errorf("%s: %v", CoreRecord, err)
+	}
+	if dec.More() {
+		return coreRecord{}, fmt.Errorf("%s: data after the record", CoreRecord)
+	}
+	if rec.Pid <= 1 || rec.Pid > 1<<22 || rec.LogOffset < 0 {
+		return coreRecord{}, fmt.Errorf("%s: pid %d or log offset %d out of range", CoreRecord, rec.Pid, rec.LogOffset)
+	}
+	return rec, nil
 }
 
 var servingLine = regexp.MustCompile(`serving (http://[0-9.:]+)/v1/`)
@@ -117,8 +140,8 @@ func StartCore(ctx context.Context, spec CoreSpec) (*Core, error) {
 // recorded the core it had just started). Two cores never serve one state.
 func adoptCore(ctx context.Context, spec CoreSpec, dir string) (*Core, error) {
 	var rec coreRecord
-	if b, err := os.ReadFile(filepath.Join(dir, CoreRecord)); err == nil {
-		_ = json.Unmarshal(b, &rec)
+	if b, err := readlimit.File(filepath.Join(dir, CoreRecord), maxCoreRecord); err == nil {
+		rec, _ = parseCoreRecord(b) // a damaged record: the process table is searched instead
 	}
 	serves := func(args []byte) bool {
 		return bytes.Contains(args, []byte("koala\x00serve\x00")) && bytes.Contains(args, []byte("\x00--state\x00"+spec.State+"\x00"))
@@ -200,7 +223,7 @@ func servingIn(logPath string, offset int64) string {
 
 func logTail(logPath string, offset int64) string {
 	b, _ := os.ReadFile(logPath)
-	if int64(len(b)) >= offset {
+	if offset >= 0 && int64(len(b)) >= offset {
 		b = b[offset:]
 	}
 	if len(b) > 2000 {

@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/apps/launch"
+	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/submitter"
 )
 
@@ -308,6 +309,38 @@ type startRecord struct {
 	Pids    []int `json:"pids"`
 }
 
+// maxStartRecord bounds a start record: the pids of the largest job fit
+// in far less.
+const maxStartRecord = 16 << 20
+
+// maxPid is the largest pid Linux gives (PID_MAX_LIMIT).
+const maxPid = 1 << 22
+
+// parseStart reads a start record. One that is not the record writeStart
+// writes (not JSON of its fields, a start before 1970 or a pid out of
+// range, as a crash or a hand cut short leaves) is an error, and reads as
+// no record.
+func parseStart(b []byte) (startRecord, error) {
+	var rec startRecord
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return startRecord{}, err
+	}
+	if dec.More() {
+		return startRecord{}, errors.New("data after the record")
+	}
+	if rec.StartNS <= 0 {
+		return startRecord{}, fmt.Errorf("start_ns %d is not a time after 1970", rec.StartNS)
+	}
+	for _, p := range rec.Pids {
+		if p <= 1 || p > maxPid {
+			return startRecord{}, fmt.Errorf("pid %d out of range", p)
+		}
+	}
+	return rec, nil
+}
+
 func writeStart(dir string, rec startRecord) {
 	b, _ := json.Marshal(rec)
 	tmp := filepath.Join(dir, ".start.tmp")
@@ -504,8 +537,8 @@ func launchedIn(dir string) bool {
 func (t *Target) adopt(s *submitter.Submission) error {
 	j := &job{sub: *s, procs: s.Job.Processors(), dir: t.jobDir(s), running: true}
 	var rec startRecord
-	if b, err := os.ReadFile(filepath.Join(j.dir, "start")); err == nil {
-		json.Unmarshal(b, &rec)
+	if b, err := readlimit.File(filepath.Join(j.dir, "start"), maxStartRecord); err == nil {
+		rec, _ = parseStart(b) // a damaged record is completed again below
 	}
 	if rec.StartNS != 0 {
 		j.started = time.Unix(0, rec.StartNS)
