@@ -186,10 +186,44 @@ func (c *Client) Stop(ctx context.Context, group, siteName string, id int64) (in
 	return v.Stopped, c.call(ctx, http.MethodPost, gpath(group, "/stop"), StopRequest{Site: siteName, Placeholder: id}, &v)
 }
 
-// Pull is nextcmd.
+// Pull is nextcmd. A reply that is not one the server gives (an order
+// without a command, a wait of centuries) is an error: a placeholder must
+// not run, or wait for, what it cannot make sense of.
 func (c *Client) Pull(ctx context.Context, group string, req PullRequest) (PullReply, error) {
 	var v PullReply
-	return v, c.call(ctx, http.MethodPost, gpath(group, "/pull"), req, &v)
+	if err := c.call(ctx, http.MethodPost, gpath(group, "/pull"), req, &v); err != nil {
+		return PullReply{}, err
+	}
+	if err := v.check(); err != nil {
+		return PullReply{}, fmt.Errorf("POST %s: the answer does not read: %v", gpath(group, "/pull"), err)
+	}
+	return v, nil
+}
+
+// MaxPullWait bounds the wait a pull's reply may ask for.
+const MaxPullWait = 24 * time.Hour
+
+// check refuses what the server never replies: an order, a stop and a
+// wait are exclusive; an order names its job, its attempt and a command.
+func (r *PullReply) check() error {
+	switch {
+	case r.Placeholder < 0:
+		return fmt.Errorf("placeholder %d", r.Placeholder)
+	case r.Order != nil && (r.Stop != "" || r.Wait != 0):
+		return errors.New("an order with a stop or a wait")
+	case r.Order != nil && (r.Order.Job < 1 || r.Order.Attempt < 1 || r.Order.Command == ""):
+		return fmt.Errorf("an order of job %d, attempt %d, without a command to run", r.Order.Job, r.Order.Attempt)
+	case r.Stop != "" && r.Wait != 0:
+		return errors.New("a stop with a wait")
+	case !(r.Wait >= 0 && r.Wait <= MaxPullWait.Seconds()):
+		return fmt.Errorf("a wait of %g s (0 to %g)", r.Wait, MaxPullWait.Seconds())
+	}
+	switch r.Regulate {
+	case "", Increase, Maintain, Reduce:
+	default:
+		return fmt.Errorf("regulate %q (increase, maintain or reduce)", r.Regulate)
+	}
+	return nil
 }
 
 // Done is donejob.

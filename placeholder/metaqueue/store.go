@@ -282,7 +282,13 @@ func (st *store) loadGroups(s *state) error {
 		if err := json.Unmarshal([]byte(sites), &specs); err != nil {
 			return fmt.Errorf("group %s: sites: %v", name, err)
 		}
-		s.newGroup(name, policy, specs, fromNS(created)).Stopped = stopped
+		// What PutGroup would refuse is refused here too: the state was
+		// damaged or edited.
+		gs := GroupSpec{Name: name, Policy: policy, Sites: specs}
+		if err := gs.check(); err != nil || gs.Policy != policy {
+			return fmt.Errorf("stored group %q: %v (policy %q)", name, err, policy)
+		}
+		s.newGroup(name, policy, gs.Sites, fromNS(created)).Stopped = stopped
 	}
 	return rows.Err()
 }
@@ -313,6 +319,11 @@ func (st *store) loadJobs(s *state) error {
 		if g == nil {
 			return fmt.Errorf("job %d: no group %q", j.ID, j.Group)
 		}
+		switch j.State {
+		case Waiting, Bound, Done, Failed, Removed:
+		default:
+			return fmt.Errorf("job %d: state %q is not one of waiting, bound, done, failed, removed", j.ID, j.State)
+		}
 		s.jobs[j.ID] = j
 		g.jobs = append(g.jobs, j.ID)
 		g.counts[j.State]++
@@ -339,6 +350,14 @@ func (st *store) loadPlaceholders(s *state) error {
 			return err
 		}
 		p.Submitted, p.Started, p.Ended = fromNS(sub), fromNS(start), fromNS(end)
+		switch p.State {
+		case Queued, Executing, Idle, Ended:
+		default:
+			return fmt.Errorf("placeholder %d: state %q is not one of queued, executing, idle, ended", p.ID, p.State)
+		}
+		if s.groups[p.Group] == nil {
+			return fmt.Errorf("placeholder %d: no group %q", p.ID, p.Group)
+		}
 		s.phs[p.ID] = p
 		s.latest[phKey{p.Group, p.Site, p.LocalID}] = p.ID
 		if p.State != Ended {
@@ -366,6 +385,14 @@ func (st *store) loadAttempts(s *state) error {
 		if exit.Valid {
 			e := int(exit.Int64)
 			a.Exit = &e
+		}
+		switch a.Outcome {
+		case Running, Finished, Abandoned, Duplicate:
+		default:
+			return fmt.Errorf("attempt %d: outcome %q is not one of running, done, abandoned, duplicate", a.ID, a.Outcome)
+		}
+		if s.jobs[a.Job] == nil || s.phs[a.Placeholder] == nil {
+			return fmt.Errorf("attempt %d: job %d or placeholder %d is not in the state", a.ID, a.Job, a.Placeholder)
 		}
 		s.atts[a.ID] = a
 		if j := s.jobs[a.Job]; j != nil {

@@ -30,6 +30,10 @@ type koala struct {
 // PlaceholderApp is the `gmark app` application a placeholder job runs.
 const PlaceholderApp = "placeholder"
 
+// maxKoalaProcessors is the most processors a cluster of the core has
+// (the grid file's cluster.processors).
+const maxKoalaProcessors = 1 << 20
+
 // koalaTimeout bounds one call to the core.
 const koalaTimeout = 60 * time.Second
 
@@ -96,14 +100,21 @@ func (k *koala) Submit(ctx context.Context) (string, error) {
 	if err := k.call(ctx, http.MethodPost, "/v1/jobs", body, &v); err != nil {
 		return "", err
 	}
-	if v.ID == "" {
-		return "", fmt.Errorf("koala: the core answered no job id")
+	if !koalaJobID(v.ID) {
+		return "", fmt.Errorf("koala: the core answered %q, not a job id", v.ID)
 	}
 	return v.ID, nil
 }
 
+// koalaJobID tells a job id of the core from what is not one: the id goes
+// in a path of the core's API (DELETE /v1/jobs/ID) and in the metaqueue's
+// records.
+func koalaJobID(id string) bool {
+	return id != "" && len(id) <= 256 && !strings.ContainsAny(id, "/?#%\x00\n\r\t ")
+}
+
 func (k *koala) Kill(ctx context.Context, localID string) error {
-	if localID == "" || strings.ContainsAny(localID, "/?#") {
+	if !koalaJobID(localID) {
 		return fmt.Errorf("koala: %q is not a job id", localID)
 	}
 	return k.call(ctx, http.MethodDelete, "/v1/jobs/"+url.PathEscape(localID), nil, nil)
@@ -145,6 +156,9 @@ func (k *koala) Free(ctx context.Context) (int, error) {
 	}
 	for _, c := range cls {
 		if c.Name == k.spec.Cluster {
+			if c.Idle < 0 || c.Idle > maxKoalaProcessors {
+				return 0, fmt.Errorf("koala: the core says cluster %s has %d idle processors (0 to %d)", k.spec.Cluster, c.Idle, maxKoalaProcessors)
+			}
 			return c.Idle, nil
 		}
 	}

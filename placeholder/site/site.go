@@ -7,15 +7,19 @@
 package site
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/internal/readlimit"
 )
 
 // Kinds of site.
@@ -258,17 +262,27 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// ReadConfig reads an agent configuration.
+// MaxConfig bounds an agent configuration: a few hundred bytes.
+const MaxConfig = 1 << 20
+
+// ReadConfig reads an agent configuration: one JSON object of
+// AgentConfig's fields.
 func ReadConfig(path string) (*AgentConfig, error) {
-	b, err := os.ReadFile(path)
+	b, err := readlimit.File(path, MaxConfig)
 	if err != nil {
+		if errors.Is(err, readlimit.ErrTooLarge) {
+			return nil, fmt.Errorf("%s: larger than %d bytes: not an agent configuration", path, MaxConfig)
+		}
 		return nil, err
 	}
 	var cfg AgentConfig
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: data after the configuration (at byte %d)", path, dec.InputOffset())
 	}
 	if err := cfg.Site.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
