@@ -46,6 +46,19 @@ func (c *Core) Restore(saved []Saved, reason string) error {
 	if len(c.order) > 0 {
 		return fmt.Errorf("restore into a core that already has jobs")
 	}
+	seen := make(map[string]bool, len(saved))
+	for i := range saved {
+		err := saved[i].check(seen)
+		if err == nil {
+			_, err = c.policy(saved[i].Opts.Policy)
+		}
+		if err == nil {
+			err = checkDeadlineOptions(saved[i].Opts)
+		}
+		if err != nil {
+			return fmt.Errorf("stored job %s: %v (the state was damaged or edited)", saved[i].ID, err)
+		}
+	}
 	for _, s := range saved {
 		j := &Job{ID: s.ID, Spec: s.Spec, Opts: s.Opts, State: s.State, Reason: s.Reason, Submitted: s.Submitted,
 			PlacementTries: s.PlacementTries, ClaimTries: s.ClaimTries, Restarts: s.Restarts, Placements: s.Placements,
@@ -71,6 +84,41 @@ func (c *Core) Restore(saved []Saved, reason string) error {
 			c.emit(Event{Kind: EvFailed, Job: j.ID, Key: j.Opts.Key, Reason: j.Reason})
 			c.ended(j)
 		}
+	}
+	return nil
+}
+
+// MaxJobNumber bounds the number of a core's job id (k1, k2, ...): ids
+// count on from the largest restored, which must leave room.
+const MaxJobNumber = 1 << 50
+
+// check refuses a stored job no core could have written: an id that is not
+// a core's (kN) or is taken, a state the core does not have, a spec that
+// does not validate, a negative count or time, an L out of [0, 1]. (Its
+// placement policy and deadline settings Restore checks as Submit does.)
+func (s *Saved) check(seen map[string]bool) error {
+	n, err := strconv.ParseInt(strings.TrimPrefix(s.ID, "k"), 10, 64)
+	if !strings.HasPrefix(s.ID, "k") || err != nil || n < 1 || n > MaxJobNumber || "k"+strconv.FormatInt(n, 10) != s.ID {
+		return fmt.Errorf("the id is not one of the core's (k1 to k%d)", MaxJobNumber)
+	}
+	if seen[s.ID] {
+		return fmt.Errorf("two jobs have the id")
+	}
+	seen[s.ID] = true
+	switch s.State {
+	case Queued, Claiming, Running, Finished, Failed, Cancelled:
+	default:
+		return fmt.Errorf("state %q is not one of queued, claiming, running, finished, failed, cancelled", s.State)
+	}
+	if err := s.Spec.Validate(); err != nil {
+		return err
+	}
+	if s.PlacementTries < 0 || s.ClaimTries < 0 || s.Restarts < 0 || s.Placements < 0 || s.TotalPlacementTime < 0 || s.FTT < 0 {
+		return fmt.Errorf("a negative count or time (placement tries %d, claim tries %d, restarts %d, placements %d, placement time %v, FTT %v)",
+			s.PlacementTries, s.ClaimTries, s.Restarts, s.Placements, s.TotalPlacementTime, s.FTT)
+	}
+	if !(s.L >= 0 && s.L <= 1) {
+		return fmt.Errorf("L %g is out of [0, 1]", s.L)
 	}
 	return nil
 }

@@ -405,7 +405,7 @@ func (s *Store) Load() ([]core.Saved, error) {
 		var jpt, jst, orig, start, end sql.NullInt64
 		if err := rows.Scan(&sv.ID, &key, &spec, &policy, &priority, &runner, &submitted, &state, &sv.Reason,
 			&sv.PlacementTries, &sv.ClaimTries, &sv.Restarts, &sv.Placements, &tpl, &sv.L, &jpt, &jst, &orig, &ftt, &start, &end, &dopts); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("stored job %d (in submission order): %v", len(out)+1, err)
 		}
 		if sv.Opts.DeadlinePolicy, sv.Opts.DeadlineL, err = parseDeadlineOpts(dopts); err != nil {
 			return nil, fmt.Errorf("stored job %s: %v", sv.ID, err)
@@ -418,10 +418,10 @@ func (s *Store) Load() ([]core.Saved, error) {
 		sv.Opts.Key = key.String
 		sv.Opts.Policy = policy
 		if sv.Opts.Priority, err = core.ParsePriority(priority); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("stored job %s: %v", sv.ID, err)
 		}
 		if sv.Opts.Runner, err = core.ParseRunner(runner); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("stored job %s: %v", sv.ID, err)
 		}
 		sv.State = core.State(state)
 		sv.Submitted = time.Unix(0, submitted)
