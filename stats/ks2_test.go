@@ -119,3 +119,21 @@ func TestKSTwoSampleAgainstBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// The distance between two distribution functions is at most 1: nine
+// zeros against a one made 1.0000000000000002 in gonum's running sums,
+// and a p-value from it.
+func TestKSTwoSampleAtMostOne(t *testing.T) {
+	for n := 1; n < 60; n++ {
+		x := make([]float64, n)
+		for m := 1; m < 20; m++ {
+			y := make([]float64, m)
+			for i := range y {
+				y[i] = 1
+			}
+			if ks := KSTwoSample(x, y); ks.D != 1 || !(ks.P >= 0 && ks.P <= 1) {
+				t.Fatalf("%d zeros against %d ones: D %v, p %v", n, m, ks.D, ks.P)
+			}
+		}
+	}
+}

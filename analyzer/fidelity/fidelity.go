@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/sampstat"
@@ -160,6 +161,9 @@ func manifest(rd *metrics.RunData) (*workload.Manifest, error) {
 
 // compareUnit compares one unit's replay with its window.
 func compareUnit(rd *metrics.RunData, unit int, tr *workload.TraceReplay, places map[string]store.JobPlace, opts Options) (*Result, error) {
+	if tr.Period <= 0 || tr.Replays < 0 {
+		return nil, fmt.Errorf("the recorded window has a length of %v and %d replays: there is no window to compare with", time.Duration(tr.Period), tr.Replays)
+	}
 	if err := checkTrace(tr); err != nil {
 		return nil, err
 	}

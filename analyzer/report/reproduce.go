@@ -142,9 +142,11 @@ func (l layout) place(path string) string {
 }
 
 // arg is how a command names path: as the run did when it was relative
-// (the commands run in the working directory's place), else its place.
+// (the commands run in the working directory's place) and leads to its
+// place from there, else its place ("../../x" from the root directory is
+// /x, which the commands, run deeper, would not find there).
 func (l layout) arg(path string) string {
-	if path == "" || !filepath.IsAbs(path) {
+	if path == "" || !filepath.IsAbs(path) && filepath.Join(l.place(l.wd), path) == l.place(path) {
 		return path
 	}
 	return l.place(path)
