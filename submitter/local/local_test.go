@@ -270,10 +270,14 @@ func TestCrashDuringLaunch(t *testing.T) {
 		running   bool // the job's processes were started
 		logged    bool // the launch log has the line
 		wantFound bool
+		start     string // the start record, as a crash or a full disk left it
 	}{
-		{"before the processes started", false, false, false},
-		{"after the processes started, before the log", true, false, true},
-		{"after the log, before the start record", true, true, true},
+		{"before the processes started", false, false, false, ""},
+		{"after the processes started, before the log", true, false, true, ""},
+		{"after the log, before the start record", true, true, true, ""},
+		// Read as it was, it made the job start in 1969, with pid 0 (so
+		// adopted as ended at once, its output not yet written).
+		{"a damaged start record", true, true, true, `{"start_ns":-5,"pids":[0]}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -305,6 +309,11 @@ func TestCrashDuringLaunch(t *testing.T) {
 				if tc.logged {
 					_ = appendLine(filepath.Join(dir, LaunchLog), s.Key+" "+time.Now().Format(time.RFC3339Nano))
 				}
+				if tc.start != "" {
+					if err := os.WriteFile(filepath.Join(jobDir, "start"), []byte(tc.start), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
 			}
 			c := &collect{}
 			tg, err := New(Config{Processors: 1, Dir: dir, Executable: fakeExe(t), Poll: 20 * time.Millisecond})
@@ -329,7 +338,7 @@ func TestCrashDuringLaunch(t *testing.T) {
 				}
 				time.Sleep(20 * time.Millisecond)
 			}
-			if u := c.final(s.Key); u.State != submitter.Succeeded {
+			if u := c.final(s.Key); u.State != submitter.Succeeded || u.Start.Year() < 2000 {
 				t.Fatalf("job: %+v", u)
 			}
 			b, _ := os.ReadFile(filepath.Join(dir, LaunchLog))
