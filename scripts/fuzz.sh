@@ -22,8 +22,9 @@
 #
 # Every target runs even when one finds something. One line per target:
 # package, target, executions, seconds, and ok, FINDING (the failing input
-# is saved under the package's testdata/fuzz/TARGET/ by go test) or
-# SHORT (fewer executions than EXECS). Exit 0 when every target ran its
+# is saved under the package's testdata/fuzz/TARGET/ by go test),
+# SHORT (fewer executions than EXECS) or BUILD (the package's tests do
+# not build). Exit 0 when every target ran its
 # count with no finding; 1 otherwise.
 set -eu
 
@@ -77,7 +78,17 @@ fi
 
 failed=0
 for pkg in $pkgs; do
-	targets=$($go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true)
+	# A package whose tests do not build is a failure, not a package
+	# without targets.
+	if ! $go test -list '^Fuzz' "$pkg" >"$tmp/list" 2>&1; then
+		cat "$tmp/list"
+		line=$(printf '%-52s %-24s %10s execs %6s s  %s' "${pkg#"$module"/}" "-" 0 0 "BUILD")
+		echo "$line"
+		echo "$line" >>"$summary"
+		failed=1
+		continue
+	fi
+	targets=$(grep '^Fuzz' "$tmp/list" || true)
 	for f in $targets; do
 		echo "== $pkg $f ($budget, minimisation $minimize)"
 		log=$tmp/log
