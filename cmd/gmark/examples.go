@@ -25,7 +25,7 @@ func init() {
 		},
 		Subcommands: []*cli.Command{{
 			Name: "write", Usage: "write the examples into a directory", ArgsUsage: "DIR",
-			Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "replace files that differ from the built-in examples"}},
+			Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace files that differ from the built-in examples"}},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return usageErrorf("examples write takes one directory")

@@ -28,7 +28,7 @@ func init() {
 			"The same spec and seed always give byte-identical output. The WDL is described in docs/wdl.md.\n\n" +
 			"Exit status: 0 on success, 2 when the spec is invalid (nothing is written), 1 on other errors.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "workload directory to write (default: the spec's name without extension)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, DefaultText: "the spec's name without extension", Usage: "workload directory to write"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed; recorded in the manifest"},
 			&cli.StringSliceFlag{Name: "jdf", Usage: "also print job description files in these formats (comma-separated): " + strings.Join(printers.Names(), ", ")},
 			&cli.BoolFlag{Name: "single-file", Usage: "with --jdf, write one stream per format (jdf/FORMAT.EXT) instead of one file per job"},

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/gmark/gmark/internal/version"
 	"github.com/urfave/cli/v2"
 )
@@ -43,46 +44,9 @@ func usageErrorf(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// onUsageError makes a flag the command does not know, or a flag value that
-// does not parse, a usage error (exit 2) like every other bad input.
-func onUsageError(_ *cli.Context, err error, _ bool) error {
-	return usageError{err}
-}
-
-// markUsageErrors sets onUsageError on cmds and their subcommands, and
-// gives each command that only groups subcommands an action that refuses
-// an unknown subcommand as bad usage (urfave/cli would exit 3).
-func markUsageErrors(cmds []*cli.Command) {
-	for _, c := range cmds {
-		c.OnUsageError = onUsageError
-		if len(c.Subcommands) > 0 && c.Action == nil {
-			c.Action = unknownCommand
-		}
-		markUsageErrors(c.Subcommands)
-	}
-}
-
-// unknownCommand is the action of the app and of the commands that group
-// subcommands: with no argument it shows the help, with one it is bad usage.
-func unknownCommand(c *cli.Context) error {
-	sub := c.Command != nil && c.Command.Name != "" && c.Command.Name != c.App.Name
-	if c.NArg() == 0 {
-		if sub {
-			return cli.ShowSubcommandHelp(c)
-		}
-		return cli.ShowAppHelp(c)
-	}
-	name := c.App.Name
-	if sub {
-		name += " " + c.Command.FullName()
-	}
-	return usageErrorf("%q is not a command of %s; run '%s --help' for the list", c.Args().First(), name, name)
-}
-
 func newApp() *cli.App {
 	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
-	markUsageErrors(commands)
-	return &cli.App{
+	app := &cli.App{
 		Name:                 "gmark",
 		Usage:                "grid and cluster workload generation and benchmarking",
 		Version:              version.String(),
@@ -93,11 +57,11 @@ func newApp() *cli.App {
 			"Run 'gmark COMMAND --help' for the flags of a command.",
 		// Errors are printed by main, once, with the right exit code.
 		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError:   onUsageError,
-		// Without an action of its own, the app hands an unknown command
-		// to the help command, which exits 3; it is bad usage.
-		Action: unknownCommand,
 	}
+	// Bad flags, no command or an unknown one: bad usage (exit 2), with
+	// the nearest names; help in one format (internal/cliflag).
+	cliflag.Prepare(app, func(err error) error { return usageError{err} })
+	return app
 }
 
 func main() {

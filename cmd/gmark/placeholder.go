@@ -18,7 +18,7 @@ func init() {
 	group := &cli.StringFlag{Name: "group", Aliases: []string{"g"}, Required: true, Usage: "placeholder group"}
 	client := []cli.Flag{group,
 		&cli.StringFlag{Name: "server", Value: "http://127.0.0.1:7071", Usage: "URL of 'gmark placeholder serve'"},
-		&cli.StringFlag{Name: "token-file", Usage: "file holding the server's token (default $" + placeholder.TokenEnv + ")"}}
+		&cli.StringFlag{Name: "token-file", Usage: "file holding the server's token (without it: the token is $" + placeholder.TokenEnv + ")"}}
 	opts := func(c *cli.Context) placeholder.ClientOptions {
 		return placeholder.ClientOptions{Server: c.String("server"), TokenFile: c.String("token-file")}
 	}

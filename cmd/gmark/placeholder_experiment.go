@@ -1,18 +1,19 @@
 package main
 
 import (
+	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/gmark/gmark/placeholder/experiment"
 	"github.com/urfave/cli/v2"
 )
 
 func placeholderExperimentCommand() *cli.Command {
 	return &cli.Command{Name: "experiment", ArgsUsage: "FILE.toml", Usage: "run a workload over emulated sites both ways (static split, placeholders) in simulated or scaled time",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
-			&cli.StringFlag{Name: "out", Usage: "write the report, its figures and index.html into this directory"}},
+		Flags: append([]cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}},
+			cliflag.Renamed(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report, its figures and index.html into this directory"}, "out")...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageErrorf("placeholder experiment takes one experiment file")
 			}
-			return experiment.RunFile(c.Args().First(), c.String("format"), c.String("out"), c.App.Writer)
+			return experiment.RunFile(c.Args().First(), c.String("format"), c.String("output"), c.App.Writer)
 		}}
 }

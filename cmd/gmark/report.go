@@ -35,32 +35,31 @@ func init() {
 			"FIELD: run, scenario, target, policy, revision, seed, or any key of their provenance.\n\n" +
 			"'gmark report sql QUERY' runs a read-only SQL query on the store.\n\n" +
 			"Exit status: 0 ok (gate: no regression), 1 a regression or a failure, 2 bad usage.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cliflag.Repeated{StringFlag: cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite); several with --compare"}},
 			&cli.StringFlag{Name: "compare", Usage: "compare the runs grouped by this field (run, scenario, target, policy, revision, seed, …)"},
-			&cli.StringSliceFlag{Name: "run", Usage: "run to report on (repeat, or comma-separated; default: every run of --db)"},
+			&cli.StringSliceFlag{Name: "run", DefaultText: "every run of --db", Usage: "run to report on (repeat, or comma-separated)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report", Usage: "directory of the HTML report"},
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "html", Usage: "html, text, summary, json or csv"},
 			&cli.DurationFlag{Name: "tau", Value: metrics.DefaultTau, Usage: "threshold τ of the bounded slowdown"},
-			&cli.IntFlag{Name: "processors", Usage: "system size for utilization (default: from the run's grid or processor budget)"},
-			&cli.BoolFlag{Name: "wall-time", Usage: "report runs made with --speedup in wall time, as observed (default: workload time, durations × speedup, the wall makespan beside)"},
-			&cli.BoolFlag{Name: "workload-time", Hidden: true, Usage: "the default; accepted for old scripts"},
+			&cli.IntFlag{Name: "processors", DefaultText: "from the run's grid or processor budget", Usage: "system size for utilization"},
+			&cli.BoolFlag{Name: "wall-time", Usage: "report runs made with --speedup in wall time, as observed (without it: in workload time, durations × speedup, the wall makespan beside)"},
+			&cli.BoolFlag{Name: "workload-time", Hidden: true, Usage: "workload time, as without --wall-time; accepted for old scripts"},
 			&cli.StringFlag{Name: "reproduce", Usage: "write run RUN's input files out of the store (into --to) and print the commands that regenerate and rerun it"},
-			&cli.StringFlag{Name: "to", Usage: "with --reproduce: the directory to write into (default reproduce-RUN)"},
+			&cli.StringFlag{Name: "to", DefaultText: "reproduce-RUN", Usage: "with --reproduce: the directory to write into"},
 			&cli.IntFlag{Name: "bins", Value: 100, Usage: "intervals of the time series (utilization, goodput, throughput over time)"},
 			&cli.BoolFlag{Name: "pdf", Usage: "with -o: each figure as PDF too, for a paper"},
 			&cli.BoolFlag{Name: "fidelity", Usage: "compare each trace replay (wl:trace) with its original trace window (docs/report.md)"},
 			&cli.BoolFlag{Name: "include-warm", Usage: "count the warm jobs of a trace replay's warm start like the others"},
 			&cli.StringFlag{Name: "baseline", Usage: "regression gate: the baseline's results store"},
-			&cli.StringSliceFlag{Name: "baseline-run", Usage: "regression gate: baseline run (default: every run of --baseline)"},
-			&cli.StringFlag{Name: "metrics", Usage: "regression gate: metrics to compare, comma-separated (default " +
-				strings.Join(gate.DefaultMetrics, ",") + "; known: " + strings.Join(gate.Names(), ", ") + ")"},
+			&cli.StringSliceFlag{Name: "baseline-run", DefaultText: "every run of --baseline", Usage: "regression gate: baseline run"},
+			&cli.StringFlag{Name: "metrics", DefaultText: strings.Join(gate.DefaultMetrics, ","), Usage: "regression gate: metrics to compare, comma-separated (known: " +
+				strings.Join(gate.Names(), ", ") + ")"},
 			&cli.StringFlag{Name: "threshold", Value: "5%", Usage: "regression gate: smallest relative change that counts (5% or 0.05)"},
 			&cli.Float64Flag{Name: "alpha", Value: 0.01, Usage: "regression gate: significance level over the metrics of a family (the jobs' outcome; their performance)"},
 			&cli.BoolFlag{Name: "allow-different-workloads", Usage: "regression gate: compare sides whose workloads, specs or scenarios differ (refused otherwise, exit 2)"},
 			&cli.StringFlag{Name: "test", Value: gate.BlockBootstrap, Usage: "regression gate: " + gate.BlockBootstrap + " (blocks of consecutive jobs) or " + gate.IID + " (jobs as independent: Mann–Whitney U, Mood, Fisher); exact tests below 10 values a side"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines on standard error"},
-		},
+		}, cliflag.Renamed(&cli.StringFlag{Name: "format", Value: "html", Usage: "html, text, summary, json or csv"}, "f")...),
 		Action: runReport,
 		Subcommands: []*cli.Command{{
 			Name:      "sql",
@@ -69,10 +68,8 @@ func init() {
 			Description: "Opens the store read-only and prints the query's rows (the schema is in docs/store.md):\n" +
 				"  gmark report sql --db results.db \"SELECT state, count(*) FROM jobs GROUP BY state\"\n" +
 				"Statements that would write are refused.",
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"},
-				&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text, csv or json"},
-			},
+			Flags: append([]cli.Flag{&cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"}},
+				cliflag.Renamed(&cli.StringFlag{Name: "format", Value: "text", Usage: "text, csv or json"}, "f")...),
 			Action: runReportSQL,
 		}},
 	})

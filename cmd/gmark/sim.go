@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/gmark/gmark/sim/experiment"
 	"github.com/gmark/gmark/sim/slurmarray"
 	"github.com/gmark/gmark/submitter"
@@ -29,13 +30,13 @@ func init() {
 			Description: "Killed or interrupted, it keeps every run that ended: the same command again does the rest\n" +
 				"(a run in progress is done again from its start). One process at a time works on a store.",
 			Flags: []cli.Flag{db,
-				&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, Usage: "runs at once (default: GOMAXPROCS)"},
+				&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, DefaultText: "GOMAXPROCS", Usage: "runs at once"},
 				&cli.Float64Flag{Name: "scale", Value: 1, Usage: "a reduced version: every workload shortened to this fraction of its span (0 < F ≤ 1)"},
 				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
 				&cli.StringFlag{Name: "on", Value: "local", Usage: "where the runs run: local, or slurm (a job array task per run; docs/sim.md)"},
 				&cli.StringFlag{Name: "targets", Usage: "--on slurm: a targets file whose [slurm] section names the clusters"},
-				&cli.StringSliceFlag{Name: "slurm-conf", Usage: "--on slurm: a cluster's slurm.conf (repeatable; default: $SLURM_CONF)"},
-				&cli.IntFlag{Name: "array-limit", Usage: "--on slurm: tasks of an array running at once (default: Slurm's choice)"},
+				&cli.StringSliceFlag{Name: "slurm-conf", DefaultText: "$SLURM_CONF", Usage: "--on slurm: a cluster's slurm.conf (repeatable)"},
+				&cli.IntFlag{Name: "array-limit", DefaultText: "Slurm's choice", Usage: "--on slurm: tasks of an array running at once"},
 				&cli.IntFlag{Name: "retries", Value: 2, Usage: "--on slurm: times a run whose task failed is submitted again"},
 			},
 			Action: runSimRun,
@@ -53,10 +54,9 @@ func init() {
 			Name: "report", Usage: "the standard metrics of experiments: per run and over repetitions", ArgsUsage: "[EXPERIMENT...]",
 			Description: "Reports the latest definition of each experiment named (default: every experiment of --db).\n" +
 				"-o DIR writes report.txt, report.json, the figures (metric vs load per architecture) and index.html.",
-			Flags: []cli.Flag{db,
-				&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text or json"},
-				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report, its figures and an HTML page into this directory"},
-			},
+			Flags: append(append([]cli.Flag{db},
+				cliflag.Renamed(&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}, "f")...),
+				cliflag.Renamed(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report, its figures and an HTML page into this directory"}, "out")...),
 			Action: runSimReport,
 		}},
 	})
@@ -118,7 +118,7 @@ func runSimReport(c *cli.Context) error {
 	if _, err := os.Stat(db); err != nil {
 		return usageErrorf("results store %s: %v", db, errors.Unwrap(err))
 	}
-	if err := experiment.WriteReport(db, c.Args().Slice(), format, c.String("out"), c.App.Writer); err != nil {
+	if err := experiment.WriteReport(db, c.Args().Slice(), format, c.String("output"), c.App.Writer); err != nil {
 		return simError(err)
 	}
 	return nil

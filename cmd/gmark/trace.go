@@ -17,10 +17,10 @@ import (
 // their analysis, selection and conversion. The work is done by package gwa;
 // this file wires flags to it. docs/trace.md describes it all.
 func init() {
-	strict := &cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed line (default: skip malformed lines, count them and report the count)"}
+	strict := &cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed line (without it: skip malformed lines, count them and report the count)"}
 	quiet := &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"}
 	format := &cli.StringFlag{Name: "input-format", Usage: "input format when it cannot be detected: swf, gwf, wf (GWF's workflow variant) or sqlite"}
-	procs := &cli.IntFlag{Name: "procs", Usage: "system size (processors) for utilization; default the header's MaxProcs, else its MaxNodes, else the peak of processors in use at once (an estimate, said so)"}
+	procs := &cli.IntFlag{Name: "procs", DefaultText: "the header's MaxProcs, else its MaxNodes, else the peak of processors in use at once (an estimate, said so)", Usage: "system size (processors) for utilization"}
 	commands = append(commands, &cli.Command{
 		Name:  "trace",
 		Usage: "analyse, plot, select, convert and rank GWF, GWF-SQLite and SWF traces",
@@ -36,7 +36,7 @@ func init() {
 					&cli.BoolFlag{Name: "json", Usage: "print the analysis as JSON (one object per trace; an array for several)"},
 					&cli.BoolFlag{Name: "cdf", Usage: "with --json, include the CDF points of each distribution"},
 					&cli.IntFlag{Name: "top", Value: 10, Usage: "how many top users to list"},
-					&cli.IntFlag{Name: "reported-work", Value: -1, Usage: "publications using the trace, the sixth ranking category (not computable from a trace; left out by default)"},
+					&cli.IntFlag{Name: "reported-work", Value: -1, DefaultText: "none: left out", Usage: "publications using the trace, the sixth ranking category (not computable from a trace)"},
 				},
 				Action: runTraceStats,
 			},
@@ -106,12 +106,12 @@ func selectionFlags() []cli.Flag {
 		&cli.IntFlag{Name: "min-procs", Usage: "keep jobs of at least this many processors"},
 		&cli.IntFlag{Name: "max-procs", Usage: "keep jobs of at most this many processors"},
 		&cli.StringFlag{Name: "area-width", Usage: "select the representative window of this width (e.g. 3h)"},
-		&cli.StringSliceFlag{Name: "target", Usage: "area target CHAR:VALUE or CHAR:pP, CHAR one of arrivals, work, runtime, procs, users, wait (default arrivals:p50)"},
+		&cli.StringSliceFlag{Name: "target", DefaultText: "arrivals:p50", Usage: "area target CHAR:VALUE or CHAR:pP, CHAR one of arrivals, work, runtime, procs, users, wait"},
 		&cli.Float64Flag{Name: "submit-scale", Value: 1, Usage: "multiply submit offsets (0.1: ten times the arrival rate)"},
 		&cli.Float64Flag{Name: "runtime-scale", Value: 1, Usage: "multiply run, requested and CPU times"},
 		&cli.Float64Flag{Name: "proc-scale", Value: 1, Usage: "multiply processor counts (rounded, at least 1)"},
 		&cli.BoolFlag{Name: "rebase", Usage: "make submit times offsets from the selection's start (implied by --area-width)"},
-		&cli.StringSliceFlag{Name: "tag", Usage: "with several traces, a tag per trace prefixed to its ids (default: the file names, without .gz)"},
+		&cli.StringSliceFlag{Name: "tag", DefaultText: "the file names, without .gz", Usage: "with several traces, a tag per trace prefixed to its ids"},
 	}
 }
 
