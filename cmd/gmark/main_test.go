@@ -16,6 +16,11 @@ func TestExitCodes(t *testing.T) {
 		msg  string // in stderr
 	}{
 		{[]string{"--help"}, 0, ""},
+		{[]string{}, 2, "gmark needs a command"},
+		{[]string{"koala"}, 2, "gmark koala needs a command"},
+		{[]string{"genrate", "x.wdl"}, 2, "did you mean 'generate'?"},
+		{[]string{"generate", "--seeed", "3", "x.wdl"}, 2, "did you mean --seed?"},
+		{[]string{"report", "-f", "bogus"}, 2, "-f is deprecated"},
 		{[]string{"bogus"}, 2, `"bogus" is not a command of gmark`},
 		{[]string{"help", "bogus"}, 2, "No help topic"},
 		{[]string{"trace", "bogus"}, 2, `"bogus" is not a command of gmark trace`},
