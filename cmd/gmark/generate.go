@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gmark/gmark/generator"
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/internal/progress"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/wdl"
 	"github.com/gmark/gmark/workload"
@@ -172,7 +174,7 @@ func prepareGeneration(path string, seed uint64, stderr io.Writer) (*wdl.Spec, *
 // large one. Errors only generation finds (a draw out of range: a
 // *wdl.Error at the unit's line) and an output in the way are usage errors.
 func writeWorkload(spec *wdl.Spec, gen *generator.Generator, o generator.DirOptions, planned int, quiet bool) (*generator.Summary, error) {
-	bar := newProgress(int64(planned), "generating", "jobs", quiet || planned < 200000)
+	bar := progress.New(os.Stderr, progress.Options{Total: int64(planned), Desc: "generating", Unit: "jobs", Quiet: quiet || planned < 200000})
 	o.Progress = func() { bar.Add(1) }
 	sum, err := generator.WriteDir(spec, gen, o)
 	bar.Done()

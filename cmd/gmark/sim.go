@@ -9,6 +9,7 @@ import (
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/cliflag"
+	"github.com/gmark/gmark/internal/progress"
 	"github.com/gmark/gmark/sim/experiment"
 	"github.com/gmark/gmark/sim/slurmarray"
 	"github.com/gmark/gmark/submitter"
@@ -83,14 +84,14 @@ func runSimRun(c *cli.Context) error {
 		return usageError{err}
 	}
 	watchInterrupts()
-	bar, w, quiet := &progress{}, c.App.Writer, c.Bool("quiet")
+	bar, w, quiet := &progress.Bar{}, c.App.Writer, c.Bool("quiet")
 	sum, err := execute(c.Context, e, experiment.RunOptions{DB: c.String("db"), Parallel: c.Int("parallel"),
 		CommandLine: submitter.RedactArgs(os.Args),
 		Started: func(planned, done, todo int) {
 			if !quiet {
 				fmt.Fprintf(w, "experiment %s: %d runs, %d already in %s, %d to run\n", e.Name, planned, done, c.String("db"), todo)
 			}
-			bar = newProgress(int64(todo), "simulating", "runs", quiet)
+			bar = progress.New(c.App.ErrWriter, progress.Options{Total: int64(todo), Desc: "simulating", Unit: "runs", Quiet: quiet})
 		},
 		Done: func(r *experiment.Run, err error) {
 			bar.Add(1)

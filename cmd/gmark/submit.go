@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/progress"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/provenance"
 	"github.com/gmark/gmark/workload"
@@ -241,7 +242,7 @@ func runSubmitter(ctx context.Context, cfg submitter.Config, what string, quiet 
 	if !quiet {
 		cfg.Log = logWriter{stderr}
 	}
-	bar := newProgress(-1, what, "jobs", quiet)
+	bar := progress.New(stderr, progress.Options{Total: -1, Desc: what, Unit: "jobs", Quiet: quiet})
 	cfg.Progress = func(p submitter.Progress) { showProgress(bar, p) }
 	watchInterrupts()
 	sum, err := submitter.Run(ctx, cfg)
@@ -259,20 +260,15 @@ func (l logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func showProgress(p *progress, s submitter.Progress) {
-	if p.bar == nil {
-		return
-	}
-	if p.bar.GetMax() != s.Total {
-		p.bar.ChangeMax(s.Total)
-	}
+func showProgress(p *progress.Bar, s submitter.Progress) {
+	p.SetTotal(s.Total)
 	desc := fmt.Sprintf("submitted %d · queued %d · running %d · done %d · failed %d · delay %s",
 		s.Submitted, s.Queued, s.Running, s.Succeeded, s.Failed+s.Cancelled, fmtMS(s.LastDelay))
 	if s.InTail {
 		desc += fmt.Sprintf(" · tail %s left", s.TailLeft.Round(time.Second))
 	}
-	p.bar.Describe(desc)
-	_ = p.bar.Set(s.Succeeded + s.Failed + s.Cancelled)
+	p.Detail(desc)
+	p.Set(s.Succeeded + s.Failed + s.Cancelled)
 }
 
 func fmtMS(d time.Duration) string {

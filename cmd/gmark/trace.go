@@ -10,6 +10,7 @@ import (
 
 	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/internal/outfile"
+	"github.com/gmark/gmark/internal/progress"
 	"github.com/urfave/cli/v2"
 )
 
@@ -178,12 +179,12 @@ func (in *traceInput) reportSkipped(name string, s *gwa.ReadStats) {
 
 // progress is a progress bar over records, sized by the header's MaxJobs
 // when it has one.
-func (in *traceInput) progress(r gwa.Reader, desc string) (*progress, func(int64)) {
+func (in *traceInput) progress(r gwa.Reader, desc string) (*progress.Bar, func(int64)) {
 	total := int64(r.Header().MaxJobs)
 	if total <= 0 {
 		total = -1
 	}
-	bar := newProgress(total, desc, "jobs", in.quiet || (total > 0 && total < 200000))
+	bar := progress.New(in.stderr, progress.Options{Total: total, Desc: desc, Unit: "jobs", Quiet: in.quiet || (total > 0 && total < 200000)})
 	last := int64(0)
 	return bar, func(n int64) {
 		bar.Add(int(n - last))
