@@ -118,3 +118,16 @@ func Resolve(p, dir string) (resolved string, embedded bool, err error) {
 	}
 	return filepath.Join(out, filepath.FromSlash(name)), true, nil
 }
+
+// Cached is Resolve into the user's cache directory (gmark/examples there,
+// or the temporary directory's when there is none): a shipped example is
+// read from there by a command that writes nothing into the working
+// directory for it ('gmark generate', the checks 'gmark run' makes before
+// it writes anything).
+func Cached(p string) (resolved string, embedded bool, err error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return Resolve(p, filepath.Join(dir, "gmark"))
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/koala/placement"
 	"github.com/gmark/gmark/koala/procexec"
 	"github.com/gmark/gmark/koala/server"
 	"github.com/gmark/gmark/koala/slurmlrm"
@@ -80,6 +81,9 @@ func (o gridOptions) load() (*grid.Grid, error) {
 	if err := g.Apply(o.Overrides); err != nil {
 		return nil, usageErrorf("%s %v", o.path, err)
 	}
+	if _, err := placement.New(g.Scheduler.Policy, nil); err != nil { // before the core writes its state
+		return nil, usageError{err}
+	}
 	return g, nil
 }
 
@@ -129,6 +133,9 @@ func runKoalaServe(c *cli.Context) error {
 		return err
 	}
 	addr := c.String("listen")
+	if err := httpapi.CheckListen(addr); err != nil {
+		return usageError{err}
+	}
 	if !server.IsLoopback(addr) && !c.Bool("allow-remote") {
 		return usageErrorf("--listen %s is not a loopback address; add --allow-remote to serve beyond this machine", addr)
 	}
@@ -269,7 +276,7 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	if opts.Runner, err = core.ParseRunner(o.runner); err != nil {
 		return usageError{err}
 	}
-	if err := checkWorkloadDir(o.dir, stderr); err != nil { // as submit does
+	if err := checkWorkloadDir(o.dir, true, stderr); err != nil { // as submit does; unitary jobs only
 		return err
 	}
 	sink, saveEvents, err := core.OpenEventLog(o.events)

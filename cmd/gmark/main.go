@@ -93,7 +93,7 @@ func runGmark(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var ue usageError
 	var ec cli.ExitCoder
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), cliflag.IsUsage(err):
 		return exitUsage
 	case errors.As(err, &ec) && ec.ExitCode() == helpTopicMissing:
 		return exitUsage

@@ -88,6 +88,9 @@ func placeholderServeCommand() *cli.Command {
 
 func runPlaceholderServe(c *cli.Context) error {
 	o := metaqueue.ServeOptions{Addr: c.String("listen")}
+	if err := httpapi.CheckListen(o.Addr); err != nil {
+		return usageError{err}
+	}
 	if !httpapi.IsLoopback(o.Addr) {
 		return usageErrorf("--listen %s is not a loopback address", o.Addr)
 	}
@@ -97,14 +100,15 @@ func runPlaceholderServe(c *cli.Context) error {
 	if o.Retries < 0 || o.Watchdog.MaxRetries < 0 || o.RetryWait < 0 || o.Watchdog.Interval <= 0 {
 		return usageErrorf("--retries, --max-retries and --retry-wait must be >= 0, --watchdog-interval > 0")
 	}
-	token, tokenFile, err := httpapi.ServeToken(o.State, c.String("token-file"))
-	if o.Token = token; err != nil {
-		return usageErrorf("--token-file: %v", err)
-	}
-	if f := c.String("groups"); f != "" {
+	var err error
+	if f := c.String("groups"); f != "" { // read before the token is written
 		if o.Groups, err = placeholder.ReadGroups(f); err != nil {
 			return usageError{err}
 		}
+	}
+	token, tokenFile, err := httpapi.ServeToken(o.State, c.String("token-file"))
+	if o.Token = token; err != nil {
+		return usageErrorf("--token-file: %v", err)
 	}
 	if o.Gmark, err = os.Executable(); err != nil {
 		return err

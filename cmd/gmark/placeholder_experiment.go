@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/gmark/gmark/placeholder/experiment"
 	"github.com/urfave/cli/v2"
@@ -14,6 +16,10 @@ func placeholderExperimentCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageErrorf("placeholder experiment takes one experiment file")
 			}
-			return experiment.RunFile(c.Args().First(), c.String("format"), c.String("output"), c.App.Writer)
+			err := experiment.RunFile(c.Args().First(), c.String("format"), c.String("output"), c.App.Writer)
+			if errors.Is(err, experiment.ErrInput) {
+				return usageError{err}
+			}
+			return err
 		}}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/targets"
+	"github.com/gmark/gmark/wdl"
 	"github.com/urfave/cli/v2"
 )
 
@@ -94,6 +95,9 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 	if !slices.Contains(targetNames, o.target) {
 		return usageErrorf("unknown target %q (known: %s)", o.target, strings.Join(targetNames, ", "))
 	}
+	if err := checkRun(o, stderr); err != nil {
+		return err
+	}
 	name := strings.TrimSuffix(filepath.Base(o.spec), filepath.Ext(o.spec))
 	dir := o.output
 	if dir == "" {
@@ -160,10 +164,38 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 	return reportRun(ctx, stdout, db, dir, runID, start)
 }
 
+// checkRun reads every input of the run before anything is written (a
+// shipped example from the copy in the user's cache): the spec, the
+// target's settings and, for the bundled core, that every job can run on
+// its grid; a job that cannot is the spec's error, at its unit's line.
+func checkRun(o runOptions, stderr io.Writer) error {
+	path, _, err := examples.Cached(o.spec)
+	if err != nil {
+		return err
+	}
+	spec, gen, _, err := prepareGeneration(path, o.seed, stderr)
+	if err != nil {
+		return err
+	}
+	if err := targetError(targets.Check(o.target, o.targets.Options, nil)); err != nil || o.target != "koala" || o.targets.Koala.Endpoint.Value != "" {
+		return err
+	}
+	g, err := targets.LoadGrid(o.targets.Koala.Grid.Value)
+	if err != nil {
+		return usageError{err}
+	}
+	err = koalatarget.CheckFits(g, o.targets.Koala.Grid.Value, spec, gen)
+	if errors.As(err, new(*wdl.Error)) || errors.As(err, new(wdl.ErrorList)) {
+		return usageError{err}
+	}
+	return err
+}
+
 // generateForRun writes the workload of the spec to workloadDir, and loads
 // the grid of the bundled scheduler when it is the target (nil otherwise).
+// The spec's warnings were printed by checkRun.
 func generateForRun(o runOptions, workloadDir string, stdout, stderr io.Writer) (*grid.Grid, error) {
-	spec, gen, planned, err := prepareGeneration(o.spec, o.seed, stderr)
+	spec, gen, planned, err := prepareGeneration(o.spec, o.seed, io.Discard)
 	if err != nil {
 		return nil, err
 	}

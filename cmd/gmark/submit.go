@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,7 +16,7 @@ import (
 	"github.com/gmark/gmark/internal/progress"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/provenance"
-	"github.com/gmark/gmark/workload"
+	"github.com/gmark/gmark/submitter/targets"
 	"github.com/urfave/cli/v2"
 )
 
@@ -127,17 +128,15 @@ func submitOptionsOf(c *cli.Context) (submitOptions, error) {
 // submit submits the workload (or continues the run o.resume) with
 // submitter.Run, and prints the summary.
 func submit(ctx context.Context, o submitOptions, stdout, stderr io.Writer) error {
+	recorded, err := o.check(stderr)
+	if err != nil {
+		return err
+	}
 	st, err := openStore(o.db)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := o.resolveRun(st); err != nil {
-		return err
-	}
-	if err := checkWorkloadDir(o.dir, stderr); err != nil {
-		return err
-	}
 	runDir := o.runDir
 	if runDir == "" {
 		runDir = filepath.Join(filepath.Dir(o.db), "runs", o.runID)
@@ -154,7 +153,7 @@ func submit(ctx context.Context, o submitOptions, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer release()
-	target, targetCfg, err := newTarget(ctx, o.targets, o.target, runDir, submitter.RecordedTarget(st, o.resume, o.targets.fileSet))
+	target, targetCfg, err := newTarget(ctx, o.targets, o.target, runDir, recorded)
 	if err != nil {
 		return err
 	}
@@ -185,46 +184,69 @@ func submit(ctx context.Context, o submitOptions, stdout, stderr io.Writer) erro
 	return err
 }
 
+// check reads every input of the run before anything is written (README:
+// nothing is written on bad usage): a resumed run from the store, read
+// only; the workload directory; the target's settings. It returns a
+// resumed run's recorded target configuration.
+func (o *submitOptions) check(stderr io.Writer) ([]byte, error) {
+	recorded, err := o.resolveRun()
+	if err == nil {
+		err = checkWorkloadDir(o.dir, false, stderr)
+	}
+	if err == nil {
+		err = targetError(targets.Check(o.target, o.targets.Options, recorded))
+	}
+	return recorded, err
+}
+
 // resolveRun settles the run, the workload directory and the target: a
-// resumed run's, unless given; a new run's id, fresh or checked.
-func (o *submitOptions) resolveRun(st *store.Store) error {
+// resumed run's (which must not have ended), unless given; a new run's id,
+// fresh or checked.
+func (o *submitOptions) resolveRun() (recorded []byte, err error) {
 	if o.resume != "" {
-		run, err := st.Run(o.resume)
-		if errors.Is(err, store.ErrNotFound) {
-			return usageErrorf("no run %s in %s", o.resume, o.db)
+		if _, err := os.Stat(o.db); err != nil {
+			return nil, usageErrorf("no run %s: %v", o.resume, err)
 		}
+		if err := checkDB(o.db, []string{o.resume}, false); err != nil {
+			return nil, err
+		}
+		st, err := store.OpenReadOnly(o.db)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		o.runID = run.ID
-		if o.dir == "" {
-			o.dir = run.WorkloadDir
+		defer st.Close()
+		run, err := st.Run(o.resume)
+		if err != nil {
+			return nil, err
 		}
-		if o.target == "" {
-			o.target = run.Target
+		if _, ended, err := st.RunEnd(run.ID); err != nil {
+			return nil, err
+		} else if ended {
+			return nil, usageError{fmt.Errorf("%w: %s", submitter.ErrRunEnded, run.ID)}
 		}
+		o.runID, o.dir, o.target = run.ID, cmp.Or(o.dir, run.WorkloadDir), cmp.Or(o.target, run.Target)
+		recorded = submitter.RecordedTarget(st, o.resume, o.targets.fileSet)
 	} else if o.runID == "" {
 		o.runID = submitter.NewRunID()
 	} else if err := submitter.CheckRunID(o.runID); err != nil {
-		return usageErrorf("--run-id: %v", err)
+		return nil, usageErrorf("--run-id: %v", err)
 	}
 	if o.target == "" {
-		return usageErrorf("--target is required: %s", strings.Join(targetNames, ", "))
+		return nil, usageErrorf("--target is required: %s", strings.Join(targetNames, ", "))
 	}
-	return nil
+	return recorded, nil
 }
 
-// checkWorkloadDir refuses a workload directory that is not there, or
-// whose workload.jsonl is not the file its manifest was written with (cut
-// short, edited): nothing is submitted from it.
-func checkWorkloadDir(dir string, stderr io.Writer) error {
-	if _, err := os.Stat(dir); err != nil {
-		return usageErrorf("workload directory: %v", err)
-	}
-	if warning, err := workload.Check(dir); err != nil {
-		return usageError{err}
-	} else if warning != "" {
+// checkWorkloadDir is submitter.CheckWorkload, its refusals usage errors:
+// nothing is submitted from a workload directory that is not there, or
+// whose workload.jsonl is not what its manifest says (cut short, edited).
+func checkWorkloadDir(dir string, unitary bool, stderr io.Writer) error {
+	warning, err := submitter.CheckWorkload(dir, unitary)
+	if warning != "" {
 		fmt.Fprintln(stderr, "warning:", warning)
+	}
+	if err != nil {
+		return usageError{err}
 	}
 	return nil
 }

@@ -167,3 +167,10 @@ func unknownCommand(usage func(error) error) cli.ActionFunc {
 		return usage(fmt.Errorf("%s", msg))
 	}
 }
+
+// IsUsage tells whether err is an error of usage that urfave/cli returns
+// without calling OnUsageError: a required flag not given ("Required flag
+// "group" not set"), whose type it does not export.
+func IsUsage(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "Required flag ")
+}

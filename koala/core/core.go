@@ -364,32 +364,8 @@ func (c *Core) Submit(spec workload.Job, opts Options) (*Job, error) {
 		}
 		opts.Runner = r
 	}
-	total := 0
-	for _, comp := range spec.Components {
-		total += comp.Count
-		if comp.Site != workload.AnySite {
-			cl, ok := c.byName[comp.Site]
-			if !ok {
-				return nil, fmt.Errorf("component on unknown site %q (sites: %v)", comp.Site, c.siteNames())
-			}
-			if comp.Count > cl.cfg.Processors {
-				return nil, fmt.Errorf("a component of %d processors cannot fit site %s (%d processors)", comp.Count, comp.Site, cl.cfg.Processors)
-			}
-		}
-	}
-	if spec.SiteType != workload.Flexible {
-		largest := 0
-		for _, cl := range c.clusters {
-			largest = max(largest, cl.cfg.Processors)
-		}
-		for _, comp := range spec.Components {
-			if comp.Site == workload.AnySite && comp.Count > largest {
-				return nil, fmt.Errorf("a component of %d processors fits no site (the largest has %d)", comp.Count, largest)
-			}
-		}
-	}
-	if total > c.grid.TotalProcessors() {
-		return nil, fmt.Errorf("the job asks for %d processors; the grid has %d", total, c.grid.TotalProcessors())
+	if err := Fits(c.grid, &spec); err != nil {
+		return nil, err
 	}
 	c.nextJob++
 	j := &Job{ID: "k" + strconv.Itoa(c.nextJob), Spec: spec, Opts: opts, State: Queued, Submitted: c.now,
@@ -415,14 +391,6 @@ func (c *Core) Submit(spec workload.Job, opts Options) (*Job, error) {
 func (c *Core) policyName(j *Job) string {
 	p, _ := c.policy(j.Opts.Policy)
 	return p.Name()
-}
-
-func (c *Core) siteNames() []string {
-	var out []string
-	for _, cl := range c.clusters {
-		out = append(out, cl.cfg.Name)
-	}
-	return out
 }
 
 // initComponents builds the components and the placement request.

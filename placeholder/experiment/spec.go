@@ -159,16 +159,25 @@ func LoadFile(path string) (*Spec, error) {
 	return Parse(path, b)
 }
 
+// ErrInput is what RunFile's errors of the user's input are (errors.Is): a
+// file that cannot be read or is not an experiment, a bad format.
+var ErrInput = errors.New("bad input")
+
+type inputError struct{ error }
+
+func (e inputError) Unwrap() error      { return e.error }
+func (inputError) Is(target error) bool { return target == ErrInput }
+
 // RunFile runs the experiment of a file and writes its report as text or
 // json, or, with dir, into that directory (Report.WriteDir), saying so:
 // gmark placeholder experiment.
 func RunFile(path, format, dir string, w io.Writer) error {
 	if format != "text" && format != "json" {
-		return fmt.Errorf("--format %q: text or json", format)
+		return inputError{fmt.Errorf("--format %q: text or json", format)}
 	}
 	sp, err := LoadFile(path)
 	if err != nil {
-		return err
+		return inputError{err}
 	}
 	var o Options
 	if sp.TimeScale > 0 {

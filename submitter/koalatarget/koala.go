@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/httpapi"
+	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/koala/placement"
 	"github.com/gmark/gmark/submitter"
 )
 
@@ -70,6 +72,9 @@ type tracked struct {
 
 // New checks the configuration; Watch connects.
 func New(cfg Config) (*Target, error) {
+	if err := cfg.CheckSettings(); err != nil {
+		return nil, err
+	}
 	// The endpoint is recorded with the run and shown in errors: nothing
 	// secret may be in it.
 	if err := httpapi.CheckEndpoint("koala", cfg.Endpoint); err != nil {
@@ -523,6 +528,28 @@ func (t *Target) Close() error {
 	if t.stop != nil {
 		t.stop()
 		<-t.done
+	}
+	return nil
+}
+
+// CheckSettings checks the placement policy, priority and runner given for
+// every job ("" is the core's default): the core would refuse every job of
+// a run with an unknown one, so a run is refused first.
+func (c Config) CheckSettings() error {
+	if c.Policy != "" {
+		if _, err := placement.New(c.Policy, nil); err != nil {
+			return err
+		}
+	}
+	if c.Priority != "" {
+		if _, err := core.ParsePriority(c.Priority); err != nil {
+			return err
+		}
+	}
+	if c.Runner != "" {
+		if _, err := core.ParseRunner(c.Runner); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -188,6 +188,9 @@ func New(cfg Config) (*Target, error) {
 	if cfg.ClaimTries <= 0 {
 		cfg.ClaimTries = DefaultClaimTries
 	}
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
 	var err error
 	if cfg.Executable, cfg.WorkDir, err = submitter.JobFiles("slurm", cfg.Executable, cfg.WorkDir, "scripts"); err != nil {
 		return nil, err
@@ -202,23 +205,39 @@ func New(cfg Config) (*Target, error) {
 	t := &Target{cfg: cfg, byName: map[string]*cluster{}, printer: p, jobs: map[string]*sjob{}, memo: map[string][]*part{},
 		pcfg: printers.Config{Executable: cfg.Executable, WorkDir: cfg.WorkDir}}
 	for _, cc := range cfg.Clusters {
-		if cc.Name == "" {
-			return nil, errors.New("slurm: a cluster has no name")
-		}
-		if _, dup := t.byName[cc.Name]; dup {
-			return nil, fmt.Errorf("slurm: cluster %s is named twice", cc.Name)
-		}
 		c := &cluster{name: cc.Name, conf: cc.Conf, partition: cc.Partition, env: os.Environ()}
 		if cc.Conf != "" {
-			if _, err := os.Stat(cc.Conf); err != nil {
-				return nil, fmt.Errorf("slurm: cluster %s: %v", cc.Name, err)
-			}
 			c.env = append(c.env, "SLURM_CONF="+cc.Conf)
 		}
 		t.clusters = append(t.clusters, c)
 		t.byName[cc.Name] = c
 	}
 	return t, nil
+}
+
+// Check checks the clusters of the configuration, writing nothing: each
+// named once, and its slurm.conf there when it names one.
+func (cfg Config) Check() error {
+	clusters := cfg.Clusters
+	if len(clusters) == 0 { // New's default
+		clusters = []ClusterConfig{{Name: "default", Conf: os.Getenv("SLURM_CONF")}}
+	}
+	seen := map[string]bool{}
+	for _, cc := range clusters {
+		if cc.Name == "" {
+			return errors.New("slurm: a cluster has no name")
+		}
+		if seen[cc.Name] {
+			return fmt.Errorf("slurm: cluster %s is named twice", cc.Name)
+		}
+		seen[cc.Name] = true
+		if cc.Conf != "" {
+			if _, err := os.Stat(cc.Conf); err != nil {
+				return fmt.Errorf("slurm: cluster %s: %v", cc.Name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // Config is the configuration in use, for provenance.

@@ -73,24 +73,11 @@ type KoalaOptions struct {
 // recorded, when set, is the target configuration a resumed run recorded
 // (JSON): the target is made the same way again, in the same directories.
 func New(ctx context.Context, name string, o Options, recorded []byte) (submitter.Target, any, error) {
-	var tf File
-	if o.File != "" {
-		f, err := Load(o.File)
-		if err != nil {
-			return nil, nil, inputErrorf("targets file %v", err)
-		}
-		tf = *f
+	tf, err := loadTargets(&o)
+	if err != nil {
+		return nil, nil, err
 	}
-	fromRecord := func(v any) bool {
-		return len(recorded) > 0 && !o.NewRunDir && json.Unmarshal(recorded, v) == nil
-	}
-	if o.Executable != "" {
-		abs, err := filepath.Abs(o.Executable)
-		if err != nil {
-			return nil, nil, inputErrorf("--gmark: %v", err)
-		}
-		o.Executable = abs
-	}
+	fromRecord := recordedInto(o, recorded)
 	switch name {
 	case "dryrun":
 		return submitter.NewDryRun(), map[string]any{}, nil
@@ -103,7 +90,41 @@ func New(ctx context.Context, name string, o Options, recorded []byte) (submitte
 	case "koala":
 		return newKoala(ctx, o, recorded)
 	}
-	return nil, nil, inputErrorf("unknown target %q (known: %s)", name, strings.Join(Names, ", "))
+	return nil, nil, unknownTarget(name)
+}
+
+func unknownTarget(name string) error {
+	return inputErrorf("unknown target %q (known: %s)", name, strings.Join(Names, ", "))
+}
+
+// loadTargets reads the targets file of o (none: an empty File) and makes
+// o's executable absolute.
+func loadTargets(o *Options) (File, error) {
+	var tf File
+	if o.File != "" {
+		f, err := Load(o.File)
+		if err != nil {
+			return tf, inputErrorf("targets file %v", err)
+		}
+		tf = *f
+	}
+	if o.Executable != "" {
+		abs, err := filepath.Abs(o.Executable)
+		if err != nil {
+			return tf, inputErrorf("--gmark: %v", err)
+		}
+		o.Executable = abs
+	}
+	return tf, nil
+}
+
+// recordedInto reads a resumed run's recorded target configuration into
+// a target's, unless its run directory was given anew; false when it did
+// not.
+func recordedInto(o Options, recorded []byte) func(any) bool {
+	return func(v any) bool {
+		return len(recorded) > 0 && !o.NewRunDir && json.Unmarshal(recorded, v) == nil
+	}
 }
 
 func newLocal(o Options, tf File, fromRecord func(any) bool) (submitter.Target, any, error) {
@@ -128,10 +149,22 @@ func newLocal(o Options, tf File, fromRecord func(any) bool) (submitter.Target, 
 }
 
 func newSlurm(o Options, tf File, fromRecord func(any) bool) (submitter.Target, any, error) {
+	cfg, err := slurmConfig(o, tf, fromRecord)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := slurm.New(cfg)
+	if err != nil {
+		return nil, nil, &InputError{err}
+	}
+	return t, t.Config(), nil
+}
+
+func slurmConfig(o Options, tf File, fromRecord func(any) bool) (slurm.Config, error) {
 	var cfg slurm.Config
 	if o.File != "" {
 		if tf.Slurm == nil {
-			return nil, nil, inputErrorf("targets file %s: no [slurm] section", o.File)
+			return cfg, inputErrorf("targets file %s: no [slurm] section", o.File)
 		}
 		cfg = *tf.Slurm
 	} else {
@@ -143,11 +176,7 @@ func newSlurm(o Options, tf File, fromRecord func(any) bool) (submitter.Target, 
 	if cfg.WorkDir == "" {
 		cfg.WorkDir = filepath.Join(o.RunDir, "slurm")
 	}
-	t, err := slurm.New(cfg)
-	if err != nil {
-		return nil, nil, &InputError{err}
-	}
-	return t, t.Config(), nil
+	return cfg, nil
 }
 
 func newBatch(o Options, tf File, name string, fromRecord func(any) bool) (submitter.Target, any, error) {
@@ -199,6 +228,23 @@ type KoalaConfig struct {
 // newKoala connects to a core at the endpoint, or starts one for the run
 // from the grid (Bundled).
 func newKoala(ctx context.Context, o Options, recorded []byte) (submitter.Target, any, error) {
+	cfg, tc, err := koalaConfig(o, recorded)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.Endpoint == "" {
+		return Bundled(ctx, cfg, tc, o.RunDir, o.Self)
+	}
+	t, err := koalatarget.New(tc)
+	if err != nil {
+		return nil, nil, &InputError{err}
+	}
+	return t, cfg, nil
+}
+
+// koalaConfig is the koala target's configuration from o and a resumed
+// run's record, and the client's; the token of a token file read.
+func koalaConfig(o Options, recorded []byte) (KoalaConfig, koalatarget.Config, error) {
 	k := o.Koala
 	var cfg KoalaConfig
 	if len(recorded) > 0 && !k.Endpoint.Set && !k.Grid.Set {
@@ -213,18 +259,21 @@ func newKoala(ctx context.Context, o Options, recorded []byte) (submitter.Target
 		}
 	}
 	tc := koalatarget.Config{Policy: cfg.Policy, Priority: cfg.Priority, Runner: cfg.Runner}
+	if err := tc.CheckSettings(); err != nil {
+		return cfg, tc, &InputError{err}
+	}
 	if cfg.Endpoint == "" {
 		if cfg.Grid == "" || k.Grid.Set {
 			cfg.Grid = k.Grid.Value
 		}
-		return Bundled(ctx, cfg, tc, o.RunDir, o.Self)
+		return cfg, tc, nil
 	}
 	tc.Endpoint = cfg.Endpoint
 	switch {
 	case k.TokenFile.Set:
 		abs, err := filepath.Abs(k.TokenFile.Value)
 		if err != nil {
-			return nil, nil, inputErrorf("--token-file: %v", err)
+			return cfg, tc, inputErrorf("--token-file: %v", err)
 		}
 		cfg.TokenFile = abs
 	case k.Token != "":
@@ -234,15 +283,11 @@ func newKoala(ctx context.Context, o Options, recorded []byte) (submitter.Target
 	if cfg.TokenFile != "" {
 		b, err := os.ReadFile(cfg.TokenFile)
 		if err != nil {
-			return nil, nil, inputErrorf("--token-file: %v", err)
+			return cfg, tc, inputErrorf("--token-file: %v", err)
 		}
 		tc.Token = strings.TrimSpace(string(b))
 	}
-	t, err := koalatarget.New(tc)
-	if err != nil {
-		return nil, nil, &InputError{err}
-	}
-	return t, cfg, nil
+	return cfg, tc, nil
 }
 
 // Bundled starts the bundled core of cfg.Grid as a process of its own (self

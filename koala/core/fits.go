@@ -1,0 +1,54 @@
+package core
+
+import (
+	"fmt"
+
+	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/workload"
+)
+
+// Fits tells why the grid g can never run the unitary job j (nil when it
+// can): a component on a site the grid lacks, or larger than its site; a
+// component of a job that is not flexible larger than every cluster; the
+// job larger than the grid. Submit refuses such a job, and 'gmark run'
+// refuses a workload that holds one before it starts (a cluster whose
+// processors are not known yet, a Slurm cluster's before its controller
+// is asked, counts as fitting).
+func Fits(g *grid.Grid, j *workload.Job) error {
+	procs := map[string]int{}
+	var names []string
+	largest, known := 0, true
+	for _, cl := range g.Clusters {
+		procs[cl.Name] = cl.Processors
+		names = append(names, cl.Name)
+		largest = max(largest, cl.Processors)
+		known = known && cl.Processors > 0
+	}
+	total := 0
+	for _, comp := range j.Components {
+		total += comp.Count
+		if comp.Site != workload.AnySite {
+			n, ok := procs[comp.Site]
+			if !ok {
+				return fmt.Errorf("component on unknown site %q (sites: %v)", comp.Site, names)
+			}
+			if n > 0 && comp.Count > n {
+				return fmt.Errorf("a component of %d processors cannot fit site %s (%d processors)", comp.Count, comp.Site, n)
+			}
+		}
+	}
+	if !known {
+		return nil
+	}
+	if j.SiteType != workload.Flexible {
+		for _, comp := range j.Components {
+			if comp.Site == workload.AnySite && comp.Count > largest {
+				return fmt.Errorf("a component of %d processors fits no site (the largest has %d)", comp.Count, largest)
+			}
+		}
+	}
+	if total > g.TotalProcessors() {
+		return fmt.Errorf("the job asks for %d processors; the grid has %d", total, g.TotalProcessors())
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+package submitter
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/gmark/gmark/workload"
+)
+
+// ErrComposite is CheckWorkload's error for composite jobs where only
+// unitary ones are taken.
+var ErrComposite = errors.New("holds composite jobs")
+
+// CheckWorkload checks a workload directory before a run writes anything
+// (the store, the run's directory), so that bad input is refused with
+// nothing written: the directory is there; its workload.jsonl is the file
+// its manifest was written with (workload.Check: not cut short, not
+// edited); and when no manifest vouches for it, every line is a job and no
+// id is used twice (the scan the run makes first). With unitary, composite
+// jobs are refused too (koala simulate takes unitary jobs only). It
+// returns workload.Check's warning; every error is the input's.
+func CheckWorkload(dir string, unitary bool) (warning string, err error) {
+	if _, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("workload directory: %v", err)
+	}
+	if warning, err = workload.Check(dir); err != nil {
+		return "", err
+	}
+	if warning == "" {
+		if !unitary {
+			return "", nil
+		}
+		m, err := workload.ReadManifest(dir)
+		if err != nil {
+			return "", err
+		}
+		if m.Tasks > 0 {
+			return "", fmt.Errorf("%s %w (%d tasks): only unitary jobs are taken here", dir, ErrComposite, m.Tasks)
+		}
+		return "", nil
+	}
+	w, err := readWorkload(dir)
+	if err != nil {
+		return warning, err
+	}
+	w.close()
+	if unitary && (w.tasks > 0 || w.units != w.count) {
+		return warning, fmt.Errorf("%s %w: only unitary jobs are taken here", dir, ErrComposite)
+	}
+	return warning, nil
+}
