@@ -63,15 +63,41 @@ func (r *Runner) progress() {
 // replaced by JOB, so that one cause is counted once; other numbers are
 // kept, as they are usually the point: an exit status, a cluster).
 func (r *Runner) noteFailure(reason string) {
-	if len(reason) > 160 {
-		reason = reason[:160] + "…"
-	}
+	reason = noteText(reason)
 	r.failMu.Lock()
 	if r.failReasons == nil {
 		r.failReasons = map[string]int{}
 	}
 	r.failReasons[reason]++
 	r.failMu.Unlock()
+}
+
+// Bounds of a failure reason in the summary's notes.
+const (
+	noteLines    = 4   // lines kept of a longer reason: the first ones and the last
+	noteLineSize = 300 // characters of a line
+)
+
+// noteText is a failure reason as the summary notes it: whole lines (a
+// resource manager's message is often several, "sbatch: error: …" lines
+// ending with the "fatal:" that matters), at most noteLines of them, the
+// first ones and the last, with how many were left out between; a line
+// longer than noteLineSize is cut at a character, never inside one.
+func noteText(reason string) string {
+	var lines []string
+	for _, l := range strings.Split(reason, "\n") {
+		if l = strings.TrimRight(l, " \t\r"); l != "" {
+			if r := []rune(l); len(r) > noteLineSize {
+				l = string(r[:noteLineSize]) + "…"
+			}
+			lines = append(lines, l)
+		}
+	}
+	if n := len(lines); n > noteLines {
+		left := fmt.Sprintf("… (%d more lines)", n-noteLines+1)
+		lines = append(append(lines[:noteLines-2:noteLines-2], left), lines[n-1])
+	}
+	return strings.Join(lines, "\n")
 }
 
 // notes summarises what went wrong, for the user.
@@ -127,7 +153,9 @@ func (s *Summary) WriteText(w io.Writer, db string) {
 		fmt.Fprintf(w, "  recovered after the restart: %d submissions found at the target\n", s.Recovered)
 	}
 	for _, n := range s.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
+		// A note of several lines (a resource manager's message) goes on
+		// lines of its own, under its first.
+		fmt.Fprintf(w, "  note: %s\n", strings.ReplaceAll(n, "\n", "\n        "))
 	}
 	fmt.Fprintf(w, "  store: %s\n", db)
 }

@@ -248,9 +248,10 @@ func (t *Target) Caps() submitter.Caps {
 	return submitter.Caps{Find: true, Cancel: true, CoAllocates: true}
 }
 
-// Watch checks that the Slurm commands exist, asks each cluster how many
-// nodes its partition has (whether it can start heterogeneous jobs), and
-// starts one poller per cluster.
+// Watch checks that the Slurm commands exist and that every cluster can be
+// used (preflight: how many nodes its partition has, which also tells
+// whether it can start heterogeneous jobs), and starts one poller per
+// cluster.
 func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	for _, name := range []string{"sbatch", "squeue", "scancel", "scontrol", "sinfo"} {
 		if _, err := exec.LookPath(name); err != nil {
@@ -260,21 +261,45 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	t.mu.Lock()
 	t.rep = r
 	t.mu.Unlock()
-	if *t.cfg.HetJob {
-		for _, c := range t.clusters {
-			// A cluster that does not answer now is asked again when a
-			// job needs to know.
-			if n, err := t.clusterNodes(ctx, c); err == nil && n < 2 {
-				t.mu.Lock()
-				t.warnHet(c, n)
-				t.mu.Unlock()
-			}
+	for _, c := range t.clusters {
+		n, err := t.preflight(ctx, c)
+		if ce := (*submitter.CommandError)(nil); errors.As(err, &ce) {
+			return fmt.Errorf("cluster %s cannot be used: %w", c.name, err)
+		}
+		// A partition sinfo does not show is asked again when a job
+		// needs to know.
+		if err == nil && *t.cfg.HetJob && n < 2 {
+			t.mu.Lock()
+			t.warnHet(c, n)
+			t.mu.Unlock()
 		}
 	}
 	for _, c := range t.clusters {
 		t.polls.Go(ctx, t.cfg.Poll, func(ctx context.Context) { t.poll(ctx, c) })
 	}
 	return nil
+}
+
+// preflight asks cluster c how many nodes its partition has before
+// anything is submitted, again while it answers "not now" (a controller
+// restarting), for up to UnreachableAfter: a cluster whose commands fail
+// (no controller answers, no configuration) fails the run at its start,
+// rather than every one of its jobs over the run's span.
+func (t *Target) preflight(ctx context.Context, c *cluster) (int, error) {
+	deadline := time.Now().Add(t.cfg.UnreachableAfter)
+	wait := time.Second
+	for {
+		n, err := t.clusterNodes(ctx, c)
+		if err == nil || !submitter.IsTransient(err) || time.Now().Add(wait).After(deadline) {
+			return n, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 15*time.Second)
+	}
 }
 
 // run runs a Slurm command against a cluster.
