@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gmark/gmark/examples"
 	"github.com/gmark/gmark/generator"
 	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/internal/progress"
@@ -122,6 +123,14 @@ func runGenerate(c *cli.Context) error {
 // range: a *wdl.Error at the unit's line), and an output in the way are
 // usage errors, exit 2.
 func generate(stdout, stderr io.Writer, o generateOptions) error {
+	// Outside the repository, a shipped example named as the repository
+	// does is read from the built-in copy (in the user's cache, with the
+	// files it reads beside it), as gmark run reads it.
+	var err error
+	if o.spec, _, err = examples.Cached(o.spec); err != nil {
+		return err
+	}
+	o.dir.SpecPath = o.spec
 	spec, gen, planned, err := prepareGeneration(o.spec, o.dir.Seed, stderr)
 	if err != nil {
 		return err
