@@ -150,8 +150,13 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 		Inputs: runInputs(workloadDir, targetCfg, o.targets.File, stderr)}
 	res, err := runSubmitter(ctx, cfg, "running", o.quiet, stderr)
 	if errors.Is(err, submitter.ErrInterrupted) {
-		keepCore(target, stderr)
+		// Ctrl-C ends what gmark run started: the bundled core stops as the
+		// target closes (its state kept); the run, recorded interrupted,
+		// goes on with a --resume, which starts a core on that state.
 		res.WriteText(stdout, db)
+		if _, ok := target.(*koalatarget.Owned); ok {
+			fmt.Fprintln(stderr, "gmark: the bundled core is stopped, its state kept; the jobs it was running are recorded failed when the run is resumed")
+		}
 		return fmt.Errorf("interrupted; continue with: gmark submit --resume %s --db %s", runID, db)
 	}
 	if err != nil {
