@@ -1,6 +1,7 @@
 package submitter
 
 import (
+	"fmt"
 	"io"
 	"time"
 
@@ -152,4 +153,19 @@ type Summary struct {
 	Recovered               int        // submissions found at the target on resume
 	Elapsed                 time.Duration
 	Notes                   []string // what happened that the user should know
+}
+
+// Final is how many submissions are final: succeeded, failed or cancelled.
+func (p Progress) Final() int { return p.Succeeded + p.Failed + p.Cancelled }
+
+// Detail is the progress in a line, for a progress bar or a log: "submitted
+// 12 · queued 3 · running 5 · done 4 · failed 0 · delay 0.412ms", and the
+// tail's time left in it.
+func (p Progress) Detail() string {
+	s := fmt.Sprintf("submitted %d · queued %d · running %d · done %d · failed %d · delay %.3fms",
+		p.Submitted, p.Queued, p.Running, p.Succeeded, p.Failed+p.Cancelled, float64(p.LastDelay)/float64(time.Millisecond))
+	if p.InTail {
+		s += fmt.Sprintf(" · tail %s left", p.TailLeft.Round(time.Second))
+	}
+	return s
 }

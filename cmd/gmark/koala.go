@@ -11,6 +11,7 @@ import (
 
 	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/koala/persist"
+	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/provenance"
 	"github.com/gmark/gmark/submitter/targets"
@@ -300,7 +301,7 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 		opts.DB = &koalatarget.SimDB{Store: st, SimRecord: koalatarget.SimRecord{Project: o.project, Scenario: o.scenario,
 			RunID: o.runID, GridPath: o.grid.path, CommandLine: os.Args, Inputs: in, Resume: o.resume}}
 	}
-	collectLessOften()
+	submitter.CollectLessOften()
 	sim, err := koalatarget.Simulate(g, o.dir, opts)
 	if err != nil {
 		return usageError{err}

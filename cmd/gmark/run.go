@@ -19,6 +19,7 @@ import (
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/targets"
 	"github.com/gmark/gmark/wdl"
+	"github.com/gmark/gmark/workload"
 	"github.com/urfave/cli/v2"
 )
 
@@ -189,7 +190,11 @@ func checkRun(o runOptions, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	err = koalatarget.CheckFits(g, o.targets.Koala.Grid.Value, spec, gen)
+	units := map[int]wdl.Pos{}
+	for _, u := range spec.Units {
+		units[u.ID] = u.Pos
+	}
+	err = koalatarget.CheckFits(g, o.targets.Koala.Grid.Value, func(emit func(*workload.Job) error) error { _, err := gen.Generate(emit); return err }, units)
 	if errors.As(err, new(*wdl.Error)) || errors.As(err, new(wdl.ErrorList)) {
 		return usageError{err}
 	}

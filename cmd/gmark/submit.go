@@ -8,13 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/progress"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/provenance"
 	"github.com/gmark/gmark/submitter/targets"
 	"github.com/urfave/cli/v2"
@@ -174,7 +174,9 @@ func submit(ctx context.Context, o submitOptions, stdout, stderr io.Writer) erro
 	case errors.Is(err, submitter.ErrUnknownRun), errors.Is(err, submitter.ErrRunEnded), errors.Is(err, submitter.ErrRunMismatch):
 		return usageError{err}
 	case errors.Is(err, submitter.ErrInterrupted):
-		keepCore(target, stderr)
+		if pid := koalatarget.KeepCore(target); pid > 0 {
+			fmt.Fprintf(stderr, "gmark: the bundled core keeps running the jobs (pid %d); --resume reconnects to it and stops it at the end\n", pid)
+		}
 		sum.WriteText(stdout, o.db)
 		return fmt.Errorf("interrupted; continue with: gmark submit --resume %s --db %s", sum.RunID, o.db)
 	case err != nil && sum == nil:
@@ -260,12 +262,16 @@ func runInputs(dir string, cfg any, targets string, w io.Writer) submitter.Input
 // the log on stderr; it stops cleanly when ctx is cancelled (gmark's signal
 // context: Ctrl-C or SIGTERM).
 func runSubmitter(ctx context.Context, cfg submitter.Config, what string, quiet bool, stderr io.Writer) (*submitter.Summary, error) {
-	collectLessOften() // the submitter is latency-sensitive: fewer pauses
+	submitter.CollectLessOften() // the submitter is latency-sensitive: fewer pauses
 	if !quiet {
 		cfg.Log = logWriter{stderr}
 	}
 	bar := progress.New(stderr, progress.Options{Total: -1, Desc: what, Unit: "jobs", Quiet: quiet})
-	cfg.Progress = func(p submitter.Progress) { showProgress(bar, p) }
+	cfg.Progress = func(p submitter.Progress) {
+		bar.SetTotal(p.Total)
+		bar.Detail(p.Detail())
+		bar.Set(p.Final())
+	}
 	watchInterrupts()
 	sum, err := submitter.Run(ctx, cfg)
 	bar.Done()
@@ -282,21 +288,6 @@ func (l logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func showProgress(p *progress.Bar, s submitter.Progress) {
-	p.SetTotal(s.Total)
-	desc := fmt.Sprintf("submitted %d · queued %d · running %d · done %d · failed %d · delay %s",
-		s.Submitted, s.Queued, s.Running, s.Succeeded, s.Failed+s.Cancelled, fmtMS(s.LastDelay))
-	if s.InTail {
-		desc += fmt.Sprintf(" · tail %s left", s.TailLeft.Round(time.Second))
-	}
-	p.Detail(desc)
-	p.Set(s.Succeeded + s.Failed + s.Cancelled)
-}
-
-func fmtMS(d time.Duration) string {
-	return fmt.Sprintf("%.3fms", float64(d)/float64(time.Millisecond))
-}
-
 // openStore opens the results store for writing; a damaged file or a path
 // that is not a file is bad input (exit 2), and nothing is written to it.
 func openStore(path string) (*store.Store, error) {
@@ -305,16 +296,6 @@ func openStore(path string) (*store.Store, error) {
 		return nil, usageError{err}
 	}
 	return st, err
-}
-
-// collectLessOften lets the heap grow to five times what is live before a
-// collection (GOGC=400), unless the user set GOGC: for the submitter,
-// fewer pauses; for a simulation, less time in the collector (a million
-// jobs through koala simulate: 12 s → 9 s, 33 → 57 MB at peak).
-func collectLessOften() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
 }
 
 // lockNamedRun is submitter.LockStoreRun, its refusals usage errors.

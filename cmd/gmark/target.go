@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 
 	"github.com/gmark/gmark/submitter"
-	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/targets"
 	"github.com/urfave/cli/v2"
 )
@@ -54,15 +51,4 @@ func targetError(err error) error {
 		return usageError{err}
 	}
 	return err
-}
-
-// keepCore leaves the bundled core of an interrupted run running, with the
-// jobs it runs: the --resume reconnects to it.
-func keepCore(t submitter.Target, w io.Writer) {
-	if o, ok := t.(*koalatarget.Owned); ok {
-		if core, ok := o.Core.(*koalatarget.Core); ok {
-			o.Keep()
-			fmt.Fprintf(w, "gmark: the bundled core keeps running the jobs (pid %d); --resume reconnects to it and stops it at the end\n", core.Pid)
-		}
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/koala/placement"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -49,6 +50,28 @@ func Fits(g *grid.Grid, j *workload.Job) error {
 	}
 	if total > g.TotalProcessors() {
 		return fmt.Errorf("the job asks for %d processors; the grid has %d", total, g.TotalProcessors())
+	}
+	return nil
+}
+
+// CheckOptions checks the placement policy, priority and runner a run
+// gives every job ("" is the core's default): the core refuses a job that
+// names an unknown one.
+func CheckOptions(policy, priority, runner string) error {
+	if policy != "" {
+		if _, err := placement.New(policy, nil); err != nil {
+			return err
+		}
+	}
+	if priority != "" {
+		if _, err := ParsePriority(priority); err != nil {
+			return err
+		}
+	}
+	if runner != "" {
+		if _, err := ParseRunner(runner); err != nil {
+			return err
+		}
 	}
 	return nil
 }

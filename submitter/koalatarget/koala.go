@@ -25,7 +25,6 @@ import (
 
 	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/koala/core"
-	"github.com/gmark/gmark/koala/placement"
 	"github.com/gmark/gmark/submitter"
 )
 
@@ -535,21 +534,4 @@ func (t *Target) Close() error {
 // CheckSettings checks the placement policy, priority and runner given for
 // every job ("" is the core's default): the core would refuse every job of
 // a run with an unknown one, so a run is refused first.
-func (c Config) CheckSettings() error {
-	if c.Policy != "" {
-		if _, err := placement.New(c.Policy, nil); err != nil {
-			return err
-		}
-	}
-	if c.Priority != "" {
-		if _, err := core.ParsePriority(c.Priority); err != nil {
-			return err
-		}
-	}
-	if c.Runner != "" {
-		if _, err := core.ParseRunner(c.Runner); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (c Config) CheckSettings() error { return core.CheckOptions(c.Policy, c.Priority, c.Runner) }

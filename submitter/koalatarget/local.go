@@ -12,6 +12,7 @@ import (
 
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/server"
+	"github.com/gmark/gmark/submitter"
 )
 
 // Local is a bundled core started in this process, for `--target koala`
@@ -93,4 +94,17 @@ func (o *Owned) Close() error {
 		err = serr
 	}
 	return err
+}
+
+// KeepCore leaves the bundled core of t running when t closes, with the
+// jobs it runs (an interrupted 'gmark submit': the --resume reconnects to
+// it), and returns its pid; 0 when t owns no core process.
+func KeepCore(t submitter.Target) int {
+	if o, ok := t.(*Owned); ok {
+		if core, ok := o.Core.(*Core); ok {
+			o.Keep()
+			return core.Pid
+		}
+	}
+	return 0
 }
