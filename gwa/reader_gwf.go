@@ -3,6 +3,8 @@ package gwa
 import (
 	"bytes"
 	"strings"
+
+	"github.com/gmark/gmark/internal/names"
 )
 
 // Record fields by GWF column: 0-28 are GWF's 29 fields in order, then
@@ -251,7 +253,7 @@ func (r *gwfReader) parse(line []byte, tabs bool, rec *Record) *ParseError {
 		var tok []byte
 		if tabs {
 			if pos > len(line) {
-				return r.errorf(r.src.line, 0, "%d fields, this GWF file has %d columns", k, len(r.cols))
+				return r.errorf(r.src.line, 0, "%s, this GWF file has %s", names.Count(k, "field"), names.Count(len(r.cols), "column"))
 			}
 			end := bytes.IndexByte(line[pos:], '\t')
 			if end < 0 {
@@ -263,7 +265,7 @@ func (r *gwfReader) parse(line []byte, tabs bool, rec *Record) *ParseError {
 			var next int
 			tok, next = nextField(line, pos)
 			if len(tok) == 0 {
-				return r.errorf(r.src.line, 0, "%d fields, this GWF file has %d columns", k, len(r.cols))
+				return r.errorf(r.src.line, 0, "%s, this GWF file has %s", names.Count(k, "field"), names.Count(len(r.cols), "column"))
 			}
 			pos = next
 		}

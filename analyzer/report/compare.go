@@ -12,6 +12,7 @@ import (
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/internal/names"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -158,6 +159,26 @@ func BuildComparison(ctx context.Context, o CompareOptions) (*Comparison, error)
 	return c, nil
 }
 
+// unknownField is the error of a --compare field no run records: the
+// nearest fields the runs have ("did you mean"), and the common fields
+// rather than every key of every run's provenance (some ninety of a run on
+// the bundled core).
+func (c *Comparison) unknownField(known map[string]bool) error {
+	all := sortedKeys(known)
+	msg := fmt.Sprintf("--compare %s: no run records %q", c.By, c.By)
+	if near := names.Closest(c.By, all); len(near) > 0 {
+		msg += fmt.Sprintf("; did you mean %s?", strings.Join(near, " or "))
+	}
+	var common []string
+	for _, f := range CompareFields {
+		if known[f] {
+			common = append(common, f)
+		}
+	}
+	return &StoreError{fmt.Sprintf("%s; fields the runs have: %s, and %s of their settings (docs/report.md)",
+		msg, strings.Join(common, ", "), names.Count(len(all)-len(common), "other key"))}
+}
+
 // group names the runs, labels them, finds each one's group and computes
 // the groups' values.
 func (c *Comparison) group() error {
@@ -188,7 +209,7 @@ func (c *Comparison) group() error {
 		}
 	}
 	if !found {
-		return &StoreError{fmt.Sprintf("--compare %s: no run records %q; fields the runs have: %s", c.By, c.By, strings.Join(sortedKeys(known), ", "))}
+		return c.unknownField(known)
 	}
 	if c.By == "scenario" {
 		c.scenarioKeys()

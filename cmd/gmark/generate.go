@@ -13,6 +13,7 @@ import (
 	"github.com/gmark/gmark/examples"
 	"github.com/gmark/gmark/generator"
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/internal/names"
 	"github.com/gmark/gmark/internal/progress"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/wdl"
@@ -136,7 +137,7 @@ func generate(stdout, stderr io.Writer, o generateOptions) error {
 		return err
 	}
 	if o.validate {
-		fmt.Fprintf(stdout, "%s: valid (%s layout, %d units, %d jobs from job units)\n", o.spec, spec.Version, len(spec.Units), planned)
+		fmt.Fprintf(stdout, "%s: valid (%s layout, %s, %s from job units)\n", o.spec, spec.Version, names.Count(len(spec.Units), "unit"), names.Count(planned, "job"))
 		return nil
 	}
 	// Before generating: the output must be a directory gmark may write.
@@ -196,11 +197,11 @@ func writeWorkload(spec *wdl.Spec, gen *generator.Generator, o generator.DirOpti
 
 func printSummary(w io.Writer, spec *wdl.Spec, sum *generator.Summary, o generator.DirOptions, took time.Duration) {
 	rate := float64(sum.Jobs) / took.Seconds()
-	fmt.Fprintf(w, "generated %d jobs", sum.Jobs)
+	fmt.Fprintf(w, "generated %s", names.Count(sum.Jobs, "job"))
 	if sum.Tasks > 0 {
-		fmt.Fprintf(w, " (%d composite tasks)", sum.Tasks)
+		fmt.Fprintf(w, " (%s)", names.Count(sum.Tasks, "composite task"))
 	}
-	fmt.Fprintf(w, " from %d units in %s (%.0f jobs/s), seed %d\n", len(spec.Units), took.Round(time.Millisecond), rate, o.Seed)
+	fmt.Fprintf(w, " from %s in %s (%.0f jobs/s), seed %d\n", names.Count(len(spec.Units), "unit"), took.Round(time.Millisecond), rate, o.Seed)
 	if sum.Jobs == 0 {
 		fmt.Fprintf(w, "  output:      %s\n", o.Out)
 		return

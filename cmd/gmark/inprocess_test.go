@@ -38,7 +38,7 @@ func TestRunGmarkInProcess(t *testing.T) {
 	}{
 		{"no such command", []string{"bogus"}, exitUsage, "", `"bogus" is not a command`},
 		{"no such flag", []string{"generate", "--bogus", spec}, exitUsage, "", "bogus"},
-		{"validate", []string{"generate", "--validate", spec}, 0, "valid", ""},
+		{"validate", []string{"generate", "--validate", spec}, 0, "valid (1.1 layout, 1 unit, 3 jobs from job units)", ""},
 		{"missing spec", []string{"generate", filepath.Join(dir, "none.wdl")}, exitUsage, "", "none.wdl"},
 		{"with jdf", []string{"generate", "-q", "--jdf", "sbatch", "-o", filepath.Join(dir, "a"), spec}, 0, "", ""},
 		{"without jdf", []string{"generate", "-q", "-o", filepath.Join(dir, "b"), spec}, 0, "", ""},

@@ -233,6 +233,12 @@ func TestReportCompareUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2: %s", args, code, stderr)
 		}
 	}
+	// A field no run has: the nearest ones, and the common fields, not
+	// every key of every run's settings.
+	_, stderr, _ := run(t, dir, "report", "--db", "a.db", "--compare", "polcy", "--format", "text")
+	if !strings.Contains(stderr, "did you mean policy?") || strings.Contains(stderr, "core.") || !strings.Contains(stderr, "other keys of their settings") {
+		t.Errorf("--compare polcy: %s", stderr)
+	}
 	simRun(t, dir, "b.db", "r", 1, 2)
 	stdout, stderr, code := run(t, dir, "report", "--db", "a.db", "--db", "b.db", "-f", "text")
 	if code != 0 || !strings.HasPrefix(stdout, "comparison by run of 2 runs in 2 groups") || !strings.Contains(stdout, "a.db:r ") {

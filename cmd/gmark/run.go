@@ -14,6 +14,7 @@ import (
 	"github.com/gmark/gmark/analyzer/report"
 	"github.com/gmark/gmark/examples"
 	"github.com/gmark/gmark/generator"
+	"github.com/gmark/gmark/internal/names"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
@@ -220,7 +221,7 @@ func generateForRun(o runOptions, workloadDir string, stdout, stderr io.Writer) 
 		return nil, err
 	}
 	if !o.quiet {
-		fmt.Fprintf(stdout, "generated %d jobs (%d composite tasks) from %s, seed %d, span %s\n", sum.Jobs, sum.Tasks, o.spec, o.seed, sum.Span())
+		fmt.Fprintf(stdout, "generated %s (%s) from %s, seed %d, span %s\n", names.Count(sum.Jobs, "job"), names.Count(sum.Tasks, "composite task"), o.spec, o.seed, sum.Span())
 	}
 	targets.WarnPlacement(stderr, g, o.targets.Koala.Policy.Value, sum.Placement, sum.InputFiles)
 	return g, nil
