@@ -17,10 +17,11 @@ var ErrComposite = errors.New("holds composite jobs")
 // nothing written: the directory is there; its workload.jsonl is the file
 // its manifest was written with (workload.Check: not cut short, not
 // edited); and when no manifest vouches for it, every line is a job and no
-// id is used twice (the scan the run makes first). With unitary, composite
-// jobs are refused too (koala simulate takes unitary jobs only). It
-// returns workload.Check's warning; every error is the input's.
-func CheckWorkload(dir string, unitary bool) (warning string, err error) {
+// id is used twice (the scan the run makes first). Composite jobs are
+// refused too when unitaryFor names what takes unitary jobs only ("koala
+// simulate"). It returns workload.Check's warning; every error is the
+// input's.
+func CheckWorkload(dir, unitaryFor string) (warning string, err error) {
 	if _, err := os.Stat(dir); err != nil {
 		return "", fmt.Errorf("workload directory: %v", err)
 	}
@@ -28,7 +29,7 @@ func CheckWorkload(dir string, unitary bool) (warning string, err error) {
 		return "", err
 	}
 	if warning == "" {
-		if !unitary {
+		if unitaryFor == "" {
 			return "", nil
 		}
 		m, err := workload.ReadManifest(dir)
@@ -36,7 +37,7 @@ func CheckWorkload(dir string, unitary bool) (warning string, err error) {
 			return "", err
 		}
 		if m.Tasks > 0 {
-			return "", fmt.Errorf("%s %w (%d tasks): only unitary jobs are taken here", dir, ErrComposite, m.Tasks)
+			return "", fmt.Errorf("%s %w (%d tasks): %s takes unitary jobs only", dir, ErrComposite, m.Tasks, unitaryFor)
 		}
 		return "", nil
 	}
@@ -45,8 +46,8 @@ func CheckWorkload(dir string, unitary bool) (warning string, err error) {
 		return warning, err
 	}
 	w.close()
-	if unitary && (w.tasks > 0 || w.units != w.count) {
-		return warning, fmt.Errorf("%s %w: only unitary jobs are taken here", dir, ErrComposite)
+	if unitaryFor != "" && (w.tasks > 0 || w.units != w.count) {
+		return warning, fmt.Errorf("%s %w: %s takes unitary jobs only", dir, ErrComposite, unitaryFor)
 	}
 	return warning, nil
 }

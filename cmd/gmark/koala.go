@@ -277,7 +277,7 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 	if opts.Runner, err = core.ParseRunner(o.runner); err != nil {
 		return usageError{err}
 	}
-	if err := checkWorkloadDir(o.dir, true, stderr); err != nil { // as submit does; unitary jobs only
+	if err := checkWorkloadDir(o.dir, "koala simulate", stderr); err != nil { // as submit does
 		return err
 	}
 	sink, saveEvents, err := core.OpenEventLog(o.events)

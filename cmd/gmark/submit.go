@@ -193,7 +193,7 @@ func submit(ctx context.Context, o submitOptions, stdout, stderr io.Writer) erro
 func (o *submitOptions) check(stderr io.Writer) ([]byte, error) {
 	recorded, err := o.resolveRun()
 	if err == nil {
-		err = checkWorkloadDir(o.dir, false, stderr)
+		err = checkWorkloadDir(o.dir, "", stderr)
 	}
 	if err == nil {
 		err = targetError(targets.Check(o.target, o.targets.Options, recorded))
@@ -242,8 +242,8 @@ func (o *submitOptions) resolveRun() (recorded []byte, err error) {
 // checkWorkloadDir is submitter.CheckWorkload, its refusals usage errors:
 // nothing is submitted from a workload directory that is not there, or
 // whose workload.jsonl is not what its manifest says (cut short, edited).
-func checkWorkloadDir(dir string, unitary bool, stderr io.Writer) error {
-	warning, err := submitter.CheckWorkload(dir, unitary)
+func checkWorkloadDir(dir, unitaryFor string, stderr io.Writer) error {
+	warning, err := submitter.CheckWorkload(dir, unitaryFor)
 	if warning != "" {
 		fmt.Fprintln(stderr, "warning:", warning)
 	}
