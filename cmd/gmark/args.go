@@ -70,8 +70,8 @@ func takesValue(cmd *cli.Command, name string) bool {
 	for _, f := range cmd.Flags {
 		for _, n := range f.Names() {
 			if n == name {
-				if dg, ok := f.(cli.DocGenerationFlag); ok {
-					return dg.TakesValue()
+				if tv, ok := f.(interface{ TakesValue() bool }); ok { // deprecated spellings too
+					return tv.TakesValue()
 				}
 				return true
 			}
