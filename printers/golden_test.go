@@ -67,6 +67,15 @@ func TestGolden(t *testing.T) {
 		for _, c := range unitaryCases {
 			t.Run(name+"/"+c.name, func(t *testing.T) {
 				j := c.job()
+				if refused[name+"/"+c.name] {
+					// The golden file holds the refusal.
+					err := p.Print(&bytes.Buffer{}, j, goldenConfig)
+					if err == nil {
+						t.Fatal("printed a job it must refuse")
+					}
+					checkGolden(t, filepath.Join("testdata", "golden", name, c.name+"."+p.Ext()), []byte("refused: "+err.Error()+"\n"))
+					return
+				}
 				out := printToString(t, p, j, goldenConfig)
 				checkGolden(t, filepath.Join("testdata", "golden", name, c.name+"."+p.Ext()), []byte(out))
 				check(t, j, goldenConfig, out)
@@ -90,6 +99,10 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// refused are the test jobs a format cannot describe: the smpi job's
+// parameter holds a $, which ARC's back ends would expand (xrsl).
+var refused = map[string]bool{"xrsl/smpi": true}
 
 // sinkStream writes j through a single-file Sink and returns the stream.
 func sinkStream(t *testing.T, format string, jobs ...*workload.Job) []byte {
@@ -151,6 +164,9 @@ func TestDeterministic(t *testing.T) {
 			j := c.job()
 			if j.Kind == workload.Composite && !p.Composite() {
 				j = &j.Tasks[2]
+			}
+			if refused[name+"/"+c.name] {
+				continue
 			}
 			first := printToString(t, p, j, goldenConfig)
 			var reused bytes.Buffer

@@ -21,11 +21,14 @@ const JobIDEnv = "GMARK_JOB_ID"
 // and the job's size where the system that starts them does not say it all
 // (apps/jobenv reads them): the job's processes, all components together;
 // the global rank of a component's first process; a process's rank within
-// its component, for scripts that start the processes themselves.
+// its component, for scripts that start the processes themselves; and a
+// process's component, where a job's components are jobs of their own
+// (the requests of a CE, printed by PrintComponent).
 const (
 	sizeEnv      = "GMARK_SIZE"
 	rankBaseEnv  = "GMARK_RANK_BASE"
 	localRankEnv = "GMARK_LOCAL_RANK"
+	componentEnv = "GMARK_COMPONENT"
 )
 
 // commandLine is what a job runs: cfg.Executable, then "app", the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/gmark/gmark/workload"
@@ -66,6 +67,16 @@ func checkText(j *workload.Job, cfg Config) error {
 	}
 	if hasControl(cfg.WorkDir) {
 		return controlError("", "work directory", cfg.WorkDir)
+	}
+	for _, f := range [...]struct{ what, s string }{{"hold file", cfg.HoldUntil}, {"name", cfg.Name}, {"queue", cfg.Queue}} {
+		if hasControl(f.s) {
+			return controlError("", f.what, f.s)
+		}
+	}
+	for _, kv := range cfg.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" || hasControl(kv) {
+			return fmt.Errorf("environment %q is not NAME=value on one line", kv)
+		}
 	}
 	return checkJobText(j)
 }

@@ -26,12 +26,24 @@ type Config struct {
 	Retries int
 	// HoldUntil, when set, makes a batch script hold its processors once the
 	// resource manager has started it, until this file exists, before it
-	// starts the program (sbatch only). It is how a co-allocated job is
-	// started without reservations, as KOALA did: each component is claimed
-	// through its cluster's resource manager, and the application is released
-	// when every component holds its processors (the claimer creates the file
-	// in a directory all components see).
+	// starts the program (sbatch; rsl and xrsl in PrintComponent and xrsl's
+	// requests). It is how a co-allocated job is started without
+	// reservations, as KOALA did: each component is claimed through its
+	// cluster's resource manager, and the application is released when
+	// every component holds its processors (the claimer creates the file in
+	// a directory all components see).
 	HoldUntil string
+	// Name, when set, names the request and its standard output and error
+	// (Name.out, Name.err) instead of the job's id (rsl's PrintComponent,
+	// xrsl): a submitter that submits each component and claiming try as
+	// a job of its own names each by its idempotency key.
+	Name string
+	// Queue, when set, is the request's queue (rsl's PrintComponent, xrsl):
+	// the CE's share or partition the job goes to.
+	Queue string
+	// Env are NAME=value pairs added to the request's environment (rsl's
+	// PrintComponent, xrsl), after the ones the printer writes.
+	Env []string
 }
 
 // withDefaults fills unset fields.
@@ -66,6 +78,27 @@ type Printer interface {
 	// Comment returns text as a comment line of the format (with its newline),
 	// used to separate jobs in a --single-file stream.
 	Comment(text string) string
+}
+
+// A ComponentPrinter also writes one component of a co-allocated job as a
+// job of its own, for a submitter that submits the components one by one
+// through middleware that does not co-allocate (an ARC CE, a GRAM5
+// gatekeeper since DUROC is gone) and starts them together itself. The
+// request carries the component's place in the job's rank space
+// (GMARK_COMPONENT, GMARK_RANK_BASE, GMARK_SIZE).
+type ComponentPrinter interface {
+	PrintComponent(w io.Writer, j *workload.Job, i int, cfg Config) error
+}
+
+// checkComponent rejects a component index a job does not have.
+func checkComponent(format string, j *workload.Job, i int) error {
+	if err := checkUnitary(format, j); err != nil {
+		return err
+	}
+	if i < 0 || i >= len(j.Components) {
+		return fmt.Errorf("job %s has %d components, not a component %d", j.ID, len(j.Components), i)
+	}
+	return nil
 }
 
 var registry = map[string]Printer{}

@@ -14,7 +14,7 @@ import (
 )
 
 func TestRegistry(t *testing.T) {
-	want := []string{"classad", "dagman", "dot", "koala", "pbs", "rsl", "sbatch", "sge"}
+	want := []string{"classad", "dagman", "dot", "koala", "pbs", "rsl", "sbatch", "sge", "xrsl"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}

@@ -396,15 +396,20 @@ func TestRanksEverywhere(t *testing.T) {
 		mpi          string   // which mpiexec is on PATH ("" none)
 		tools        []string // the stand-ins on PATH
 		components   bool     // whether the system keeps the components apart
+		// separate: each component runs in a directory of its own (an ARC
+		// CE's session directories), so the job is told where its
+		// processes meet (GMARK_RENDEZVOUS_FILE), as the arc target does.
+		separate bool
 	}{
-		{"sge-hydra", "sge", sgeSystem, "hydra", []string{"mpiexec"}, false},
-		{"sge-script", "sge", sgeSystem, "", nil, false},
-		{"pbs-openmpi", "pbs", pbsSystem, "openmpi", []string{"mpiexec", "pbsdsh"}, false},
-		{"pbs-pbsdsh", "pbs", pbsSystem, "", []string{"pbsdsh"}, false},
-		{"pbs-script", "pbs", pbsSystem, "", nil, false},
-		{"condor", "classad", condorSystem, "", nil, false},
-		{"rsl", "rsl", gramSystem, "", nil, true},
-		{"koala", "koala", gramSystem, "", nil, true},
+		{"sge-hydra", "sge", sgeSystem, "hydra", []string{"mpiexec"}, false, false},
+		{"sge-script", "sge", sgeSystem, "", nil, false, false},
+		{"pbs-openmpi", "pbs", pbsSystem, "openmpi", []string{"mpiexec", "pbsdsh"}, false, false},
+		{"pbs-pbsdsh", "pbs", pbsSystem, "", []string{"pbsdsh"}, false, false},
+		{"pbs-script", "pbs", pbsSystem, "", nil, false, false},
+		{"condor", "classad", condorSystem, "", nil, false, false},
+		{"rsl", "rsl", gramSystem, "", nil, true, false},
+		{"koala", "koala", gramSystem, "", nil, true, false},
+		{"xrsl", "xrsl", arcSystem, "", nil, true, true},
 	}
 	jobs := []struct {
 		name   string
@@ -416,7 +421,11 @@ func TestRanksEverywhere(t *testing.T) {
 			t.Run(sys.name+"/"+jc.name, func(t *testing.T) {
 				j := smpiRankJob("r-"+jc.name, jc.counts...)
 				r := newRankRun(t, sys.mpi, sys.tools...)
-				description := printToString(t, mustLookup(t, sys.format), j, Config{Executable: bin})
+				cfg := Config{Executable: bin}
+				if sys.separate {
+					cfg.Env = []string{jobenv.RendezvousFile + "=" + filepath.Join(r.submit, "rendezvous")}
+				}
+				description := printToString(t, mustLookup(t, sys.format), j, cfg)
 				outputs, err := sys.run(r, description)
 				if err != nil {
 					logOutputs(t, r.submit)
@@ -441,7 +450,8 @@ func logOutputs(t *testing.T, dir string) {
 // TestRankEnvironmentConstants: the printers write the names apps/jobenv
 // reads (printers may not import it).
 func TestRankEnvironmentConstants(t *testing.T) {
-	pairs := [][2]string{{JobIDEnv, jobenv.JobID}, {sizeEnv, jobenv.Size}, {rankBaseEnv, jobenv.RankBase}, {localRankEnv, jobenv.LocalRank}}
+	pairs := [][2]string{{JobIDEnv, jobenv.JobID}, {sizeEnv, jobenv.Size}, {rankBaseEnv, jobenv.RankBase}, {localRankEnv, jobenv.LocalRank},
+		{componentEnv, jobenv.Component}}
 	for _, p := range pairs {
 		if p[0] != p[1] {
 			t.Errorf("printers write %s, apps/jobenv reads %s", p[0], p[1])

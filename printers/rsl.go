@@ -3,6 +3,7 @@ package printers
 import (
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/gmark/gmark/workload"
 )
@@ -247,4 +248,89 @@ func rslRanked(j *workload.Job) bool {
 		}
 	}
 	return true
+}
+
+// PrintComponent writes component i of j as a request of its own for a
+// GRAM5 job manager, which co-allocates nothing (DUROC is gone): the
+// subrequest without DUROC's label and resourceManagerContact, with
+// GMARK_COMPONENT for GLOBUS_DUROC_SUBJOB_INDEX, named by Config.Name, in
+// Config.Queue. Its jobType is single with the component's count: the job
+// manager asks its LRM for count processors and starts /bin/sh once, with
+// a script (in its arguments, the program's words after it) that holds
+// until Config.HoldUntil exists, when set; runs the program, or for
+// count > 1 starts count processes with GMARK_LOCAL_RANK 0 … count−1
+// (mpiexec -n count where the host has one), as the batch scripts do, for
+// GRAM's own ways of starting them (jobType=multiple, copies that no
+// variable tells apart; jobType=mpi, the site's mpirun) do not give every
+// process its rank; and says on standard error what a GRAM5 job manager
+// does not report: "gmark-job v1 started=T" when it starts and
+// "gmark-job v1 status=S ended=T" as its last line (T in Unix seconds, S
+// the exit status, the first failed process's).
+func (rslPrinter) PrintComponent(w io.Writer, j *workload.Job, i int, cfg Config) error {
+	return printWith(w, j, cfg, func(b []byte, j *workload.Job, cfg Config) ([]byte, error) {
+		if err := checkComponent("rsl", j, i); err != nil {
+			return b, err
+		}
+		return appendRSLComponent(b, j, cfg, i), nil
+	})
+}
+
+func appendRSLComponent(b []byte, j *workload.Job, cfg Config, i int) []byte {
+	const sep = "\n  "
+	c := j.Components[i]
+	files := j.ID
+	if len(j.Components) > 1 {
+		files = componentName(j.ID, i)
+	}
+	if cfg.Name != "" {
+		files = cfg.Name
+	}
+	command := append([]string{"/bin/sh", "-c", string(appendRSLLaunch(nil, cfg, c.Count)), "gmark-job"}, commandLine(j, cfg)...)
+	b = append(b, "& "...)
+	b = appendRSLInt(b, "count", int64(c.Count))
+	b = append(b, sep...)
+	b = append(b, "(jobType=single)"...)
+	b = append(b, sep...)
+	b = appendRSLProgram(b, j, cfg, command, sep, stdoutName(files), stderrName(files))
+	if cfg.Queue != "" {
+		b = append(b, sep...)
+		b = appendRSLRelation(b, "queue", cfg.Queue)
+	}
+	b = append(b, sep...)
+	b = appendRSLJobEnv(b, j.ID)
+	b = appendRSLEnvInt(b, componentEnv, int64(i))
+	if p := j.Processors(); p > 1 {
+		b = appendRSLEnvInt(b, sizeEnv, int64(p))
+		b = appendRSLEnvInt(b, rankBaseEnv, int64(rankBase(j, i)))
+	}
+	for _, kv := range cfg.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		b = append(b, " ("...)
+		b = append(b, k...)
+		b = append(b, ' ')
+		b = appendRSLString(b, v)
+		b = append(b, ')')
+	}
+	return append(b, ")\n"...)
+}
+
+// appendRSLLaunch is the script of a component request (PrintComponent):
+// report the start, hold, run the n processes, report their status.
+func appendRSLLaunch(b []byte, cfg Config, n int) []byte {
+	b = append(b, `echo "gmark-job v1 started=$(date +%s)" >&2; `...)
+	if cfg.HoldUntil != "" {
+		b = append(b, "while [ ! -e "...)
+		b = appendShellWord(b, cfg.HoldUntil)
+		b = append(b, " ]; do sleep 0.2; done; "...)
+	}
+	if n <= 1 {
+		b = append(b, `"$@"; s=$?; `...)
+	} else {
+		count := strconv.Itoa(n)
+		b = append(b, `if command -v mpiexec >/dev/null 2>&1; then mpiexec -n `+count+` "$@"; s=$?; else `+
+			`pids=; trap 'kill $pids 2>/dev/null' HUP INT TERM; r=0; while [ "$r" -lt `+count+` ]; do `+
+			localRankEnv+`=$r "$@" & pids="$pids $!"; r=$((r + 1)); done; s=0; `+
+			`for p in $pids; do wait "$p" || { e=$?; [ "$s" -ne 0 ] || s=$e; }; done; fi; `...)
+	}
+	return append(b, `echo "gmark-job v1 status=$s ended=$(date +%s)" >&2; exit "$s"`...)
 }

@@ -72,6 +72,13 @@ func TestStructureChecksCatchBrokenOutput(t *testing.T) {
 		{"dagman", "lost retry", diamondJob, "RETRY 4-0.c 2\n", ""},
 		{"dot", "lost edge", diamondJob, "\t\"4-0.c\" -> \"4-0.d\";\n", ""},
 		{"dot", "not a digraph", singleJob, "digraph", "graph"},
+		{"xrsl", "unbalanced parenthesis", singleJob, `(count=1)`, `(count=1`},
+		{"xrsl", "wall time in minutes", singleJob, `(wallTime="600 seconds")`, `(wallTime="10")`},
+		{"xrsl", "stdout not kept", singleJob, `(outputFiles=("1-0.out" "")`, `(outputFiles=`},
+		{"xrsl", "wrong rank base", coallocJob, `("GMARK_RANK_BASE" "4")`, `("GMARK_RANK_BASE" "2")`},
+		{"xrsl", "one request for co-allocation", coallocJob, "+\n", "&\n"},
+		{"xrsl", "one process started of four", coallocJob, `GMARK_LOCAL_RANK=3 gmark app smpi --n 20 --x 1000 & `, ``},
+		{"xrsl", "a $ in the launch script", coallocJob, `GMARK_LOCAL_RANK=0`, `GMARK_LOCAL_RANK=$r`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.format+"/"+tt.name, func(t *testing.T) {

@@ -36,6 +36,7 @@ var structureChecks = map[string]structureCheck{
 	"pbs":     checkPBS,
 	"dagman":  checkDAGMan,
 	"dot":     checkDOT,
+	"xrsl":    checkXRSL,
 }
 
 func TestEveryPrinterHasAStructureCheck(t *testing.T) {
