@@ -119,7 +119,7 @@ func (f *files) readInput(i int, kb int64) error {
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		if err := stageInput(path, i, want); err != nil {
+		if err := StageInput(path, i, want); err != nil {
 			return ioFailure(f.r, err)
 		}
 		f.bytesStaged += want
@@ -158,10 +158,13 @@ func (f *files) readInput(i int, kb int64) error {
 	return nil
 }
 
-// stageInput creates an input file with deterministic pseudo-random content,
-// atomically (temporary file, then rename), so concurrent jobs staging the
-// same input never see a partial file.
-func stageInput(path string, i int, size int64) error {
+// StageInput creates input file i of size bytes at path, with
+// deterministic pseudo-random content, atomically (temporary file, then
+// rename), so concurrent jobs staging the same input never see a partial
+// file. It is what sserio does for an input it does not find, and what a
+// target does that stages the inputs itself (through an ARC CE's input
+// files): the content is the same either way.
+func StageInput(path string, i int, size int64) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".gmark-input-*")
 	if err != nil {
 		return fmt.Errorf("staging input %d: %w", i, err)

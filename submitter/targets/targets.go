@@ -3,7 +3,7 @@
 // configuration the run recorded.
 //
 // The targets file (--targets) has one TOML section per target ([local],
-// [condor], [sge], [slurm]) with its settings (docs/submit.md). A typo must
+// [condor], [sge], [slurm], [arc]) with its settings (docs/submit.md). A typo must
 // not pass silently: an unknown section or key is an error naming its file
 // and line, and every number is checked against its documented range before
 // any target is made.
@@ -25,6 +25,7 @@ import (
 	"github.com/gmark/gmark/internal/srcerr"
 
 	"github.com/BurntSushi/toml"
+	"github.com/gmark/gmark/submitter/arc"
 	"github.com/gmark/gmark/submitter/batch"
 	"github.com/gmark/gmark/submitter/local"
 	"github.com/gmark/gmark/submitter/slurm"
@@ -36,6 +37,7 @@ type File struct {
 	Condor *batch.Config `toml:"condor"`
 	SGE    *batch.Config `toml:"sge"`
 	Slurm  *slurm.Config `toml:"slurm"`
+	ARC    *arc.Config   `toml:"arc"`
 }
 
 // The documented ranges (docs/submit.md, "The targets file").
@@ -111,6 +113,7 @@ func Parse(name string, src []byte) (*File, error) {
 		c.checkBatch(s.name, s.cfg)
 	}
 	c.checkSlurm(f.Slurm)
+	c.checkARC(f.ARC)
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -244,10 +247,14 @@ func known(k toml.Key) string {
 // knownNames are the keys that may stand where the last element of k is.
 func knownNames(k toml.Key) []string {
 	if len(k) == 1 {
-		return []string{"local", "condor", "sge", "slurm"}
+		return []string{"local", "condor", "sge", "slurm", "arc"}
 	}
 	var v any
 	switch {
+	case k[0] == "arc" && len(k) > 2 && k[1] == "ce":
+		v = arc.CEConfig{}
+	case k[0] == "arc":
+		v = arc.Config{}
 	case k[0] == "local":
 		v = local.Config{}
 	case k[0] == "condor" || k[0] == "sge":

@@ -57,7 +57,7 @@ func TestParseGood(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	cases := []struct{ name, src, want string }{
 		{"typo", "[local]\nprocesors = 4\n", `t.toml:2: unknown key local.procesors (known: processors, executable, env)`},
-		{"unknown section", "[local]\nprocessors = 4\n\n[pbs]\nqueue = \"x\"\n", `t.toml:4: unknown section pbs (known: sections local, condor, sge, slurm)`},
+		{"unknown section", "[local]\nprocessors = 4\n\n[pbs]\nqueue = \"x\"\n", `t.toml:4: unknown section pbs (known: sections local, condor, sge, slurm, arc)`},
 		{"negative processors", "[local]\n\nprocessors = -4\n", `t.toml:3: local.processors: -4 is out of range (1 to 1000000)`},
 		{"zero processors", "[local]\nprocessors = 0\n", `t.toml:2: local.processors: 0 is out of range`},
 		{"huge processors", "[local]\nprocessors = 99999999999\n", `t.toml:2: local.processors: 99999999999 is out of range`},
@@ -77,6 +77,13 @@ func TestParseErrors(t *testing.T) {
 		{"cluster without name", "[slurm]\n[[slurm.clusters]]\nconf = \"/x\"\n", `t.toml:2: slurm.clusters: a cluster has no name`},
 		{"cluster named twice", "[[slurm.clusters]]\nname = \"a\"\n[[slurm.clusters]]\nname = \"a\"\n", `t.toml:2: slurm.clusters.name: cluster a is named twice`},
 		{"cluster name with a comma", "[[slurm.clusters]]\nname = \"a,b\"\n", `t.toml:2: slurm.clusters.name: cluster name "a,b"`},
+		{"arc CE without url", "[arc]\n[[arc.ce]]\nname = \"fs0\"\n", `t.toml:2: arc.ce: CE fs0: url "" is not https://host:port/arex`},
+		{"arc CE over http", "[[arc.ce]]\nname = \"fs0\"\nurl = \"http://ce:443/arex\"\n", `t.toml:3: arc.ce.url: CE fs0: url "http://ce:443/arex" is not https`},
+		{"arc CE named twice", "[[arc.ce]]\nname = \"a\"\nurl = \"https://a/arex\"\n[[arc.ce]]\nname = \"a\"\nurl = \"https://b/arex\"\n", `t.toml:2: arc.ce.name: CE a is named twice`},
+		{"arc CE name with a colon", "[[arc.ce]]\nname = \"a:b\"\nurl = \"https://a/arex\"\n", `t.toml:2: arc.ce.name: CE name "a:b"`},
+		{"arc CE typo", "[[arc.ce]]\nname = \"a\"\nurl = \"https://a/arex\"\nqueu = \"main\"\n", `t.toml:4: unknown key arc.ce.queu (known: name, url, queue)`},
+		{"arc claim tries", "[arc]\nclaim_tries = 0\n", `t.toml:2: arc.claim_tries: 0 is out of range (1 to 100)`},
+		{"arc poll", "[arc]\npoll = \"10ms\"\n", `t.toml:2: arc.poll: 10ms is out of range`},
 		{"syntax", "[local\nprocessors = 4\n", `t.toml:2: expected '.' or ']'`},
 		{"top-level key", "processors = 4\n", `t.toml:1: unknown key processors`},
 		{"dotted key", "local.procesors = 4\n", `t.toml:1: unknown key local.procesors`},

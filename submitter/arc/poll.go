@@ -1,0 +1,184 @@
+package arc
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gmark/gmark/internal/arcrest"
+	"github.com/gmark/gmark/internal/outfile"
+	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/ce"
+)
+
+// State maps A-REX's REST state to gmark's; exit is the LRM's exit code
+// when known (a FINISHED job with a non-zero code failed).
+func State(rest string, exit *int) submitter.State {
+	switch rest {
+	case "RUNNING", "EXITINGLRMS", "EXECUTED", "FINISHING", "KILLING":
+		return submitter.Running
+	case "FINISHED":
+		if exit != nil && *exit != 0 {
+			return submitter.Failed
+		}
+		return submitter.Succeeded
+	case "FAILED", "WIPED":
+		return submitter.Failed
+	case "KILLED":
+		return submitter.Cancelled
+	}
+	return submitter.Queued
+}
+
+// maxOutput bounds the copy of a job's stdout or stderr.
+const maxOutput = 64 << 20
+
+// Poll asks the state of many jobs in one call; the jobs that run or
+// ended and whose record the target has not read (or has read before
+// they ended) are asked for it in a second call, and the ended ones'
+// output is copied into the work directory.
+func (b *backend) Poll(ctx context.Context, ids []string) (map[string]ce.Status, error) {
+	jobs, err := b.client.Status(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]ce.Status, len(jobs))
+	var ask []string
+	b.mu.Lock()
+	if b.known == nil {
+		b.known = map[string]*known{}
+	}
+	for i, j := range jobs {
+		if j.Code == "404" || !j.OK() {
+			continue // the CE does not know it
+		}
+		id := ids[i]
+		st := State(j.State, nil)
+		k := b.known[id]
+		if st != submitter.Queued && (k == nil || st.Final() && !State(k.info.State, k.info.ExitCode).Final()) {
+			ask = append(ask, id)
+		}
+		out[id] = ce.Status{State: st, CEState: j.State}
+	}
+	b.mu.Unlock()
+	if len(ask) > 0 {
+		infos, err := b.client.Info(ctx, ask)
+		if err != nil {
+			return nil, err
+		}
+		b.mu.Lock()
+		for i, j := range infos {
+			if j.Info != nil {
+				b.known[ask[i]] = &known{info: j.Info}
+			}
+		}
+		b.mu.Unlock()
+	}
+	for id, st := range out {
+		b.mu.Lock()
+		k := b.known[id]
+		b.mu.Unlock()
+		if k != nil {
+			st = withInfo(st, k.info)
+		}
+		if st.State.Final() {
+			if k == nil || !State(k.info.State, k.info.ExitCode).Final() {
+				st = ce.Status{State: submitter.Running, CEState: st.CEState} // its record is not there yet
+			} else if err := b.collect(ctx, id, k.info.Name); err != nil {
+				return nil, fmt.Errorf("copying the output of job %s: %w", id, err)
+			} else {
+				b.mu.Lock()
+				b.ended[id] = true
+				delete(b.known, id)
+				b.mu.Unlock()
+			}
+		}
+		out[id] = st
+	}
+	return out, nil
+}
+
+// withInfo adds a job's record to its status: the times, the exit code,
+// the failure text, and the state as the record says it when it has
+// ended (the record's is the one with the exit code).
+func withInfo(st ce.Status, in *arcrest.Info) ce.Status {
+	st.Submit, st.Start, st.Exit, st.Detail = in.Submission, in.Start, in.ExitCode, in
+	st.End = in.LRMEnd
+	if st.End.IsZero() {
+		st.End = in.End
+	}
+	if rs := State(in.State, in.ExitCode); rs.Final() {
+		st.State, st.CEState = rs, in.State
+	}
+	if st.State == submitter.Failed || st.State == submitter.Cancelled {
+		st.Reason = strings.Join(in.Errors, "; ")
+	}
+	return st
+}
+
+// collect copies an ended job's stdout and stderr (named after the job)
+// into the work directory; a file the job did not keep is no error.
+func (b *backend) collect(ctx context.Context, id, name string) error {
+	if name == "" || strings.ContainsAny(name, "/\x00") {
+		return nil
+	}
+	for _, ext := range []string{".out", ".err"} {
+		path := filepath.Join(b.dir, name+ext)
+		var buf strings.Builder
+		err := b.client.Get(ctx, id, name+ext, &buf, maxOutput)
+		if he, ok := err.(*arcrest.HTTPError); ok && he.Status == 404 {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := outfile.WriteFile(path, []byte(buf.String())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lookupEvery is how long Lookup reuses the CE's job list: a resumed run
+// looks up many jobs at once.
+const lookupEvery = 2 * time.Second
+
+// Lookup finds the CE's jobs by name: the list of the user's jobs, then
+// their records (500 a call), the list reused for lookupEvery.
+func (b *backend) Lookup(ctx context.Context, match func(string) bool) ([]ce.Found, error) {
+	b.mu.Lock()
+	snap, at := b.snap, b.snapT
+	b.mu.Unlock()
+	if time.Since(at) > lookupEvery {
+		ids, err := b.client.List(ctx)
+		if err != nil {
+			return nil, err
+		}
+		snap = nil
+		for len(ids) > 0 {
+			n := min(len(ids), 500)
+			infos, err := b.client.Info(ctx, ids[:n])
+			if err != nil {
+				return nil, err
+			}
+			for i, j := range infos {
+				if j.Info != nil && j.Info.Name != "" {
+					snap = append(snap, ce.Found{Name: j.Info.Name, ID: ids[i], Status: ce.Status{State: State(j.Info.State, j.Info.ExitCode), CEState: j.Info.State}})
+				}
+			}
+			ids = ids[n:]
+		}
+		b.mu.Lock()
+		b.snap, b.snapT = snap, time.Now()
+		b.mu.Unlock()
+	}
+	var out []ce.Found
+	for _, f := range snap {
+		if match(f.Name) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,205 @@
+package ce
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gmark/gmark/submitter"
+)
+
+// poll asks CE c about the parts it runs, in one call, and reports the
+// jobs whose state changed.
+func (t *Target) poll(ctx context.Context, c *ceState) {
+	mine := t.partsOn(c)
+	if len(mine) == 0 {
+		return
+	}
+	ids := make([]string, len(mine))
+	for i, p := range mine {
+		ids[i] = p.id
+	}
+	asked := time.Now()
+	got, err := c.be.Poll(ctx, ids)
+	if err != nil {
+		t.pollFailed(c, mine, asked, err)
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !c.failingSince.IsZero() {
+		t.annotate("target-recovered", c.name, fmt.Sprintf("answering again after %s", time.Since(c.failingSince).Round(time.Millisecond)))
+		c.failingSince = time.Time{}
+	}
+	for _, p := range mine {
+		if p.final() {
+			continue // cancelled meanwhile, or replaced
+		}
+		st, ok := got[p.id]
+		if ok {
+			p.st, p.seen, p.missing = st, true, time.Time{}
+			continue
+		}
+		if p.submitted.After(asked) {
+			continue
+		}
+		if p.missing.IsZero() {
+			p.missing = time.Now()
+		} else if time.Since(p.missing) > t.cfg.UnreachableAfter {
+			p.lost = fmt.Sprintf("lost: CE %s no longer knows job %s", c.name, p.id)
+		}
+	}
+	t.aggregateAll()
+}
+
+// partsOn lists the parts on CE c that have not ended.
+func (t *Target) partsOn(c *ceState) []*part {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var mine []*part
+	for _, cj := range t.jobs {
+		for _, p := range cj.parts {
+			if p.ce == c && !p.final() && !p.reclaiming {
+				mine = append(mine, p)
+			}
+		}
+	}
+	return mine
+}
+
+// pollFailed notes that CE c did not answer (at asked); once it has not
+// answered for UnreachableAfter its parts are lost.
+func (t *Target) pollFailed(c *ceState, mine []*part, asked time.Time, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if c.failingSince.IsZero() {
+		c.failingSince = asked
+		t.annotate("target-error", c.name, err.Error())
+	}
+	if down := time.Since(c.failingSince); down > t.cfg.UnreachableAfter {
+		reason := fmt.Sprintf("lost: CE %s unreachable for %s: %v", c.name, down.Round(time.Second), err)
+		for _, p := range mine {
+			if !p.final() {
+				p.lost = reason
+			}
+		}
+		t.aggregateAll()
+	}
+}
+
+// aggregateAll reports the jobs whose state changed. t.mu is held.
+func (t *Target) aggregateAll() {
+	for key, cj := range t.jobs {
+		if t.aggregate(cj) {
+			delete(t.jobs, key)
+		}
+	}
+}
+
+// partsState is what the parts of a job say together.
+type partsState struct {
+	allFinal, allStarted, anyFailed, anyCancelled bool
+	failReason                                    string // the first failed part's
+	startMax, endMax, submitMin                   time.Time
+	exit                                          *int // the first non-zero, else 0; nil unknown
+}
+
+func combineParts(parts []*part) partsState {
+	ps := partsState{allFinal: true, allStarted: true}
+	for _, p := range parts {
+		if !p.st.Submit.IsZero() && (ps.submitMin.IsZero() || p.st.Submit.Before(ps.submitMin)) {
+			ps.submitMin = p.st.Submit
+		}
+		switch {
+		case p.lost != "" || p.seen && p.st.State == submitter.Failed:
+			ps.anyFailed = true
+			if ps.failReason == "" {
+				ps.failReason = partReason(p)
+			}
+		case p.seen && p.st.State == submitter.Cancelled:
+			ps.anyCancelled = true
+		}
+		if !p.final() {
+			ps.allFinal = false
+		}
+		if !started(p) {
+			ps.allStarted = false
+		} else if p.st.Start.After(ps.startMax) {
+			ps.startMax = p.st.Start
+		}
+		if p.final() && p.st.End.After(ps.endMax) {
+			ps.endMax = p.st.End
+		}
+		if p.final() && p.lost == "" && p.st.Exit != nil {
+			if ps.exit == nil || (*ps.exit == 0 && *p.st.Exit != 0) {
+				e := *p.st.Exit
+				ps.exit = &e
+			}
+		}
+	}
+	return ps
+}
+
+func (ps partsState) state() submitter.State {
+	switch {
+	case ps.anyFailed:
+		return submitter.Failed
+	case ps.allFinal && ps.anyCancelled:
+		return submitter.Cancelled
+	case ps.allFinal:
+		return submitter.Succeeded
+	case ps.allStarted:
+		return submitter.Running
+	}
+	return submitter.Queued
+}
+
+// aggregate combines a job's parts into its state and reports a change;
+// it returns true once the job is final. t.mu is held.
+func (t *Target) aggregate(cj *cjob) bool {
+	claiming := cj.claim && !cj.released
+	if claiming {
+		t.claimStep(cj)
+		claiming = !cj.released
+	}
+	ps := combineParts(cj.parts)
+	st := ps.state()
+	if claiming {
+		var reason string
+		if st, reason = claimState(cj); reason != "" {
+			ps.failReason = reason
+		}
+	}
+	if st == cj.reported || st == submitter.Queued && cj.reported == submitter.Running {
+		return false
+	}
+	cj.reported = st
+	u := submitter.Update{Key: cj.sub.Key, State: st, Time: time.Now(), Sites: sites(cj.parts), Submitted: ps.submitMin}
+	if cj.claim {
+		u.TargetID = targetID(cj.parts) // a component claimed again is another CE job
+	}
+	if ps.allStarted {
+		u.Start = ps.startMax
+	}
+	if st.Final() {
+		u.End, u.ExitStatus = ps.endMax, ps.exit
+		switch st {
+		case submitter.Failed:
+			u.Reason = ps.failReason
+			for _, p := range cj.parts { // a co-allocated job failed: stop the rest
+				if !p.final() {
+					t.cancelLater(p)
+					p.st.State, p.seen = submitter.Cancelled, true
+				}
+			}
+		case submitter.Cancelled:
+			u.Reason = "cancelled on the CE"
+			if cj.cancelled {
+				u.Reason = "cancelled by gmark"
+			}
+		}
+		u.Detail = partsDetail(t.cfg.Kind, cj.parts)
+	}
+	t.report(u)
+	return st.Final()
+}

@@ -1,0 +1,77 @@
+package targets
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+
+	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/arc"
+	"github.com/gmark/gmark/submitter/ce"
+)
+
+// checkARC checks the [arc] section: its CEs (a name each, unique, and an
+// https URL) and its numbers.
+func (c *checker) checkARC(a *arc.Config) {
+	if a == nil {
+		return
+	}
+	for _, k := range [][2]string{{a.WorkDir, "workdir"}, {a.Executable, "executable"}, {a.Proxy, "proxy"}, {a.CADir, "ca_dir"}} {
+		c.str(k[0], "arc", k[1])
+	}
+	c.duration(a.Poll, pollRange, "arc", "poll")
+	c.duration(a.UnreachableAfter, unreachableRange, "arc", "unreachable_after")
+	c.duration(a.RequestTimeout, timeoutRange, "arc", "request_timeout")
+	c.duration(a.ClaimRetry, claimRetryRange, "arc", "claim_retry")
+	c.count(a.ClaimTries, 1, ce.MaxClaimTries, "arc", "claim_tries")
+	if len(a.CEs) > MaxClusters {
+		c.fail(fmt.Sprintf("%d CEs; at most %d", len(a.CEs), MaxClusters), "arc", "ce")
+	}
+	seen := map[string]bool{}
+	for _, e := range a.CEs {
+		c.ceName(e.Name, seen, "arc")
+		if e.URL == "" {
+			c.fail(fmt.Sprintf("CE %s: url \"\" is not https://host:port/arex", e.Name), "arc", "ce")
+		} else if u, err := url.Parse(e.URL); err != nil || u.Scheme != "https" || u.Host == "" {
+			c.fail(fmt.Sprintf("CE %s: url %q is not https://host:port/arex", e.Name, e.URL), "arc", "ce", "url")
+		}
+		c.str(e.URL, "arc", "ce", "url")
+		c.str(e.Queue, "arc", "ce", "queue")
+	}
+}
+
+// ceName checks the name of a CE of section sec.
+func (c *checker) ceName(name string, seen map[string]bool, sec string) {
+	switch {
+	case name == "":
+		c.fail("a CE has no name", sec, "ce")
+	case !clusterName(name):
+		c.fail(fmt.Sprintf("CE name %q: use letters, digits, '-' and '_'", name), sec, "ce", "name")
+	case seen[name]:
+		c.fail(fmt.Sprintf("CE %s is named twice", name), sec, "ce", "name")
+	}
+	seen[name] = true
+}
+
+func newARC(o Options, tf File, fromRecord func(any) bool) (submitter.Target, any, error) {
+	var cfg arc.Config
+	if o.File != "" {
+		if tf.ARC == nil {
+			return nil, nil, inputErrorf("targets file %s: no [arc] section", o.File)
+		}
+		cfg = *tf.ARC
+	} else if !fromRecord(&cfg) {
+		return nil, nil, inputErrorf("--target arc needs a targets file naming the CEs (--targets; docs/grid.md)")
+	}
+	if o.Executable != "" {
+		cfg.Executable = o.Executable
+	}
+	if cfg.WorkDir == "" {
+		cfg.WorkDir = filepath.Join(o.RunDir, "arc")
+	}
+	t, err := arc.New(cfg)
+	if err != nil {
+		return nil, nil, &InputError{err}
+	}
+	return t, t.Config(), nil
+}
