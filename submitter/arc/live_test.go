@@ -150,11 +150,11 @@ type summary struct {
 	StartedEarly bool
 }
 
-// summaries reads the summary lines of job id's CE jobs, as the target
-// copied their output into the work directory.
-func summaries(t *testing.T, work, id string) []summary {
+// summaries reads the summary lines of job id's CE jobs in run, as the
+// target copied their output into the work directory.
+func summaries(t *testing.T, work, id, run string) []summary {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(work, "gmark-"+id+".*.out"))
+	files, _ := filepath.Glob(filepath.Join(work, "gmark-"+id+".*-"+run+".out"))
 	var out []summary
 	for _, f := range files {
 		fh, err := os.Open(f)
@@ -219,7 +219,7 @@ func TestLiveARCJobs(t *testing.T) {
 		job("1-3", "sserio", map[string]string{"supersteps": "1", "input1": "128", "output1": "0", "output2": "0", "output3": "0"}, "*:1"),
 		job("1-4", "sser", map[string]string{"supersteps": "none"}, "a:1"),
 	}
-	rows, _, _ := runIn(t, tg, jobs...)
+	rows, _, run := runIn(t, tg, jobs...)
 	for _, id := range []string{"1-0", "1-1", "1-2", "1-3"} {
 		if r := rows[id]; r.State != store.Succeeded || r.ExitStatus == nil || *r.ExitStatus != 0 {
 			t.Errorf("%s: %s %s (exit %v)", id, r.State, r.Reason, r.ExitStatus)
@@ -231,7 +231,7 @@ func TestLiveARCJobs(t *testing.T) {
 	}
 	var ranks []int
 	comps := map[int]bool{}
-	for _, s := range summaries(t, g.work, "1-2") {
+	for _, s := range summaries(t, g.work, "1-2", run) {
 		ranks = append(ranks, s.Rank)
 		comps[s.Component] = true
 		if !s.OK || s.Size != 4 || s.Peers != 3 || s.Sent <= 0 || s.Received != s.Sent {
@@ -242,7 +242,7 @@ func TestLiveARCJobs(t *testing.T) {
 	if !slices.Equal(ranks, []int{0, 1, 2, 3}) || len(comps) != 2 {
 		t.Errorf("1-2: ranks %v in components %v; want 0..3 in two", ranks, comps)
 	}
-	io := summaries(t, g.work, "1-3")
+	io := summaries(t, g.work, "1-3", run)
 	if len(io) != 1 || io[0].BytesRead != (128+64)*1024 || io[0].BytesStaged != 0 {
 		t.Errorf("sserio: %+v, want 192 KB read from the staged inputs (128 and the default 64), none made by the job", io)
 	}

@@ -70,9 +70,15 @@ func (b *backend) Poll(ctx context.Context, ids []string) (map[string]ce.Status,
 		}
 		b.mu.Lock()
 		for i, j := range infos {
-			if j.Info != nil {
-				b.known[ask[i]] = &known{info: j.Info}
+			if j.Info == nil {
+				continue
 			}
+			// A-REX drops the LRM's id from the record of an ended job:
+			// keep the one it gave while the job ran.
+			if k := b.known[ask[i]]; k != nil && j.Info.LocalID == "" {
+				j.Info.LocalID = k.info.LocalID
+			}
+			b.known[ask[i]] = &known{info: j.Info}
 		}
 		b.mu.Unlock()
 	}
