@@ -205,4 +205,3 @@ func TestLiveARCResume(t *testing.T) {
 		t.Errorf("the co-allocated job: %+v", rows["2-0"])
 	}
 }
-
