@@ -177,12 +177,18 @@ func summaries(t *testing.T, work, id, run string) []summary {
 // rows by job id.
 func runIn(t *testing.T, tg submitter.Target, jobs ...workload.Job) (map[string]store.Job, *store.Store, string) {
 	t.Helper()
+	return runWith(t, tg, submitter.Settings{}, jobs...)
+}
+
+// runWith is runIn with settings (a tail).
+func runWith(t *testing.T, tg submitter.Target, set submitter.Settings, jobs ...workload.Job) (map[string]store.Job, *store.Store, string) {
+	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	sum, err := submitter.Run(context.Background(), submitter.Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: tg})
+	sum, err := submitter.Run(context.Background(), submitter.Config{WorkloadDir: testkit.WriteWorkload(t, jobs...), Store: st, Target: tg, Settings: set})
 	tg.Close()
 	if err != nil {
 		t.Fatal(err)

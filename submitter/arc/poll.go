@@ -39,7 +39,11 @@ const maxOutput = 64 << 20
 // ended and whose record the target has not read (or has read before
 // they ended) are asked for it in a second call, and the ended ones'
 // output is copied into the work directory.
-func (b *backend) Poll(ctx context.Context, ids []string) (map[string]ce.Status, error) {
+func (b *backend) Poll(ctx context.Context, refs []ce.Ref) (map[string]ce.Status, error) {
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = r.ID
+	}
 	jobs, err := b.client.Status(ctx, ids)
 	if err != nil {
 		return nil, err

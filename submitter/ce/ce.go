@@ -73,6 +73,9 @@ type Status struct {
 	Detail any
 }
 
+// Ref names a CE job: the CE's id and gmark's name for it.
+type Ref struct{ ID, Name string }
+
 // Found is a part a CE has, found by its name.
 type Found struct {
 	Name   string
@@ -86,11 +89,10 @@ type Backend interface {
 	// answer) is marked submitter.Transient; the part may then exist, and
 	// Lookup finds it.
 	Submit(ctx context.Context, r *Request) (Submitted, error)
-	// Poll asks about many jobs at once (their ids); the answer has an
-	// entry for each job the CE knows. A job's final status comes only
-	// once what it left is collected (its output files in the work
-	// directory).
-	Poll(ctx context.Context, ids []string) (map[string]Status, error)
+	// Poll asks about many jobs at once; the answer has an entry, by id,
+	// for each job the CE knows. A job's final status comes only once
+	// what it left is collected (its output files in the work directory).
+	Poll(ctx context.Context, jobs []Ref) (map[string]Status, error)
 	// Cancel asks the CE to end jobs.
 	Cancel(ctx context.Context, ids []string) error
 	// Lookup finds the CE's jobs whose names match.

@@ -15,12 +15,12 @@ func (t *Target) poll(ctx context.Context, c *ceState) {
 	if len(mine) == 0 {
 		return
 	}
-	ids := make([]string, len(mine))
+	refs := make([]Ref, len(mine))
 	for i, p := range mine {
-		ids[i] = p.id
+		refs[i] = Ref{ID: p.id, Name: p.name}
 	}
 	asked := time.Now()
-	got, err := c.be.Poll(ctx, ids)
+	got, err := c.be.Poll(ctx, refs)
 	if err != nil {
 		t.pollFailed(c, mine, asked, err)
 		return

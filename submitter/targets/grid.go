@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/arc"
 	"github.com/gmark/gmark/submitter/ce"
+	"github.com/gmark/gmark/submitter/gram"
 )
 
 // checkARC checks the [arc] section: its CEs (a name each, unique, and an
@@ -70,6 +73,65 @@ func newARC(o Options, tf File, fromRecord func(any) bool) (submitter.Target, an
 		cfg.WorkDir = filepath.Join(o.RunDir, "arc")
 	}
 	t, err := arc.New(cfg)
+	if err != nil {
+		return nil, nil, &InputError{err}
+	}
+	return t, t.Config(), nil
+}
+
+var twoPhaseRange = [2]time.Duration{time.Minute, 24 * time.Hour}
+
+// checkGRAM checks the [gram] section: its gatekeepers (a name each,
+// unique, and a contact host:port/jobmanager-LRM) and its numbers.
+func (c *checker) checkGRAM(g *gram.Config) {
+	if g == nil {
+		return
+	}
+	for _, k := range [][2]string{{g.WorkDir, "workdir"}, {g.Executable, "executable"}, {g.Proxy, "proxy"}, {g.CADir, "ca_dir"}} {
+		c.str(k[0], "gram", k[1])
+	}
+	c.duration(g.Poll, pollRange, "gram", "poll")
+	c.duration(g.UnreachableAfter, unreachableRange, "gram", "unreachable_after")
+	c.duration(g.CommandTimeout, timeoutRange, "gram", "command_timeout")
+	c.duration(g.ClaimRetry, claimRetryRange, "gram", "claim_retry")
+	c.duration(g.TwoPhase, twoPhaseRange, "gram", "two_phase")
+	c.count(g.ClaimTries, 1, ce.MaxClaimTries, "gram", "claim_tries")
+	c.count(g.Parallel, 1, 64, "gram", "parallel")
+	if len(g.CEs) > MaxClusters {
+		c.fail(fmt.Sprintf("%d gatekeepers; at most %d", len(g.CEs), MaxClusters), "gram", "ce")
+	}
+	seen := map[string]bool{}
+	for _, e := range g.CEs {
+		c.ceName(e.Name, seen, "gram")
+		hostPort, service, ok := strings.Cut(e.Contact, "/")
+		switch {
+		case e.Contact == "":
+			c.fail(fmt.Sprintf("gatekeeper %s: contact \"\" is not host:port/jobmanager-LRM", e.Name), "gram", "ce")
+		case !ok || hostPort == "" || !strings.HasPrefix(service, "jobmanager") || strings.ContainsAny(e.Contact, " \t"):
+			c.fail(fmt.Sprintf("gatekeeper %s: contact %q is not host:port/jobmanager-LRM", e.Name, e.Contact), "gram", "ce", "contact")
+		}
+		c.str(e.Contact, "gram", "ce", "contact")
+		c.str(e.Queue, "gram", "ce", "queue")
+	}
+}
+
+func newGRAM(o Options, tf File, fromRecord func(any) bool) (submitter.Target, any, error) {
+	var cfg gram.Config
+	if o.File != "" {
+		if tf.GRAM == nil {
+			return nil, nil, inputErrorf("targets file %s: no [gram] section", o.File)
+		}
+		cfg = *tf.GRAM
+	} else if !fromRecord(&cfg) {
+		return nil, nil, inputErrorf("--target gram needs a targets file naming the gatekeepers (--targets; docs/grid.md)")
+	}
+	if o.Executable != "" {
+		cfg.Executable = o.Executable
+	}
+	if cfg.WorkDir == "" {
+		cfg.WorkDir = filepath.Join(o.RunDir, "gram")
+	}
+	t, err := gram.New(cfg)
 	if err != nil {
 		return nil, nil, &InputError{err}
 	}

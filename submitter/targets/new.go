@@ -22,7 +22,7 @@ import (
 )
 
 // Names are the targets New makes.
-var Names = []string{"dryrun", "local", "slurm", "condor", "sge", "koala", "arc"}
+var Names = []string{"dryrun", "local", "slurm", "condor", "sge", "koala", "arc", "gram"}
 
 // InputError is a target that cannot be made from what the user gave (a
 // targets file, a setting, a grid file): bad input, not a failure.
@@ -91,6 +91,8 @@ func New(ctx context.Context, name string, o Options, recorded []byte) (submitte
 		return newKoala(ctx, o, recorded)
 	case "arc":
 		return newARC(o, tf, fromRecord)
+	case "gram":
+		return newGRAM(o, tf, fromRecord)
 	}
 	return nil, nil, unknownTarget(name)
 }

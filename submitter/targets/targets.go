@@ -3,7 +3,7 @@
 // configuration the run recorded.
 //
 // The targets file (--targets) has one TOML section per target ([local],
-// [condor], [sge], [slurm], [arc]) with its settings (docs/submit.md). A typo must
+// [condor], [sge], [slurm], [arc], [gram]) with its settings (docs/submit.md). A typo must
 // not pass silently: an unknown section or key is an error naming its file
 // and line, and every number is checked against its documented range before
 // any target is made.
@@ -27,6 +27,7 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/submitter/arc"
 	"github.com/gmark/gmark/submitter/batch"
+	"github.com/gmark/gmark/submitter/gram"
 	"github.com/gmark/gmark/submitter/local"
 	"github.com/gmark/gmark/submitter/slurm"
 )
@@ -38,6 +39,7 @@ type File struct {
 	SGE    *batch.Config `toml:"sge"`
 	Slurm  *slurm.Config `toml:"slurm"`
 	ARC    *arc.Config   `toml:"arc"`
+	GRAM   *gram.Config  `toml:"gram"`
 }
 
 // The documented ranges (docs/submit.md, "The targets file").
@@ -114,6 +116,7 @@ func Parse(name string, src []byte) (*File, error) {
 	}
 	c.checkSlurm(f.Slurm)
 	c.checkARC(f.ARC)
+	c.checkGRAM(f.GRAM)
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -247,7 +250,7 @@ func known(k toml.Key) string {
 // knownNames are the keys that may stand where the last element of k is.
 func knownNames(k toml.Key) []string {
 	if len(k) == 1 {
-		return []string{"local", "condor", "sge", "slurm", "arc"}
+		return []string{"local", "condor", "sge", "slurm", "arc", "gram"}
 	}
 	var v any
 	switch {
@@ -255,6 +258,10 @@ func knownNames(k toml.Key) []string {
 		v = arc.CEConfig{}
 	case k[0] == "arc":
 		v = arc.Config{}
+	case k[0] == "gram" && len(k) > 2 && k[1] == "ce":
+		v = gram.CEConfig{}
+	case k[0] == "gram":
+		v = gram.Config{}
 	case k[0] == "local":
 		v = local.Config{}
 	case k[0] == "condor" || k[0] == "sge":

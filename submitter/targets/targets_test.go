@@ -57,7 +57,7 @@ func TestParseGood(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	cases := []struct{ name, src, want string }{
 		{"typo", "[local]\nprocesors = 4\n", `t.toml:2: unknown key local.procesors (known: processors, executable, env)`},
-		{"unknown section", "[local]\nprocessors = 4\n\n[pbs]\nqueue = \"x\"\n", `t.toml:4: unknown section pbs (known: sections local, condor, sge, slurm, arc)`},
+		{"unknown section", "[local]\nprocessors = 4\n\n[pbs]\nqueue = \"x\"\n", `t.toml:4: unknown section pbs (known: sections local, condor, sge, slurm, arc, gram)`},
 		{"negative processors", "[local]\n\nprocessors = -4\n", `t.toml:3: local.processors: -4 is out of range (1 to 1000000)`},
 		{"zero processors", "[local]\nprocessors = 0\n", `t.toml:2: local.processors: 0 is out of range`},
 		{"huge processors", "[local]\nprocessors = 99999999999\n", `t.toml:2: local.processors: 99999999999 is out of range`},
@@ -84,6 +84,10 @@ func TestParseErrors(t *testing.T) {
 		{"arc CE typo", "[[arc.ce]]\nname = \"a\"\nurl = \"https://a/arex\"\nqueu = \"main\"\n", `t.toml:4: unknown key arc.ce.queu (known: name, url, queue)`},
 		{"arc claim tries", "[arc]\nclaim_tries = 0\n", `t.toml:2: arc.claim_tries: 0 is out of range (1 to 100)`},
 		{"arc poll", "[arc]\npoll = \"10ms\"\n", `t.toml:2: arc.poll: 10ms is out of range`},
+		{"gram CE without contact", "[[gram.ce]]\nname = \"fs0\"\n", `t.toml:1: gram.ce: gatekeeper fs0: contact "" is not host:port/jobmanager-LRM`},
+		{"gram contact without a job manager", "[[gram.ce]]\nname = \"fs0\"\ncontact = \"ce:2119\"\n", `t.toml:3: gram.ce.contact: gatekeeper fs0: contact "ce:2119" is not host:port/jobmanager-LRM`},
+		{"gram parallel", "[gram]\nparallel = 0\n", `t.toml:2: gram.parallel: 0 is out of range (1 to 64)`},
+		{"gram two phase", "[gram]\ntwo_phase = \"5s\"\n", `t.toml:2: gram.two_phase: 5s is out of range (1m0s to 24h0m0s`},
 		{"syntax", "[local\nprocessors = 4\n", `t.toml:2: expected '.' or ']'`},
 		{"top-level key", "processors = 4\n", `t.toml:1: unknown key processors`},
 		{"dotted key", "local.procesors = 4\n", `t.toml:1: unknown key local.procesors`},

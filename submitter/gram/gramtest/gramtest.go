@@ -427,6 +427,52 @@ func (g *Gatekeeper) Pid() int {
 	return g.gk.Process.Pid
 }
 
+// Kill kills the gatekeeper with SIGKILL, as a crashing one goes away:
+// the job managers it started live on (they detach), and so do their jobs.
+func (g *Gatekeeper) Kill() {
+	if g.gk == nil {
+		return
+	}
+	g.gk.Process.Signal(syscall.SIGKILL)
+	<-g.done
+	g.gk = nil
+}
+
+// KillJobManagers kills the gatekeeper's job managers (SIGKILL), and
+// returns how many there were.
+func (g *Gatekeeper) KillJobManagers() int {
+	pids := g.JobManagers()
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	return len(pids)
+}
+
+// Restart starts the gatekeeper again on the same directories and port
+// (after Kill), and waits until it authenticates the test user.
+func (g *Gatekeeper) Restart() error {
+	if g.gk != nil {
+		return fmt.Errorf("gatekeeper %s is running", g.Name)
+	}
+	if err := g.startGatekeeper(); err != nil {
+		return err
+	}
+	return g.waitReady(60 * time.Second)
+}
+
+// Submitted is how many jobs the gatekeeper's job managers have passed to
+// their LRMs, as their logs say ("job submitted to lrm", one line a job):
+// a test counts its submissions with it, GRAM having no job list.
+func (g *Gatekeeper) Submitted() int {
+	logs, _ := filepath.Glob(filepath.Join(g.Dir, "log", "gram_*.log"))
+	n := 0
+	for _, f := range logs {
+		b, _ := os.ReadFile(f)
+		n += strings.Count(string(b), `msg="job submitted to lrm"`)
+	}
+	return n
+}
+
 // JobManagers are the pids of the job managers running for this
 // gatekeeper (detached processes that carry its marker).
 func (g *Gatekeeper) JobManagers() []int {

@@ -1,0 +1,355 @@
+// Package gram is the target for Globus GRAM5 gatekeepers (`gmark submit
+// --target gram`): each job, or each component of a co-allocated job, is
+// submitted as RSL (the rsl printer's PrintComponent) with `globusrun -b`
+// to a gatekeeper's job manager (jobmanager-fork, -slurm, -sge), with the
+// user's proxy. The gatekeepers are named in the [gram] section of a
+// targets file, one per cluster, as the DAS had one gatekeeper per
+// cluster; the planning, claiming and tracking are package ce's. GRAM5
+// does not co-allocate (DUROC is gone): a co-allocated job is one GRAM job
+// per component, held together by the release and rendezvous files, as
+// KOALA's runners held theirs.
+//
+// What GRAM5 does not say the job says itself. Status is polled, one
+// `globusrun -status` per job (GRAM has no batch query), a few at a time.
+// A job manager forgets a job as soon as it ends and then calls it DONE
+// whatever its end, so every request asks for a two-phase commit
+// (two_phase, save_state), which makes the job manager keep the end state
+// (DONE or FAILED) for two_phase seconds. Neither the fork nor the Slurm
+// job manager reports an exit code or times: the component's script
+// writes "gmark-job v1 started=T" and "gmark-job v1 status=S ended=T" to
+// its standard error (printers' rsl PrintComponent), which the target
+// reads from the work directory once GRAM says the job ended.
+//
+// A job's directory is jobs/ in the work directory, which the
+// gatekeepers' mapped accounts must be able to write (it is made
+// world-writable, sticky); the CEs' worker nodes must see the work
+// directory at the same path. Each globusrun -b writes what it printed
+// (the job contact) to jdf/<name>.submit: that file is how Find knows, after
+// a crash, which submissions got through; a globusrun a killed submitter
+// left running is waited for first.
+package gram
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gmark/gmark/printers"
+	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/ce"
+)
+
+// CEConfig is one gatekeeper of the target: a cluster, by its name.
+type CEConfig struct {
+	Name string `toml:"name" json:"name"`
+	// Contact is the job manager's resource manager contact,
+	// host:port/jobmanager-LRM.
+	Contact string `toml:"contact" json:"contact"`
+	// Queue is the LRM's queue or partition; "" is its default.
+	Queue string `toml:"queue" json:"queue,omitempty"`
+}
+
+// Config is the [gram] section of a targets file.
+type Config struct {
+	CEs []CEConfig `toml:"ce" json:"ces"`
+	// Proxy and CADir are the user's proxy and the trusted CAs. Defaults
+	// $X509_USER_PROXY (else /tmp/x509up_u<uid>) and $X509_CERT_DIR
+	// (else /etc/grid-security/certificates).
+	Proxy string `toml:"proxy" json:"proxy"`
+	CADir string `toml:"ca_dir" json:"ca_dir"`
+	// Poll is how often each job's state is asked. Default 3s.
+	Poll time.Duration `toml:"poll" json:"poll_ns"`
+	// Parallel is how many globusrun -status run at once per gatekeeper.
+	// Default 4.
+	Parallel int `toml:"parallel" json:"parallel"`
+	// UnreachableAfter is how long a job manager may fail to answer
+	// before its jobs are given up as lost. Default 2m.
+	UnreachableAfter time.Duration `toml:"unreachable_after" json:"unreachable_after_ns"`
+	ClaimRetry       time.Duration `toml:"claim_retry" json:"claim_retry_ns"`
+	ClaimTries       int           `toml:"claim_tries" json:"claim_tries"`
+	// TwoPhase is how long a job manager keeps an ended job's state (the
+	// request's two_phase, seconds). Default 600s.
+	TwoPhase time.Duration `toml:"two_phase" json:"two_phase_ns"`
+	// WorkDir and Executable as for the other targets.
+	WorkDir    string `toml:"workdir" json:"workdir"`
+	Executable string `toml:"executable" json:"executable"`
+	// CommandTimeout bounds every globusrun. Default 60s.
+	CommandTimeout time.Duration `toml:"command_timeout" json:"command_timeout_ns"`
+}
+
+// Target is the GRAM target: package ce's engine over GRAM5 gatekeepers.
+type Target struct {
+	*ce.Target
+	cfg Config
+}
+
+// transientMessages are globusrun's ways of saying the gatekeeper or job
+// manager did not answer.
+var transientMessages = []string{"connection to the server failed", "error code 12", "timed out", "Connection refused",
+	"error code 7", "error code 31", "authentication with the remote server failed"}
+
+// New checks the configuration and the proxy.
+func New(cfg Config) (*Target, error) {
+	if len(cfg.CEs) == 0 {
+		return nil, errors.New("gram: no gatekeeper: name one in the [gram] section ([[gram.ce]] name, contact)")
+	}
+	if _, err := exec.LookPath("globusrun"); err != nil {
+		return nil, errors.New("gram: globusrun not found: install globus-gram-client-tools")
+	}
+	if cfg.Proxy == "" {
+		cfg.Proxy = defaultEnv("X509_USER_PROXY", "/tmp/x509up_u"+strconv.Itoa(os.Getuid()))
+	}
+	if cfg.CADir == "" {
+		cfg.CADir = defaultEnv("X509_CERT_DIR", "/etc/grid-security/certificates")
+	}
+	if _, err := os.Stat(cfg.Proxy); err != nil {
+		return nil, fmt.Errorf("gram: proxy: %v (make one with grid-proxy-init)", err)
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 3 * time.Second
+	}
+	if cfg.Parallel <= 0 {
+		cfg.Parallel = 4
+	}
+	if cfg.TwoPhase <= 0 {
+		cfg.TwoPhase = 10 * time.Minute
+	}
+	if cfg.CommandTimeout <= 0 {
+		cfg.CommandTimeout = time.Minute
+	}
+	var err error
+	if cfg.Executable, cfg.WorkDir, err = submitter.JobFiles("gram", cfg.Executable, cfg.WorkDir, "jdf"); err != nil {
+		return nil, err
+	}
+	jobs := filepath.Join(cfg.WorkDir, "jobs")
+	if err := os.MkdirAll(jobs, 0o755); err != nil {
+		return nil, fmt.Errorf("gram: %v", err)
+	}
+	if err := os.Chmod(jobs, 0o1777); err != nil {
+		return nil, fmt.Errorf("gram: %v", err)
+	}
+	p, err := printers.Lookup("rsl")
+	if err != nil {
+		return nil, err
+	}
+	env := append(os.Environ(), "X509_USER_PROXY="+cfg.Proxy, "X509_CERT_DIR="+cfg.CADir)
+	cmd := submitter.Command{Timeout: cfg.CommandTimeout, Env: env, TransientMessages: transientMessages}
+	orphans := &submitter.Orphans{}
+	ccfg := ce.Config{Kind: "gram", WorkDir: cfg.WorkDir, Poll: cfg.Poll, UnreachableAfter: cfg.UnreachableAfter,
+		ClaimRetry: cfg.ClaimRetry, ClaimTries: cfg.ClaimTries,
+		Wait: func(ctx context.Context, name string) error { return orphans.Wait(ctx, name, cfg.CommandTimeout) }}
+	for _, c := range cfg.CEs {
+		if c.Contact == "" || strings.ContainsAny(c.Contact, " \t\n") {
+			return nil, fmt.Errorf("gram: gatekeeper %s: contact %q is not host:port/jobmanager-LRM", c.Name, c.Contact)
+		}
+		if err := os.MkdirAll(filepath.Join(cfg.WorkDir, "jdf", c.Name), 0o755); err != nil {
+			return nil, fmt.Errorf("gram: %v", err)
+		}
+		b := &backend{name: c.Name, contact: c.Contact, queue: c.Queue, cfg: cfg, cmd: cmd, printer: p.(printers.ComponentPrinter),
+			jobs: jobs, cancelled: map[string]bool{}}
+		ccfg.CEs = append(ccfg.CEs, ce.CE{Name: c.Name, Backend: b})
+	}
+	t := &Target{cfg: cfg}
+	if t.Target, err = ce.New(ccfg); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func defaultEnv(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// Config is the configuration in use, for provenance.
+func (t *Target) Config() Config { return t.cfg }
+
+// backend is one gatekeeper's job manager.
+type backend struct {
+	name, contact, queue string
+	cfg                  Config
+	cmd                  submitter.Command
+	printer              printers.ComponentPrinter
+	jobs                 string // the jobs' directory
+
+	mu        sync.Mutex
+	cancelled map[string]bool // the jobs gmark cancelled, which GRAM calls FAILED
+}
+
+// dir is where the gatekeeper's requests and globusrun -b's outputs are
+// kept: jdf/<gatekeeper>/.
+func (b *backend) dir() string { return filepath.Join(b.cfg.WorkDir, "jdf", b.name) }
+
+// submitFile is where globusrun -b's output for a part is kept.
+func (b *backend) submitFile(name string) string { return filepath.Join(b.dir(), name+".submit") }
+
+// Submit prints the part's request, with a two-phase commit, and submits
+// it with globusrun -b, its output kept in the part's .submit file.
+func (b *backend) Submit(ctx context.Context, r *ce.Request) (ce.Submitted, error) {
+	cfg := printers.Config{Executable: b.cfg.Executable, WorkDir: b.jobs, Name: r.Name, Queue: b.queue, HoldUntil: r.Hold, Env: r.Env}
+	var buf bytes.Buffer
+	if err := b.printer.PrintComponent(&buf, r.Job, r.Component, cfg); err != nil {
+		return ce.Submitted{}, err
+	}
+	req := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	req = append(req, fmt.Sprintf("\n  (two_phase=%d)\n  (save_state=yes)\n", int(b.cfg.TwoPhase/time.Second))...)
+	rsl := filepath.Join(b.dir(), r.Name+".rsl")
+	if err := os.WriteFile(rsl, req, 0o644); err != nil {
+		return ce.Submitted{}, err
+	}
+	out, err := b.globusrunTo(ctx, b.submitFile(r.Name), "-b", "-r", b.contact, "-f", rsl)
+	contact := parseContact(out)
+	text := strings.TrimSpace(string(out))
+	// With a two-phase commit globusrun -b commits the submission and
+	// exits 110, waiting for a commit signal: that is a success.
+	if err != nil && !(exitStatus(err) == 110 && contact != "") {
+		return ce.Submitted{Output: text}, err
+	}
+	if contact == "" {
+		return ce.Submitted{Output: text}, fmt.Errorf("globusrun -b printed no job contact: %s", text)
+	}
+	return ce.Submitted{ID: contact, Output: "job " + contact}, nil
+}
+
+// globusrunTo runs globusrun with its output written to path as it comes
+// (so that a killed submitter leaves it there), and returns the output.
+func (b *backend) globusrunTo(ctx context.Context, path string, args ...string) ([]byte, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.CommandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "globusrun", args...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = b.cmd.Env, f, f
+	runErr := cmd.Run()
+	f.Close()
+	out, _ := os.ReadFile(path)
+	if runErr == nil {
+		return out, nil
+	}
+	ce := &submitter.CommandError{Name: "globusrun", Status: exitStatus(runErr), Stderr: string(out)}
+	if ctx.Err() != nil {
+		return out, submitter.Transient(ce)
+	}
+	for _, m := range transientMessages {
+		if strings.Contains(string(out), m) {
+			return out, submitter.Transient(ce)
+		}
+	}
+	return out, ce
+}
+
+func exitStatus(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	var ce *submitter.CommandError
+	if errors.As(err, &ce) {
+		return ce.Status
+	}
+	return -1
+}
+
+// parseContact finds the job contact in what globusrun -b printed.
+func parseContact(out []byte) string {
+	for _, f := range strings.Fields(string(out)) {
+		if strings.HasPrefix(f, "https://") {
+			return f
+		}
+	}
+	return ""
+}
+
+// Cancel cancels jobs (globusrun -k), one by one.
+func (b *backend) Cancel(ctx context.Context, ids []string) error {
+	var errs []error
+	for _, id := range ids {
+		b.mu.Lock()
+		b.cancelled[id] = true
+		b.mu.Unlock()
+		if _, err := b.cmd.Run(ctx, "globusrun", "-k", id); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Lookup finds the submissions that got through by their .submit files:
+// each names its job's contact.
+func (b *backend) Lookup(ctx context.Context, match func(string) bool) ([]ce.Found, error) {
+	files, err := filepath.Glob(filepath.Join(b.dir(), "*.submit"))
+	if err != nil {
+		return nil, err
+	}
+	var out []ce.Found
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".submit")
+		if !match(name) {
+			continue
+		}
+		text, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		contact := parseContact(text)
+		if contact == "" {
+			continue
+		}
+		out = append(out, ce.Found{Name: name, ID: contact, Status: ce.Status{State: submitter.Queued}})
+	}
+	return out, nil
+}
+
+// report is what a component's script said on its standard error.
+type report struct {
+	started, ended time.Time
+	status         *int
+}
+
+// readReport reads the gmark-job lines of a job's standard error.
+func readReport(path string) report {
+	var r report
+	f, err := os.Open(path)
+	if err != nil {
+		return r
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "gmark-job v1 ")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Fields(rest) {
+			k, v, _ := strings.Cut(kv, "=")
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				continue
+			}
+			switch k {
+			case "started":
+				r.started = time.Unix(n, 0)
+			case "ended":
+				r.ended = time.Unix(n, 0)
+			case "status":
+				s := int(n)
+				r.status = &s
+			}
+		}
+	}
+	return r
+}
