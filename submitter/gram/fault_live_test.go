@@ -14,6 +14,7 @@ import (
 	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/gram/gramtest"
+	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -167,4 +168,53 @@ func TestLiveGRAMResume(t *testing.T) {
 		rows[r.JobID] = r
 	}
 	checkOnce(t, g, "k1", rows, jobs)
+}
+
+// A co-allocated job one of whose components can never start (it asks
+// more processors than the Slurm cluster behind its gatekeeper has; Slurm
+// leaves it pending) while the other, on fork, holds its processors: the
+// waiting component is cancelled and claimed again after the retry
+// interval, and after the last try the job fails naming it, with nothing
+// left holding or waiting. About 40 s on an idle machine.
+func TestLiveGRAMClaimGivesUp(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{}, "fs0")
+	g := newGrid(t, gramtest.Options{Name: "fs0", Slurm: e.Cluster("fs0")}, gramtest.Options{Name: "fork"})
+	cfg := g.config()
+	cfg.ClaimRetry, cfg.ClaimTries = 3*time.Second, 2
+	tg, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := job("1-0", "swf", map[string]string{"runtime": "1"}, "fork:1", "fs0:65")
+	rows, st, run := runIn(t, tg, j)
+	r := rows["1-0"]
+	for _, want := range []string{"claiming failed: component 1 (fs0:", "try 2 of 2", "gave up after 2 claiming tries"} {
+		if r.State != store.Failed || !strings.Contains(r.Reason, want) {
+			t.Errorf("%s %q lacks %q", r.State, r.Reason, want)
+		}
+	}
+	claims, _ := st.Annotations(run, "gram-claim")
+	if len(claims) != 1 || !strings.Contains(claims[0].Value, "component 1") || !strings.Contains(claims[0].Value, "claimed again") {
+		t.Errorf("claim annotations: %+v", claims)
+	}
+	if _, err := os.Stat(filepath.Join(g.work, "release", "1-0.a1-"+run)); err == nil {
+		t.Error("the job was released")
+	}
+	// Two Slurm jobs (the two tries of component 1), none left waiting.
+	var left []string
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Second) {
+		out, err := e.Cluster("fs0").Cmd("squeue", "-h", "-t", "PENDING,RUNNING,COMPLETING", "-o", "%i %T").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left = strings.Fields(string(out)); len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("Slurm jobs left: %v", left)
+	}
+	if n := g.gks[0].Submitted() + g.gks[1].Submitted(); n != 3 {
+		t.Errorf("%d GRAM jobs passed to the LRMs, want 3 (component 0, and component 1 twice)", n)
+	}
 }
