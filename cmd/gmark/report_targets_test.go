@@ -28,7 +28,8 @@ var reportWritten = regexp.MustCompile(`(?m)^report written to (\S+/index\.html)
 
 // `gmark report -o DIR` on a store from
 // every target — the bundled core in-process, local, dryrun, Slurm on
-// loopback, and `koala simulate --db` — writes the whole page: exit 0,
+// loopback, an ARC CE and a GRAM5 gatekeeper on loopback (fork), and
+// `koala simulate --db` — writes the whole page: exit 0,
 // index.html, every figure it refers to, and a reason for each figure not
 // drawn. The stores are made by the real `gmark submit`.
 func TestReportEveryTarget(t *testing.T) {
@@ -69,6 +70,8 @@ func TestReportEveryTarget(t *testing.T) {
 			}
 			return []string{"submit", wl, "--target", "slurm", "--targets", targets, "--gmark", bin, "--db", db, "-q", "--tail", "2m"}
 		}, append([]string{"xbar_delay"}, common...)},
+		{"arc", func(t *testing.T, db string) []string { return arcSubmit(t, wl, db, bin) }, append([]string{"xbar_delay"}, common...)},
+		{"gram", func(t *testing.T, db string) []string { return gramSubmit(t, wl, db, bin) }, append([]string{"xbar_delay"}, common...)},
 	}
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
