@@ -30,7 +30,6 @@
 package gram
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -43,6 +42,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gmark/gmark/internal/gramcli"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/ce"
@@ -92,11 +92,6 @@ type Target struct {
 	cfg Config
 }
 
-// transientMessages are globusrun's ways of saying the gatekeeper or job
-// manager did not answer.
-var transientMessages = []string{"connection to the server failed", "error code 12", "timed out", "Connection refused",
-	"error code 7", "error code 31", "authentication with the remote server failed"}
-
 // New checks the configuration and the proxy.
 func New(cfg Config) (*Target, error) {
 	if len(cfg.CEs) == 0 {
@@ -141,8 +136,7 @@ func New(cfg Config) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := append(os.Environ(), "X509_USER_PROXY="+cfg.Proxy, "X509_CERT_DIR="+cfg.CADir)
-	cmd := submitter.Command{Timeout: cfg.CommandTimeout, Env: env, TransientMessages: transientMessages}
+	client := gramcli.New(cfg.Proxy, cfg.CADir, cfg.CommandTimeout)
 	orphans := &submitter.Orphans{}
 	ccfg := ce.Config{Kind: "gram", WorkDir: cfg.WorkDir, Poll: cfg.Poll, UnreachableAfter: cfg.UnreachableAfter,
 		ClaimRetry: cfg.ClaimRetry, ClaimTries: cfg.ClaimTries,
@@ -154,7 +148,7 @@ func New(cfg Config) (*Target, error) {
 		if err := os.MkdirAll(filepath.Join(cfg.WorkDir, "jdf", c.Name), 0o755); err != nil {
 			return nil, fmt.Errorf("gram: %v", err)
 		}
-		b := &backend{name: c.Name, contact: c.Contact, queue: c.Queue, cfg: cfg, cmd: cmd, printer: p.(printers.ComponentPrinter),
+		b := &backend{name: c.Name, contact: c.Contact, queue: c.Queue, cfg: cfg, client: client, printer: p.(printers.ComponentPrinter),
 			jobs: jobs, cancelled: map[string]bool{}}
 		ccfg.CEs = append(ccfg.CEs, ce.CE{Name: c.Name, Backend: b})
 	}
@@ -179,7 +173,7 @@ func (t *Target) Config() Config { return t.cfg }
 type backend struct {
 	name, contact, queue string
 	cfg                  Config
-	cmd                  submitter.Command
+	client               gramcli.Client
 	printer              printers.ComponentPrinter
 	jobs                 string // the jobs' directory
 
@@ -208,69 +202,11 @@ func (b *backend) Submit(ctx context.Context, r *ce.Request) (ce.Submitted, erro
 	if err := os.WriteFile(rsl, req, 0o644); err != nil {
 		return ce.Submitted{}, err
 	}
-	out, err := b.globusrunTo(ctx, b.submitFile(r.Name), "-b", "-r", b.contact, "-f", rsl)
-	contact := parseContact(out)
-	text := strings.TrimSpace(string(out))
-	// With a two-phase commit globusrun -b commits the submission and
-	// exits 110, waiting for a commit signal: that is a success.
-	if err != nil && !(exitStatus(err) == 110 && contact != "") {
-		return ce.Submitted{Output: text}, err
-	}
-	if contact == "" {
-		return ce.Submitted{Output: text}, fmt.Errorf("globusrun -b printed no job contact: %s", text)
+	contact, text, err := b.client.Submit(ctx, b.contact, rsl, b.submitFile(r.Name))
+	if err != nil {
+		return ce.Submitted{Output: text}, wrap(err)
 	}
 	return ce.Submitted{ID: contact, Output: "job " + contact}, nil
-}
-
-// globusrunTo runs globusrun with its output written to path as it comes
-// (so that a killed submitter leaves it there), and returns the output.
-func (b *backend) globusrunTo(ctx context.Context, path string, args ...string) ([]byte, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, b.cfg.CommandTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "globusrun", args...)
-	cmd.Env, cmd.Stdout, cmd.Stderr = b.cmd.Env, f, f
-	runErr := cmd.Run()
-	f.Close()
-	out, _ := os.ReadFile(path)
-	if runErr == nil {
-		return out, nil
-	}
-	ce := &submitter.CommandError{Name: "globusrun", Status: exitStatus(runErr), Stderr: string(out)}
-	if ctx.Err() != nil {
-		return out, submitter.Transient(ce)
-	}
-	for _, m := range transientMessages {
-		if strings.Contains(string(out), m) {
-			return out, submitter.Transient(ce)
-		}
-	}
-	return out, ce
-}
-
-func exitStatus(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	var ce *submitter.CommandError
-	if errors.As(err, &ce) {
-		return ce.Status
-	}
-	return -1
-}
-
-// parseContact finds the job contact in what globusrun -b printed.
-func parseContact(out []byte) string {
-	for _, f := range strings.Fields(string(out)) {
-		if strings.HasPrefix(f, "https://") {
-			return f
-		}
-	}
-	return ""
 }
 
 // Cancel cancels jobs (globusrun -k), one by one.
@@ -280,7 +216,7 @@ func (b *backend) Cancel(ctx context.Context, ids []string) error {
 		b.mu.Lock()
 		b.cancelled[id] = true
 		b.mu.Unlock()
-		if _, err := b.cmd.Run(ctx, "globusrun", "-k", id); err != nil {
+		if err := b.client.Cancel(ctx, id); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -304,7 +240,7 @@ func (b *backend) Lookup(ctx context.Context, match func(string) bool) ([]ce.Fou
 		if err != nil {
 			continue
 		}
-		contact := parseContact(text)
+		contact := gramcli.ParseContact(text)
 		if contact == "" {
 			continue
 		}
@@ -313,43 +249,12 @@ func (b *backend) Lookup(ctx context.Context, match func(string) bool) ([]ce.Fou
 	return out, nil
 }
 
-// report is what a component's script said on its standard error.
-type report struct {
-	started, ended time.Time
-	status         *int
-}
-
-// readReport reads the gmark-job lines of a job's standard error.
-func readReport(path string) report {
-	var r report
-	f, err := os.Open(path)
-	if err != nil {
-		return r
+// wrap marks the errors of a gatekeeper or job manager that did not answer
+// transient.
+func wrap(err error) error {
+	var ge *gramcli.Error
+	if errors.As(err, &ge) && ge.Transient {
+		return submitter.Transient(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "gmark-job v1 ")
-		if !ok {
-			continue
-		}
-		for _, kv := range strings.Fields(rest) {
-			k, v, _ := strings.Cut(kv, "=")
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				continue
-			}
-			switch k {
-			case "started":
-				r.started = time.Unix(n, 0)
-			case "ended":
-				r.ended = time.Unix(n, 0)
-			case "status":
-				s := int(n)
-				r.status = &s
-			}
-		}
-	}
-	return r
+	return err
 }

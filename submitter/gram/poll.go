@@ -2,11 +2,10 @@ package gram
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
-	"strings"
 	"sync"
 
+	"github.com/gmark/gmark/internal/gramcli"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/ce"
 )
@@ -59,34 +58,30 @@ func (b *backend) Poll(ctx context.Context, refs []ce.Ref) (map[string]ce.Status
 
 // status is one job's state, with what its script reported.
 func (b *backend) status(ctx context.Context, r ce.Ref) (ce.Status, error) {
-	text, err := b.cmd.Run(ctx, "globusrun", "-status", r.ID)
+	word, err := b.client.Status(ctx, r.ID)
 	if err != nil {
 		return ce.Status{}, err
 	}
-	word := strings.TrimSpace(strings.SplitN(string(text), "\n", 2)[0])
-	if word == "" {
-		return ce.Status{}, errors.New("globusrun -status printed nothing")
-	}
 	st := ce.Status{State: State(word), CEState: word}
-	rep := readReport(filepath.Join(b.jobs, r.Name+".err"))
-	st.Start = rep.started
-	if st.State == submitter.Queued && !rep.started.IsZero() {
+	rep := gramcli.ReadReport(filepath.Join(b.jobs, r.Name+".err"))
+	st.Start = rep.Started
+	if st.State == submitter.Queued && !rep.Started.IsZero() {
 		// The LRM started the job between GRAM's look and ours.
 		st.State = submitter.Running
 	}
 	if st.State.Final() {
-		st.End, st.Exit = rep.ended, rep.status
+		st.End, st.Exit = rep.Ended, rep.Status
 		b.mu.Lock()
 		cancelled := b.cancelled[r.ID]
 		b.mu.Unlock()
 		switch {
-		case cancelled && (rep.status == nil || *rep.status != 0):
+		case cancelled && (rep.Status == nil || *rep.Status != 0):
 			st.State, st.Reason = submitter.Cancelled, "cancelled (GRAM: "+word+")"
-		case rep.status != nil && *rep.status == 0:
+		case rep.Status != nil && *rep.Status == 0:
 			st.State = submitter.Succeeded
-		case rep.status != nil:
+		case rep.Status != nil:
 			st.Reason = "GRAM: " + word
-		case rep.started.IsZero():
+		case rep.Started.IsZero():
 			st.Reason = "GRAM: " + word + ", and the job never started"
 		default:
 			st.Reason = "GRAM: " + word + ", and the job did not say how it ended (killed?)"
