@@ -16,12 +16,12 @@ import (
 	"github.com/gmark/gmark/submitter/provenance"
 	"github.com/gmark/gmark/submitter/targets"
 
+	"github.com/gmark/gmark/koala/celrm"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/placement"
 	"github.com/gmark/gmark/koala/procexec"
 	"github.com/gmark/gmark/koala/server"
-	"github.com/gmark/gmark/koala/slurmlrm"
 	"github.com/urfave/cli/v2"
 )
 
@@ -155,16 +155,13 @@ func runKoalaServe(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctls, lrms, err := slurmlrm.Connect(c.Context, g, state, c.String("workdir"), c.App.ErrWriter)
+	ctls, agents, err := celrm.Clusters(c.Context, g, state, c.String("workdir"), c.App.ErrWriter)
 	if err != nil {
 		return usageError{err}
 	}
-	cfg := server.Config{Grid: g, State: state, Token: token, Controllers: ctls, AwaitRun: c.Bool("await-run")}
+	cfg := server.Config{Grid: g, State: state, Token: token, Controllers: ctls, AwaitRun: c.Bool("await-run"), Agents: agents}
 	if px != nil {
 		cfg.Executor = px
-	}
-	if lrms != nil {
-		cfg.Agents = []server.Agent{lrms}
 	}
 	srv, err := server.New(cfg)
 	if errors.Is(err, persist.ErrInUse) {

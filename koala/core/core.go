@@ -173,9 +173,9 @@ func NewWith(g *grid.Grid, start time.Time, sink Sink, exec Executor, ctls map[s
 		}
 		cl := &cluster{cfg: gc, lrm: lrm.New(gc.Name, gc.Processors, s), dummies: map[int64]bool{}, ctl: ctls[gc.Name]}
 		switch {
-		case gc.Slurm() && cl.ctl == nil:
+		case gc.Real() && cl.ctl == nil:
 			return nil, fmt.Errorf("cluster %s has lrm = %q: the core needs its controller (gmark koala serve and gmark run connect it; a simulation cannot drive a real cluster)", gc.Name, gc.LRM)
-		case !gc.Slurm() && cl.ctl != nil:
+		case !gc.Real() && cl.ctl != nil:
 			return nil, fmt.Errorf("cluster %s is emulated: it takes no controller", gc.Name)
 		case gc.Processors < 1:
 			return nil, fmt.Errorf("cluster %s: its processors were not read from its controller (grid.ResolveProcessors)", gc.Name)

@@ -102,8 +102,8 @@ func checkLocal(c *checker, cl *Cluster) {
 	if *l == (LocalLoad{}) {
 		return
 	}
-	if cl.Slurm() {
-		c.fail("load", "does not apply to cluster %s: a Slurm cluster's local jobs are its controller's (remove [cluster.local])", cl.Name)
+	if cl.Real() {
+		c.fail("load", "does not apply to cluster %s: a real cluster's local jobs are its own users' (remove [cluster.local])", cl.Name)
 		return
 	}
 	switch {

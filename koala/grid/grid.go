@@ -101,7 +101,14 @@ type Cluster struct {
 	// failure_rate.
 	LRM       string `toml:"lrm"`
 	SlurmConf string `toml:"slurm_conf"` // its slurm.conf; a relative path is from the grid file's directory
-	Partition string `toml:"partition"`  // the partition the core uses ("": the controller's default)
+	Partition string `toml:"partition"`  // the partition the core uses ("": the controller's default); a CE's queue
+	// CE is the compute element through which the core reaches a cluster
+	// with lrm = "arc" (its A-REX endpoint, https://host:port/arex) or
+	// "gram" (its GRAM5 job manager, host:port/jobmanager-LRM); the user's
+	// proxy and trusted CAs are those of X509_USER_PROXY and X509_CERT_DIR
+	// (docs/grid.md). Its processors are given (a CE does not say them),
+	// and it runs in real time as a Slurm cluster does.
+	CE string `toml:"ce"`
 	// Poll is how often the controller is asked for its processors and
 	// the core's components (1s).
 	Poll Duration `toml:"poll"`
@@ -122,10 +129,20 @@ type Cluster struct {
 const (
 	LRMEmulated = "emulated"
 	LRMSlurm    = "slurm"
+	LRMARC      = "arc"  // an ARC CE in front of the cluster
+	LRMGRAM     = "gram" // a GRAM5 gatekeeper in front of the cluster
 )
 
 // Slurm tells whether the cluster is a real Slurm cluster.
 func (c *Cluster) Slurm() bool { return c.LRM == LRMSlurm }
+
+// ThroughCE tells whether the core reaches the cluster through a compute
+// element (lrm = "arc" or "gram").
+func (c *Cluster) ThroughCE() bool { return c.LRM == LRMARC || c.LRM == LRMGRAM }
+
+// Real tells whether the cluster is real, run by a controller of the core:
+// a Slurm cluster, or one behind a CE.
+func (c *Cluster) Real() bool { return c.Slurm() || c.ThroughCE() }
 
 // HasSlurm tells whether any cluster of the grid is a real Slurm cluster.
 func (g *Grid) HasSlurm() bool {
@@ -658,7 +675,12 @@ func (g *Grid) checkClusters() (map[string]bool, error) {
 		switch cl.LRM {
 		case LRMSlurm:
 			checkSlurm(c, cl, s)
+		case LRMARC, LRMGRAM:
+			checkCE(c, cl, s)
 		case LRMEmulated:
+			if cl.CE != "" {
+				c.fail("ce", "is for lrm = \"arc\" and \"gram\" clusters: cluster %s is emulated (add lrm or remove it)", cl.Name)
+			}
 			for key, v := range map[string]string{"slurm_conf": cl.SlurmConf, "partition": cl.Partition} {
 				if v != "" {
 					c.fail(key, "is for lrm = \"slurm\" clusters: cluster %s is emulated (add lrm = \"slurm\" or remove it)", cl.Name)
@@ -671,9 +693,9 @@ func (g *Grid) checkClusters() (map[string]bool, error) {
 				c.fail("preempt_local", "is for lrm = \"slurm\" clusters: cluster %s is emulated, and its local jobs are always killed under global priority (remove it)", cl.Name)
 			}
 		default:
-			c.fail("lrm", "must be emulated or slurm, got %q", cl.LRM)
+			c.fail("lrm", "must be emulated, slurm, arc or gram, got %q", cl.LRM)
 		}
-		if cl.LocalScheduler == "" && !cl.Slurm() {
+		if cl.LocalScheduler == "" && !cl.Real() {
 			cl.LocalScheduler = "fcfs"
 		}
 		if !(cl.Slurm() && cl.Processors == 0) { // read from the controller
@@ -681,7 +703,7 @@ func (g *Grid) checkClusters() (map[string]bool, error) {
 		}
 		c.floatIn("speed", cl.Speed, MinSpeed, MaxSpeed)
 		c.floatIn("failure_rate", cl.FailureRate, 0, 1)
-		if !cl.Slurm() && cl.LocalScheduler != "fcfs" && cl.LocalScheduler != "easy" {
+		if !cl.Real() && cl.LocalScheduler != "fcfs" && cl.LocalScheduler != "easy" {
 			c.fail("local_scheduler", "must be fcfs or easy, got %q", cl.LocalScheduler)
 		}
 		if c.err != nil {
@@ -751,6 +773,59 @@ func checkSlurm(c *checker, cl *Cluster, s *Scheduler) {
 	}
 	c.durationIn("poll", cl.Poll.Duration, 100*time.Millisecond, time.Minute)
 	c.durationIn("start_timeout", cl.StartTimeout.Duration, time.Second, time.Hour)
+}
+
+// checkCE checks the settings of a cluster behind a CE: those of a Slurm
+// cluster that apply (real time, emulated execution elsewhere, no
+// emulated background or failures), a CE address of its kind, and its
+// own poll (2s) and start_timeout (2m: a CE says a job started up to its
+// information period late).
+func checkCE(c *checker, cl *Cluster, s *Scheduler) {
+	why := fmt.Sprintf("lrm = %q: cluster %s", cl.LRM, cl.Name)
+	switch {
+	case cl.CE == "" && cl.LRM == LRMARC:
+		c.fail("ce", "is required with %s: give its A-REX endpoint, https://host:port/arex", why)
+	case cl.CE == "":
+		c.fail("ce", "is required with %s: give its job manager's contact, host:port/jobmanager-LRM", why)
+	case cl.LRM == LRMARC && !strings.HasPrefix(cl.CE, "https://"):
+		c.fail("ce", "= %q: %s needs an https://host:port/arex endpoint", cl.CE, why)
+	case cl.LRM == LRMGRAM && !strings.Contains(cl.CE, "/jobmanager"):
+		c.fail("ce", "= %q: %s needs a host:port/jobmanager-LRM contact", cl.CE, why)
+	case strings.ContainsAny(cl.CE, " \t"):
+		c.fail("ce", "= %q: a CE address has no blanks", cl.CE)
+	case cl.SlurmConf != "":
+		c.fail("slurm_conf", "does not apply to %s: the CE reaches its cluster (remove it)", why)
+	case cl.LocalScheduler != "":
+		c.fail("local_scheduler", "does not apply to %s: the cluster's batch system schedules its own queue (remove it)", why)
+	case cl.FailureRate != 0:
+		c.fail("failure_rate", "does not apply to %s: its failures are real (remove it)", why)
+	case cl.Background != Background{}:
+		c.fail("lrm", "= %q: cluster %s cannot have a [cluster.background]: its other users are real (remove it)", cl.LRM, cl.Name)
+	case cl.PreemptLocal:
+		c.fail("preempt_local", "does not apply to %s: a CE does not list the cluster's other jobs (remove it)", why)
+	case s.TimeScale != 1:
+		c.fail("lrm", "= %q: cluster %s runs in real time, so scheduler.time_scale must be 1, not %g (and no --speedup)", cl.LRM, cl.Name, s.TimeScale)
+	case s.Execution != "emulated":
+		c.fail("lrm", "= %q: cluster %s runs real processes itself; scheduler.execution = %q cannot be mixed with it (use emulated)", cl.LRM, cl.Name, s.Execution)
+	}
+	if cl.Poll.Duration == 0 {
+		cl.Poll.Duration = 2 * time.Second
+	}
+	if cl.StartTimeout.Duration == 0 {
+		cl.StartTimeout.Duration = 2 * time.Minute
+	}
+	c.durationIn("poll", cl.Poll.Duration, 100*time.Millisecond, time.Minute)
+	c.durationIn("start_timeout", cl.StartTimeout.Duration, time.Second, time.Hour)
+}
+
+// HasCE tells whether any cluster of the grid is behind a CE.
+func (g *Grid) HasCE() bool {
+	for i := range g.Clusters {
+		if g.Clusters[i].ThroughCE() {
+			return true
+		}
+	}
+	return false
 }
 
 // ResolveProcessors fills in the processors of the Slurm clusters that

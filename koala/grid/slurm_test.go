@@ -63,7 +63,7 @@ func TestSlurmCluster(t *testing.T) {
 func TestSlurmErrors(t *testing.T) {
 	slurm := "[[cluster]]\nname = \"s\"\nlrm = \"slurm\"\nslurm_conf = \"/s.conf\"\n"
 	cases := []struct{ src, want string }{
-		{"[[cluster]]\nname = \"s\"\nlrm = \"pbs\"\nprocessors = 4\n", `g.toml:3: cluster 1: lrm must be emulated or slurm, got "pbs"`},
+		{"[[cluster]]\nname = \"s\"\nlrm = \"pbs\"\nprocessors = 4\n", `g.toml:3: cluster 1: lrm must be emulated, slurm, arc or gram, got "pbs"`},
 		{"[[cluster]]\nname = \"s\"\nlrm = \"slurm\"\n", `cluster 1: slurm_conf is required with lrm = "slurm": give the path of cluster s's slurm.conf`},
 		{slurm + "local_scheduler = \"easy\"\n", "g.toml:5: cluster 1: local_scheduler does not apply to cluster s: Slurm schedules its own queue"},
 		{slurm + "failure_rate = 0.1\n", "g.toml:5: cluster 1: failure_rate does not apply to cluster s"},
@@ -92,5 +92,37 @@ func TestSlurmErrors(t *testing.T) {
 	scale := 100.0
 	if err := g.Apply(Overrides{TimeScale: &scale}); err == nil || !strings.Contains(err.Error(), "time_scale must be 1") {
 		t.Errorf("--time-scale 100: %v", err)
+	}
+}
+
+// What a cluster behind a CE must have and cannot have; its defaults.
+func TestCEErrors(t *testing.T) {
+	arc := "[[cluster]]\nname = \"a\"\nlrm = \"arc\"\nprocessors = 8\n"
+	cases := []struct{ src, want string }{
+		{arc, `cluster 1: ce is required with lrm = "arc": cluster a: give its A-REX endpoint`},
+		{"[[cluster]]\nname = \"g\"\nlrm = \"gram\"\nprocessors = 8\n", `ce is required with lrm = "gram": cluster g: give its job manager's contact`},
+		{arc + "ce = \"http://ce:443/arex\"\n", `ce = "http://ce:443/arex": lrm = "arc": cluster a needs an https://host:port/arex endpoint`},
+		{"[[cluster]]\nname = \"g\"\nlrm = \"gram\"\nprocessors = 8\nce = \"ce:2119\"\n", `needs a host:port/jobmanager-LRM contact`},
+		{arc + "ce = \"https://ce/arex\"\nslurm_conf = \"/x\"\n", `slurm_conf does not apply to lrm = "arc": cluster a`},
+		{arc + "ce = \"https://ce/arex\"\npreempt_local = true\n", `preempt_local does not apply to lrm = "arc"`},
+		{arc + "ce = \"https://ce/arex\"\n[cluster.background]\nlow = 0.3\nhigh = 0.4\n", `cluster a cannot have a [cluster.background]`},
+		{arc + "ce = \"https://ce/arex\"\n[scheduler]\ntime_scale = 10.0\n", "cluster a runs in real time"},
+		{"[[cluster]]\nname = \"a\"\nlrm = \"arc\"\nce = \"https://ce/arex\"\n", "processors = 0 is out of range"},
+		{"[[cluster]]\nname = \"e\"\nprocessors = 4\nce = \"https://ce/arex\"\n", `ce is for lrm = "arc" and "gram" clusters: cluster e is emulated`},
+		{arc + "ce = \"https://ce/arex\"\n[cluster.local]\nload = 0.2\n", "does not apply to cluster a: a real cluster's local jobs"},
+	}
+	for _, c := range cases {
+		_, err := Parse("g.toml", []byte(c.src))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.src, err, c.want)
+		}
+	}
+	g, err := Parse("g.toml", []byte(arc+"ce = \"https://ce:443/arex\"\npartition = \"main\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := g.Clusters[0]
+	if !cl.ThroughCE() || !cl.Real() || cl.Slurm() || !g.HasCE() || g.HasSlurm() || cl.Poll.Duration != 2*time.Second || cl.StartTimeout.Duration != 2*time.Minute {
+		t.Errorf("%+v", cl)
 	}
 }
