@@ -6,7 +6,7 @@ FUZZTIME ?=
 FUZZPKG ?=
 BENCHTIME ?= 1s
 
-.PHONY: all build test check bench bench-slurm bench-core bench-submit-mem bench-report bench-trace bench-sim fuzz clean
+.PHONY: all build test check bench bench-slurm bench-grid bench-core bench-submit-mem bench-report bench-trace bench-sim fuzz clean
 
 all: build
 
@@ -38,10 +38,11 @@ test: check
 ## bench: every benchmark; generation speed figures are in ./generator; the
 ## submitter's memory growth curve (bench-submit-mem), the report's and the Slurm target's last
 bench:
-	$(GO) test -run '^$$' -bench . -skip 'SubmitMemory|ReportCurve|SlurmTargetVsSbatch' -benchtime $(BENCHTIME) ./...
+	$(GO) test -run '^$$' -bench . -skip 'SubmitMemory|ReportCurve|SlurmTargetVsSbatch|GridTargets' -benchtime $(BENCHTIME) ./...
 	@$(MAKE) --no-print-directory bench-submit-mem
 	@$(MAKE) --no-print-directory bench-report
 	@$(MAKE) --no-print-directory bench-slurm
+	@$(MAKE) --no-print-directory bench-grid
 
 ## bench-submit-mem: peak heap of dryruns of 100k, 300k and 1M jobs (docs/performance.md)
 bench-submit-mem:
@@ -80,6 +81,21 @@ bench-slurm:
 	      m["gmark-jobs/s"], m["raw-jobs/s"], m["ratio"], m["ratio-min"], m["ratio-max"]; \
 	    printf "CPU of the process and its children: %.2f ms/job (target), %.2f ms/job (loop)\n", m["gmark-cpu-ms/job"], m["raw-cpu-ms/job"]; \
 	    printf "one submission: %.1f ms (target Submit), %.1f ms (sbatch)\n", m["gmark-ms/Submit"], m["raw-ms/sbatch"] } \
+	  /^(FAIL|panic|--- FAIL)/ { print; bad = 1 } \
+	  END { exit bad }'
+
+## bench-grid: one loopback Slurm cluster reached three ways in one run, the Slurm target, an
+## ARC CE in front of it and a GRAM5 gatekeeper in front of it: submissions per second, the
+## submitter's delay, submission to the LRM, CPU per job of gmark, the CE and slurmctld
+## (docs/performance.md); GRID_JOBS jobs a target, GRID_ROUNDS rounds; skipped, saying why, without
+## ARC, GRAM5 or Slurm
+GRID_JOBS ?= 100
+GRID_ROUNDS ?= 2
+bench-grid:
+	@GMARK_BENCH_JOBS=$(GRID_JOBS) GMARK_BENCH_ROUNDS=$(GRID_ROUNDS) $(GO) test -run '^$$' -bench GridTargets \
+	  -benchtime 1x -timeout 60m -v ./submitter/ce/ | awk '\
+	  /round [0-9]+ / { sub(/^ *bench_live_test.go:[0-9]+: /, ""); print } \
+	  /SKIP|not available/ { print } \
 	  /^(FAIL|panic|--- FAIL)/ { print; bad = 1 } \
 	  END { exit bad }'
 
