@@ -20,8 +20,10 @@ import (
 // without running anything. A co-allocated job's multi-request goes as
 // DUROC sent it: each subrequest to its own job manager, without the two
 // relations DUROC itself consumed (label and resourceManagerContact,
-// which GRAM5 refuses as attributes "not supported by the LRM adapter").
-// A request with a relation the job manager does not know is refused, so
+// which GRAM5 refuses as attributes "not supported by the LRM adapter"),
+// and each component as PrintComponent writes it for the gram target (a
+// request of its own, held, named, with the two-phase commit). A request
+// with a relation the job manager does not know is refused, so
 // the check cannot pass on a job manager that takes anything.
 func TestRSLAcceptedByGRAM(t *testing.T) {
 	g := gramtest.Start(t, gramtest.Options{Name: "rsl"})
@@ -50,6 +52,21 @@ func TestRSLAcceptedByGRAM(t *testing.T) {
 			for i, req := range reqs {
 				if ok, out := gramDryRun(t, g, req); !ok {
 					t.Errorf("request %d refused by jobmanager-fork:\n%s\n%s", i, req, out)
+				}
+			}
+			// Each component as the gram target submits it: a request of
+			// its own, named, held, with a rendezvous file, a queue and
+			// the two-phase commit the target adds.
+			for i := range c.job().Components {
+				one := Config{WorkDir: work, Name: "gmark-" + c.job().ID + ".c" + strconv.Itoa(i) + ".a1-run", HoldUntil: work + "/release",
+					Queue: "fork", Env: []string{"GMARK_RENDEZVOUS_FILE=" + work + "/rdv"}}
+				var b strings.Builder
+				if err := p.(ComponentPrinter).PrintComponent(&b, c.job(), i, one); err != nil {
+					t.Fatal(err)
+				}
+				req := strings.TrimSuffix(b.String(), "\n") + "\n  (two_phase=600)\n  (save_state=yes)\n"
+				if ok, out := gramDryRun(t, g, req); !ok {
+					t.Errorf("component %d's own request refused by jobmanager-fork:\n%s\n%s", i, req, out)
 				}
 			}
 		})

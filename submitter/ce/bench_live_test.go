@@ -47,8 +47,10 @@ func TestMain(m *testing.M) { testbin.MainLazy(m, &gmarkBin) }
 //   - the submitter's delay (the store's, mean and 99th percentile);
 //   - submission to LRM: from a job's Submit to the Slurm controller's
 //     submit time of the Slurm job it became (Slurm's, whole seconds),
-//     median and 90th percentile; the Slurm job is the one the CE's
-//     record names (ARC) or its job manager's log (GRAM);
+//     median and 90th percentile; the Slurm job is the one A-REX's control
+//     directory names (ARC) or its job manager's log (GRAM); and the rate
+//     the path passes jobs to the LRM (jobs over the time from the first
+//     Submit to the last Slurm submit time);
 //   - CPU per job: of this process and its children (gmark), of the CE's
 //     processes (arched and what it reaped; the gatekeeper and its job
 //     managers, and what they reaped), and of slurmctld, over the phase
@@ -123,8 +125,8 @@ func BenchmarkGridTargets(b *testing.B) {
 			res := benchPhase(b, tg, fmt.Sprintf("%s%d", m.name, r), jobs, workers, cl, gk, ce.Dir, m.cpu, procCPU(cl.CtldPid()))
 			all[m.name] = append(all[m.name], res)
 			b.Logf("round %d %-5s: %6.1f jobs/s, Submit %7.1f ms, delay mean %7.1f ms p99 %7.1f ms, submit->LRM p50 %5.1f s p90 %5.1f s, "+
-				"CPU/job gmark %5.1f ms, CE %6.1f ms, slurmctld %4.1f ms, phase %5.1f s",
-				r, m.name, res.rate, res.submitMS, res.delayMean, res.delayP99, res.lrmP50, res.lrmP90, res.gmarkCPU, res.ceCPU, res.ctldCPU, res.phaseS)
+				"into the LRM %5.1f jobs/s, CPU/job gmark %5.1f ms, CE %6.1f ms, slurmctld %4.1f ms, phase %5.1f s",
+				r, m.name, res.rate, res.submitMS, res.delayMean, res.delayP99, res.lrmP50, res.lrmP90, res.lrmRate, res.gmarkCPU, res.ceCPU, res.ctldCPU, res.phaseS)
 		}
 	}
 	b.StopTimer()
@@ -141,6 +143,7 @@ type result struct {
 	rate, submitMS                   float64
 	delayMean, delayP99              float64 // ms
 	lrmP50, lrmP90                   float64 // s
+	lrmRate                          float64 // jobs/s into the LRM
 	gmarkCPU, ceCPU, ctldCPU, phaseS float64
 }
 
@@ -238,6 +241,7 @@ func benchPhase(b *testing.B, tg submitter.Target, tag string, jobs, workers int
 	submits := slurmSubmits(b, cl)
 	grams := gramLRMIDs(gk)
 	var delays, toLRM []float64
+	var lastLRM int64
 	for _, r := range rows {
 		if r.State != store.Succeeded {
 			b.Fatalf("%s: %s %s", r.JobID, r.State, r.Reason)
@@ -246,6 +250,7 @@ func benchPhase(b *testing.B, tg submitter.Target, tag string, jobs, workers int
 		id := lrmID(ceDir, r, grams)
 		if at, ok := submits[id]; ok {
 			toLRM = append(toLRM, float64(at*1e9-r.SubmitNS)/1e9)
+			lastLRM = max(lastLRM, at)
 		}
 	}
 	if len(toLRM) != len(rows) {
@@ -255,6 +260,9 @@ func benchPhase(b *testing.B, tg submitter.Target, tag string, jobs, workers int
 	slices.Sort(toLRM)
 	res.delayMean, res.delayP99 = mean(delays), delays[int(0.99*float64(len(delays)-1))]
 	res.lrmP50, res.lrmP90 = toLRM[len(toLRM)/2], toLRM[int(0.9*float64(len(toLRM)-1))]
+	// The rate the path passes jobs to the LRM: from the first Submit to
+	// the last job the controller took (whole seconds, so at least 1 s).
+	res.lrmRate = float64(jobs) / max(float64(lastLRM*1e9-t.first.UnixNano())/1e9, 1)
 	return res
 }
 

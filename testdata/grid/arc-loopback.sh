@@ -207,6 +207,15 @@ The CE runs until Ctrl-C. In another shell:
   export X509_CERT_DIR=$X509_CERT_DIR X509_USER_PROXY=$X509_USER_PROXY HOME=$HOME
   ${submit[*]} job.xrsl
   arcstat -j $D/home/jobs.dat -a; arckill -j $D/home/jobs.dat JOBURL
+
+A targets file for gmark submit --target arc (docs/grid.md):
+  [arc]
+  proxy = "$X509_USER_PROXY"
+  ca_dir = "$X509_CERT_DIR"
+  [[arc.ce]]
+  name = "$queue"
+  url = "$url"
+  queue = "$queue"
 EOF
   wait "$arched_pid"
 fi

@@ -141,6 +141,15 @@ The gatekeeper runs until Ctrl-C. In another shell:
   export X509_CERT_DIR=$X509_CERT_DIR X509_USER_PROXY=$X509_USER_PROXY HOME=$HOME
   globusrun -s -r $contact/jobmanager-fork '&(executable=/bin/hostname)'
   globusrun -b -r $contact/jobmanager-fork -f job.rsl; globusrun -status CONTACT; globus-job-cancel -f CONTACT
+
+A targets file for gmark submit --target gram (the work directory must be one the
+account nobody can write and reach; docs/grid.md):
+  [gram]
+  proxy = "$X509_USER_PROXY"
+  ca_dir = "$X509_CERT_DIR"
+  [[gram.ce]]
+  name = "fork"
+  contact = "$contact/jobmanager-fork"
 EOF
   wait "$gk_pid"
 fi
