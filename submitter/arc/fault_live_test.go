@@ -95,6 +95,7 @@ func checkOnce(t *testing.T, c *arctest.CE, work, run string, rows map[string]st
 // their state, and every job succeeds, each part a CE job once. About 90 s
 // on an idle machine.
 func TestLiveARCKilledCE(t *testing.T) {
+	t.Parallel() // each test has CEs of its own; most of its time is waiting for them
 	g := newGrid(t, arctest.Options{Name: "a"})
 	cfg := g.config()
 	cfg.Keep = true // the check below lists the CE's jobs
@@ -164,6 +165,7 @@ func ceJobsQuiet(c *arctest.CE) []string {
 // found by name, the rest are submitted, and every job succeeds, each
 // part a CE job once. About 90 s on an idle machine.
 func TestLiveARCResume(t *testing.T) {
+	t.Parallel() // each test has CEs of its own; most of its time is waiting for them
 	g := newGrid(t, arctest.Options{Name: "a"})
 	dir := openDir(t, "gmark-arc-run-")
 	targets := filepath.Join(dir, "targets.toml")

@@ -212,6 +212,7 @@ func runWith(t *testing.T, tg submitter.Target, set submitter.Settings, jobs ...
 // the LRM's exit code and A-REX's failure text. About 60 s on an idle
 // machine.
 func TestLiveARCJobs(t *testing.T) {
+	t.Parallel() // each test has CEs of its own; most of its time is waiting for them
 	g := newGrid(t, arctest.Options{Name: "a"}, arctest.Options{Name: "b"})
 	tg, err := New(g.config())
 	if err != nil {

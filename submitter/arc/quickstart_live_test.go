@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/testkit"
@@ -110,6 +111,7 @@ func sameRecords(t *testing.T, what string, got, want map[string]store.Job) {
 // composite jobs are chains of CE jobs, each seen ending a few seconds
 // after it ends).
 func TestLiveQuickstartThroughARC(t *testing.T) {
+	t.Parallel() // each test has CEs of its own; most of its time is waiting for them
 	if testing.Short() {
 		t.Skip("runs the quick start through ARC CEs for minutes; skipped with -short")
 	}
@@ -117,7 +119,12 @@ func TestLiveQuickstartThroughARC(t *testing.T) {
 		t.Skip("ARC CE not available: " + why)
 	}
 	e := slurmtest.Start(t, slurmtest.Options{}, "fs0", "fs3")
-	g := newGrid(t, arctest.Options{Name: "fs0", Slurm: e.Cluster("fs0")}, arctest.Options{Name: "fs3", Slurm: e.Cluster("fs3")})
+	// Shorter CE periods than the other tests': the quick start's chains
+	// of tasks each wait for a CE to see one end before the next starts.
+	fast := func(name string) arctest.Options {
+		return arctest.Options{Name: name, Slurm: e.Cluster(name), InfoPeriod: 3 * time.Second, WakeupPeriod: time.Second}
+	}
+	g := newGrid(t, fast("fs0"), fast("fs3"))
 	dir := openDir(t, "gmark-arc-qs-")
 	arcTargets := filepath.Join(dir, "arc.toml")
 	if err := os.WriteFile(arcTargets, []byte(g.targetsTOML("workdir = \""+g.work+"\"\n")), 0o644); err != nil {
@@ -164,6 +171,7 @@ func TestLiveQuickstartThroughARC(t *testing.T) {
 // three others, two on each cluster, each component a Slurm job of its
 // cluster run by the mapped user. About 90 s on an idle machine.
 func TestLiveARCSmpiOverSlurm(t *testing.T) {
+	t.Parallel() // each test has CEs of its own; most of its time is waiting for them
 	if why := arctest.Available(); why != "" {
 		t.Skip("ARC CE not available: " + why)
 	}

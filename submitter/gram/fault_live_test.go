@@ -71,6 +71,7 @@ func checkOnce(t *testing.T, g *grid, run string, rows map[string]store.Job, job
 // through once it is back. Every job succeeds, each part one GRAM job.
 // About 50 s on an idle machine.
 func TestLiveGRAMKilledGatekeeper(t *testing.T) {
+	t.Parallel() // each test has CEs of its own; most of its time is waiting for them
 	g := newGrid(t, gramtest.Options{Name: "a"})
 	tg, err := New(g.config())
 	if err != nil {
@@ -131,6 +132,7 @@ func TestLiveGRAMKilledGatekeeper(t *testing.T) {
 // been submitted, and `gmark submit --resume` finishes the run: every job
 // succeeds, each part one GRAM job. About 50 s on an idle machine.
 func TestLiveGRAMResume(t *testing.T) {
+	t.Parallel() // each test has CEs of its own; most of its time is waiting for them
 	g := newGrid(t, gramtest.Options{Name: "a"})
 	dir := openDir(t, "gmark-gram-run-")
 	targets := filepath.Join(dir, "targets.toml")
@@ -177,6 +179,7 @@ func TestLiveGRAMResume(t *testing.T) {
 // interval, and after the last try the job fails naming it, with nothing
 // left holding or waiting. About 40 s on an idle machine.
 func TestLiveGRAMClaimGivesUp(t *testing.T) {
+	t.Parallel() // each test has CEs of its own; most of its time is waiting for them
 	e := slurmtest.Start(t, slurmtest.Options{}, "fs0")
 	g := newGrid(t, gramtest.Options{Name: "fs0", Slurm: e.Cluster("fs0")}, gramtest.Options{Name: "fork"})
 	cfg := g.config()

@@ -223,6 +223,7 @@ func checkSmpi(t *testing.T, work, id, run string) {
 // The exit codes and start times are the jobs' own reports (GRAM5 says
 // neither). About 70 s on an idle machine.
 func TestLiveGRAMJobs(t *testing.T) {
+	t.Parallel() // each test has CEs of its own; most of its time is waiting for them
 	e := slurmtest.Start(t, slurmtest.Options{}, "fs0")
 	g := newGrid(t, gramtest.Options{Name: "fs0", Slurm: e.Cluster("fs0")}, gramtest.Options{Name: "fork"})
 	tg, err := New(g.config())

@@ -95,6 +95,7 @@ func sameRecords(t *testing.T, what string, got, want map[string]store.Job) {
 // every process with its own rank of four, having exchanged with the
 // three others. About 2 minutes on an idle machine.
 func TestLiveQuickstartThroughGRAM(t *testing.T) {
+	t.Parallel() // each test has CEs of its own; most of its time is waiting for them
 	if testing.Short() {
 		t.Skip("runs the quick start through GRAM5 gatekeepers for minutes; skipped with -short")
 	}
