@@ -455,7 +455,9 @@ func (t *Target) lookup(ctx context.Context, c *ceState, s *submitter.Submission
 		if !ok {
 			continue
 		}
-		out = append(out, &part{ce: c, comp: comp, try: try, id: f.ID, name: f.Name, st: f.Status, seen: true})
+		// Not seen: the poller asks again, and so collects what an ended
+		// one left before its end is reported.
+		out = append(out, &part{ce: c, comp: comp, try: try, id: f.ID, name: f.Name, st: Status{State: submitter.Queued, CEState: f.Status.CEState}})
 	}
 	return out, nil
 }

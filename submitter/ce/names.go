@@ -27,7 +27,7 @@ func partName(s *submitter.Submission, comp, try int) string {
 // s.
 func parseName(s *submitter.Submission, name string) (comp, try int, ok bool) {
 	if name == partName(s, -1, 1) {
-		return -1, 1, true
+		return -1, 1, len(s.Job.Components) == 1 // a job of several is never one CE job
 	}
 	mid, ok1 := strings.CutPrefix(name, "gmark-"+s.Job.ID+".c")
 	mid, ok2 := strings.CutSuffix(mid, ".a"+strconv.Itoa(s.Attempt)+"-"+s.RunID)
