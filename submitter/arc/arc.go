@@ -95,6 +95,29 @@ type Target struct {
 	backends []*backend
 }
 
+// Check checks what New checks without making anything: a CE named, each
+// an A-REX endpoint, and the credentials readable (the proxy not expired).
+func (cfg Config) Check() error {
+	if len(cfg.CEs) == 0 {
+		return errors.New("arc: no CE: name one in the [arc] section ([[arc.ce]] name, url)")
+	}
+	if cfg.Proxy == "" {
+		cfg.Proxy = DefaultProxy()
+	}
+	if cfg.CADir == "" {
+		cfg.CADir = DefaultCADir()
+	}
+	if _, err := arcrest.TLSConfig(cfg.Proxy, cfg.CADir); err != nil {
+		return fmt.Errorf("arc: %v", err)
+	}
+	for _, c := range cfg.CEs {
+		if _, err := arcrest.New(arcrest.Options{Endpoint: c.URL, Proxy: cfg.Proxy, CADir: cfg.CADir}); err != nil {
+			return fmt.Errorf("arc: CE %s: %v", c.Name, err)
+		}
+	}
+	return nil
+}
+
 // New checks the configuration and reads the credentials.
 func New(cfg Config) (*Target, error) {
 	if len(cfg.CEs) == 0 {

@@ -92,6 +92,30 @@ type Target struct {
 	cfg Config
 }
 
+// Check checks what New checks without making anything: a gatekeeper
+// named, each with a job manager's contact, globusrun installed and the
+// proxy there.
+func (cfg Config) Check() error {
+	if len(cfg.CEs) == 0 {
+		return errors.New("gram: no gatekeeper: name one in the [gram] section ([[gram.ce]] name, contact)")
+	}
+	if _, err := exec.LookPath("globusrun"); err != nil {
+		return errors.New("gram: globusrun not found: install globus-gram-client-tools")
+	}
+	if cfg.Proxy == "" {
+		cfg.Proxy = defaultEnv("X509_USER_PROXY", "/tmp/x509up_u"+strconv.Itoa(os.Getuid()))
+	}
+	if _, err := os.Stat(cfg.Proxy); err != nil {
+		return fmt.Errorf("gram: proxy: %v (make one with grid-proxy-init)", err)
+	}
+	for _, c := range cfg.CEs {
+		if c.Contact == "" || strings.ContainsAny(c.Contact, " \t\n") {
+			return fmt.Errorf("gram: gatekeeper %s: contact %q is not host:port/jobmanager-LRM", c.Name, c.Contact)
+		}
+	}
+	return nil
+}
+
 // New checks the configuration and the proxy.
 func New(cfg Config) (*Target, error) {
 	if len(cfg.CEs) == 0 {

@@ -17,6 +17,8 @@ func Check(name string, o Options, recorded []byte) error {
 	switch name {
 	case "dryrun", "local", "condor", "sge":
 		return nil
+	case "arc", "gram":
+		return checkGrid(name, o, tf, recordedInto(o, recorded))
 	case "slurm":
 		cfg, err := slurmConfig(o, tf, recordedInto(o, recorded))
 		if err != nil {

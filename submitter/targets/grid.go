@@ -1,6 +1,7 @@
 package targets
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -56,21 +57,31 @@ func (c *checker) ceName(name string, seen map[string]bool, sec string) {
 	seen[name] = true
 }
 
-func newARC(o Options, tf File, fromRecord func(any) bool) (submitter.Target, any, error) {
+// arcConfig is the arc target's configuration: the targets file's [arc],
+// or a resumed run's recorded one.
+func arcConfig(o Options, tf File, fromRecord func(any) bool) (arc.Config, error) {
 	var cfg arc.Config
 	if o.File != "" {
 		if tf.ARC == nil {
-			return nil, nil, inputErrorf("targets file %s: no [arc] section", o.File)
+			return cfg, inputErrorf("targets file %s: no [arc] section", o.File)
 		}
 		cfg = *tf.ARC
 	} else if !fromRecord(&cfg) {
-		return nil, nil, inputErrorf("--target arc needs a targets file naming the CEs (--targets; docs/grid.md)")
+		return cfg, inputErrorf("--target arc needs a targets file naming the CEs (--targets; docs/grid.md)")
 	}
 	if o.Executable != "" {
 		cfg.Executable = o.Executable
 	}
 	if cfg.WorkDir == "" {
 		cfg.WorkDir = filepath.Join(o.RunDir, "arc")
+	}
+	return cfg, nil
+}
+
+func newARC(o Options, tf File, fromRecord func(any) bool) (submitter.Target, any, error) {
+	cfg, err := arcConfig(o, tf, fromRecord)
+	if err != nil {
+		return nil, nil, err
 	}
 	t, err := arc.New(cfg)
 	if err != nil {
@@ -115,15 +126,17 @@ func (c *checker) checkGRAM(g *gram.Config) {
 	}
 }
 
-func newGRAM(o Options, tf File, fromRecord func(any) bool) (submitter.Target, any, error) {
+// gramConfig is the gram target's configuration: the targets file's
+// [gram], or a resumed run's recorded one.
+func gramConfig(o Options, tf File, fromRecord func(any) bool) (gram.Config, error) {
 	var cfg gram.Config
 	if o.File != "" {
 		if tf.GRAM == nil {
-			return nil, nil, inputErrorf("targets file %s: no [gram] section", o.File)
+			return cfg, inputErrorf("targets file %s: no [gram] section", o.File)
 		}
 		cfg = *tf.GRAM
 	} else if !fromRecord(&cfg) {
-		return nil, nil, inputErrorf("--target gram needs a targets file naming the gatekeepers (--targets; docs/grid.md)")
+		return cfg, inputErrorf("--target gram needs a targets file naming the gatekeepers (--targets; docs/grid.md)")
 	}
 	if o.Executable != "" {
 		cfg.Executable = o.Executable
@@ -131,9 +144,38 @@ func newGRAM(o Options, tf File, fromRecord func(any) bool) (submitter.Target, a
 	if cfg.WorkDir == "" {
 		cfg.WorkDir = filepath.Join(o.RunDir, "gram")
 	}
+	return cfg, nil
+}
+
+func newGRAM(o Options, tf File, fromRecord func(any) bool) (submitter.Target, any, error) {
+	cfg, err := gramConfig(o, tf, fromRecord)
+	if err != nil {
+		return nil, nil, err
+	}
 	t, err := gram.New(cfg)
 	if err != nil {
 		return nil, nil, &InputError{err}
 	}
 	return t, t.Config(), nil
+}
+
+// checkGrid is Check for the arc and gram targets.
+func checkGrid(name string, o Options, tf File, fromRecord func(any) bool) error {
+	var err error
+	if name == "arc" {
+		var cfg arc.Config
+		if cfg, err = arcConfig(o, tf, fromRecord); err == nil {
+			err = cfg.Check()
+		}
+	} else {
+		var cfg gram.Config
+		if cfg, err = gramConfig(o, tf, fromRecord); err == nil {
+			err = cfg.Check()
+		}
+	}
+	var ie *InputError
+	if err != nil && !errors.As(err, &ie) {
+		err = &InputError{err}
+	}
+	return err
 }
