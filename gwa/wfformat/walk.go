@@ -396,4 +396,3 @@ func (d *decoder) machine(path string) error {
 	}
 	return err
 }
-
