@@ -26,9 +26,17 @@ func ParseFormat(s string) (Format, bool) {
 		return SQLite, true
 	case "wf", "workflow", "gwf-wf":
 		return Workflow, true
+	case "wfformat", "wfcommons", "json":
+		return WfFormat, true
+	case "wta", "parquet":
+		return WTA, true
 	}
 	return "", false
 }
+
+// HasWorkflows tells whether a format holds workflows: tasks with their
+// dependencies (GWF's workflow variant, WfFormat, the WTA's parquet).
+func HasWorkflows(f Format) bool { return f == Workflow || f == WfFormat || f == WTA }
 
 // Header is what a trace says about itself in its leading comment lines.
 type Header struct {

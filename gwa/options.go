@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gmark/gmark/internal/outfile"
 )
@@ -53,6 +54,9 @@ func (m *MixedOpener) Open() (Reader, error) {
 // WriteSkipped prints the count of malformed lines a reader skipped, with
 // the first few, to w (nothing when none were).
 func WriteSkipped(w io.Writer, name string, s *ReadStats) {
+	if len(s.NotCarried) > 0 {
+		fmt.Fprintf(w, "warning: %s: gmark carries none of these fields, read and left out: %s\n", name, strings.Join(s.NotCarried, ", "))
+	}
 	if s.Skipped == 0 {
 		return
 	}
@@ -76,6 +80,9 @@ func CheckOutput(path, named string, force bool) (Format, error) {
 	regular := ""
 	if f == SQLite {
 		regular = "a GWF-SQLite database"
+	}
+	if f == WTA && !strings.HasSuffix(strings.ToLower(path), ".parquet") || f == WfFormat && IsDirOutput(path) {
+		return f, checkOutputDir(path, force)
 	}
 	return f, outfile.Check(path, regular, force)
 }

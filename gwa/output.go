@@ -27,6 +27,8 @@ func NewWriter(w io.Writer, f Format, h *Header, compress bool) (Writer, error) 
 		tw, err = NewGWFWriterHeader(w, h)
 	case Workflow:
 		tw, err = NewWorkflowWriter(w, h)
+	case WfFormat:
+		tw = NewWfFormatWriter(w, h)
 	default:
 		return nil, fmt.Errorf("%q is not a text trace format (swf, gwf or wf)", f)
 	}
@@ -65,6 +67,12 @@ func WriteTrace(path string, f Format, h *Header, r Reader, progress func(int64)
 	}
 	if f == "" {
 		return 0, fmt.Errorf("%s: cannot tell the output format from the name (.swf, .gwf, .db3); give it", path)
+	}
+	switch {
+	case f == WTA:
+		return writeWTA(path, h, r, progress)
+	case f == WfFormat && IsDirOutput(path):
+		return writeWfFormatDir(path, h, r, progress)
 	}
 	if f == SQLite {
 		st, err := outfile.Stage(path)
@@ -113,12 +121,12 @@ func OutputFormat(named, path string) (Format, error) {
 	if named != "" {
 		f, ok := ParseFormat(named)
 		if !ok {
-			return f, fmt.Errorf("--format %q: swf, gwf, wf or sqlite", named)
+			return f, fmt.Errorf("--format %q: swf, gwf, wf, sqlite, wfformat or wta", named)
 		}
 		return f, nil
 	}
 	if f := FormatFromName(path); f != "" {
 		return f, nil
 	}
-	return "", fmt.Errorf("%s: cannot tell the output format from the name; use .swf, .gwf, .db3 or --format", path)
+	return "", fmt.Errorf("%s: cannot tell the output format from the name; use .swf, .gwf, .wf.gwf, .db3, .json (WfFormat), .parquet (WTA) or --format", path)
 }

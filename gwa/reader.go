@@ -112,6 +112,9 @@ type ReadStats struct {
 	Bytes   int64         `json:"bytes"`   // uncompressed bytes read
 	Skipped int64         `json:"skipped"` // malformed lines skipped
 	Errors  []*ParseError `json:"-"`       // the first few skipped lines' errors
+	// NotCarried names the fields of the input that gmark read but
+	// carries in no record (WfFormat's keys, the WTA's columns), each once.
+	NotCarried []string `json:"not_carried,omitempty"`
 	Oddities
 }
 
@@ -320,6 +323,9 @@ func Open(path string, opts ReadOptions) (Reader, error) {
 	if opts.Name == "" {
 		opts.Name = path
 	}
+	if r, ok, err := openWorkflowPath(path, opts); ok {
+		return r, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -359,6 +365,10 @@ func FormatFromName(path string) Format {
 		return Workflow
 	}
 	switch filepath.Ext(base) {
+	case ".json":
+		return WfFormat
+	case ".parquet":
+		return WTA
 	case ".swf":
 		return SWF
 	case ".gwf":
@@ -404,6 +414,11 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 		format = opts.Format
 	}
 	switch format {
+	case WfFormat:
+		defer src.close()
+		return newWfFormatReader(src.br, opts)
+	case WTA:
+		return nil, fmt.Errorf("%s: a WTA parquet trace: open it by its path (parquet is read by seeking)", opts.Name)
 	case Workflow:
 		return newWorkflowReader(src, opts)
 	case SQLite:
@@ -467,6 +482,12 @@ func foreignContent(line []byte) string {
 func detectFormat(head []byte) Format {
 	if bytes.HasPrefix(head, []byte("SQLite format 3\x00")) {
 		return SQLite
+	}
+	if bytes.HasPrefix(head, []byte(parquetMagic)) {
+		return WTA
+	}
+	if isJSONHead(head) {
+		return WfFormat
 	}
 	if isWorkflowHead(head) {
 		return Workflow

@@ -45,6 +45,17 @@ type Record struct {
 	// and nil elsewhere.
 	WorkflowID   string
 	Dependencies []string
+	// Files are a workflow task's input and output files (WfFormat); nil
+	// elsewhere.
+	Files []TaskFile
+}
+
+// TaskFile is a file a task reads or writes, by name, with its size in
+// bytes (-1 when unknown).
+type TaskFile struct {
+	Name   string
+	Size   int64
+	Output bool
 }
 
 // NewRecord returns a record with every field missing.

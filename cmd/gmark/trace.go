@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/gwa/wfstats"
 	"github.com/gmark/gmark/internal/outfile"
 	"github.com/gmark/gmark/internal/progress"
 	"github.com/urfave/cli/v2"
@@ -20,7 +21,7 @@ import (
 func init() {
 	strict := &cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed line (without it: skip malformed lines, count them and report the count)"}
 	quiet := &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"}
-	format := &cli.StringFlag{Name: "input-format", Usage: "input format when it cannot be detected: swf, gwf, wf (GWF's workflow variant) or sqlite"}
+	format := &cli.StringFlag{Name: "input-format", Usage: "input format when it cannot be detected: swf, gwf, wf (GWF's workflow variant), sqlite, wfformat (WfCommons JSON) or wta (parquet)"}
 	procs := &cli.IntFlag{Name: "procs", DefaultText: "the header's MaxProcs, else its MaxNodes, else the peak of processors in use at once (an estimate, said so)", Usage: "system size (processors) for utilization"}
 	commands = append(commands, &cli.Command{
 		Name:  "trace",
@@ -119,7 +120,7 @@ func selectionFlags() []cli.Flag {
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "output file (.swf, .gwf, .db3/.sqlite; .gz compresses text)"},
-		&cli.StringFlag{Name: "format", Usage: "output format when the name does not tell: swf, gwf, wf or sqlite"},
+		&cli.StringFlag{Name: "format", Usage: "output format when the name does not tell: swf, gwf, wf, sqlite, wfformat (WfCommons JSON; a directory OUT/ for several workflows) or wta (the Workflow Trace Archive's parquet)"},
 		&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace the output file if it exists"},
 	}
 }
@@ -130,6 +131,9 @@ type traceInput struct {
 	read   gwa.ReadOptions
 	quiet  bool
 	stderr io.Writer
+	// workflows are the workflow analyses of the traces analysed that hold
+	// workflows (trace_workflows.go).
+	workflows map[*gwa.Analysis]*wfstats.Summary
 }
 
 // parseTraceInput reads the input flags every trace command has.
@@ -138,7 +142,7 @@ func parseTraceInput(c *cli.Context) (*traceInput, error) {
 	if s := c.String("input-format"); s != "" {
 		f, ok := gwa.ParseFormat(s)
 		if !ok {
-			return nil, usageErrorf("--input-format %q: swf, gwf, wf or sqlite", s)
+			return nil, usageErrorf("--input-format %q: swf, gwf, wf, sqlite, wfformat or wta", s)
 		}
 		in.read.Format = f
 	}
@@ -215,8 +219,12 @@ func (in *traceInput) analyse(path string, opts gwa.AnalysisOptions) (*gwa.Analy
 	}
 	defer r.Close()
 	bar, prog := in.progress(r, "analysing "+filepath.Base(path))
-	a, err := gwa.Analyze(r, opts, prog)
+	cr, recs := wfstats.Collect(r)
+	a, err := gwa.Analyze(cr, opts, prog)
 	bar.Done()
+	if err == nil {
+		err = in.analyseWorkflows(a, recs())
+	}
 	if err != nil {
 		return nil, in.traceError(err)
 	}
@@ -252,10 +260,11 @@ func runTraceStats(c *cli.Context) error {
 		all = append(all, a)
 		if !c.Bool("json") {
 			a.WriteText(c.App.Writer)
+			in.writeWorkflows(c.App.Writer, a)
 		}
 	}
 	if c.Bool("json") {
-		return gwa.WriteAnalysesJSON(c.App.Writer, all)
+		return in.writeJSON(c.App.Writer, all)
 	}
 	return nil
 }
@@ -280,6 +289,9 @@ func runTracePlot(c *cli.Context) error {
 		all = append(all, a)
 	}
 	figs, err := gwa.PlotTraces(all, c.String("output"), os.Args)
+	if err == nil {
+		figs, err = in.plotWorkflows(all, figs, c.String("output"))
+	}
 	if err == nil && !c.Bool("quiet") {
 		fmt.Fprintf(c.App.Writer, "wrote %d figures (PNG, SVG and their data as CSV) and %s to %s\n", len(figs), gwa.PageFile, c.String("output"))
 	}

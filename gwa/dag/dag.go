@@ -352,3 +352,26 @@ func peak(start, end []float64) int {
 	}
 	return p
 }
+
+// Times are the tasks' starts and ends as the trace ran them (the rule of
+// Metrics.AsRan: a task without a start starts when it is released and its
+// predecessors have ended), for a parallelism profile.
+func Times(preds [][]int32, tasks []Task) (start, end []float64, err error) {
+	order, err := Order(preds)
+	if err != nil {
+		return nil, nil, err
+	}
+	start, end = make([]float64, len(preds)), make([]float64, len(preds))
+	var scratch Metrics
+	for _, i := range order {
+		s := tasks[i].Start
+		if math.IsNaN(s) {
+			s = tasks[i].Release
+			for _, p := range preds[i] {
+				s = max(s, end[p])
+			}
+		}
+		start[i], end[i] = s, s+runTime(tasks[i].Run, &scratch)
+	}
+	return start, end, nil
+}

@@ -15,8 +15,9 @@ const WriteVersion = "1.5"
 
 // Encode writes inst as a WfFormat 1.5 instance: the specification (tasks,
 // their parents and children, files with sizes), and, when inst.Execution,
-// the execution (makespan, start, each task of known run time with its
-// start, cores, memory and machines, the machines). Children are written
+// the execution (makespan, start, each task with an execution value: its
+// run time, -1 when unknown, start, cores, memory and machines; the
+// machines). Children are written
 // as the reverse of the parents; a file of unknown size is named by its
 // tasks but not listed (the schema requires a size). Keys the schema makes
 // optional and inst leaves empty are left out. Tasks are written one by
@@ -97,10 +98,15 @@ func (e *encoder) execution(inst *Instance) {
 	k := 0
 	for i := range inst.Tasks {
 		t := &inst.Tasks[i]
-		if math.IsNaN(t.Runtime) {
+		if !hasExecution(t) {
 			continue
 		}
-		x := execJSON{ID: t.ID, Runtime: t.Runtime, ExecutedAt: t.ExecutedAt, Machines: t.Machines, Cores: numPtr(t.Cores), Memory: numPtr(t.Memory)}
+		// The schema requires a run time: an unknown one is -1.
+		run := t.Runtime
+		if math.IsNaN(run) {
+			run = -1
+		}
+		x := execJSON{ID: t.ID, Runtime: run, ExecutedAt: t.ExecutedAt, Machines: t.Machines, Cores: numPtr(t.Cores), Memory: numPtr(t.Memory)}
 		if x.ExecutedAt == "" && !t.Start.IsZero() {
 			x.ExecutedAt = FormatTime(t.Start)
 		}
@@ -116,6 +122,11 @@ func (e *encoder) execution(inst *Instance) {
 		e.raw("\n      ]")
 	}
 	e.raw("\n    }")
+}
+
+// hasExecution tells whether a task has a value of the execution.
+func hasExecution(t *Task) bool {
+	return !math.IsNaN(t.Runtime) || !math.IsNaN(t.Cores) || !math.IsNaN(t.Memory) || len(t.Machines) > 0 || t.ExecutedAt != "" || !t.Start.IsZero()
 }
 
 // FormatTime writes a time as Encode does: RFC 3339 in UTC, with the

@@ -194,11 +194,13 @@ func sameInstance(a, b *Instance) string {
 	}
 	for i := range a.Tasks {
 		x, y := a.Tasks[i], b.Tasks[i]
-		if !a.Execution || math.IsNaN(x.Runtime) {
-			x.Cores, x.Memory, x.Machines, x.Start = math.NaN(), math.NaN(), nil, time.Time{}
+		if !a.Execution {
+			x.Cores, x.Memory, x.Machines, x.Start, x.Runtime = math.NaN(), math.NaN(), nil, time.Time{}, math.NaN()
+		} else if math.IsNaN(x.Runtime) && hasExecution(&x) {
+			x.Runtime = -1 // written as -1, the schema requiring one
 		}
 		if x.ID != y.ID || x.Name != y.Name || !slices.Equal(x.Parents, y.Parents) || !slices.Equal(x.Inputs, y.Inputs) || !slices.Equal(x.Outputs, y.Outputs) ||
-			!sameNum(x.Runtime, y.Runtime) && a.Execution || !sameNum(x.Cores, y.Cores) || !sameNum(x.Memory, y.Memory) || !slices.Equal(x.Machines, y.Machines) || !x.Start.Equal(y.Start) {
+			!sameNum(x.Runtime, y.Runtime) || !sameNum(x.Cores, y.Cores) || !sameNum(x.Memory, y.Memory) || !slices.Equal(x.Machines, y.Machines) || !x.Start.Equal(y.Start) {
 			return "task " + x.ID + " differs"
 		}
 	}
