@@ -1,6 +1,7 @@
 package gwa
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -32,6 +33,19 @@ func ParseFormat(s string) (Format, bool) {
 		return WTA, true
 	}
 	return "", false
+}
+
+// InputFormat reads --input-format: a format name (ParseFormat), or ""
+// for detection.
+func InputFormat(s string) (Format, error) {
+	if s == "" {
+		return "", nil
+	}
+	f, ok := ParseFormat(s)
+	if !ok {
+		return "", fmt.Errorf("--input-format %q: swf, gwf, wf, sqlite, wfformat or wta", s)
+	}
+	return f, nil
 }
 
 // HasWorkflows tells whether a format holds workflows: tasks with their

@@ -40,7 +40,7 @@ func InSubmitOrder(r Reader, max int) Reader {
 	}
 	if max <= 0 {
 		max = MaxSortedRecords
-		if r.Header().Format == Workflow {
+		if HasWorkflows(r.Header().Format) {
 			// Its reader holds the trace anyway, up to its own bound: a
 			// workflow trace (grouped by workflow, as such files are) is
 			// sorted whole.

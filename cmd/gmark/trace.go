@@ -128,23 +128,18 @@ func outputFlags() []cli.Flag {
 // traceInput is how a trace command reads its traces: the reader options
 // (--strict, --input-format), --quiet, and where warnings go.
 type traceInput struct {
-	read   gwa.ReadOptions
-	quiet  bool
-	stderr io.Writer
-	// workflows are the workflow analyses of the traces analysed that hold
-	// workflows (trace_workflows.go).
-	workflows map[*gwa.Analysis]*wfstats.Summary
+	read      gwa.ReadOptions
+	quiet     bool
+	stderr    io.Writer
+	workflows wfstats.Traces // the workflow analyses of the traces analysed
 }
 
 // parseTraceInput reads the input flags every trace command has.
 func parseTraceInput(c *cli.Context) (*traceInput, error) {
 	in := &traceInput{read: gwa.ReadOptions{Strict: c.Bool("strict")}, quiet: c.Bool("quiet"), stderr: c.App.ErrWriter}
-	if s := c.String("input-format"); s != "" {
-		f, ok := gwa.ParseFormat(s)
-		if !ok {
-			return nil, usageErrorf("--input-format %q: swf, gwf, wf, sqlite, wfformat or wta", s)
-		}
-		in.read.Format = f
+	var err error
+	if in.read.Format, err = gwa.InputFormat(c.String("input-format")); err != nil {
+		return nil, usageError{err}
 	}
 	return in, nil
 }
@@ -219,12 +214,8 @@ func (in *traceInput) analyse(path string, opts gwa.AnalysisOptions) (*gwa.Analy
 	}
 	defer r.Close()
 	bar, prog := in.progress(r, "analysing "+filepath.Base(path))
-	cr, recs := wfstats.Collect(r)
-	a, err := gwa.Analyze(cr, opts, prog)
+	a, err := in.workflows.Analyze(r, opts, prog)
 	bar.Done()
-	if err == nil {
-		err = in.analyseWorkflows(a, recs())
-	}
 	if err != nil {
 		return nil, in.traceError(err)
 	}
@@ -259,12 +250,11 @@ func runTraceStats(c *cli.Context) error {
 		}
 		all = append(all, a)
 		if !c.Bool("json") {
-			a.WriteText(c.App.Writer)
-			in.writeWorkflows(c.App.Writer, a)
+			in.workflows.WriteText(c.App.Writer, a)
 		}
 	}
 	if c.Bool("json") {
-		return in.writeJSON(c.App.Writer, all)
+		return in.workflows.WriteJSON(c.App.Writer, all)
 	}
 	return nil
 }
@@ -288,10 +278,7 @@ func runTracePlot(c *cli.Context) error {
 		}
 		all = append(all, a)
 	}
-	figs, err := gwa.PlotTraces(all, c.String("output"), os.Args)
-	if err == nil {
-		figs, err = in.plotWorkflows(all, figs, c.String("output"))
-	}
+	figs, err := in.workflows.PlotTraces(all, c.String("output"), os.Args)
 	if err == nil && !c.Bool("quiet") {
 		fmt.Fprintf(c.App.Writer, "wrote %d figures (PNG, SVG and their data as CSV) and %s to %s\n", len(figs), gwa.PageFile, c.String("output"))
 	}
