@@ -162,7 +162,7 @@ func (p *tracePlan) readSource(r *traceOptions, fileOpt wdl.Option) {
 	if opt, ok := r.o.Get("Format"); ok {
 		f, known := gwa.ParseFormat(opt.Value)
 		if !known {
-			r.errorf("Format", "Format: %q is not swf, gwf, wf or sqlite", wdl.Excerpt(opt.Value))
+			r.errorf("Format", "Format: %q is not swf, gwf, wf, sqlite, wfformat or wta", wdl.Excerpt(opt.Value))
 		}
 		p.opts.Format = f
 	}
@@ -374,7 +374,7 @@ func (p *tracePlan) firstPass() (int, time.Duration, error) {
 		Strict: p.opts.Strict, Replays: p.unit.NTimes}
 	n := 0
 	first, last := 0.0, 0.0
-	wf := r.Header().Format == gwa.Workflow
+	wf := gwa.HasWorkflows(r.Header().Format)
 	var recs []gwa.Record // of a workflow trace, to check its workflows
 	for {
 		rec, err := r.Next()

@@ -147,7 +147,7 @@ func TestTraceReplayErrors(t *testing.T) {
 		{"File=small.swf,SubmitScale=0", "replay.wdl:1:54: SubmitScale must be > 0"},
 		{"File=small.swf,SiteMap=alpha", `replay.wdl:1:50: SiteMap: "alpha" must be TRACESITE:CLUSTER`},
 		{"File=small.swf,Status=running", `replay.wdl:1:49: Status: unknown status "running"`},
-		{"File=small.swf,Format=csv", `replay.wdl:1:49: Format: "csv" is not swf, gwf, wf or sqlite`},
+		{"File=small.swf,Format=csv", `replay.wdl:1:49: Format: "csv" is not swf, gwf, wf, sqlite, wfformat or wta`},
 		{"File=small.swf,MinProcs=4,MaxProcs=2", "replay.wdl:1:62: MaxProcs (2) is below MinProcs (4)"},
 		{"File=small.swf,WarmStart=maybe", "replay.wdl:1:52: WarmStart"},
 	}

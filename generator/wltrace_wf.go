@@ -25,7 +25,7 @@ type workflowReplay struct {
 // startWorkflows reads the replay's selection whole when the trace is a
 // workflow trace.
 func (s *traceSource) startWorkflows() error {
-	if s.r.Header().Format != gwa.Workflow {
+	if !gwa.HasWorkflows(s.r.Header().Format) {
 		return nil
 	}
 	var recs []gwa.Record

@@ -26,6 +26,10 @@ type DAG struct {
 	attempts   []int    // submissions made, per task
 	reasons    []string // why a task failed or was skipped
 	open       int      // tasks not yet final
+	// atTarget: the target waits for the dependencies itself (Slurm's
+	// afterok, TargetDependencies); submitted marks the tasks it has.
+	atTarget  bool
+	submitted []bool
 }
 
 type taskState uint8
@@ -74,6 +78,49 @@ func NewDAG(j *workload.Job, maxRetries int) *DAG {
 		d.succs[from] = append(d.succs[from], to)
 	}
 	return d
+}
+
+// TargetDependencies makes the target wait for the dependencies (Caps
+// Dependencies: Slurm's --dependency=afterok): a task is released once
+// every predecessor has been submitted (Submitted), and its submission
+// names theirs, so the target holds it until they have succeeded. A failed
+// task is not retried (its dependants at the target wait for the attempt
+// that failed, and the target cancels them).
+func (d *DAG) TargetDependencies() {
+	d.atTarget, d.maxRetries = true, 0
+	d.submitted = make([]bool, len(d.state))
+}
+
+// AtTarget tells whether the target waits for the dependencies.
+func (d *DAG) AtTarget() bool { return d.atTarget }
+
+// Preds are the predecessors of task i.
+func (d *DAG) Preds(i int) []int { return d.preds[i] }
+
+// Submitted records that the target accepted task i and, when the target
+// waits for the dependencies, returns the tasks released by it: those
+// whose predecessors are now all submitted.
+func (d *DAG) Submitted(i int) []Step {
+	if !d.atTarget || d.submitted[i] {
+		return nil
+	}
+	d.submitted[i] = true
+	var next []Step
+	for _, s := range d.succs[i] {
+		if d.state[s] == taskPending && d.allSubmitted(s) {
+			next = append(next, d.release(s))
+		}
+	}
+	return next
+}
+
+func (d *DAG) allSubmitted(i int) bool {
+	for _, p := range d.preds[i] {
+		if !d.submitted[p] && d.state[p] != taskSucceeded {
+			return false
+		}
+	}
+	return true
 }
 
 // Len is the number of tasks.

@@ -187,3 +187,52 @@ func TestDelayStats(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 }
+
+// When the target waits for the dependencies (Slurm's afterok), a task is
+// released once its predecessors are submitted, not once they succeeded,
+// and a failure is not retried.
+func TestDAGTargetDependencies(t *testing.T) {
+	j := composite("t", 0, []string{"a", "b", "c", "d", "e"}, "a>b", "a>c", "b>d", "c>d", "d>e")
+	d := NewDAG(&j, 3)
+	d.TargetDependencies()
+	if got := stepIDs(d, d.Start()); got != "a" {
+		t.Fatalf("start: %s", got)
+	}
+	if got := stepIDs(d, d.Submitted(taskIndex(t, d, "a"))); got != "b,c" {
+		t.Fatalf("a submitted: %s", got)
+	}
+	if got := stepIDs(d, d.Submitted(taskIndex(t, d, "b"))); got != "" {
+		t.Fatalf("d released before c was submitted: %s", got)
+	}
+	if again := d.Submitted(taskIndex(t, d, "b")); len(again) != 0 {
+		t.Fatal("a task submitted twice released again")
+	}
+	if got := stepIDs(d, d.Submitted(taskIndex(t, d, "c"))); got != "d" {
+		t.Fatalf("c submitted: %s", got)
+	}
+	// a succeeds: nothing to release, all is at the target.
+	if next, _ := d.Finish(taskIndex(t, d, "a"), Succeeded, ""); len(next) != 0 {
+		t.Fatalf("released again after a: %s", stepIDs(d, next))
+	}
+	// b fails: no retry (d waits at the target for this attempt); d is
+	// the target's to cancel, and when it is, e, never released, is
+	// skipped.
+	next, skip := d.Finish(taskIndex(t, d, "b"), Failed, "exit 1")
+	if len(next) != 0 || len(skip) != 0 {
+		t.Fatalf("after b failed: next %s, skipped %v", stepIDs(d, next), skip)
+	}
+	d.Finish(taskIndex(t, d, "c"), Succeeded, "")
+	_, skip = d.Finish(taskIndex(t, d, "d"), Cancelled, "DependencyNeverSatisfied")
+	if len(skip) != 1 || d.Task(skip[0].Task).ID != "t.e" {
+		t.Fatalf("after d was cancelled: skipped %v", skip)
+	}
+	if st, _ := d.Outcome(); !d.Done() || st != Failed {
+		t.Fatalf("outcome %s, done %v", st, d.Done())
+	}
+	// Without the mode, Submitted releases nothing.
+	plain := NewDAG(&j, 0)
+	plain.Start()
+	if next := plain.Submitted(taskIndex(t, plain, "a")); len(next) != 0 {
+		t.Fatalf("released on submission without the mode: %s", stepIDs(plain, next))
+	}
+}

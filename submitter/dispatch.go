@@ -130,6 +130,9 @@ func (r *Runner) prepare(t *top, due time.Time, schedNS int64) ahead {
 		// The DAG is made here and handed to the loop with the first
 		// submissions of its tasks.
 		t.dag = NewDAG(t.job, r.settings.Retries)
+		if r.caps.Dependencies {
+			t.dag.TargetDependencies()
+		}
 		t.tasks = make([]*track, len(t.job.Tasks))
 		for _, st := range t.dag.Start() {
 			tr := r.newTrack(t, st.Task, &t.job.Tasks[st.Task], st.Attempt, due, schedNS)

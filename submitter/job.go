@@ -168,6 +168,13 @@ func (r *Runner) newTrack(t *top, task int, j *workload.Job, attempt int, due ti
 	}
 	tr := &track{sub: Submission{Key: Key(r.runID, j.ID, attempt), RunID: r.runID, Job: j, Attempt: attempt, ParentID: parent},
 		top: t, task: task, due: due, scheduledNS: schedNS}
+	if task >= 0 && t.dag.AtTarget() {
+		for _, p := range t.dag.Preds(task) {
+			if pt := t.tasks[p]; pt != nil && pt.receipt.TargetID != "" && pt.state != Succeeded {
+				tr.sub.After = append(tr.sub.After, pt.receipt.TargetID)
+			}
+		}
+	}
 	r.register(tr)
 	intent := intentRecord(&tr.sub, schedNS, time.Now().UnixNano())
 	tr.intentSeq = r.rec.Add(func(tx *store.Tx) error { return tx.InsertSubmission(intent) })

@@ -223,6 +223,11 @@ func (r *Runner) onSubmitted(tr *track, res submitResult) {
 	if !tr.final && r.tailExpired.Load() {
 		r.cancelTrack(tr)
 	}
+	// A target that waits for the dependencies gets the tasks whose
+	// predecessors are all submitted now.
+	if t := tr.top; tr.task >= 0 && t.dag.AtTarget() && !t.final {
+		r.releaseSteps(t, t.dag.Submitted(tr.task), time.Now(), false)
+	}
 }
 
 // onUpdate takes a state change from the target.

@@ -340,6 +340,9 @@ func (r *Runner) restoreComposite(t *top, recs *runRecords) bool {
 	t.handled, t.firstSeen = true, true
 	t.due, t.scheduledNS = time.Now(), recs.anchorNS+int64(time.Duration(float64(j.Submit)/r.settings.Speedup))
 	t.dag = NewDAG(j, r.settings.Retries)
+	if r.caps.Dependencies {
+		t.dag.TargetDependencies()
+	}
 	t.tasks = make([]*track, len(j.Tasks))
 	var finals []resumeStep
 	for ti := range j.Tasks {

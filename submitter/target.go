@@ -87,6 +87,11 @@ type Caps struct {
 	// CoAllocates: the target places the components of one job together
 	// (a real co-allocating scheduler), rather than one by one.
 	CoAllocates bool
+	// Dependencies: the target waits for a composite job's dependencies
+	// itself (Slurm's --dependency=afterok, when configured so): the
+	// Runner submits a task as soon as its predecessors are submitted,
+	// naming them in Submission.After, rather than once they succeeded.
+	Dependencies bool
 }
 
 // Submission is one submit call: a unitary job under an idempotency key.
@@ -96,6 +101,11 @@ type Submission struct {
 	Job      *workload.Job // the unitary job or task; not to be modified
 	Attempt  int           // 1 for the first submission of the job, 2… for task retries
 	ParentID string        // the composite job of a task; "" for a top-level job
+	// After are the target ids (Receipt.TargetID) of the submissions this
+	// task must wait for, when the target waits for a composite job's
+	// dependencies itself (Caps.Dependencies); the target starts it only
+	// once they have all succeeded, and cancels it if one of them fails.
+	After []string
 }
 
 // Receipt is what a target says when it accepts a job.

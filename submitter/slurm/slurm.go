@@ -87,6 +87,13 @@ type Config struct {
 	SbatchArgs []string `toml:"sbatch_args" json:"sbatch_args,omitempty"`
 	// CommandTimeout bounds every Slurm command. Default 60s.
 	CommandTimeout time.Duration `toml:"command_timeout" json:"command_timeout_ns"`
+	// Dependencies says who waits for a composite job's dependencies:
+	// "gmark" (the default: gmark's executor submits a task once its
+	// predecessors have succeeded) or "slurm" (each task is submitted as
+	// soon as its predecessors are, with --dependency=afterok on their job
+	// ids and --kill-on-invalid-dep=yes, so that Slurm holds it and
+	// cancels it when one fails).
+	Dependencies string `toml:"dependencies" json:"dependencies,omitempty"`
 }
 
 // Target is the Slurm target.
@@ -191,6 +198,9 @@ func New(cfg Config) (*Target, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
+	if cfg.Dependencies == "gmark" {
+		cfg.Dependencies = ""
+	}
 	var err error
 	if cfg.Executable, cfg.WorkDir, err = submitter.JobFiles("slurm", cfg.Executable, cfg.WorkDir, "scripts"); err != nil {
 		return nil, err
@@ -215,9 +225,15 @@ func New(cfg Config) (*Target, error) {
 	return t, nil
 }
 
-// Check checks the clusters of the configuration, writing nothing: each
-// named once, and its slurm.conf there when it names one.
+// Check checks the configuration, writing nothing: its clusters each
+// named once, and its slurm.conf there when it names one; who waits for
+// dependencies.
 func (cfg Config) Check() error {
+	switch cfg.Dependencies {
+	case "", "gmark", "slurm":
+	default:
+		return fmt.Errorf("slurm: dependencies = %q: gmark or slurm", cfg.Dependencies)
+	}
 	clusters := cfg.Clusters
 	if len(clusters) == 0 { // New's default
 		clusters = []ClusterConfig{{Name: "default", Conf: os.Getenv("SLURM_CONF")}}
@@ -245,7 +261,7 @@ func (t *Target) Config() Config { return t.cfg }
 
 func (t *Target) Name() string { return "slurm" }
 func (t *Target) Caps() submitter.Caps {
-	return submitter.Caps{Find: true, Cancel: true, CoAllocates: true}
+	return submitter.Caps{Find: true, Cancel: true, CoAllocates: true, Dependencies: t.cfg.Dependencies == "slurm"}
 }
 
 // Watch checks that the Slurm commands exist and that every cluster can be
@@ -556,6 +572,13 @@ func (t *Target) submitPart(ctx context.Context, pl planned, s *submitter.Submis
 	if pl.c.partition != "" {
 		args = append(args, "--partition="+pl.c.partition)
 	}
+	if len(s.After) > 0 {
+		dep, err := afterOK(pl.c.name, s.After)
+		if err != nil {
+			return nil, "", err
+		}
+		args = append(args, dep, "--kill-on-invalid-dep=yes")
+	}
 	args = append(args, t.cfg.SbatchArgs...)
 	args = append(args, path)
 	now := time.Now()
@@ -579,6 +602,23 @@ func (t *Target) submitPart(ctx context.Context, pl planned, s *submitter.Submis
 		return nil, text, fmt.Errorf("sbatch on %s printed %q, not a job id", pl.c.name, text)
 	}
 	return &part{c: pl.c, comp: pl.comp, try: try, id: id, name: name, submitted: now, class: "queued"}, pl.c.name + ": " + text, nil
+}
+
+// afterOK is the --dependency option of a task that waits for the jobs
+// after (target ids, "cluster:id" per part, comma-separated) on cluster
+// c: a Slurm dependency names jobs of its own cluster.
+func afterOK(c string, after []string) (string, error) {
+	ids := []string{}
+	for _, tid := range after {
+		for _, p := range strings.Split(tid, ",") {
+			name, id, ok := strings.Cut(p, ":")
+			if !ok || name != c {
+				return "", fmt.Errorf("a dependency on job %s, not of cluster %s: Slurm's dependencies name jobs of one cluster (dependencies = \"gmark\" waits across clusters)", p, c)
+			}
+			ids = append(ids, id)
+		}
+	}
+	return "--dependency=afterok:" + strings.Join(ids, ":"), nil
 }
 
 // componentEnv is the environment sbatch gives component comp of job j

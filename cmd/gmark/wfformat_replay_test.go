@@ -1,0 +1,145 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/submitter/slurm/slurmtest"
+	"github.com/gmark/gmark/workload"
+)
+
+// replayInstance is a WfFormat 1.5 instance: a diamond, split -> w1, w2
+// -> merge, run times 1, 2, 1, 1 s: its critical path is split w1 merge,
+// 4 s.
+const replayInstance = `{"name": "diamond", "schemaVersion": "1.5",
+ "workflow": {
+  "specification": {"tasks": [
+    {"name": "split", "id": "split", "parents": [], "children": ["w1", "w2"]},
+    {"name": "work", "id": "w1", "parents": ["split"], "children": ["merge"]},
+    {"name": "work", "id": "w2", "parents": ["split"], "children": ["merge"]},
+    {"name": "merge", "id": "merge", "parents": ["w1", "w2"], "children": []}]},
+  "execution": {"makespanInSeconds": 5, "executedAt": "2024-01-01T00:00:00Z", "tasks": [
+    {"id": "split", "runtimeInSeconds": 1, "coreCount": 1},
+    {"id": "w1", "runtimeInSeconds": 2, "coreCount": 1},
+    {"id": "w2", "runtimeInSeconds": 1, "coreCount": 1},
+    {"id": "merge", "runtimeInSeconds": 1, "coreCount": 1}]}}}
+`
+
+// replayCriticalPath is the instance's critical path, ns.
+const replayCriticalPath = 4e9
+
+// genReplay writes the instance and a wl:trace spec of it into dir, and
+// generates the workload.
+func genReplay(t *testing.T, dir string) []workload.Job {
+	t.Helper()
+	files := map[string]string{"inst.json": replayInstance, "wf.wdl": "1\twl:trace\tsingle\t1\t*:?\t-\tFile=inst.json,Mode=sleep\n"}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, stderr, code := run(t, dir, "generate", "wf.wdl", "-o", "w", "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	jobs, err := workload.ReadAll(filepath.Join(dir, "w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 1 || jobs[0].Kind != workload.Composite || len(jobs[0].Tasks) != 4 || len(jobs[0].Deps) != 4 {
+		t.Fatalf("want one composite job of 4 tasks and 4 dependencies: %+v", jobs)
+	}
+	return jobs
+}
+
+// checkReplay checks a run of the instance in the store: every task
+// succeeded and started after its parents ended, and the workflow's
+// makespan (its first task's start to its last end) is at least its
+// critical path. It returns the rows by job id.
+func checkReplay(t *testing.T, db, runID string, jobs []workload.Job) map[string]store.Job {
+	t.Helper()
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rows, err := st.Jobs(runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]store.Job{}
+	for _, r := range rows {
+		byID[r.JobID] = r
+	}
+	j := jobs[0]
+	first, last := int64(0), int64(0)
+	for _, task := range j.Tasks {
+		r, ok := byID[task.ID]
+		if !ok || r.State != store.Succeeded || r.StartNS == 0 || r.EndNS < r.StartNS {
+			t.Fatalf("task %s: %+v", task.ID, r)
+		}
+		if first == 0 || r.StartNS < first {
+			first = r.StartNS
+		}
+		last = max(last, r.EndNS)
+	}
+	for _, d := range j.Deps {
+		from, to := byID[d.From], byID[d.To]
+		if to.StartNS < from.EndNS {
+			t.Errorf("task %s started at %d, before its parent %s ended at %d", d.To, to.StartNS, d.From, from.EndNS)
+		}
+	}
+	if last-first < replayCriticalPath {
+		t.Errorf("makespan %d ns, below the critical path of %d ns", last-first, int64(replayCriticalPath))
+	}
+	return byID
+}
+
+// A WfFormat instance replayed on the bundled core runs with its
+// dependencies.
+func TestWfFormatReplayOnBundledCore(t *testing.T) {
+	dir := t.TempDir()
+	jobs := genReplay(t, dir)
+	grid := "name = \"one\"\n[scheduler]\npolicy = \"WF\"\nscan_interval = \"1s\"\nplace_on_submit = true\n[[cluster]]\nname = \"A\"\nprocessors = 4\n"
+	if err := os.WriteFile(filepath.Join(dir, "grid.toml"), []byte(grid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, dir, "submit", "w", "--target", "koala", "--grid", "grid.toml", "--db", "r.db", "--run-id", "k1", "-q")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	checkReplay(t, filepath.Join(dir, "r.db"), "k1", jobs)
+}
+
+// The same instance on loopback Slurm, gmark's executor waiting for the
+// dependencies, and Slurm's own (--dependency=afterok): then a task is
+// submitted before its parents end, and Slurm holds it.
+func TestWfFormatReplayOnSlurm(t *testing.T) {
+	e := slurmtest.Start(t, slurmtest.Options{}, "alpha")
+	bin := buildGmark(t)
+	for _, mode := range []string{"gmark", "slurm"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			jobs := genReplay(t, dir)
+			toml := strings.Replace(e.TargetsTOML(), "[slurm]\n", "[slurm]\nhetjob = false\npoll = \"300ms\"\ndependencies = \""+mode+"\"\n", 1)
+			if err := os.WriteFile(filepath.Join(dir, "targets.toml"), []byte(toml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr, code := run(t, dir, "submit", "w", "--target", "slurm", "--targets", "targets.toml", "--db", "r.db",
+				"--gmark", bin, "--run-id", "s1", "-q", "--tail", "5m")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			byID := checkReplay(t, filepath.Join(dir, "r.db"), "s1", jobs)
+			// Who waited: with Slurm's dependencies the merge task is
+			// submitted before w1 ends; with gmark's, after.
+			merge, w1 := byID[jobs[0].Tasks[3].ID], byID[jobs[0].Tasks[1].ID]
+			early := merge.SubmitNS < w1.EndNS
+			if early != (mode == "slurm") {
+				t.Errorf("%s: merge submitted at %d, w1 ended at %d", mode, merge.SubmitNS, w1.EndNS)
+			}
+		})
+	}
+}
