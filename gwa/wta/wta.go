@@ -17,6 +17,7 @@ package wta
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // Missing is the archive's value of an unknown number or identifier.
@@ -81,7 +82,7 @@ func (e *Error) Error() string {
 const maxID = 1 << 53
 
 // canonicalInt writes an integer id.
-func canonicalInt(v int64) string { return fmt.Sprint(v) }
+func canonicalInt(v int64) string { return strconv.FormatInt(v, 10) }
 
 // idFromDouble is the id a double holds, when it holds a whole number a
 // double holds exactly.
