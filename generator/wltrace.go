@@ -323,16 +323,9 @@ func (p *tracePlan) describe(jobs int) error {
 		return err
 	}
 	tr.Path = abs
-	f, err := os.Open(p.path)
-	if err != nil {
+	if tr.SHA256, err = traceDigest(p.path); err != nil {
 		return err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return err
-	}
-	tr.SHA256 = hex.EncodeToString(h.Sum(nil))
 	if !p.warm || p.unit.NTimes == 0 {
 		return nil
 	}
@@ -620,3 +613,40 @@ const maxTraceScale = 1e6
 
 // traceWallTimes is the limit of a trace job's requested time.
 var traceWallTimes = wdl.Limit{What: "a requested time", Min: 0, Max: wdl.MaxSeconds, Unit: "s"}
+
+// traceDigest is the SHA-256 of a trace file, or of a trace directory (WfFormat
+// instances, a WTA trace's tables): of each of its regular files, in the
+// order of their paths, its path within the directory, a NUL and its
+// content.
+func traceDigest(path string) (string, error) {
+	h := sha256.New()
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	add := func(file string) error {
+		f, err := os.Open(file)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(h, f)
+		return err
+	}
+	if !fi.IsDir() {
+		err = add(path)
+	} else {
+		err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return err
+			}
+			rel, _ := filepath.Rel(path, p)
+			h.Write([]byte(filepath.ToSlash(rel) + "\x00"))
+			return add(p)
+		})
+	}
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

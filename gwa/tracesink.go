@@ -17,11 +17,15 @@ type TraceSink struct {
 	gwf   *GWFWriter
 	swf   *SWFWriter
 	wf    *workflowSink
+	// wfDir is where each composite job is written as a WfFormat
+	// instance (DIR/workflows), "" when not asked for.
+	wfDir string
 }
 
-// TraceFormats are the formats a TraceSink writes: GWF, SWF and the
-// workflow variant of GWF (workload.wf.gwf).
-var TraceFormats = []string{"gwf", "swf", "wf"}
+// TraceFormats are the formats a TraceSink writes: GWF, SWF, the
+// workflow variant of GWF (workload.wf.gwf) and WfFormat (workflows/, one
+// instance a composite job).
+var TraceFormats = []string{"gwf", "swf", "wf", "wfformat"}
 
 // NewTraceSink creates DIR/workload.FORMAT for each of formats ("gwf",
 // "swf"), each opening with note as its header comment and, when
@@ -31,9 +35,17 @@ var TraceFormats = []string{"gwf", "swf", "wf"}
 func NewTraceSink(dir string, formats []string, note string, processors int) (*TraceSink, error) {
 	t := &TraceSink{}
 	for _, f := range formats {
+		if f == "wfformat" {
+			t.wfDir = filepath.Join(dir, WfFormatDir)
+			if err := os.MkdirAll(t.wfDir, 0o755); err != nil {
+				t.Close()
+				return nil, err
+			}
+			continue
+		}
 		if f != "gwf" && f != "swf" && f != "wf" {
 			t.Close()
-			return nil, fmt.Errorf("unknown trace format %q (gwf, swf or wf)", f)
+			return nil, fmt.Errorf("unknown trace format %q (gwf, swf, wf or wfformat)", f)
 		}
 		name := "workload." + f
 		if f == "wf" {
@@ -63,10 +75,15 @@ func NewTraceSink(dir string, formats []string, note string, processors int) (*T
 
 // Write appends the job's records to every trace.
 func (t *TraceSink) Write(j *workload.Job) error {
-	if t.gwf == nil && t.swf == nil && t.wf == nil {
+	if t.gwf == nil && t.swf == nil && t.wf == nil && t.wfDir == "" {
 		return nil
 	}
 	recs := JobRecords(j)
+	if t.wfDir != "" && j.Kind == workload.Composite {
+		if err := writeInstanceFile(filepath.Join(t.wfDir, fileSafe(j.ID)+".json"), recs); err != nil {
+			return fmt.Errorf("job %s: %v", j.ID, err)
+		}
+	}
 	if t.wf != nil {
 		if err := t.wf.write(recs); err != nil {
 			return err

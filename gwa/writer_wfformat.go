@@ -285,3 +285,26 @@ func fileSafe(id string) string {
 	}
 	return string(b)
 }
+
+// WfFormatDir is the directory of a generated workload that holds its
+// composite jobs as WfFormat instances (gmark generate --format wfformat).
+const WfFormatDir = "workflows"
+
+// writeInstanceFile writes one composite job's records (JobRecords) as a
+// WfFormat instance: its tasks, their dependencies and run times, the
+// workload's offsets as times from 1970-01-01 (a workload has no date).
+func writeInstanceFile(path string, recs []Record) error {
+	inst, err := instanceOf(recs, &Header{})
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := wfformat.Encode(f, inst); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -36,7 +36,7 @@ func init() {
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed; recorded in the manifest"},
 			&cli.StringSliceFlag{Name: "jdf", Usage: "also print job description files in these formats (comma-separated): " + strings.Join(printers.Names(), ", ")},
 			&cli.BoolFlag{Name: "single-file", Usage: "with --jdf, write one stream per format (jdf/FORMAT.EXT) instead of one file per job"},
-			&cli.StringSliceFlag{Name: "format", Usage: "also write the workload as a trace: gwf, swf, wf (GWF's workflow variant, workload.wf.gwf: composite jobs keep their dependencies)"},
+			&cli.StringSliceFlag{Name: "format", Usage: "also write the workload as a trace: gwf, swf, wf (GWF's workflow variant, workload.wf.gwf: composite jobs keep their dependencies), wfformat (workflows/: each composite job a WfCommons instance)"},
 			&cli.BoolFlag{Name: "validate", Usage: "only check the spec; write nothing"},
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace the output directory if it exists"},
 			&cli.StringFlag{Name: "executable", Value: "gmark", Usage: "program the job description files run (it is given 'app NAME …')"},
@@ -96,7 +96,7 @@ func parseGenerateFlags(c *cli.Context) (generateOptions, error) {
 	}
 	for _, f := range o.dir.Traces {
 		if !slices.Contains(gwa.TraceFormats, f) {
-			return o, usageErrorf("unknown trace format %q (gwf, swf or wf)", f)
+			return o, usageErrorf("unknown trace format %q (gwf, swf, wf or wfformat)", f)
 		}
 	}
 	if o.dir.SingleFile && len(o.dir.JDF) == 0 {

@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gmark/gmark/workload"
 )
 
 // gmark trace reads WfFormat and the WTA's parquet as a new user would
@@ -58,5 +62,64 @@ func TestTraceWorkflowFormats(t *testing.T) {
 	_, stderr, code = run(t, dir, "trace", "stats", "bad.json")
 	if code != 2 || !strings.Contains(stderr, "bad.json:2:26: task a: parent zz is no task of the instance") {
 		t.Errorf("bad instance: exit %d\n%s", code, stderr)
+	}
+}
+
+// The WDL's composite shapes written as WfFormat instances read back as
+// the same DAGs: gmark generate --format wfformat, then wl:trace over the
+// instances' directory.
+func TestGenerateWfFormat(t *testing.T) {
+	dir := t.TempDir()
+	spec := "# File-type: text/wl-spec\n" +
+		"1\tcomposite\t3\tforkjoin\tsingle\t1\t*:?\tPoisson(100ms)\tN=6-9,L=3-4,AppsWithWeights=swf,RunTime=C(2s)\n" +
+		"2\tcomposite\t2\tlayrprob\tsingle\t1\t*:?\tPoisson(100ms)\tN=8,L=4,EdgeProb=0.5,AppsWithWeights=swf,RunTime=C(1s)\n"
+	os.WriteFile(filepath.Join(dir, "s.wdl"), []byte(spec), 0o644)
+	if _, stderr, code := run(t, dir, "generate", "s.wdl", "-o", "w", "-q", "--format", "wfformat"); code != 0 {
+		t.Fatal(stderr)
+	}
+	jobs, err := workload.ReadAll(filepath.Join(dir, "w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "w", "workflows", "*.json"))
+	if len(jobs) != 5 || len(files) != 5 {
+		t.Fatalf("%d jobs, %d instances", len(jobs), len(files))
+	}
+	os.WriteFile(filepath.Join(dir, "r.wdl"), []byte("1\twl:trace\tsingle\t1\t*:?\t-\tFile=w/workflows\n"), 0o644)
+	if _, stderr, code := run(t, dir, "generate", "r.wdl", "-o", "r", "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	back, err := workload.ReadAll(filepath.Join(dir, "r"))
+	if err != nil || len(back) != len(jobs) {
+		t.Fatalf("%d jobs back: %v", len(back), err)
+	}
+	shape := func(j workload.Job) (int, []string, []string) {
+		pos := map[string]int{}
+		var runs []string
+		for i, task := range j.Tasks {
+			pos[task.ID] = i
+			runs = append(runs, task.RunTime.String())
+		}
+		var edges []string
+		for _, d := range j.Deps {
+			edges = append(edges, fmt.Sprintf("%d>%d", pos[d.From], pos[d.To]))
+		}
+		sort.Strings(edges)
+		return len(j.Tasks), edges, runs
+	}
+	// The instances are read in file-name order, the jobs in submit order:
+	// match them by their shapes.
+	want := map[string]int{}
+	for _, j := range jobs {
+		n, e, r := shape(j)
+		want[fmt.Sprint(n, e, r)]++
+	}
+	for _, j := range back {
+		n, e, r := shape(j)
+		key := fmt.Sprint(n, e, r)
+		if want[key] == 0 {
+			t.Errorf("job %s read back with a DAG no generated job has: %s", j.ID, key)
+		}
+		want[key]--
 	}
 }
