@@ -2,6 +2,7 @@ package submitter
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gmark/gmark/workload"
 )
@@ -308,4 +309,14 @@ func (d *DAG) Resume() (next []Step, skipped []Skip) {
 		}
 	}
 	return d.Start(), skipped
+}
+
+// recordDAG records a composite job's dependencies as its "dag" event (the
+// workflow metrics' graph: the store's rows do not hold it).
+func (r *Runner) recordDAG(j *workload.Job, when time.Time) {
+	deps := make([][2]string, len(j.Deps))
+	for i, d := range j.Deps {
+		deps[i] = [2]string{d.From, d.To}
+	}
+	r.event(j.ID, 0, when, "dag", map[string]any{"deps": deps})
 }

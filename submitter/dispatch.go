@@ -133,6 +133,7 @@ func (r *Runner) prepare(t *top, due time.Time, schedNS int64) ahead {
 		if r.caps.Dependencies {
 			t.dag.TargetDependencies()
 		}
+		r.recordDAG(t.job, due)
 		t.tasks = make([]*track, len(t.job.Tasks))
 		for _, st := range t.dag.Start() {
 			tr := r.newTrack(t, st.Task, &t.job.Tasks[st.Task], st.Attempt, due, schedNS)

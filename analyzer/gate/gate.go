@@ -83,7 +83,20 @@ var (
 	bsld     = at(func(s *metrics.Samples) []float64 { return s.JobBSld })
 	delay    = at(func(s *metrics.Samples) []float64 { return s.JobDelay })
 	goodput  = at(func(s *metrics.Samples) []float64 { return s.JobGoodput })
+	// The workflow metrics: NaN for jobs that are no workflow, and for
+	// every job of a run without composite jobs.
+	workflowSlowdown = orNaN(func(s *metrics.Samples) []float64 { return s.JobWorkflowSlowdown })
+	cpEfficiency     = orNaN(func(s *metrics.Samples) []float64 { return s.JobCPEfficiency })
 )
+
+func orNaN(get func(*metrics.Samples) []float64) func(*metrics.Samples, int) float64 {
+	return func(s *metrics.Samples, i int) float64 {
+		if v := get(s); i < len(v) {
+			return v[i]
+		}
+		return math.NaN()
+	}
+}
 
 func succeeded(s *metrics.Samples, i int) float64 {
 	if s.JobOK[i] {
@@ -142,6 +155,9 @@ var Metrics = func() map[string]*Metric {
 				return float64(n) / (d / 3600)
 			}},
 		{Name: "makespan", Doc: "first submission to last end", Unit: "s", Kind: RunLevel, MinChange: 1, runLevel: span},
+		{Name: "mean-workflow-slowdown", Doc: "mean slowdown of the workflows (composite jobs) against their critical paths", MinChange: 0.05, value: workflowSlowdown},
+		{Name: "p95-workflow-slowdown", Doc: "95th percentile of the workflows' slowdown against their critical paths", Q: 0.95, MinChange: 0.05, value: workflowSlowdown},
+		{Name: "mean-cp-efficiency", Doc: "mean critical-path efficiency of the workflows (critical path / response)", Better: HigherIsBetter, MinChange: 0.01, value: cpEfficiency},
 	}
 	m := map[string]*Metric{}
 	for _, x := range ms {

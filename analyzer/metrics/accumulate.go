@@ -23,7 +23,10 @@ func Compute(rd *RunData, opts Options) *RunMetrics {
 	for i := range rd.Jobs {
 		c.add(&rd.Jobs[i])
 	}
-	return c.finish()
+	m := c.finish()
+	s := &m.Samples
+	m.Workflows, s.JobWorkflowSlowdown, s.JobCPEfficiency = workflows(rd, c.f, c.compositeAt, len(s.JobSubmit))
+	return m
 }
 
 // figures are a job's times, in seconds scaled to the report's time base,
@@ -77,6 +80,9 @@ type computation struct {
 
 	reasons  map[[2]string]int  // (state, reason class) of the jobs that did not succeed
 	taskGood map[string]float64 // a composite job's goodput: its succeeded tasks' processor-seconds
+	// compositeAt is each composite job's index in the top-level jobs'
+	// samples (the workflow metrics fill theirs).
+	compositeAt map[string]int
 }
 
 // resourceUse accumulates the processor-seconds of unitary jobs and tasks:
@@ -289,6 +295,12 @@ func (c *computation) addJob(j *Job, fig *figures) {
 		gp = c.taskGood[j.ID] * c.f
 	} else if j.State == Succeeded {
 		gp = fig.procSec
+	}
+	if j.Composite() {
+		if c.compositeAt == nil {
+			c.compositeAt = map[string]int{}
+		}
+		c.compositeAt[j.ID] = len(s.JobSubmit)
 	}
 	s.JobSubmit, s.JobEnd, s.JobOK, s.JobGoodput = append(s.JobSubmit, sub), append(s.JobEnd, end), append(s.JobOK, j.State == Succeeded), append(s.JobGoodput, gp)
 	s.JobWait = append(s.JobWait, orNaN(fig.wait, fig.hasWait))

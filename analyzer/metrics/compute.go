@@ -196,6 +196,10 @@ type Samples struct {
 	// delay, NaN where undefined (the regression gate resamples them in
 	// submission order).
 	JobWait, JobRun, JobResponse, JobBSld, JobDelay []float64
+	// JobWorkflowSlowdown and JobCPEfficiency are the composite jobs'
+	// slowdown against their critical path and critical-path efficiency
+	// (NaN for other jobs, nil when the run has no composite job).
+	JobWorkflowSlowdown, JobCPEfficiency []float64
 	// JobsPerSite counts the jobs (and tasks) that ran on each site.
 	JobsPerSite map[string]int
 }
@@ -256,8 +260,11 @@ type RunMetrics struct {
 	BySite    []Group      `json:"by_site"`
 	ByUser    []Group      `json:"by_user,omitempty"`
 	Composite *Operational `json:"composite,omitempty"`
-	Breakdown Breakdown    `json:"breakdown"`
-	Core      *CoreMetrics `json:"core,omitempty"`
+	// Workflows are the composite jobs' figures against their critical
+	// paths; nil when the run has no composite job.
+	Workflows *WorkflowMetrics `json:"workflows,omitempty"`
+	Breakdown Breakdown        `json:"breakdown"`
+	Core      *CoreMetrics     `json:"core,omitempty"`
 	// Coallocation is the co-allocation overhead; nil when no co-allocated
 	// job has a start recorded for each of its components.
 	Coallocation *Coallocation `json:"coallocation,omitempty"`

@@ -48,7 +48,10 @@ type RunData struct {
 	ProcessorsSource string
 
 	Koala *KoalaData // the bundled core's view of the jobs; nil for other targets
-	Notes []string   // what the loader could not find, and what it assumed
+	// DAGs are the composite jobs' dependencies (task ids, from the
+	// submitter's dag events): the workflow metrics' graphs.
+	DAGs  map[string][][2]string
+	Notes []string // what the loader could not find, and what it assumed
 
 	// ComponentStarts are, per job id, its components' start times as the
 	// target recorded them (nil when none did); ComponentStartsSource says
@@ -200,6 +203,9 @@ func Load(st *store.Store, runID string, opts LoadOptions) (*RunData, error) {
 	}
 	rd.findJobScale(st)
 	if err := rd.loadComponentStarts(st); err != nil {
+		return nil, err
+	}
+	if err := rd.loadDAGs(st); err != nil {
 		return nil, err
 	}
 	return rd, nil

@@ -251,7 +251,13 @@ wait or run statistics. Wait, run and response of completed jobs (succeeded or f
 </table></div>
 <p>Sub-jobs: wait mean {{num .TaskWait.Mean}} s (median {{num .TaskWait.P50}}), run mean {{num .TaskRun.Mean}} s, response mean {{num .TaskResponse.Mean}} s,
 bounded slowdown mean {{num .TaskBSlowdown.Mean}} (p95 {{num .TaskBSlowdown.P95}}).</p>
-{{else}}<p class="note">{{.Label}}: no composite jobs.</p>{{end}}{{end}}
+{{else}}<p class="note">{{.Label}}: no composite jobs.</p>{{end}}
+{{with $m.Workflows}}<table><tr><th class="l">workflows ({{.Workflows}}), against their critical paths</th><th>mean</th><th>median</th><th>p95</th></tr>
+<tr><td class="l">response (s)</td><td>{{num .Response.Mean}}</td><td>{{num .Response.P50}}</td><td>{{num .Response.P95}}</td></tr>
+<tr><td class="l">critical path (s)</td><td>{{num .CriticalPath.Mean}}</td><td>{{num .CriticalPath.P50}}</td><td>{{num .CriticalPath.P95}}</td></tr>
+<tr><td class="l">slowdown vs critical path</td><td>{{num .Slowdown.Mean}}</td><td>{{num .Slowdown.P50}}</td><td>{{num .Slowdown.P95}}</td></tr>
+<tr><td class="l">critical-path efficiency</td><td>{{num .Efficiency.Mean}}</td><td>{{num .Efficiency.P50}}</td><td>{{num .Efficiency.P95}}</td></tr>
+</table><p class="note">A workflow's critical path is its longest path of dependencies, each task counted for the time it ran; its slowdown the response time over it, its efficiency the critical path over the response.</p>{{end}}{{end}}
 
 <h2 id="breakdown">Response-time breakdown and the bundled core</h2>
 {{range .Runs}}{{$m := .Metrics}}

@@ -129,6 +129,18 @@ func (run *Run) writeTables(tw io.Writer) error {
 				ew.printf("%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", g.Type, g.Jobs, g.Succeeded, g.Tasks, g.FailedTasks, g.Retries, num(g.Makespan.Mean), num(g.Makespan.P95))
 			}
 		}
+		if w := m.Workflows; w != nil {
+			ew.printf("\nworkflows (%d)\tmean\tmedian\tp95\t\n", w.Workflows)
+			for _, x := range []struct {
+				name string
+				s    sampstat.Summary
+			}{{"response (s)", w.Response}, {"critical path (s)", w.CriticalPath}, {"slowdown vs critical path", w.Slowdown}, {"critical-path efficiency", w.Efficiency}} {
+				ew.printf("%s\t%s\t%s\t%s\t\n", x.name, num(x.s.Mean), num(x.s.P50), num(x.s.P95))
+			}
+			for why, n := range w.LeftOut {
+				ew.printf("left out: %d composite jobs (%s)\t\t\t\t\n", n, why)
+			}
+		}
 		if len(m.Breakdown.Phases) > 0 {
 			ew.printf("\nphase (mean, %d jobs)\ts\t\n", m.Breakdown.Jobs)
 			for _, p := range m.Breakdown.Phases {
@@ -248,6 +260,14 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				row("composite", g.Type, "retries", strconv.Itoa(g.Retries))
 				row("composite", g.Type, "mean_makespan_s", f(g.Makespan.Mean))
 			}
+		}
+		if w := m.Workflows; w != nil {
+			row("workflows", "", "workflows", strconv.Itoa(w.Workflows))
+			row("workflows", "", "mean_response_s", f(w.Response.Mean))
+			row("workflows", "", "mean_critical_path_s", f(w.CriticalPath.Mean))
+			row("workflows", "", "mean_slowdown", f(w.Slowdown.Mean))
+			row("workflows", "", "p95_slowdown", f(w.Slowdown.P95))
+			row("workflows", "", "mean_critical_path_efficiency", f(w.Efficiency.Mean))
 		}
 		for _, p := range m.Breakdown.Phases {
 			row("breakdown", p.Name, "mean_s", f(p.Mean))

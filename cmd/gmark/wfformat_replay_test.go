@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,6 +112,45 @@ func TestWfFormatReplayOnBundledCore(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	checkReplay(t, filepath.Join(dir, "r.db"), "k1", jobs)
+	// The report's workflow figures: the response is at least the critical
+	// path (slowdown >= 1, efficiency <= 1), in text, JSON and the gate.
+	stdout, stderr, code = run(t, dir, "report", "--db", "r.db", "--run", "k1", "--format", "json")
+	var rep struct {
+		Runs []struct {
+			Metrics struct {
+				Workflows *struct {
+					Workflows    int `json:"workflows"`
+					CriticalPath struct {
+						Mean float64 `json:"mean"`
+					} `json:"critical_path_s"`
+					Slowdown struct {
+						Mean float64 `json:"mean"`
+					} `json:"slowdown"`
+					Efficiency struct {
+						Mean float64 `json:"mean"`
+					} `json:"critical_path_efficiency"`
+				} `json:"workflows"`
+			} `json:"metrics"`
+		} `json:"runs"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil || len(rep.Runs) != 1 || rep.Runs[0].Metrics.Workflows == nil {
+		t.Fatalf("report --json: exit %d\n%.2000s\n%s", code, stdout, stderr)
+	}
+	w := rep.Runs[0].Metrics.Workflows
+	if w.Workflows != 1 || w.CriticalPath.Mean < 3.9 || w.Slowdown.Mean < 1 || w.Efficiency.Mean > 1 || w.Efficiency.Mean <= 0 {
+		t.Errorf("workflow metrics %+v", *w)
+	}
+	stdout, _, code = run(t, dir, "report", "--db", "r.db", "--run", "k1", "--format", "text")
+	if code != 0 || !strings.Contains(stdout, "slowdown vs critical path") {
+		t.Errorf("report text: exit %d\n%s", code, stdout)
+	}
+	if _, stderr, code := run(t, dir, "submit", "w", "--target", "koala", "--grid", "grid.toml", "--db", "r.db", "--run-id", "k2", "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	stdout, stderr, code = run(t, dir, "report", "--db", "r.db", "--run", "k2", "--format", "text", "--baseline", "r.db", "--baseline-run", "k1", "--metrics", "mean-workflow-slowdown,mean-cp-efficiency")
+	if code == 2 || !strings.Contains(stdout+stderr, "mean-workflow-slowdown") || !strings.Contains(stdout+stderr, "mean-cp-efficiency") {
+		t.Errorf("gate: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 }
 
 // The same instance on loopback Slurm, gmark's executor waiting for the
