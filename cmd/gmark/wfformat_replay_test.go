@@ -183,3 +183,39 @@ func TestWfFormatReplayOnSlurm(t *testing.T) {
 		})
 	}
 }
+
+// The same instance on the local target (real processes) and dryrun: the
+// submitter's executor waits for the dependencies on every target.
+func TestWfFormatReplayOnLocalAndDryrun(t *testing.T) {
+	for _, target := range []string{"local", "dryrun"} {
+		t.Run(target, func(t *testing.T) {
+			dir := t.TempDir()
+			jobs := genReplay(t, dir)
+			args := []string{"submit", "w", "--target", target, "--db", "r.db", "--run-id", "x1", "-q"}
+			if stdout, stderr, code := run(t, dir, args...); code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			if target == "local" {
+				checkReplay(t, filepath.Join(dir, "r.db"), "x1", jobs)
+				return
+			}
+			// dryrun runs nothing: every task is submitted after its parents
+			// are final.
+			st, err := store.OpenReadOnly(filepath.Join(dir, "r.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			rows, _ := st.Jobs("x1")
+			byID := map[string]store.Job{}
+			for _, r := range rows {
+				byID[r.JobID] = r
+			}
+			for _, d := range jobs[0].Deps {
+				if from, to := byID[d.From], byID[d.To]; to.State != store.Succeeded || to.SubmitNS < from.EndNS {
+					t.Errorf("%s submitted at %d, its parent %s ended at %d", d.To, to.SubmitNS, d.From, from.EndNS)
+				}
+			}
+		})
+	}
+}
