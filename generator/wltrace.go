@@ -47,6 +47,7 @@ type tracePlan struct {
 	siteMap  map[string]string // SiteMap=: trace site (id or name) → cluster
 	app      *appMaker
 	files    *inputFiles // InputFile=, InputFilesWithWeights=: what each replayed job reads
+	taskFile string      // TaskFiles=: which of a workflow task's files it reads and writes (wltrace_wf.go)
 	seed     uint64
 	period   time.Duration // the offset between back-to-back replays
 	warm     bool          // WarmStart=true: begin with the jobs in flight at the window's start
@@ -81,6 +82,7 @@ func prepareTrace(u *wdl.Unit, seed uint64) (func() (WorkloadSource, error), wdl
 	files, ferrs := prepareInputFiles(o)
 	r.errs = append(r.errs, ferrs...)
 	p.files = files
+	p.taskFile = r.taskFiles()
 	if len(r.errs) > 0 {
 		return nil, r.errs
 	}
@@ -603,6 +605,7 @@ func (s *traceSource) fillTask(j *workload.Job, rec *gwa.Record) error {
 	}
 	j.Components = append(j.Components[:0], workload.Component{Site: s.site(rec.Site(), s.r.Header()), Count: procs})
 	p.files.fill(s.rFiles, j)
+	j.Outputs = j.Outputs[:0] // a workflow's task gets its own (attachFiles)
 	j.Tasks, j.Deps = j.Tasks[:0], j.Deps[:0]
 	p.app.fill(s.rApp, j)
 	return nil

@@ -105,6 +105,7 @@ func (s *traceSource) nextWorkflow(j *workload.Job) (bool, error) {
 		}
 	}
 	j.User, j.Group = j.Tasks[0].User, j.Tasks[0].Group
+	attachFiles(j.Tasks, w.Tasks, p.taskFile)
 	j.Deps = j.Deps[:0]
 	for k, ps := range w.Preds {
 		for _, pk := range ps {
@@ -112,4 +113,59 @@ func (s *traceSource) nextWorkflow(j *workload.Job) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// Which of a workflow task's files (a WfFormat trace's) the replay gives
+// it, TaskFiles=: its outputs always, and of its inputs those another
+// task of the workflow writes ("intermediate", the default: the bundled
+// core holds them where their writer ran, so Close-to-Files has them to
+// act on), every one ("all": the workflow's own inputs must then be in
+// the grid's [[file]] tables, or the task cannot be placed), or none.
+const (
+	taskFilesIntermediate = "intermediate"
+	taskFilesAll          = "all"
+	taskFilesNone         = "none"
+)
+
+// taskFiles reads TaskFiles=.
+func (r *traceOptions) taskFiles() string {
+	opt, ok := r.o.Get("TaskFiles")
+	if !ok {
+		return taskFilesIntermediate
+	}
+	switch v := opt.Value; v {
+	case taskFilesIntermediate, taskFilesAll, taskFilesNone:
+		return v
+	}
+	r.add(wdl.Errorf(opt.Pos, "TaskFiles: %q is not intermediate, all or none", wdl.Excerpt(opt.Value)))
+	return taskFilesNone
+}
+
+// attachFiles gives the tasks their trace files: a file of unknown size
+// counts as empty.
+func attachFiles(tasks []workload.Job, recs []gwa.Record, mode string) {
+	if mode == taskFilesNone {
+		return
+	}
+	written := map[string]bool{}
+	for i := range recs {
+		for _, f := range recs[i].Files {
+			if f.Output {
+				written[f.Name] = true
+			}
+		}
+	}
+	for i := range recs {
+		t := &tasks[i]
+		t.Outputs = t.Outputs[:0]
+		for _, f := range recs[i].Files {
+			file := workload.File{Name: f.Name, Size: max(f.Size, 0)}
+			switch {
+			case f.Output:
+				t.Outputs = append(t.Outputs, file)
+			case mode == taskFilesAll || written[f.Name]:
+				t.Files = append(t.Files, file)
+			}
+		}
+	}
 }

@@ -65,6 +65,11 @@ type Job struct {
 	// A single-site job has exactly one.
 	Components []Component
 	Files      []File       // input files the job needs at its execution sites
+	// Outputs are the files the job writes where it runs (a workflow
+	// task's, from a WfFormat trace): the bundled core holds a replica of
+	// each at the job's sites once it has succeeded, so that the tasks that
+	// read them can be placed close to them (Close-to-Files).
+	Outputs []File
 	Tasks      []Job        // sub-jobs of a composite job, in topological order
 	Deps       []Dependency // edges between Tasks (by ID)
 }
@@ -260,10 +265,10 @@ func (j *Job) validateNumbers() error {
 			return err
 		}
 	}
-	if len(j.Files) > MaxFiles {
-		return fmt.Errorf("%d input files (at most %d)", len(j.Files), MaxFiles)
+	if len(j.Files) > MaxFiles || len(j.Outputs) > MaxFiles {
+		return fmt.Errorf("%d input and %d output files (at most %d each)", len(j.Files), len(j.Outputs), MaxFiles)
 	}
-	for _, f := range j.Files {
+	for _, f := range append(j.Files[:len(j.Files):len(j.Files)], j.Outputs...) {
 		if f.Size < 0 || f.Size > MaxFileSize {
 			return fmt.Errorf("input file %q of %d bytes (0 to %d)", f.Name, f.Size, int64(MaxFileSize))
 		}

@@ -100,20 +100,8 @@ func (j *Job) AppendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
-	if len(j.Files) > 0 {
-		b = append(b, `,"files":[`...)
-		for i, f := range j.Files {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"name":`...)
-			b = appendString(b, f.Name)
-			b = append(b, `,"size":`...)
-			b = strconv.AppendInt(b, f.Size, 10)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendFiles(b, "files", j.Files)
+	b = appendFiles(b, "outputs", j.Outputs)
 	if len(j.Tasks) > 0 {
 		b = append(b, `,"tasks":[`...)
 		for i := range j.Tasks {
@@ -280,6 +268,7 @@ type jobJSON struct {
 	App        *appJSON          `json:"app"`
 	Components []Component       `json:"components"`
 	Files      []File            `json:"files"`
+	Outputs    []File            `json:"outputs"`
 	Tasks      []json.RawMessage `json:"tasks"`
 	Deps       []Dependency      `json:"deps"`
 }
@@ -462,7 +451,7 @@ func decodeJob(data []byte) (Job, error) {
 		return Job{}, fmt.Errorf(`job %s: missing "submit"`, *v.ID)
 	}
 	j := Job{ID: *v.ID, Unit: v.Unit, Index: v.Index, Kind: v.Kind, Type: v.Type, SiteType: v.SiteType,
-		User: v.User, Group: v.Group, Warm: v.Warm, Components: v.Components, Files: v.Files, Deps: v.Deps}
+		User: v.User, Group: v.Group, Warm: v.Warm, Components: v.Components, Files: v.Files, Outputs: v.Outputs, Deps: v.Deps}
 	var err error
 	if j.Submit, err = seconds(*v.Submit, "submit"); err != nil {
 		return Job{}, err
@@ -560,4 +549,24 @@ func (r *Reader) Next() (Job, error) {
 		return Job{}, srcerr.Errorf(srcerr.Pos{File: r.name, Line: r.line + 1}, "%v", err)
 	}
 	return Job{}, io.EOF
+}
+
+// appendFiles appends `,"key":[{"name":…,"size":…},…]` when files are
+// given.
+func appendFiles(b []byte, key string, files []File) []byte {
+	if len(files) == 0 {
+		return b
+	}
+	b = append(b, `,"`+key+`":[`...)
+	for i, f := range files {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, f.Name)
+		b = append(b, `,"size":`...)
+		b = strconv.AppendInt(b, f.Size, 10)
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }

@@ -219,3 +219,60 @@ func TestWfFormatReplayOnLocalAndDryrun(t *testing.T) {
 		})
 	}
 }
+
+// filesInstance is a chain whose tasks pass files on: a writes mid.dat
+// (10 GB), b reads it and writes out.dat, c reads out.dat; in.dat, a's
+// input, is the workflow's own (held by no site).
+const filesInstance = `{"name": "files", "schemaVersion": "1.5",
+ "workflow": {
+  "specification": {"tasks": [
+    {"name": "a", "id": "a", "parents": [], "children": ["b"], "inputFiles": ["in.dat"], "outputFiles": ["mid.dat"]},
+    {"name": "b", "id": "b", "parents": ["a"], "children": ["c"], "inputFiles": ["mid.dat"], "outputFiles": ["out.dat"]},
+    {"name": "c", "id": "c", "parents": ["b"], "children": [], "inputFiles": ["out.dat"]}],
+   "files": [{"id": "in.dat", "sizeInBytes": 1000}, {"id": "mid.dat", "sizeInBytes": 10000000000}, {"id": "out.dat", "sizeInBytes": 10000000000}]},
+  "execution": {"makespanInSeconds": 3, "executedAt": "2024-01-01T00:00:00Z", "tasks": [
+    {"id": "a", "runtimeInSeconds": 1}, {"id": "b", "runtimeInSeconds": 1}, {"id": "c", "runtimeInSeconds": 1}]}}}
+`
+
+// A task's input written by its predecessor is held where the predecessor
+// ran, so Close-to-Files places the task there: the whole chain runs on
+// the site its first task ran on, and no file is transferred.
+func TestWfFormatFilesCloseToFiles(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"inst.json": filesInstance, "wf.wdl": "1\twl:trace\tsingle\t1\t*:?\t-\tFile=inst.json,Mode=sleep\n",
+		"grid.toml": "name = \"two\"\n[scheduler]\npolicy = \"CF\"\nscan_interval = \"1s\"\nplace_on_submit = true\n" +
+			"[[cluster]]\nname = \"A\"\nprocessors = 4\n[[cluster]]\nname = \"B\"\nprocessors = 4\n"}
+	for name, text := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+	}
+	if _, stderr, code := run(t, dir, "generate", "wf.wdl", "-o", "w", "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	jobs, err := workload.ReadAll(filepath.Join(dir, "w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := jobs[0].Tasks
+	if len(tk[0].Files) != 0 || len(tk[0].Outputs) != 1 || len(tk[1].Files) != 1 || tk[1].Files[0].Name != "mid.dat" || len(tk[2].Files) != 1 {
+		t.Fatalf("task files: %+v / %+v / %+v", tk[0], tk[1], tk[2])
+	}
+	if stdout, stderr, code := run(t, dir, "submit", "w", "--target", "koala", "--grid", "grid.toml", "--db", "r.db", "--run-id", "f1", "-q", "--tail", "60s"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	st, err := store.OpenReadOnly(filepath.Join(dir, "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	site := map[string]string{}
+	for _, task := range tk {
+		r, err := st.Job("f1", task.ID)
+		if err != nil || r.State != store.Succeeded {
+			t.Fatalf("%s: %+v %v", task.ID, r, err)
+		}
+		site[task.ID] = r.Sites
+	}
+	if site[tk[1].ID] != site[tk[0].ID] || site[tk[2].ID] != site[tk[0].ID] {
+		t.Errorf("the chain moved away from its files: %v", site)
+	}
+}

@@ -79,6 +79,8 @@ type Core struct {
 	// does not change (see hopeless): infoGen changes whenever the view
 	// does; infoSeen is the view it stands for, infoNow the last one made.
 	infoGen  uint64
+	// produced are the replicas of the files jobs wrote (produced.go).
+	produced map[string][]string
 	infoSeen []placement.Site
 	infoNow  *placement.Info
 

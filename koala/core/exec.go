@@ -250,6 +250,7 @@ func (c *Core) componentEnded(j *Job, i int, ok bool, reason string) {
 		}
 	}
 	j.State, j.Reason = Finished, ""
+	c.produce(j)
 	if c.skip[EvFinished] {
 		c.skipEvent()
 	} else {

@@ -120,7 +120,7 @@ func (c *Core) info() *placement.Info {
 		c.infoGen++
 		c.infoSeen = append(c.infoSeen[:0], sites...)
 	}
-	c.infoNow = &placement.Info{Sites: sites, Replicas: c.grid.Replicas, Bandwidth: c.grid.Bandwidth}
+	c.infoNow = &placement.Info{Sites: sites, Replicas: c.replicas, Bandwidth: c.grid.Bandwidth}
 	return c.infoNow
 }
 
