@@ -64,14 +64,14 @@ type Job struct {
 	// Components are the parts of a co-allocated job, each placed on one site.
 	// A single-site job has exactly one.
 	Components []Component
-	Files      []File       // input files the job needs at its execution sites
+	Files      []File // input files the job needs at its execution sites
 	// Outputs are the files the job writes where it runs (a workflow
 	// task's, from a WfFormat trace): the bundled core holds a replica of
 	// each at the job's sites once it has succeeded, so that the tasks that
 	// read them can be placed close to them (Close-to-Files).
 	Outputs []File
-	Tasks      []Job        // sub-jobs of a composite job, in topological order
-	Deps       []Dependency // edges between Tasks (by ID)
+	Tasks   []Job        // sub-jobs of a composite job, in topological order
+	Deps    []Dependency // edges between Tasks (by ID)
 }
 
 // App is the program a job runs and its parameters, in the order the

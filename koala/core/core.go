@@ -78,7 +78,7 @@ type Core struct {
 	// The information service's view, for reasons that stand while it
 	// does not change (see hopeless): infoGen changes whenever the view
 	// does; infoSeen is the view it stands for, infoNow the last one made.
-	infoGen  uint64
+	infoGen uint64
 	// produced are the replicas of the files jobs wrote (produced.go).
 	produced map[string][]string
 	infoSeen []placement.Site
