@@ -59,6 +59,7 @@ type compositePlan struct {
 	apps      []*appMaker
 	appChoice *stats.Choice
 	params    dagParams
+	tmpl      *wfTemplate // a wf:PATH unit's workflow (wftemplate.go)
 }
 
 // New prepares the generation of spec with the given seed. It checks what the
@@ -142,6 +143,15 @@ func prepareUnit(u *wdl.Unit, seed uint64) (*unitPlan, wdl.ErrorList) {
 		return p, append(errs, gerrs...)
 	}
 	shape, isShape := LookupDAGShape(u.Type)
+	var tmpl *wfTemplate
+	if u.Template != "" {
+		var terrs wdl.ErrorList
+		shape, tmpl, terrs = prepareTemplate(u)
+		if errs = append(errs, terrs...); shape == nil {
+			return p, errs
+		}
+		isShape = true
+	}
 	if u.Composite && !isShape {
 		names := make([]string, 0, len(dagShapes))
 		for _, s := range dagShapes {
@@ -164,6 +174,7 @@ func prepareUnit(u *wdl.Unit, seed uint64) (*unitPlan, wdl.ErrorList) {
 		// that has no GeneratorType column.
 		p.jobType = shape.Name
 		comp, cerrs := prepareComposite(u, shape, random)
+		comp.tmpl = tmpl
 		p.comp = comp
 		return p, append(errs, cerrs...)
 	}
@@ -285,6 +296,9 @@ func prepareComposite(u *wdl.Unit, shape *DAGShape, random bool) (*compositePlan
 		}
 	}
 	items := []wdl.Weighted{{Value: "sser", Weight: 1}}
+	if shape.Name == "wf" { // a workflow's tasks run for their run times
+		items = []wdl.Weighted{{Value: "swf", Weight: 1}}
+	}
 	opt, ok := o.Get("AppsWithWeights")
 	if ok {
 		if items, err = wdl.ParseWeighted(opt.Value); err != nil {
@@ -537,6 +551,11 @@ func (s *unitStream) makeComposite(j *workload.Job) error {
 			return err
 		}
 		t.User, t.Group = user, group
+		if c.tmpl != nil {
+			if err := c.tmpl.fill(t, k); err != nil {
+				return fmt.Errorf("job %s: %v", j.ID, err)
+			}
+		}
 		c.apps[a].fill(s.rApp, t)
 		t.Tasks, t.Deps = nil, nil
 	}

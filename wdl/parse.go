@@ -370,6 +370,16 @@ func validName(s string) bool {
 
 func (p *parser) unitType(u *Unit, s string) {
 	name := s
+	if strings.HasPrefix(strings.ToLower(s), "wf:") {
+		// A workflow template: its path, relative to the spec (the
+		// generator reads it).
+		if s[3:] == "" {
+			p.errorf(u.Cols.Type, "wf: names no workflow: wf:PATH, a WfFormat instance")
+			return
+		}
+		u.Type, u.Template, u.Composite = "wf", s[3:], true
+		return
+	}
 	if strings.HasPrefix(strings.ToLower(s), "wl:") {
 		u.Workload, name = true, s[3:]
 	}

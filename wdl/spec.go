@@ -77,6 +77,10 @@ type Unit struct {
 	NTimes    int  // how many jobs (composite jobs, workload instances) the unit makes
 	Type      string
 	Workload  bool // Type was written with the "wl:" prefix: a workload generator
+	// Template is the path of a workflow (a WfFormat instance) written as
+	// the type "wf:PATH": every job of the unit is a composite job of its
+	// DAG; Type is then "wf".
+	Template string
 	SiteType  SiteType
 	Total     int // processors in all, or Unknown
 	Sites     []SiteAmount
@@ -94,6 +98,9 @@ type Columns struct {
 func (u *Unit) FullType() string {
 	if u.Workload {
 		return "wl:" + u.Type
+	}
+	if u.Template != "" {
+		return "wf:" + u.Template
 	}
 	return u.Type
 }

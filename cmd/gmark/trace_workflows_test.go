@@ -123,3 +123,45 @@ func TestGenerateWfFormat(t *testing.T) {
 		want[key]--
 	}
 }
+
+// A WfFormat instance as the template of a composite unit (Type wf:PATH):
+// every job has its DAG, TaskScale copies side by side, its run times
+// times RunTimeScale.
+func TestWfTemplateUnit(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "inst.json"), []byte(replayInstance), 0o644)
+	spec := "# File-type: text/wl-spec\n" +
+		"1\tcomposite\t2\twf:inst.json\tsingle\t1\t*:?\tPoisson(1s)\tTaskScale=3,RunTimeScale=0.5\n" +
+		"2\tcomposite\t1\twf:inst.json\tsingle\t1\t*:?\tPoisson(1s)\n"
+	os.WriteFile(filepath.Join(dir, "s.wdl"), []byte(spec), 0o644)
+	if stdout, stderr, code := run(t, dir, "generate", "s.wdl", "-o", "w", "-q"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	jobs, err := workload.ReadAll(filepath.Join(dir, "w"))
+	if err != nil || len(jobs) != 3 {
+		t.Fatalf("%d jobs: %v", len(jobs), err)
+	}
+	for _, j := range jobs {
+		want, scale := 4, 0.5
+		if j.Unit == 2 {
+			want, scale = 1, 1
+		}
+		k := want
+		if j.Unit == 1 {
+			k = 3
+		}
+		if j.Kind != workload.Composite || len(j.Tasks) != 4*k || len(j.Deps) != 4*k {
+			t.Fatalf("job %s: %d tasks, %d dependencies; want %d and %d", j.ID, len(j.Tasks), len(j.Deps), 4*k, 4*k)
+		}
+		// split, w1, w2, merge run 1, 2, 1, 1 s, scaled.
+		for i, sec := range []float64{1, 2, 1, 1} {
+			if got := j.Tasks[i].RunTime.Seconds(); got != sec*scale || j.Tasks[i].App.Name != "swf" {
+				t.Errorf("job %s task %d: %v s (%s), want %v s", j.ID, i, got, j.Tasks[i].App.Name, sec*scale)
+			}
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "bad.wdl"), []byte("1\tcomposite\t1\twf:missing.json\tsingle\t1\t*:?\tPoisson(1s)\n"), 0o644)
+	if _, stderr, code := run(t, dir, "generate", "bad.wdl", "-o", "b", "-q"); code != 2 || !strings.Contains(stderr, "bad.wdl:1:") || !strings.Contains(stderr, "wf:missing.json") {
+		t.Errorf("a missing template: exit %d\n%s", code, stderr)
+	}
+}
