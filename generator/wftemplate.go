@@ -143,4 +143,3 @@ func (t *wfTemplate) fill(task *workload.Job, k int) error {
 	}
 	return nil
 }
-

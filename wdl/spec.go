@@ -81,12 +81,12 @@ type Unit struct {
 	// the type "wf:PATH": every job of the unit is a composite job of its
 	// DAG; Type is then "wf".
 	Template string
-	SiteType  SiteType
-	Total     int // processors in all, or Unknown
-	Sites     []SiteAmount
-	Arrival   Arrival
-	Options   *Options
-	Cols      Columns // where each column starts, for errors found later
+	SiteType SiteType
+	Total    int // processors in all, or Unknown
+	Sites    []SiteAmount
+	Arrival  Arrival
+	Options  *Options
+	Cols     Columns // where each column starts, for errors found later
 }
 
 // Columns holds the position of each column of a unit's line.
