@@ -291,12 +291,24 @@ func TestForeignContent(t *testing.T) {
 		format     Format
 		want       []string
 	}{
-		{"wf.json", wfJSON, "", []string{"wf.json:1: not a trace gmark reads: this is JSON", reads, "and this is none of them"}},
-		{"wf.json", "\ufeff[{\"id\": 1}]\n", "", []string{"wf.json:1: not a trace gmark reads: this is JSON"}},
+		// A JSON object is read as a WfFormat instance: an error is then
+		// the instance's, at its position.
+		{"wf.json", strings.Replace(wfJSON, `"1.4"`, `"0.9"`, 1), "", []string{`wf.json:3:20: schemaVersion "0.9": gmark reads WfFormat 1.4 and later`}},
+		{"w.txt", "\ufeff[{\"id\": 1}]\n", "", []string{"w.txt:1: not a trace gmark reads: this is JSON, an array"}},
 		{"dax.xml", "<?xml version=\"1.0\"?>\n<adag>\n", "", []string{"dax.xml:1: not a trace gmark reads: this is XML", reads}},
 		{"t.csv", "\nid,submit,run\n1,2,3\n", "", []string{"t.csv:2: not a trace gmark reads: this is comma-separated values without the workflow variant's WorkflowID, JobID and SubmitTime columns", reads}},
 		{"t.txt", "hello\n", "", []string{"t.txt:1: not a trace gmark can read: its first line has 1 field (", reads, "if it is one of them, --input-format names it"}},
 		{"wf.json", wfJSON, SWF, []string{`wf.json:1: field 1: "{" is not a number; no line is a valid record (5 malformed); the content is JSON`, reads}},
+	}
+	// The instance itself, a BOM before it or not, is a trace of its tasks
+	// (here none).
+	for _, text := range []string{wfJSON, "\ufeff" + wfJSON} {
+		r, err := Open(writeTrace(t, "ok.json", text), ReadOptions{Name: "ok.json"})
+		if err != nil || r.Header().Format != WfFormat {
+			t.Errorf("a WfFormat instance: %v", err)
+		} else {
+			r.Close()
+		}
 	}
 	for _, c := range cases {
 		p := writeTrace(t, c.name, c.text)

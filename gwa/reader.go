@@ -405,8 +405,9 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 		return nil, parseError(opts.Name, 1, 0, "gzip: "+err.Error()+" (the compressed file is damaged or cut short)")
 	}
 	format := detectFormat(head)
-	if format == "" {
-		// No trace's content: what it is, should a forced format find no record.
+	if format == "" || format == WfFormat {
+		// No text trace's content: what it is, should a forced format find
+		// no record.
 		src.content = foreignContent(firstLine(head))
 	}
 	// The workflow variant is a GWF: a GWF hint (a .gwf name) keeps it.
@@ -435,7 +436,7 @@ func newTextReader(r io.Reader, closer io.Closer, opts ReadOptions, forced bool)
 }
 
 // readFormats says what gmark reads, for the errors of content it does not.
-const readFormats = "gmark reads SWF (18 fields a line, ';' comments), GWF (29 fields, '#' comments), GWF's workflow variant (comma-separated, under a WorkflowID,JobID,SubmitTime,… column line) and GWF-SQLite"
+const readFormats = "gmark reads SWF (18 fields a line, ';' comments), GWF (29 fields, '#' comments), GWF's workflow variant (comma-separated, under a WorkflowID,JobID,SubmitTime,… column line), GWF-SQLite, WfCommons' WfFormat (a JSON object) and the Workflow Trace Archive's parquet"
 
 // undetected is the error of content whose format cannot be told: at its
 // first non-blank line, when it has one, since that line decided. Content
@@ -468,8 +469,10 @@ func foreignContent(line []byte) string {
 	switch {
 	case len(t) == 0:
 		return ""
-	case t[0] == '{' || t[0] == '[':
-		return "JSON (a workflow instance in WfCommons' WfFormat, perhaps)"
+	case t[0] == '{':
+		return "JSON (a WfFormat instance? gmark reads one as such unless another format is forced)"
+	case t[0] == '[':
+		return "JSON, an array (a WfFormat instance is one object)"
 	case t[0] == '<':
 		return "XML or HTML (a DAX workflow, perhaps)"
 	case bytes.Count(t, []byte(",")) >= 2:

@@ -2,6 +2,7 @@ package gwa
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -81,9 +82,10 @@ func notCarried(keys []string, carried map[string]bool) []string {
 	return out
 }
 
-// isJSONHead tells whether text content starts as a JSON object does.
+// isJSONHead tells whether text content starts as a JSON object does (a
+// UTF-8 byte-order mark before it is skipped).
 func isJSONHead(head []byte) bool {
-	for _, c := range head {
+	for _, c := range bytes.TrimPrefix(head, utf8BOM) {
 		switch c {
 		case ' ', '\t', '\r', '\n':
 			continue
@@ -115,8 +117,12 @@ func (r *wfformatReader) Next() (Record, error) {
 	return rec, nil
 }
 
-// newWfFormatReader reads one instance from src.
-func newWfFormatReader(src io.Reader, opts ReadOptions) (Reader, error) {
+// newWfFormatReader reads one instance from src, after a UTF-8
+// byte-order mark if it has one.
+func newWfFormatReader(src *bufio.Reader, opts ReadOptions) (Reader, error) {
+	if b, _ := src.Peek(3); bytes.Equal(b, utf8BOM) {
+		src.Discard(3)
+	}
 	inst, err := wfformat.Decode(src, opts.Name)
 	if err != nil {
 		return nil, err

@@ -173,6 +173,9 @@ func (d *decoder) object(path string, field func(key, path string) error) (at po
 		return at, false, nil
 	}
 	if tok != json.Delim('{') {
+		if path == "" {
+			return at, false, d.errPos(at, "%s, not an object: a WfFormat instance is one JSON object", describe(tok))
+		}
 		return at, false, d.errPos(at, "%s is %s, not an object", path, describe(tok))
 	}
 	for d.dec.More() {

@@ -105,7 +105,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"not JSON", "{\n  \"name\": x}", "t.json:2:11: not JSON"},
 		{"cut short", head + `{"id": "a"`, "ends before its last value does"},
 		{"two instances", `{"name": "w", "schemaVersion": "1.5", "workflow": {"specification": {"tasks": [{"id": "a", "parents": [], "children": []}]}}} {}`, "a file holds one instance"},
-		{"an array", `[1, 2]`, "t.json:1:1:  is an array, not an object"},
+		{"an array", `[1, 2]`, "t.json:1:1: an array, not an object: a WfFormat instance is one JSON object"},
 		{"no version", `{"name": "w", "workflow": {"specification": {"tasks": []}}}`, "no schemaVersion"},
 		{"old version", `{"name": "w", "schemaVersion": "1.3", "workflow": {"tasks": []}}`, "t.json:1:32: schemaVersion 1.3: gmark reads WfFormat 1.4 and later"},
 		{"a version that is not one", `{"name": "w", "schemaVersion": "two", "workflow": {"tasks": []}}`, `schemaVersion "two"`},
