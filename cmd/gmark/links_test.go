@@ -93,6 +93,9 @@ func TestSubmitResumeThroughLinks(t *testing.T) {
 	hard := hardLink()
 	refusedFor(t, f.dir, 2, hard+" has 2 names (hard links)", resume(hard)...)
 	refusedFor(t, f.dir, 2, f.db+" has 2 names (hard links)", resume(f.db)...)
+	// A report through either name is refused too: under the other name
+	// SQLite would not find the live run's write-ahead log.
+	refusedFor(t, f.dir, 2, hard+" has 2 names (hard links)", "report", "--db", hard, "--format", "json")
 	if err := os.Remove(hard); err != nil {
 		t.Fatal(err)
 	}

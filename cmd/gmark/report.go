@@ -15,6 +15,7 @@ import (
 	"github.com/gmark/gmark/analyzer/report"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/cliflag"
+	"github.com/gmark/gmark/internal/filelock"
 	"github.com/urfave/cli/v2"
 )
 
@@ -79,7 +80,15 @@ func init() {
 const maxBins = 10000
 
 // checkDB is report.CheckStore, its refusals as usage errors.
+//
+// A store with more than one name (hard links) is refused first: SQLite
+// finds its write-ahead log by the name it was given, so under another
+// name the rows a writer has not yet checkpointed are not there (a live
+// run's store reads as empty), and a writer's lock is taken by name.
 func checkDB(path string, runs []string, reporting bool) error {
+	if _, err := filelock.RealPath(path); errors.Is(err, filelock.ErrLinked) {
+		return usageError{err}
+	}
 	return storeUsage(report.CheckStore(path, runs, reporting))
 }
 
