@@ -12,8 +12,8 @@ import (
 	"sync"
 
 	"github.com/gmark/gmark/analyzer/metrics"
-	"github.com/gmark/gmark/analyzer/sampstat"
 	"github.com/gmark/gmark/plots"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // FiguresDir is the report's sub-directory of figures.
