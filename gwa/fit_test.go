@@ -180,7 +180,7 @@ func TestFitTraces(t *testing.T) {
 			t.Errorf("figure %s: %v", f, err)
 		}
 	}
-	// Each figure passes the figure checks of analyzer/plots.
+	// Each figure passes the figure checks of plots.
 	for _, tf := range res.Traces {
 		for _, field := range res.Options.Fields {
 			p, err := fitPlot("t", field, fittedValues(tf.Data[field], res.Options.Stats), tf.Fits[field], res.Options.Stats.Log2)

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gmark/gmark/analyzer/plots"
+	"github.com/gmark/gmark/plots"
 	"github.com/gmark/gmark/stats"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"

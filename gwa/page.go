@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/internal/htmlpage"
 	"github.com/gmark/gmark/internal/outfile"
+	"github.com/gmark/gmark/plots"
 )
 
 // PageFile is the trace toolbox's page in its figure directory.

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/internal/outfile"
+	"github.com/gmark/gmark/plots"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -164,7 +164,7 @@ func barPlot(title, x, y string, labels []string, vals []float64) (*plots.Drawin
 	return b.Done(""), nil
 }
 
-// summaryCurve is a summary's CDF points as a curve of analyzer/plots.
+// summaryCurve is a summary's CDF points as a curve of plots.
 func summaryCurve(label string, s *Summary) plots.Curve {
 	c := plots.Curve{Label: label}
 	if s == nil {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gmark/gmark/analyzer/plots"
+	"github.com/gmark/gmark/plots"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )

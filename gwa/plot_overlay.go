@@ -9,12 +9,12 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/gmark/gmark/analyzer/plots"
+	"github.com/gmark/gmark/plots"
 )
 
 // The toolbox over several traces (the thesis's Fig. 3.3 overlays several
 // grids in one figure): each figure draws every trace, trace k in the k-th
-// colour of analyzer/plots in every figure, and a page, index.html, shows
+// colour of plots in every figure, and a page, index.html, shows
 // them with their captions. Each trace's own figures go to a directory of
 // their own.
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/internal/testkit"
+	"github.com/gmark/gmark/plots"
 )
 
 // hexColor is the SVG stroke of plots.Color(k).

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/internal/testkit"
+	"github.com/gmark/gmark/plots"
 	"gonum.org/v1/plot/plotter"
 )
 
@@ -124,7 +124,7 @@ func syntheticSWF(n int) string {
 
 // Every figure of the trace toolbox, drawn from a fixed synthetic trace
 // and from LCG (when the shared trace is there), passes the figure checks
-// of analyzer/plots (ticks per axis, the legend clear of the data, the
+// of plots (ticks per axis, the legend clear of the data, the
 // title off the edge), and the cumulative jobs start at 0 and end at the
 // number of jobs, strictly inside the padded axis.
 func TestToolboxFigureChecks(t *testing.T) {

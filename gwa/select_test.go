@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // trace builds an SWF text from (submit, run, procs, user, partition, status) rows.

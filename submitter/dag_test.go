@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 func stepIDs(d *DAG, steps []Step) string {

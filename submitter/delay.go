@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // Delays accumulates submission delays (actual − scheduled submit time, on

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // refStats is the summary computed from the delays kept whole (float64

@@ -23,10 +23,10 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/metrics"
-	"github.com/gmark/gmark/analyzer/sampstat"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/stats"
+	"github.com/gmark/gmark/stats/sampstat"
 	"github.com/gmark/gmark/workload"
 	"gonum.org/v1/gonum/stat"
 )

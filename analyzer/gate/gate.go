@@ -18,7 +18,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/gmark/gmark/analyzer/metrics"
-	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/stats/sampstat"
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )

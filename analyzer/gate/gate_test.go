@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/metrics"
-	"github.com/gmark/gmark/analyzer/sampstat"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // synthetic is a run of n jobs arriving every 10 s, with exponential waits

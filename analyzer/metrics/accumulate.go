@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // NoJobRan is what the report says of a run in which no job started.

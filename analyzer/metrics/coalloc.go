@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gmark/gmark/analyzer/sampstat"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // Coallocation is the co-allocation overhead of the run's co-allocated

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gmark/gmark/analyzer/sampstat"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // slurmDetail is the payload of a Slurm target's final event: one part per

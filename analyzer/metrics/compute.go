@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // Options tune Compute.

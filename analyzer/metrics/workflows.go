@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/stats/sampstat"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/gwa/dag"
 )

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/metrics"
-	"github.com/gmark/gmark/analyzer/plots"
-	"github.com/gmark/gmark/analyzer/sampstat"
 	"github.com/gmark/gmark/internal/names"
+	"github.com/gmark/gmark/plots"
+	"github.com/gmark/gmark/stats/sampstat"
 	"gonum.org/v1/gonum/stat"
 )
 

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/gmark/gmark/analyzer/metrics"
-	"github.com/gmark/gmark/analyzer/plots"
+	"github.com/gmark/gmark/plots"
 )
 
 // The figures of a comparison: per group (its runs' jobs pooled) the CDFs

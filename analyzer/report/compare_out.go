@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/metrics"
-	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/internal/outfile"
+	"github.com/gmark/gmark/plots"
 )
 
 // WriteComparison compares the runs of o.DBs grouped by o.By, in o.Format:

@@ -1,6 +1,6 @@
 package report
 
-import "github.com/gmark/gmark/analyzer/plots"
+import "github.com/gmark/gmark/plots"
 
 // FigureDrawings draws each of r's figures in memory, for the figure
 // checks of the external tests: by file name, the drawing or the error.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/gmark/gmark/analyzer/fidelity"
 	"github.com/gmark/gmark/analyzer/metrics"
-	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/plots"
 )
 
 // compare fills the run's fidelity comparison. A run that replayed no

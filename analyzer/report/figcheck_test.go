@@ -16,7 +16,7 @@ import (
 
 // Every figure of the report, drawn from fixed stores (the benchmark's
 // 2,000 jobs; degenerate runs; two runs side by side), passes the figure
-// checks of analyzer/plots: no data on or past the plot area's edge,
+// checks of plots: no data on or past the plot area's edge,
 // enough ticks on each axis, the legend clear of the data, the title off
 // the top edge.
 func TestReportFigureChecks(t *testing.T) {

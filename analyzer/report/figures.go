@@ -12,8 +12,8 @@ import (
 	"sync"
 
 	"github.com/gmark/gmark/analyzer/metrics"
-	"github.com/gmark/gmark/analyzer/plots"
-	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/plots"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // FiguresDir is the report's sub-directory of figures.
@@ -398,7 +398,7 @@ func xbarLimits(runs []*Run, meansMS []float64) (mu, sigma float64, note string)
 // drawSafely draws a figure and saves it as dir/name.png and .svg, turning a panic of the plotting library into
 // the figure's error: one figure that cannot be drawn must not cost the
 // page (and the exit status) of every other. The causes of the panics seen
-// are fixed in analyzer/plots; this is the net under them.
+// are fixed in plots; this is the net under them.
 func drawSafely(dir, name string, draw func() (*plots.Drawing, error), pdf bool) (f plots.Figure, err error) {
 	defer func() {
 		if r := recover(); r != nil {

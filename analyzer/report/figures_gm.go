@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/gmark/gmark/analyzer/metrics"
-	"github.com/gmark/gmark/analyzer/plots"
+	"github.com/gmark/gmark/plots"
 )
 
 // The rest of GrenchMark's default figures (Iosup's thesis §5.4, 003c §5.4

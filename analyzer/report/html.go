@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/metrics"
-	"github.com/gmark/gmark/analyzer/plots"
-	"github.com/gmark/gmark/analyzer/sampstat"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/htmlpage"
+	"github.com/gmark/gmark/plots"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // page is what the template renders.

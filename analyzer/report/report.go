@@ -2,7 +2,7 @@
 // HTML page with every table and figure and the provenance of each run
 // (Write), a short text summary (Summary), and full text, JSON and CSV
 // (Build, then WriteText, WriteJSON, WriteCSV). Metrics come from
-// analyzer/metrics, figures from analyzer/plots.
+// analyzer/metrics, figures from plots.
 package report
 
 import (

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/gmark/gmark/analyzer/metrics"
-	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // WriteSummary prints a few lines per run: counts, rates, wait, run,

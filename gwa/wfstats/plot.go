@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/gmark/gmark/analyzer/plots"
+	"github.com/gmark/gmark/plots"
 	"github.com/gmark/gmark/gwa"
 )
 

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/gmark/gmark/analyzer/plots"
+	"github.com/gmark/gmark/plots"
 	"github.com/gmark/gmark/gwa"
 )
 

@@ -13,7 +13,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/stats/sampstat"
 	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/gwa/dag"
 )

@@ -5,12 +5,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gmark/gmark/analyzer/plots"
+	"github.com/gmark/gmark/plots"
 	"gonum.org/v1/plot/vg"
 )
 
 // The figures saved in this test binary and the problems the checks of
-// analyzer/plots found in each (see CheckFigures).
+// plots found in each (see CheckFigures).
 var (
 	figuresMu    sync.Mutex
 	figuresSeen  []string
@@ -18,7 +18,7 @@ var (
 	figuresOnce  sync.Once
 )
 
-// CheckFigures runs the figure checks of analyzer/plots (Drawing.ProblemsAt:
+// CheckFigures runs the figure checks of plots (Drawing.ProblemsAt:
 // ticks, legend, title, data on or past the plot area's edge) on every
 // figure saved from now until the end of t, and fails t on any problem, or
 // when no figure at all was saved. It returns a function that says how

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gmark/gmark/analyzer/plots"
+	"github.com/gmark/gmark/plots"
 )
 
 // Page is what one of gmark's HTML pages reports once loaded in headless

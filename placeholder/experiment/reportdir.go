@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/internal/outfile"
+	"github.com/gmark/gmark/plots"
 )
 
 // WriteDir writes the report into dir: report.txt, report.json, the

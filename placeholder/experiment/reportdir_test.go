@@ -17,7 +17,7 @@ import (
 func TestWriteDir(t *testing.T) {
 	for _, file := range []string{"exp1.toml", "exp1-faults.toml"} {
 		t.Run(file, func(t *testing.T) {
-			testkit.CheckFigures(t) // every figure passes the checks of analyzer/plots
+			testkit.CheckFigures(t) // every figure passes the checks of plots
 			sp := load(t, file)
 			sp.Name = `<script>alert("x")</script> & co`
 			r := run(t, sp)

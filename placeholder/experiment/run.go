@@ -237,6 +237,11 @@ func simulate(sp *Spec, mode string) (*outcome, error) {
 	return &outcome{runs: s.runs, report: rep, faults: s.faults}, nil
 }
 
+// loop is the one event loop of the placeholder model (CONTRIBUTING.md:
+// one engine per model). It is not sim's engine because that one models
+// grids of processors under architectures, not sites of a rate and the
+// pilots that pull from the metaqueue; what it steps is the live server's
+// own state machine, metaqueue.Virtual.
 func (s *sim) loop() error {
 	for s.q.Len() > 0 {
 		e := heap.Pop(&s.q).(*event)

@@ -5,7 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/gmark/gmark/analyzer/plots"
+	"github.com/gmark/gmark/plots"
 )
 
 // Ballier et al.'s figures (docs/deadlines.md) in the report: for runs of

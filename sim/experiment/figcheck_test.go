@@ -8,7 +8,7 @@ import (
 )
 
 // Every figure of a simulation report passes the figure checks of
-// analyzer/plots: the metrics against the load per scenario, the deadline
+// plots: the metrics against the load per scenario, the deadline
 // metrics (a deadline experiment, examples/deadlines/fig4-waitx.toml, at
 // a twentieth of its length), and the jobs and messages over time.
 func TestSimFiguresChecked(t *testing.T) {

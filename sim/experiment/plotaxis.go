@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gmark/gmark/analyzer/plots"
-	"github.com/gmark/gmark/analyzer/sampstat"
+	"github.com/gmark/gmark/plots"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // A study's x-axis is often not the load: Ballier et al. draw the global

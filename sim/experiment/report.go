@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/plots"
 	"github.com/gmark/gmark/sim"
 )
 

@@ -11,10 +11,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/htmlpage"
 	"github.com/gmark/gmark/internal/outfile"
+	"github.com/gmark/gmark/plots"
 )
 
 // ReadReport opens the store read-only and builds the report of the named

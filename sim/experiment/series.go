@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gmark/gmark/analyzer/plots"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/plots"
 	"github.com/gmark/gmark/sim"
 )
 

@@ -189,7 +189,7 @@ func TestMeanSeries(t *testing.T) {
 // The report directory has the jobs and messages over time of each
 // (scenario, architecture, load), and the page shows them.
 func TestSeriesFigures(t *testing.T) {
-	testkit.CheckFigures(t) // every figure passes the checks of analyzer/plots
+	testkit.CheckFigures(t) // every figure passes the checks of plots
 	dir := t.TempDir()
 	_, out := runAndReport(t, t1Experiment(t, dir), dir)
 	page, err := os.ReadFile(filepath.Join(out, "index.html"))
