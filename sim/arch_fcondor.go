@@ -18,7 +18,11 @@ import (
 // (every cluster, from its home on in topology order: any job manager may
 // reach any site manager); one whose demands are all met goes back home.
 // When a site manager fails, the job managers attached to it fail over to
-// the next one at once (sequential failover).
+// the next one at once (sequential failover). A job manager that moves is
+// served from its new site manager's next matchmaking cycle: not by a
+// cycle of that site manager at the instant it moved (with aligned cycles
+// the next SM's cycle can come later in the same instant, which would let
+// a job manager be served by two site managers at once).
 //
 // Messages: as condor, plus a NotifyBroker each time a job manager moves
 // to another site manager.
@@ -38,7 +42,8 @@ type fjm struct {
 	idle          jobQueue
 	usage         float64 // decayed processor-seconds
 	at            time.Duration
-	running       int // processors in use
+	running       int           // processors in use
+	movedAt       time.Duration // when it last moved to another site manager (-1: never)
 }
 
 func init() {
@@ -66,7 +71,7 @@ func (a *fcondor) jm(j *Job) *fjm {
 	}
 	m := a.jms[j.JM]
 	if m == nil {
-		m = &fjm{id: j.JM, home: j.Home, cur: -1, at: a.s.now}
+		m = &fjm{id: j.JM, home: j.Home, cur: -1, at: a.s.now, movedAt: -1}
 		a.jms[j.JM] = m
 	}
 	return m
@@ -117,7 +122,7 @@ func (a *fcondor) Event(code uint8, i int32, _ *Job, _ int64) {
 	s.bus.Send(NotifyBroker, 1)
 	a.order = a.order[:0]
 	for _, m := range a.attached[i] {
-		if m.idle.len() > 0 {
+		if m.idle.len() > 0 && !m.justMoved(s.now) {
 			m.account(s.now, a.halfLife)
 			a.order = append(a.order, m)
 		}
@@ -129,6 +134,8 @@ func (a *fcondor) Event(code uint8, i int32, _ *Job, _ int64) {
 	}
 	for _, m := range slices.Clone(a.attached[i]) {
 		switch {
+		case m.justMoved(s.now):
+			// it waits for this site manager's next cycle
 		case m.idle.len() > 0:
 			a.move(m, a.nextUp(m, int(i), false))
 		case m.cur != m.home && s.clusters[m.home].Up:
@@ -161,7 +168,11 @@ func (a *fcondor) move(m *fjm, to int) {
 	a.detach(m)
 	a.s.bus.Send(NotifyBroker, 1)
 	a.attach(m, to)
+	m.movedAt = a.s.now
 }
+
+// justMoved tells whether m moved to its site manager at now.
+func (m *fjm) justMoved(now time.Duration) bool { return m.movedAt == now }
 
 func (a *fcondor) attach(m *fjm, i int) {
 	m.cur = i

@@ -210,12 +210,22 @@ func TestFcondorFairShareAndFlocking(t *testing.T) {
 	checkRuns(t, tr, []want{{"X1", []float64{0}, []int{0}}, {"Y1", []float64{300}, []int{0}}, {"X2", []float64{600}, []int{0}}})
 
 	// Flocking: two single-processor clusters. At 0 c0's cycle starts X1;
-	// X2 is unmet, so x's job manager moves to c1, whose cycle at 0 (after
-	// c0's) starts X2. condor keeps X2 at home until 1,200.
+	// X2 is unmet, so x's job manager moves to c1. c1's cycle at 0 (after
+	// c0's, in the same instant) does not serve it: it waits for c1's next
+	// cycle, at 300, which starts X2 (it started at 0 when a job manager
+	// could be served by two site managers in one instant). condor keeps
+	// X2 at home until 1,200.
 	two := flat(t, 1, 1)
 	jobs := []workload.Job{job("X1", "c0", 1, 0, 1000*time.Second), job("X2", "c0", 1, 0, 1000*time.Second)}
 	_, tr = run(t, cfg, two, jobs)
-	checkRuns(t, tr, []want{{"X1", []float64{0}, []int{0}}, {"X2", []float64{0}, []int{1}}})
+	checkRuns(t, tr, []want{{"X1", []float64{0}, []int{0}}, {"X2", []float64{300}, []int{1}}})
+	// Three clusters, the job manager moving on twice: c0 at 0 starts X1,
+	// c1 at 300 X2 (its cycle at 0 came in the instant of the move), c2 at
+	// 600 X3 (likewise at 300). Before, all three started at 0.
+	three := flat(t, 1, 1, 1)
+	_, tr = run(t, cfg, three, []workload.Job{
+		job("X1", "c0", 1, 0, 1000*time.Second), job("X2", "c0", 1, 0, 1000*time.Second), job("X3", "c0", 1, 0, 1000*time.Second)})
+	checkRuns(t, tr, []want{{"X1", []float64{0}, []int{0}}, {"X2", []float64{300}, []int{1}}, {"X3", []float64{600}, []int{2}}})
 	ccfg := DefaultConfig("condor")
 	ccfg.CoolDown, ccfg.AlignedCycles = true, true
 	_, tr = run(t, ccfg, two, jobs)
