@@ -33,7 +33,10 @@ import (
 // a last try at its deadline; deadline_max_tries (M_p, 0: none) fails a job
 // after that many failed tries before it. At the last try, when the idle
 // processors are too few: under local priority (LP) the job fails; under
-// global priority (GP) local jobs are killed to make room (killPlan).
+// global priority (GP) local jobs are killed to make room (killPlan), and
+// with gp_kill = "every-try" at every failed try before it too. With
+// waitx_first_try = "skip" Wait-X's first try is pure RPP's first try from
+// the submission that is not before D − I (FirstTrySkipping), not R + L_p·I.
 
 // deadlineOf is a job's start deadline on the core's clock, for a job
 // submitted at now: zero when it has none. The workload's deadline is an
@@ -103,6 +106,35 @@ func FirstTry(s, d time.Time, L float64, w grid.Wait) time.Time {
 	return r.Add(scaled(d.Sub(r), L))
 }
 
+// FirstTrySkipping is Wait-X's first try under waitx_first_try = "skip":
+// the first try of pure RPP's series from s (FirstTry under Wait-∞, then
+// NextClaim's, ending at d) that is not before d − I. With d − I at or
+// before s nothing is skipped: pure RPP's first try. Under Wait-0 every
+// try before d is skipped: the one try at d.
+func FirstTrySkipping(s, d time.Time, L float64, w grid.Wait, eps time.Duration) time.Time {
+	t := FirstTry(s, d, L, grid.Wait{Inf: true})
+	if w.Inf {
+		return t
+	}
+	for from := d.Add(-w.I); t.Before(from); {
+		next, ok := NextClaim(t, d, L, eps)
+		if !ok {
+			break
+		}
+		t = next
+	}
+	return t
+}
+
+// firstTry is a job's first try when it waits from s: FirstTry, or
+// FirstTrySkipping under waitx_first_try = "skip".
+func (c *Core) firstTry(s time.Time, j *Job, L float64, w grid.Wait) time.Time {
+	if c.cfg.WaitXFirstTry == grid.WaitXSkip {
+		return FirstTrySkipping(s, j.Deadline, L, w, c.cfg.DeadlineEpsilon.Duration)
+	}
+	return FirstTry(s, j.Deadline, L, w)
+}
+
 // RPPTries lists the tries a job waiting from s with deadline d makes when
 // every try fails: FirstTry, then NextClaim's series up to d (at most max
 // tries; max 0: no limit). For tests and the documentation.
@@ -139,7 +171,7 @@ func (c *Core) deadlineWait(j *Job) {
 	w, L := c.deadlineSettings(j)
 	j.State, j.queuedAt, j.inWait, j.waitTries = Queued, c.now, true, 0
 	c.waiting++
-	c.deadlineAt(j, c.nextTry(j, FirstTry(c.now, j.Deadline, L, w)))
+	c.deadlineAt(j, c.nextTry(j, c.firstTry(c.now, j, L, w)))
 }
 
 func (c *Core) deadlineAt(j *Job, t time.Time) {
@@ -172,7 +204,7 @@ func (c *Core) deadlineTry(j *Job) {
 	if !w.Inf && c.now.Before(j.Deadline.Add(-w.I)) {
 		// The kill try before Wait-X's window: the kill plan only.
 		if !c.slurmKill(j) {
-			c.deadlineAt(j, FirstTry(c.now, j.Deadline, L, w))
+			c.deadlineAt(j, c.firstTry(c.now, j, L, w))
 		}
 		return
 	}
@@ -191,7 +223,7 @@ func (c *Core) deadlineTry(j *Job) {
 	c.emit(ev)
 	if fail != nil {
 		c.noteWhy(j, fail)
-		if !late && c.slurmKill(j) {
+		if !late && (c.slurmKill(j) || !final && c.everyTryKill(j)) {
 			return
 		}
 	}
@@ -275,6 +307,23 @@ func (c *Core) deadlineMissed(j *Job) {
 		return
 	}
 	c.killAndPlace(j, res, victims)
+}
+
+// everyTryKill is a failed try's kill plan before the deadline under
+// global priority with gp_kill = "every-try": the local jobs of emulated
+// clusters in the way are killed and the job is placed (claiming at
+// once), as at its deadline. It tells whether it placed the job.
+func (c *Core) everyTryKill(j *Job) bool {
+	if c.cfg.GPKill != grid.GPKillEveryTry || !c.globalPriority() {
+		return false
+	}
+	res, victims, ok := c.killPlan(j, false)
+	if !ok {
+		return false
+	}
+	c.leaveWait(j)
+	c.killAndPlace(j, res, victims)
+	return true
 }
 
 // killAndPlace kills the victims of a kill plan and places the job as the
@@ -417,7 +466,10 @@ func (c *Core) killLocal(cl *cluster, lj *lrm.Job, by *Job) {
 	}
 	c.deferredLRMs[cl] = true
 	c.local.killedJob(dummy, c.measured(lj.Submit), c.measured(c.now), lost)
+	reason := "killed at the start deadline of global job " + by.ID + " (global priority)"
+	if c.now.Before(by.Deadline) {
+		reason = "killed at a placement try of global job " + by.ID + " before its start deadline (global priority, gp_kill = every-try)"
+	}
 	c.emit(Event{Kind: EvLocalKilled, Cluster: cl.cfg.Name, Job: by.ID, Key: by.Opts.Key, Count: lj.Size,
-		LRMID: "local-" + strconv.FormatInt(lj.ID, 10), ProcessorS: lost,
-		Reason: "killed at the start deadline of global job " + by.ID + " (global priority)"})
+		LRMID: "local-" + strconv.FormatInt(lj.ID, 10), ProcessorS: lost, Reason: reason})
 }

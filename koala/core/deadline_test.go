@@ -463,3 +463,125 @@ func TestDeadlineBeyondTheLongestRun(t *testing.T) {
 		t.Errorf("wasted %g processor-s, want 2 × 120 days = %g", got, want)
 	}
 }
+
+// gp_kill = "every-try": global priority kills at every failed try, not
+// only at the deadline. Local jobs fill both clusters (10 processors each)
+// until 80 s; a job of 2 × 4 processors, D = 100, pure RPP with L_p = 0.5.
+// At the default reading ("at-deadline") the tries at 50 and 75 fail and
+// the one at 87.5 finds room: nothing is killed, 8 × 12.5 processor-s
+// wasted. Under "every-try" the try at 50 fails and kills for it:
+// component 0 fits nowhere idle, both clusters would have room with their
+// local job killed, A comes first (equal idle; by name): A's job is
+// killed, and both components go to A (component 1 fits in A's 6 left).
+// Placed at 50, one kill, 8 × 50 processor-s wasted.
+func TestGPKillEveryTry(t *testing.T) {
+	for _, tc := range []struct {
+		gpKill   string
+		placed   string
+		kills    int
+		wastedPS float64
+	}{
+		{"at-deadline", "87.5", 0, 8 * 12.5},
+		{"every-try", "50", 1, 8 * 50},
+	} {
+		g := testGridOf(t, 2, "deadline_policy = \"rpp\"\ndeadline_l = 0.5\ngp_kill = \""+tc.gpKill+"\"")
+		k, rec := newCore(t, g)
+		for _, cl := range []string{"A", "B"} {
+			if err := k.SubmitLocalJob(cl, 10, 80*time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}
+		j, err := k.Submit(deadlineJob("g", 100*time.Second, 10*time.Second, 4, 4), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.Advance(sec(1000))
+		if got := times(rec.of(EvPlaced, j.ID)); got != tc.placed {
+			t.Errorf("%s: placed at %s, want %s", tc.gpKill, got, tc.placed)
+		}
+		kills := rec.of(EvLocalKilled, j.ID)
+		for _, e := range kills {
+			if ms(e.Time) != 50000 || !strings.Contains(e.Reason, "before its start deadline") {
+				t.Errorf("%s: a kill at %d ms (%s), want at the try of 50 s, before the deadline", tc.gpKill, ms(e.Time), e.Reason)
+			}
+		}
+		d := k.Deadlines()
+		if len(kills) != tc.kills || d.LocalKilled != tc.kills || math.Abs(d.WastedProcessorS-tc.wastedPS) > 1e-6 {
+			t.Errorf("%s: %d kills (summary %d), %g processor-s wasted; want %d, %g", tc.gpKill, len(kills), d.LocalKilled, d.WastedProcessorS, tc.kills, tc.wastedPS)
+		}
+		if j.State != Finished || !j.Start.Equal(sec(100)) {
+			t.Errorf("%s: state %s, start %v; want finished, started at its deadline", tc.gpKill, j.State, j.Start)
+		}
+	}
+	// Under local priority gp_kill changes nothing: no kill, placed at 87.5.
+	g := testGridOf(t, 2, "deadline_policy = \"rpp\"\ndeadline_l = 0.5\ndeadline_priority = \"local\"\ngp_kill = \"every-try\"")
+	k, rec := newCore(t, g)
+	for _, cl := range []string{"A", "B"} {
+		if err := k.SubmitLocalJob(cl, 10, 80*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j, _ := k.Submit(deadlineJob("g", 100*time.Second, 10*time.Second, 4, 4), Options{})
+	k.Advance(sec(1000))
+	if got := times(rec.of(EvPlaced, j.ID)); got != "87.5" || len(rec.of(EvLocalKilled, "")) != 0 {
+		t.Errorf("LP with every-try: placed at %s, %d kills; want 87.5, none", got, len(rec.of(EvLocalKilled, "")))
+	}
+}
+
+// waitx_first_try = "skip": Wait-X keeps pure RPP's series from the
+// submission and makes its first try at the first of its tries not before
+// D − X, by hand (S = 0):
+//   - Wait-10, L_p = 0.7, D = 3600: the gaps to D are 1080, 324, 97.2,
+//     29.16, 8.748: the first try at D − 8.748 (restart: D − 3), then
+//     D − 2.6244, D − 0.787 → D (ε = 1 s).
+//   - Wait-1000, D = 3000: gaps 900: first at 2100 (restart: D − 300).
+//   - Wait-0: every try before D skipped: one try at D (as restart).
+//   - Wait-1000 with D − S = 100 < X: nothing skipped, pure RPP.
+func TestWaitXFirstTrySkip(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		d      float64
+		policy string
+		L      float64
+		want   int64 // ms
+	}{
+		{"Wait-10", 3600, "wait-10", 0.7, 3591252},
+		{"Wait-1000", 3000, "wait-1000", 0.7, 2100000},
+		{"Wait-0", 3000, "wait-0", 0.7, 3000000},
+		{"Wait-1000, X > D - S", 100, "wait-1000", 0.5, 50000},
+		{"pure RPP", 100, "rpp", 0.5, 50000},
+	} {
+		if got := ms(FirstTrySkipping(sec(0), sec(c.d), c.L, mustWait(t, c.policy), time.Second)); got != c.want {
+			t.Errorf("%s: first try at %d ms, want %d", c.name, got, c.want)
+		}
+	}
+	// Through the core: a job of Wait-10 with its deadline an hour away is
+	// tried first at D − 8.748 s under skip and at D − 3 s under restart,
+	// and placed there (the clusters are idle).
+	for reading, want := range map[string]int64{"skip": 3591252, "restart": 3597000} {
+		g := testGridOf(t, 2, "deadline_policy = \"wait-10\"\ndeadline_l = 0.7\nwaitx_first_try = \""+reading+"\"")
+		k, rec := newCore(t, g)
+		j, err := k.Submit(deadlineJob("g", 3600*time.Second, 10*time.Second, 4), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.Advance(sec(4000))
+		placed := rec.of(EvPlaced, j.ID)
+		if len(placed) != 1 || ms(placed[0].Time) != want || j.State != Finished {
+			t.Errorf("%s: placed %d times (%s), want once, at %d ms", reading, len(placed), j.State, want)
+		} else if tries := rec.of(EvPlacementTry, j.ID); len(tries) != 0 {
+			t.Errorf("%s: %d failed tries before, want none", reading, len(tries))
+		}
+	}
+}
+
+// The two readings are checked with the grid: other values are refused at
+// their key.
+func TestDeadlineReadingsChecked(t *testing.T) {
+	for _, bad := range []string{"gp_kill = \"always\"", "waitx_first_try = \"later\""} {
+		_, err := grid.Parse("g.toml", []byte("[scheduler]\n"+bad+"\n[[cluster]]\nname = \"A\"\nprocessors = 4\n"))
+		if err == nil || !strings.Contains(err.Error(), strings.Fields(bad)[0]) {
+			t.Errorf("%s: %v, want an error naming the key", bad, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package grid
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -55,6 +56,38 @@ func ParseWait(s string) (Wait, error) {
 		}
 	}
 	return Wait{}, fmt.Errorf("%q is not a deadline policy: rpp, wait-inf, or wait-X with X seconds or a duration (presets: %s)", s, strings.Join(WaitPresets, ", "))
+}
+
+// The readings of gp_kill and waitx_first_try, and their defaults.
+const (
+	GPKillAtDeadline = "at-deadline" // global priority kills local jobs at the try at the deadline only
+	GPKillEveryTry   = "every-try"   // … and at every failed try before it
+	WaitXRestart     = "restart"     // Wait-X tries from D − X: PT_0 = (D − X) + L_p·X
+	WaitXSkip        = "skip"        // Wait-X keeps pure RPP's series from the submission, skipping its tries before D − X
+
+	DefaultGPKill        = GPKillAtDeadline
+	DefaultWaitXFirstTry = WaitXRestart
+)
+
+// MarshalJSON is the scheduler's settings as JSON (what a simulation
+// run's digest covers of a core's grid), gp_kill and waitx_first_try left
+// out when they are at-deadline and restart: the readings every grid had
+// before the two settings existed, so that a run under them keeps the
+// digest (and the result) it had.
+func (s Scheduler) MarshalJSON() ([]byte, error) {
+	type plain Scheduler
+	out := struct {
+		plain
+		GPKill        string `json:",omitempty"`
+		WaitXFirstTry string `json:",omitempty"`
+	}{plain: plain(s)}
+	if s.GPKill != GPKillAtDeadline {
+		out.GPKill = s.GPKill
+	}
+	if s.WaitXFirstTry != WaitXRestart {
+		out.WaitXFirstTry = s.WaitXFirstTry
+	}
+	return json.Marshal(out)
 }
 
 // LocalLoad is a cluster's local users' workload: jobs that arrive by a

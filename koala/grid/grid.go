@@ -74,6 +74,14 @@ type Scheduler struct {
 	DeadlinePriority string   `toml:"deadline_priority"`  // global (GP: local jobs are killed at a deadline; default) or local (LP)
 	DeadlineMaxTries int      `toml:"deadline_max_tries"` // M_p: tries before the deadline; 0: unlimited
 	DeadlineEpsilon  Duration `toml:"deadline_epsilon"`   // a try closer than this to the deadline is made at the deadline (1s)
+	// Two readings the paper's text leaves open (docs/deadlines.md):
+	// when global priority kills local jobs, only at the try at the
+	// deadline ("at-deadline") or at every failed try ("every-try"); and
+	// where Wait-X's first try is, the series restarted at D − X
+	// ("restart") or the series from the submission with the tries before
+	// D − X skipped ("skip").
+	GPKill        string `toml:"gp_kill"`
+	WaitXFirstTry string `toml:"waitx_first_try"`
 	// How long the local workloads ([cluster.local]) run before a run's
 	// origin when the run names no warm-up of its own (core.Begin with 0):
 	// their queues fill before the run's first job comes (0).
@@ -580,6 +588,12 @@ func (s *Scheduler) setDefaults() {
 	if s.DeadlineEpsilon.Duration == 0 {
 		s.DeadlineEpsilon.Duration = time.Second
 	}
+	if s.GPKill == "" {
+		s.GPKill = DefaultGPKill
+	}
+	if s.WaitXFirstTry == "" {
+		s.WaitXFirstTry = DefaultWaitXFirstTry
+	}
 
 }
 
@@ -629,6 +643,12 @@ func (s *Scheduler) check() error {
 	}
 	c.intIn("deadline_max_tries", s.DeadlineMaxTries, 0, MaxTries)
 	c.durationIn("deadline_epsilon", s.DeadlineEpsilon.Duration, time.Millisecond, time.Hour)
+	if s.GPKill != GPKillAtDeadline && s.GPKill != GPKillEveryTry {
+		c.fail("gp_kill", "must be %s or %s, got %q", GPKillAtDeadline, GPKillEveryTry, s.GPKill)
+	}
+	if s.WaitXFirstTry != WaitXRestart && s.WaitXFirstTry != WaitXSkip {
+		c.fail("waitx_first_try", "must be %s or %s, got %q", WaitXRestart, WaitXSkip, s.WaitXFirstTry)
+	}
 	c.durationIn("local_warmup", s.LocalWarmup.Duration, 0, LongestRun)
 	if s.Execution != "emulated" && s.Execution != "process" {
 		c.fail("execution", "must be emulated or process, got %q", s.Execution)
