@@ -331,6 +331,8 @@ func coreSettings(g *grid.Grid, cfg Config) (*grid.Grid, error) {
 		{"CoreDeadlineL", cfg.CoreDeadlineL != 0, func() { l := cfg.CoreDeadlineL; sc.DeadlineL = &l }},
 		{"CoreDeadlinePriority", cfg.CoreDeadlinePriority != "", func() { sc.DeadlinePriority = cfg.CoreDeadlinePriority }},
 		{"CoreLocalWarmup", cfg.CoreLocalWarmup != 0, func() { sc.LocalWarmup = grid.Duration{Duration: cfg.CoreLocalWarmup} }},
+		{"CoreGPKill", cfg.CoreGPKill != "", func() { sc.GPKill = cfg.CoreGPKill }},
+		{"CoreWaitXFirstTry", cfg.CoreWaitXFirstTry != "", func() { sc.WaitXFirstTry = cfg.CoreWaitXFirstTry }},
 		{"CoreLocalLoad", cfg.CoreLocalLoad != 0, func() {
 			for i := range own.Clusters {
 				own.Clusters[i].Local.Load = cfg.CoreLocalLoad

@@ -28,10 +28,23 @@ import (
 //     the room a threshold above 1 leaves), or for a site without
 //     processors the best spare of the clusters reached through it; the
 //     targets are ranked by the target order.
+//   - What a site knows of its targets (DMMInformation): with "local"
+//     information (the default; Sec. 8.3.2: "the site schedulers base
+//     their decision only on local information") a neighbour that is a
+//     cluster is seen through its last report (the information service),
+//     and one without processors reports nothing: it is a target of
+//     unknown room, offered the request after the neighbours whose reports
+//     show room. With "global" information a neighbour without processors
+//     shows the best spare of the clusters reachable through it, and is a
+//     target only when that spare could take the request.
 //   - A cluster's SM takes a delegated request when its load stays at or
-//     under the threshold with it, and rejects it at once otherwise
-//     (DelegationReject: "wrongly targeted loaded sites reject delegations
-//     quickly"); the sender then offers it to its next target. A site
+//     under the threshold with it. Otherwise, with DMMPassOn (the
+//     default), it delegates the request on to its own targets at once,
+//     within the DTTL, and rejects it back when none takes it ("an SM may
+//     not find suitable resources, both locally or through delegation");
+//     without it, it rejects it at once (DelegationReject: "wrongly
+//     targeted loaded sites reject delegations quickly"). The sender then
+//     offers it to its next target. A site
 //     without processors holds nothing: its load is infinite as soon as a
 //     request reaches it, so it delegates at once, to its own targets, and
 //     rejects the request back when none takes it. Each delegation costs
@@ -64,6 +77,8 @@ type dmm struct {
 	dorder   DelegationOrder
 	torder   TargetOrder
 	thr      float64
+	local    bool     // DMMInformation "local"
+	passOn   bool     // DMMPassOn
 	targets  []Target // scratch
 	cand     []*dreq  // scratch
 	sent     []int    // processors sent to each site without processors in the current pass
@@ -120,7 +135,8 @@ func init() {
 			return nil, err
 		}
 		to, err := NewTargetOrder(cfg.TargetOrder)
-		return &dmm{dispatch: d, dorder: do, torder: to, thr: cfg.Threshold}, err
+		return &dmm{dispatch: d, dorder: do, torder: to, thr: cfg.Threshold,
+			local: cfg.DMMInformation == DMMLocal, passOn: cfg.DMMPassOn}, err
 	})
 }
 
@@ -135,7 +151,9 @@ func (a *dmm) Init(s *Sim) error {
 		n := &top.Nodes[i]
 		sm := &dsm{node: i, neigh: top.Neighbours(i)}
 		for _, nb := range sm.neigh {
-			sm.region = append(sm.region, reachable(top, nb, i))
+			if !a.local { // local information does not look past a neighbour
+				sm.region = append(sm.region, reachable(top, nb, i))
+			}
 			g := 1
 			switch {
 			case top.Nodes[nb].Parent == i:
@@ -347,12 +365,16 @@ func (a *dmm) compact(y *dsm) {
 	y.queue = y.queue[:w]
 }
 
-// place offers r, held at y, to y's targets in order until one takes it.
+// place offers r, held at y, to y's targets in order until one takes it:
+// one delegation attempt when there is a target to offer it to.
 func (a *dmm) place(y *dsm, r *dreq) bool {
-	for r.dttl > 0 {
+	for first := true; r.dttl > 0; first = false {
 		t := a.target(y, r)
 		if t < 0 {
 			return false
+		}
+		if first {
+			a.s.acc.attempts++
 		}
 		if a.offer(t, r) {
 			return true
@@ -362,13 +384,15 @@ func (a *dmm) place(y *dsm, r *dreq) bool {
 	return false
 }
 
-// offer delegates r to t (one DMM message): a cluster's SM takes it or
-// rejects it at once; a site without processors passes it on to its own
-// targets at once, and rejects it back when none takes it. It reports
-// whether r was taken somewhere.
+// offer delegates r to t (one DMM message): a cluster's SM takes it, or
+// (loaded) passes it on to its own targets at once with DMMPassOn, or
+// rejects it; a site without processors passes it on to its own targets
+// at once; either rejects it back when none takes it. It reports whether
+// r was taken somewhere.
 func (a *dmm) offer(t int, r *dreq) bool {
 	s := a.s
 	s.bus.Send(DMM, 1)
+	s.acc.offers++
 	ts := a.sms[t]
 	r.path = append(r.path, t)
 	r.dttl--
@@ -376,6 +400,8 @@ func (a *dmm) offer(t int, r *dreq) bool {
 	if ts.procs > 0 {
 		if taken = !a.over(ts, r.j.Procs); taken {
 			a.enqueue(ts, r)
+		} else if a.passOn {
+			taken = a.place(ts, r)
 		}
 	} else {
 		if a.sent[t] == 0 {
@@ -395,7 +421,10 @@ func (a *dmm) offer(t int, r *dreq) bool {
 	return false
 }
 
-// target is the best neighbour of y to delegate r to, or -1.
+// target is the best neighbour of y to delegate r to, or -1: a cluster
+// whose report (its spare, as the information service shows it) could
+// take r; a site without processors unconditionally under local
+// information, by the best spare reachable through it under global.
 func (a *dmm) target(y *dsm, r *dreq) int {
 	s := a.s
 	a.targets = a.targets[:0]
@@ -410,8 +439,13 @@ func (a *dmm) target(y *dsm, r *dreq) int {
 				continue
 			}
 			free = a.spare(nb)
+		} else if a.local {
+			// It reports no room of its own, and what lies beyond it is
+			// not known here.
+			a.targets = append(a.targets, Target{Node: nb, Group: y.group[k], Pos: k, Free: UnknownFree})
+			continue
 		} else {
-			free = -1 << 40
+			free = UnknownFree
 			for _, c := range y.region[k] {
 				if !slices.Contains(r.path, c) {
 					free = max(free, a.spare(c))

@@ -289,9 +289,23 @@ func TestDMMLeaseExpiry(t *testing.T) {
 		t.Errorf("%d leases expired, %d finished; want 1, 2", res.LeasesExpired, res.Finished)
 	}
 	// KeepAlives: J's 1,000 s run 3, K's 700 s run 2. DMM: two delegations,
-	// two grants, one release.
-	if res.Messages[KeepAlive] != 5 || res.Messages[DMM] != 5 {
-		t.Errorf("%d KeepAlives, %d DMM messages; want 5, 5", res.Messages[KeepAlive], res.Messages[DMM])
+	// two grants, one release; and with local information (the default)
+	// b's delegation cycle of 1,020 (K waits there behind the 8 processors
+	// b holds for a: load 16/8) offers K to the root r, whose room b does
+	// not know, and r, with a down and b on K's chain, rejects it (then r
+	// is not asked again for SeenMemory, an hour: K starts at 2,400). Under
+	// global information r shows a's room (none, a is down): no offer.
+	if res.Messages[KeepAlive] != 5 || res.Messages[DMM] != 7 {
+		t.Errorf("%d KeepAlives, %d DMM messages; want 5, 7", res.Messages[KeepAlive], res.Messages[DMM])
+	}
+	cfg.DMMInformation = DMMGlobal
+	res, tr = run(t, cfg, top, []workload.Job{
+		job("J", "a", 8, secs(10), 1000*time.Second),
+		job("K", "b", 8, secs(1000), 700*time.Second),
+	})
+	checkRuns(t, tr, []want{{"K", []float64{2400}, []int{1}}, {"J", []float64{10_800}, []int{1}}})
+	if res.Messages[DMM] != 5 {
+		t.Errorf("global information: %d DMM messages; want 5", res.Messages[DMM])
 	}
 }
 
@@ -301,19 +315,138 @@ func TestDMMRejection(t *testing.T) {
 	// 300 s. A fills a at 300, B fills b at 300 (cycles at 300 run after
 	// the report of 300, which still shows b idle). J arrives at a at 301;
 	// a's delegation cycle of 360 offers it to b first (most spare as
-	// reported), b rejects it (its load with J would be 12/8), c takes it.
+	// reported), b cannot take it (its load with J would be 12/8). Without
+	// passing on (DMMPassOn false) b rejects it and a offers it to c, which
+	// takes it; with it (the default) b delegates it on to its sibling c.
 	// c grants at 600, after a's cycle of 600: a claims at 900.
-	cfg := DefaultConfig("dmm")
-	cfg.CoolDown, cfg.AlignedCycles, cfg.InfoPeriod = true, true, 300*time.Second
-	res, tr := run(t, cfg, top, []workload.Job{
-		job("A", "a", 4, secs(1), 2000*time.Second),
-		job("B", "b", 8, secs(1), 2000*time.Second),
-		job("J", "a", 4, secs(301), 100*time.Second),
+	for _, tc := range []struct {
+		passOn            bool
+		msgs, deleg, offs int64
+		chain             float64
+	}{
+		// offer to b, its rejection, offer to c, the grant, the release
+		{false, 5, 1, 2, 1},
+		// offer to b, b's offer to c, the grant and the release over two hops
+		{true, 6, 2, 2, 2},
+	} {
+		cfg := DefaultConfig("dmm")
+		cfg.CoolDown, cfg.AlignedCycles, cfg.InfoPeriod, cfg.DMMPassOn = true, true, 300*time.Second, tc.passOn
+		res, tr := run(t, cfg, top, []workload.Job{
+			job("A", "a", 4, secs(1), 2000*time.Second),
+			job("B", "b", 8, secs(1), 2000*time.Second),
+			job("J", "a", 4, secs(301), 100*time.Second),
+		})
+		checkRuns(t, tr, []want{{"A", []float64{300}, []int{0}}, {"B", []float64{300}, []int{1}}, {"J", []float64{900}, []int{2}}})
+		if res.Messages[DMM] != tc.msgs || res.Delegations != tc.deleg || res.DelegationOffers != tc.offs || res.ChainPerJob*3 != tc.chain {
+			t.Errorf("pass on %v: %d DMM messages, %d delegations, %d offers, chain %v; want %d, %d, %d, %v", tc.passOn,
+				res.Messages[DMM], res.Delegations, res.DelegationOffers, res.ChainPerJob*3, tc.msgs, tc.deleg, tc.offs, tc.chain)
+		}
+	}
+}
+
+// dmmLine is three clusters a, b, c of 4 processors, each a grid of its
+// own, linked a–b and b–c: c is reachable from a only through b.
+func dmmLine(t *testing.T) *topology.Topology {
+	return topo(t, topology.Spec{
+		Clusters: []topology.ClusterSpec{{Name: "a", Processors: 4}, {Name: "b", Processors: 4}, {Name: "c", Processors: 4}},
+		Siblings: []topology.SiblingSpec{{Sites: []string{"a", "b"}}, {Sites: []string{"b", "c"}}},
 	})
-	checkRuns(t, tr, []want{{"A", []float64{300}, []int{0}}, {"B", []float64{300}, []int{1}}, {"J", []float64{900}, []int{2}}})
-	// DMM: offer to b, its rejection, offer to c, the grant, the release.
-	if res.Messages[DMM] != 5 || res.Delegations != 1 {
-		t.Errorf("%d DMM messages, %d delegations; want 5, 1", res.Messages[DMM], res.Delegations)
+}
+
+func TestDMMPassesRequestsOn(t *testing.T) {
+	// The information service reports every 300 s. A fills a and B fills b
+	// at 300 (after the report of 300, which shows both idle); J arrives
+	// at a at 301. a's delegation cycle of 360 offers J to b, its only
+	// neighbour, whose report shows room; b, loaded (8/4 with J), passes it
+	// on to c within the DTTL (a → b → c: two of 5), which takes it; c
+	// grants at 600, after a's cycle of 600, and a claims at 900: J runs on
+	// c, which a has no link to and no report from. Without passing on, or
+	// with a DTTL of 1 (nothing left for b's hop), b rejects J, a has no
+	// other target, and J waits at home for A's end: a's cycle of 2,400.
+	// Counts with passing on: 2 attempts (a's, b's), 2 offers, 2 hops;
+	// without: a's one attempt and offer (b is not asked again within
+	// SeenMemory, an hour, and a has no other target).
+	jobs := []workload.Job{
+		job("A", "a", 4, secs(1), 2000*time.Second),
+		job("B", "b", 4, secs(1), 2000*time.Second),
+		job("J", "a", 4, secs(301), 100*time.Second),
+	}
+	for _, tc := range []struct {
+		name                   string
+		passOn                 bool
+		dttl                   int
+		start                  float64
+		where                  int
+		hops, attempts, offers int64
+	}{
+		{"pass on", true, 5, 900, 2, 2, 2, 2},
+		{"reject at once", false, 5, 2400, 0, 0, 1, 1},
+		{"pass on, DTTL 1", true, 1, 2400, 0, 0, 1, 1},
+	} {
+		cfg := DefaultConfig("dmm")
+		cfg.CoolDown, cfg.AlignedCycles, cfg.InfoPeriod = true, true, 300*time.Second
+		cfg.DMMPassOn, cfg.DTTL = tc.passOn, tc.dttl
+		res, tr := run(t, cfg, dmmLine(t), jobs)
+		checkRuns(t, tr, []want{{"J", []float64{tc.start}, []int{tc.where}}})
+		if res.Delegations != tc.hops || res.DelegationAttempts != tc.attempts || res.DelegationOffers != tc.offers {
+			t.Errorf("%s: %d hops, %d attempts, %d offers; want %d, %d, %d", tc.name,
+				res.Delegations, res.DelegationAttempts, res.DelegationOffers, tc.hops, tc.attempts, tc.offers)
+		}
+	}
+}
+
+// dmmStar is a home cluster h (4) linked to two administrative sites S1
+// and S2, each a grid of its own: S1 over x1 (10 processors), S2 over x2
+// (100). S1 and S2 are not linked: each one's region is its own cluster.
+func dmmStar(t *testing.T) *topology.Topology {
+	return topo(t, topology.Spec{
+		Sites: []topology.SiteSpec{{Name: "S1"}, {Name: "S2"}},
+		Clusters: []topology.ClusterSpec{{Name: "h", Processors: 4},
+			{Name: "x1", Parent: "S1", Processors: 10}, {Name: "x2", Parent: "S2", Processors: 100}},
+		Siblings: []topology.SiblingSpec{{Sites: []string{"h", "S1"}}, {Sites: []string{"h", "S2"}}},
+	})
+}
+
+func TestDMMLocalInformation(t *testing.T) {
+	// J (8 processors) arrives at h (4), larger than h: h's delegation
+	// cycle of 60 delegates it. h's neighbours are S1 and S2, sites without
+	// processors. Under global information h ranks them by the room of the
+	// clusters beyond them, which h has no report from: S2 (x2: 100 spare)
+	// before S1 (x1: 10), and J runs on x2. Under local information (the
+	// default) neither reports any room: h offers J to S1 first (the
+	// neighbours' order), S1 to x1, whose report shows room: J runs on x1.
+	top := dmmStar(t)
+	jobs := []workload.Job{job("J", "h", 8, secs(10), 1000*time.Second)}
+	for info, where := range map[string]int{DMMLocal: 1, DMMGlobal: 2} {
+		cfg := DefaultConfig("dmm")
+		cfg.CoolDown, cfg.AlignedCycles, cfg.DMMInformation = true, true, info
+		res, tr := run(t, cfg, top, jobs)
+		checkRuns(t, tr, []want{{"J", []float64{600}, []int{where}}})
+		if res.Delegations != 2 {
+			t.Errorf("%s: %d hops, want 2 (h → S, S → x)", info, res.Delegations)
+		}
+	}
+
+	// x1 and x2 full (X1, X2 running from their cycles of 300): J (8)
+	// arrives at 400; the run is measured until Z's arrival at 1,200,
+	// before x1 ends (1,300). Under global information no cluster beyond
+	// S1 or S2 has room, so h offers J nowhere: no DMM message. Under local
+	// information h does not know that: at 420 it offers J to S1, which
+	// finds x1's report without room and rejects it, then to S2, likewise:
+	// 4 messages (and neither is asked again for SeenMemory, an hour).
+	jobs = []workload.Job{
+		job("X1", "x1", 10, secs(1), 1000*time.Second), job("X2", "x2", 100, secs(1), 5000*time.Second),
+		job("J", "h", 8, secs(400), 100*time.Second), job("Z", "h", 1, secs(1200), time.Second),
+	}
+	msgs := map[string]int64{}
+	for _, info := range []string{DMMLocal, DMMGlobal} {
+		cfg := DefaultConfig("dmm")
+		cfg.AlignedCycles, cfg.DMMInformation = true, info
+		res, _ := run(t, cfg, top, jobs)
+		msgs[info] = res.Messages[DMM]
+	}
+	if msgs[DMMGlobal] != 0 || msgs[DMMLocal] != 4 {
+		t.Errorf("DMM messages before the last arrival: global %d, local %d; want 0, 4", msgs[DMMGlobal], msgs[DMMLocal])
 	}
 }
 

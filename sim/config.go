@@ -58,6 +58,22 @@ type Config struct {
 	DelegationOrder string // fcfs, lifo, largest, smallest
 	TargetOrder     string // keep-local, most-free, best-fit, fixed
 
+	// DMMInformation is what a DMM site manager knows when it ranks its
+	// targets: "local" (the thesis's Sec. 8.3.2, "the site schedulers base
+	// their decision only on local information"; dmm's default) — its own
+	// cluster and the last reports of its directly connected clusters, and
+	// of an administrative neighbour only that it is there — or "global"
+	// (""): the room of every cluster reachable through an administrative
+	// neighbour, as the information service shows it. DMMPassOn: a loaded
+	// cluster SM offered a request it cannot take delegates it further
+	// (within the DTTL) before it rejects it (Sec. 8.3.2: "an SM may not
+	// find suitable resources, both locally or through delegation"; dmm's
+	// default); without it, it rejects it at once. The zero values are the
+	// readings gmark had before these settings, so a Config without them
+	// has the JSON (an experiment run's digest) it had.
+	DMMInformation string `json:",omitempty"`
+	DMMPassOn      bool   `json:",omitempty"`
+
 	Outages []Outage // cluster failures
 
 	// CentralModel is what central is: "" or "placement" (DGSim's koala
@@ -78,6 +94,10 @@ type Config struct {
 	CoreDeadlineL        float64 `json:",omitempty"`
 	CoreDeadlinePriority string  `json:",omitempty"`
 	CoreLocalLoad        float64 `json:",omitempty"`
+	// The paper's two open readings (gp_kill, waitx_first_try of the
+	// grid's [scheduler]); "" leaves the grid's.
+	CoreGPKill        string `json:",omitempty"`
+	CoreWaitXFirstTry string `json:",omitempty"`
 	// How long the local workloads run before the run's time 0 (the grid's
 	// [scheduler] local_warmup): the core starts that much earlier, and
 	// its deadline figures count from time 0.
@@ -130,8 +150,11 @@ func DefaultConfig(arch string) Config {
 	switch arch {
 	case "central", "hier":
 		c.InfoPeriod = 60 * time.Second
-	case "fcondor", "dmm":
+	case "fcondor":
 		c.Dispatch = "fcfs-bypass"
+	case "dmm":
+		c.Dispatch = "fcfs-bypass"
+		c.DMMInformation, c.DMMPassOn = DMMLocal, true
 	}
 	return c
 }
@@ -140,8 +163,14 @@ func DefaultConfig(arch string) Config {
 // core model: a grid or one of the core's settings.
 func (c *Config) UsesCoreSettings() bool {
 	return c.CoreGrid != nil || c.CoreDeadlinePolicy != "" || c.CoreDeadlineL != 0 || c.CoreDeadlinePriority != "" || c.CoreLocalLoad != 0 ||
-		c.CoreLocalWarmup != 0
+		c.CoreLocalWarmup != 0 || c.CoreGPKill != "" || c.CoreWaitXFirstTry != ""
 }
+
+// The readings of DMMInformation.
+const (
+	DMMLocal  = "local"
+	DMMGlobal = "global"
+)
 
 // The documented ranges of the settings (docs/sim.md).
 const (
@@ -203,6 +232,14 @@ func (c *Config) Check() error {
 	}
 	if (c.Core != nil || c.UsesCoreSettings()) && (c.Arch != "central" || c.CentralModel != CentralCore) {
 		return fmt.Errorf("a core's grid is for the central architecture's core model (CentralModel %q), not %s/%q", CentralCore, c.Arch, c.CentralModel)
+	}
+	switch c.DMMInformation {
+	case "", DMMLocal, DMMGlobal:
+	default:
+		return fmt.Errorf("DMMInformation %q: use %q or %q", c.DMMInformation, DMMLocal, DMMGlobal)
+	}
+	if (c.DMMInformation != "" || c.DMMPassOn) && c.Arch != "dmm" {
+		return fmt.Errorf("DMMInformation and DMMPassOn are settings of dmm, not %s", c.Arch)
 	}
 	switch c.LocalScheduler {
 	case "", "fcfs", "easy":

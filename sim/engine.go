@@ -80,6 +80,7 @@ type accum struct {
 	busy, wasted                                         float64 // processor-seconds
 	goodput                                              [4]float64
 	delegations, chains, delegated                       int64
+	attempts, offers                                     int64 // DMM: delegation attempts (a site manager sets out to delegate a request) and offers (to one target)
 }
 
 // Observer sees a run's jobs as they arrive, start and end (operational

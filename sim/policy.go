@@ -112,8 +112,12 @@ type Target struct {
 	Node  int // topology node
 	Group int // 0 a child, 1 a sibling, 2 the parent
 	Pos   int // position in the neighbour list: children, siblings, parent
-	Free  int // spare processors of the best cluster at or below it: idle as seen, less the demand waiting there
+	Free  int // spare processors of the best cluster at or below it: idle as seen, less the demand waiting there; UnknownFree when not known
 }
+
+// UnknownFree is the Free of a target whose room is not known: below any
+// request, so the orders put it after the targets known to have room.
+const UnknownFree = -1 << 40
 
 // TargetOrder is DMM's target site ordering policy.
 type TargetOrder interface {

@@ -44,6 +44,17 @@ type Result struct {
 	Delegated        int64   `json:"delegated"`
 	HopsPerDelegated float64 `json:"hops_per_delegated"`
 	ChainPerJob      float64 `json:"chain_per_job"` // mean delegation chain length of the finished jobs' runs
+	// The three counts a "delegation" can be (DMM): Delegations are the
+	// accepted hops (above); DelegationAttempts the times a site manager
+	// set out to delegate a request (a delegation cycle's, or a loaded or
+	// processor-less site's passing it on), whether a target took it or
+	// not; DelegationOffers the offers to one target each, taken or
+	// rejected. Per arrived job: AttemptsPerJob, OffersPerJob. Zero (and
+	// left out of the JSON) for the other architectures.
+	DelegationAttempts int64   `json:"delegation_attempts,omitempty"`
+	DelegationOffers   int64   `json:"delegation_offers,omitempty"`
+	AttemptsPerJob     float64 `json:"attempts_per_job,omitempty"`
+	OffersPerJob       float64 `json:"offers_per_job,omitempty"`
 
 	Restarts      int     `json:"restarts"`         // runs killed by failures or expired leases
 	Wasted        float64 `json:"wasted_cpu_years"` // processor-time of killed runs
@@ -93,6 +104,7 @@ func (s *Sim) result() *Result {
 		Jobs: s.arrived, Rejected: a.rejected, Started: a.started, Finished: a.finished,
 		SlowdownTau: sec(s.cfg.SlowdownBound),
 		Messages:    s.bus.counts, Delegations: a.delegations, Delegated: a.delegated,
+		DelegationAttempts: a.attempts, DelegationOffers: a.offers,
 		Restarts: a.restarts, Wasted: a.wasted / CPUYear, LeasesExpired: a.leasesExpired, Events: s.events,
 	}
 	if avail > 0 {
@@ -112,6 +124,8 @@ func (s *Sim) result() *Result {
 	if s.arrived > 0 {
 		r.JF = 100 * float64(a.finished) / float64(s.arrived)
 		r.DelegationsPerJob = float64(a.delegations) / float64(s.arrived)
+		r.AttemptsPerJob = float64(a.attempts) / float64(s.arrived)
+		r.OffersPerJob = float64(a.offers) / float64(s.arrived)
 	}
 	return r
 }

@@ -121,12 +121,16 @@ type settingsSpec struct {
 	Dispatch         *string  `toml:"dispatch"`
 	DelegationOrder  *string  `toml:"delegation_order"`
 	TargetOrder      *string  `toml:"target_order"`
+	DMMInformation   *string  `toml:"dmm_information"`
+	DMMPassOn        *bool    `toml:"dmm_pass_on"`
 	CentralModel     *string  `toml:"central_model"`
 	CoreGrid         *string  `toml:"core_grid"`
 	DeadlinePolicy   *string  `toml:"deadline_policy"`
 	DeadlineL        *float64 `toml:"deadline_l"`
 	DeadlinePriority *string  `toml:"deadline_priority"`
 	LocalLoad        *float64 `toml:"local_load"`
+	GPKill           *string  `toml:"gp_kill"`
+	WaitXFirstTry    *string  `toml:"waitx_first_try"`
 	LocalWarmup      any      `toml:"local_warmup"`
 	// generated dynamics (sim/dynamics)
 	Failures          *string  `toml:"failures"`

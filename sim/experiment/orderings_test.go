@@ -37,12 +37,30 @@ type runKey struct {
 // results.
 func exampleRuns(t *testing.T, name string, keep func(r *Run) bool) map[runKey]*sim.Result {
 	t.Helper()
+	return exampleRunsWith(t, name, "", keep)
+}
+
+// earlierDMM are the settings of DMM's readings before local information
+// and passing requests on were its defaults.
+const earlierDMM = "dmm_information = \"global\"\ndmm_pass_on = false\n"
+
+// exampleRunsWith is exampleRuns with settings added to the example's
+// [settings] (every scenario's defaults).
+func exampleRunsWith(t *testing.T, name, settings string, keep func(r *Run) bool) map[runKey]*sim.Result {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("simulates several one-day workloads of DAS-2 + Grid'5000; skipped with -short")
 	}
 	b, err := examples.ReadFile("sim/" + name)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if settings != "" {
+		if src := string(b); strings.Contains(src, "\n[settings]\n") {
+			b = []byte(strings.Replace(src, "\n[settings]\n", "\n[settings]\n"+settings, 1))
+		} else {
+			b = []byte(src + "\n[settings]\n" + settings)
+		}
 	}
 	e, err := Parse(filepath.Join("examples", "sim", name), b, Options{})
 	if err != nil {
@@ -287,7 +305,7 @@ func TestT5Orderings(t *testing.T) {
 // the thresholds above 1.0 lose goodput, by about 1%.
 func TestT6Threshold(t *testing.T) {
 	ths := []string{"0.60", "0.70", "0.80", "0.90", "1.00", "1.10", "1.25"}
-	rs := results(exampleRuns(t, "t6-threshold.toml", func(r *Run) bool { return inReps(r.Rep) && (r.Load == 30 || r.Load == 70) }))
+	rs := results(exampleRunsWith(t, "t6-threshold.toml", earlierDMM, func(r *Run) bool { return inReps(r.Rep) && (r.Load == 30 || r.Load == 70) }))
 	m := func(th string, load float64, f func(*sim.Result) float64) float64 {
 		return rs.mean(t, "threshold-"+th, "dmm", load, f)
 	}
@@ -326,7 +344,7 @@ func TestT6Threshold(t *testing.T) {
 // of the workload management messages at 0.6).
 func TestT7Messages(t *testing.T) {
 	loads := []float64{10, 30, 50, 60, 70, 80, 98}
-	rs := results(exampleRuns(t, "t7-messages.toml", func(r *Run) bool {
+	rs := results(exampleRunsWith(t, "t7-messages.toml", earlierDMM, func(r *Run) bool {
 		return inReps(r.Rep) && r.Arch == "dmm" && slices.Contains(loads, r.Load)
 	}))
 	for _, rep := range reps {

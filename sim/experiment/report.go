@@ -81,6 +81,12 @@ type Metrics struct {
 	// Deadlines are Ballier et al.'s figures, from central's core model
 	// when its jobs have start deadlines or its grid local workloads.
 	Deadlines *core.DeadlineSummary `json:"deadlines,omitempty"`
+
+	// DMM's delegation attempts and offers per arrived job (sim.Result's
+	// AttemptsPerJob, OffersPerJob): what "delegations per job" can count
+	// besides the accepted hops (DelegationsPerJob).
+	AttemptsPerJob float64 `json:"attempts_per_job,omitempty"`
+	OffersPerJob   float64 `json:"offers_per_job,omitempty"`
 }
 
 // Aggregate is a (scenario, architecture, load) over its finished
@@ -126,6 +132,8 @@ var metrics = []metric{
 	{"jf_percent", "JF %", func(m *Metrics) float64 { return m.JF }, plots.Percent},
 	{"delegations_per_job", "deleg./job", func(m *Metrics) float64 { return m.DelegationsPerJob }, plots.NonNegative},
 	{"hops_per_delegated", "hops/deleg.", func(m *Metrics) float64 { return m.HopsPerDelegated }, plots.NonNegative},
+	{"attempts_per_job", "attempts/job", func(m *Metrics) float64 { return m.AttemptsPerJob }, plots.NonNegative},
+	{"offers_per_job", "offers/job", func(m *Metrics) float64 { return m.OffersPerJob }, plots.NonNegative},
 	{"workload_management_messages", "WM msgs", func(m *Metrics) float64 { return float64(m.WorkloadMessages) }, plots.NonNegative},
 	{"restarts", "restarts", func(m *Metrics) float64 { return float64(m.Restarts) }, plots.NonNegative},
 	{"wasted_cpu_years", "wasted (CPU-y)", func(m *Metrics) float64 { return m.Wasted }, plots.NonNegative},
@@ -259,7 +267,7 @@ func metricsOf(r store.SimResult) (*Metrics, *WorkloadSummary, int, error) {
 	m := &Metrics{Jobs: res.Jobs, Finished: res.Finished, Utilization: res.Utilization, AWT: res.AWT, ART: res.ART, ASD: res.ASD,
 		ASDTau: res.SlowdownTau, Goodput: res.Goodput, GoodputBy: res.GoodputBy, JF: res.JF, DelegationsPerJob: res.DelegationsPerJob,
 		HopsPerDelegated: res.HopsPerDelegated, Messages: map[string]int64{}, WorkloadMessages: res.Messages.WorkloadManagement(), End: res.End,
-		Deadlines: res.Deadlines, Restarts: res.Restarts, Wasted: res.Wasted}
+		Deadlines: res.Deadlines, Restarts: res.Restarts, Wasted: res.Wasted, AttemptsPerJob: res.AttemptsPerJob, OffersPerJob: res.OffersPerJob}
 	for _, msg := range r.Messages {
 		m.Messages[msg.Type] = msg.Count
 	}

@@ -50,12 +50,16 @@ var settingKeys = []struct {
 	{"dispatch", "Dispatch", 's', func(s *settingsSpec) any { return deref(s.Dispatch) }, func(c *sim.Config, v any) { c.Dispatch = v.(string) }},
 	{"delegation_order", "DelegationOrder", 's', func(s *settingsSpec) any { return deref(s.DelegationOrder) }, func(c *sim.Config, v any) { c.DelegationOrder = v.(string) }},
 	{"target_order", "TargetOrder", 's', func(s *settingsSpec) any { return deref(s.TargetOrder) }, func(c *sim.Config, v any) { c.TargetOrder = v.(string) }},
+	{"dmm_information", "DMMInformation", 's', func(s *settingsSpec) any { return deref(s.DMMInformation) }, func(c *sim.Config, v any) { c.DMMInformation = dmmInformation(v.(string)) }},
+	{"dmm_pass_on", "DMMPassOn", 'b', func(s *settingsSpec) any { return deref(s.DMMPassOn) }, func(c *sim.Config, v any) { c.DMMPassOn = v.(bool) }},
 	{"central_model", "CentralModel", 's', func(s *settingsSpec) any { return deref(s.CentralModel) }, func(c *sim.Config, v any) { c.CentralModel = v.(string) }},
 	{"core_grid", "CoreGrid", 'g', func(s *settingsSpec) any { return deref(s.CoreGrid) }, func(c *sim.Config, v any) { c.CoreGrid = v.(*grid.Grid) }},
 	{"deadline_policy", "CoreDeadlinePolicy", 's', func(s *settingsSpec) any { return deref(s.DeadlinePolicy) }, func(c *sim.Config, v any) { c.CoreDeadlinePolicy = v.(string) }},
 	{"deadline_l", "CoreDeadlineL", 'f', func(s *settingsSpec) any { return deref(s.DeadlineL) }, func(c *sim.Config, v any) { c.CoreDeadlineL = v.(float64) }},
 	{"deadline_priority", "CoreDeadlinePriority", 's', func(s *settingsSpec) any { return deref(s.DeadlinePriority) }, func(c *sim.Config, v any) { c.CoreDeadlinePriority = v.(string) }},
 	{"local_load", "CoreLocalLoad", 'f', func(s *settingsSpec) any { return deref(s.LocalLoad) }, func(c *sim.Config, v any) { c.CoreLocalLoad = v.(float64) }},
+	{"gp_kill", "CoreGPKill", 's', func(s *settingsSpec) any { return deref(s.GPKill) }, func(c *sim.Config, v any) { c.CoreGPKill = v.(string) }},
+	{"waitx_first_try", "CoreWaitXFirstTry", 's', func(s *settingsSpec) any { return deref(s.WaitXFirstTry) }, func(c *sim.Config, v any) { c.CoreWaitXFirstTry = v.(string) }},
 	{"local_warmup", "CoreLocalWarmup", 'd', func(s *settingsSpec) any { return s.LocalWarmup }, func(c *sim.Config, v any) { c.CoreLocalWarmup = v.(time.Duration) }},
 	{"failures", "Failures", 's', func(s *settingsSpec) any { return deref(s.Failures) }, func(c *sim.Config, v any) { c.Failures = v.(string) }},
 	{"failure_scale", "FailureScale", 'f', func(s *settingsSpec) any { return deref(s.FailureScale) }, func(c *sim.Config, v any) { c.FailureScale = v.(float64) }},
@@ -118,6 +122,10 @@ func (p *parser) settings(top, own *settingsSpec, at string) ([]setting, map[str
 			s.value = g
 			text[k.key] = strconv.Quote(v.(string))
 		default:
+			if ok := checkReading(k.key, v.(string)); ok != "" {
+				p.errorf(path, "%s = %q: must be %s", k.key, excerpt(v.(string)), ok)
+				continue
+			}
 			s.value = v
 			text[k.key] = strconv.Quote(v.(string))
 		}
@@ -141,13 +149,55 @@ func (s *Scenario) Config(arch string, seed uint64) sim.Config {
 	}
 	// central_model, core_grid and the core's settings are central's;
 	// any of the last implies the core model.
+	if arch != "dmm" { // dmm's settings: the other architectures' runs stay shared
+		c.DMMInformation, c.DMMPassOn = "", false
+	}
 	if arch != "central" {
 		c.CentralModel, c.CoreGrid = "", nil
 		c.CoreDeadlinePolicy, c.CoreDeadlineL, c.CoreDeadlinePriority, c.CoreLocalLoad, c.CoreLocalWarmup = "", 0, "", 0, 0
+		c.CoreGPKill, c.CoreWaitXFirstTry = "", ""
 	} else if c.UsesCoreSettings() {
 		c.CentralModel = sim.CentralCore
 	}
+	if c.CoreGrid != nil && (c.CoreGPKill != "" || c.CoreWaitXFirstTry != "") {
+		// The two readings go into the grid's [scheduler], whose JSON (the
+		// run's digest) leaves out the readings grids had before the
+		// settings existed: a run under them keeps its earlier digest.
+		g := *c.CoreGrid
+		if c.CoreGPKill != "" {
+			g.Scheduler.GPKill = c.CoreGPKill
+		}
+		if c.CoreWaitXFirstTry != "" {
+			g.Scheduler.WaitXFirstTry = c.CoreWaitXFirstTry
+		}
+		c.CoreGrid, c.CoreGPKill, c.CoreWaitXFirstTry = &g, "", ""
+	}
 	return c
+}
+
+// checkReading checks the value of a setting that names one of two
+// readings: "" when it is one, else what it must be.
+func checkReading(key, v string) string {
+	for _, r := range [][3]string{
+		{"gp_kill", grid.GPKillAtDeadline, grid.GPKillEveryTry},
+		{"waitx_first_try", grid.WaitXRestart, grid.WaitXSkip},
+		{"dmm_information", sim.DMMLocal, sim.DMMGlobal},
+	} {
+		if r[0] == key && v != r[1] && v != r[2] {
+			return strconv.Quote(r[1]) + " or " + strconv.Quote(r[2])
+		}
+	}
+	return ""
+}
+
+// dmmInformation is a dmm_information setting as sim.Config holds it:
+// "global", the reading of the runs made before the setting existed, is
+// its zero value, so that their digests stay as they were.
+func dmmInformation(v string) string {
+	if v == sim.DMMGlobal {
+		return ""
+	}
+	return v
 }
 
 // coreGrid reads core_grid: a grid file of the bundled core (koala/grid),
