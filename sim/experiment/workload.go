@@ -421,10 +421,12 @@ func gridLFUnitLine(id, n, procs int, lf map[string]float64, more string) string
 }
 
 // gridLFKeys are the wl:lublin parameters a grid-LF workload may set
-// ([workload.lf]): the model's own (docs/models.md), not those gmark sets
-// per cluster (Processors, the IWG keys) or the variant.
+// ([workload.lf]): the model's own (docs/models.md), and its user
+// population (Users: each cluster's stream draws its jobs' users from that
+// many, by Zipf rank with UserExponent), not those gmark sets per cluster
+// (Processors, the IWG keys) or the variant.
 var gridLFKeys = []string{"SerialProb", "Pow2Prob", "ULow", "UMed", "UHi", "UProb",
-	"A1", "B1", "A2", "B2", "PA", "PB", "AArr", "BArr", "ANum", "BNum", "ARAR"}
+	"A1", "B1", "A2", "B2", "PA", "PB", "AArr", "BArr", "ANum", "BNum", "ARAR", "Users", "UserExponent"}
 
 var gridLFPos = regexp.MustCompile(regexp.QuoteMeta(gridLFSpecName) + `:\d+(:\d+)?: `)
 

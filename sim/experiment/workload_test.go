@@ -349,3 +349,66 @@ func TestTraceLineOrderAndZeroRunTimes(t *testing.T) {
 		}
 	}
 }
+
+// [workload.lf] Users gives each cluster's grid-LF stream a user
+// population (wl:lublin's Users: that many users, drawn by Zipf rank), so
+// fcondor and DMM have job managers to order by fair share, where without
+// it every job of a cluster is the one user's: the jobs of a cluster carry
+// more than one user (at most Users), the users' names are the model's,
+// and the sizes, run times and submit times are the same jobs' (the users
+// have a random stream of their own); the key is in the run's digest.
+func TestGridLFUsers(t *testing.T) {
+	dir := t.TempDir()
+	parse := func(lf string) *Experiment {
+		src := "name = \"g\"\ntopology = \"das2\"\narchitectures = [\"fcondor\"]\nloads = [50]\n[workload]\nspan = \"6h\"\n" + lf
+		e, err := Parse(filepath.Join(dir, "exp.toml"), []byte(src), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	plain, users := parse(""), parse("[workload.lf]\nUsers = 40\n")
+	rp, _ := plain.Run(0)
+	ru, _ := users.Run(0)
+	if rp.Digest == ru.Digest {
+		t.Errorf("the same digest with and without Users: %s", rp.Digest)
+	}
+	_, pj := drain(t, plain, 0)
+	_, uj := drain(t, users, 0)
+	if len(pj) != len(uj) || len(pj) < 100 {
+		t.Fatalf("%d jobs without Users, %d with: want the same jobs", len(pj), len(uj))
+	}
+	perSite := func(jobs []workload.Job) map[string]map[string]bool {
+		m := map[string]map[string]bool{}
+		for _, j := range jobs {
+			site := j.Components[0].Site
+			if m[site] == nil {
+				m[site] = map[string]bool{}
+			}
+			m[site][j.User] = true
+		}
+		return m
+	}
+	for site, us := range perSite(pj) {
+		if len(us) != 1 {
+			t.Errorf("without Users: cluster %s has %d users, want one", site, len(us))
+		}
+	}
+	for site, us := range perSite(uj) {
+		if len(us) < 5 || len(us) > 40 {
+			t.Errorf("Users = 40: cluster %s has %d users, want 5 to 40", site, len(us))
+		}
+	}
+	for k := range pj {
+		p, u := pj[k], uj[k]
+		if p.Submit != u.Submit || p.RunTime != u.RunTime || p.Processors() != u.Processors() || p.Components[0].Site != u.Components[0].Site {
+			t.Fatalf("job %d differs beyond its user: %+v against %+v", k, p, u)
+		}
+	}
+	for _, bad := range []string{"Users = 0", "Users = 2e6", "UserExponent = -1"} {
+		src := "name = \"g\"\ntopology = \"das2\"\narchitectures = [\"fcondor\"]\nloads = [50]\n[workload]\nspan = \"6h\"\n[workload.lf]\n" + bad + "\n"
+		if _, err := Parse(filepath.Join(dir, "exp.toml"), []byte(src), Options{}); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
