@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/gwa/imbalance"
 	"github.com/gmark/gmark/gwa/wfstats"
 	"github.com/gmark/gmark/internal/outfile"
 	"github.com/gmark/gmark/internal/progress"
@@ -19,8 +20,7 @@ import (
 // their analysis, selection and conversion. The work is done by package gwa;
 // this file wires flags to it. docs/trace.md describes it all.
 func init() {
-	strict := &cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed line (without it: skip malformed lines, count them and report the count)"}
-	quiet := &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"}
+	strict, quiet := &cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed line (without it: skip malformed lines, count them and report the count)"}, &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"}
 	format := &cli.StringFlag{Name: "input-format", Usage: "input format when it cannot be detected: swf, gwf, wf (GWF's workflow variant), sqlite, wfformat (WfCommons JSON) or wta (parquet)"}
 	procs := &cli.IntFlag{Name: "procs", DefaultText: "the header's MaxProcs, else its MaxNodes, else the peak of processors in use at once (an estimate, said so)", Usage: "system size (processors) for utilization"}
 	commands = append(commands, &cli.Command{
@@ -91,6 +91,7 @@ func init() {
 				},
 				Action: runTraceRank,
 			},
+			imbalance.Command([]cli.Flag{strict, quiet, format}, parseTraceInput, (*traceInput).open),
 		},
 	})
 }
