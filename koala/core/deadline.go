@@ -127,12 +127,27 @@ func FirstTrySkipping(s, d time.Time, L float64, w grid.Wait, eps time.Duration)
 }
 
 // firstTry is a job's first try when it waits from s: FirstTry, or
-// FirstTrySkipping under waitx_first_try = "skip".
+// FirstTrySkipping under waitx_first_try = "skip", its series counted from
+// the job's own submission when it waits for the first time (seriesFrom:
+// when the submission landed does not move its tries), and not before
+// now.
 func (c *Core) firstTry(s time.Time, j *Job, L float64, w grid.Wait) time.Time {
-	if c.cfg.WaitXFirstTry == grid.WaitXSkip {
-		return FirstTrySkipping(s, j.Deadline, L, w, c.cfg.DeadlineEpsilon.Duration)
+	if c.cfg.WaitXFirstTry != grid.WaitXSkip {
+		return FirstTry(s, j.Deadline, L, w)
 	}
-	return FirstTry(s, j.Deadline, L, w)
+	if !j.seriesFrom.IsZero() && j.seriesFrom.Before(s) {
+		s = j.seriesFrom
+	}
+	eps := c.cfg.DeadlineEpsilon.Duration
+	t := FirstTrySkipping(s, j.Deadline, L, w, eps)
+	for t.Before(c.now) {
+		next, ok := NextClaim(t, j.Deadline, L, eps)
+		if !ok {
+			return c.now
+		}
+		t = next
+	}
+	return t
 }
 
 // RPPTries lists the tries a job waiting from s with deadline d makes when
@@ -163,7 +178,11 @@ func (c *Core) submitDeadline(j *Job) {
 		c.fail(j, "its start deadline had passed when it was submitted ("+deadlineText(j)+")")
 		return
 	}
+	if o := c.originOf(c.now); !o.IsZero() {
+		j.seriesFrom = o.Add(j.Spec.Submit) // the workload's submission, not when it landed
+	}
 	c.deadlineWait(j)
+	j.seriesFrom = time.Time{} // a job that waits again counts from then
 }
 
 // deadlineWait puts a job in the wait for its next try, from now.

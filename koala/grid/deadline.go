@@ -65,8 +65,8 @@ const (
 	WaitXRestart     = "restart"     // Wait-X tries from D − X: PT_0 = (D − X) + L_p·X
 	WaitXSkip        = "skip"        // Wait-X keeps pure RPP's series from the submission, skipping its tries before D − X
 
-	DefaultGPKill        = GPKillAtDeadline
-	DefaultWaitXFirstTry = WaitXRestart
+	DefaultGPKill        = GPKillEveryTry
+	DefaultWaitXFirstTry = WaitXSkip
 )
 
 // MarshalJSON is the scheduler's settings as JSON (what a simulation

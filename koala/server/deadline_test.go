@@ -27,8 +27,10 @@ func TestSubmitWithDeadline(t *testing.T) {
 	if err := json.Unmarshal(resp, &v); err != nil {
 		t.Fatal(err)
 	}
-	// Ignored until D − 100 s, then tried at D − 100 + 0.5·100 = D − 50 s.
-	if v.Deadline == nil || v.NextTry == nil || v.Deadline.Sub(v.Submitted) != 2000*time.Second || v.Deadline.Sub(*v.NextTry) != 50*time.Second {
+	// Ignored until D − 100 s: pure RPP's series from the submission with
+	// its tries before then skipped (waitx_first_try = "skip", the
+	// default): gaps to D of 1000, 500, 250, 125, 62.5 s, tried at D − 62.5 s.
+	if v.Deadline == nil || v.NextTry == nil || v.Deadline.Sub(v.Submitted) != 2000*time.Second || v.Deadline.Sub(*v.NextTry) != 62500*time.Millisecond {
 		t.Fatalf("view: deadline %v, next try %v, submitted %v", v.Deadline, v.NextTry, v.Submitted)
 	}
 	done := waitState(t, hs.URL, v.ID, "finished")

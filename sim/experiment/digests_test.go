@@ -75,9 +75,8 @@ var pinDigests = map[string][]string{
 }
 
 // pinExtra is what a source needs to ask for the earlier readings
-// explicitly, where the defaults moved: DMM on local information passing
-// requests on; for the core, nothing (its defaults are the earlier
-// readings), but naming them must not change a digest.
+// explicitly: DMM on global information rejecting at once; the core
+// killing at the deadline only and restarting Wait-X's series.
 var pinExtra = map[string]string{
 	"arch": "[settings]\ndmm_information = \"global\"\ndmm_pass_on = false\n",
 	"core": "gp_kill = \"at-deadline\"\nwaitx_first_try = \"restart\"\n",
@@ -95,9 +94,11 @@ func pinParse(t *testing.T, name, src string) *Experiment {
 // A run under the readings gmark had before the settings keeps the digest
 // it had (so the results stores hold for it are read, not recomputed);
 // the settings enter a digest only when they differ from those readings.
-// DMM's defaults moved (local information, passing on), so a DMM run that
-// names neither has a new digest, and one that asks for the earlier
-// readings has the old one; every other architecture's runs keep theirs.
+// DMM's defaults moved (local information, passing on), and so did the
+// core's (gp_kill = "every-try", waitx_first_try = "skip"), so a DMM run
+// or a run of central's core model that names none of them has a new
+// digest, and one that asks for the earlier readings has the old one;
+// every other architecture's runs keep theirs.
 func TestDigestsOfEarlierReadings(t *testing.T) {
 	for name, src := range pinSources {
 		plain, old := pinParse(t, name, src), pinParse(t, name, insertSettings(name, src))
@@ -111,8 +112,8 @@ func TestDigestsOfEarlierReadings(t *testing.T) {
 			if ro.Digest != want {
 				t.Errorf("%s run %d (%s) under the earlier readings: digest %s, want %s", name, i, ro.Arch, ro.Digest, want)
 			}
-			if moved := rp.Arch == "dmm"; (rp.Digest != want) != moved {
-				t.Errorf("%s run %d (%s) with the defaults: digest %s (earlier %s); it should change only for dmm", name, i, rp.Arch, rp.Digest, want)
+			if moved := rp.Arch == "dmm" || name == "core"; (rp.Digest != want) != moved {
+				t.Errorf("%s run %d (%s) with the defaults: digest %s (earlier %s); it should change only for dmm and the core", name, i, rp.Arch, rp.Digest, want)
 			}
 		}
 	}
