@@ -40,10 +40,6 @@ func exampleRuns(t *testing.T, name string, keep func(r *Run) bool) map[runKey]*
 	return exampleRunsWith(t, name, "", keep)
 }
 
-// earlierDMM are the settings of DMM's readings before local information
-// and passing requests on were its defaults.
-const earlierDMM = "dmm_information = \"global\"\ndmm_pass_on = false\n"
-
 // exampleRunsWith is exampleRuns with settings added to the example's
 // [settings] (every scenario's defaults).
 func exampleRunsWith(t *testing.T, name, settings string, keep func(r *Run) bool) map[runKey]*sim.Result {
@@ -189,19 +185,21 @@ func TestT3Orderings(t *testing.T) {
 	}
 }
 
-// T4 (Fig. 8.7), balanced load. What holds as in the thesis: condor waits
-// longer than sep-c at every load; cern waits least at 10%; from 50% no
-// architecture but fcondor has more goodput than DMM; DMM finishes more
-// jobs than the centralized architectures from 60% (up to 2.2x here, 4x in
-// the thesis) and as many as fcondor or more. What does not: DMM's
-// goodput against fcondor's is even at 50%, below it at 60-70% and above
-// it from 80% (the thesis: above it from 50%, +32% at 80%); delegations
-// per arrived job peak at 60% and fall above it (the thesis: flat below
-// 80-90%, then growing), while the chain of a delegated job stays the
-// same length from 60% to 98%.
+// T4 (Fig. 8.7), balanced load, the shipped readings (DMM on local
+// information, 45 users per cluster). What holds as in the thesis: condor
+// waits longer than sep-c at every load; cern waits least at 10%; from
+// 50% no architecture but fcondor has more goodput than DMM; DMM finishes
+// more jobs than the centralized architectures from 60% (up to 2x here, 4x
+// in the thesis) and as many as fcondor or more; delegation attempts per
+// job grow with the load. What does not: DMM's goodput is below fcondor's
+// from 60% to 90% (the thesis: above it from 50%, +32% at 80%); accepted
+// delegations per arrived job peak at 60% and fall above it, while the
+// chain of a delegated job stays the same length from 60% to 98%.
 func TestT4Orderings(t *testing.T) {
-	loads := []float64{10, 50, 60, 70, 80, 98}
-	rs := results(exampleRuns(t, "t4-load.toml", func(r *Run) bool { return inReps(r.Rep) && slices.Contains(loads, r.Load) }))
+	loads := []float64{10, 50, 60, 70, 80, 90, 98}
+	rs := results(exampleRuns(t, "t4-load.toml", func(r *Run) bool {
+		return inReps(r.Rep) && slices.Contains(loads, r.Load) && r.Scenario.Name == "default"
+	}))
 	maxJF := 0.0
 	for _, load := range loads {
 		for _, rep := range reps {
@@ -240,27 +238,32 @@ func TestT4Orderings(t *testing.T) {
 			}
 		}
 	}
-	if maxJF < 2 {
-		t.Errorf("DMM finishes at most %.2fx the jobs of a centralized architecture; want 2x or more somewhere", maxJF)
+	if maxJF < 1.8 {
+		t.Errorf("DMM finishes at most %.2fx the jobs of a centralized architecture; want 1.8x or more somewhere", maxJF)
 	}
-	// DMM against fcondor, mean goodput over the seeds.
-	for _, c := range []struct {
-		load   float64
-		lo, hi float64 // DMM / fcondor
-	}{{50, 0.99, 1.01}, {60, 0, 1}, {70, 0, 1}, {80, 1.02, 10}, {98, 1.02, 10}} {
-		ratio := rs.mean(t, "default", "dmm", c.load, goodput) / rs.mean(t, "default", "fcondor", c.load, goodput)
-		if ratio < c.lo || ratio > c.hi {
-			t.Errorf("load %g%%: DMM goodput %.3fx fcondor's, want %g to %g", c.load, ratio, c.lo, c.hi)
+	// DMM against fcondor, mean goodput over the seeds: behind from 70%
+	// to 90% (over 30 seeds by 2.4 to 3.1%, p < 10^-4: docs/sim.md).
+	for _, load := range []float64{70, 80, 90} {
+		if ratio := rs.mean(t, "default", "dmm", load, goodput) / rs.mean(t, "default", "fcondor", load, goodput); ratio > 0.995 {
+			t.Errorf("load %g%%: DMM goodput %.3fx fcondor's, want below", load, ratio)
 		}
 	}
-	// Delegations.
+	// Delegations: accepted per arrived job fall from 60% up, attempts
+	// per arrived job rise, the chain of a delegated job stays flat.
 	perJob := func(r *sim.Result) float64 { return r.DelegationsPerJob }
+	attempts := func(r *sim.Result) float64 { return r.AttemptsPerJob }
 	hops := func(r *sim.Result) float64 { return r.HopsPerDelegated }
 	lo, hi := math.Inf(1), 0.0
-	for k, load := range loads[2:] {
-		d := rs.mean(t, "default", "dmm", load, perJob)
-		if k > 0 && d >= rs.mean(t, "default", "dmm", loads[k+1], perJob) {
-			t.Errorf("load %g%%: %.2f delegations per job, not fewer than at %g%%", load, d, loads[k+1])
+	high := loads[2:]
+	for k, load := range high {
+		if k > 0 {
+			prev := high[k-1]
+			if d, p := rs.mean(t, "default", "dmm", load, perJob), rs.mean(t, "default", "dmm", prev, perJob); d >= p {
+				t.Errorf("load %g%%: %.2f accepted delegations per job, not fewer than %.2f at %g%%", load, d, p, prev)
+			}
+			if a, p := rs.mean(t, "default", "dmm", load, attempts), rs.mean(t, "default", "dmm", prev, attempts); a <= p {
+				t.Errorf("load %g%%: %.2f delegation attempts per job, not more than %.2f at %g%%", load, a, p, prev)
+			}
 		}
 		h := rs.mean(t, "default", "dmm", load, hops)
 		lo, hi = min(lo, h), max(hi, h)
@@ -270,55 +273,69 @@ func TestT4Orderings(t *testing.T) {
 	}
 }
 
-// T5 (Figs. 8.8, 8.9), DAS-2 at 60% and Grid'5000 at the level. As in the
-// thesis: at 60/150 only DMM finishes more than 80% of its jobs; at 60/100
-// DMM starts nearly all of them (99.7% here: jobs arrive up to the end)
-// and every other architecture fewer; DMM has more goodput than fcondor.
-// Not as much more: +2 to +10% here where the thesis has up to +60%.
+// T5 (Figs. 8.8, 8.9), DAS-2 at 60% and Grid'5000 at the level, the
+// shipped readings. As in the thesis: at 60/150 DMM finishes more than 80%
+// of its jobs in every seed and more than fcondor, the others far fewer
+// (under 60%); at 60/100 DMM starts nearly all of them (99.7% here: jobs
+// arrive up to the end) and more than every other architecture. Not as in
+// the thesis: fcondor, with its users, is close behind (about 80% at
+// 60/150), and DMM has less goodput than fcondor at 60/80 and 60/100 (the
+// thesis: up to +60%).
 func TestT5Orderings(t *testing.T) {
 	rs := results(exampleRuns(t, "t5-imbalance.toml", func(r *Run) bool {
-		return inReps(r.Rep) && (r.Load == 100 || r.Load == 150)
+		return inReps(r.Rep) && (r.Load == 80 || r.Load == 100 || r.Load == 150) && r.Scenario.Name == "default"
 	}))
 	for _, rep := range reps {
 		r := func(arch string, load float64) *sim.Result { return rs.get(t, "default", arch, load, rep) }
+		if jf := r("dmm", 150).JF; jf <= 80 {
+			t.Errorf("60/150, seed %d: DMM finished %.1f%% of the jobs", rep, jf)
+		}
 		for _, a := range archs {
-			if jf := r(a, 150).JF; (a == "dmm") != (jf > 80) {
+			if jf := r(a, 150).JF; a != "dmm" && a != "fcondor" && jf >= 60 {
 				t.Errorf("60/150, seed %d: %s finished %.1f%% of the jobs", rep, a, jf)
 			}
-			if s, d := started(r(a, 100)), started(r("dmm", 100)); d < 99.5 || (a != "dmm" && s > d-1) {
+			if s, d := started(r(a, 100)), started(r("dmm", 100)); d < 99.5 || (a != "dmm" && a != "fcondor" && s > d-10) {
 				t.Errorf("60/100, seed %d: %s started %.1f%% of the jobs, DMM %.1f%%", rep, a, s, d)
 			}
 		}
 	}
-	for _, load := range []float64{100, 150} {
-		if d, f := rs.mean(t, "default", "dmm", load, goodput), rs.mean(t, "default", "fcondor", load, goodput); d <= f {
-			t.Errorf("60/%g: DMM goodput %.3f, fcondor's %.3f", load, d, f)
+	if d, f := rs.mean(t, "default", "dmm", 150, jf), rs.mean(t, "default", "fcondor", 150, jf); d <= f {
+		t.Errorf("60/150: DMM finished %.1f%% of the jobs, fcondor %.1f%%", d, f)
+	}
+	if d, f := rs.mean(t, "default", "dmm", 100, started), rs.mean(t, "default", "fcondor", 100, started); d <= f {
+		t.Errorf("60/100: DMM started %.1f%% of the jobs, fcondor %.1f%%", d, f)
+	}
+	for _, load := range []float64{80, 100} {
+		if d, f := rs.mean(t, "default", "dmm", load, goodput), rs.mean(t, "default", "fcondor", load, goodput); d >= f {
+			t.Errorf("60/%g: DMM goodput %.3f, fcondor's %.3f: want below", load, d, f)
 		}
 	}
 }
 
-// T6 (Fig. 8.10), DMM's delegation threshold. The thesis: at 70% load 1.0
-// is best (goodput, AWT, ASD); at 30% a threshold above 1.0 degrades
-// performance quickly. gmark: at 70% 1.0 has the lowest mean AWT, and its
-// goodput and ASD are within 1% and 2% of the best (0.9 to 1.1 are alike
-// within the seeds' noise); 0.6 and 1.25 wait at least 10% longer. At 30%
-// the thresholds above 1.0 lose goodput, by about 1%.
+// T6 (Fig. 8.10), DMM's delegation threshold, the shipped readings. The
+// thesis: at 70% load 1.0 is best (goodput, AWT, ASD); at 30% a threshold
+// above 1.0 degrades performance quickly. gmark: at 70% 1.0 has the best
+// goodput, or within 0.5% of it, and an AWT within 10% of the lowest (0.9
+// to 1.1 are alike within the seeds' noise: docs/sim.md); 0.6 and 1.25
+// wait at least 10% longer. At 30% the thresholds above 1.0 lose goodput
+// (by about 1%) and wait longer.
 func TestT6Threshold(t *testing.T) {
 	ths := []string{"0.60", "0.70", "0.80", "0.90", "1.00", "1.10", "1.25"}
-	rs := results(exampleRunsWith(t, "t6-threshold.toml", earlierDMM, func(r *Run) bool { return inReps(r.Rep) && (r.Load == 30 || r.Load == 70) }))
+	rs := results(exampleRuns(t, "t6-threshold.toml", func(r *Run) bool {
+		return inReps(r.Rep) && (r.Load == 30 || r.Load == 70) && strings.HasPrefix(r.Scenario.Name, "threshold-")
+	}))
 	m := func(th string, load float64, f func(*sim.Result) float64) float64 {
 		return rs.mean(t, "threshold-"+th, "dmm", load, f)
 	}
+	bestGoodput, lowestAWT := 0.0, math.Inf(1)
 	for _, th := range ths {
-		if th == "1.00" {
-			continue
-		}
-		if m(th, 70, awt) <= m("1.00", 70, awt) {
-			t.Errorf("70%%: threshold %s waits %.0f s, 1.0 %.0f s", th, m(th, 70, awt), m("1.00", 70, awt))
-		}
-		if m(th, 70, goodput) > 1.01*m("1.00", 70, goodput) || m(th, 70, asd) < m("1.00", 70, asd)/1.02 {
-			t.Errorf("70%%: threshold %s goodput %.3f, ASD %.1f; 1.0 %.3f, %.1f", th, m(th, 70, goodput), m(th, 70, asd), m("1.00", 70, goodput), m("1.00", 70, asd))
-		}
+		bestGoodput, lowestAWT = max(bestGoodput, m(th, 70, goodput)), min(lowestAWT, m(th, 70, awt))
+	}
+	if g := m("1.00", 70, goodput); g < bestGoodput/1.005 {
+		t.Errorf("70%%: threshold 1.0 goodput %.3f, the best %.3f", g, bestGoodput)
+	}
+	if w := m("1.00", 70, awt); w > 1.1*lowestAWT {
+		t.Errorf("70%%: threshold 1.0 waits %.0f s, the lowest %.0f s", w, lowestAWT)
 	}
 	for _, th := range []string{"0.60", "1.25"} {
 		if m(th, 70, awt) < 1.1*m("1.00", 70, awt) {
@@ -336,41 +353,55 @@ func TestT6Threshold(t *testing.T) {
 // most 19% to the workload management messages below 60% load and up to
 // 97% above, at most 16% with the KeepAlives; at 70% by threshold, DMM's
 // messages are 7-16% of all, fewer as the threshold rises, 35% of the
-// workload management ones at 1.0 and 86% at 0.6. gmark: the overhead is
-// as low, with its peak at 60% (at most 21% with the KeepAlives, at most
-// 55% without; below 50% load at most 4%); at 70% DMM's messages are
-// 7-16% of all at 1.0, and below 1.0 the offers that loaded targets
-// reject multiply them (more than twice those at 1.0 to 1.25; 121-178%
-// of the workload management messages at 0.6).
+// workload management ones at 1.0 and 86% at 0.6. gmark, on local
+// information (the default): the overhead rises with the load from 50%, as
+// the thesis's, to several times its size (the unnecessary requests the
+// thesis expects of local information); at 70% DMM's share of all falls as
+// the threshold rises. On global information it is the thesis's size
+// (at most 21% with the KeepAlives, 7-16% of all at 1.0 and 70%) but falls
+// with the load above 60%.
 func TestT7Messages(t *testing.T) {
 	loads := []float64{10, 30, 50, 60, 70, 80, 98}
-	rs := results(exampleRunsWith(t, "t7-messages.toml", earlierDMM, func(r *Run) bool {
-		return inReps(r.Rep) && r.Arch == "dmm" && slices.Contains(loads, r.Load)
+	ths := []string{"0.60", "0.70", "0.80", "0.90", "1.00", "1.10", "1.25"}
+	rs := results(exampleRuns(t, "t7-messages.toml", func(r *Run) bool {
+		return inReps(r.Rep) && r.Arch == "dmm" && slices.Contains(loads, r.Load) && !strings.HasPrefix(r.Scenario.Name, "reject-")
 	}))
-	for _, rep := range reps {
-		for _, load := range loads {
-			wm, all := overhead(rs.get(t, "by-load", "dmm", load, rep))
+	wmOf := func(r *sim.Result) float64 { wm, _ := overhead(r); return wm }
+	prev := 0.0
+	for _, load := range loads {
+		wm := rs.mean(t, "by-load", "dmm", load, wmOf)
+		if load < 50 && wm > 0.05 || load >= 50 && wm <= prev {
+			t.Errorf("local information, load %g%%: DMM messages %.1f%% of the workload management ones (%.1f%% at the load before)", load, 100*wm, 100*prev)
+		}
+		prev = wm
+		for _, rep := range reps {
+			wm, all := overhead(rs.get(t, "by-load-global", "dmm", load, rep))
 			if all > 0.21 || wm > 0.55 || (load < 50 && wm > 0.04) {
-				t.Errorf("load %g%%, seed %d: DMM messages %.1f%% of the workload management ones, %.1f%% with the KeepAlives", load, rep, 100*wm, 100*all)
+				t.Errorf("global information, load %g%%, seed %d: DMM messages %.1f%% of the workload management ones, %.1f%% with the KeepAlives", load, rep, 100*wm, 100*all)
 			}
 		}
-		r := func(th string) *sim.Result { return rs.get(t, "threshold-"+th, "dmm", 70, rep) }
-		one := r("1.00")
-		if share := dmmMsgs(one) / float64(one.Messages.Total()); share < 0.07 || share > 0.16 {
-			t.Errorf("70%%, seed %d: DMM messages %.1f%% of all at threshold 1.0", rep, 100*share)
+	}
+	share := func(r *sim.Result) float64 { return dmmMsgs(r) / float64(r.Messages.Total()) }
+	for k, th := range ths {
+		if k > 0 && rs.mean(t, "threshold-"+th, "dmm", 70, share) >= rs.mean(t, "threshold-"+ths[k-1], "dmm", 70, share) {
+			t.Errorf("local information, 70%%: DMM's share of all %.3f at threshold %s, not below %.3f at %s", rs.mean(t, "threshold-"+th, "dmm", 70, share), th, rs.mean(t, "threshold-"+ths[k-1], "dmm", 70, share), ths[k-1])
+		}
+	}
+	for _, rep := range reps {
+		one := rs.get(t, "global-1.00", "dmm", 70, rep)
+		if s := share(one); s < 0.07 || s > 0.16 {
+			t.Errorf("global information, 70%%, seed %d: DMM messages %.1f%% of all at threshold 1.0", rep, 100*s)
 		}
 		below, above := math.Inf(1), 0.0
-		for _, th := range []string{"0.60", "0.70", "0.80", "0.90"} {
-			below = min(below, dmmMsgs(r(th)))
-		}
-		for _, th := range []string{"1.00", "1.10", "1.25"} {
-			above = max(above, dmmMsgs(r(th)))
+		for _, th := range ths {
+			if n := dmmMsgs(rs.get(t, "global-"+th, "dmm", 70, rep)); th < "1" {
+				below = min(below, n)
+			} else {
+				above = max(above, n)
+			}
 		}
 		if 2*above > below {
-			t.Errorf("70%%, seed %d: at most %.0f DMM messages at a threshold of 1 or more, at least %.0f below 1: want half or fewer", rep, above, below)
-		}
-		if wm, _ := overhead(r("0.60")); wm < 0.86 {
-			t.Errorf("70%%, seed %d: DMM messages %.0f%% of the workload management ones at threshold 0.6", rep, 100*wm)
+			t.Errorf("global information, 70%%, seed %d: at most %.0f DMM messages at a threshold of 1 or more, at least %.0f below 1: want half or fewer", rep, above, below)
 		}
 	}
 }
