@@ -29,11 +29,14 @@ check:
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
 
-## test: formatting, vet, and every test (fuzz targets run their seed corpora); cmd/gmark's
-## end-to-end tests take about 10 minutes on 2 cores, past go test's default 10-minute limit
-## on a loaded machine
+## test: formatting, vet, and every test (fuzz targets run their seed corpora). Most of the
+## end-to-end tests' time is waiting (on schedules in real time, on Slurm daemons, on CEs), not
+## CPU: four packages at once and up to six parallel tests in each overlap the waits on 2 cores.
+## The timeout is past go test's default 10 minutes for a loaded machine.
+TESTP ?= 4
+TESTPARALLEL ?= 6
 test: check
-	$(GO) test -timeout 25m ./...
+	$(GO) test -p $(TESTP) -parallel $(TESTPARALLEL) -timeout 25m ./...
 
 ## bench: every benchmark; generation speed figures are in ./generator; the
 ## submitter's memory growth curve (bench-submit-mem), the report's and the Slurm target's last

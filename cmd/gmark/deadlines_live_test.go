@@ -63,6 +63,7 @@ type deadlineFigures struct {
 // fraction of a wall second after the last (× 60 in core time), so the
 // local jobs counted may differ by the few that arrive or end meanwhile.
 func TestDeadlinesLiveBesideSimulated(t *testing.T) {
+	t.Parallel() // a live run in real time, little CPU: runs beside the others
 	if testing.Short() {
 		t.Skip("a live run of about 65 s")
 	}

@@ -214,6 +214,7 @@ func submitAll(k *koalaProc, keys []string, bodyOf func(string) string, onAccept
 // state. Every accepted job ends terminal, none is lost, none starts
 // twice, and idempotency keys stay taken.
 func TestKoalaSurvivesKill9(t *testing.T) {
+	t.Parallel() // waits on the core in real time: runs beside the others
 	state := filepath.Join(t.TempDir(), "koala.db")
 	args := []string{"--grid", "examples/das2.toml", "--state", state, "--token", "tok", "--time-scale", "300", "--scan-interval", "10s"}
 	const n = 80

@@ -33,6 +33,7 @@ var reportWritten = regexp.MustCompile(`(?m)^report written to (\S+/index\.html)
 // index.html, every figure it refers to, and a reason for each figure not
 // drawn. The stores are made by the real `gmark submit`.
 func TestReportEveryTarget(t *testing.T) {
+	t.Parallel() // waits on the targets, little CPU: runs beside the others
 	bin := buildGmark(t)
 	dir := t.TempDir()
 	wl := genWorkload(t, dir, reportSpec)

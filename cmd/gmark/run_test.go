@@ -16,6 +16,7 @@ var reportLineRE = regexp.MustCompile(`(?m)^report: (\S+/index\.html) `)
 // repository root, on the bundled scheduler started for the run, with no outside
 // service: every job runs and the report is written.
 func TestRunQuickstart(t *testing.T) {
+	t.Parallel() // wall-clock bound (the quick start in real time), little CPU: runs beside the others
 	if testing.Short() {
 		t.Skip("runs the quick start for about a minute; skipped with -short")
 	}

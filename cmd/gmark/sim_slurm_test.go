@@ -36,6 +36,7 @@ span = "1d"
 // kill -9 mid-sweep and run again. Each gives, byte for byte, the report
 // of the same sweep run locally with --parallel 2.
 func TestSimSlurm(t *testing.T) {
+	t.Parallel() // waits on a Slurm cluster of its own: runs beside the others
 	env := slurmtest.Start(t, slurmtest.Options{CPUs: 4, Nodes: 2}, "simx")
 	conf := env.Clusters[0].Conf
 	dir := t.TempDir()

@@ -16,6 +16,7 @@ import (
 // exiting 0; nothing is submitted, and --resume can continue the run when
 // the controller is back.
 func TestSubmitSlurmUnusableAtStart(t *testing.T) {
+	t.Parallel() // waits on Slurm timeouts: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{MessageTimeout: 2}, "alpha")
 	e.Cluster("alpha").StopController()
 	dir := t.TempDir()

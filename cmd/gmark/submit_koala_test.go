@@ -20,6 +20,7 @@ var runLineRE = regexp.MustCompile(`(?m)^run (\S+)$`)
 // and every job's start and end in the results store are those of the
 // core's own event log.
 func TestSubmitToBundledCore(t *testing.T) {
+	t.Parallel() // waits on the core in real time: runs beside the others
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "coalloc.wdl")
 	// 16 jobs of two 4-processor components on any cluster, 3 s each, one

@@ -137,6 +137,7 @@ func countRows(t *testing.T, db, run string) int {
 // either, some co-allocated across the two), and every job's submit, start
 // and end in the store matching what Slurm reports for it.
 func TestSubmitSlurmEndToEnd(t *testing.T) {
+	t.Parallel() // waits on Slurm clusters of its own: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	bin := buildGmark(t)
 	dir := t.TempDir()

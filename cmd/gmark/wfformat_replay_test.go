@@ -157,6 +157,7 @@ func TestWfFormatReplayOnBundledCore(t *testing.T) {
 // dependencies, and Slurm's own (--dependency=afterok): then a task is
 // submitted before its parents end, and Slurm holds it.
 func TestWfFormatReplayOnSlurm(t *testing.T) {
+	t.Parallel() // waits on a Slurm cluster of its own: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha")
 	bin := buildGmark(t)
 	for _, mode := range []string{"gmark", "slurm"} {
