@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/gmark/gmark/stats/sampstat"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/gwa/dag"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // DAGEvent is the kind of the event the submitter records of a composite

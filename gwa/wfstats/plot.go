@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/gmark/gmark/plots"
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/plots"
 )
 
 // Plot writes the workflow figures into dir, each as PNG and SVG with its

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/gmark/gmark/plots"
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/plots"
 )
 
 // Traces are the workflow analyses of the traces a command analyses, by

@@ -13,9 +13,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gmark/gmark/stats/sampstat"
 	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/gwa/dag"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // Workflow is the analysis of one workflow. Times are seconds from its
