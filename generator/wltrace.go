@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/stats"
 	"github.com/gmark/gmark/wdl"
 	"github.com/gmark/gmark/workload"
@@ -628,7 +629,7 @@ func traceDigest(path string) (string, error) {
 		return "", err
 	}
 	add := func(file string) error {
-		f, err := os.Open(file)
+		f, err := readlimit.Open(file)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"database/sql"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/internal/testkit"
 )
 
@@ -307,37 +309,105 @@ func TestWritersRefuseHeadersOutOfRange(t *testing.T) {
 	}
 }
 
-// A trace can come through a pipe (gmark trace stats <(zcat t.swf.gz)):
-// Open peeks at its start instead of seeking back.
+// A trace comes through a pipe by NewReader (gmark trace stats - <
+// t.swf.gz), which peeks at its start instead of seeking back; Open, given
+// a path, takes regular files only: a FIFO is refused at once, without
+// waiting for a writer (it blocked in open(2) before), and so are a device
+// that never ends and a loop of symbolic links.
 func TestOpenReadsAPipe(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "pipe")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
 	text := swfRecord("0", "0", "1", "1") + swfRecord("5", "0", "1", "1")
 	var buf bytes.Buffer
 	z := gzip.NewWriter(&buf)
 	z.Write([]byte(text))
 	z.Close()
 	for _, content := range [][]byte{[]byte(text), buf.Bytes()} {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		go func() {
-			f, err := os.OpenFile(p, os.O_WRONLY, 0)
-			if err != nil {
-				return
-			}
-			f.Write(content)
-			f.Close()
+			pw.Write(content)
+			pw.Close()
 		}()
-		r, err := Open(p, ReadOptions{Strict: true})
+		r, err := NewReader(pr, ReadOptions{Strict: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		recs, err := drain(r)
 		r.Close()
+		pr.Close()
 		if err != nil || len(recs) != 2 {
 			t.Errorf("%d records, %v", len(recs), err)
 		}
 	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	loop := filepath.Join(dir, "loop")
+	if err := os.Symlink("loop", loop); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, "/dev/zero", loop} {
+		for _, format := range []Format{"", SQLite} {
+			r, err := Open(p, ReadOptions{Format: format})
+			if err == nil {
+				r.Close()
+			}
+			if want := "open " + p + ": "; !errors.Is(err, readlimit.ErrNotRegular) || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("Open(%s, %q): %v, want %s… not a regular file", p, format, err, want)
+			}
+		}
+	}
+}
+
+// A line of 1 MiB or more ends the read, --strict or not, with an error
+// at its line: the reader stops at the bound rather than read on to the
+// line's end, which /dev/zero never reaches. Here the line is 64 MiB of
+// zeros and a record follows it: the reader takes a few MiB at most, and
+// never the record after.
+func TestLongLineEndsTheRead(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		var read countingReader
+		read.r = io.MultiReader(strings.NewReader(swfRecord("0", "0", "1", "1")+"1 "),
+			io.LimitReader(zeros{}, 64<<20), strings.NewReader("\n"+swfRecord("5", "0", "1", "1")))
+		r, err := NewReader(&read, ReadOptions{Name: "z.swf", Strict: strict, Format: SWF})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := drain(r)
+		var pe *ParseError
+		if !errors.As(err, &pe) || err.Error() != "z.swf:2: line longer than 1048575 bytes: not a trace's line; the read stops here" || len(recs) != 1 {
+			t.Errorf("strict %v: %d records, %v", strict, len(recs), err)
+		}
+		if _, err := r.Next(); !errors.As(err, &pe) {
+			t.Errorf("strict %v: after the long line, Next gives %v", strict, err)
+		}
+		if read.n > 4<<20 {
+			t.Errorf("strict %v: the reader took %d bytes; it stops at the long line's bound", strict, read.n)
+		}
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// zeros is /dev/zero as a reader: it never ends.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
 
 // A file named as a GWF-SQLite trace that is not one says so, in strict

@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/internal/srcerr"
 )
 
@@ -204,10 +204,9 @@ func (c *common) nextLine(src *lineSource) (line []byte, start int, err error) {
 	line, err = src.next()
 	c.stats.Lines, c.stats.Bytes = src.line, src.bytes
 	if err == errLongLine {
-		if e := c.skip(c.errorf(src.line, 0, "%v", err)); e != nil {
-			return nil, 0, e
-		}
-		return nil, 0, errSkipLine
+		// Not skipped, --strict or not: the line's end is not read
+		// (/dev/zero has none), so there is no next line to go on with.
+		return nil, 0, c.errorf(src.line, 0, "%v", err)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -326,12 +325,12 @@ func Open(path string, opts ReadOptions) (Reader, error) {
 	if r, ok, err := openWorkflowPath(path, opts); ok {
 		return r, err
 	}
-	f, err := os.Open(path)
+	f, err := readlimit.Open(path) // a regular file: a FIFO or a device is refused
 	if err != nil {
 		return nil, err
 	}
-	// Peek rather than read and seek back: a trace may come through a pipe
-	// (gmark trace stats <(zcat trace.swf.gz)).
+	// Peek rather than read and seek back: NewReader reads a pipe the same
+	// way (gmark trace stats - < trace.swf).
 	br := bufio.NewReaderSize(f, textBuffer)
 	magic, _ := br.Peek(16)
 	// An empty file named .db3 is an empty database: OpenSQLite says what
@@ -377,6 +376,26 @@ func FormatFromName(path string) Format {
 		return SQLite
 	}
 	return ""
+}
+
+// ErrStdinRead is OpenArg's error for a second "-": standard input is
+// read once.
+var ErrStdinRead = errors.New("the trace - (standard input) is read once: give the others as files")
+
+// OpenArg opens a trace a command line names: the file at path (Open), or
+// for "-" the text trace *stdin holds (NewReader, named "standard
+// input"), *stdin then set to nil, so that a second "-" is ErrStdinRead.
+func OpenArg(path string, stdin *io.Reader, opts ReadOptions) (Reader, error) {
+	if path != "-" {
+		return Open(path, opts)
+	}
+	if *stdin == nil {
+		return nil, ErrStdinRead
+	}
+	r := *stdin
+	*stdin = nil
+	opts.Name = "standard input"
+	return NewReader(r, opts)
 }
 
 // NewReader reads a text trace (SWF or GWF, possibly gzip-compressed) from r.
@@ -536,6 +555,7 @@ type lineSource struct {
 	unzip   *asyncGunzip
 	closer  io.Closer
 	long    []byte
+	tooLong bool // a line reached maxLine: the source ends there
 	line    int64
 	bytes   int64
 }
@@ -543,28 +563,34 @@ type lineSource struct {
 // textBuffer is the read buffer of text traces.
 const textBuffer = 256 << 10
 
-// maxLine bounds one line; a longer one is malformed (and a binary file fed
-// as a trace does not eat the memory).
+// maxLine bounds a line: the reader takes fewer bytes than this before the
+// line's end (the writers' bound, maxLine with the end, is one byte
+// stricter, so what they write reads back). A longer line ends the read
+// with an error, so that a binary file fed as a trace eats neither the
+// memory nor the time: the reader stops at the bound instead of looking
+// for the line's end, which /dev/zero never reaches.
 const maxLine = 1 << 20
 
-var errLongLine = errors.New("line longer than 1 MiB")
+var errLongLine = fmt.Errorf("line longer than %d bytes: not a trace's line; the read stops here", maxLine-1)
 
 // next returns the next line without its '\n'. The slice is valid until the
 // next call.
 func (s *lineSource) next() ([]byte, error) {
+	if s.tooLong {
+		return nil, errLongLine
+	}
 	b, err := s.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
 		s.long = append(s.long[:0], b...)
-		for err == bufio.ErrBufferFull {
+		for err == bufio.ErrBufferFull && len(s.long) < maxLine {
 			b, err = s.br.ReadSlice('\n')
-			if len(s.long) < maxLine {
-				s.long = append(s.long, b...)
-			}
+			s.long = append(s.long, b...)
 		}
 		b = s.long
-		if len(b) >= maxLine {
+		if n := len(b); n >= maxLine && (b[n-1] != '\n' || n > maxLine) {
 			s.line++
 			s.bytes += int64(len(b))
+			s.tooLong = true
 			return nil, errLongLine
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/gwa/wfformat"
+	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/internal/srcerr"
 )
 
@@ -153,7 +154,7 @@ func openWfFormatDir(dir string, opts ReadOptions) (Reader, error) {
 }
 
 func decodeWfFormatFile(path string) (*wfformat.Instance, error) {
-	f, err := os.Open(path)
+	f, err := readlimit.Open(path)
 	if err != nil {
 		return nil, err
 	}

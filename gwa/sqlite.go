@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gmark/gmark/internal/readlimit"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 )
 
@@ -186,7 +187,7 @@ func OpenSQLite(path string, opts ReadOptions) (Reader, error) {
 	if opts.Name == "" {
 		opts.Name = path
 	}
-	if _, err := os.Stat(path); err != nil {
+	if err := readlimit.Check(path); err != nil {
 		return nil, err
 	}
 	db, err := sql.Open("sqlite", path)

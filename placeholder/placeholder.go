@@ -50,38 +50,33 @@ func (o ClientOptions) Client() (*metaqueue.Client, error) {
 // addChunk is how many jobs one request adds.
 const addChunk = 10000
 
+// ErrInput is what Add's errors of the user's input are (errors.Is): a
+// file of commands that cannot be read as one (not a regular file, too
+// large, empty, lines that are not commands) or a bad split.
+var ErrInput = errors.New("bad input")
+
+type inputError struct{ error }
+
+func (e inputError) Unwrap() error      { return e.error }
+func (inputError) Is(target error) bool { return target == ErrInput }
+
 // Add adds the command lines of files ("-": stdin) to a group, in order,
 // and prints how many were added. A split ("a:17,b:16,c:17", see
 // metaqueue.Split) pins them to sites: the static-partitioning baseline.
+// The files are read and checked before the server is asked anything.
 func Add(ctx context.Context, o ClientOptions, group, split string, files []string, stdin io.Reader, w io.Writer) error {
-	c, err := o.Client()
+	jobs, err := readCommands(files, stdin)
 	if err != nil {
 		return err
 	}
-	var jobs []metaqueue.NewJob
-	for _, f := range files {
-		var b []byte
-		if f == "-" {
-			b, err = io.ReadAll(io.LimitReader(stdin, metaqueue.MaxAddBody))
-		} else {
-			b, err = readlimit.File(f, metaqueue.MaxAddBody)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
-		}
-		js, err := metaqueue.ParseCommands(f, b)
-		if err != nil {
-			return err
-		}
-		jobs = append(jobs, js...)
-	}
-	if len(jobs) == 0 {
-		return errors.New("no command lines to add")
-	}
 	if split != "" {
 		if err := metaqueue.Split(jobs, split); err != nil {
-			return err
+			return inputError{err}
 		}
+	}
+	c, err := o.Client()
+	if err != nil {
+		return err
 	}
 	var first, last int64
 	for i := 0; i < len(jobs); i += addChunk {
@@ -96,6 +91,37 @@ func Add(ctx context.Context, o ClientOptions, group, split string, files []stri
 	}
 	fmt.Fprintf(w, "added %d jobs to group %s (ids %d to %d)\n", len(jobs), group, first, last)
 	return nil
+}
+
+// readCommands reads the command lines of files ("-": stdin, once); a
+// file that has none is refused, as a mistake. Its errors are ErrInput's,
+// naming the file.
+func readCommands(files []string, stdin io.Reader) ([]metaqueue.NewJob, error) {
+	var jobs []metaqueue.NewJob
+	for _, f := range files {
+		name, b, err := f, []byte(nil), error(nil)
+		if f == "-" {
+			name = "standard input"
+			b, err = io.ReadAll(io.LimitReader(stdin, metaqueue.MaxAddBody+1))
+			if err == nil && len(b) > metaqueue.MaxAddBody {
+				err = fmt.Errorf("%s: larger than %d bytes", name, metaqueue.MaxAddBody)
+			}
+		} else {
+			b, err = readlimit.File(f, metaqueue.MaxAddBody) // its errors name the file
+		}
+		if err != nil {
+			return nil, inputError{err}
+		}
+		js, err := metaqueue.ParseCommands(name, b)
+		if err != nil {
+			return nil, inputError{err}
+		}
+		if len(js) == 0 {
+			return nil, inputError{fmt.Errorf("%s: no command lines in it (one command a line; empty lines and # comments are skipped)", name)}
+		}
+		jobs = append(jobs, js...)
+	}
+	return jobs, nil
 }
 
 // Start starts count placeholders at a site of a group.

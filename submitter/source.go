@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 
+	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -39,12 +40,11 @@ type workloadInfo struct {
 // from the same file (a workload.jsonl replaced during the run is not
 // read), and close releases it.
 func readWorkload(dir string) (*workloadInfo, error) {
-	path := filepath.Join(dir, workload.JobsFile)
-	f, err := os.Open(path)
+	f, err := workload.OpenJobs(dir)
 	if err != nil {
 		return nil, err
 	}
-	w := &workloadInfo{path: path, f: f}
+	w := &workloadInfo{path: f.Name(), f: f}
 	// The read makes garbage at the rate of the file (each line parsed)
 	// while little is live: collect it at the default pace, whatever the
 	// run's (gmark submit runs with GOGC=400, for its delays), so that the
@@ -58,7 +58,7 @@ func readWorkload(dir string) (*workloadInfo, error) {
 		f.Close()
 		return nil, err
 	}
-	if mb, err := os.ReadFile(filepath.Join(dir, workload.ManifestFile)); err == nil {
+	if mb, err := readlimit.File(filepath.Join(dir, workload.ManifestFile), workload.MaxManifestBytes); err == nil {
 		w.manifest = mb
 		if m, err := workload.ReadManifest(dir); err == nil {
 			w.m = m

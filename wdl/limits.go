@@ -205,7 +205,7 @@ func ReadFile(path string) ([]byte, error) {
 }
 
 // ErrTooLarge is the error of ReadFile for a file beyond MaxFileBytes.
-var ErrTooLarge = errors.New("larger than 16 MiB: not a workload description, extension or fit file")
+var ErrTooLarge = readlimit.TooLargef("larger than 16 MiB: not a workload description, extension or fit file")
 
 // readError is what an error says about a file that could not be read:
 // the reason, without the path the caller names itself.
@@ -214,6 +214,8 @@ func readError(err error) string {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "no such file"
+	case errors.Is(err, readlimit.ErrNotRegular) && errors.As(err, &pe):
+		return excerpt(pe.Err.Error(), maxPathExcerpt) // "a FIFO (named pipe), not a regular file"
 	case errors.As(err, &pe):
 		return excerpt(pe.Op+": "+pe.Err.Error(), maxPathExcerpt)
 	}

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/gmark/gmark/internal/readlimit"
 )
 
 // digester computes a JobsDigest of bytes written to it: the SHA-256, the
@@ -86,7 +88,7 @@ func Check(dir string) (warning string, err error) {
 	manifestName := filepath.Join(dir, ManifestFile)
 	m, err := ReadManifest(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		if _, err := os.Stat(jobsName); err != nil {
+		if err := readlimit.Check(jobsName); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("%s has no %s: %s cannot be checked for changes or truncation", dir, ManifestFile, JobsFile), nil
@@ -98,7 +100,7 @@ func Check(dir string) (warning string, err error) {
 		return fmt.Sprintf("%s records no digest of %s (it was written by gmark %s): the file cannot be checked for changes or truncation; generate the workload again to have it checked",
 			manifestName, JobsFile, m.GmarkVersion), nil
 	}
-	f, err := os.Open(jobsName)
+	f, err := OpenJobs(dir)
 	if err != nil {
 		return "", err
 	}

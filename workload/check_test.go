@@ -118,8 +118,11 @@ func TestCheck(t *testing.T) {
 			os.Remove(filepath.Join(dir, ManifestFile))
 		}, "no such file", ""},
 		{"malformed manifest", func(t *testing.T, dir string) {
-			editFile(t, dir, ManifestFile, func(b []byte) []byte { return b[:len(b)/2] })
-		}, "manifest.json: unexpected end of JSON input", ""},
+			editFile(t, dir, ManifestFile, func(b []byte) []byte { return b[:bytes.IndexByte(b, '\n')+1] }) // "{\n"
+		}, "manifest.json:1:2: unexpected end of JSON input", ""},
+		{"a stray character in the manifest", func(t *testing.T, dir string) {
+			editFile(t, dir, ManifestFile, func(b []byte) []byte { return bytes.Replace(b, []byte("\n"), []byte("\nx"), 1) })
+		}, "manifest.json:2:1: invalid character 'x' looking for beginning of object key string", ""},
 		{"digest not hex", func(t *testing.T, dir string) {
 			editManifest(t, dir, func(m *Manifest) { m.JobsFile.SHA256 = strings.ToUpper(m.JobsFile.SHA256) })
 		}, "is not a SHA-256 in lower-case hex", ""},

@@ -4,13 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gmark/gmark/internal/readlimit"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/internal/readlimit"
+	"github.com/gmark/gmark/internal/srcerr"
 )
 
 // The workload directory, written by `gmark generate` and read by `gmark submit`:
@@ -148,7 +150,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 	name := filepath.Join(dir, ManifestFile)
 	b, err := readlimit.File(name, MaxManifestBytes)
 	if errors.Is(err, readlimit.ErrTooLarge) {
-		return nil, fmt.Errorf("%s: larger than %d MiB; not a gmark manifest", name, MaxManifestBytes>>20)
+		return nil, readlimit.TooLargef("%s: larger than %d MiB; not a gmark manifest", name, MaxManifestBytes>>20)
 	}
 	if err != nil {
 		return nil, err
@@ -162,7 +164,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 func ParseManifest(b []byte, name string) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, srcerr.JSON(name, b, err)
 	}
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
@@ -223,16 +225,23 @@ func SingleJDFPath(format, ext string) string {
 	return filepath.Join(JDFDir, format+"."+ext)
 }
 
+// OpenJobs opens dir's workload.jsonl for reading. It must be a regular
+// file: a FIFO (which would block the open until a writer came) or a
+// device such as /dev/zero (which never ends) is refused at once, with
+// an error satisfying readlimit.IsInput.
+func OpenJobs(dir string) (*os.File, error) {
+	return readlimit.Open(filepath.Join(dir, JobsFile))
+}
+
 // ReadAll reads every job of a workload directory into memory; for small
 // workloads and tests. Large workloads should stream with NewReader.
 func ReadAll(dir string) ([]Job, error) {
-	name := filepath.Join(dir, JobsFile)
-	f, err := os.Open(name)
+	f, err := OpenJobs(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r := NewReader(f, name)
+	r := NewReader(f, f.Name())
 	var jobs []Job
 	for {
 		j, err := r.Next()

@@ -18,13 +18,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/gwa"
+	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/stats"
 	"github.com/gmark/gmark/stats/sampstat"
 	"github.com/gmark/gmark/workload"
@@ -196,7 +196,7 @@ func compareUnit(rd *metrics.RunData, unit int, tr *workload.TraceReplay, places
 // checkTrace fails when the trace is not where the manifest says, or is
 // not the file that was replayed.
 func checkTrace(tr *workload.TraceReplay) error {
-	f, err := os.Open(tr.Path)
+	f, err := readlimit.Open(tr.Path)
 	if err != nil {
 		return fmt.Errorf("the trace the run replayed cannot be read again: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gmark/gmark/stats/sampstat"
 )
@@ -623,11 +624,23 @@ func reasonClass(r string) string {
 	if strings.HasPrefix(r, "predecessor ") && strings.HasSuffix(r, " cancelled") {
 		return "predecessor cancelled"
 	}
-	if len(r) > 200 {
-		r = r[:200] + "…"
+	if len(r) > maxReason {
+		// Cut at a character's start, not inside one (the report's text
+		// and JSON would carry a broken UTF-8 sequence), and say so.
+		cut := maxReason
+		for cut > 0 && !utf8.RuneStart(r[cut]) {
+			cut--
+		}
+		r = r[:cut] + reasonCut
 	}
 	return r
 }
+
+// maxReason bounds a failure reason's class, in bytes; a longer reason is
+// cut there (at the character's start) and ends with reasonCut.
+const maxReason = 200
+
+const reasonCut = "… (cut: the reason is longer)"
 
 func orNaN(v float64, ok bool) float64 {
 	if !ok {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gmark/gmark/analyzer/store"
 )
@@ -310,4 +311,26 @@ func jobs(facts []store.JobFacts) []Job {
 		out[i].JobFacts = f
 	}
 	return out
+}
+
+// A failure reason longer than maxReason is cut at a character's start,
+// never inside one, and says it was cut; reasons that differ only past
+// the cut are one class.
+func TestReasonClassCutsAtACharacter(t *testing.T) {
+	long := strings.Repeat("a", maxReason-1) + "é and more" // é's 2 bytes straddle the bound
+	got := reasonClass(long)
+	if !utf8.ValidString(got) || got != strings.Repeat("a", maxReason-1)+reasonCut {
+		t.Errorf("reasonClass(%d bytes) = %q", len(long), got)
+	}
+	if other := reasonClass(long + " else"); other != got {
+		t.Errorf("two reasons the same to the cut are two classes: %q, %q", got, other)
+	}
+	for _, r := range []string{strings.Repeat("é", maxReason), strings.Repeat("€", maxReason), strings.Repeat("x", maxReason+1)} {
+		if got := reasonClass(r); !utf8.ValidString(got) || !strings.HasSuffix(got, reasonCut) || len(got) > maxReason+len(reasonCut) {
+			t.Errorf("reasonClass(%q…) = %q", r[:8], got)
+		}
+	}
+	if r := strings.Repeat("x", maxReason); reasonClass(r) != r {
+		t.Error("a reason of maxReason bytes is cut")
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -371,7 +370,7 @@ func (rd *RunData) readUsers(sha string) {
 	if rd.WorkloadDir == "" {
 		return
 	}
-	f, err := os.Open(filepath.Join(rd.WorkloadDir, workload.JobsFile))
+	f, err := workload.OpenJobs(rd.WorkloadDir)
 	if err != nil {
 		return
 	}

@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gmark/gmark/internal/filelock"
@@ -168,6 +169,8 @@ func checkRegular(path string, mayCreate bool) error {
 	switch {
 	case errors.Is(err, os.ErrNotExist) && mayCreate:
 		return nil
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("store: %s is a loop of symbolic links (%w); give the path of a results file", path, ErrNotFile)
 	case err != nil:
 		return fmt.Errorf("store: %w", err)
 	case fi.IsDir():

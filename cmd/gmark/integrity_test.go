@@ -185,7 +185,7 @@ func TestSubmitRefusesDamagedStore(t *testing.T) {
 
 // Another program's SQLite database is never taken for gmark's: each
 // command that opens a store or a server's state refuses it with exit 2
-// (the servers with exit 1: they refuse at start-up), names its tables, and
+// (the servers too, at start-up), names its tables, and
 // leaves it byte for byte as it was; before, submit and the servers added
 // their tables to it and the report said "no such table: runs". An empty
 // file is no store to report on.
@@ -208,8 +208,8 @@ func TestCommandsRefuseAnotherProgramsDatabase(t *testing.T) {
 		{[]string{"koala", "simulate", "--grid", abs(t, "../../examples/das2.toml"), "--db", other, wl}, 2, "not a gmark results store"},
 		{[]string{"sim", "report", "--db", other}, 2, "not a gmark results store"},
 		{[]string{"sim", "run", abs(t, "../../examples/sim/t1-selftest.toml"), "--db", other}, 2, "not a gmark results store"},
-		{[]string{"koala", "serve", "--state", other, "--listen", "127.0.0.1:0"}, 1, "not the scheduler's state: a SQLite database with tables of its own (accounts)"},
-		{[]string{"placeholder", "serve", "--state", other, "--listen", "127.0.0.1:0"}, 1, "not the metaqueue's state: a SQLite database with tables of its own (accounts)"},
+		{[]string{"koala", "serve", "--state", other, "--listen", "127.0.0.1:0"}, 2, "not the scheduler's state: a SQLite database with tables of its own (accounts)"},
+		{[]string{"placeholder", "serve", "--state", other, "--listen", "127.0.0.1:0"}, 2, "not the metaqueue's state: a SQLite database with tables of its own (accounts)"},
 		{[]string{"report", "--db", empty, "-f", "text"}, 2, "not a gmark results store: an empty database"},
 	} {
 		_, stderr, code := runBounded(t, time.Minute, dir, c.args...)

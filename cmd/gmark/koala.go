@@ -141,6 +141,9 @@ func runKoalaServe(c *cli.Context) error {
 		return usageErrorf("--listen %s is not a loopback address; add --allow-remote to serve beyond this machine", addr)
 	}
 	state := c.String("state")
+	if err := persist.Check(state); err != nil { // before the token is written beside it
+		return err
+	}
 	token, err := serveToken(c)
 	if err != nil {
 		return err

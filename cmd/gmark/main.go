@@ -16,7 +16,10 @@ import (
 	"syscall"
 
 	"github.com/gmark/gmark/internal/cliflag"
+	"github.com/gmark/gmark/internal/readlimit"
+	"github.com/gmark/gmark/internal/sqlitefile"
 	"github.com/gmark/gmark/internal/version"
+	"github.com/gmark/gmark/placeholder"
 	"github.com/urfave/cli/v2"
 )
 
@@ -95,6 +98,8 @@ func runGmark(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	switch {
 	case errors.As(err, &ue), cliflag.IsUsage(err):
 		return exitUsage
+	case readlimit.IsInput(err), sqlitefile.IsInput(err), errors.Is(err, placeholder.ErrInput):
+		return exitUsage // a FIFO, /dev/zero, a file too large, a damaged state, a bad file of commands
 	case errors.As(err, &ec) && ec.ExitCode() == helpTopicMissing:
 		return exitUsage
 	case errors.As(err, &ec):

@@ -106,9 +106,12 @@ func runPlaceholderServe(c *cli.Context) error {
 			return usageError{err}
 		}
 	}
+	if err := metaqueue.CheckState(o.State); err != nil { // before the token is written beside it
+		return err
+	}
 	token, tokenFile, err := httpapi.ServeToken(o.State, c.String("token-file"))
-	if o.Token = token; err != nil {
-		return usageErrorf("--token-file: %v", err)
+	if o.Token = token; err != nil { // --token-file's, or the one beside the state
+		return usageError{err}
 	}
 	if o.Gmark, err = os.Executable(); err != nil {
 		return err

@@ -127,17 +127,19 @@ func outputFlags() []cli.Flag {
 }
 
 // traceInput is how a trace command reads its traces: the reader options
-// (--strict, --input-format), --quiet, and where warnings go.
+// (--strict, --input-format), --quiet, where warnings go, and standard
+// input, the trace "-" (gwa.OpenArg: read once, then nil).
 type traceInput struct {
 	read      gwa.ReadOptions
 	quiet     bool
 	stderr    io.Writer
 	workflows wfstats.Traces // the workflow analyses of the traces analysed
+	stdin     io.Reader
 }
 
 // parseTraceInput reads the input flags every trace command has.
 func parseTraceInput(c *cli.Context) (*traceInput, error) {
-	in := &traceInput{read: gwa.ReadOptions{Strict: c.Bool("strict")}, quiet: c.Bool("quiet"), stderr: c.App.ErrWriter}
+	in := &traceInput{read: gwa.ReadOptions{Strict: c.Bool("strict")}, quiet: c.Bool("quiet"), stderr: c.App.ErrWriter, stdin: c.App.Reader}
 	var err error
 	if in.read.Format, err = gwa.InputFormat(c.String("input-format")); err != nil {
 		return nil, usageError{err}
@@ -150,7 +152,7 @@ func (in *traceInput) traceError(err error) error {
 	var pe *gwa.ParseError
 	var ne *gwa.NoRecordsError
 	switch {
-	case errors.As(err, &ne) || errors.Is(err, gwa.ErrOutOfRange) || errors.Is(err, gwa.ErrNotInSubmitOrder):
+	case errors.As(err, &ne) || errors.Is(err, gwa.ErrOutOfRange) || errors.Is(err, gwa.ErrNotInSubmitOrder) || errors.Is(err, gwa.ErrStdinRead):
 		return usageError{err}
 	case errors.As(err, &pe) && in.read.Strict:
 		return usageError{fmt.Errorf("%v (without --strict, malformed lines are skipped and counted)", err)}
@@ -163,9 +165,9 @@ func (in *traceInput) traceError(err error) error {
 	return err
 }
 
-// open opens one trace.
+// open opens one trace: a regular file or a directory, or "-".
 func (in *traceInput) open(path string) (gwa.Reader, error) {
-	r, err := gwa.Open(path, in.read)
+	r, err := gwa.OpenArg(path, &in.stdin, in.read)
 	if err != nil {
 		return nil, in.traceError(err)
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/gmark/gmark/internal/readlimit"
 )
 
 // table is one parquet file of a table, opened.
@@ -30,7 +32,7 @@ type leaf struct {
 }
 
 func openTable(path string) (*table, error) {
-	f, err := os.Open(path)
+	f, err := readlimit.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/gmark/gmark/internal/readlimit"
 )
 
 // ErrBusy is returned by TryLock when another process holds the lock.
@@ -131,6 +134,9 @@ func RealPath(target string) (string, error) {
 	real, err := filepath.EvalSymlinks(target)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%s is a symbolic link to nothing: give the file it should name", target)
+	}
+	if _, serr := os.Stat(target); err != nil && errors.Is(serr, syscall.ELOOP) {
+		return "", readlimit.Check(target) // "open PATH: a loop of symbolic links, …"
 	}
 	if err != nil {
 		return "", err

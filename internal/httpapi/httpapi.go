@@ -13,11 +13,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/internal/readlimit"
 )
 
 // IsLoopback tells whether a listen address (host:port) is on the loopback
@@ -36,10 +39,17 @@ func IsLoopback(addr string) bool {
 
 // StateToken is the token kept beside the state database (STATE.token),
 // made on first use; it returns the token and the file.
+// A STATE.token that is not a regular file (a FIFO, which would block the
+// read, /dev/zero) or is larger than a token file is refused, saying it
+// is the token.
 func StateToken(state string) (token, file string, err error) {
 	file = state + ".token"
-	if b, err := os.ReadFile(file); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+	b, err := readlimit.File(file, MaxTokenFile)
+	switch {
+	case err == nil && len(strings.TrimSpace(string(b))) > 0:
 		return strings.TrimSpace(string(b)), file, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return "", "", fmt.Errorf("%w (the server's token, kept beside its state)", err)
 	}
 	buf := make([]byte, 16)
 	if _, err := rand.Read(buf); err != nil {
@@ -62,11 +72,15 @@ func ServeToken(state, file string) (token, tokenFile string, err error) {
 	return token, file, err
 }
 
-// ReadTokenFile reads a file holding one token (one word).
+// MaxTokenFile bounds a token file: it holds one word.
+const MaxTokenFile = 4 << 10
+
+// ReadTokenFile reads a file holding one token (one word). It must be a
+// regular file of at most MaxTokenFile bytes (readlimit.File).
 func ReadTokenFile(file string) (string, error) {
-	b, err := os.ReadFile(file)
+	b, err := readlimit.File(file, MaxTokenFile)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%w (a token file, holding one token)", err)
 	}
 	token := strings.TrimSpace(string(b))
 	if token == "" || strings.ContainsAny(token, " \t\r\n") {

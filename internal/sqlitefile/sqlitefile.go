@@ -10,12 +10,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 
-	"github.com/gmark/gmark/internal/outfile"
+	"github.com/gmark/gmark/internal/readlimit"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // ErrForeign is Open's error for a database with tables that are not the
@@ -25,15 +28,24 @@ var ErrForeign = errors.New("a SQLite database with tables of its own")
 // ErrNotFile is Open's error for a path that is not a regular file.
 var ErrNotFile = errors.New("not a regular file")
 
+// ErrDamaged is Open's error for a file that is not a sound SQLite
+// database: corrupted pages, or not a database at all.
+var ErrDamaged = errors.New("not a sound SQLite database")
+
+// IsInput tells whether err is one of Open's refusals of the file it was
+// given (not a regular file, another program's database, a damaged one):
+// the user's input, not the machine's failure.
+func IsInput(err error) bool {
+	return errors.Is(err, ErrNotFile) || errors.Is(err, ErrForeign) || errors.Is(err, ErrDamaged)
+}
+
 // Open opens (creating if needed) the SQLite file at path with pragmas
 // (each "name(value)", as the driver takes them) and one connection. The
 // file may hold only the tables named in own (and SQLite's); it is then
 // put in WAL mode. what names the file in errors ("the scheduler's
 // state").
 func Open(path, what string, own []string, pragmas ...string) (*sql.DB, error) {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w (%s): %s is a SQLite file; give the path of one", path, ErrNotFile, outfile.Kind(fi.Mode()), what)
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := Check(path, what); err != nil {
 		return nil, err
 	}
 	q := url.Values{}
@@ -58,9 +70,44 @@ func Open(path, what string, own []string, pragmas ...string) (*sql.DB, error) {
 	return db, nil
 }
 
+// header is how every SQLite database file starts.
+const header = "SQLite format 3\x00"
+
+// Check refuses, creating and writing nothing, a path that Open would
+// refuse for its kind or its first bytes: not a regular file (ErrNotFile),
+// or a file that is neither empty nor starts as a SQLite database does
+// (ErrDamaged). A missing file passes. A server checks its state so before
+// it writes the files it keeps beside it (its token).
+func Check(path, what string) error {
+	var nr *readlimit.NotRegularError
+	f, err := readlimit.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case errors.As(err, &nr):
+		return fmt.Errorf("%s: %w (%s): %s is a SQLite file; give the path of one", path, ErrNotFile, nr.What, what)
+	case err != nil:
+		return err
+	}
+	defer f.Close()
+	b := make([]byte, len(header))
+	n, err := io.ReadFull(f, b)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if n > 0 && string(b[:n]) != header {
+		return fmt.Errorf("%s: %w (it does not start as one does): %s is a SQLite file; restore it from a copy, or give another path", path, ErrDamaged, what)
+	}
+	return nil
+}
+
 // checkTables refuses a database with a table or view not in own.
 func checkTables(db *sql.DB, path, what string, own []string) error {
 	foreign, err := ForeignTables(db, own)
+	var se *sqlite.Error
+	if errors.As(err, &se) && (se.Code()&0xff == sqlite3.SQLITE_NOTADB || se.Code()&0xff == sqlite3.SQLITE_CORRUPT) {
+		return fmt.Errorf("%s: %w (%v): %s is a SQLite file; restore it from a copy, or give another path", path, ErrDamaged, err, what)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}

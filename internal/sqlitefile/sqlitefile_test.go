@@ -31,6 +31,18 @@ func TestOpen(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	loop := filepath.Join(dir, "loop")
+	if err := os.Symlink("loop", loop); err != nil {
+		t.Fatal(err)
+	}
+	damaged := filepath.Join(dir, "damaged.db")
+	if err := os.WriteFile(damaged, bytes.Repeat([]byte("not a database\n"), 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badPages := filepath.Join(dir, "pages.db")
+	if err := os.WriteFile(badPages, append([]byte("SQLite format 3\x00"), bytes.Repeat([]byte{0xff}, 4096)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		path string
@@ -47,6 +59,9 @@ func TestOpen(t *testing.T) {
 		{"many", sqlFile("many.db", "CREATE TABLE a(x)", "CREATE TABLE b(x)", "CREATE TABLE c(x)", "CREATE TABLE d(x)", "CREATE TABLE e(x)", "CREATE TABLE f(x)"), ErrForeign, "(a, b, c, d, e, …)"},
 		{"a directory", dir, ErrNotFile, "(a directory): the test's state is a SQLite file"},
 		{"a FIFO", fifo, ErrNotFile, "(a FIFO (named pipe))"},
+		{"a loop of links", loop, ErrNotFile, "(a loop of symbolic links)"},
+		{"a text file", damaged, ErrDamaged, "not a sound SQLite database (it does not start as one does): the test's state is a SQLite file; restore it from a copy"},
+		{"a damaged database", badPages, ErrDamaged, "not a sound SQLite database (file is not a database (26)): the test's state is a SQLite file; restore it from a copy"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var before []byte
@@ -75,10 +90,10 @@ func TestOpen(t *testing.T) {
 				db.Close()
 				t.Fatal("opened")
 			}
-			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) || !strings.HasPrefix(err.Error(), c.path+": ") {
+			if !errors.Is(err, c.want) || !IsInput(err) || !strings.Contains(err.Error(), c.says) || !strings.HasPrefix(err.Error(), c.path+": ") {
 				t.Errorf("%v; want %v naming the path and saying %q", err, c.want, c.says)
 			}
-			if fi, _ := os.Stat(c.path); fi.Mode().IsRegular() {
+			if fi, err := os.Stat(c.path); err == nil && fi.Mode().IsRegular() {
 				if after, _ := os.ReadFile(c.path); !bytes.Equal(after, before) {
 					t.Error("the file was changed")
 				}

@@ -7,6 +7,9 @@
 package srcerr
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -88,4 +91,32 @@ func (l List) Err() error {
 	}
 	l.Sort()
 	return l
+}
+
+// Offset is the position of byte offset off of src, a whole file: its
+// line, and its column in characters.
+func Offset(file string, src []byte, off int64) Pos {
+	off = min(max(off, 0), int64(len(src)))
+	before := src[:off]
+	line := 1 + bytes.Count(before, []byte{'\n'})
+	start := bytes.LastIndexByte(before, '\n') + 1
+	return Pos{File: file, Line: line, Col: 1 + utf8.RuneCount(before[start:])}
+}
+
+// JSON positions an error of encoding/json's decoding of src (a file read
+// whole): a syntax error or a value of the wrong type gets the line and
+// column of the offset the decoder gives ("manifest.json:3:14: invalid
+// character …"); another error gets the file alone.
+func JSON(file string, src []byte, err error) *Error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		// The offset is just past the byte that broke the syntax.
+		return &Error{Pos: Offset(file, src, syn.Offset-1), Msg: syn.Error()}
+	case errors.As(err, &typ):
+		// Past the value of the wrong type: the position is its end.
+		return &Error{Pos: Offset(file, src, typ.Offset), Msg: typ.Error()}
+	}
+	return &Error{Pos: Pos{File: file}, Msg: err.Error()}
 }

@@ -1,6 +1,7 @@
 package srcerr
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -38,5 +39,28 @@ func TestListSortsAndJoins(t *testing.T) {
 	l = append(l, Errorf(Pos{File: "b", Line: 1, Col: 1}, "3"), Errorf(Pos{File: "a", Line: 2, Col: 5}, "2"), Errorf(Pos{File: "a", Line: 2, Col: 1}, "1"))
 	if got, want := l.Err().Error(), "a:2:1: 1\na:2:5: 2\nb:1:1: 3"; got != want {
 		t.Fatalf("%q, want %q", got, want)
+	}
+}
+
+// A JSON decoding error is placed at its line and column: a syntax error
+// at the byte that broke it, a wrong type at the end of its value.
+func TestJSONPositions(t *testing.T) {
+	tests := []struct {
+		src  string
+		want string
+	}{
+		{"{\n  \"a\": 1,\n  \"b\": x\n}", "m.json:3:8: invalid character 'x' looking for beginning of value"},
+		{"{\"é\": 1 2}", "m.json:1:9: invalid character '2' after object key:value pair"},
+		{"{\n\"n\": \"text\"}", "m.json:2:12: json: cannot unmarshal string into Go struct field .n of type int"},
+		{"", "m.json:1:1: unexpected end of JSON input"},
+	}
+	for _, tc := range tests {
+		var v struct {
+			N int `json:"n"`
+		}
+		err := json.Unmarshal([]byte(tc.src), &v)
+		if got := JSON("m.json", []byte(tc.src), err).Error(); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.src, got, tc.want)
+		}
 	}
 }

@@ -300,7 +300,7 @@ const MaxFileSize = 16 << 20
 func Load(path string) (*Grid, error) {
 	b, err := readlimit.File(path, MaxFileSize)
 	if errors.Is(err, readlimit.ErrTooLarge) {
-		return nil, fmt.Errorf("%s: larger than %d bytes; this is not a grid description", path, MaxFileSize)
+		return nil, readlimit.TooLargef("%s: larger than %d bytes; this is not a grid description", path, MaxFileSize)
 	}
 	if err != nil {
 		return nil, err

@@ -82,6 +82,14 @@ type statements struct {
 // schedulers on one state would both restore and run its jobs.
 var ErrInUse = errors.New("the state is in use by another scheduler")
 
+// what names the state in errors.
+const what = "the scheduler's state"
+
+// Check refuses, writing nothing, a state Open would refuse for its kind
+// or its first bytes (sqlitefile.Check): gmark koala serve checks it before
+// it writes the token beside it.
+func Check(path string) error { return sqlitefile.Check(path, what) }
+
 // Open opens (creating if needed) the database at path, for this process
 // alone: it holds the file's lock (filelock.ForFile: REAL_PATH.lock, under
 // whatever name the file is given) until Close (the kernel drops it on
@@ -107,7 +115,7 @@ func Open(path string) (st *Store, err error) {
 	// commits is not dominated by them.
 	// One connection: one writer; reads share it (the core is
 	// single-threaded). Another program's database is refused untouched.
-	db, err := sqlitefile.Open(path, "the scheduler's state", ownTables,
+	db, err := sqlitefile.Open(path, what, ownTables,
 		"synchronous(NORMAL)", "busy_timeout(5000)", "foreign_keys(ON)", "wal_autocheckpoint(10000)")
 	if err != nil {
 		return nil, err

@@ -48,14 +48,18 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		httpapi.Fail(w, http.StatusNotFound, "no route %s %s (docs/placeholder.md lists the API)", r.Method, r.URL.Path)
 	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// A request without the token is answered only under localhost or an
+	// IP address as Host (httpapi.HostCheck): a page of another site
+	// whose name was rebound to 127.0.0.1 (DNS rebinding) reads nothing.
+	// The server listens on loopback only, so no other name is its own.
+	return httpapi.HostCheck(s.cfg.Token, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := int64(MaxOtherBody)
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/jobs") {
 			n = MaxAddBody
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, n)
 		mux.ServeHTTP(w, r)
-	})
+	}))
 }
 
 // HTTPServer is an http.Server for the API with the server's limits.

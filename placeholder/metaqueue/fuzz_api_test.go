@@ -144,7 +144,7 @@ func FuzzAPI(f *testing.F) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, m, "http://mq"+u.RequestURI(), strings.NewReader(string(body)))
+		req, err := http.NewRequestWithContext(ctx, m, "http://127.0.0.1"+u.RequestURI(), strings.NewReader(string(body)))
 		if err != nil {
 			return
 		}

@@ -112,12 +112,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("metaqueue: retries, retry wait and max retries must be >= 0")
 	}
 	cfg.HTTP = cfg.HTTP.WithDefaults(DefaultLimits)
-	if err := os.MkdirAll(cfg.SitesDir, 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(cfg.SitesDir, "token"), []byte(cfg.Token+"\n"), 0o600); err != nil {
-		return nil, err
-	}
+	// The state first: one refused leaves nothing beside it.
 	st, err := openStore(cfg.State)
 	if err != nil {
 		return nil, err
@@ -126,6 +121,14 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		st.close()
 		return nil, fmt.Errorf("%s: %w", cfg.State, err)
+	}
+	if err := os.MkdirAll(cfg.SitesDir, 0o755); err != nil {
+		st.close()
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(cfg.SitesDir, "token"), []byte(cfg.Token+"\n"), 0o600); err != nil {
+		st.close()
+		return nil, err
 	}
 	srv := &Server{cfg: cfg, st: st, s: s, cmds: make(chan *command, 8192), done: make(chan struct{}), sites: map[[2]string]site.Site{}}
 	srv.url.Store("")

@@ -104,6 +104,14 @@ type store struct {
 	ins    map[string]*sql.Stmt
 }
 
+// stateWhat names the state in errors.
+const stateWhat = "the metaqueue's state"
+
+// CheckState refuses, writing nothing, a state the server would refuse
+// for its kind or its first bytes (sqlitefile.Check): gmark placeholder
+// serve checks it before it writes the token beside it.
+func CheckState(path string) error { return sqlitefile.Check(path, stateWhat) }
+
 func openStore(path string) (st *store, err error) {
 	// The file's lock, whatever name it is given; a state with more than
 	// one hard link is refused (filelock.ErrLinked).
@@ -120,7 +128,7 @@ func openStore(path string) (st *store, err error) {
 			release()
 		}
 	}()
-	db, err := sqlitefile.Open(path, "the metaqueue's state", ownTables,
+	db, err := sqlitefile.Open(path, stateWhat, ownTables,
 		"synchronous(NORMAL)", "busy_timeout(10000)", "wal_autocheckpoint(10000)")
 	if err != nil {
 		return nil, err

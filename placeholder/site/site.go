@@ -271,7 +271,7 @@ func ReadConfig(path string) (*AgentConfig, error) {
 	b, err := readlimit.File(path, MaxConfig)
 	if err != nil {
 		if errors.Is(err, readlimit.ErrTooLarge) {
-			return nil, fmt.Errorf("%s: larger than %d bytes: not an agent configuration", path, MaxConfig)
+			return nil, readlimit.TooLargef("%s: larger than %d bytes: not an agent configuration", path, MaxConfig)
 		}
 		return nil, err
 	}

@@ -170,7 +170,7 @@ func Load(path string, o Options) (*Experiment, error) {
 	}
 	b, err := readlimit.File(path, MaxFileSize)
 	if errors.Is(err, readlimit.ErrTooLarge) {
-		return nil, fmt.Errorf("%s: larger than %d bytes; this is not an experiment file", path, MaxFileSize)
+		return nil, readlimit.TooLargef("%s: larger than %d bytes; this is not an experiment file", path, MaxFileSize)
 	}
 	if err != nil {
 		return nil, err

@@ -130,7 +130,7 @@ func (l Layout) writeManifest(m *Manifest) error {
 func ReadManifest(path string) (*Manifest, error) {
 	b, err := readlimit.File(path, maxManifest)
 	if errors.Is(err, readlimit.ErrTooLarge) {
-		return nil, fmt.Errorf("%s: larger than %d bytes: not a manifest of gmark sim run --on slurm", path, maxManifest)
+		return nil, readlimit.TooLargef("%s: larger than %d bytes: not a manifest of gmark sim run --on slurm", path, maxManifest)
 	}
 	if err != nil {
 		return nil, err

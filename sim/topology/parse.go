@@ -19,7 +19,7 @@ const MaxFileSize = 4 << 20
 func Load(path string) (*Topology, error) {
 	b, err := readlimit.File(path, MaxFileSize)
 	if errors.Is(err, readlimit.ErrTooLarge) {
-		return nil, fmt.Errorf("%s: larger than %d bytes; this is not a topology", path, MaxFileSize)
+		return nil, readlimit.TooLargef("%s: larger than %d bytes; this is not a topology", path, MaxFileSize)
 	}
 	if err != nil {
 		return nil, err

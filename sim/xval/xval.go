@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/gmark/gmark/koala/core"
@@ -150,7 +148,7 @@ func Compare(dir string, g *grid.Grid, o Options) (*Comparison, error) {
 // them), jobs that name a cluster (central places them anywhere) and jobs
 // with a start deadline (central ignores it).
 func workloadNotes(dir string) ([]string, error) {
-	f, err := os.Open(filepath.Join(dir, workload.JobsFile))
+	f, err := workload.OpenJobs(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +200,7 @@ func runSim(dir string, g *grid.Grid, top *topology.Topology, period time.Durati
 	if p := g.Scheduler.Policy; p != "" && p != "CF" {
 		cfg.Placement = p
 	}
-	f, err := os.Open(filepath.Join(dir, workload.JobsFile))
+	f, err := workload.OpenJobs(dir)
 	if err != nil {
 		return Metrics{}, err
 	}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -194,12 +192,12 @@ func (q *queueWatch) Event(e *core.Event) {
 // recording leaves in the store the run's opening and the jobs that had
 // ended, with no end record (as a killed 'gmark submit' leaves its run).
 func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
-	name := filepath.Join(dir, workload.JobsFile)
-	f, err := os.Open(name)
+	f, err := workload.OpenJobs(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	name := f.Name()
 	// The clock starts early enough for the background band (--warmup) and
 	// the local workloads (the grid's local_warmup, which Begin applies).
 	warmup := max(opts.Warmup, g.Scheduler.LocalWarmup.Duration)

@@ -14,12 +14,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/examples"
+	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/targets"
@@ -150,7 +150,7 @@ func (c *collector) file(role, path, want string) bool {
 // A path naming a shipped example the way the repository does that is not
 // on disk is the copy built into gmark, which is what gmark read for it.
 func read(path string) (content []byte, sum string, size int64, err error) {
-	f, err := os.Open(path)
+	f, err := readlimit.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if name, ok := examples.Lookup(path); ok {
 			if b, err := examples.ReadFile(name); err == nil {

@@ -64,7 +64,7 @@ var typeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.
 func Load(path string) (*File, error) {
 	b, err := readlimit.File(path, MaxFileSize)
 	if errors.Is(err, readlimit.ErrTooLarge) {
-		return nil, fmt.Errorf("%s: larger than 1 MiB: not a targets file", path)
+		return nil, readlimit.TooLargef("%s: larger than 1 MiB: not a targets file", path)
 	}
 	if err != nil {
 		return nil, err
