@@ -293,6 +293,7 @@ func (s *Sim) arrive(j *Job) {
 	if !s.arch.Fits(j) {
 		j.state = jobRejected
 		s.acc.rejected++
+		s.dropped(j)
 		return
 	}
 	s.active++
