@@ -233,7 +233,7 @@ func (c *Core) assign(j *Job, res placement.Result, info *placement.Info) []stri
 func (c *Core) place(j *Job, info *placement.Info) (placement.Result, *placement.Failure) {
 	maxIdle, total := c.idleOf(j, info)
 	switch {
-	case !j.request.Flexible && j.reqLargest > maxIdle:
+	case !j.flexible && j.reqLargest > maxIdle:
 		return placement.Result{}, c.hopeless(j, info, j.reqAt)
 	case j.reqNeed > total:
 		return placement.Result{}, c.hopeless(j, info, placement.Total)
