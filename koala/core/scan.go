@@ -77,8 +77,8 @@ func (c *Core) scan(p Priority) {
 		if j.State != Queued {
 			continue
 		}
-		if c.tryPlace(j, info) || j.State.Terminal() {
-			continue
+		if c.tryPlace(j, info) || j.State != Queued {
+			continue // placed, or failed (max_placement_tries)
 		}
 		// Aging: every P tries a high or low job moves up a queue.
 		if P := c.cfg.AgingPeriod; P > 0 && j.PlacementTries%P == 0 && (j.priority == High || j.priority == Low) {
