@@ -50,10 +50,12 @@ func wakeAt(deadline time.Time, t *time.Timer, stop <-chan struct{}) bool {
 // is the one woken at the deadline (preciseThread): where that thread may
 // take a real-time priority, the whole wait is slept in the kernel, in
 // slices of stopCheck; else Go's timer wakes it coarseMargin early and the
-// rest is slept in the kernel.
-func sleepUntil(deadline time.Time, stop <-chan struct{}) bool {
+// rest is slept in the kernel. The thread stays as it is, class and all,
+// until the caller calls release: the worker makes its submit call first,
+// as leaving the class at once let the kernel put the thread behind every
+// ordinary one of a loaded machine between waking and the call.
+func sleepUntil(deadline time.Time, stop <-chan struct{}) (release func(), ok bool) {
 	release, raised := preciseThread()
-	defer release()
 	if !raised {
 		if w := time.Until(deadline) - coarseMargin; w > 0 {
 			t := time.NewTimer(w)
@@ -61,18 +63,18 @@ func sleepUntil(deadline time.Time, stop <-chan struct{}) bool {
 			case <-t.C:
 			case <-stop:
 				t.Stop()
-				return false
+				return release, false
 			}
 		}
 	}
 	for {
 		w := time.Until(deadline)
 		if w <= 0 {
-			return true
+			return release, true
 		}
 		select {
 		case <-stop:
-			return false
+			return release, false
 		default:
 		}
 		fineSleep(min(w, stopCheck))

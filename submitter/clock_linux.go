@@ -16,8 +16,9 @@ import (
 // ordinary processes (a nice value would not do: with autogroups it only
 // orders the threads of one session), and a process started from it does
 // not inherit the class. raised says whether it was put in that class.
-// release undoes all of it; it is called before the thread does any other
-// work (a submit call), so no work runs in the real-time class.
+// release undoes all of it. The work done in the class is one submission
+// (the target's calls are short, or wait on a process or the network), so
+// that its delay is not that of an ordinary thread on a loaded machine.
 func preciseThread() (release func(), raised bool) {
 	runtime.LockOSThread()
 	old, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)

@@ -11,7 +11,9 @@ import (
 func TestSleepUntil(t *testing.T) {
 	for _, ahead := range []time.Duration{-time.Second, 0, time.Millisecond, 30 * time.Millisecond} {
 		due := time.Now().Add(ahead)
-		if !sleepUntil(due, make(chan struct{})) {
+		release, ok := sleepUntil(due, make(chan struct{}))
+		release()
+		if !ok {
 			t.Fatalf("%v ahead: stopped without a stop", ahead)
 		}
 		if now := time.Now(); now.Before(due) {
@@ -20,13 +22,17 @@ func TestSleepUntil(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	close(stop)
-	if sleepUntil(time.Now().Add(time.Hour), stop) {
+	if release, ok := sleepUntil(time.Now().Add(time.Hour), stop); ok {
 		t.Fatal("a stopped sleep reported its deadline reached")
+	} else {
+		release()
 	}
 	stop = make(chan struct{})
 	go func() { time.Sleep(10 * time.Millisecond); close(stop) }()
-	if sleepUntil(time.Now().Add(time.Hour), stop) {
+	if release, ok := sleepUntil(time.Now().Add(time.Hour), stop); ok {
 		t.Fatal("a sleep stopped midway reported its deadline reached")
+	} else {
+		release()
 	}
 }
 

@@ -169,13 +169,19 @@ func (r *Runner) worker(ctx context.Context, wg *sync.WaitGroup) {
 		if r.rec.Wait(tr.intentSeq) != nil {
 			continue // the loop stops the run
 		}
-		if tr.handed && !sleepUntil(tr.due, ctx.Done()) {
-			continue // interrupted before its instant: as above
+		release := func() {}
+		if tr.handed {
+			var due bool
+			if release, due = sleepUntil(tr.due, ctx.Done()); !due {
+				release()
+				continue // interrupted before its instant: as above
+			}
 		}
 		res := submitResult{tr: tr, skipped: "the tail expired before it was submitted"}
 		if !r.tailExpired.Load() {
 			res = r.submit(ctx, tr)
 		}
+		release()
 		select {
 		case r.results <- res:
 		case <-r.loopDone: // the run stopped (the store failed)
