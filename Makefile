@@ -45,6 +45,7 @@ bench:
 	@$(MAKE) --no-print-directory bench-submit-mem
 	@$(MAKE) --no-print-directory bench-report
 	@$(MAKE) --no-print-directory bench-slurm
+	@$(MAKE) --no-print-directory bench-lublin
 	@$(MAKE) --no-print-directory bench-grid
 
 ## bench-submit-mem: peak heap of dryruns of 100k, 300k and 1M jobs (docs/performance.md)
@@ -101,6 +102,36 @@ bench-grid:
 	  /SKIP|not available/ { print } \
 	  /^(FAIL|panic|--- FAIL)/ { print; bad = 1 } \
 	  END { exit bad }'
+
+## bench-slurm-list: the Slurm target's CPU per job (its process and its children: sbatch, squeue,
+## scontrol) as the controller's job list grows: a run of SLURM_JOBS jobs, then one of
+## SLURM_LARGE, on one test cluster that keeps every finished job for an hour (flat: a ratio near 1)
+SLURM_LARGE ?= 4000
+bench-slurm-list:
+	@GMARK_BENCH_JOBS=$(SLURM_JOBS) GMARK_BENCH_LARGE=$(SLURM_LARGE) $(GO) test -run '^$$' -bench SlurmTargetJobList \
+	  -benchtime 1x -timeout 60m -v ./submitter/slurm/ | awk '\
+	  /jobs, the controller keeping/ { sub(/^ *bench_joblist_live_test.go:[0-9]+: /, ""); print } \
+	  /SKIP|not available/ { print } \
+	  /^BenchmarkSlurmTargetJobList.* ratio/ { for (i = 2; i < NF; i++) m[$$(i+1)] = $$i; \
+	    printf "CPU per job: %.2f ms (small run), %.2f ms (large run); ratio %.2f (flat: <= 1.2)\n", m["cpu-ms/job-small"], m["cpu-ms/job-large"], m["ratio"] } \
+	  /^(FAIL|panic|---)/ { print; bad = 1 } END { exit bad }'
+
+## bench-lublin: `gmark generate` of the Lublin–Feitelson model, writing SWF, against the model's
+## own C program (m_lublin99.c, writing SWF), as whole processes in LUBLIN_PAIRS alternating pairs,
+## as many jobs as the C program writes: LUBLIN_C=path/to/the/built/program (it is third-party and
+## not in the repository; docs/performance.md says how to build it); skipped, saying so, without it
+LUBLIN_PAIRS ?= 5
+bench-lublin:
+	@if [ -z "$(LUBLIN_C)" ]; then \
+	  echo "bench-lublin: skipped: LUBLIN_C is not set (point it at a built copy of the model's C program, m_lublin99.c writing SWF)"; exit 0; fi; \
+	if [ ! -x "$(LUBLIN_C)" ] || [ -d "$(LUBLIN_C)" ]; then echo "bench-lublin: LUBLIN_C=$(LUBLIN_C) is not an executable program"; exit 2; fi; \
+	GMARK_LUBLIN_C="$(abspath $(LUBLIN_C))" GMARK_BENCH_PAIRS=$(LUBLIN_PAIRS) $(GO) test -run '^$$' -bench GenerateVsLublinC \
+	  -benchtime 1x -timeout 30m -v ./cmd/gmark/ | awk '\
+	  /pair [0-9]+:/ { sub(/^ *bench_lublin_test.go:[0-9]+: /, ""); print } \
+	  /^BenchmarkGenerateVsLublinC.* ratio/ { for (i = 2; i < NF; i++) m[$$(i+1)] = $$i; \
+	    printf "%d jobs: gmark %.0f jobs/s, C %.0f jobs/s (medians); ratio %.3f (goal >= 1.0)\n", m["jobs"], m["gmark-jobs/s"], m["c-jobs/s"], m["ratio"]; \
+	    printf "CPU %.2f s (gmark), %.2f s (C); peak memory %.1f MiB (gmark), %.1f MiB (C)\n", m["gmark-cpu-s"], m["c-cpu-s"], m["gmark-peak-MiB"], m["c-peak-MiB"] } \
+	  /^(FAIL|panic|---)/ { print; bad = 1 } END { exit bad }'
 
 ## bench-core: the LCG trace (188,041 jobs, 70% on DAS-2, CF) through the bundled core as
 ## `gmark sim run` runs it (central_model = "core"); goals: under 5 s a run, >= 1,000,000 events/s

@@ -1,6 +1,7 @@
 package gwa
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -20,9 +21,13 @@ import (
 // dependencies beyond the first are lost there. Every dependency is kept
 // in the records' WorkflowID (the composite job's id) and Dependencies,
 // which the workflow variant writes.
-func JobRecords(j *workload.Job) []Record {
+func JobRecords(j *workload.Job) []Record { return AppendJobRecords(nil, j) }
+
+// AppendJobRecords is JobRecords appending to dst (a buffer to reuse: the
+// records of a unitary job are one).
+func AppendJobRecords(dst []Record, j *workload.Job) []Record {
 	if j.Kind != workload.Composite {
-		return []Record{taskRecord(j, "UNITARY", "-1", "")}
+		return append(dst, taskRecord(j, "UNITARY", "-1", ""))
 	}
 	first := map[string]string{}
 	preds := map[string][]string{}
@@ -32,7 +37,7 @@ func JobRecords(j *workload.Job) []Record {
 		}
 		preds[d.To] = append(preds[d.To], d.From)
 	}
-	out := make([]Record, 0, len(j.Tasks))
+	out := slices.Grow(dst, len(j.Tasks))
 	for i := range j.Tasks {
 		t := j.Tasks[i] // a copy: the user and group default to the composite job's
 		if t.User == "" {

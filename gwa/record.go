@@ -60,7 +60,7 @@ type TaskFile struct {
 
 // NewRecord returns a record with every field missing.
 func NewRecord() Record {
-	s := strconv.Itoa(Missing)
+	s := missingID
 	return Record{JobID: s, SubmitTime: Missing, WaitTime: Missing, RunTime: Missing, NProcs: Missing,
 		AvgCPUTimeUsed: Missing, UsedMemory: Missing, ReqNProcs: Missing, ReqTime: Missing, ReqMemory: Missing,
 		Status: Missing, UserID: s, GroupID: s, ExecutableID: s, QueueID: s, PartitionID: s, OrigSiteID: s,
@@ -68,6 +68,9 @@ func NewRecord() Record {
 		UsedResources: s, ReqPlatform: s, ReqNetwork: Missing, ReqLocalDiskSpace: Missing, ReqResources: s,
 		VOID: s, ProjectID: s, PrecedingJob: s, ThinkTime: Missing}
 }
+
+// missingID is a string field that holds no value.
+var missingID = strconv.Itoa(Missing)
 
 // GWFFields are the GWF text header names, in order.
 var GWFFields = []string{"JobID", "SubmitTime", "WaitTime", "RunTime", "NProcs", "AverageCPUTimeUsed",

@@ -20,6 +20,8 @@ type TraceSink struct {
 	// wfDir is where each composite job is written as a WfFormat
 	// instance (DIR/workflows), "" when not asked for.
 	wfDir string
+	recs  []Record   // the records of the job being written, reused
+	pipe  *tracePipe // writes GWF and SWF on a goroutine of its own (tracepipe.go)
 }
 
 // TraceFormats are the formats a TraceSink writes: GWF, SWF, the
@@ -78,7 +80,8 @@ func (t *TraceSink) Write(j *workload.Job) error {
 	if t.gwf == nil && t.swf == nil && t.wf == nil && t.wfDir == "" {
 		return nil
 	}
-	recs := JobRecords(j)
+	recs := AppendJobRecords(t.recs[:0], j)
+	t.recs = recs
 	if t.wfDir != "" && j.Kind == workload.Composite {
 		if err := writeInstanceFile(filepath.Join(t.wfDir, fileSafe(j.ID)+".json"), recs); err != nil {
 			return fmt.Errorf("job %s: %v", j.ID, err)
@@ -89,19 +92,13 @@ func (t *TraceSink) Write(j *workload.Job) error {
 			return err
 		}
 	}
-	for _, r := range recs {
-		if t.gwf != nil {
-			if err := t.gwf.Write(&r); err != nil {
-				return err
-			}
-		}
-		if t.swf != nil {
-			if err := t.swf.Write(&r); err != nil {
-				return err
-			}
-		}
+	if t.gwf == nil && t.swf == nil {
+		return nil
 	}
-	return nil
+	if t.pipe == nil {
+		t.pipe = newTracePipe(t.gwf, t.swf)
+	}
+	return t.pipe.add(recs)
 }
 
 // Close flushes and closes the traces; it returns the first error.
@@ -111,6 +108,10 @@ func (t *TraceSink) Close() error {
 		if first == nil {
 			first = err
 		}
+	}
+	if t.pipe != nil {
+		keep(t.pipe.close())
+		t.pipe = nil
 	}
 	if t.gwf != nil {
 		keep(t.gwf.Flush())

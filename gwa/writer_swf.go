@@ -3,6 +3,7 @@ package gwa
 import (
 	"bufio"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -83,7 +84,7 @@ func (m *idMap) id(v string) (n int, renumbered bool) {
 // number.
 type jobIDs struct {
 	ids      map[string]int
-	assigned map[int]bool
+	assigned numberRuns
 	max      int
 }
 
@@ -95,17 +96,52 @@ func (j *jobIDs) id(v string) (n int, renumbered bool) {
 	if n, ok := j.ids[v]; ok {
 		return n, false
 	}
-	if n, ok := isDecimal(v); ok && !j.assigned[n] {
+	if n, ok := isDecimal(v); ok && !j.assigned.has(n) {
 		j.max = max(j.max, n)
 		return n, false
 	}
 	if j.ids == nil {
-		j.ids, j.assigned = map[string]int{}, map[int]bool{}
+		j.ids = map[string]int{}
 	}
 	j.max++
-	j.ids[v], j.assigned[j.max] = j.max, true
+	j.ids[v] = j.max
+	j.assigned.add(j.max)
 	return j.max, true
 }
+
+// numberRuns is a set of numbers as sorted runs of consecutive ones: the
+// numbers jobIDs gives are each above every number before, so a stream of
+// renumbered ids is one run, whatever its length.
+type numberRuns []struct{ lo, hi int }
+
+// add adds n, above every number in the set.
+func (r *numberRuns) add(n int) {
+	if k := len(*r); k > 0 && (*r)[k-1].hi == n-1 {
+		(*r)[k-1].hi = n
+		return
+	}
+	*r = append(*r, struct{ lo, hi int }{n, n})
+}
+
+func (r numberRuns) has(n int) bool {
+	i, _ := slices.BinarySearchFunc(r, n, func(e struct{ lo, hi int }, n int) int {
+		switch {
+		case e.hi < n:
+			return -1
+		case e.lo > n:
+			return 1
+		}
+		return 0
+	})
+	return i < len(r) && r[i].lo <= n && n <= r[i].hi
+}
+
+// ForgetJobIDs forgets the job identifiers renumbered so far, for a stream
+// whose later records never name them again (a generated workload: each
+// job's id is its own, and a task's preceding job is a task of the same
+// job, written just before): the table grows no more with the trace. The
+// numbers given stay taken.
+func (s *SWFWriter) ForgetJobIDs() { clear(s.jobs.ids) }
 
 // appendTableLine appends the "; gmark-KIND: N name" line of a renumbered
 // identifier.

@@ -21,6 +21,9 @@ type Cluster struct {
 	// neither idle, held nor busy until their repair.
 	Failed int
 	easy   bool // FCFS+EASY backfilling instead of FCFS
+	// conservative: FCFS with conservative backfilling (every queued job
+	// has a reservation) instead of FCFS.
+	conservative bool
 
 	running []*Job
 	queue   jobQueue
@@ -94,7 +97,8 @@ func (s *Sim) Requeue(c *Cluster, j *Job) {
 }
 
 // Dispatch runs the cluster's local scheduler: FCFS without backfilling
-// (the thesis's assumption 3), or FCFS with EASY backfilling.
+// (the thesis's assumption 3), or FCFS with EASY or conservative
+// backfilling.
 func (s *Sim) Dispatch(c *Cluster) {
 	if !c.Up {
 		return
@@ -102,8 +106,12 @@ func (s *Sim) Dispatch(c *Cluster) {
 	for c.queue.len() > 0 && c.queue.peek().Procs <= c.Free {
 		s.Start(c.queue.pop(), c, false)
 	}
-	if c.easy && c.queue.len() > 1 {
+	switch {
+	case c.queue.len() < 2:
+	case c.easy:
 		s.backfill(c)
+	case c.conservative:
+		s.backfillConservative(c)
 	}
 }
 
@@ -125,9 +133,18 @@ func (s *Sim) backfill(c *Cluster) {
 	}
 	slices.SortFunc(ends, func(a, b end) int { return cmpDur(a.at, b.at) })
 	free, shadow := c.Free, time.Duration(-1)
-	for _, e := range ends {
+	for i, e := range ends {
 		if free += e.procs; free >= head.Procs {
 			shadow = e.at
+			// Every job whose estimated end ties at the shadow time frees
+			// its processors then too: they are all extra, not only the
+			// ones of the job that made the head fit.
+			for _, t := range ends[i+1:] {
+				if t.at != shadow {
+					break
+				}
+				free += t.procs
+			}
 			break
 		}
 	}
@@ -169,4 +186,99 @@ func cmpDur(a, b time.Duration) int {
 		return 1
 	}
 	return 0
+}
+
+// backfillConservative is conservative backfilling: every job of the
+// eligible part of the queue, in queue order, gets a reservation at the
+// earliest time enough processors are free for its whole estimated run,
+// given the running jobs' estimated ends and the reservations of the jobs
+// before it; a job whose reservation is now starts now. The reservations
+// are worked out again at every dispatch, in queue order (no job's
+// reservation is kept between dispatches), so a job never waits for one
+// behind it: a backfilled job delays no job queued before it, where EASY
+// protects only the head. A running job past its estimate is expected to
+// end any moment (its processors are counted free from now on, but no job
+// starts on them before it really ends). Cost: queue length × profile
+// steps per dispatch.
+func (s *Sim) backfillConservative(c *Cluster) {
+	p := profile{{at: s.now, free: c.Free}}
+	for _, r := range c.running {
+		p.add(max(r.Start+s.estimate(r, c), s.now), r.Procs)
+	}
+	limit := s.sel.Eligible(c.queue.len())
+	for i := 0; i < limit && i < c.queue.len(); i++ {
+		j := c.queue.at(i)
+		est := s.estimate(j, c)
+		at, ok := p.earliest(j.Procs, est)
+		if !ok {
+			continue // it never fits (the cluster is partly down): no reservation
+		}
+		if at == s.now && j.Procs <= c.Free {
+			p.reserve(at, est, j.Procs)
+			s.Start(c.queue.remove(i), c, false)
+			i--
+			limit--
+			continue
+		}
+		p.reserve(at, est, j.Procs)
+	}
+}
+
+// profile is the processors free from each step's time on, by time (the
+// first step is now).
+type profile []step
+
+type step struct {
+	at   time.Duration
+	free int
+}
+
+// split makes a step begin at t (t >= the first step's time) and returns
+// its index.
+func (p *profile) split(t time.Duration) int {
+	a := *p
+	i, found := slices.BinarySearchFunc(a, t, func(e step, t time.Duration) int { return cmpDur(e.at, t) })
+	if found {
+		return i
+	}
+	e := a[i-1]
+	e.at = t
+	*p = slices.Insert(a, i, e)
+	return i
+}
+
+// add frees procs from t on.
+func (p *profile) add(t time.Duration, procs int) {
+	for i := p.split(t); i < len(*p); i++ {
+		(*p)[i].free += procs
+	}
+}
+
+// reserve takes procs over [at, at+d).
+func (p *profile) reserve(at, d time.Duration, procs int) {
+	i := p.split(at)
+	end := p.split(at + d)
+	for ; i < end; i++ {
+		(*p)[i].free -= procs
+	}
+}
+
+// earliest is the first step time from which procs are free for d.
+func (p profile) earliest(procs int, d time.Duration) (time.Duration, bool) {
+	for i := range p {
+		if p[i].free < procs {
+			continue
+		}
+		ok := true
+		for k := i + 1; k < len(p) && p[k].at < p[i].at+d; k++ {
+			if p[k].free < procs {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return p[i].at, true
+		}
+	}
+	return 0, false
 }

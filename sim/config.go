@@ -52,7 +52,7 @@ type Config struct {
 	SeenMemory time.Duration // how long a site that rejected a request is not asked again (1 h)
 	HalfLife   time.Duration // fcondor's fair-share usage decay half-life (1 day)
 
-	LocalScheduler  string // cluster queues: "" (as the topology says), "fcfs" or "easy"
+	LocalScheduler  string // cluster queues: "" (as the topology says), "fcfs", "easy" or "conservative"
 	Selection       string // job selection: "all" or "window:N"
 	Dispatch        string // local dispatch of the matchmaking site managers: "fcfs" (condor's default) or "fcfs-bypass" (fcondor's and DMM's)
 	DelegationOrder string // fcfs, lifo, largest, smallest
@@ -242,9 +242,9 @@ func (c *Config) Check() error {
 		return fmt.Errorf("DMMInformation and DMMPassOn are settings of dmm, not %s", c.Arch)
 	}
 	switch c.LocalScheduler {
-	case "", "fcfs", "easy":
+	case "", "fcfs", "easy", "conservative":
 	default:
-		return fmt.Errorf("LocalScheduler %q: use \"fcfs\" or \"easy\" (or nothing for the topology's)", c.LocalScheduler)
+		return fmt.Errorf("LocalScheduler %q: use \"fcfs\", \"easy\" or \"conservative\" (or nothing for the topology's)", c.LocalScheduler)
 	}
 	for i, o := range c.Outages {
 		if o.At < 0 || o.At > MaxHorizon || o.For < 0 || o.For > MaxHorizon {

@@ -159,7 +159,7 @@ func TestRunErrors(t *testing.T) {
 		func(c *Config) { c.Dispatch = "sjf" },
 		func(c *Config) { c.DelegationOrder = "random" },
 		func(c *Config) { c.TargetOrder = "nearest" },
-		func(c *Config) { c.LocalScheduler = "conservative" },
+		func(c *Config) { c.LocalScheduler = "sjf" },
 		func(c *Config) { c.LeaseTerm = time.Second },
 		func(c *Config) { c.DTTL = -1 },
 		func(c *Config) { c.InfoDelay = -time.Second },

@@ -159,13 +159,12 @@ func newSim(cfg Config, top *topology.Topology, src Source) (*Sim, error) {
 	}
 	for i := 0; i < top.Clusters; i++ {
 		n := &top.Nodes[i]
-		c := &Cluster{Index: i, Name: n.Name, Procs: n.Processors, Speed: n.Speed, Free: n.Processors, Up: true, easy: n.Scheduler == "easy"}
-		switch cfg.LocalScheduler {
-		case "fcfs":
-			c.easy = false
-		case "easy":
-			c.easy = true
+		c := &Cluster{Index: i, Name: n.Name, Procs: n.Processors, Speed: n.Speed, Free: n.Processors, Up: true}
+		sched := n.Scheduler
+		if cfg.LocalScheduler != "" {
+			sched = cfg.LocalScheduler
 		}
+		c.easy, c.conservative = sched == "easy", sched == "conservative"
 		s.clusters = append(s.clusters, c)
 		s.allClusters = append(s.allClusters, i)
 		s.maxProcs = max(s.maxProcs, c.Procs)
@@ -294,6 +293,7 @@ func (s *Sim) arrive(j *Job) {
 	if !s.arch.Fits(j) {
 		j.state = jobRejected
 		s.acc.rejected++
+		s.dropped(j)
 		return
 	}
 	s.active++

@@ -57,6 +57,7 @@ func (s *Sim) Refuse(j *Job) {
 	j.state = jobRejected
 	s.acc.rejected++
 	s.active--
+	s.dropped(j)
 }
 
 // HostedStart records the start of a hosted job's run at time at. A job
@@ -95,12 +96,14 @@ func (s *Sim) HostedEnd(j *Job, ok bool, at time.Duration) {
 	s.lastEnd = max(s.lastEnd, at)
 	if j.state != jobRunning {
 		j.state = jobDone
+		s.dropped(j)
 		return
 	}
 	j.End = at
 	if !ok {
 		s.hostedStop(j, at)
 		j.state = jobDone
+		s.dropped(j)
 		return
 	}
 	s.hostedRun.add(j, -1)

@@ -36,7 +36,7 @@ func TestRandomScenarios(t *testing.T) {
 		for i := range n {
 			parent := []string{"root", "s1", "s2"}[r.IntN(3)]
 			name := fmt.Sprintf("c%d", i)
-			spec.Clusters = append(spec.Clusters, topology.ClusterSpec{Name: name, Parent: parent, Processors: 1 + r.IntN(16), Scheduler: []string{"fcfs", "easy"}[r.IntN(2)]})
+			spec.Clusters = append(spec.Clusters, topology.ClusterSpec{Name: name, Parent: parent, Processors: 1 + r.IntN(16), Scheduler: []string{"fcfs", "easy", "conservative"}[r.IntN(3)]})
 			names = append(names, name)
 		}
 		spec.Siblings = []topology.SiblingSpec{{Sites: []string{"s1", "s2"}}}

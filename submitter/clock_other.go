@@ -4,6 +4,6 @@ package submitter
 
 import "time"
 
-func preciseThread() (release func()) { return func() {} }
+func preciseThread() (release func(), raised bool) { return func() {}, false }
 
 func fineSleep(d time.Duration) { time.Sleep(d) }

@@ -25,13 +25,12 @@ type ahead struct {
 	roots []*track // a composite job's first tasks
 }
 
-// dispatch walks the schedule in order and hands each top-level job to the
-// workers (a composite job to the loop) at its instant. It is the only
-// goroutine that sleeps on the schedule, so delays do not drift with the
-// number of jobs.
+// dispatch walks the schedule in order and hands each top-level job's
+// first submissions to the workers handAhead before its instant; the worker
+// that takes one sleeps to the instant (sleepUntil). The instants come
+// from the schedule, not from the previous wake-up, so delays do not drift
+// with the number of jobs.
 func (r *Runner) dispatch(ctx context.Context) {
-	release := preciseThread()
-	defer release()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	stop := ctx.Done()
@@ -53,7 +52,7 @@ func (r *Runner) dispatch(ctx context.Context) {
 				return
 			}
 		}
-		if !sleepUntil(a.t.due, timer, stop) {
+		if !wakeAt(a.t.due.Add(-handAhead), timer, stop) {
 			return
 		}
 		subs := a.roots
@@ -64,6 +63,7 @@ func (r *Runner) dispatch(ctx context.Context) {
 			if r.rec.Wait(tr.intentSeq) != nil {
 				return
 			}
+			tr.handed = true
 			r.work.Push(tr)
 		}
 	}
@@ -169,10 +169,19 @@ func (r *Runner) worker(ctx context.Context, wg *sync.WaitGroup) {
 		if r.rec.Wait(tr.intentSeq) != nil {
 			continue // the loop stops the run
 		}
+		release := func() {}
+		if tr.handed {
+			var due bool
+			if release, due = sleepUntil(tr.due, ctx.Done()); !due {
+				release()
+				continue // interrupted before its instant: as above
+			}
+		}
 		res := submitResult{tr: tr, skipped: "the tail expired before it was submitted"}
 		if !r.tailExpired.Load() {
 			res = r.submit(ctx, tr)
 		}
+		release()
 		select {
 		case r.results <- res:
 		case <-r.loopDone: // the run stopped (the store failed)

@@ -41,6 +41,7 @@ type track struct {
 	due         time.Time
 	scheduledNS int64
 	scheduled   bool // due by the schedule (its delay counts in the statistics)
+	handed      bool // handed to the workers before due by the dispatcher: the worker sleeps to due
 	recover     bool // its intent is recorded from an earlier process: Find before submitting
 	intentSeq   uint64
 

@@ -170,6 +170,7 @@ func (r *Runner) run(ctx context.Context) (*Summary, error) {
 		r.rec.Close()
 		return nil, err
 	}
+	defer spareProcs(r.settings.Workers)()
 	workersDone := r.startWorkers(ctx)
 	r.startResume(ctx)
 

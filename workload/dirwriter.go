@@ -23,11 +23,12 @@ type Sink interface {
 // It is the one writer of the format: `gmark generate` streams millions of
 // jobs through it; imports and tests write a slice with WriteDir.
 type DirWriter struct {
-	stage *Staging
-	file  *os.File
-	jobs  *Writer
-	sinks []Sink
-	err   error // the first write error; Commit refuses after one
+	stage  *Staging
+	file   *os.File
+	jobs   *Writer
+	sinks  []Sink
+	closed bool  // the sinks were closed (Commit or Abort)
+	err    error // the first write error; Commit refuses after one
 }
 
 // CreateDir starts writing the workload directory out (a path as given by
@@ -99,6 +100,7 @@ func (d *DirWriter) finish(m *Manifest) error {
 	if err := d.file.Close(); err != nil {
 		return err
 	}
+	d.closed = true
 	for _, s := range d.sinks {
 		if err := s.Close(); err != nil {
 			return err
@@ -120,8 +122,16 @@ func (d *DirWriter) finish(m *Manifest) error {
 	return mf.Close()
 }
 
-// Abort removes what was written; it does nothing after Commit.
+// Abort removes what was written; it does nothing after Commit. The
+// sinks are closed first (a sink may hold a goroutine), their errors
+// unreported.
 func (d *DirWriter) Abort() {
+	if !d.closed {
+		for _, s := range d.sinks {
+			s.Close()
+		}
+	}
+	d.closed = true
 	d.file.Close()
 	d.stage.Abort()
 }

@@ -335,6 +335,35 @@ CREATE TABLE sim_series (
 	messages   TEXT    NOT NULL CHECK (json_type(messages) = 'object')
 );
 ` + appendOnly("sim_series"),
+
+	// 5 → 6: the per-job schedule of the simulator's runs (gmark sim run
+	// --jobs): a row per job, keyed by its run's integer key and its place
+	// in the arrival order, and a header row per run that has them (the
+	// key, the digest, the number of job rows), written after them in the
+	// same transaction (the reference is checked at the commit).
+	`
+CREATE TABLE sim_job_runs (
+	id     INTEGER PRIMARY KEY,
+	digest TEXT    NOT NULL UNIQUE REFERENCES sim_results(digest),
+	jobs   INTEGER NOT NULL CHECK (jobs >= 0)
+);
+CREATE TABLE sim_jobs (
+	run          INTEGER NOT NULL REFERENCES sim_job_runs(id) DEFERRABLE INITIALLY DEFERRED,
+	seq          INTEGER NOT NULL CHECK (seq >= 0),
+	job_id       TEXT    NOT NULL,
+	state        TEXT    NOT NULL CHECK (state IN ('finished', 'failed', 'rejected', 'waiting', 'running')),
+	submit_ns    INTEGER NOT NULL,
+	start_ns     INTEGER,
+	end_ns       INTEGER,
+	procs        INTEGER NOT NULL CHECK (procs >= 0),
+	estimate_ns  INTEGER,
+	work_ns      INTEGER NOT NULL,
+	cluster      TEXT,
+	home         TEXT,
+	restarts     INTEGER NOT NULL CHECK (restarts >= 0),
+	PRIMARY KEY (run, seq)
+) WITHOUT ROWID;
+` + appendOnly("sim_job_runs", "sim_jobs"),
 }
 
 // appendOnly returns the triggers that make the named tables insert-only.

@@ -42,6 +42,9 @@ var insertSQL = map[string]string{
 		goodput_cpu_years, jf_percent, delegations_per_job, events, workload, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"sim_message": `INSERT INTO sim_messages (digest, type, count) VALUES (?, ?, ?)`,
 	"sim_series":  `INSERT INTO sim_series (digest, interval_s, bins, arrivals, starts, ends, messages) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+	"sim_job_run": `INSERT INTO sim_job_runs (id, digest, jobs) VALUES (?, ?, ?)`,
+	"sim_job": `INSERT INTO sim_jobs (run, seq, job_id, state, submit_ns, start_ns, end_ns, procs, estimate_ns, work_ns, cluster, home, restarts)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"sim_task": `INSERT INTO sim_tasks (invocation_id, array_name, task, digest, try, cluster, slurm_job_id, state, reason, started_ns, ended_ns, recorded_ns)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (array_name, task) DO NOTHING`,
 }

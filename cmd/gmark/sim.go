@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/gmark/gmark/internal/progress"
 	"github.com/gmark/gmark/sim/experiment"
@@ -34,6 +33,7 @@ func init() {
 				&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, DefaultText: "GOMAXPROCS", Usage: "runs at once"},
 				&cli.Float64Flag{Name: "scale", Value: 1, Usage: "a reduced version: every workload shortened to this fraction of its span (0 < F ≤ 1)"},
 				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
+				&cli.BoolFlag{Name: "jobs", Usage: "also record each run's per-job schedule (and add it to the runs recorded without; gmark sim report --jobs)"},
 				&cli.StringFlag{Name: "on", Value: "local", Usage: "where the runs run: local, or slurm (a job array task per run; docs/sim.md)"},
 				&cli.StringFlag{Name: "targets", Usage: "--on slurm: a targets file whose [slurm] section names the clusters"},
 				&cli.StringSliceFlag{Name: "slurm-conf", DefaultText: "$SLURM_CONF", Usage: "--on slurm: a cluster's slurm.conf (repeatable)"},
@@ -55,9 +55,10 @@ func init() {
 			Name: "report", Usage: "the standard metrics of experiments: per run and over repetitions", ArgsUsage: "[EXPERIMENT...]",
 			Description: "Reports the latest definition of each experiment named (default: every experiment of --db).\n" +
 				"-o DIR writes report.txt, report.json, the figures (metric vs load per architecture) and index.html.",
-			Flags: append(append([]cli.Flag{db},
+			Flags: append(append(append([]cli.Flag{db},
 				cliflag.Renamed(&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}, "f")...),
-				cliflag.Renamed(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report, its figures and an HTML page into this directory"}, "out")...),
+				cliflag.Renamed(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report, its figures and an HTML page into this directory (--jobs: the file)"}, "out")...),
+				&cli.IntFlag{Name: "jobs", Usage: "instead, the per-job schedule of run `N` (from 1) of one experiment: Batsim's jobs.csv columns, or --format swf"}),
 			Action: runSimReport,
 		}},
 	})
@@ -74,7 +75,7 @@ func runSimRun(c *cli.Context) error {
 		return usageErrorf("--scale %g: a fraction in (0, 1]", s)
 	}
 	execute, err := slurmarray.ExecutorFor(c.String("on"), slurmarray.CommandLine{Targets: c.String("targets"),
-		SlurmConfs: c.StringSlice("slurm-conf"), ArrayLimit: c.Int("array-limit"), Retries: c.Int("retries"), Parallel: c.IsSet("parallel")},
+		SlurmConfs: c.StringSlice("slurm-conf"), ArrayLimit: c.Int("array-limit"), Retries: c.Int("retries"), Parallel: c.IsSet("parallel"), Jobs: c.Bool("jobs")},
 		c.IsSet("targets") || c.IsSet("slurm-conf") || c.IsSet("array-limit") || c.IsSet("retries"), c.App.ErrWriter)
 	if err != nil {
 		return usageError{err}
@@ -85,7 +86,7 @@ func runSimRun(c *cli.Context) error {
 	}
 	watchInterrupts()
 	bar, w, quiet := &progress.Bar{}, c.App.Writer, c.Bool("quiet")
-	sum, err := execute(c.Context, e, experiment.RunOptions{DB: c.String("db"), Parallel: c.Int("parallel"),
+	sum, err := execute(c.Context, e, experiment.RunOptions{DB: c.String("db"), Parallel: c.Int("parallel"), Jobs: c.Bool("jobs"),
 		CommandLine: submitter.RedactArgs(os.Args),
 		Started: func(planned, done, todo int) {
 			if !quiet {
@@ -106,13 +107,20 @@ func runSimRun(c *cli.Context) error {
 	case sum.Interrupted:
 		return fmt.Errorf("interrupted: %d runs recorded now, %d before; run the same command again to continue", sum.Ran, sum.AlreadyDone)
 	case !quiet:
-		fmt.Fprintf(w, "ran %d runs; %d of %d are in %s: gmark sim report --db %s %s\n", sum.Ran, sum.Ran+sum.AlreadyDone, sum.Planned, c.String("db"), c.String("db"), e.Name)
+		again := "" // said only with --jobs, so a run without reads as before
+		if c.Bool("jobs") {
+			again = fmt.Sprintf(" (%d again for their jobs)", sum.JobsAdded)
+		}
+		fmt.Fprintf(w, "ran %d runs%s; %d of %d are in %s: gmark sim report --db %s %s\n", sum.Ran, again, sum.Ran+sum.AlreadyDone+sum.JobsAdded, sum.Planned, c.String("db"), c.String("db"), e.Name)
 	}
 	return err
 }
 
 func runSimReport(c *cli.Context) error {
 	format, db := c.String("format"), c.String("db")
+	if c.IsSet("jobs") {
+		return simError(experiment.WriteJobs(db, c.Args().Slice(), c.Int("jobs"), format, c.String("output"), c.App.Writer))
+	}
 	if !slices.Contains([]string{"text", "json"}, format) {
 		return usageErrorf("--format %q: text or json", format)
 	}
@@ -128,8 +136,7 @@ func runSimReport(c *cli.Context) error {
 // simError makes bad input of a sim command (a store that is not one, an
 // experiment the store does not hold) a usage error.
 func simError(err error) error {
-	if errors.Is(err, store.ErrDamaged) || errors.Is(err, store.ErrNotFile) || errors.Is(err, store.ErrNotStore) || errors.Is(err, experiment.ErrNoExperiment) ||
-		errors.Is(err, experiment.ErrBadOutput) {
+	if experiment.BadInput(err) {
 		return usageError{err}
 	}
 	return err

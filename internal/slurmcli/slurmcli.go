@@ -235,40 +235,46 @@ func ParseJobComp(r io.Reader, loc *time.Location) ([]Record, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		f := map[string]string{}
-		for _, kv := range strings.Fields(string(line)) {
-			if k, v, ok := strings.Cut(kv, "="); ok {
-				f[k] = v
-			}
-		}
-		id, err := strconv.ParseInt(f["JobId"], 10, 64)
-		if err != nil {
-			continue
-		}
-		r := Record{ID: id, Name: f["Name"], State: f["JobState"], Source: "jobcomp", Nodes: f["NodeList"]}
-		if r.Nodes == "(null)" {
-			r.Nodes = ""
-		}
-		r.Submit = slurmTime(f["SubmitTime"], loc)
-		r.Start = slurmTime(f["StartTime"], loc)
-		r.End = slurmTime(f["EndTime"], loc)
-		if a, b, ok := strings.Cut(f["ExitCode"], ":"); ok {
-			r.Exit, _ = strconv.Atoi(a)
-			r.Signal, _ = strconv.Atoi(b)
-		}
-		r.HetJobID, _ = strconv.ParseInt(f["HetJobId"], 10, 64)
-		r.HetOff, _ = strconv.ParseInt(f["HetJobOffset"], 10, 64)
-		r.ArrayJobID, _ = strconv.ParseInt(f["ArrayJobId"], 10, 64)
-		r.ArrayTaskID, _ = strconv.ParseInt(f["ArrayTaskId"], 10, 64)
-		if r.check() {
+		if r, ok := ParseJobCompLine(sc.Bytes(), loc); ok {
 			recs = append(recs, r)
 		}
 	}
 	return recs, sc.Err()
+}
+
+// ParseJobCompLine reads one line of a jobcomp/filetxt log; false for a
+// line that is not a job's record.
+func ParseJobCompLine(line []byte, loc *time.Location) (Record, bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return Record{}, false
+	}
+	f := map[string]string{}
+	for _, kv := range strings.Fields(string(line)) {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			f[k] = v
+		}
+	}
+	id, err := strconv.ParseInt(f["JobId"], 10, 64)
+	if err != nil {
+		return Record{}, false
+	}
+	r := Record{ID: id, Name: f["Name"], State: f["JobState"], Source: "jobcomp", Nodes: f["NodeList"]}
+	if r.Nodes == "(null)" {
+		r.Nodes = ""
+	}
+	r.Submit = slurmTime(f["SubmitTime"], loc)
+	r.Start = slurmTime(f["StartTime"], loc)
+	r.End = slurmTime(f["EndTime"], loc)
+	if a, b, ok := strings.Cut(f["ExitCode"], ":"); ok {
+		r.Exit, _ = strconv.Atoi(a)
+		r.Signal, _ = strconv.Atoi(b)
+	}
+	r.HetJobID, _ = strconv.ParseInt(f["HetJobId"], 10, 64)
+	r.HetOff, _ = strconv.ParseInt(f["HetJobOffset"], 10, 64)
+	r.ArrayJobID, _ = strconv.ParseInt(f["ArrayJobId"], 10, 64)
+	r.ArrayTaskID, _ = strconv.ParseInt(f["ArrayTaskId"], 10, 64)
+	return r, r.check()
 }
 
 func slurmTime(s string, loc *time.Location) int64 {

@@ -117,7 +117,8 @@ type Utilization struct {
 
 // Sink receives every event, in order, as it happens. It runs inside the
 // core's step and must be quick: the persistence layer and the event stream
-// buffer what they get.
+// buffer what they get. The event is the core's, valid for the call only
+// (it is reused for the next one): a sink copies what it keeps.
 type Sink interface {
 	Event(e *Event)
 }

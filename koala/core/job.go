@@ -96,25 +96,41 @@ type Options struct {
 
 // Job is a job in the core.
 type Job struct {
-	ID    string // the core's id
-	Spec  workload.Job
-	Opts  Options
-	State State
+	// The fields a placement try reads and writes come first, together,
+	// in the first two cache lines: a scan walks tens of thousands of
+	// queued jobs, and its first touch of each is a cache miss (a third of
+	// a simulated run's time when they were spread over the struct).
+	State          State
+	PlacementTries int      // over the job's whole life
+	Restarts       int      // after soft errors, lost clusters, pre-emption
+	priority       Priority // current queue, after aging
+	whyGen         uint64   // the core's infoGen when the cheap checks found Why; 0: not found so
+	// whyClass: Why is shared with other jobs (Core.sharedWhy; never
+	// written to), the reasons of a whyEntry of this class; 0: its own.
+	whyClass uint64
+	// The request's processors in all, its largest component not fixed on
+	// a site (the first of them) and that one's index (initComponents).
+	reqNeed, reqLargest, reqAt int
+	flexible                   bool // request.Flexible, beside the others
+	// Why says, per site, why the job's last placement try failed (the
+	// counts of idle processors are the last try's); empty once the job is
+	// placed. A job that failed after max_placement_tries keeps it.
+	Why     []placement.Reason
+	exclude map[string]bool
+
+	ID      string // the core's id
+	request placement.Request
+	Spec    workload.Job
+	Opts    Options
 	// Reason says why a job ended (failed, cancelled) or, while it waits
 	// again, why it was restarted or re-placed. It is empty while the job
 	// runs and once it succeeded: a reason always describes the event
 	// that ended the job, never an earlier re-queue.
 	Reason string
-	// Why says, per site, why the job's last placement try failed (the
-	// counts of idle processors are the last try's); empty once the job is
-	// placed. A job that failed after max_placement_tries keeps it.
-	Why []placement.Reason
 
 	Submitted          time.Time
 	queuedAt           time.Time
-	PlacementTries     int // over the job's whole life
 	ClaimTries         int
-	Restarts           int // after soft errors, lost clusters, pre-emption
 	Placements         int // successful placements
 	TotalPlacementTime time.Duration
 	L                  float64 // the claiming fraction, lowered on each missed start time
@@ -142,23 +158,13 @@ type Job struct {
 	RunTimeSource RunTimeSource
 
 	Components []Component
-	priority   Priority // current queue, after aging
-	running    bool     // a component has executed since the job was last placed (started was emitted)
-	settling   bool     // claimTimer decides a claim try that submitted components to controllers
-	exclude    map[string]bool
-	request    placement.Request
+	running    bool // a component has executed since the job was last placed (started was emitted)
+	settling   bool // claimTimer decides a claim try that submitted components to controllers
 	claimTimer *timer
 	tryTimer   *timer // the next RPP try of a job with a deadline
 	inWait     bool   // a job with a deadline waiting for its next try
 	waitTries  int    // the tries of its current wait (deadline_max_tries)
 	ftt        time.Duration
-	whyGen     uint64 // the core's infoGen when the cheap checks found Why; 0: not found so
-	// whyClass: Why is shared with other jobs (Core.sharedWhy; never
-	// written to), the reasons of a whyEntry of this class; 0: its own.
-	whyClass uint64
-	// The request's processors in all, its largest component not fixed on
-	// a site (the first of them) and that one's index (initComponents).
-	reqNeed, reqLargest, reqAt int
 }
 
 // Component is the state of one component.

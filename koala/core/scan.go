@@ -77,8 +77,8 @@ func (c *Core) scan(p Priority) {
 		if j.State != Queued {
 			continue
 		}
-		if c.tryPlace(j, info) || j.State.Terminal() {
-			continue
+		if c.tryPlace(j, info) || j.State != Queued {
+			continue // placed, or failed (max_placement_tries)
 		}
 		// Aging: every P tries a high or low job moves up a queue.
 		if P := c.cfg.AgingPeriod; P > 0 && j.PlacementTries%P == 0 && (j.priority == High || j.priority == Low) {
@@ -233,7 +233,7 @@ func (c *Core) assign(j *Job, res placement.Result, info *placement.Info) []stri
 func (c *Core) place(j *Job, info *placement.Info) (placement.Result, *placement.Failure) {
 	maxIdle, total := c.idleOf(j, info)
 	switch {
-	case !j.request.Flexible && j.reqLargest > maxIdle:
+	case !j.flexible && j.reqLargest > maxIdle:
 		return placement.Result{}, c.hopeless(j, info, j.reqAt)
 	case j.reqNeed > total:
 		return placement.Result{}, c.hopeless(j, info, placement.Total)

@@ -285,10 +285,19 @@ func (c *Cluster) shadow(head *Job, now time.Time) (time.Time, int) {
 		return ends[a].ID < ends[b].ID
 	})
 	free := c.Idle()
-	for _, j := range ends {
+	for i, j := range ends {
 		free += j.Size
 		if free >= head.Size {
-			return end(j), free - head.Size
+			// The jobs expected to end at the same time free their
+			// processors then too: they are spare as well.
+			shadow := end(j)
+			for _, o := range ends[i+1:] {
+				if !end(o).Equal(shadow) {
+					break
+				}
+				free += o.Size
+			}
+			return shadow, free - head.Size
 		}
 	}
 	return now, 0 // cannot happen for a job no larger than the cluster

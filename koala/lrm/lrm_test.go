@@ -122,3 +122,27 @@ func TestSetExternal(t *testing.T) {
 		t.Errorf("a down cluster has external load %d", c.Busy(Local))
 	}
 }
+
+// Jobs whose expected ends tie at the head's shadow time all free their
+// processors then: every one of them counts towards the spare ones, not
+// only the first that makes the head fit (whichever order they sort in).
+func TestEASYTiesAtTheShadowTime(t *testing.T) {
+	for _, order := range [][2]int{{3, 1}, {1, 3}} {
+		c := New("c", 6, EASY)
+		c.SubmitLocal(&Job{ID: 1, Size: order[0], Runtime: 100 * time.Second}, at(0))
+		c.SubmitLocal(&Job{ID: 2, Size: order[1], Runtime: 100 * time.Second}, at(0))
+		// 2 idle; the head (4) fits at 100, when 6 are free: 2 spare.
+		c.SubmitLocal(&Job{ID: 3, Size: 4, Runtime: 50 * time.Second}, at(1))
+		if got := ids(c.SubmitLocal(&Job{ID: 4, Size: 2, Runtime: 500 * time.Second}, at(2))); !same(got, 4) {
+			t.Errorf("sizes %v: job 4 (2 of the 2 spare at the shadow time) should backfill: started %v", order, got)
+		}
+	}
+	// An end one second after the shadow time is not spare then.
+	c := New("c", 6, EASY)
+	c.SubmitLocal(&Job{ID: 1, Size: 2, Runtime: 100 * time.Second}, at(0))
+	c.SubmitLocal(&Job{ID: 2, Size: 2, Runtime: 101 * time.Second}, at(0))
+	c.SubmitLocal(&Job{ID: 3, Size: 4, Runtime: 50 * time.Second}, at(1))
+	if got := ids(c.SubmitLocal(&Job{ID: 4, Size: 2, Runtime: 500 * time.Second}, at(2))); len(got) != 0 {
+		t.Errorf("job 4 delays the head but started: %v", got)
+	}
+}

@@ -94,6 +94,7 @@ cool_down = true
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer collectLessOften()() // as gmark sim run does
 	var coreEvents uint64
 	var simEvents, jobs int64
 	start := time.Now()

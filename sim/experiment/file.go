@@ -55,7 +55,7 @@ type fileSpec struct {
 	Seed          *int64         `toml:"seed"`
 	Topology      string         `toml:"topology"`
 	Architectures *[]string      `toml:"architectures"`
-	Loads         *[]float64     `toml:"loads"`
+	Loads         *[]any         `toml:"loads"` // numbers (percent), or AsRecordedName
 	Repetitions   *int64         `toml:"repetitions"`
 	Workload      workloadSpec   `toml:"workload"`
 	Settings      settingsSpec   `toml:"settings"`
@@ -66,7 +66,7 @@ type fileSpec struct {
 type scenarioSpec struct {
 	Name          string         `toml:"name"`
 	Architectures *[]string      `toml:"architectures"`
-	Loads         *[]float64     `toml:"loads"`
+	Loads         *[]any         `toml:"loads"`
 	Repetitions   *int64         `toml:"repetitions"`
 	Workload      workloadSpec   `toml:"workload"`
 	Settings      settingsSpec   `toml:"settings"`

@@ -35,6 +35,9 @@ func ReadReport(db string, names []string) (*Report, error) {
 // (every experiment for none) and writes it to w in format (text or json),
 // or, with dir, into that directory (WriteReportDir), saying so on w.
 func WriteReport(db string, names []string, format, dir string, w io.Writer) error {
+	if err := storeExists(db); err != nil {
+		return err
+	}
 	rep, err := ReadReport(db, names)
 	switch {
 	case err != nil:

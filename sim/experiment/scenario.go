@@ -125,6 +125,14 @@ func (p *parser) scenario(f *fileSpec, s *scenarioSpec, at string, e *Experiment
 		}
 	}
 	sc.Workload = p.workload(&f.Workload, &s.Workload, at, e)
+	if slices.Contains(sc.Loads, AsRecorded) {
+		switch w := &sc.Workload; {
+		case w.Kind != KindTrace:
+			p.errorf(loadAt, "%q is a load level of a trace workload (its own arrival times); a %s workload has none", AsRecordedName, w.Kind)
+		case len(w.FixedLoad) > 0 || len(w.LoadScale) > 0:
+			p.errorf(loadAt, "%q replays the whole trace unscaled: fixed_load and load_scale do not apply to it", AsRecordedName)
+		}
+	}
 	if sc.Workload.Kind == KindBurst && len(sc.Loads) > 1 {
 		p.errorf(loadAt, "%d loads: a %s workload is the same at every load level (its jobs all come at 0); give one level, e.g. loads = [100]", len(sc.Loads), KindBurst)
 	}
@@ -162,9 +170,17 @@ func (p *parser) architectures(v *[]string, at string) []string {
 	return out
 }
 
-func (p *parser) loads(v *[]float64, at string) []float64 {
+// AsRecorded is the load level of a trace replayed as recorded (loads =
+// ["as-recorded"]): its own arrival times, unscaled. It is the level's
+// value in a run's definition, the store and the reports' JSON.
+const AsRecorded = -1.0
+
+// AsRecordedName is how an experiment file writes AsRecorded.
+const AsRecordedName = "as-recorded"
+
+func (p *parser) loads(v *[]any, at string) []float64 {
 	if v == nil {
-		p.errorf(at, "loads is required: the load levels, in percent (e.g. [10, 30, 50, 70, 90])")
+		p.errorf(at, "loads is required: the load levels, in percent (e.g. [10, 30, 50, 70, 90]), or [%q] for a trace", AsRecordedName)
 		return nil
 	}
 	if len(*v) == 0 {
@@ -176,8 +192,29 @@ func (p *parser) loads(v *[]float64, at string) []float64 {
 		return nil
 	}
 	var out []float64
-	for _, l := range *v {
+	for _, x := range *v {
+		var l float64
+		named := false // "as-recorded": a number is never it
+		switch n := x.(type) {
+		case int64:
+			l = float64(n)
+		case float64:
+			l = n
+		case string:
+			if n != AsRecordedName {
+				p.errorf(at, "load %q: a load level is a number (percent) or %q (a trace's own arrival times)", excerpt(n), AsRecordedName)
+				continue
+			}
+			l, named = AsRecorded, true
+		default:
+			p.errorf(at, "load %v: a load level is a number (percent) or %q, not %T", x, AsRecordedName, x)
+			continue
+		}
 		switch {
+		case named && slices.Contains(out, l):
+			p.errorf(at, "%q is given twice", AsRecordedName)
+		case named:
+			out = append(out, l)
 		case l == 0:
 			p.errorf(at, "load 0: a load level must be above 0%% (a run of no jobs measures nothing)")
 		case !(l > 0 && l <= MaxLoad):

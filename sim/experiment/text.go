@@ -53,7 +53,7 @@ func (e *ExperimentReport) writeText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "run\tscenario\tarch\tload %%\trep\toffered %% (by grid)\tjobs\tU\tAWT s\tART s\tASD%s\tgoodput CPU-y\tJF %%\tdeleg./job\thops/deleg.\tWM msgs\tDMM msgs\tKeepAlive\t\n", tau)
 	for _, r := range e.Runs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t", r.Index+1, r.Scenario, r.Arch, num(r.Load), r.Rep)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t", r.Index+1, r.Scenario, r.Arch, loadNum(r.Load), r.Rep)
 		m := r.Metrics
 		if m == nil {
 			fmt.Fprintln(tw, "not finished\t\t\t\t\t\t\t\t\t\t\t\t\t")
@@ -70,7 +70,7 @@ func (e *ExperimentReport) writeText(w io.Writer) error {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tarch\tload %\treps\tU\tAWT s\tART s\tASD\tgoodput CPU-y\tJF %\tdeleg./job\thops/deleg.\tWM msgs\tDMM msgs\tKeepAlive\t")
 	for _, a := range e.Aggregates {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t", a.Scenario, a.Arch, num(a.Load), a.Runs, a.Planned)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t", a.Scenario, a.Arch, loadNum(a.Load), a.Runs, a.Planned)
 		if a.Runs == 0 {
 			fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t")
 			continue
@@ -119,6 +119,14 @@ func offeredText(w *WorkloadSummary) string {
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// loadNum is a load level in a table's "load %" column.
+func loadNum(l float64) string {
+	if l == AsRecorded {
+		return AsRecordedName
+	}
+	return num(l)
+}
 
 // writeRestarts is the table of the runs killed by failures or expired
 // leases, when any aggregate has one.

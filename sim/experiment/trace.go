@@ -25,8 +25,10 @@ type traceUnit struct {
 // traceSource replays a trace (the generator's wl:trace) at the run's
 // load: each grid's jobs (those of the trace sites mapped into it) with
 // their submit times scaled so that their offered load is the grid's
-// target, measured in a first pass over the trace as it is. With --scale
-// below 1, each grid's replay stops at that fraction of its span.
+// target, measured in a first pass over the trace as it is; at the level
+// AsRecorded, unscaled (no first pass, but with --scale below 1, which
+// needs the span). With --scale below 1, each grid's replay stops at that
+// fraction of its span.
 func traceSource(ctx context.Context, top *topology.Topology, w *RunWorkload) (*stream, error) {
 	units := traceUnits(top, w)
 	if len(units) == 0 {
@@ -35,6 +37,14 @@ func traceSource(ctx context.Context, top *topology.Topology, w *RunWorkload) (*
 	ones := make([]float64, len(units))
 	for i := range ones {
 		ones[i] = 1
+	}
+	asRecorded := units[0].target == AsRecorded // every grid then (fixed_load and load_scale are refused with it)
+	if asRecorded && w.Scale >= 1 {
+		g, err := traceGenerator(w, units, ones)
+		if err != nil {
+			return nil, err
+		}
+		return newStream(ctx, g, func(*workload.Job) bool { return true }, top), nil
 	}
 	g, err := traceGenerator(w, units, ones)
 	if err != nil {
@@ -61,6 +71,10 @@ func traceSource(ctx context.Context, top *topology.Topology, w *RunWorkload) (*
 	scales, cutoffs := make([]float64, len(units)), make([]float64, len(units))
 	for i, u := range units {
 		natural := offered(work[i], u.procs, last[i]-first[i])
+		if asRecorded {
+			scales[i], cutoffs[i] = 1, first[i]+w.Scale*(last[i]-first[i])
+			continue
+		}
 		if jobs[i] < 2 || !(natural > 0) {
 			return nil, fmt.Errorf("trace %s: the jobs of %s (%d) span no time or no work: they cannot be scaled to a load", w.Trace, unitName(top, u), jobs[i])
 		}

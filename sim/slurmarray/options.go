@@ -21,6 +21,7 @@ type CommandLine struct {
 	ArrayLimit int
 	Retries    int
 	Parallel   bool // --parallel was given: it is --on local's
+	Jobs       bool // --jobs was given: per-job rows are --on local's
 }
 
 // NewOptions checks the command line and makes the options: the clusters
@@ -86,6 +87,8 @@ type ExecuteFunc func(ctx context.Context, e *experiment.Experiment, ro experime
 // "slurm" (job arrays, logging to log). Every error is the user's input.
 func ExecutorFor(on string, cl CommandLine, slurmFlags bool, log io.Writer) (ExecuteFunc, error) {
 	switch {
+	case on == "slurm" && cl.Jobs:
+		return nil, fmt.Errorf("--jobs: the per-job rows are recorded by runs on this machine (--on local); run the experiment with --on slurm, then --on local --jobs adds them")
 	case on == "slurm":
 		so, err := NewOptions(cl)
 		if err != nil {

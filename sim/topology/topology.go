@@ -33,7 +33,7 @@ type Node struct {
 	// Cluster fields (zero for a site):
 	Processors int
 	Speed      float64 // relative speed: a job's run time is its work divided by it
-	Scheduler  string  // local queue policy: "fcfs" (default) or "easy"
+	Scheduler  string  // local queue policy: "fcfs" (default), "easy" or "conservative"
 	// Derived:
 	Grid int // the root above this node (itself for a root)
 	// Site is the administrative site a cluster belongs to, for the goodput
@@ -235,8 +235,10 @@ func build(spec *Spec) (*Topology, []problem) {
 			n.Scheduler = "fcfs"
 		case "easy", "fcfs+easy":
 			n.Scheduler = "easy"
+		case "conservative", "fcfs+conservative":
+			n.Scheduler = "conservative"
 		default:
-			add("cluster", i, "scheduler", "cluster %q: scheduler %q: use \"fcfs\" or \"easy\"", c.Name, c.Scheduler)
+			add("cluster", i, "scheduler", "cluster %q: scheduler %q: use \"fcfs\", \"easy\" or \"conservative\"", c.Name, c.Scheduler)
 			n.Scheduler = "fcfs"
 		}
 	}

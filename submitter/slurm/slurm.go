@@ -123,9 +123,10 @@ type cluster struct {
 	failingSince time.Time
 	lastStatus   string
 
-	mu           sync.Mutex // guards the job completion log's location
+	mu           sync.Mutex // guards the job completion log's location and tail
 	jobcomp      string
 	jobcompKnown bool
+	tail         compTail // what the poller has read of the log (jobcomp.go)
 
 	// The nodes of its partition (0: not known yet) and whether the
 	// fallback from heterogeneous jobs was said; guarded by Target.mu.
@@ -291,6 +292,7 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 		}
 	}
 	for _, c := range t.clusters {
+		t.skipOldLog(ctx, c)
 		t.polls.Go(ctx, t.cfg.Poll, func(ctx context.Context) { t.poll(ctx, c) })
 	}
 	return nil
@@ -957,10 +959,13 @@ func (t *Target) scancelLater(p *part) {
 // 10 to 20 times the CPU for the same jobs, in squeue and in decoding it.
 // squeue prints times in its time zone, here UTC, which has no hour that
 // comes twice.
-func (t *Target) squeue(ctx context.Context, c *cluster) ([]slurmcli.Record, error) {
+func (t *Target) squeue(ctx context.Context, c *cluster, sel ...string) ([]slurmcli.Record, error) {
 	cmd := submitter.Command{Timeout: t.cfg.CommandTimeout, Env: append(c.env[:len(c.env):len(c.env)], "TZ=UTC"),
 		TransientMessages: slurmcli.TransientMessages}
-	out, err := cmd.Run(ctx, "squeue", "-h", "-a", "-t", "all", "-O", slurmcli.SqueueFormat)
+	if len(sel) == 0 {
+		sel = []string{"-t", "all"}
+	}
+	out, err := cmd.Run(ctx, "squeue", append(append([]string{"-h", "-a"}, sel...), "-O", slurmcli.SqueueFormat)...)
 	if err != nil {
 		return nil, err
 	}
@@ -972,25 +977,14 @@ func (t *Target) squeue(ctx context.Context, c *cluster) ([]slurmcli.Record, err
 }
 
 // jobComp reads the cluster's job completion log, when it is a local text
-// file.
+// file, whole (Find's look-ups by name; the poller reads it on from where
+// it stopped, jobCompTail).
 func (t *Target) jobComp(ctx context.Context, c *cluster) ([]slurmcli.Record, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.jobcompKnown {
-		out, err := t.run(ctx, c, "scontrol", "show", "config")
-		if err != nil {
-			return nil, false
-		}
-		conf := slurmcli.ParseConfig(out)
-		if conf["JobCompType"] == "jobcomp/filetxt" {
-			c.jobcomp = conf["JobCompLoc"]
-		}
-		c.jobcompKnown = true
-	}
-	if c.jobcomp == "" {
+	path, ok := t.jobCompPath(ctx, c)
+	if !ok {
 		return nil, false
 	}
-	f, err := os.Open(c.jobcomp)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, false
 	}
@@ -1007,7 +1001,12 @@ func (t *Target) poll(ctx context.Context, c *cluster) {
 		return
 	}
 	started := time.Now()
-	recs, err := t.squeue(ctx, c)
+	// Only the jobs not final: a list of every job the controller keeps
+	// grows with the jobs it has run (MinJobAge), and so did the cost of
+	// every poll; the parts that left it are looked up in the job
+	// completion log, read on from where the last poll stopped, and the
+	// others by their ids (matchParts).
+	recs, err := t.squeue(ctx, c, "-t", activeStates)
 	if err != nil {
 		t.squeueFailed(c, mine, started, err)
 		return
@@ -1060,71 +1059,86 @@ func (t *Target) squeueFailed(c *cluster, mine []*part, started time.Time, err e
 // they change, and indexes squeue's records by job id (a heterogeneous job
 // by its leader, with its other components).
 func (t *Target) clusterStatus(c *cluster, recs []slurmcli.Record) (map[int64]*slurmcli.Record, map[int64][]*slurmcli.Record) {
-	byID := make(map[int64]*slurmcli.Record, len(recs))
-	het := map[int64][]*slurmcli.Record{}
 	pending, running := 0, 0
 	for i := range recs {
-		r := &recs[i]
-		switch r.Class() {
+		switch recs[i].Class() {
 		case "queued":
 			pending++
 		case "running":
 			running++
 		}
+	}
+	if status := fmt.Sprintf("pending=%d running=%d", pending, running); status != c.lastStatus {
+		c.lastStatus = status
+		t.annotate("cluster-status", c.name, status)
+	}
+	return indexRecords(recs)
+}
+
+// indexRecords indexes squeue's records by job id (a heterogeneous job by
+// its leader, with its other components).
+func indexRecords(recs []slurmcli.Record) (map[int64]*slurmcli.Record, map[int64][]*slurmcli.Record) {
+	byID := make(map[int64]*slurmcli.Record, len(recs))
+	het := map[int64][]*slurmcli.Record{}
+	for i := range recs {
+		r := &recs[i]
 		if r.HetJobID != 0 && r.HetOff != 0 {
 			het[r.HetJobID] = append(het[r.HetJobID], r) // a heterogeneous job is followed by its leader
 			continue
 		}
 		byID[r.ID] = r
 	}
-	if status := fmt.Sprintf("pending=%d running=%d", pending, running); status != c.lastStatus {
-		c.lastStatus = status
-		t.annotate("cluster-status", c.name, status)
-	}
 	return byID, het
 }
 
-// matchParts gives each part its record: squeue's, or for a part that left
-// squeue the job completion log's; a part in neither for UnreachableAfter
-// is lost. t.mu is held (and released while the log is read).
+// matchParts gives each part its record: the record of squeue's list of
+// jobs not final; for a part that left it, the job completion log's (read
+// on from where the last poll stopped), or else squeue's of the job by its
+// id (one squeue for all such parts); a part in none for UnreachableAfter
+// is lost. t.mu is held (and released while the log and squeue are read).
 func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID map[int64]*slurmcli.Record, het map[int64][]*slurmcli.Record, started time.Time) {
-	var comp map[int64]*slurmcli.Record
-	var hetComp map[int64][]*slurmcli.Record
+	var gone []*part
 	for _, p := range mine {
 		if r := byID[p.id]; r != nil {
-			p.rec, p.class, p.missing = r, r.Class(), time.Time{}
-			if r.HetJobID == r.ID {
-				p.het = het[r.ID]
-			}
-			if p.firstSub == 0 {
-				p.firstSub = r.Submit
-			}
+			p.setRecord(r, het[r.ID])
 			continue
 		}
-		if !p.submitted.Before(started) {
-			continue // submitted after squeue answered
+		if p.submitted.Before(started) { // else submitted after squeue answered
+			gone = append(gone, p)
 		}
-		if comp == nil {
-			comp = map[int64]*slurmcli.Record{}
-			t.mu.Unlock()
-			recs, _ := t.jobComp(ctx, c)
-			t.mu.Lock()
-			hetComp = map[int64][]*slurmcli.Record{}
-			for i := range recs {
-				if recs[i].HetJobID == 0 || recs[i].HetOff == 0 {
-					comp[recs[i].ID] = &recs[i]
-				} else {
-					hetComp[recs[i].HetJobID] = append(hetComp[recs[i].HetJobID], &recs[i])
-				}
-			}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	ours := make(map[int64]bool, len(mine))
+	for _, p := range mine {
+		ours[p.id] = true
+	}
+	t.mu.Unlock()
+	comp, hetComp := t.jobCompTail(ctx, c, ours)
+	var ids []string
+	for _, p := range gone {
+		if r := comp[p.id]; r == nil || r.Name != p.name {
+			ids = append(ids, strconv.FormatInt(p.id, 10))
 		}
+	}
+	var left map[int64]*slurmcli.Record
+	var leftHet map[int64][]*slurmcli.Record
+	if len(ids) > 0 {
+		recs, _ := t.squeue(ctx, c, "-t", "all", "-j", strings.Join(ids, ","))
+		left, leftHet = indexRecords(recs)
+	}
+	t.mu.Lock()
+	for _, p := range gone {
 		if r := comp[p.id]; r != nil && r.Name == p.name {
-			p.rec, p.class = r, r.Class()
-			if r.HetJobID == r.ID {
-				p.het = hetComp[r.ID]
-			}
-			if p.firstSub == 0 {
-				p.firstSub = r.Submit
+			p.setRecord(r, hetComp[r.ID])
+			c.tail.forget(p.id)
+			continue
+		}
+		if r := left[p.id]; r != nil && r.Name == p.name {
+			p.setRecord(r, leftHet[r.ID])
+			if final(p.class) {
+				c.tail.forget(p.id)
 			}
 			continue
 		}
@@ -1133,6 +1147,18 @@ func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID 
 		} else if time.Since(p.missing) > t.cfg.UnreachableAfter {
 			p.class, p.reason = "lost", fmt.Sprintf("lost: job %d left squeue and is not in the job completion log", p.id)
 		}
+	}
+}
+
+// setRecord takes what a record says of the part (het: the other
+// components of a heterogeneous job it leads).
+func (p *part) setRecord(r *slurmcli.Record, het []*slurmcli.Record) {
+	p.rec, p.class, p.missing = r, r.Class(), time.Time{}
+	if r.HetJobID == r.ID {
+		p.het = het
+	}
+	if p.firstSub == 0 {
+		p.firstSub = r.Submit
 	}
 }
 
