@@ -107,11 +107,7 @@ func runSimRun(c *cli.Context) error {
 	case sum.Interrupted:
 		return fmt.Errorf("interrupted: %d runs recorded now, %d before; run the same command again to continue", sum.Ran, sum.AlreadyDone)
 	case !quiet:
-		again := "" // said only with --jobs, so a run without reads as before
-		if c.Bool("jobs") {
-			again = fmt.Sprintf(" (%d again for their jobs)", sum.JobsAdded)
-		}
-		fmt.Fprintf(w, "ran %d runs%s; %d of %d are in %s: gmark sim report --db %s %s\n", sum.Ran, again, sum.Ran+sum.AlreadyDone+sum.JobsAdded, sum.Planned, c.String("db"), c.String("db"), e.Name)
+		fmt.Fprintf(w, "%s; %d of %d are in %s: gmark sim report --db %s %s\n", sum.RanText(c.Bool("jobs")), sum.Ran+sum.AlreadyDone+sum.JobsAdded, sum.Planned, c.String("db"), c.String("db"), e.Name)
 	}
 	return err
 }
@@ -127,10 +123,7 @@ func runSimReport(c *cli.Context) error {
 	if _, err := os.Stat(db); err != nil {
 		return usageErrorf("results store %s: %v", db, errors.Unwrap(err))
 	}
-	if err := experiment.WriteReport(db, c.Args().Slice(), format, c.String("output"), c.App.Writer); err != nil {
-		return simError(err)
-	}
-	return nil
+	return simError(experiment.WriteReport(db, c.Args().Slice(), format, c.String("output"), c.App.Writer))
 }
 
 // simError makes bad input of a sim command (a store that is not one, an

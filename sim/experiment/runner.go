@@ -49,6 +49,16 @@ type Summary struct {
 	Interrupted  bool
 }
 
+// RanText says how many runs ran ("ran N runs"), and with jobs (the
+// --jobs of gmark sim run) how many recorded ones were run again for their
+// per-job rows; without, it reads as before the per-job rows existed.
+func (s Summary) RanText(jobs bool) string {
+	if !jobs {
+		return fmt.Sprintf("ran %d runs", s.Ran)
+	}
+	return fmt.Sprintf("ran %d runs (%d again for their jobs)", s.Ran, s.JobsAdded)
+}
+
 // ErrBusy is returned when another process executes an experiment on the
 // same store.
 var ErrBusy = errors.New("another gmark sim run is working on this results store")
