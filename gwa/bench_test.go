@@ -230,7 +230,12 @@ func TestTenMillionJobsBoundedMemory(t *testing.T) {
 	}
 	t.Logf("peak live heap: %.1f MB for 10^5 jobs, %.1f MB for 10^7 jobs (%d users, %d sites, %.0f days, run-time median %g s)",
 		float64(small)/1e6, float64(big)/1e6, a.Totals.Users, a.Totals.Sites, a.Totals.Span.Value/86400, a.Distributions.RunTime.Median.Value)
-	if big > 2*small+16<<20 {
+	// Headroom of twice the exact budget: at the switch to the sketch the
+	// exact values (up to budget, in a slice that doubles as it grows) are
+	// still live beside the sketch, and a sample can catch that instant (a
+	// peak of 35.2 MB against a bound of 35.0 once). Per-job state of 10^7
+	// jobs would be 80 MB for one float64 per job, far past it.
+	if big > 2*small+16<<20+2*budget {
 		t.Errorf("heap grows with the trace: %d bytes for 10^5 jobs, %d for 10^7", small, big)
 	}
 }
