@@ -7,7 +7,18 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/koala/grid"
 )
+
+// atDeadlineGrid is testGrid with global priority killing at the try at
+// the deadline only (gp_kill = "at-deadline"), so that the failed try at
+// 50 s below leaves the job queued; under the default, every-try, that try
+// kills the local job and the deadline job runs.
+func atDeadlineGrid(t *testing.T) *grid.Grid {
+	g := testGrid(t)
+	g.Scheduler.GPKill = grid.GPKillAtDeadline
+	return g
+}
 
 // A job's own deadline settings survive a restart; a restored job with a
 // deadline waits for its tries again and starts at its deadline. A state
@@ -28,7 +39,7 @@ func TestDeadlineJobsRestored(t *testing.T) {
 	if st, err = Open(path); err != nil {
 		t.Fatalf("a version-1 state: %v", err)
 	}
-	c, err := core.New(testGrid(t), t0, st, nil)
+	c, err := core.New(atDeadlineGrid(t), t0, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +78,7 @@ func TestDeadlineJobsRestored(t *testing.T) {
 	}
 	// The core comes back at 60 s (its local job is gone with it): the
 	// job waits again, with its own L_p: 60 + 0.5·40 = 80 s.
-	c2, _ := core.New(testGrid(t), t0.Add(time.Minute), st2, nil)
+	c2, _ := core.New(atDeadlineGrid(t), t0.Add(time.Minute), st2, nil)
 	st2.Attach(c2.Job)
 	if err := c2.Restore(saved, "the core restarted"); err != nil {
 		t.Fatal(err)

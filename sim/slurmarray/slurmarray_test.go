@@ -217,7 +217,7 @@ func TestRunTaskRefuses(t *testing.T) {
 		{"task above", good, 2, "task 2: the array has tasks 0 to 1"},
 		{"no manifest", filepath.Join(dir, "none.json"), 0, "no such file"},
 		{"not json", bad, 0, "not a manifest"},
-		{"a directory", dir, 0, "is a directory"},
+		{"a directory", dir, 0, "a directory, not a regular file"},
 	} {
 		os.WriteFile(bad, []byte("{nope"), 0o644)
 		if err := RunTask(ctx, tc.manifest, tc.task, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
