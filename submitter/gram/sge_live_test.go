@@ -19,8 +19,9 @@ import (
 // report), and an smpi job co-allocated over both, one GRAM job per
 // component, every rank having exchanged with the others. The cell's
 // component has one process: jobmanager-sge makes a jobType=single
-// request of count > 1 an SGE job array (docs/grid.md). About 40 s on an
-// idle machine.
+// request of count > 1 an SGE job array (docs/grid.md), and the target
+// refuses a component of two processes there. About 40 s on an idle
+// machine.
 func TestLiveGRAMThroughSGE(t *testing.T) {
 	t.Parallel() // each test has CEs of its own; most of its time is waiting for them
 	cell := sgetest.Start(t, sgetest.Options{Slots: 2})
@@ -36,6 +37,7 @@ func TestLiveGRAMThroughSGE(t *testing.T) {
 		job("1-1", "sser", map[string]string{"supersteps": "2"}, "fork:1"),
 		job("1-2", "smpi", smpi, "sge0:1", "fork:2"),
 		job("1-3", "sser", map[string]string{"supersteps": "none"}, "sge0:1"),
+		job("1-4", "smpi", smpi, "sge0:2"),
 	}
 	out := filepath.Join(dir, "run")
 	runGmark(t, g.bin, dir, "submit", testkit.WriteWorkload(t, jobs...), "--target", "gram", "--targets", targets,
@@ -54,6 +56,9 @@ func TestLiveGRAMThroughSGE(t *testing.T) {
 	checkRanks(t, g.work, "1-2", run, 1, 2)
 	if r := rows["1-3"]; r.State != store.Failed || r.ExitStatus == nil || *r.ExitStatus != 2 {
 		t.Errorf("1-3: %s %q exit %v, want failed with exit status 2 (the job's report)", r.State, r.Reason, r.ExitStatus)
+	}
+	if r := rows["1-4"]; r.State != store.Failed || !strings.Contains(r.Reason, "job array of 2 tasks") {
+		t.Errorf("1-4: %s %q, want refused (jobmanager-sge makes a count of 2 a job array)", r.State, r.Reason)
 	}
 	// The cell ran three jobs (1-0, 1-2's first component, 1-3), all
 	// as the mapped user, and accounted for each.
