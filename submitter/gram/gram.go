@@ -214,7 +214,17 @@ func (b *backend) submitFile(name string) string { return filepath.Join(b.dir(),
 
 // Submit prints the part's request, with a two-phase commit, and submits
 // it with globusrun -b, its output kept in the part's .submit file.
+//
+// A component of more than one process is refused on jobmanager-sge: its
+// Perl module makes a (jobType=single)(count=N) request an SGE job array
+// of N one-slot tasks, each running the component's launch script, which
+// starts N processes (N×N in all, N slots asked for none), where the other
+// job managers ask for N processors and start the script once.
 func (b *backend) Submit(ctx context.Context, r *ce.Request) (ce.Submitted, error) {
+	if n := r.Job.Components[r.Component].Count; n > 1 && strings.HasSuffix(b.contact, "/jobmanager-sge") {
+		return ce.Submitted{}, fmt.Errorf("gram: gatekeeper %s: a component of %d processes through jobmanager-sge would be a job array of %d tasks, each starting all %d (the job manager has no single job of several slots without an mpirun)",
+			b.name, n, n, n)
+	}
 	cfg := printers.Config{Executable: b.cfg.Executable, WorkDir: b.jobs, Name: r.Name, Queue: b.queue, HoldUntil: r.Hold, Env: r.Env}
 	var buf bytes.Buffer
 	if err := b.printer.PrintComponent(&buf, r.Job, r.Component, cfg); err != nil {

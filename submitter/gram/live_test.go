@@ -51,13 +51,19 @@ func openDir(t *testing.T, prefix string) string {
 }
 
 // newGrid starts one gatekeeper per option, all trusting one CA; a
-// gatekeeper with a cluster is used through jobmanager-slurm, one without
-// through jobmanager-fork.
+// gatekeeper with a cluster is used through jobmanager-slurm, one with a
+// Grid Engine cell through jobmanager-sge, one with neither through
+// jobmanager-fork.
 func newGrid(t *testing.T, opts ...gramtest.Options) *grid {
 	t.Helper()
 	slurm := false
 	for _, o := range opts {
 		slurm = slurm || o.Slurm != nil
+		if o.SGE != nil {
+			if why := gramtest.AvailableSGE(); why != "" {
+				t.Skip("GRAM5 not available: " + why)
+			}
+		}
 	}
 	if why := gramtest.Available(slurm); why != "" {
 		t.Skip("GRAM5 not available: " + why)
@@ -74,6 +80,8 @@ func newGrid(t *testing.T, opts ...gramtest.Options) *grid {
 		lrm := "fork"
 		if o.Slurm != nil {
 			lrm = "slurm"
+		} else if o.SGE != nil {
+			lrm = "sge"
 		}
 		g.lrm = append(g.lrm, lrm)
 	}
@@ -201,18 +209,37 @@ func runWith(t *testing.T, tg submitter.Target, set submitter.Settings, jobs ...
 // each component, each having exchanged with the three others.
 func checkSmpi(t *testing.T, work, id, run string) {
 	t.Helper()
+	checkRanks(t, work, id, run, 2, 2)
+}
+
+// checkRanks wants the job's processes to have ranks 0..n-1, perComp[i]
+// of them in component i, each having exchanged with all the others.
+func checkRanks(t *testing.T, work, id, run string, perComp ...int) {
+	t.Helper()
+	n := 0
+	var want []int
+	for _, c := range perComp {
+		for range c {
+			want = append(want, n)
+			n++
+		}
+	}
 	var ranks []int
 	byComp := map[int]int{}
 	for _, s := range summaries(t, work, id, run) {
 		ranks = append(ranks, s.Rank)
 		byComp[s.Component]++
-		if !s.OK || s.Size != 4 || s.Peers != 3 || s.Sent <= 0 || s.Received != s.Sent {
+		if !s.OK || s.Size != n || s.Peers != n-1 || s.Sent <= 0 || s.Received != s.Sent {
 			t.Errorf("%s rank %d: %+v", id, s.Rank, s)
 		}
 	}
 	slices.Sort(ranks)
-	if !slices.Equal(ranks, []int{0, 1, 2, 3}) || byComp[0] != 2 || byComp[1] != 2 {
-		t.Errorf("%s: ranks %v, per component %v; want 0..3, two in each", id, ranks, byComp)
+	ok := slices.Equal(ranks, want)
+	for i, c := range perComp {
+		ok = ok && byComp[i] == c
+	}
+	if !ok {
+		t.Errorf("%s: ranks %v, per component %v; want %v, %v in each", id, ranks, byComp, want, perComp)
 	}
 }
 

@@ -3,7 +3,8 @@
 # port with a test CA, host and user certificates of its own, a grid-mapfile
 # mapping the test user to nobody, and jobmanager-fork (plus, with
 # --slurm CONF, jobmanager-slurm submitting to the Slurm cluster whose
-# slurm.conf that is). It runs a job with globusrun and its output streamed
+# slurm.conf that is; with --sge SETTINGS, jobmanager-sge submitting to the
+# Grid Engine cell whose settings.sh that is). It runs a job with globusrun and its output streamed
 # back, then a batch job followed with globusrun -status to its end; with
 # --hold it keeps the gatekeeper running and prints how to use it, until
 # Ctrl-C. Everything is under one temporary directory; on exit the
@@ -11,27 +12,30 @@
 # their jobs are stopped by pid and the directory is removed (KEEP=1 keeps
 # it).
 #
-#   sudo testdata/grid/gram-loopback.sh [--slurm /path/to/slurm.conf] [--hold]
+#   sudo testdata/grid/gram-loopback.sh [--slurm /path/to/slurm.conf]
+#     [--sge $SGE_ROOT/$SGE_CELL/common/settings.sh] [--hold]
 #
 # Needs Debian's globus-gatekeeper, globus-gram-job-manager,
-# globus-gram-job-manager-fork (and -slurm), globus-gram-client-tools and
+# globus-gram-job-manager-fork (and -slurm, -sge), globus-gram-client-tools and
 # globus-proxy-utils. The recipe, and why each setting is there, is in
 # docs/grid.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-slurm_conf= hold=
+slurm_conf= sge_settings= hold=
 while [ $# -gt 0 ]; do
   case $1 in
     --slurm) slurm_conf=$(readlink -f "$2"); shift 2 ;;
+    --sge) sge_settings=$(readlink -f "$2"); shift 2 ;;
     --hold) hold=1; shift ;;
-    *) die "usage: $0 [--slurm SLURM_CONF] [--hold]" ;;
+    *) die "usage: $0 [--slurm SLURM_CONF] [--sge SGE_SETTINGS_SH] [--hold]" ;;
   esac
 done
 need_root
 need /usr/sbin/globus-gatekeeper /usr/sbin/globus-job-manager globusrun grid-proxy-init unshare openssl
 [ -z "$slurm_conf" ] || need /usr/share/perl5/Globus/GRAM/JobManager/slurm.pm /etc/globus/globus-slurm.conf
+[ -z "$sge_settings" ] || need /usr/share/perl5/Globus/GRAM/JobManager/sge.pm /etc/globus/globus-sge.conf "$sge_settings"
 
 D=$(mktemp -d /tmp/gram-loopback.XXXXXX)
 chmod 755 "$D"
@@ -42,6 +46,7 @@ cleanup() {
   stop_pid "$gk_pid"
   { wait "$gk_pid"; } 2>/dev/null
   [ -n "$slurm_conf" ] && "$D/bin/scancel" --user=nobody 2>/dev/null
+  [ -n "$sge_settings" ] && "$D/bin/qdel" -f -u nobody >/dev/null 2>&1
   kill_under "$D" "$marker"
   if [ -n "${KEEP:-}" ]; then echo "kept $D"; else rm -rf "$D"; fi
 }
@@ -69,7 +74,8 @@ EOF
 # account's and changes to it (/nonexistent for nobody): env(1) gives it
 # one and starts it there.
 lrms=fork
-[ -z "$slurm_conf" ] || lrms="fork slurm"
+[ -z "$slurm_conf" ] || lrms="$lrms slurm"
+[ -z "$sge_settings" ] || lrms="$lrms sge"
 for lrm in $lrms; do
   echo "stderr_log,local_cred - /usr/bin/env env -C $D/home HOME=$D/home /usr/sbin/globus-job-manager -conf $D/job-manager.conf -type $lrm" \
     >"$D/grid-services/jobmanager-$lrm"
@@ -79,6 +85,7 @@ gk=(/usr/sbin/globus-gatekeeper -f -p "$port" -l "$D/log/gatekeeper.log" -grid_s
   -gridmap "$D/grid-mapfile" -x509_cert_dir "$D/creds/certificates"
   -x509_user_cert "$D/creds/hostcert.pem" -x509_user_key "$D/creds/hostkey.pem" -pidfile "$D/gatekeeper.pid")
 genv=(env -u X509_USER_PROXY -u X509_USER_CERT -u X509_USER_KEY GLOBUS_HOSTNAME=localhost "$marker")
+binds=()
 if [ -n "$slurm_conf" ]; then
   # jobmanager-slurm takes sbatch & co. from /etc/globus/globus-slurm.conf
   # and its scripts get no SLURM_CONF: in a mount namespace of the
@@ -92,10 +99,36 @@ salloc="$D/bin/salloc"
 scancel="$D/bin/scancel"
 scontrol="$D/bin/scontrol"
 EOF
-  "${genv[@]}" unshare --mount --propagation private sh -c \
-    "mount --bind $D/etc/globus-slurm.conf /etc/globus/globus-slurm.conf && exec \"\$@\"" sh "${gk[@]}" \
-    >"$D/log/gatekeeper.out" 2>&1 &
+  binds+=("mount --bind $D/etc/globus-slurm.conf /etc/globus/globus-slurm.conf")
   echo "jobmanager-slurm submits to the cluster of $slurm_conf (nobody must reach its munge socket)"
+fi
+if [ -n "$sge_settings" ]; then
+  # jobmanager-sge takes qsub & co. and the cell from
+  # /etc/globus/globus-sge.conf, and exports SGE_ROOT and SGE_CELL but not
+  # the cell's ports: the wrappers source the cell's settings.sh. Grid
+  # Engine starts a job in its owner's home (nobody's does not exist)
+  # unless qsub is given -wd.
+  for b in qsub qstat qdel qconf; do
+    wd=
+    [ "$b" = qsub ] && wd="-wd $D/home"
+    printf '#!/bin/sh\n. %s && exec %s %s "$@"\n' "$sge_settings" "$(command -v $b || echo /usr/bin/$b)" "$wd" >"$D/bin/$b"
+    chmod 755 "$D/bin/$b"
+  done
+  {
+    echo "sge_root=$(. "$sge_settings" && echo "$SGE_ROOT")"
+    echo "sge_cell=$(. "$sge_settings" && echo "${SGE_CELL:-default}")"
+    echo 'sge_config=""'
+    for b in qsub qstat qdel qconf; do echo "$b=$D/bin/$b"; done
+    echo 'sun_mprun=no'
+    echo 'mpirun=no'
+  } >"$D/etc/globus-sge.conf"
+  binds+=("mount --bind $D/etc/globus-sge.conf /etc/globus/globus-sge.conf")
+  echo "jobmanager-sge submits to the cell of $sge_settings (nobody must be able to read its SGE_ROOT)"
+fi
+if [ ${#binds[@]} -gt 0 ]; then
+  bind=$(printf '%s && ' "${binds[@]}")
+  "${genv[@]}" unshare --mount --propagation private sh -c "$bind exec \"\$@\"" sh "${gk[@]}" \
+    >"$D/log/gatekeeper.out" 2>&1 &
 else
   "${genv[@]}" "${gk[@]}" >"$D/log/gatekeeper.out" 2>&1 &
 fi
@@ -115,7 +148,7 @@ done
 for lrm in $lrms; do
   echo "globusrun -s -r $contact/jobmanager-$lrm:"
   globusrun -s -r "$contact/jobmanager-$lrm" \
-    '&(executable=/bin/sh)(arguments=-c "echo hello from $(id -un) on $(hostname) ${SLURM_JOB_ID:+in Slurm job $SLURM_JOB_ID}")'
+    '&(executable=/bin/sh)(arguments=-c "echo hello from $(id -un) on $(hostname) ${SLURM_JOB_ID:+in Slurm job $SLURM_JOB_ID}${JOB_ID:+in Grid Engine job $JOB_ID}")'
 done
 # A batch job with a two-phase commit: the job manager keeps its end state
 # (DONE or FAILED) for polling; without it, GRAM5 forgets an ended job and

@@ -1,6 +1,7 @@
 // Package arctest starts real ARC compute elements (A-REX, Debian's
 // nordugrid-arc-arex) on loopback for tests, each fronting the fork back
-// end or a loopback Slurm cluster of submitter/slurm/slurmtest.
+// end, a loopback Slurm cluster of submitter/slurm/slurmtest or a
+// loopback Grid Engine cell of submitter/batch/sgetest.
 //
 // One CE is one arched process of its own, in the foreground, started and
 // stopped by pid: A-REX's job processing and its REST interface in one
@@ -43,6 +44,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/testkit"
+	"github.com/gmark/gmark/submitter/batch/sgetest"
 	"github.com/gmark/gmark/submitter/gridtest"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 )
@@ -58,6 +60,9 @@ type Options struct {
 	// Slurm is the cluster the CE fronts (its one partition, "main", is
 	// the CE's queue); nil fronts the fork back end (queue "fork").
 	Slurm *slurmtest.Cluster
+	// SGE is the Grid Engine cell the CE fronts (its queue all.q is the
+	// CE's), instead of a Slurm cluster or fork.
+	SGE *sgetest.Cell
 	// InfoPeriod is how often A-REX runs its information provider, which
 	// writes the per-job GLUE2 records that the REST interface reports
 	// states from (so it bounds how stale a polled state is). Default 10s;
@@ -87,6 +92,8 @@ type CE struct {
 	Proxy string
 	// Slurm is the fronted cluster, nil for fork.
 	Slurm *slurmtest.Cluster
+	// SGE is the fronted Grid Engine cell, or nil.
+	SGE *sgetest.Cell
 
 	t       testing.TB
 	opt     Options
@@ -145,7 +152,7 @@ func start(t testing.TB, opt Options) (*CE, error) {
 	if err != nil {
 		return nil, err
 	}
-	ce := &CE{Name: opt.Name, Dir: dir, Creds: opt.Creds, Slurm: opt.Slurm, t: t, opt: opt}
+	ce := &CE{Name: opt.Name, Dir: dir, Creds: opt.Creds, Slurm: opt.Slurm, SGE: opt.SGE, t: t, opt: opt}
 	t.Cleanup(ce.stop)
 	// The mapped user's jobs run in session directories under dir, so the
 	// path to them must be open to it (MkdirTemp makes 0700).
@@ -216,6 +223,14 @@ func (ce *CE) writeConfig() error {
 		lrms = fmt.Sprintf("lrms = slurm\nslurm_bin_path = %s\nslurm_wakeupperiod = 2\nslurm_use_sacct = no\n", ce.binDir)
 		ce.Queue = "main"
 	}
+	if ce.SGE != nil {
+		lrms = sgeLRMS(ce.SGE, filepath.Join(ce.Dir, "home"))
+		ce.Queue = ce.SGE.Queues[0]
+		// The mapped user's qsub reads the cell's bootstrap.
+		if err := os.Chmod(ce.SGE.Root, 0o755); err != nil {
+			return err
+		}
+	}
 	conf := fmt.Sprintf(arcConf, ce.Creds.HostKey, ce.Creds.HostCert, ce.Creds.CADir, gridtest.UserDN,
 		u.Username+":"+g.Name, lrms, ce.Dir, int(ce.opt.WakeupPeriod.Seconds()+0.5), ce.URL, ce.Queue)
 	confPath := filepath.Join(ce.Dir, "arc.conf")
@@ -250,6 +265,18 @@ func (ce *CE) slurmWrappers() error {
 		}
 	}
 	return os.Chmod(filepath.Dir(ce.Slurm.Dir), 0o755)
+}
+
+// sgeLRMS is the [lrms] section of a CE fronting a Grid Engine cell: ARC's
+// SGE back end takes the cell's root, name and ports from arc.conf (its
+// configure-sge-env.sh exports them to qsub, qstat, qdel and qacct), so
+// no wrapper is needed. Grid Engine's shepherd changes to the job owner's
+// home from the password file before the job script changes to its
+// session directory, and nobody's is /nonexistent (the job goes to error
+// state Eqw): sge_jobopts gives every job a working directory that exists.
+func sgeLRMS(c *sgetest.Cell, wd string) string {
+	return fmt.Sprintf("lrms = sge\nsge_root = %s\nsge_cell = %s\nsge_qmaster_port = %d\nsge_execd_port = %d\n"+
+		"sge_bin_path = /usr/bin\nsge_jobopts = -wd %s\n", c.Root, c.Name, c.QmasterPort, c.ExecdPort, wd)
 }
 
 // arcConf is the CE's arc.conf: host key, host cert, CA directory, the

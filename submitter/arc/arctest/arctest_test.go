@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/submitter/batch/sgetest"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 )
 
@@ -121,4 +122,69 @@ func squeue(t *testing.T, c *slurmtest.Cluster) string {
 		t.Fatalf("squeue: %v\n%s", err, out)
 	}
 	return string(out)
+}
+
+// A CE fronting a loopback Grid Engine cell submits through qsub as the
+// mapped user: the job runs in the cell (its SGE job id is in what it
+// wrote), a failing one ends FAILED with the LRM's exit code, and arckill
+// deletes a running one from the cell. ARC's scan-sge-job sleeps 60 s
+// after each scan, so a job's end is seen up to a minute late: the test
+// lets both ends fall into one scan (about 95 s).
+func TestSGECE(t *testing.T) {
+	t.Parallel()
+	if why := Available(); why != "" {
+		t.Skip("ARC CE not available: " + why)
+	}
+	cell := sgetest.Start(t, sgetest.Options{Slots: 2})
+	ce := Start(t, Options{Name: "sge", SGE: cell, InfoPeriod: 5 * time.Second, WakeupPeriod: 2 * time.Second})
+	bad, err := ce.Submit(`&(executable="/bin/sh")(arguments="-c" "echo hello from $(id -un) job $JOB_ID; exit 3")` +
+		`(stdout="out.txt")(jobname="gmark-bad")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := ce.Submit(`&(executable="/bin/sleep")(arguments="600")(jobname="gmark-long")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ce.WaitState(long, 2*time.Minute, "RUNNING"); err != nil {
+		t.Fatal(err)
+	}
+	if out := qstat(t, cell); !strings.Contains(out, "gmark_long nobody r") {
+		t.Fatalf("qstat does not show the mapped user's job running:\n%s", out)
+	}
+	if out, err := ce.Cmd("arckill", "-j", ce.JobList(), ce.JobURL(long)).CombinedOutput(); err != nil {
+		t.Fatalf("arckill: %v\n%s", err, out)
+	}
+	if st, err := ce.WaitState(bad, 3*time.Minute, "FINISHED", "FAILED", "KILLED"); err != nil || st != "FAILED" {
+		t.Fatalf("exit-3 job ended %q: %v", st, err)
+	}
+	got, err := os.ReadFile(filepath.Join(ce.Dir, "session", bad, "out.txt"))
+	if err != nil || !strings.HasPrefix(string(got), "hello from nobody job ") || strings.TrimSpace(string(got)) == "hello from nobody job" {
+		t.Errorf("the job wrote %q (%v), want it to run in the cell as nobody", got, err)
+	}
+	jobs, err := ce.Jobs("info", bad)
+	if err != nil || len(jobs) != 1 || jobs[0].ExitCode != "3" || jobs[0].Error == "" {
+		t.Errorf("info of the failed job: %+v %v, want exit code 3 and a failure text", jobs, err)
+	}
+	if st, err := ce.WaitState(long, 2*time.Minute, "KILLED", "FAILED", "FINISHED"); err != nil || st != "KILLED" {
+		t.Errorf("killed job ended %q: %v", st, err)
+	}
+	if out := qstat(t, cell); out != "" {
+		t.Errorf("the killed job is still in the cell:\n%s", out)
+	}
+}
+
+// qstat is the cell's jobs, one "name user state" line each.
+func qstat(t *testing.T, c *sgetest.Cell) string {
+	out, err := c.Cmd("qstat", "-u", "*").CombinedOutput()
+	if err != nil {
+		t.Fatalf("qstat: %v\n%s", err, out)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) >= 5 && f[0] != "job-ID" && !strings.HasPrefix(f[0], "---") {
+			b.WriteString(f[2] + " " + f[3] + " " + f[4] + "\n")
+		}
+	}
+	return b.String()
 }

@@ -191,6 +191,7 @@ func (c *Cell) writeCell() error {
 		c.common("bootstrap"):    fmt.Sprintf(bootstrapTemplate, c.common(), c.spool("qmaster"), libDir),
 		c.common("act_qmaster"):  c.Host + "\n",
 		c.common("host_aliases"): aliases,
+		c.common("settings.sh"):  c.settings(),
 	}
 	def, err := os.ReadFile(filepath.Join(shareDir, "default-configuration"))
 	if err != nil {
@@ -219,6 +220,18 @@ func (c *Cell) writeCell() error {
 		}
 	}
 	return nil
+}
+
+// settings is the cell's common/settings.sh, which a user sources to reach
+// the cell (and the job scripts of Globus's jobmanager-sge source): its
+// SGE_ROOT, SGE_CELL and ports.
+func (c *Cell) settings() string {
+	var b strings.Builder
+	for _, kv := range c.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "%s=%s; export %s\n", k, v, k)
+	}
+	return b.String()
 }
 
 // globalConfig rewrites Debian's default global configuration for a test

@@ -3,6 +3,7 @@ package sgetest
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,6 +20,12 @@ func TestCellRunsJobs(t *testing.T) {
 	}{
 		{"serial", "all.q", nil, "1"},
 		{"parallel", "fs0", []string{"-pe", "mpi", "4"}, "4"},
+	}
+	// The cell's settings.sh is all a shell needs to reach it.
+	settings := filepath.Join(c.Root, c.Name, "common", "settings.sh")
+	if out, err := exec.Command("env", "-i", "PATH="+os.Getenv("PATH"), "sh", "-c", ". "+settings+" && qconf -sql").CombinedOutput(); err != nil ||
+		!strings.Contains(string(out), "fs0") {
+		t.Errorf("qconf -sql after sourcing settings.sh: %v\n%s", err, out)
 	}
 	script := filepath.Join(c.Root, "job.sh")
 	body := "#!/bin/sh\necho \"$QUEUE $NSLOTS ${PE:-none}\"\n"

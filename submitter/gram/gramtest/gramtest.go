@@ -1,7 +1,8 @@
 // Package gramtest starts real Globus GRAM5 gatekeepers (Debian's
 // globus-gatekeeper and globus-gram-job-manager, from the Grid Community
 // Toolkit) on loopback for tests, with jobmanager-fork and, when given a
-// cluster of submitter/slurm/slurmtest, jobmanager-slurm.
+// cluster of submitter/slurm/slurmtest, jobmanager-slurm, and when given a
+// cell of submitter/batch/sgetest, jobmanager-sge.
 //
 // One gatekeeper is one globus-gatekeeper in the foreground (-f), started
 // and stopped by pid, with its own port (testkit.FreePorts), grid-mapfile,
@@ -27,7 +28,10 @@
 //     variables, so SLURM_CONF cannot reach sbatch: the gatekeeper runs in
 //     a mount namespace of its own (unshare) where that file is replaced
 //     by one naming wrappers that set SLURM_CONF, as the gatekeeper host
-//     of a real cluster has that cluster's Slurm configuration.
+//     of a real cluster has that cluster's Slurm configuration. Likewise
+//     /etc/globus/globus-sge.conf for jobmanager-sge: it names the cell's
+//     SGE_ROOT and SGE_CELL and wrappers of qsub, qstat, qdel and qconf
+//     that add the cell's ports (SGE_QMASTER_PORT, SGE_EXECD_PORT).
 //   - The gatekeeper and the job managers listen on every interface (the
 //     Toolkit has no option for an address); the gatekeeper's port is a
 //     free loopback port, the job managers' are ephemeral.
@@ -50,6 +54,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/testkit"
+	"github.com/gmark/gmark/submitter/batch/sgetest"
 	"github.com/gmark/gmark/submitter/gridtest"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 )
@@ -64,6 +69,9 @@ type Options struct {
 	// Slurm is the cluster jobmanager-slurm submits to; nil offers
 	// jobmanager-fork only.
 	Slurm *slurmtest.Cluster
+	// SGE is the Grid Engine cell jobmanager-sge submits to; nil offers
+	// no jobmanager-sge.
+	SGE *sgetest.Cell
 	// MappedUser is the local account the test user is mapped to. Default
 	// "nobody".
 	MappedUser string
@@ -80,6 +88,7 @@ type Gatekeeper struct {
 	// Start; every client command authenticates with it.
 	Proxy string
 	Slurm *slurmtest.Cluster
+	SGE   *sgetest.Cell
 
 	t      testing.TB
 	opt    Options
@@ -90,7 +99,13 @@ type Gatekeeper struct {
 
 // Available says why a gatekeeper cannot be started here, or "" when it
 // can (slurm says whether jobmanager-slurm is wanted too).
-func Available(slurm bool) string {
+func Available(slurm bool) string { return available(slurm, false) }
+
+// AvailableSGE says why a gatekeeper with jobmanager-sge cannot be started
+// here, or "" when it can.
+func AvailableSGE() string { return available(false, true) }
+
+func available(slurm, sge bool) string {
 	for _, f := range []string{"/usr/sbin/globus-gatekeeper", "/usr/sbin/globus-job-manager",
 		"/usr/share/globus/globus-job-manager-script.pl", "/usr/share/perl5/Globus/GRAM/JobManager/fork.pm"} {
 		if _, err := os.Stat(f); err != nil {
@@ -101,6 +116,13 @@ func Available(slurm bool) string {
 		for _, f := range []string{"/usr/share/perl5/Globus/GRAM/JobManager/slurm.pm", "/etc/globus/globus-slurm.conf"} {
 			if _, err := os.Stat(f); err != nil {
 				return f + " not found: install globus-gram-job-manager-slurm"
+			}
+		}
+	}
+	if sge {
+		for _, f := range []string{"/usr/share/perl5/Globus/GRAM/JobManager/sge.pm", sgeConfPath} {
+			if _, err := os.Stat(f); err != nil {
+				return f + " not found: install globus-gram-job-manager-sge"
 			}
 		}
 	}
@@ -119,7 +141,7 @@ func Available(slurm bool) string {
 // user (globusrun -a).
 func Start(t testing.TB, opt Options) *Gatekeeper {
 	t.Helper()
-	if why := Available(opt.Slurm != nil); why != "" {
+	if why := available(opt.Slurm != nil, opt.SGE != nil); why != "" {
 		t.Skip("GRAM5 not available: " + why)
 	}
 	g, err := start(t, opt)
@@ -140,7 +162,7 @@ func start(t testing.TB, opt Options) (*Gatekeeper, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gatekeeper{Name: opt.Name, Dir: dir, Creds: opt.Creds, Slurm: opt.Slurm, t: t, opt: opt}
+	g := &Gatekeeper{Name: opt.Name, Dir: dir, Creds: opt.Creds, Slurm: opt.Slurm, SGE: opt.SGE, t: t, opt: opt}
 	t.Cleanup(g.stop)
 	// The mapped user's job manager and jobs work under dir.
 	if err := os.Chmod(dir, 0o755); err != nil {
@@ -211,6 +233,12 @@ func (g *Gatekeeper) writeConfig() error {
 		}
 		lrms = append(lrms, "slurm")
 	}
+	if g.SGE != nil {
+		if err := g.sgeConfig(); err != nil {
+			return err
+		}
+		lrms = append(lrms, "sge")
+	}
 	for _, lrm := range lrms {
 		home := filepath.Join(g.Dir, "home")
 		entry := fmt.Sprintf("stderr_log,local_cred - /usr/bin/env env -C %s HOME=%s /usr/sbin/globus-job-manager -conf %s -type %s\n",
@@ -240,18 +268,9 @@ const jobManagerConf = `-globus-toolkit-version 6.2
 // gatekeeper's mount namespace). The cluster's directory is opened to the
 // mapped user, whose sbatch must reach the cluster's munge socket.
 func (g *Gatekeeper) slurmConfig() error {
-	g.binDir = filepath.Join(g.Dir, "bin")
-	paths := map[string]string{}
-	for _, name := range []string{"sbatch", "squeue", "scontrol", "scancel", "srun", "salloc"} {
-		real, err := exec.LookPath(name)
-		if err != nil {
-			real = "/usr/bin/" + name
-		}
-		paths[name] = filepath.Join(g.binDir, name)
-		script := fmt.Sprintf("#!/bin/sh\nSLURM_CONF=%s exec %s \"$@\"\n", g.Slurm.Conf, real)
-		if err := os.WriteFile(paths[name], []byte(script), 0o755); err != nil {
-			return err
-		}
+	paths, err := g.wrappers([]string{"SLURM_CONF=" + g.Slurm.Conf}, nil, "sbatch", "squeue", "scontrol", "scancel", "srun", "salloc")
+	if err != nil {
+		return err
 	}
 	conf := fmt.Sprintf("# Written by gmark's gramtest: the Slurm commands of cluster %s.\n"+
 		"slurm_path=\"/usr\"\nsrun=%q\nsbatch=%q\nsalloc=%q\nscancel=%q\nscontrol=%q\nopenmpi_path=\"\"\nmpich2_path=\"\"\n",
@@ -260,6 +279,61 @@ func (g *Gatekeeper) slurmConfig() error {
 		return err
 	}
 	return os.Chmod(filepath.Dir(g.Slurm.Dir), 0o755)
+}
+
+// wrappers writes, in the gatekeeper's bin directory, a script for each
+// named command that runs the real one with env set (and the arguments
+// args gives it first), and returns their paths by name.
+func (g *Gatekeeper) wrappers(env []string, args map[string]string, names ...string) (map[string]string, error) {
+	g.binDir = filepath.Join(g.Dir, "bin")
+	paths := map[string]string{}
+	for _, name := range names {
+		real, err := exec.LookPath(name)
+		if err != nil {
+			real = "/usr/bin/" + name
+		}
+		paths[name] = filepath.Join(g.binDir, name)
+		if a := args[name]; a != "" {
+			real += " " + a
+		}
+		script := fmt.Sprintf("#!/bin/sh\n%s exec %s \"$@\"\n", strings.Join(env, " "), real)
+		if err := os.WriteFile(paths[name], []byte(script), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
+}
+
+// sgeConfPath is where jobmanager-sge's Perl module reads its
+// configuration (Globus::Core::Paths's sysconfdir is /etc).
+const sgeConfPath = "/etc/globus/globus-sge.conf"
+
+// sgeConfig writes the Grid Engine commands jobmanager-sge calls, each
+// pointing the real one at the cell (SGE_ROOT and SGE_CELL, which the
+// module also exports itself, and the cell's ports, which it does not),
+// and the globus-sge.conf that names them and the cell (bound over
+// sgeConfPath in the gatekeeper's mount namespace). The job script the
+// module writes sources the cell's common/settings.sh, which sgetest
+// writes. The cell's root is opened to the mapped user, whose qsub reads
+// the cell's bootstrap and act_qmaster files. Grid Engine's shepherd
+// changes to the job owner's home from the password file before it runs
+// the job script (which then changes to the request's directory), and
+// nobody's is /nonexistent (the job goes to error state Eqw: "can't chdir
+// to /nonexistent"): qsub is given -wd, the job manager's HOME.
+func (g *Gatekeeper) sgeConfig() error {
+	home := filepath.Join(g.Dir, "home")
+	paths, err := g.wrappers(g.SGE.Env(), map[string]string{"qsub": "-wd " + home}, "qsub", "qstat", "qdel", "qconf")
+	if err != nil {
+		return err
+	}
+	conf := fmt.Sprintf("# Written by gmark's gramtest: the Grid Engine commands of cell %s.\n"+
+		"sge_root=%s\nsge_cell=%s\nsge_config=\"\"\nqsub=%s\nqstat=%s\nqdel=%s\nqconf=%s\n"+
+		"sun_mprun=no\nmpirun=no\nvalidate_pes=no\nvalidate_queues=no\n",
+		g.SGE.Root, g.SGE.Root, g.SGE.Name, paths["qsub"], paths["qstat"], paths["qdel"], paths["qconf"])
+	if err := os.WriteFile(filepath.Join(g.Dir, "etc", "globus-sge.conf"), []byte(conf), 0o644); err != nil {
+		return err
+	}
+	return os.Chmod(g.SGE.Root, 0o755)
 }
 
 // startGatekeeper starts globus-gatekeeper in the foreground, in a process
@@ -278,10 +352,16 @@ func (g *Gatekeeper) startGatekeeper() error {
 		"-gridmap", filepath.Join(g.Dir, "grid-mapfile"),
 		"-x509_cert_dir", g.Creds.CADir, "-x509_user_cert", g.Creds.HostCert, "-x509_user_key", g.Creds.HostKey,
 		"-pidfile", filepath.Join(g.Dir, "gatekeeper.pid")}
-	var cmd *exec.Cmd
+	var binds []string
 	if g.Slurm != nil {
-		script := fmt.Sprintf("mount --bind %s /etc/globus/globus-slurm.conf && exec \"$@\"",
-			filepath.Join(g.Dir, "etc", "globus-slurm.conf"))
+		binds = append(binds, "mount --bind "+filepath.Join(g.Dir, "etc", "globus-slurm.conf")+" /etc/globus/globus-slurm.conf")
+	}
+	if g.SGE != nil {
+		binds = append(binds, "mount --bind "+filepath.Join(g.Dir, "etc", "globus-sge.conf")+" "+sgeConfPath)
+	}
+	var cmd *exec.Cmd
+	if len(binds) > 0 {
+		script := strings.Join(binds, " && ") + " && exec \"$@\""
 		cmd = exec.Command("unshare", append([]string{"--mount", "--propagation", "private", "sh", "-c", script, "sh"}, args...)...)
 	} else {
 		cmd = exec.Command(args[0], args[1:]...)
@@ -328,7 +408,7 @@ func (g *Gatekeeper) Cmd(name string, args ...string) *exec.Cmd {
 }
 
 // Resource is the resource manager contact of one of the gatekeeper's
-// job managers ("fork" or "slurm"), for globusrun -r.
+// job managers ("fork", "slurm" or "sge"), for globusrun -r.
 func (g *Gatekeeper) Resource(lrm string) string { return g.Contact + "/jobmanager-" + lrm }
 
 // Submit submits an RSL request in batch mode (globusrun -b) and returns
@@ -509,6 +589,9 @@ func (g *Gatekeeper) stop() {
 	}
 	if g.Slurm != nil && g.binDir != "" {
 		exec.Command(filepath.Join(g.binDir, "scancel"), "--user="+g.opt.MappedUser).Run()
+	}
+	if g.SGE != nil && g.binDir != "" {
+		exec.Command(filepath.Join(g.binDir, "qdel"), "-f", "-u", g.opt.MappedUser).Run()
 	}
 	gridtest.KillLeftovers(g.Dir)
 	if os.Getenv("GMARK_KEEP_GRAMTEST") == "" {
