@@ -181,7 +181,9 @@ func (s *Sim) taskEnded(j *Job, ok bool, at time.Duration) {
 }
 
 // skipDescendants marks every task downstream of task i as never to run:
-// it counts as a job of the run that did not finish.
+// it counts as a job of the run that did not finish, and an observer that
+// listens for dropped jobs is told of it (submitted now, never started),
+// as the live executor records such a task failed.
 func (s *Sim) skipDescendants(wf *workflow, i int32) {
 	stack := slices.Clone(wf.succs[i])
 	for len(stack) > 0 {
@@ -192,11 +194,13 @@ func (s *Sim) skipDescendants(wf *workflow, i int32) {
 			continue
 		}
 		t.state = jobSkipped
+		t.Seq, t.Submit = s.arrived, s.now
 		wf.skipped++
 		wf.open--
 		s.unreleased--
 		s.arrived++
 		s.wfAcc.skipped++
+		s.dropped(t)
 		stack = append(stack, wf.succs[c]...)
 	}
 }

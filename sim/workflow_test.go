@@ -242,9 +242,18 @@ func TestWorkflowFailedTaskSkipsDescendants(t *testing.T) {
 	wf.Tasks[1].Components[0].Count = 3
 	cfg := DefaultConfig("sep-c")
 	cfg.CoolDown = true
-	res, tr := run(t, cfg, flat(t, 4, 2), []workload.Job{wf})
+	tr := &dropTrace{trace: newTrace()}
+	res, err := RunObserved(cfg, flat(t, 4, 2), &SliceSource{Jobs: []workload.Job{wf}}, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, ok := tr.arrived["w.d"]; ok {
 		t.Errorf("w.d arrived: its parent was rejected")
+	}
+	// Every job is told of once: b rejected, d dropped (never started,
+	// at b's rejection), a and c ended.
+	if !slices.Equal(tr.dropped, []string{"w.b@10s", "w.d@10s"}) || len(tr.ended) != 2 {
+		t.Errorf("dropped %v, ended %v", tr.dropped, tr.ended)
 	}
 	if got := tr.started["w.c"]; len(got) != 1 || got[0] != secs(10) {
 		t.Errorf("w.c starts at %v; want 10 s", got)
@@ -347,4 +356,15 @@ func TestWorkflowDegenerate(t *testing.T) {
 	if w.Slowdown.N != 2 {
 		t.Errorf("slowdown over %d workflows; want 2 (the zero chain has none)", w.Slowdown.N)
 	}
+}
+
+// dropTrace is a trace that listens for the jobs that leave without
+// finishing (sim.Dropper), with the time they were submitted.
+type dropTrace struct {
+	*trace
+	dropped []string
+}
+
+func (d *dropTrace) Dropped(j *Job) {
+	d.dropped = append(d.dropped, fmt.Sprintf("%s@%v", j.ID, j.Submit))
 }

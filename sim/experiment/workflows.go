@@ -73,8 +73,12 @@ func (e *ExperimentReport) writeWorkflows(w io.Writer) error {
 		if _, ok := s["workflows.slowdown"]; !ok {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%.1f\t%.0f\t%.0f\t%.2f\t%.2f\t%.3f\t\n", a.Scenario, a.Arch, num(a.Load), a.Runs, a.Planned,
-			s["workflows.finished_percent"].Mean, s["workflows.response_s"].Mean, s["workflows.critical_path_s"].Mean,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%.1f\t", a.Scenario, a.Arch, num(a.Load), a.Runs, a.Planned, s["workflows.finished_percent"].Mean)
+		if s["workflows.finished_percent"].Max == 0 { // no workflow finished: no figures
+			fmt.Fprintln(tw, "-\t-\t-\t-\t-\t")
+			continue
+		}
+		fmt.Fprintf(tw, "%.0f\t%.0f\t%.2f\t%.2f\t%.3f\t\n", s["workflows.response_s"].Mean, s["workflows.critical_path_s"].Mean,
 			s["workflows.slowdown"].Mean, s["workflows.p95_slowdown"].Mean, s["workflows.critical_path_efficiency"].Mean)
 	}
 	return tw.Flush()

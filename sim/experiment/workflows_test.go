@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/sim"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -74,5 +75,33 @@ func TestWorkOfComposite(t *testing.T) {
 	}
 	if _, ok := siteOf(&workload.Job{Kind: workload.Composite}); ok {
 		t.Error("a composite job without tasks has a site")
+	}
+}
+
+// The report's workflow table: a run whose workflows all failed has no
+// figures ("-", not a slowdown of 0); runs without workflows have no
+// table.
+func TestWorkflowTable(t *testing.T) {
+	done := &WorkflowMetrics{Arrived: 2, Finished: 2, Response: sim.Dist{N: 2, Mean: 30}, CriticalPath: sim.Dist{N: 2, Mean: 20},
+		Slowdown: sim.Dist{N: 2, Mean: 1.5, P95: 1.9}, Efficiency: sim.Dist{N: 2, Mean: 0.7}}
+	failed := &WorkflowMetrics{Arrived: 3, Failed: 3, TasksSkipped: 6}
+	cases := []struct {
+		name string
+		wf   *WorkflowMetrics
+		want string
+	}{
+		{"finished", done, "default  sep-c      30   1/1       100.0          30               20      1.50          1.90          0.700\n"},
+		{"all failed", failed, "default  sep-c      30   1/1         0.0           -                -         -             -              -\n"},
+		{"no workflows", nil, ""},
+	}
+	for _, c := range cases {
+		e := &ExperimentReport{Aggregates: aggregate([]RunRow{{Scenario: "default", Arch: "sep-c", Load: 30, Rep: 1, Metrics: &Metrics{Workflows: c.wf}}})}
+		var b bytes.Buffer
+		if err := e.writeWorkflows(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); c.want == "" && got != "" || !strings.HasSuffix(got, c.want) {
+			t.Errorf("%s:\n%s\nwant the row\n%s", c.name, got, c.want)
+		}
 	}
 }
