@@ -368,3 +368,23 @@ type dropTrace struct {
 func (d *dropTrace) Dropped(j *Job) {
 	d.dropped = append(d.dropped, fmt.Sprintf("%s@%v", j.ID, j.Submit))
 }
+
+// The per-workflow list stops at MaxWorkflowsListed; the summaries are
+// over every workflow.
+func TestWorkflowListBounded(t *testing.T) {
+	var jobs []workload.Job
+	for i := range MaxWorkflowsListed + 1 {
+		jobs = append(jobs, dagJob(fmt.Sprintf("w%d", i), "c0", 0, []float64{1}, "a"))
+	}
+	cfg := DefaultConfig("sep-c")
+	cfg.CoolDown = true
+	res, _ := run(t, cfg, flat(t, 8), jobs)
+	w := res.Workflows
+	if len(w.PerWorkflow) != MaxWorkflowsListed || w.Finished != MaxWorkflowsListed+1 || w.Response.N != MaxWorkflowsListed+1 {
+		t.Errorf("%d listed, %d finished, response over %d", len(w.PerWorkflow), w.Finished, w.Response.N)
+	}
+	// 1,001 one-second tasks, 8 at a time: the last round is the 126th.
+	if w.Response.Max != 126 || w.PerWorkflow[0].Response != 1 {
+		t.Errorf("greatest response %v, first listed %+v", w.Response.Max, w.PerWorkflow[0])
+	}
+}
