@@ -108,7 +108,10 @@ func TestHomeOfAnySite(t *testing.T) {
 func TestRunErrors(t *testing.T) {
 	top := flat(t, 4)
 	good := job("g", "c0", 1, 0, time.Second)
-	composite := workload.Job{ID: "w", Kind: workload.Composite, Tasks: []workload.Job{good}}
+	cycle := workload.Job{ID: "w", Kind: workload.Composite, Tasks: []workload.Job{job("w.a", "c0", 1, 0, time.Second), job("w.b", "c0", 1, 0, time.Second)},
+		Deps: []workload.Dependency{{From: "w.a", To: "w.b"}, {From: "w.b", To: "w.a"}}}
+	noTasks := workload.Job{ID: "v", Kind: workload.Composite}
+	taskNoRun := workload.Job{ID: "u", Kind: workload.Composite, Tasks: []workload.Job{good, job("u.n", "c0", 1, 0, 0)}}
 	noRun := job("n", "c0", 1, 0, 0)
 	late := job("l", "c0", 1, secs(10), time.Second)
 	early := job("e", "c0", 1, secs(5), time.Second)
@@ -124,7 +127,9 @@ func TestRunErrors(t *testing.T) {
 		{"zero config", Config{Arch: "dmm"}, nil, "MatchPeriod = 0s is out of range"},
 		{"bad threshold", bad, nil, "Threshold = NaN"},
 		{"unknown site", DefaultConfig("dmm"), []workload.Job{job("x", "mars", 1, 0, time.Second)}, "job x: site \"mars\" is not in the topology"},
-		{"composite", DefaultConfig("dmm"), []workload.Job{composite}, "job w: composite jobs are not simulated"},
+		{"composite with a cycle", DefaultConfig("dmm"), []workload.Job{cycle}, "job w: dependency cycle: w.a -> w.b -> w.a"},
+		{"composite without tasks", DefaultConfig("dmm"), []workload.Job{noTasks}, "job v: composite job without tasks"},
+		{"task without run time", DefaultConfig("dmm"), []workload.Job{taskNoRun}, "job u.n: no run time"},
 		{"no run time", DefaultConfig("dmm"), []workload.Job{noRun}, "job n: no run time"},
 		{"out of order", DefaultConfig("dmm"), []workload.Job{late, early}, "job e: submitted at 5s, before the job before it (10s)"},
 		{"negative submit", DefaultConfig("dmm"), []workload.Job{job("m", "c0", 1, -time.Second, time.Second)}, "job m: submitted before the start"},

@@ -54,15 +54,18 @@ type Sim struct {
 	obs         Observer
 	src         Source
 	w           workload.Job
+	cur         *workload.Job // the job being handed to Arrive (Workload)
 	next        *Job
 	srcDone     bool
 	lastArrival time.Duration
 	lastEnd     time.Duration
 	arrived     int
 	active      int // arrived, not ended, not rejected
+	unreleased  int // tasks of arrived workflows waiting for their parents (workflow.go)
 	events      int64
 
-	acc accum
+	acc   accum
+	wfAcc wfAccum
 
 	hosted     bool // the architecture runs the jobs itself (central's core model)
 	hostedRun  hostedRunning
@@ -239,7 +242,7 @@ func (s *Sim) loop() error {
 			if s.ser != nil && s.now >= s.seriesEdge {
 				s.ser.tick()
 			}
-			s.arrive(j)
+			s.arriveSource(j)
 			continue
 		}
 		if len(s.heap) == 0 {
@@ -249,7 +252,7 @@ func (s *Sim) loop() error {
 			if !s.cfg.CoolDown && s.heap[0].at > s.lastArrival {
 				return nil
 			}
-			if s.cfg.CoolDown && (s.active == 0 || s.heap[0].at > s.lastArrival+s.cfg.CoolDownLimit) {
+			if s.cfg.CoolDown && (s.active == 0 && s.unreleased == 0 || s.heap[0].at > s.lastArrival+s.cfg.CoolDownLimit) {
 				return nil
 			}
 		}
@@ -285,6 +288,7 @@ func (s *Sim) fetch() error {
 }
 
 func (s *Sim) arrive(j *Job) {
+	j.Seq = s.arrived
 	s.arrived++
 	s.events++
 	if s.obs != nil {
@@ -294,6 +298,9 @@ func (s *Sim) arrive(j *Job) {
 		j.state = jobRejected
 		s.acc.rejected++
 		s.dropped(j)
+		if j.wf != nil {
+			s.taskEnded(j, false, s.now)
+		}
 		return
 	}
 	s.active++
@@ -320,6 +327,8 @@ func (s *Sim) handle(ev *event) {
 		s.arch.Event(ev.code, ev.a, ev.j, ev.n)
 	case evDyn, evRepair:
 		s.dynEvent(ev)
+	case evRelease:
+		s.arriveTask(ev.j)
 	}
 }
 
@@ -375,6 +384,9 @@ func (s *Sim) finish(j *Job) {
 	s.arch.Ended(j)
 	if c.queue.len() > 0 {
 		s.Dispatch(c)
+	}
+	if j.wf != nil {
+		s.taskEnded(j, true, s.now)
 	}
 }
 

@@ -16,6 +16,7 @@ const (
 	evArch                  // the architecture's own (code, a, j, n)
 	evDyn                   // a generated failure or join (dynamics.go: code = its kind, a, n = processors, v = duration)
 	evRepair                // failed processors come back (a, n = how many)
+	evRelease               // a workflow's task whose parents have ended arrives (j; workflow.go)
 )
 
 // event is one entry of the heap. The total order is (at, seq): two events

@@ -49,7 +49,7 @@ func (s *Sim) convertHosted(w *workload.Job, seq int) *Job {
 
 // Workload is the job being handed to Arrive, as the workload gave it
 // (valid only during Arrive).
-func (s *Sim) Workload() *workload.Job { return &s.w }
+func (s *Sim) Workload() *workload.Job { return s.cur }
 
 // Refuse rejects a job that arrived: it never runs and counts as not
 // finished.
@@ -58,6 +58,9 @@ func (s *Sim) Refuse(j *Job) {
 	s.acc.rejected++
 	s.active--
 	s.dropped(j)
+	if j.wf != nil {
+		s.taskEnded(j, false, s.now)
+	}
 }
 
 // HostedStart records the start of a hosted job's run at time at. A job
@@ -91,6 +94,9 @@ func (s *Sim) hostedStop(j *Job, at time.Duration) {
 func (s *Sim) HostedEnd(j *Job, ok bool, at time.Duration) {
 	if j.state == jobRejected || j.state == jobDone {
 		return
+	}
+	if j.wf != nil { // after the accounting below, which ends the task
+		defer s.taskEnded(j, ok && j.state == jobRunning, at)
 	}
 	s.active--
 	s.lastEnd = max(s.lastEnd, at)

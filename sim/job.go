@@ -38,6 +38,8 @@ const (
 	jobRunning
 	jobDone
 	jobRejected
+	jobWaiting // a workflow's task waiting for its parents (workflow.go)
+	jobSkipped // a workflow's task that will never run: a parent failed
 )
 
 // Job is a job inside the simulator: the rigid job of the thesis's model
@@ -64,6 +66,9 @@ type Job struct {
 	slot  int    // index in its cluster's running list
 	// X is the architecture's own data about the job.
 	X any
+
+	wf   *workflow // the workflow it is a task of; nil for a unitary job
+	task int32     // its index among the workflow's tasks
 }
 
 // RunTime is the job's run time on a cluster of the given speed: work
@@ -80,7 +85,7 @@ func (j *Job) RunTime(speed float64) time.Duration {
 // for a job that names none (or names a site without processors).
 func (s *Sim) convert(w *workload.Job, seq int) (*Job, error) {
 	if w.Kind == workload.Composite {
-		return nil, fmt.Errorf("job %s: composite jobs are not simulated yet (docs/sim.md)", w.ID)
+		return s.convertComposite(w, seq)
 	}
 	if s.hosted {
 		return s.convertHosted(w, seq), nil

@@ -66,6 +66,11 @@ type Result struct {
 	// class), from central's core model when its jobs have start
 	// deadlines or its grid local workloads (docs/deadlines.md).
 	Deadlines *core.DeadlineSummary `json:"deadlines,omitempty"`
+
+	// Workflows are the figures of the composite jobs (docs/sim.md,
+	// Workflows); nil, and left out of the JSON, for a workload without
+	// any. The job figures above are over their tasks.
+	Workflows *WorkflowResult `json:"workflows,omitempty"`
 }
 
 // MessagesByName is the message counts keyed by type name.
@@ -81,7 +86,7 @@ func (s *Sim) end() time.Duration {
 	end := s.lastArrival
 	if s.cfg.CoolDown {
 		end = max(s.lastArrival, s.lastEnd)
-		if s.active > 0 {
+		if s.active > 0 || s.unreleased > 0 {
 			end = s.lastArrival + s.cfg.CoolDownLimit
 		}
 	}
@@ -110,6 +115,7 @@ func (s *Sim) result() *Result {
 	if avail > 0 {
 		r.Utilization = busy / avail
 	}
+	r.Workflows = s.workflowResult()
 	if n := float64(a.finished); n > 0 {
 		r.AWT, r.ART, r.ASD = a.wait/n, a.resp/n, a.bsd/n
 		r.ChainPerJob = float64(a.chains) / n

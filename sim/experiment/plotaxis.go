@@ -130,7 +130,7 @@ func (e *Experiment) scenario(name string) *Scenario {
 // metricKeys are the keys of every aggregated metric.
 func metricKeys() []string {
 	var out []string
-	for _, m := range append(slices.Clone(metrics), deadlineMetrics...) {
+	for _, m := range append(append(slices.Clone(metrics), deadlineMetrics...), workflowMetrics...) {
 		out = append(out, m.key)
 	}
 	return out

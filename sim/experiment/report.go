@@ -87,6 +87,9 @@ type Metrics struct {
 	// besides the accepted hops (DelegationsPerJob).
 	AttemptsPerJob float64 `json:"attempts_per_job,omitempty"`
 	OffersPerJob   float64 `json:"offers_per_job,omitempty"`
+
+	// Workflows are the composite jobs' figures (workflows.go).
+	Workflows *WorkflowMetrics `json:"workflows,omitempty"`
 }
 
 // Aggregate is a (scenario, architecture, load) over its finished
@@ -267,7 +270,8 @@ func metricsOf(r store.SimResult) (*Metrics, *WorkloadSummary, int, error) {
 	m := &Metrics{Jobs: res.Jobs, Finished: res.Finished, Utilization: res.Utilization, AWT: res.AWT, ART: res.ART, ASD: res.ASD,
 		ASDTau: res.SlowdownTau, Goodput: res.Goodput, GoodputBy: res.GoodputBy, JF: res.JF, DelegationsPerJob: res.DelegationsPerJob,
 		HopsPerDelegated: res.HopsPerDelegated, Messages: map[string]int64{}, WorkloadMessages: res.Messages.WorkloadManagement(), End: res.End,
-		Deadlines: res.Deadlines, Restarts: res.Restarts, Wasted: res.Wasted, AttemptsPerJob: res.AttemptsPerJob, OffersPerJob: res.OffersPerJob}
+		Deadlines: res.Deadlines, Restarts: res.Restarts, Wasted: res.Wasted, AttemptsPerJob: res.AttemptsPerJob, OffersPerJob: res.OffersPerJob,
+		Workflows: workflowMetricsOf(res.Workflows)}
 	for _, msg := range r.Messages {
 		m.Messages[msg.Type] = msg.Count
 	}
@@ -316,6 +320,9 @@ func aggregate(runs []RunRow) []Aggregate {
 		addStats(a.Stats, metrics, ms)
 		if allDeadlines(ms) {
 			addStats(a.Stats, deadlineMetrics, ms)
+		}
+		if allWorkflows(ms) {
+			addStats(a.Stats, workflowMetrics, ms)
 		}
 		a.Series = meanSeries(series[k])
 	}

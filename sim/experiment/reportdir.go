@@ -227,7 +227,7 @@ func metricLabel(key string) string { return metricOf(key).label }
 // metricOf is the aggregated metric of that key (one of any value,
 // labelled with its key, for a key no metric has).
 func metricOf(key string) metric {
-	for _, m := range append(slices.Clone(metrics), deadlineMetrics...) {
+	for _, m := range append(append(slices.Clone(metrics), deadlineMetrics...), workflowMetrics...) {
 		if m.key == key {
 			return m
 		}

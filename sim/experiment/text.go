@@ -87,6 +87,9 @@ func (e *ExperimentReport) writeText(w io.Writer) error {
 	if err := e.writeRestarts(w); err != nil {
 		return err
 	}
+	if err := e.writeWorkflows(w); err != nil {
+		return err
+	}
 	return e.writeDeadlines(w)
 }
 

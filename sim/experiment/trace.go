@@ -63,7 +63,7 @@ func traceSource(ctx context.Context, top *topology.Topology, w *RunWorkload) (*
 			last[u] = t
 		}
 		jobs[u]++
-		work[u] += float64(j.Processors()) * j.RunTime.Seconds()
+		work[u] += workOf(j)
 		return ctx.Err()
 	}); err != nil {
 		return nil, fmt.Errorf("trace %s: %w", w.Trace, err)

@@ -87,10 +87,15 @@ func wdlSource(ctx context.Context, top *topology.Topology, w *RunWorkload) (*st
 	s.edit = func(j *workload.Job) {
 		// A start deadline is kept relative to its submission (the job
 		// model writes it from the workload's start).
-		gap := j.Deadline - j.Submit
+		old := j.Submit
 		j.Submit = scaledDuration(j.Submit, scale)
 		if j.Deadline > 0 {
-			j.Deadline = j.Submit + gap
+			j.Deadline += j.Submit - old
+		}
+		for i := range j.Tasks { // a composite job's tasks' too
+			if t := &j.Tasks[i]; t.Deadline > 0 {
+				t.Deadline += j.Submit - old
+			}
 		}
 	}
 	return s, nil

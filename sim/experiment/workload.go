@@ -123,17 +123,18 @@ func newLoadAccount(top *topology.Topology) loadAccount {
 }
 
 func (a *loadAccount) add(j *workload.Job) {
-	t, w := j.Submit.Seconds(), float64(j.Processors())*j.RunTime.Seconds()
+	t, w := j.Submit.Seconds(), workOf(j)
 	if a.tJobs == 0 {
 		a.tFirst = t
 	}
 	a.tJobs++
 	a.tWork += w
 	a.tEnd = t
-	if len(j.Components) == 0 {
+	site, ok := siteOf(j)
+	if !ok {
 		return
 	}
-	n, ok := a.top.Index(j.Components[0].Site)
+	n, ok := a.top.Index(site)
 	if !ok {
 		return
 	}
@@ -147,6 +148,31 @@ func (a *loadAccount) add(j *workload.Job) {
 			a.last[g] = t
 		}
 	}
+}
+
+// workOf is the work a job offers, processor-seconds: a composite job's is
+// its tasks'.
+func workOf(j *workload.Job) float64 {
+	if j.Kind == workload.Composite {
+		w := 0.0
+		for i := range j.Tasks {
+			w += workOf(&j.Tasks[i])
+		}
+		return w
+	}
+	return float64(j.Processors()) * j.RunTime.Seconds()
+}
+
+// siteOf is where a job is submitted: its first component's site (a
+// composite job's first task's).
+func siteOf(j *workload.Job) (string, bool) {
+	if j.Kind == workload.Composite && len(j.Tasks) > 0 {
+		j = &j.Tasks[0]
+	}
+	if len(j.Components) == 0 {
+		return "", false
+	}
+	return j.Components[0].Site, true
 }
 
 func (a *loadAccount) summary(targets []float64) WorkloadSummary {
