@@ -21,6 +21,7 @@ import (
 // same --run-id is refused with the hint, exit 2; so is a resume while
 // another process records the run, and a resume with another policy.
 func TestKoalaSimulateResumesAfterKill9(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	if testing.Short() {
 		t.Skip("two simulations of 40,000 jobs, killed: not with -short")
 	}

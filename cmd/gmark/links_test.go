@@ -49,6 +49,7 @@ func refusedFor(t *testing.T, dir string, code int, want string, args ...string)
 }
 
 func TestKoalaServeOneStateThroughLinks(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	dir := t.TempDir()
 	state := filepath.Join(dir, "koala.db")
 	args := []string{"--grid", "examples/das2.toml", "--token", "tok"}
@@ -83,6 +84,7 @@ func TestKoalaServeOneStateThroughLinks(t *testing.T) {
 }
 
 func TestSubmitResumeThroughLinks(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	f := newFaultRun(t, "fk")
 	p := startGmark(t, f.dir, "submit", f.wl, "--db", f.db, "--run-id", f.runID, "-q",
 		"--target", "local", "--processors", "4", "--gmark", f.witnessWrapper(t))
@@ -106,6 +108,7 @@ func TestSubmitResumeThroughLinks(t *testing.T) {
 }
 
 func TestSimOneStoreThroughLinks(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	dir := t.TempDir()
 	// Long enough (120 runs, one at a time) to be running still when the
 	// others try; it is killed at the end.

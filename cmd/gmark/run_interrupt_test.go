@@ -16,6 +16,7 @@ import (
 // started, the core included, records the run as interrupted (no end) and
 // leaves it resumable: 'gmark submit --resume' takes it to its end.
 func TestRunInterruptStopsTheCore(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "s.wdl"), "1\tunitary\t6\tswf\tsingle\t1\t*:1\tC(1s)\tRunTime=C(2s)\n", 0o644)
 	p := startGmark(t, dir, "run", "s.wdl", "-o", "out", "-q")

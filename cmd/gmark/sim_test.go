@@ -165,6 +165,7 @@ func TestSimRunReportEndToEnd(t *testing.T) {
 // attempt is the first), and the report equals, byte for byte, that of a
 // sweep in one go.
 func TestSimKillResume(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	dir := t.TempDir()
 	exp := simFile(t, dir, "sweep.toml", simSweep)
 	db := filepath.Join(dir, "killed.db")

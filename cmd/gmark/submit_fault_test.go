@@ -300,6 +300,7 @@ func (f *faultRun) results(t *testing.T) map[string]int {
 // through a wrapper that appends a line before it execs gmark, so a job run
 // twice shows twice, whatever the target believes.
 func TestSubmitFaultsLocal(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	f := newFaultRun(t, "fl")
 	f.play(t, []string{"--target", "local", "--processors", "4", "--gmark", f.witnessWrapper(t)})
 	lost := f.checkStore(t)
@@ -349,6 +350,7 @@ func (f *faultRun) witnessed(t *testing.T) map[string]int {
 // refused (exit 2) while the first runs, which completes the run with
 // every job run once; a third, after the end, is refused too.
 func TestSubmitResumeTwiceAtOnce(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	f := newFaultRun(t, "f2")
 	p := startGmark(t, f.dir, "submit", f.wl, "--db", f.db, "--run-id", f.runID, "-q",
 		"--target", "local", "--processors", "4", "--gmark", f.witnessWrapper(t))
@@ -447,6 +449,7 @@ func coreSeen(t *testing.T, k *koalaProc, terminal ...string) (jobs map[string]i
 // The bundled core as a real `gmark koala serve` process: the submitter
 // is killed, the core is not.
 func TestSubmitFaultsKoalaHTTP(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	f := newFaultRun(t, "fk")
 	grid := writeFile(t, filepath.Join(f.dir, "grid.toml"), faultGrid, 0o644)
 	tokenFile := writeFile(t, filepath.Join(f.dir, "token"), "tok\n", 0o600)
@@ -549,6 +552,7 @@ func TestSubmitFaultsSlurm(t *testing.T) {
 // The bundled core started by the submitter itself (--target koala with a
 // grid and no endpoint): its state lives in the run directory.
 func TestSubmitFaultsKoalaBundled(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	f := newFaultRun(t, "fb")
 	grid := writeFile(t, filepath.Join(f.dir, "grid.toml"), faultGrid, 0o644)
 	runDir := filepath.Join(f.dir, "runs", f.runID)
@@ -649,6 +653,7 @@ func processRuns(pid int) bool {
 // core keeps running the jobs it has, and the --resume reconnects to it,
 // so no job fails for the interruption; at the end the core is stopped.
 func TestSubmitInterruptKeepsBundledCore(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	f := newFaultRun(t, "fi")
 	grid := writeFile(t, filepath.Join(f.dir, "grid.toml"), faultGrid, 0o644)
 	runDir := filepath.Join(f.dir, "runs", f.runID)
@@ -700,6 +705,7 @@ func TestSubmitInterruptKeepsBundledCore(t *testing.T) {
 // fails, by the core's own rule (running it again would run it twice),
 // and only those.
 func TestSubmitRidesThroughCoreRestart(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	f := newFaultRun(t, "fo")
 	grid := writeFile(t, filepath.Join(f.dir, "grid.toml"), faultGrid, 0o644)
 	tokenFile := writeFile(t, filepath.Join(f.dir, "token"), "tok\n", 0o600)
