@@ -63,7 +63,7 @@ func ceJobs(t *testing.T, c *arctest.CE) map[string]int {
 
 // checkOnce wants every job succeeded and each of its parts a CE job
 // once, with one summary in its output: nothing lost, nothing run twice.
-func checkOnce(t *testing.T, c *arctest.CE, work, run string, rows map[string]store.Job, jobs []workload.Job) {
+func checkOnce(t *testing.T, c *arctest.CE, st *store.Store, work, run string, rows map[string]store.Job, jobs []workload.Job) {
 	t.Helper()
 	names := ceJobs(t, c)
 	parts := 0
@@ -73,7 +73,7 @@ func checkOnce(t *testing.T, c *arctest.CE, work, run string, rows map[string]st
 			t.Errorf("%s: %s %s", j.ID, r.State, r.Reason)
 		}
 		if n := len(summaries(t, work, j.ID, run)); n != len(j.Components) {
-			t.Errorf("%s: %d summaries, want %d (one per component)", j.ID, n, len(j.Components))
+			t.Errorf("%s: %d summaries, want %d (one per component)\n%s", j.ID, n, len(j.Components), jobDiag(c, st, work, j.ID, run))
 		}
 		parts += len(j.Components)
 	}
@@ -122,7 +122,7 @@ func TestLiveARCKilledCE(t *testing.T) {
 	}()
 	rows, st, run := runIn(t, tg, jobs...)
 	<-killed
-	checkOnce(t, ce, g.work, run, rows, jobs)
+	checkOnce(t, ce, st, g.work, run, rows, jobs)
 	errs, _ := st.Annotations(run, "target-error")
 	rec, _ := st.Annotations(run, "target-recovered")
 	if len(errs) == 0 || len(rec) == 0 {
@@ -202,7 +202,7 @@ func TestLiveARCResume(t *testing.T) {
 	for _, r := range list {
 		rows[r.JobID] = r
 	}
-	checkOnce(t, g.ces[0], g.work, "k1", rows, jobs)
+	checkOnce(t, g.ces[0], st, g.work, "k1", rows, jobs)
 	if !strings.Contains(rows["2-0"].TargetID, ",") {
 		t.Errorf("the co-allocated job: %+v", rows["2-0"])
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/arcrest"
 	"github.com/gmark/gmark/internal/testbin"
 	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/submitter"
@@ -258,4 +260,117 @@ func TestLiveARCJobs(t *testing.T) {
 		t.Errorf("1-4: %s %q exit %v, want failed with exit status 2 and A-REX's text", bad.State, bad.Reason, bad.ExitStatus)
 	}
 	t.Logf("1-2: %s on %s, started %s after its submission", r.TargetID, r.Sites, time.Duration(r.StartNS-r.SubmitNS))
+}
+
+// jobDiag says what there is of job id of run when a check of its output
+// fails: the work directory's files of its CE jobs, the CE's records of
+// them, their session and control directories' files, and the store's row
+// and events of the job.
+func jobDiag(c *arctest.CE, st *store.Store, work, id, run string) string {
+	var b strings.Builder
+	prefix := "gmark-" + id + "."
+	files, _ := filepath.Glob(filepath.Join(work, "*"+prefix+"*"))
+	fmt.Fprintf(&b, "work directory %s, files of %s*:", work, prefix)
+	for _, f := range files {
+		fi, err := os.Lstat(f)
+		if err != nil {
+			fmt.Fprintf(&b, " %s (%v)", filepath.Base(f), err)
+			continue
+		}
+		fmt.Fprintf(&b, " %s (%d B)", filepath.Base(f), fi.Size())
+		if strings.HasSuffix(f, ".out") {
+			data, _ := os.ReadFile(f)
+			if len(data) > 600 {
+				data = data[len(data)-600:]
+			}
+			fmt.Fprintf(&b, " ending %q", data)
+		}
+	}
+	if len(files) == 0 {
+		b.WriteString(" none")
+	}
+	client, err := arcrest.New(arcrest.Options{Endpoint: c.URL, Proxy: c.Proxy, CADir: c.Creds.CADir, Timeout: 30 * time.Second})
+	var infos []arcrest.Job
+	var ids []string
+	if err == nil {
+		if ids, err = client.List(context.Background()); err == nil && len(ids) > 0 {
+			infos, err = client.Info(context.Background(), ids)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "\nthe CE's records: %v", err)
+	}
+	for i, j := range infos {
+		if j.Info == nil || j.Info.Name != "" && !strings.HasPrefix(j.Info.Name, prefix) {
+			continue // a stand-in record (no name) may be the job's
+		}
+		jid := ids[i]
+		in := j.Info
+		exit := "?"
+		if in.ExitCode != nil {
+			exit = fmt.Sprint(*in.ExitCode)
+		}
+		fmt.Fprintf(&b, "\nCE job %s %s: %s %v exit %s errors %q submitted %s started %s LRM end %s end %s",
+			jid, in.Name, in.State, in.States, exit, in.Errors, in.Submission.Format(time.RFC3339Nano),
+			in.Start.Format(time.RFC3339Nano), in.LRMEnd.Format(time.RFC3339Nano), in.End.Format(time.RFC3339Nano))
+		// What the target's copy would get of the job's stdout.
+		var out strings.Builder
+		if err := client.Get(context.Background(), jid, in.Name+".out", &out, 1<<20); err != nil {
+			fmt.Fprintf(&b, "\n  GET session/%s.out: %v", in.Name, err)
+		} else {
+			fmt.Fprintf(&b, "\n  GET session/%s.out: %d B", in.Name, out.Len())
+		}
+		fmt.Fprintf(&b, "\n  session %s:", jid)
+		entries, err := os.ReadDir(filepath.Join(c.Dir, "session", jid))
+		if err != nil {
+			fmt.Fprintf(&b, " %v", err)
+		}
+		for _, e := range entries {
+			if fi, err := e.Info(); err == nil {
+				fmt.Fprintf(&b, " %s (%d B, %s)", e.Name(), fi.Size(), fi.ModTime().Format("15:04:05.000"))
+			}
+		}
+		// A-REX's control files of the job (control/job.<id>.<item>,
+		// control/<state>/job.<id>.status): which there are, and its
+		// state, name and log.
+		filepath.WalkDir(filepath.Join(c.Dir, "control"), func(p string, d os.DirEntry, err error) error {
+			base := filepath.Base(p)
+			if err != nil || d.IsDir() || !strings.HasPrefix(base, "job."+jid+".") {
+				return nil
+			}
+			rel := strings.TrimPrefix(p, c.Dir+"/")
+			switch item := strings.TrimPrefix(base, "job."+jid+"."); item {
+			case "status", "failed":
+				data, _ := os.ReadFile(p)
+				fmt.Fprintf(&b, "\n  control %s: %q", rel, data)
+			case "errors", "diag": // A-REX's log of the job; what the job's wrapper measured
+				data, _ := os.ReadFile(p)
+				fmt.Fprintf(&b, "\n  control %s:", rel)
+				for _, line := range strings.Split(string(data), "\n") {
+					if strings.Contains(line, "state change") || strings.Contains(line, "rror") || strings.HasPrefix(line, "exitcode=") || strings.HasPrefix(line, "LRMS") {
+						fmt.Fprintf(&b, "\n    %s", line)
+					}
+				}
+			default:
+				if fi, err := d.Info(); err == nil {
+					fmt.Fprintf(&b, "\n  control %s (%d B, %s)", rel, fi.Size(), fi.ModTime().Format("15:04:05.000"))
+				}
+			}
+			return nil
+		})
+	}
+	if st != nil {
+		if row, err := st.Job(run, id); err == nil {
+			fmt.Fprintf(&b, "\nrow: %s %q target id %s attempts %d submit output %q", row.State, row.Reason, row.TargetID, row.Attempts, row.SubmitOutput)
+		}
+		events, _ := st.Events(run, id)
+		for _, e := range events {
+			p := e.Payload
+			if len(p) > 600 {
+				p = p[:600] + "…"
+			}
+			fmt.Fprintf(&b, "\nevent %s a%d %s %s", time.Unix(0, e.TimeNS).UTC().Format("15:04:05.000"), e.Attempt, e.Kind, p)
+		}
+	}
+	return b.String()
 }
