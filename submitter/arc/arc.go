@@ -207,7 +207,8 @@ type backend struct {
 
 // known is what the target keeps of a job's record between polls.
 type known struct {
-	info *arcrest.Info
+	info     *arcrest.Info
+	noOutput time.Time // when its output was first found missing after it ended
 }
 
 // Submit prints the part's xRSL, posts it, and uploads its staged inputs.

@@ -2,6 +2,7 @@ package arc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -96,7 +97,9 @@ func (b *backend) Poll(ctx context.Context, refs []ce.Ref) (map[string]ce.Status
 		if st.State.Final() {
 			if k == nil || !State(k.info.State, k.info.ExitCode).Final() {
 				st = ce.Status{State: submitter.Running, CEState: st.CEState} // its record is not there yet
-			} else if err := b.collect(ctx, id, k.info.Name); err != nil {
+			} else if err := b.collect(ctx, id, k.info.Name); errors.Is(err, errNoOutput) && st.State == submitter.Succeeded && b.awaitOutput(k) {
+				st = ce.Status{State: submitter.Running, CEState: st.CEState} // its output is not there yet
+			} else if err != nil && !errors.Is(err, errNoOutput) {
 				return nil, fmt.Errorf("copying the output of job %s: %w", id, err)
 			} else {
 				b.mu.Lock()
@@ -128,17 +131,42 @@ func withInfo(st ce.Status, in *arcrest.Info) ce.Status {
 	return st
 }
 
+// errNoOutput is collect's error for an ended job whose stdout or stderr
+// the CE does not serve (404). Every request the xrsl printer writes keeps
+// both (outputFiles), so a job that succeeded without them has them still
+// to come (seen twice: a job recorded as succeeded with no output, under
+// load, around a kill): it is polled again for outputWait before it ends
+// without them. A job that failed or was cancelled may have made none.
+var errNoOutput = errors.New("the CE does not have the job's output (yet)")
+
+// outputWait is how long an ended job's missing output is waited for.
+const outputWait = 30 * time.Second
+
+// awaitOutput says whether a job whose output is missing is to be polled
+// again: until outputWait after its output was first found missing.
+func (b *backend) awaitOutput(k *known) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if k.noOutput.IsZero() {
+		k.noOutput = time.Now()
+	}
+	return time.Since(k.noOutput) < outputWait
+}
+
 // collect copies an ended job's stdout and stderr (named after the job)
-// into the work directory; a file the job did not keep is no error.
+// into the work directory; a file the CE does not serve is errNoOutput,
+// after the other file is copied.
 func (b *backend) collect(ctx context.Context, id, name string) error {
 	if name == "" || strings.ContainsAny(name, "/\x00") {
 		return nil
 	}
+	var missing error
 	for _, ext := range []string{".out", ".err"} {
 		path := filepath.Join(b.dir, name+ext)
 		var buf strings.Builder
 		err := b.client.Get(ctx, id, name+ext, &buf, maxOutput)
 		if he, ok := err.(*arcrest.HTTPError); ok && he.Status == 404 {
+			missing = errNoOutput
 			continue
 		}
 		if err != nil {
@@ -148,7 +176,7 @@ func (b *backend) collect(ctx context.Context, id, name string) error {
 			return err
 		}
 	}
-	return nil
+	return missing
 }
 
 // lookupEvery is how long Lookup reuses the CE's job list: a resumed run

@@ -529,15 +529,32 @@ func (g *Gatekeeper) KillJobManagers() int {
 }
 
 // Restart starts the gatekeeper again on the same directories and port
-// (after Kill), and waits until it authenticates the test user.
+// (after Kill), and waits until it authenticates the test user. A
+// gatekeeper that exits at once is started again, for up to a minute: the
+// killed one's children (one per connection, forked with its listening
+// socket) can keep the port a while after it died, and the new one then
+// cannot bind it (seen on a loaded machine: "exit status 1").
 func (g *Gatekeeper) Restart() error {
 	if g.gk != nil {
 		return fmt.Errorf("gatekeeper %s is running", g.Name)
 	}
-	if err := g.startGatekeeper(); err != nil {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if err := g.startGatekeeper(); err != nil {
+			return err
+		}
+		err := g.waitReady(time.Until(deadline))
+		select {
+		case <-g.done: // it exited: try again while there is time
+			g.gk = nil
+			if time.Now().Before(deadline) {
+				time.Sleep(time.Second)
+				continue
+			}
+		default:
+		}
 		return err
 	}
-	return g.waitReady(60 * time.Second)
 }
 
 // Submitted is how many jobs the gatekeeper's job managers have passed to
