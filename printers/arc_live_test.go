@@ -19,10 +19,14 @@ import (
 
 // argvScript stands in for gmark in the jobs a real CE runs: it prints,
 // on one line, its arguments each in brackets and the rank variables, so
-// that the test sees what the job was started with, word for word.
+// that the test sees what the job was started with, word for word. The
+// line is written by one printf: a job's processes share its stdout, and
+// a line written piece by piece came out interleaved with another
+// process's on a loaded machine.
 const argvScript = `#!/bin/sh
-for a; do printf '[%s]' "$a"; done
-printf ' job=%s comp=%s base=%s size=%s local=%s\n' "$GMARK_JOB_ID" "$GMARK_COMPONENT" "$GMARK_RANK_BASE" "$GMARK_SIZE" "$GMARK_LOCAL_RANK"
+line=
+for a; do line="$line[$a]"; done
+printf '%s job=%s comp=%s base=%s size=%s local=%s\n' "$line" "$GMARK_JOB_ID" "$GMARK_COMPONENT" "$GMARK_RANK_BASE" "$GMARK_SIZE" "$GMARK_LOCAL_RANK"
 `
 
 // A real ARC CE (A-REX 6.17 on loopback, fork back end) takes and runs

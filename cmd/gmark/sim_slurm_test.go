@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -212,6 +213,13 @@ func simKillTask(t *testing.T, p *gmarkProc, l slurmarray.Layout, skip map[strin
 			continue
 		}
 		_ = syscall.Kill(pid, syscall.SIGSTOP)
+		// kill(2) returns before the signal has stopped the process: on a
+		// loaded machine it wrote its result after the check below (and
+		// the task meant to be killed completed). Wait until it is stopped.
+		if !waitStopped(pid, 5*time.Second) {
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+			continue
+		}
 		if _, err := os.Stat(l.ResultPath(digest)); err == nil {
 			_ = syscall.Kill(pid, syscall.SIGCONT) // too late: it has written its result
 			continue
@@ -228,6 +236,23 @@ func simKillTask(t *testing.T, p *gmarkProc, l slurmarray.Layout, skip map[strin
 	}
 	t.Fatalf("no task caught at work in 2 minutes:\n%s", p.out.String())
 	return "", ""
+}
+
+// waitStopped waits until the process is stopped (state T in
+// /proc/PID/stat), and says whether it is.
+func waitStopped(pid int, timeout time.Duration) bool {
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return false // it is gone
+		}
+		// The state follows the command name, which is in parentheses
+		// and may hold spaces: the field after the last ')'.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && (b[i+2] == 'T' || b[i+2] == 't') {
+			return true
+		}
+	}
+	return false
 }
 
 // simFindTask finds a process of `gmark sim task` of the layout's arrays:

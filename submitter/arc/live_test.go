@@ -59,11 +59,25 @@ func openDir(t *testing.T, prefix string) string {
 }
 
 // newGrid starts one CE per option, all trusting one CA.
+// liveSlots bounds the tests of this package whose CEs run at once: each
+// CE is several daemons and scripts that wake every few seconds, and all
+// of the package's parallel tests at once (make test runs six) loaded a
+// 2-core machine past a load of 100.
+var liveSlots = make(chan struct{}, 3)
+
+// holdSlot waits for a slot of liveSlots and gives it back when the test
+// ends, after its CEs are stopped (cleanups run last-registered first).
+func holdSlot(t *testing.T) {
+	liveSlots <- struct{}{}
+	t.Cleanup(func() { <-liveSlots })
+}
+
 func newGrid(t *testing.T, opts ...arctest.Options) *grid {
 	t.Helper()
 	if why := arctest.Available(); why != "" {
 		t.Skip("ARC CE not available: " + why)
 	}
+	holdSlot(t)
 	g := &grid{work: openDir(t, "gmark-arc-work-")}
 	dir := openDir(t, "gmark-arc-bin-")
 	creds, err := gridtest.New(filepath.Join(dir, "creds"))

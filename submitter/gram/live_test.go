@@ -54,6 +54,19 @@ func openDir(t *testing.T, prefix string) string {
 // gatekeeper with a cluster is used through jobmanager-slurm, one with a
 // Grid Engine cell through jobmanager-sge, one with neither through
 // jobmanager-fork.
+// liveSlots bounds the tests of this package whose CEs run at once: each
+// CE is several daemons and scripts that wake every few seconds, and all
+// of the package's parallel tests at once (make test runs six) loaded a
+// 2-core machine past a load of 100.
+var liveSlots = make(chan struct{}, 3)
+
+// holdSlot waits for a slot of liveSlots and gives it back when the test
+// ends, after its CEs are stopped (cleanups run last-registered first).
+func holdSlot(t *testing.T) {
+	liveSlots <- struct{}{}
+	t.Cleanup(func() { <-liveSlots })
+}
+
 func newGrid(t *testing.T, opts ...gramtest.Options) *grid {
 	t.Helper()
 	slurm := false
@@ -68,6 +81,7 @@ func newGrid(t *testing.T, opts ...gramtest.Options) *grid {
 	if why := gramtest.Available(slurm); why != "" {
 		t.Skip("GRAM5 not available: " + why)
 	}
+	holdSlot(t)
 	g := &grid{work: openDir(t, "gmark-gram-work-")}
 	dir := openDir(t, "gmark-gram-bin-")
 	creds, err := gridtest.New(filepath.Join(dir, "creds"))
