@@ -78,9 +78,10 @@ while [ "$done_kills" -lt "$kills" ]; do
 				args="submit --resume $run --db results.db -q"
 				continue
 			fi
-			if grep -q "no run $run in" "out.$run"; then
-				# Killed before it recorded the run: nothing was
-				# submitted, and the run starts again.
+			if grep -q -e "no run $run in" -e "no run $run:" -e "run $run is not in" "out.$run"; then
+				# Killed before it recorded the run (before it made
+				# the store, or after): nothing was submitted, and the
+				# run starts again.
 				args=$first
 				continue
 			fi
