@@ -647,6 +647,31 @@ func (ce *CE) LogTail() string {
 		}
 		fmt.Fprintf(&b, "--- %s:\n%s\n", f, data)
 	}
+	if ce.SGE != nil {
+		// What the cell did with the CE's jobs (when each started and
+		// ended, how it failed) and its daemons' messages: a job that
+		// ends in the cell for a reason of the cell's own is told apart
+		// from one the CE mishandled.
+		out, _ := ce.SGE.Cmd("qacct", "-j").CombinedOutput()
+		fmt.Fprintf(&b, "--- qacct -j:\n%s\n%s", accountSummary(out), ce.SGE.Logs())
+	}
+	return b.String()
+}
+
+// accountSummary keeps the lines of qacct's records that say which job,
+// when, and how it ended.
+func accountSummary(out []byte) string {
+	var b strings.Builder
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch f[0] {
+		case "jobname", "jobnumber", "qsub_time", "start_time", "end_time", "failed", "exit_status", "owner":
+			b.WriteString(line + "\n")
+		}
+	}
 	return b.String()
 }
 

@@ -197,7 +197,7 @@ func (c *Cell) writeCell() error {
 	if err != nil {
 		return err
 	}
-	files[filepath.Join(c.Root, "global")] = globalConfig(string(def), c.spool("execd"))
+	files[filepath.Join(c.Root, "global")] = globalConfig(string(def), c.spool("execd"), c.gidRange())
 	for path, body := range files {
 		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 			return err
@@ -236,9 +236,10 @@ func (c *Cell) settings() string {
 
 // globalConfig rewrites Debian's default global configuration for a test
 // cell.
-func globalConfig(def, execdSpool string) string {
+func globalConfig(def, execdSpool, gidRange string) string {
 	set := map[string]string{
 		"execd_spool_dir":  execdSpool,
+		"gid_range":        gidRange,
 		"min_uid":          "0",
 		"min_gid":          "0",
 		"load_report_time": "00:00:02",
@@ -259,6 +260,18 @@ func globalConfig(def, execdSpool string) string {
 	return b.String()
 }
 
+// gidRange is the cell's own range of the supplementary group ids execd
+// tags its jobs' processes with. When a job ends, execd kills every process
+// that carries the job's id: with Debian's one range for every cell, two
+// cells on one machine hand out the same ids, and a job ending in one cell
+// killed (SIGKILL, "failed 100: assumedly after job") the job holding that
+// id in the other. Live cells have distinct qmaster ports, so a range
+// derived from the port is theirs alone.
+func (c *Cell) gidRange() string {
+	base := 100000 + c.QmasterPort*128
+	return fmt.Sprintf("%d-%d", base, base+127)
+}
+
 func (c *Cell) startQmaster() error {
 	cmd, err := c.daemon("sge_qmaster")
 	if err != nil {
@@ -274,6 +287,18 @@ func (c *Cell) startQmaster() error {
 // configure makes the host a submit and execution host, the parallel
 // environment "mpi", the queues, and a scheduler that runs every second.
 func (c *Cell) configure() error {
+	// Jobs run as their owners (nobody among them), and execd makes their
+	// TMPDIRs in here: the path must be open to them (MkdirTemp makes the
+	// root 0700).
+	if err := os.MkdirAll(c.tmpDir(), 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(c.Root, 0o755); err != nil {
+		return err
+	}
+	if err := os.Chmod(c.tmpDir(), 0o1777); err != nil {
+		return err
+	}
 	pe := fmt.Sprintf("pe_name mpi\nslots %d\nuser_lists NONE\nxuser_lists NONE\nstart_proc_args NONE\n"+
 		"stop_proc_args NONE\nallocation_rule $fill_up\ncontrol_slaves FALSE\njob_is_first_task TRUE\n"+
 		"urgency_slots min\naccounting_summary FALSE\nqsort_args NONE\n", c.Slots)
@@ -293,7 +318,7 @@ func (c *Cell) configure() error {
 		return fmt.Errorf("qconf -sq: %v", err)
 	}
 	for _, q := range c.Queues {
-		if err := c.qconfFile("-Aq", q, queueConfig(string(tmpl), q, c.Host, c.Slots)); err != nil {
+		if err := c.qconfFile("-Aq", q, queueConfig(string(tmpl), q, c.Host, c.Slots, c.tmpDir())); err != nil {
 			return err
 		}
 	}
@@ -307,10 +332,15 @@ func (c *Cell) configure() error {
 
 // queueConfig is the queue template with the queue's name, host, slots and
 // PE; no load thresholds, so a busy machine does not put it in alarm.
-func queueConfig(tmpl, name, host string, slots int) string {
+func queueConfig(tmpl, name, host string, slots int, tmpDir string) string {
 	return setFields(tmpl, map[string]string{"qname": name, "hostlist": host, "slots": strconv.Itoa(slots),
-		"pe_list": "mpi", "load_thresholds": "NONE", "qtype": "BATCH"})
+		"pe_list": "mpi", "load_thresholds": "NONE", "qtype": "BATCH", "tmpdir": tmpDir})
 }
+
+// tmpDir is where execd makes each job's TMPDIR (JOB.TASK.QUEUE). Under
+// the default /tmp, job 2 of every cell's all.q had the same one, and a
+// cell removed it under another cell's running job.
+func (c *Cell) tmpDir() string { return filepath.Join(c.Root, "tmp") }
 
 // setFields replaces the values of a qconf object's one-line fields.
 func setFields(obj string, set map[string]string) string {
