@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -86,7 +87,7 @@ type Found struct {
 // Backend is one compute element.
 type Backend interface {
 	// Submit submits one part. An error that may pass (the CE did not
-	// answer) is marked submitter.Transient; the part may then exist, and
+	// answer) is marked target.Transient; the part may then exist, and
 	// Lookup finds it.
 	Submit(ctx context.Context, r *Request) (Submitted, error)
 	// Poll asks about many jobs at once; the answer has an entry, by id,
@@ -117,7 +118,7 @@ type Config struct {
 	ClaimRetry       time.Duration
 	ClaimTries       int
 	// Wait, when set, waits for what an earlier submitter left submitting
-	// a part of that name (submitter.Orphans); Find calls it first.
+	// a part of that name (target.Orphans); Find calls it first.
 	Wait func(ctx context.Context, name string) error
 }
 
@@ -145,7 +146,7 @@ type Target struct {
 	jobs  map[string]*cjob   // tracked, by key
 	memo  map[string][]*part // parts of submissions not yet complete, by key
 	rr    int
-	polls submitter.Pollers
+	polls target.Pollers
 	bg    sync.WaitGroup // cancellations and new claiming tries under way
 }
 
@@ -322,7 +323,7 @@ func (t *Target) Submit(ctx context.Context, s *submitter.Submission) (submitter
 			outputs = append(outputs, out)
 		}
 		if err != nil {
-			if !submitter.IsTransient(err) {
+			if !target.IsTransient(err) {
 				t.giveUp(ctx, s)
 			}
 			return submitter.Receipt{Output: strings.Join(outputs, "\n")}, err
@@ -419,7 +420,7 @@ func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.R
 	for _, c := range t.ces {
 		got, err := t.lookup(ctx, c, s)
 		if err != nil {
-			return submitter.Receipt{}, false, submitter.Transient(fmt.Errorf("%s: %w", c.name, err))
+			return submitter.Receipt{}, false, target.Transient(fmt.Errorf("%s: %w", c.name, err))
 		}
 		found = append(found, got...)
 	}
@@ -510,7 +511,7 @@ func (t *Target) Track(ctx context.Context, s *submitter.Submission, r submitter
 			asked[p.ce] = true
 			got, err := t.lookup(ctx, p.ce, s)
 			if err != nil {
-				return submitter.Transient(err)
+				return target.Transient(err)
 			}
 			found = append(found, got...)
 		}

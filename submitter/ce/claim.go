@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // holdBudget is the longest a claimed component may hold its processors
@@ -113,7 +114,7 @@ func (t *Target) reclaim(cj *cjob, old *part) {
 	defer t.mu.Unlock()
 	old.reclaiming = false
 	if err != nil {
-		if submitter.IsTransient(err) {
+		if target.IsTransient(err) {
 			t.annotate("target-error", old.ce.name, err.Error()) // tried again at the next poll
 			old.waitFrom = time.Now().Add(-t.cfg.ClaimRetry)
 			return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // Co-allocation without reservations, as KOALA does it (its claiming and
@@ -226,7 +227,7 @@ func (t *Target) reclaim(sj *sjob, old *part) {
 	defer t.mu.Unlock()
 	old.reclaiming = false
 	if err != nil {
-		if submitter.IsTransient(err) {
+		if target.IsTransient(err) {
 			t.annotateLocked("target-error", old.c.name, err.Error()) // tried again at the next poll
 			old.waitFrom = time.Now().Add(-t.cfg.ClaimRetry)
 			return

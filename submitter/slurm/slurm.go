@@ -44,6 +44,7 @@ import (
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -110,9 +111,9 @@ type Target struct {
 	memo map[string][]*part // parts of submissions not yet complete, by key
 	rr   int
 	// orphans are the sbatch commands a killed submitter left running.
-	orphans submitter.Orphans
-	polls   submitter.Pollers // one per cluster
-	bg      sync.WaitGroup    // scancel commands and new claiming tries under way
+	orphans target.Orphans
+	polls   target.Pollers // one per cluster
+	bg      sync.WaitGroup // scancel commands and new claiming tries under way
 }
 
 type cluster struct {
@@ -203,7 +204,7 @@ func New(cfg Config) (*Target, error) {
 		cfg.Dependencies = ""
 	}
 	var err error
-	if cfg.Executable, cfg.WorkDir, err = submitter.JobFiles("slurm", cfg.Executable, cfg.WorkDir, "scripts"); err != nil {
+	if cfg.Executable, cfg.WorkDir, err = target.JobFiles("slurm", cfg.Executable, cfg.WorkDir, "scripts"); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(cfg.WorkDir, releaseDir), 0o755); err != nil {
@@ -280,7 +281,7 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	t.mu.Unlock()
 	for _, c := range t.clusters {
 		n, err := t.preflight(ctx, c)
-		if ce := (*submitter.CommandError)(nil); errors.As(err, &ce) {
+		if ce := (*target.CommandError)(nil); errors.As(err, &ce) {
 			return fmt.Errorf("cluster %s cannot be used: %w", c.name, err)
 		}
 		// A partition sinfo does not show is asked again when a job
@@ -308,7 +309,7 @@ func (t *Target) preflight(ctx context.Context, c *cluster) (int, error) {
 	wait := time.Second
 	for {
 		n, err := t.clusterNodes(ctx, c)
-		if err == nil || !submitter.IsTransient(err) || time.Now().Add(wait).After(deadline) {
+		if err == nil || !target.IsTransient(err) || time.Now().Add(wait).After(deadline) {
 			return n, err
 		}
 		select {
@@ -322,7 +323,7 @@ func (t *Target) preflight(ctx context.Context, c *cluster) (int, error) {
 
 // run runs a Slurm command against a cluster.
 func (t *Target) run(ctx context.Context, c *cluster, name string, args ...string) ([]byte, error) {
-	return submitter.Command{Timeout: t.cfg.CommandTimeout, Env: c.env, TransientMessages: slurmcli.TransientMessages}.Run(ctx, name, args...)
+	return target.Command{Timeout: t.cfg.CommandTimeout, Env: c.env, TransientMessages: slurmcli.TransientMessages}.Run(ctx, name, args...)
 }
 
 // planned is where one part of a job goes.
@@ -480,7 +481,7 @@ func (t *Target) Submit(ctx context.Context, s *submitter.Submission) (submitter
 			outputs = append(outputs, out)
 		}
 		if err != nil {
-			if submitter.IsTransient(err) {
+			if target.IsTransient(err) {
 				return submitter.Receipt{Output: strings.Join(outputs, "\n")}, err
 			}
 			// Give up: cancel the parts that went in.
@@ -895,7 +896,7 @@ func (t *Target) Track(ctx context.Context, s *submitter.Submission, r submitter
 	if len(parts) > 1 {
 		var err error
 		if parts, err = t.rediscover(ctx, s, parts); err != nil {
-			return submitter.Transient(err)
+			return target.Transient(err)
 		}
 	}
 	t.mu.Lock()
@@ -960,7 +961,7 @@ func (t *Target) scancelLater(p *part) {
 // squeue prints times in its time zone, here UTC, which has no hour that
 // comes twice.
 func (t *Target) squeue(ctx context.Context, c *cluster, sel ...string) ([]slurmcli.Record, error) {
-	cmd := submitter.Command{Timeout: t.cfg.CommandTimeout, Env: append(c.env[:len(c.env):len(c.env)], "TZ=UTC"),
+	cmd := target.Command{Timeout: t.cfg.CommandTimeout, Env: append(c.env[:len(c.env):len(c.env)], "TZ=UTC"),
 		TransientMessages: slurmcli.TransientMessages}
 	if len(sel) == 0 {
 		sel = []string{"-t", "all"}
@@ -971,7 +972,7 @@ func (t *Target) squeue(ctx context.Context, c *cluster, sel ...string) ([]slurm
 	}
 	recs, err := slurmcli.ParseSqueueFormat(out, time.UTC)
 	if err != nil {
-		return nil, submitter.Transient(err)
+		return nil, target.Transient(err)
 	}
 	return recs, nil
 }

@@ -8,13 +8,14 @@ import (
 
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
 // Slurm's "not now" is transient; a bad request is not. Each message is said
 // on standard error by a real command that fails.
 func TestTransientMessages(t *testing.T) {
-	cmd := submitter.Command{Timeout: time.Minute, TransientMessages: slurmcli.TransientMessages}
+	cmd := target.Command{Timeout: time.Minute, TransientMessages: slurmcli.TransientMessages}
 	for _, tc := range []struct {
 		stderr    string
 		transient bool
@@ -23,11 +24,11 @@ func TestTransientMessages(t *testing.T) {
 		{"sbatch: error: Batch job submission failed: Requested node configuration is not available", false},
 	} {
 		_, err := cmd.Run(context.Background(), "sh", "-c", `printf '%s\n' "$1" >&2; exit 1`, "sh", tc.stderr)
-		var ce *submitter.CommandError
+		var ce *target.CommandError
 		if !errors.As(err, &ce) || ce.Status != 1 {
 			t.Fatalf("%q: error %v, want a command error with exit status 1", tc.stderr, err)
 		}
-		if got := submitter.IsTransient(err); got != tc.transient {
+		if got := target.IsTransient(err); got != tc.transient {
 			t.Errorf("%q: transient %v, want %v", tc.stderr, got, tc.transient)
 		}
 	}
