@@ -183,6 +183,13 @@ var forbidden = []struct{ from, dep, why string }{
 	// database/sql: a target's tools must not need the runner.
 	{"submitter/target", "submitter", "the targets' kit knows nothing of the runner"},
 	{"submitter/target", "submitter/*", "the targets' kit knows nothing of the runner or the targets"},
+	// Submission does not run the simulator: what runs both (koala
+	// simulate, the Slurm job arrays, the cross-validation) is above them,
+	// in sim/coresim, sim/slurmarray and sim/xval.
+	{"submitter", "sim", "submission does not import the simulator"},
+	{"submitter", "sim/*", "submission does not import the simulator"},
+	{"submitter/*", "sim", "submission does not import the simulator"},
+	{"submitter/*", "sim/*", "submission does not import the simulator"},
 }
 
 // covers reports whether pattern a ("x", "x/*" or "*") takes in some
