@@ -12,7 +12,7 @@ import (
 	"github.com/gmark/gmark/generator"
 	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/koala/grid"
-	"github.com/gmark/gmark/submitter/koalatarget"
+	"github.com/gmark/gmark/sim/coresim"
 	"github.com/gmark/gmark/wdl"
 )
 
@@ -35,7 +35,7 @@ func lcgExamples(t *testing.T) string {
 // simulate generates the workload of spec (seed 1) and runs it through the
 // bundled core on grid under policy, in simulated time, as 'gmark koala
 // simulate' does with its defaults.
-func simulate(t *testing.T, spec, gridPath, policy string) koalatarget.SimSummary {
+func simulate(t *testing.T, spec, gridPath, policy string) coresim.Summary {
 	t.Helper()
 	s, err := wdl.ParseFile(spec)
 	if err != nil {
@@ -54,7 +54,7 @@ func simulate(t *testing.T, spec, gridPath, policy string) koalatarget.SimSummar
 		t.Fatal(err)
 	}
 	g.Scheduler.Policy, g.Scheduler.Seed = policy, 1
-	sim, err := koalatarget.Simulate(g, out, koalatarget.SimOptions{Warmup: 30 * time.Minute, Limit: 7 * 24 * time.Hour})
+	sim, err := coresim.Simulate(g, out, coresim.Options{Warmup: 30 * time.Minute, Limit: 7 * 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func simulate(t *testing.T, spec, gridPath, policy string) koalatarget.SimSummar
 }
 
 // killedAtLimit counts the jobs the grid's run-time limit killed.
-func killedAtLimit(s koalatarget.SimSummary) int {
+func killedAtLimit(s coresim.Summary) int {
 	n := 0
 	for reason, k := range s.FailureReasons {
 		if strings.Contains(reason, "run-time limit") {
@@ -83,7 +83,7 @@ func TestLCGFilesExampleTellsWFFromCF(t *testing.T) {
 		wf := simulate(t, spec, filepath.Join(dir, g), "WF")
 		cf := simulate(t, spec, filepath.Join(dir, g), "CF")
 		t.Logf("%s: WF mean FTT %.1f s, wait %.1f s; CF mean FTT %.1f s, wait %.1f s (%d jobs)", g, wf.MeanFTTS, wf.MeanWaitS, cf.MeanFTTS, cf.MeanWaitS, wf.Jobs)
-		for _, s := range []koalatarget.SimSummary{wf, cf} {
+		for _, s := range []coresim.Summary{wf, cf} {
 			if s.Jobs < 1000 || s.Finished != s.Jobs || killedAtLimit(s) > 0 {
 				t.Errorf("%s: %d jobs, %d finished, %d killed at the run-time limit (%v)", g, s.Jobs, s.Finished, killedAtLimit(s), s.FailureReasons)
 			}

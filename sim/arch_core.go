@@ -185,7 +185,7 @@ func (a *centralCore) ownGrid() (*grid.Grid, error) {
 }
 
 // CoreOrigin is where the clock of a simulated core starts (a core the
-// architecture makes, and koalatarget.SimStart): simulated runs stand
+// architecture makes, and coresim.Start): simulated runs stand
 // apart from real ones.
 var CoreOrigin = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 

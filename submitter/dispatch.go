@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -232,7 +233,7 @@ func (r *Runner) submit(ctx context.Context, tr *track) submitResult {
 				if firstFail.IsZero() {
 					firstFail = t
 				}
-				if !r.settings.retryMore(res.tries, firstFail) || !IsTransient(err) && res.tries > max(r.settings.SubmitRetries, 0) {
+				if !r.settings.retryMore(res.tries, firstFail) || !target.IsTransient(err) && res.tries > max(r.settings.SubmitRetries, 0) {
 					return fail(err)
 				}
 				if !r.backoff(ctx, tr, res.tries, err, &backoff) {
@@ -252,7 +253,7 @@ func (r *Runner) submit(ctx context.Context, tr *track) submitResult {
 		if firstFail.IsZero() {
 			firstFail = t
 		}
-		if !IsTransient(err) || !r.settings.retryMore(res.tries, firstFail) {
+		if !target.IsTransient(err) || !r.settings.retryMore(res.tries, firstFail) {
 			return fail(err)
 		}
 		if !r.backoff(ctx, tr, res.tries, err, &backoff) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -110,7 +111,7 @@ func (f *fakeTarget) Submit(ctx context.Context, s *Submission) (Receipt, error)
 		return Receipt{Output: "rejected"}, fmt.Errorf("job %s rejected", s.Job.ID)
 	}
 	if calls <= f.transientFails {
-		return Receipt{}, Transient(fmt.Errorf("controller unreachable (call %d)", calls))
+		return Receipt{}, target.Transient(fmt.Errorf("controller unreachable (call %d)", calls))
 	}
 	b.mu.Lock()
 	b.submits[s.Key]++

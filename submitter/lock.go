@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/gmark/gmark/internal/filelock"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // ErrRunBusy is returned by LockRun when another process submits the run.
@@ -78,7 +79,7 @@ func CheckRunID(id string) error {
 		return fmt.Errorf("run id %q: 1 to %d letters, digits, '.', '_' or '-', not beginning with '.' or '-'", id, MaxRunIDLength)
 	}
 	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(nameChar(c) || c == '.') {
+		if c := id[i]; !(target.NameChar(c) || c == '.') {
 			return fmt.Errorf("run id %q: 1 to %d letters, digits, '.', '_' or '-', not beginning with '.' or '-'", id, MaxRunIDLength)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -473,7 +474,7 @@ func (r *Runner) startResume(ctx context.Context) {
 		// asked again, with backoff, as a submission would be.
 		first, backoff := time.Now(), r.settings.Backoff
 		err := r.target.Track(ctx, &tr.sub, tr.receipt)
-		for tries := 1; err != nil && IsTransient(err) && r.settings.retryMore(tries, first); tries++ {
+		for tries := 1; err != nil && target.IsTransient(err) && r.settings.retryMore(tries, first); tries++ {
 			if !r.backoff(ctx, tr, tries, err, &backoff) {
 				break // interrupted: the next --resume tracks it
 			}

@@ -3,7 +3,6 @@ package submitter
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/gmark/gmark/workload"
@@ -30,10 +29,10 @@ type Target interface {
 	Watch(ctx context.Context, r Reporter) error
 	// Submit submits one unitary job (a top-level job or a composite job's
 	// task). Errors that may pass (an unreachable controller, a timeout) are
-	// wrapped with Transient: the Runner retries them with backoff under the
-	// same key, asking Find first when the target can, so a submission that
-	// got through before the error is not made twice. Other errors fail the
-	// job.
+	// wrapped with target.Transient (package submitter/target): the Runner
+	// retries them with backoff under the same key, asking Find first when
+	// the target can, so a submission that got through before the error is
+	// not made twice. Other errors fail the job.
 	Submit(ctx context.Context, s *Submission) (Receipt, error)
 	// Find looks for a submission made under s.Key whose outcome the Runner
 	// did not record (it crashed between the two records, or a submit call
@@ -165,24 +164,4 @@ type Reporter interface {
 	// The kinds target-error, target-recovered and target-warning are
 	// also written to the run's log (standard error unless --quiet).
 	Annotate(kind, key, value string)
-}
-
-// transientError marks an error worth retrying.
-type transientError struct{ err error }
-
-func (e transientError) Error() string { return e.err.Error() }
-func (e transientError) Unwrap() error { return e.err }
-
-// Transient marks err as transient: the same call may succeed later.
-func Transient(err error) error {
-	if err == nil {
-		return nil
-	}
-	return transientError{err}
-}
-
-// IsTransient reports whether err, or an error it wraps, was marked Transient.
-func IsTransient(err error) bool {
-	var t transientError
-	return errors.As(err, &t)
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gmark/gmark/submitter/koalatarget"
+	"github.com/gmark/gmark/sim/coresim"
 
 	"github.com/gmark/gmark/analyzer/store"
 )
@@ -249,7 +249,7 @@ func kills(t *testing.T, events, db string) []string {
 		for sc.Scan() {
 			lines = append(lines, sc.Text())
 		}
-		origin = koalatarget.SimStart.Add(30 * time.Minute) // the first job's time: SimStart plus the default --warmup
+		origin = coresim.Start.Add(30 * time.Minute) // the first job's time: coresim.Start plus the default --warmup
 	} else {
 		st, err := store.OpenReadOnly(db)
 		if err != nil {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/koala/persist"
+	"github.com/gmark/gmark/sim/coresim"
 	"github.com/gmark/gmark/submitter"
-	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/provenance"
 	"github.com/gmark/gmark/submitter/targets"
 
@@ -263,14 +263,14 @@ func runKoalaSimulate(c *cli.Context) error {
 }
 
 // koalaSimulate runs the workload through the scheduler in simulated time
-// (koalatarget.Simulate), records it when asked, and prints its summary.
+// (coresim.Simulate), records it when asked, and prints its summary.
 func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Writer) error {
 	g, err := o.grid.load()
 	if err != nil {
 		return err
 	}
 	g.Scheduler.Seed = o.seed
-	opts := koalatarget.SimOptions{Warmup: o.warmup, Limit: o.limit}
+	opts := coresim.Options{Warmup: o.warmup, Limit: o.limit}
 	if opts.Priority, err = core.ParsePriority(o.priority); err != nil {
 		return usageError{err}
 	}
@@ -298,11 +298,11 @@ func koalaSimulate(ctx context.Context, o simulateOptions, stdout, stderr io.Wri
 		}
 		defer st.Close()
 		in, _ := provenance.Collect(provenance.Sources{WorkloadDir: o.dir, Grid: o.grid.path, Core: &g.Scheduler})
-		opts.DB = &koalatarget.SimDB{Store: st, SimRecord: koalatarget.SimRecord{Project: o.project, Scenario: o.scenario,
+		opts.DB = &coresim.DB{Store: st, RunInfo: coresim.RunInfo{Project: o.project, Scenario: o.scenario,
 			RunID: o.runID, GridPath: o.grid.path, CommandLine: os.Args, Inputs: in, Resume: o.resume}}
 	}
 	submitter.CollectLessOften()
-	sim, err := koalatarget.Simulate(g, o.dir, opts)
+	sim, err := coresim.Simulate(g, o.dir, opts)
 	if err != nil {
 		return usageError{err}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -631,7 +632,7 @@ func bundledCorePid(t *testing.T, runDir string) int {
 // whose state is in the run directory.
 func stopBundledCore(t *testing.T, runDir string) {
 	t.Cleanup(func() {
-		for _, p := range submitter.Procs() {
+		for _, p := range target.Procs() {
 			if bytes.Contains(p.Cmdline, []byte("koala\x00serve\x00")) && bytes.Contains(p.Cmdline, []byte(runDir+"/")) {
 				_ = syscall.Kill(p.Pid, syscall.SIGKILL)
 			}

@@ -174,3 +174,94 @@ func TestAllows(t *testing.T) {
 		}
 	}
 }
+
+// forbidden are the edges of the layering that no row of the package
+// table may allow and no package may have, whatever the table says: a row
+// loosened by mistake fails here.
+var forbidden = []struct{ from, dep, why string }{
+	// The kit is below the runner, as database/sql/driver is below
+	// database/sql: a target's tools must not need the runner.
+	{"submitter/target", "submitter", "the targets' kit knows nothing of the runner"},
+	{"submitter/target", "submitter/*", "the targets' kit knows nothing of the runner or the targets"},
+	// Submission does not run the simulator: what runs both (koala
+	// simulate, the Slurm job arrays, the cross-validation) is above them,
+	// in sim/coresim, sim/slurmarray and sim/xval.
+	{"submitter", "sim", "submission does not import the simulator"},
+	{"submitter", "sim/*", "submission does not import the simulator"},
+	{"submitter/*", "sim", "submission does not import the simulator"},
+	{"submitter/*", "sim/*", "submission does not import the simulator"},
+}
+
+// covers reports whether pattern a ("x", "x/*" or "*") takes in some
+// package that pattern b takes in.
+func covers(a, b string) bool {
+	if a == "*" || b == "*" || a == b {
+		return true
+	}
+	ad, aglob := strings.CutSuffix(a, "/*")
+	bd, bglob := strings.CutSuffix(b, "/*")
+	switch {
+	case aglob && bglob:
+		return strings.HasPrefix(ad+"/", bd+"/") || strings.HasPrefix(bd+"/", ad+"/")
+	case aglob:
+		return strings.HasPrefix(b, ad+"/")
+	case bglob:
+		return strings.HasPrefix(a, bd+"/")
+	}
+	return false
+}
+
+// The layering's fixed rules hold in the table of docs/architecture.md
+// and in the code.
+func TestForbiddenImports(t *testing.T) {
+	root := repoRoot(t)
+	imports := packageImports(t, root)
+	rules := architectureRules(t, root)
+	for _, f := range forbidden {
+		for _, r := range rules {
+			for _, p := range r.packages {
+				if !covers(f.from, p) {
+					continue
+				}
+				for _, a := range r.allowed {
+					if covers(a, f.dep) {
+						t.Errorf("docs/architecture.md:%d: %s may import %s, but %s must not import %s: %s", r.line, p, a, f.from, f.dep, f.why)
+					}
+				}
+			}
+		}
+		for p, deps := range imports {
+			if !covers(f.from, p) {
+				continue
+			}
+			for _, dep := range deps {
+				if covers(f.dep, dep) {
+					t.Errorf("%s imports %s: %s", p, dep, f.why)
+				}
+			}
+		}
+	}
+}
+
+func TestCovers(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"sim", "sim", true},
+		{"sim", "simx", false},
+		{"sim/*", "sim", false},
+		{"sim/*", "sim/xval", true},
+		{"sim/xval", "sim/*", true},
+		{"submitter/*", "sim/*", false},
+		{"submitter/*", "submitter/target/x", true},
+		{"submitter/target/*", "submitter/*", true},
+		{"*", "sim", true},
+		{"workload", "*", true},
+		{"submitter", "submitter/target", false},
+	} {
+		if got := covers(c.a, c.b); got != c.want {
+			t.Errorf("covers(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -122,7 +122,7 @@ func ParseSqueue(b []byte) ([]Record, error) {
 }
 
 // maxUnixSeconds is the latest time a controller may report (2242-03-16),
-// as submitter.MaxUnixSeconds: anything later is a garbled field.
+// as submitter/target's MaxUnixSeconds: anything later is a garbled field.
 const maxUnixSeconds = 1 << 33
 
 // unixSeconds is v, or 0 (unknown) outside [1, maxUnixSeconds].

@@ -11,14 +11,14 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/slurmcli"
-	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // cluster is one Slurm cluster the arrays go to, reached through its own
 // SLURM_CONF.
 type cluster struct {
 	name, partition string
-	cmd             submitter.Command
+	cmd             target.Command
 	prefix          string // the names of this coordinator's arrays start with it
 
 	configured bool

@@ -12,8 +12,8 @@ import (
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/sim/experiment"
-	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/slurm"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // coordinator is one Execute at work.
@@ -470,7 +470,7 @@ func (c *coordinator) submitArray(ctx context.Context, cl *cluster, digests []st
 	args := append([]string{"--parsable", "--array=" + spec, "--job-name=" + name, "--chdir=" + c.l.Dir,
 		"--output=" + filepath.Join(c.l.logs(), name+"_%a.out")}, c.cfg.SbatchArgs...)
 	id, err := cl.sbatch(ctx, append(args, sh)...)
-	if err != nil && ctx.Err() == nil && !submitter.IsTransient(err) {
+	if err != nil && ctx.Err() == nil && !target.IsTransient(err) {
 		_ = os.Rename(c.l.manifestPath(name), c.l.manifestPath(name)+".unsubmitted")
 		return fmt.Errorf("cluster %s refused the array: %w", cl.name, err)
 	}

@@ -33,8 +33,8 @@ import (
 
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/sim/experiment"
-	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/slurm"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // Options say where and how the arrays run.
@@ -171,7 +171,7 @@ func newCoordinator(e *experiment.Experiment, ro experiment.RunOptions, o Option
 			env = append(env, "SLURM_CONF="+cc.Conf)
 		}
 		cl := &cluster{name: cc.Name, partition: cc.Partition, maxArray: defaultMaxArray,
-			cmd: submitter.Command{Timeout: cfg.CommandTimeout, Env: env, TransientMessages: slurmcli.TransientMessages}}
+			cmd: target.Command{Timeout: cfg.CommandTimeout, Env: env, TransientMessages: slurmcli.TransientMessages}}
 		c.clusters = append(c.clusters, cl)
 		c.byName[cc.Name] = cl
 	}

@@ -2,7 +2,7 @@
 // (DGSim's Table 6.1 on DAS-3): one workload directory
 // and one koala grid file go through sim's `central` architecture on the
 // equivalent topology and through the bundled core in simulated time
-// (koalatarget.Simulate, what `gmark koala simulate` runs), and the two
+// (coresim.Simulate, what `gmark koala simulate` runs), and the two
 // give the same four figures: completion ratio, AWT, ART and makespan.
 package xval
 
@@ -15,8 +15,8 @@ import (
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/sim"
+	"github.com/gmark/gmark/sim/coresim"
 	"github.com/gmark/gmark/sim/topology"
-	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -237,7 +237,7 @@ func runCore(dir string, g *grid.Grid, o Options) (Metrics, error) {
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	s, err := koalatarget.Simulate(&gc, dir, koalatarget.SimOptions{Priority: core.High, Runner: core.KRunner, Limit: limit, Records: true})
+	s, err := coresim.Simulate(&gc, dir, coresim.Options{Priority: core.High, Runner: core.KRunner, Limit: limit, Records: true})
 	if err != nil {
 		return Metrics{}, err
 	}
@@ -246,7 +246,7 @@ func runCore(dir string, g *grid.Grid, o Options) (Metrics, error) {
 
 // coreMetrics are the figures of a core simulation, as the simulator
 // measures them: waits and responses of the finished jobs, the last end.
-func coreMetrics(s *koalatarget.Simulation) Metrics {
+func coreMetrics(s *coresim.Simulation) Metrics {
 	m := Metrics{Jobs: s.Summary().Jobs}
 	var wait, resp time.Duration
 	var last time.Time

@@ -40,8 +40,8 @@ import (
 	"github.com/gmark/gmark/apps"
 	"github.com/gmark/gmark/internal/arcrest"
 	"github.com/gmark/gmark/printers"
-	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/ce"
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -133,7 +133,7 @@ func New(cfg Config) (*Target, error) {
 		cfg.RequestTimeout = time.Minute
 	}
 	var err error
-	if cfg.Executable, cfg.WorkDir, err = submitter.JobFiles("arc", cfg.Executable, cfg.WorkDir, "jdf"); err != nil {
+	if cfg.Executable, cfg.WorkDir, err = target.JobFiles("arc", cfg.Executable, cfg.WorkDir, "jdf"); err != nil {
 		return nil, err
 	}
 	p, err := printers.Lookup("xrsl")
@@ -224,7 +224,7 @@ func (b *backend) Submit(ctx context.Context, r *ce.Request) (ce.Submitted, erro
 	jobs, err := b.client.Submit(ctx, buf.Bytes())
 	if err != nil {
 		if arcrest.Temporary(err) {
-			return ce.Submitted{}, submitter.Transient(err)
+			return ce.Submitted{}, target.Transient(err)
 		}
 		return ce.Submitted{}, err
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // Config is the [condor] or [sge] section of a targets file.
@@ -83,11 +84,11 @@ type Target struct {
 	mu    sync.Mutex
 	rep   submitter.Reporter
 	jobs  map[string]*bjob
-	polls submitter.Pollers
+	polls target.Pollers
 
 	failingSince time.Time
 	// orphans are the submit commands a killed submitter left running.
-	orphans submitter.Orphans
+	orphans target.Orphans
 }
 
 type bjob struct {
@@ -111,7 +112,7 @@ func newTarget(cfg Config, sys system) (*Target, error) {
 		cfg.CommandTimeout = time.Minute
 	}
 	var err error
-	if cfg.Executable, cfg.WorkDir, err = submitter.JobFiles(sys.name(), cfg.Executable, cfg.WorkDir, "jdf"); err != nil {
+	if cfg.Executable, cfg.WorkDir, err = target.JobFiles(sys.name(), cfg.Executable, cfg.WorkDir, "jdf"); err != nil {
 		return nil, err
 	}
 	p, err := printers.Lookup(sys.printer())
@@ -167,7 +168,7 @@ var transientMessages = []string{"Failed to connect", "Connection refused", "tim
 	"failed receiving gdi request", "Connection reset"}
 
 func (t *Target) run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	return submitter.Command{Timeout: t.cfg.CommandTimeout, TransientMessages: transientMessages}.Run(ctx, name, args...)
+	return target.Command{Timeout: t.cfg.CommandTimeout, TransientMessages: transientMessages}.Run(ctx, name, args...)
 }
 
 // Submit prints the job's description and submits it.

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // condor drives HTCondor.
@@ -88,20 +88,20 @@ func (ad condorAd) id() string {
 // status maps JobStatus: 1 idle, 2 running, 3 removed, 4 completed, 5 held,
 // 6 transferring output, 7 suspended.
 func (ad condorAd) status() status {
-	st := status{submit: submitter.UnixSeconds(ad.QDate), start: submitter.UnixSeconds(ad.JobStartDate), raw: string(ad.raw)}
+	st := status{submit: target.UnixSeconds(ad.QDate), start: target.UnixSeconds(ad.JobStartDate), raw: string(ad.raw)}
 	switch ad.JobStatus {
 	case 2, 6, 7:
 		st.class = "running"
 	case 3:
-		st.class, st.end, st.reason = "cancelled", submitter.UnixSeconds(ad.EnteredCurrentStatus), ad.RemoveReason
+		st.class, st.end, st.reason = "cancelled", target.UnixSeconds(ad.EnteredCurrentStatus), ad.RemoveReason
 	case 4:
-		st.end = submitter.UnixSeconds(ad.CompletionDate)
+		st.end = target.UnixSeconds(ad.CompletionDate)
 		if st.end == 0 {
-			st.end = submitter.UnixSeconds(ad.EnteredCurrentStatus)
+			st.end = target.UnixSeconds(ad.EnteredCurrentStatus)
 		}
 		code, known := 0, true
 		if ad.ExitCode != nil {
-			code, known = submitter.ExitStatus(int64(*ad.ExitCode))
+			code, known = target.ExitStatus(int64(*ad.ExitCode))
 		}
 		if ad.ExitBySignal {
 			code, known = 128+ad.ExitSignal, ad.ExitSignal >= 1 && ad.ExitSignal <= 127

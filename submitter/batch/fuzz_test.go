@@ -3,7 +3,7 @@ package batch
 import (
 	"testing"
 
-	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // checkStatus: whatever the batch system printed, a status has a class
@@ -17,7 +17,7 @@ func checkStatus(t *testing.T, st status) {
 		t.Fatalf("class %q", st.class)
 	}
 	for _, v := range []int64{st.submit, st.start, st.end} {
-		if v < 0 || v > submitter.MaxUnixSeconds {
+		if v < 0 || v > target.MaxUnixSeconds {
 			t.Fatalf("time %d in %+v", v, st)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // sge drives Grid Engine (SGE, Son of Grid Engine, Open Grid Scheduler).
@@ -80,7 +80,7 @@ func sgeTime(s string) int64 {
 	for _, layout := range []string{"2006-01-02T15:04:05.000", "2006-01-02T15:04:05", "Mon Jan _2 15:04:05 2006",
 		"2006-01-02 15:04:05.000000", "2006-01-02 15:04:05"} {
 		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return submitter.UnixSeconds(t.Unix())
+			return target.UnixSeconds(t.Unix())
 		}
 	}
 	return 0
@@ -140,7 +140,7 @@ func qacctStatus(m map[string]string) status {
 	raw, _ := json.Marshal(m)
 	st := status{raw: string(raw), submit: sgeTime(m["qsub_time"]), start: sgeTime(m["start_time"]), end: sgeTime(m["end_time"])}
 	n, _ := strconv.ParseInt(strings.Fields(m["exit_status"] + " 0")[0], 10, 64)
-	code, known := submitter.ExitStatus(n)
+	code, known := target.ExitStatus(n)
 	if known {
 		st.exit = &code
 	}

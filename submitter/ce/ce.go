@@ -7,10 +7,11 @@
 // a crash; this package plans where the parts go, tracks them, turns what
 // the CEs say into the submitter's updates, and co-allocates.
 //
-// Co-allocation is the Slurm target's (submitter/slurm, claim.go), since no
-// CE co-allocates: every component of a job of several is a CE job of its
-// own that, once its cluster has started it, holds its processors until a
-// release file exists (printers.Config.HoldUntil); when every component
+// Co-allocation is claiming, as the Slurm target's (submitter/target,
+// claim.go), since no CE co-allocates: every component of a job of
+// several is a CE job of its own that, once its cluster has started it,
+// holds its processors until a release file exists
+// (printers.Config.HoldUntil); when every component
 // has started the target creates the file and the application starts in
 // all at once, its processes meeting through a rendezvous file
 // (GMARK_RENDEZVOUS_FILE) in the work directory. A component not started
@@ -37,6 +38,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -86,7 +88,7 @@ type Found struct {
 // Backend is one compute element.
 type Backend interface {
 	// Submit submits one part. An error that may pass (the CE did not
-	// answer) is marked submitter.Transient; the part may then exist, and
+	// answer) is marked target.Transient; the part may then exist, and
 	// Lookup finds it.
 	Submit(ctx context.Context, r *Request) (Submitted, error)
 	// Poll asks about many jobs at once; the answer has an entry, by id,
@@ -117,16 +119,9 @@ type Config struct {
 	ClaimRetry       time.Duration
 	ClaimTries       int
 	// Wait, when set, waits for what an earlier submitter left submitting
-	// a part of that name (submitter.Orphans); Find calls it first.
+	// a part of that name (target.Orphans); Find calls it first.
 	Wait func(ctx context.Context, name string) error
 }
-
-// The claiming defaults and bounds (docs/submit.md), as the Slurm target's.
-const (
-	DefaultClaimRetry = time.Minute
-	DefaultClaimTries = 3
-	MaxClaimTries     = 100
-)
 
 // Directories of the work directory.
 const (
@@ -145,7 +140,7 @@ type Target struct {
 	jobs  map[string]*cjob   // tracked, by key
 	memo  map[string][]*part // parts of submissions not yet complete, by key
 	rr    int
-	polls submitter.Pollers
+	polls target.Pollers
 	bg    sync.WaitGroup // cancellations and new claiming tries under way
 }
 
@@ -153,7 +148,7 @@ type ceState struct {
 	name string
 	be   Backend
 	// Owned by the CE's poller.
-	failingSince time.Time
+	reach target.Reach
 }
 
 // part is one CE job.
@@ -169,8 +164,7 @@ type part struct {
 	missing   time.Time // since when the CE does not know it
 	lost      string
 
-	waitFrom   time.Time
-	reclaiming bool
+	target.ClaimPart // claiming (claim.go)
 }
 
 func (p *part) final() bool { return p.lost != "" || (p.seen && p.st.State.Final()) }
@@ -181,10 +175,9 @@ type cjob struct {
 	reported  submitter.State
 	cancelled bool
 
-	claim     bool
-	release   string
-	released  bool
-	claimFail string
+	// The claiming of a job of several parts (claim.go); nil for a job
+	// of one.
+	claim *target.Claim
 }
 
 // New checks the configuration and makes the work directory's release
@@ -201,13 +194,13 @@ func New(cfg Config) (*Target, error) {
 		cfg.UnreachableAfter = 2 * time.Minute
 	}
 	if cfg.ClaimRetry <= 0 {
-		cfg.ClaimRetry = DefaultClaimRetry
+		cfg.ClaimRetry = target.DefaultClaimRetry
 	}
 	if cfg.ClaimTries <= 0 {
-		cfg.ClaimTries = DefaultClaimTries
+		cfg.ClaimTries = target.DefaultClaimTries
 	}
-	if cfg.ClaimTries > MaxClaimTries {
-		return nil, fmt.Errorf("%s: claim_tries %d is more than %d", cfg.Kind, cfg.ClaimTries, MaxClaimTries)
+	if cfg.ClaimTries > target.MaxClaimTries {
+		return nil, fmt.Errorf("%s: claim_tries %d is more than %d", cfg.Kind, cfg.ClaimTries, target.MaxClaimTries)
 	}
 	if cfg.WorkDir == "" {
 		return nil, fmt.Errorf("%s: no work directory", cfg.Kind)
@@ -322,7 +315,7 @@ func (t *Target) Submit(ctx context.Context, s *submitter.Submission) (submitter
 			outputs = append(outputs, out)
 		}
 		if err != nil {
-			if !submitter.IsTransient(err) {
+			if !target.IsTransient(err) {
 				t.giveUp(ctx, s)
 			}
 			return submitter.Receipt{Output: strings.Join(outputs, "\n")}, err
@@ -360,7 +353,7 @@ func (t *Target) submitPart(ctx context.Context, pl planned, s *submitter.Submis
 	if pl.comp >= 0 {
 		j := *s.Job
 		if j.WallTime > 0 {
-			j.WallTime += t.holdBudget()
+			j.WallTime += target.HoldBudget(t.cfg.ClaimTries, t.cfg.ClaimRetry)
 		}
 		r.Job, r.Hold = &j, t.releasePath(s)
 		r.Env = []string{"GMARK_RENDEZVOUS_FILE=" + t.rendezvousPath(s)}
@@ -419,7 +412,7 @@ func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.R
 	for _, c := range t.ces {
 		got, err := t.lookup(ctx, c, s)
 		if err != nil {
-			return submitter.Receipt{}, false, submitter.Transient(fmt.Errorf("%s: %w", c.name, err))
+			return submitter.Receipt{}, false, target.Transient(fmt.Errorf("%s: %w", c.name, err))
 		}
 		found = append(found, got...)
 	}
@@ -465,21 +458,13 @@ func (t *Target) lookup(ctx context.Context, c *ceState, s *submitter.Submission
 // latestTries keeps the latest claiming try of each component (or the
 // whole job) and cancels the older ones not ended.
 func (t *Target) latestTries(found []*part) []*part {
-	latest := map[int]*part{}
-	for _, p := range found {
-		if q := latest[p.comp]; q == nil || p.try > q.try {
-			latest[p.comp] = p
-		}
-	}
-	var out []*part
-	for _, p := range found {
-		if latest[p.comp] == p {
-			out = append(out, p)
-		} else if !p.final() {
+	latest, older := target.LatestTries(found, func(p *part) int { return p.comp }, func(p, q *part) bool { return p.try > q.try })
+	for _, p := range older {
+		if !p.final() {
 			t.cancelLater(p)
 		}
 	}
-	return orderParts(out)
+	return orderParts(latest)
 }
 
 // Track resumes tracking a job from its target id ("fs0:ID,fs3:ID"); the
@@ -487,18 +472,17 @@ func (t *Target) latestTries(found []*part) []*part {
 // claimed again since the id was recorded is another CE job.
 func (t *Target) Track(ctx context.Context, s *submitter.Submission, r submitter.Receipt) error {
 	var parts []*part
-	entries := strings.Split(r.TargetID, ",")
-	for i, e := range entries {
-		name, id, ok := strings.Cut(e, ":")
-		c := t.byName[name]
-		if !ok || c == nil || id == "" {
-			return fmt.Errorf("target id %q: not a job of this target's CEs (%s)", r.TargetID, t.names())
+	entries, ok := target.SplitTargetID(r.TargetID)
+	for _, e := range entries {
+		c := t.byName[e.Site]
+		if c == nil {
+			ok = false
+			break
 		}
-		comp := -1
-		if len(entries) > 1 {
-			comp = i
-		}
-		parts = append(parts, &part{ce: c, comp: comp, try: 1, id: id, name: partName(s, comp, 1), st: Status{State: submitter.Queued}})
+		parts = append(parts, &part{ce: c, comp: e.Comp, try: 1, id: e.ID, name: partName(s, e.Comp, 1), st: Status{State: submitter.Queued}})
+	}
+	if !ok {
+		return fmt.Errorf("target id %q: not a job of this target's CEs (%s)", r.TargetID, t.names())
 	}
 	if len(parts) > 1 {
 		var found []*part
@@ -510,7 +494,7 @@ func (t *Target) Track(ctx context.Context, s *submitter.Submission, r submitter
 			asked[p.ce] = true
 			got, err := t.lookup(ctx, p.ce, s)
 			if err != nil {
-				return submitter.Transient(err)
+				return target.Transient(err)
 			}
 			found = append(found, got...)
 		}
@@ -553,34 +537,16 @@ func (t *Target) annotate(kind, key, value string) {
 }
 
 func orderParts(parts []*part) []*part {
-	out := append([]*part(nil), parts...)
-	for i := 1; i < len(out); i++ {
-		for k := i; k > 0 && out[k].comp < out[k-1].comp; k-- {
-			out[k], out[k-1] = out[k-1], out[k]
-		}
-	}
-	return out
+	return target.ByComponent(parts, func(p *part) int { return p.comp })
 }
 
 // targetID is "ce:id" per part, comma-separated in component order.
 func targetID(parts []*part) string {
-	ids := make([]string, len(parts))
-	for i, p := range parts {
-		ids[i] = p.ce.name + ":" + p.id
-	}
-	return strings.Join(ids, ",")
+	return target.JoinTargetID(parts, func(p *part) (string, string) { return p.ce.name, p.id })
 }
 
 func sites(parts []*part) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range parts {
-		if !seen[p.ce.name] {
-			seen[p.ce.name] = true
-			out = append(out, p.ce.name)
-		}
-	}
-	return out
+	return target.Sites(parts, func(p *part) string { return p.ce.name })
 }
 
 // partsDetail is what the CEs said of each part, for the event payload.

@@ -3,19 +3,12 @@ package ce
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
-
-// holdBudget is the longest a claimed component may hold its processors
-// before the application starts, added to its wall time: every try of
-// the other components.
-func (t *Target) holdBudget() time.Duration {
-	return time.Duration(t.cfg.ClaimTries)*t.cfg.ClaimRetry + time.Minute
-}
 
 // newJob makes the tracked job of s from its parts: a job of several parts
 // is claimed component by component (released already when its release
@@ -23,10 +16,7 @@ func (t *Target) holdBudget() time.Duration {
 func (t *Target) newJob(s *submitter.Submission, parts []*part) *cjob {
 	cj := &cjob{sub: *s, parts: orderParts(parts)}
 	if len(parts) > 1 {
-		cj.claim, cj.release = true, t.releasePath(s)
-		if _, err := os.Stat(cj.release); err == nil {
-			cj.released = true
-		}
+		cj.claim = target.NewClaim(t.releasePath(s))
 	}
 	return cj
 }
@@ -37,62 +27,58 @@ func started(p *part) bool {
 	return p.lost == "" && p.seen && (p.st.State == submitter.Running || p.st.State.Final() && !p.st.Start.IsZero())
 }
 
-// claimStep advances the claiming of job cj: it releases the components
-// once every one has started, claims again a component that has not
-// started ClaimRetry after another began holding (or that ended before
-// the release), and gives up after ClaimTries. A component cancelled by
-// someone else cancels the job. t.mu is held.
+// claimViews are the parts of cj as the claiming sees them: one the CE
+// says has ended (succeeded or failed) ended before the release; one lost
+// is lost whatever the CE last said.
+func claimViews(cj *cjob) []target.ClaimView {
+	views := make([]target.ClaimView, len(cj.parts))
+	for i, p := range cj.parts {
+		v := target.ClaimView{Part: &p.ClaimPart, State: target.Waiting, Final: p.final()}
+		switch {
+		case p.lost != "":
+			v.State, v.Lost = target.Lost, p.lost
+		case p.seen && p.st.State == submitter.Cancelled:
+			v.State = target.Cancelled
+		case p.seen && p.st.State.Final():
+			v.State = target.Ended
+		case started(p):
+			v.State = target.Holding
+		}
+		views[i] = v
+	}
+	return views
+}
+
+// claimStep advances the claiming of job cj (target.Claim.Step): it
+// releases the components once every one has started, claims again a
+// component that has not started ClaimRetry after another began holding
+// (or that ended before the release), and gives up after ClaimTries. A
+// component cancelled by someone else cancels the job. t.mu is held.
 func (t *Target) claimStep(cj *cjob) {
-	if !cj.claim || cj.released || cj.cancelled || cj.claimFail != "" {
+	if cj.claim == nil || cj.cancelled {
 		return
 	}
-	now := time.Now()
-	holding, busy := 0, false
-	for _, p := range cj.parts {
-		switch {
-		case p.reclaiming:
-			busy = true
-		case p.lost != "":
-			return // the job fails with the reason
-		case p.seen && p.st.State == submitter.Cancelled:
-			t.cancelParts(cj)
-			return
-		case p.seen && p.st.State.Final():
-		case started(p):
-			holding++
-		}
-	}
-	for _, p := range cj.parts {
-		switch {
-		case p.reclaiming:
-		case p.seen && p.st.State.Final():
-			t.claimAgain(cj, p, "ended before the release ("+partReason(p)+")")
-		case started(p), holding == 0: // holding, or nothing held: waiting costs nothing
-			p.waitFrom = time.Time{}
-		case p.waitFrom.IsZero():
-			p.waitFrom = now
-		case now.Sub(p.waitFrom) >= t.cfg.ClaimRetry:
-			why := fmt.Sprintf("not started %s after another component began holding", t.cfg.ClaimRetry)
-			if p.st.CEState != "" {
-				why += " (CE: " + p.st.CEState + ")"
+	cj.claim.Step(time.Now(), t.cfg.ClaimRetry, claimViews(cj), target.ClaimSteps{
+		CancelParts: func() { t.cancelParts(cj) },
+		Again:       func(i int, why string) { t.claimAgain(cj, cj.parts[i], why) },
+		Release:     func() { t.releaseJob(cj) },
+		Ended:       func(i int) string { return partReason(cj.parts[i]) },
+		Waiting: func(i int) string {
+			if st := cj.parts[i].st.CEState; st != "" {
+				return " (CE: " + st + ")"
 			}
-			t.claimAgain(cj, p, why)
-		}
-	}
-	if holding == len(cj.parts) && !busy && cj.claimFail == "" {
-		t.releaseJob(cj)
-	}
+			return ""
+		},
+	})
 }
 
 // claimAgain cancels component p of cj and claims it again, or gives the
 // job up when p had its last try. t.mu is held.
 func (t *Target) claimAgain(cj *cjob, p *part, why string) {
 	what := fmt.Sprintf("component %d (%s:%s, try %d of %d)", p.comp, p.ce.name, p.id, p.try, t.cfg.ClaimTries)
-	if p.try >= t.cfg.ClaimTries {
-		cj.claimFail = fmt.Sprintf("claiming failed: %s %s; gave up after %d claiming tries", what, why, t.cfg.ClaimTries)
+	if !cj.claim.Again(&p.ClaimPart, p.try, t.cfg.ClaimTries, what, why) {
 		return
 	}
-	p.reclaiming, p.waitFrom = true, time.Time{}
 	t.annotate(t.cfg.Kind+"-claim", cj.sub.Key, what+" "+why+": claimed again")
 	t.bg.Add(1)
 	go t.reclaim(cj, p)
@@ -111,15 +97,8 @@ func (t *Target) reclaim(cj *cjob, old *part) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	old.reclaiming = false
-	if err != nil {
-		if submitter.IsTransient(err) {
-			t.annotate("target-error", old.ce.name, err.Error()) // tried again at the next poll
-			old.waitFrom = time.Now().Add(-t.cfg.ClaimRetry)
-			return
-		}
-		cj.claimFail = fmt.Sprintf("claiming failed: component %d could not be claimed again on %s: %v", old.comp, old.ce.name, err)
-		return
+	if !cj.claim.Claimed(&old.ClaimPart, old.comp, old.ce.name, err, t.cfg.ClaimRetry, t.annotate) {
+		return // tried again at the next poll, or given up
 	}
 	if cj.cancelled || t.jobs[cj.sub.Key] != cj {
 		t.cancelLater(np)
@@ -137,18 +116,9 @@ func (t *Target) reclaim(cj *cjob, old *part) {
 // releaseJob creates the release file: every component has started, and
 // its application starts. t.mu is held.
 func (t *Target) releaseJob(cj *cjob) {
-	f, err := os.OpenFile(cj.release, os.O_CREATE|os.O_WRONLY, 0o644)
-	if err == nil {
-		_, err = fmt.Fprintln(f, time.Now().UTC().Format(time.RFC3339Nano))
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		cj.claimFail = fmt.Sprintf("claiming failed: cannot create the release file: %v", err)
+	if !cj.claim.ReleaseNow(time.Now()) {
 		return
 	}
-	cj.released = true
 	var first, last time.Time
 	var ids []string
 	for _, p := range cj.parts {
@@ -181,22 +151,11 @@ func (t *Target) cancelParts(cj *cjob) {
 // claimState is the state of a job whose components are still being
 // claimed, and the reason when it failed.
 func claimState(cj *cjob) (submitter.State, string) {
-	if cj.claimFail != "" {
-		return submitter.Failed, cj.claimFail
-	}
-	allFinal, anyCancelled := true, false
-	for _, p := range cj.parts {
-		if p.lost != "" {
-			return submitter.Failed, p.lost
-		}
-		if p.reclaiming || !p.final() {
-			allFinal = false
-		}
-		if p.seen && p.st.State == submitter.Cancelled && !p.reclaiming {
-			anyCancelled = true
-		}
-	}
-	if allFinal && anyCancelled {
+	failed, cancelled := cj.claim.Outcome(claimViews(cj))
+	switch {
+	case failed != "":
+		return submitter.Failed, failed
+	case cancelled:
 		return submitter.Cancelled, ""
 	}
 	return submitter.Queued, ""

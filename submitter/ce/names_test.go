@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -15,7 +16,7 @@ func TestPartNames(t *testing.T) {
 	two := &workload.Job{ID: "1-1", Components: []workload.Component{{Count: 1}, {Count: 2}}}
 	one := &workload.Job{ID: "1-1", Components: []workload.Component{{Count: 1}}}
 	s := &submitter.Submission{RunID: "r1", Job: two, Attempt: 1}
-	for _, c := range []struct{ comp, try int }{{0, 1}, {1, 1}, {1, 2}, {0, MaxClaimTries}} {
+	for _, c := range []struct{ comp, try int }{{0, 1}, {1, 1}, {1, 2}, {0, target.MaxClaimTries}} {
 		name := partName(s, c.comp, c.try)
 		comp, try, ok := parseName(s, name)
 		if !ok || comp != c.comp || try != c.try {

@@ -27,10 +27,7 @@ func (t *Target) poll(ctx context.Context, c *ceState) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !c.failingSince.IsZero() {
-		t.annotate("target-recovered", c.name, fmt.Sprintf("answering again after %s", time.Since(c.failingSince).Round(time.Millisecond)))
-		c.failingSince = time.Time{}
-	}
+	c.reach.Answered(c.name, t.annotate)
 	for _, p := range mine {
 		if p.final() {
 			continue // cancelled meanwhile, or replaced
@@ -59,7 +56,7 @@ func (t *Target) partsOn(c *ceState) []*part {
 	var mine []*part
 	for _, cj := range t.jobs {
 		for _, p := range cj.parts {
-			if p.ce == c && !p.final() && !p.reclaiming {
+			if p.ce == c && !p.final() && !p.Reclaiming {
 				mine = append(mine, p)
 			}
 		}
@@ -72,11 +69,7 @@ func (t *Target) partsOn(c *ceState) []*part {
 func (t *Target) pollFailed(c *ceState, mine []*part, asked time.Time, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if c.failingSince.IsZero() {
-		c.failingSince = asked
-		t.annotate("target-error", c.name, err.Error())
-	}
-	if down := time.Since(c.failingSince); down > t.cfg.UnreachableAfter {
+	if down := c.reach.Failed(c.name, asked, err, t.annotate); down > t.cfg.UnreachableAfter {
 		reason := fmt.Sprintf("lost: CE %s unreachable for %s: %v", c.name, down.Round(time.Second), err)
 		for _, p := range mine {
 			if !p.final() {
@@ -157,10 +150,10 @@ func (ps partsState) state() submitter.State {
 // aggregate combines a job's parts into its state and reports a change;
 // it returns true once the job is final. t.mu is held.
 func (t *Target) aggregate(cj *cjob) bool {
-	claiming := cj.claim && !cj.released
+	claiming := cj.claim != nil && !cj.claim.Released
 	if claiming {
 		t.claimStep(cj)
-		claiming = !cj.released
+		claiming = !cj.claim.Released
 	}
 	ps := combineParts(cj.parts)
 	st := ps.state()
@@ -175,7 +168,7 @@ func (t *Target) aggregate(cj *cjob) bool {
 	}
 	cj.reported = st
 	u := submitter.Update{Key: cj.sub.Key, State: st, Time: time.Now(), Sites: sites(cj.parts), Submitted: ps.submitMin}
-	if cj.claim {
+	if cj.claim != nil {
 		u.TargetID = targetID(cj.parts) // a component claimed again is another CE job
 	}
 	if ps.allStarted {

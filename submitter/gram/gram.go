@@ -46,6 +46,7 @@ import (
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/ce"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // CEConfig is one gatekeeper of the target: a cluster, by its name.
@@ -146,7 +147,7 @@ func New(cfg Config) (*Target, error) {
 		cfg.CommandTimeout = time.Minute
 	}
 	var err error
-	if cfg.Executable, cfg.WorkDir, err = submitter.JobFiles("gram", cfg.Executable, cfg.WorkDir, "jdf"); err != nil {
+	if cfg.Executable, cfg.WorkDir, err = target.JobFiles("gram", cfg.Executable, cfg.WorkDir, "jdf"); err != nil {
 		return nil, err
 	}
 	jobs := filepath.Join(cfg.WorkDir, "jobs")
@@ -161,7 +162,7 @@ func New(cfg Config) (*Target, error) {
 		return nil, err
 	}
 	client := gramcli.New(cfg.Proxy, cfg.CADir, cfg.CommandTimeout)
-	orphans := &submitter.Orphans{}
+	orphans := &target.Orphans{}
 	ccfg := ce.Config{Kind: "gram", WorkDir: cfg.WorkDir, Poll: cfg.Poll, UnreachableAfter: cfg.UnreachableAfter,
 		ClaimRetry: cfg.ClaimRetry, ClaimTries: cfg.ClaimTries,
 		Wait: func(ctx context.Context, name string) error { return orphans.Wait(ctx, name, cfg.CommandTimeout) }}
@@ -288,7 +289,7 @@ func (b *backend) Lookup(ctx context.Context, match func(string) bool) ([]ce.Fou
 func wrap(err error) error {
 	var ge *gramcli.Error
 	if errors.As(err, &ge) && ge.Transient {
-		return submitter.Transient(err)
+		return target.Transient(err)
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // The event-stream client reads whatever the server sends: it never
@@ -40,7 +41,7 @@ func FuzzEventStream(f *testing.F) {
 					t.Fatalf("state %q", u.State)
 				}
 				for _, tm := range []time.Time{u.Time, u.Start, u.End} {
-					if !tm.IsZero() && submitter.UnixSeconds(tm.Unix()) == 0 {
+					if !tm.IsZero() && target.UnixSeconds(tm.Unix()) == 0 {
 						t.Fatalf("time %v out of range in %+v", tm, u)
 					}
 				}

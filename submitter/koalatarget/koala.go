@@ -26,6 +26,7 @@ import (
 	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // Config tells the target where the core is and how to submit.
@@ -188,12 +189,12 @@ func (t *Target) wall(core time.Time) time.Time {
 	w := core
 	if !(t.scale == 1 && t.origin.Equal(t.wallOrigin)) {
 		d := float64(core.Sub(t.origin)) / t.scale
-		if math.Abs(d) > float64(submitter.MaxUnixSeconds)*1e9 {
+		if math.Abs(d) > float64(target.MaxUnixSeconds)*1e9 {
 			return time.Time{}
 		}
 		w = t.wallOrigin.Add(time.Duration(d))
 	}
-	if submitter.UnixSeconds(w.Unix()) == 0 {
+	if target.UnixSeconds(w.Unix()) == 0 {
 		return time.Time{}
 	}
 	return w
@@ -366,7 +367,7 @@ func (t *Target) Submit(ctx context.Context, s *submitter.Submission) (submitter
 	}
 	resp, err := t.do(ctx, "POST", "/v1/jobs", body, "application/json")
 	if err != nil {
-		return submitter.Receipt{}, submitter.Transient(err)
+		return submitter.Receipt{}, target.Transient(err)
 	}
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -394,7 +395,7 @@ func (t *Target) Submit(ctx context.Context, s *submitter.Submission) (submitter
 		t.forget(s.Key)
 		return submitter.Receipt{}, fmt.Errorf("the core refused job %s: %s", s.Job.ID, strings.TrimSpace(string(out)))
 	default:
-		return submitter.Receipt{}, submitter.Transient(fmt.Errorf("the core answered %s: %s", resp.Status, strings.TrimSpace(string(out))))
+		return submitter.Receipt{}, target.Transient(fmt.Errorf("the core answered %s: %s", resp.Status, strings.TrimSpace(string(out))))
 	}
 }
 
@@ -428,7 +429,7 @@ func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.R
 func (t *Target) get(ctx context.Context, keyOrID string) (jobView, bool, error) {
 	resp, err := t.do(ctx, "GET", "/v1/jobs/"+url.PathEscape(keyOrID), nil, "")
 	if err != nil {
-		return jobView{}, false, submitter.Transient(err)
+		return jobView{}, false, target.Transient(err)
 	}
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -442,7 +443,7 @@ func (t *Target) get(ctx context.Context, keyOrID string) (jobView, bool, error)
 	case http.StatusNotFound:
 		return jobView{}, false, nil
 	default:
-		return jobView{}, false, submitter.Transient(fmt.Errorf("the core answered %s: %s", resp.Status, out))
+		return jobView{}, false, target.Transient(fmt.Errorf("the core answered %s: %s", resp.Status, out))
 	}
 }
 
@@ -512,7 +513,7 @@ func (t *Target) Cancel(ctx context.Context, s *submitter.Submission) error {
 	}
 	resp, err := t.do(ctx, "DELETE", "/v1/jobs/"+url.PathEscape(id), nil, "")
 	if err != nil {
-		return submitter.Transient(err)
+		return target.Transient(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusConflict { // conflict: it ended first

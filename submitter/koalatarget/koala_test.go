@@ -12,6 +12,7 @@ import (
 
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -201,14 +202,14 @@ func TestRefusedAndUnreachable(t *testing.T) {
 	big := &workload.Job{ID: "big", Kind: workload.Unitary, Type: "swf", SiteType: workload.Single, App: workload.App{Name: "swf"},
 		Components: []workload.Component{{Site: "*", Count: 100}}}
 	_, err := tg.Submit(context.Background(), &submitter.Submission{Key: "run3/big/1", Job: big, Attempt: 1})
-	if err == nil || submitter.IsTransient(err) || !strings.Contains(err.Error(), "fits no site") {
-		t.Errorf("a job the core refuses: %v (transient %v)", err, submitter.IsTransient(err))
+	if err == nil || target.IsTransient(err) || !strings.Contains(err.Error(), "fits no site") {
+		t.Errorf("a job the core refuses: %v (transient %v)", err, target.IsTransient(err))
 	}
 	if err := l.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	_, err = tg.Submit(context.Background(), &submitter.Submission{Key: "run3/x/1", Job: coallocated("x", time.Second), Attempt: 1})
-	if !submitter.IsTransient(err) {
+	if !target.IsTransient(err) {
 		t.Errorf("an unreachable core: %v, want a transient error", err)
 	}
 	if _, err := New(Config{Endpoint: "ftp://x", Token: "t"}); err == nil {

@@ -92,7 +92,7 @@ func (t *Target) core(wall time.Time) time.Time {
 // Finish implements submitter.Finisher: the core's figures of jobs with
 // start deadlines and of its local users' jobs (GET /v1/deadlines, over
 // the measured period: from the run's origin to now) are recorded as the
-// run's DeadlinesAnnotation, as 'gmark koala simulate --db' records them,
+// run's submitter.DeadlinesAnnotation, as 'gmark koala simulate --db' records them,
 // when the run had either. A core that does not answer leaves a
 // target-warning.
 func (t *Target) Finish(ctx context.Context, r submitter.Reporter) {
@@ -112,6 +112,6 @@ func (t *Target) Finish(ctx context.Context, r submitter.Reporter) {
 		return
 	}
 	if d.GlobalJobs > 0 || d.LocalJobs > 0 {
-		r.Annotate(DeadlinesAnnotation, "summary", string(bytes.TrimSpace(b)))
+		r.Annotate(submitter.DeadlinesAnnotation, "summary", string(bytes.TrimSpace(b)))
 	}
 }

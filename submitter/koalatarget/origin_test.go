@@ -15,22 +15,7 @@ import (
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/server"
 	"github.com/gmark/gmark/submitter"
-	"github.com/gmark/gmark/workload"
 )
-
-// deadlineJobs are n jobs with start deadlines, 20 s apart, each due 100 s
-// after its submission plus a few milliseconds more per job (a deadline
-// that a late submission would move is told from one that it does not).
-func deadlineJobs(n int) []workload.Job {
-	var out []workload.Job
-	for i := range n {
-		at := time.Duration(i) * 20 * time.Second
-		out = append(out, workload.Job{ID: fmt.Sprint(i + 1), Kind: workload.Unitary, Type: "swf", SiteType: workload.Unordered,
-			Submit: at, Deadline: at + 100*time.Second + time.Duration(i)*7*time.Millisecond, RunTime: 30 * time.Second,
-			App: workload.App{Name: "swf"}, Components: []workload.Component{{Site: "*", Count: 4}, {Site: "*", Count: 4}}})
-	}
-	return out
-}
 
 // A run on a core with local workloads declares its origin: the core's
 // local workloads start there (aligned), each job's start deadline is the
@@ -67,7 +52,7 @@ func runWithOrigin(t *testing.T, warmup time.Duration) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	jobs := deadlineJobs(4)
+	jobs := testkit.DeadlineJobs(4)
 	res, err := submitter.Run(context.Background(), submitter.Config{WorkloadDir: testkit.WriteWorkload(t, jobs...),
 		Store: st, Target: tg, Settings: submitter.Settings{Workers: 2, Speedup: 200}})
 	if err != nil {
@@ -102,7 +87,7 @@ func runWithOrigin(t *testing.T, warmup time.Duration) {
 			t.Errorf("job %s: deadline origin + %v, want + %v (submitted at origin + %v)", j.ID, got, j.Deadline, v.Submitted.Sub(origin.Origin))
 		}
 	}
-	ds, err := st.Annotations(res.RunID, DeadlinesAnnotation)
+	ds, err := st.Annotations(res.RunID, submitter.DeadlinesAnnotation)
 	if err != nil || len(ds) != 1 {
 		t.Fatalf("deadline annotations %v (%v), want one", ds, err)
 	}

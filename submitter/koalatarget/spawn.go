@@ -19,7 +19,7 @@ import (
 
 	"github.com/gmark/gmark/internal/outfile"
 	"github.com/gmark/gmark/internal/readlimit"
-	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // Core is a bundled core the submitter runs as a process of its own
@@ -150,7 +150,7 @@ func adoptCore(ctx context.Context, spec CoreSpec, dir string) (*Core, error) {
 	if args, err := os.ReadFile("/proc/" + strconv.Itoa(rec.Pid) + "/cmdline"); rec.Pid > 0 && err == nil && serves(args) {
 		c.Pid, c.args = rec.Pid, args
 	} else {
-		for _, p := range submitter.Procs() {
+		for _, p := range target.Procs() {
 			if serves(p.Cmdline) {
 				c.Pid, c.args = p.Pid, p.Cmdline
 				rec = coreRecord{Pid: p.Pid}

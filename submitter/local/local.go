@@ -40,6 +40,7 @@ import (
 	"github.com/gmark/gmark/apps/launch"
 	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // Config configures the local target.
@@ -107,7 +108,7 @@ func New(cfg Config) (*Target, error) {
 		cfg.Poll = 200 * time.Millisecond
 	}
 	var err error
-	if cfg.Executable, cfg.Dir, err = submitter.JobFiles("local", cfg.Executable, cfg.Dir, "."); err != nil {
+	if cfg.Executable, cfg.Dir, err = target.JobFiles("local", cfg.Executable, cfg.Dir, "."); err != nil {
 		return nil, err
 	}
 	return &Target{cfg: cfg, jobs: map[string]*job{}, stop: make(chan struct{})}, nil
@@ -634,7 +635,7 @@ func adoptedOutcome(j *job) (end time.Time, exit *int, failed string) {
 // processes of the job that runs there.
 func processesIn(dir string) []int {
 	var pids []int
-	for _, p := range submitter.Procs() {
+	for _, p := range target.Procs() {
 		if cwd, err := os.Readlink("/proc/" + strconv.Itoa(p.Pid) + "/cwd"); err == nil && cwd == dir && alive(p.Pid, dir) {
 			pids = append(pids, p.Pid)
 		}

@@ -3,7 +3,6 @@ package slurm
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,32 +10,28 @@ import (
 
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // Co-allocation without reservations, as KOALA does it (its claiming and
-// its DUROC runner's barrier): the components of a job that cannot be one
-// Slurm job are each claimed through their cluster's Slurm, as jobs whose
-// script holds the processors it was given until a release file exists;
-// the target polls squeue and, once every component has started, creates
-// the file, and the application starts in every component at once (its
-// processes then meet through the rendezvous). A component that has not
-// started ClaimRetry after another component began holding is cancelled
-// and claimed again while the others keep holding (KOALA's Incremental
-// Claiming Policy keeps what it claimed), up to ClaimTries; then the job
-// fails, naming the component, and the held components are cancelled.
+// its DUROC runner's barrier; the steps are submitter/target's Claim,
+// which the grid middleware's targets share): the components of a job
+// that cannot be one Slurm job are each claimed through their cluster's
+// Slurm, as jobs whose script holds the processors it was given until a
+// release file exists; the target polls squeue and, once every component
+// has started, creates the file, and the application starts in every
+// component at once (its processes then meet through the rendezvous). A
+// component that has not started ClaimRetry after another component began
+// holding is cancelled and claimed again while the others keep holding
+// (KOALA's Incremental Claiming Policy keeps what it claimed), up to
+// ClaimTries; then the job fails, naming the component, and the held
+// components are cancelled.
 //
 // Everything the barrier needs outlives the submitter: the release file
 // is in the work directory, and each try of a component is a Slurm job
 // named after it (gmark-<job>.c<component>[.t<try>].a<attempt>-<run>), so a
 // restarted submitter finds the held components by name (Find, Track),
 // releases them or claims the missing ones again.
-
-// The claiming defaults and bounds (docs/submit.md).
-const (
-	DefaultClaimRetry = time.Minute
-	DefaultClaimTries = 3
-	MaxClaimTries     = 100
-)
 
 // releaseDir is the directory of the release files, in the work directory.
 const releaseDir = "release"
@@ -46,23 +41,13 @@ func (t *Target) releasePath(s *submitter.Submission) string {
 	return filepath.Join(t.cfg.WorkDir, releaseDir, s.Job.ID+".a"+strconv.Itoa(s.Attempt)+"-"+s.RunID)
 }
 
-// holdBudget is the longest a claimed component may hold its processors
-// before the application starts, added to its wall time: every try of the
-// other components.
-func (t *Target) holdBudget() time.Duration {
-	return time.Duration(t.cfg.ClaimTries)*t.cfg.ClaimRetry + time.Minute
-}
-
 // newJob makes the tracked job of s from its parts: a job of several parts
 // is claimed component by component (released already when its release
 // file exists).
 func (t *Target) newJob(s *submitter.Submission, parts []*part) *sjob {
 	sj := &sjob{sub: *s, parts: orderParts(parts)}
 	if len(parts) > 1 {
-		sj.claim, sj.release = true, t.releasePath(s)
-		if _, err := os.Stat(sj.release); err == nil {
-			sj.released = true
-		}
+		sj.claim = target.NewClaim(t.releasePath(s))
 	}
 	return sj
 }
@@ -150,62 +135,59 @@ func partStarted(p *part) bool {
 	return p.rec != nil && p.rec.Start > 0 && (p.class == "running" || (final(p.class) && p.rec.Nodes != ""))
 }
 
-// claimStep advances the claiming of job sj: it releases the components
-// once every one has started, claims again a component that has not
-// started ClaimRetry after another began holding (or that ended before the
-// release), and gives up after ClaimTries. A component cancelled by someone
-// else cancels the job. t.mu is held.
+// claimViews are the parts of sj as the claiming sees them: one that
+// failed ended before the release; one that started is holding, whether
+// it runs or, having succeeded, has ended (the CEs' target counts such a
+// part ended).
+func claimViews(sj *sjob) []target.ClaimView {
+	views := make([]target.ClaimView, len(sj.parts))
+	for i, p := range sj.parts {
+		v := target.ClaimView{Part: &p.ClaimPart, State: target.Waiting, Final: final(p.class)}
+		switch {
+		case p.class == "cancelled":
+			v.State = target.Cancelled
+		case p.class == "lost":
+			v.State, v.Lost = target.Lost, p.reason
+		case p.class == "failed":
+			v.State = target.Ended
+		case partStarted(p):
+			v.State = target.Holding
+		}
+		views[i] = v
+	}
+	return views
+}
+
+// claimStep advances the claiming of job sj (target.Claim.Step): it
+// releases the components once every one has started, claims again a
+// component that has not started ClaimRetry after another began holding
+// (or that ended before the release), and gives up after ClaimTries. A
+// component cancelled by someone else cancels the job. t.mu is held.
 func (t *Target) claimStep(sj *sjob) {
-	if !sj.claim || sj.released || sj.cancelled || sj.claimFail != "" {
+	if sj.claim == nil || sj.cancelled {
 		return
 	}
-	now := time.Now()
-	holding, busy := 0, false
-	for _, p := range sj.parts {
-		switch {
-		case p.reclaiming:
-			busy = true
-		case p.class == "cancelled":
-			t.cancelParts(sj)
-			return
-		case p.class == "lost":
-			return // the job fails with the reason
-		case p.class == "failed":
-		case partStarted(p):
-			holding++
-		}
-	}
-	for _, p := range sj.parts {
-		switch {
-		case p.reclaiming:
-		case p.class == "failed":
-			t.claimAgain(sj, p, "ended before the release ("+partReason(p)+")")
-		case partStarted(p), holding == 0: // holding, or nothing held: waiting costs nothing
-			p.waitFrom = time.Time{}
-		case p.waitFrom.IsZero():
-			p.waitFrom = now
-		case now.Sub(p.waitFrom) >= t.cfg.ClaimRetry:
-			why := fmt.Sprintf("not started %s after another component began holding", t.cfg.ClaimRetry)
-			if p.rec != nil && p.rec.Reason != "" && p.rec.Reason != "None" {
-				why += " (Slurm: " + p.rec.State + ", " + p.rec.Reason + ")"
+	sj.claim.Step(time.Now(), t.cfg.ClaimRetry, claimViews(sj), target.ClaimSteps{
+		CancelParts: func() { t.cancelParts(sj) },
+		Again:       func(i int, why string) { t.claimAgain(sj, sj.parts[i], why) },
+		Release:     func() { t.releaseJob(sj) },
+		Ended:       func(i int) string { return partReason(sj.parts[i]) },
+		Waiting: func(i int) string {
+			if r := sj.parts[i].rec; r != nil && r.Reason != "" && r.Reason != "None" {
+				return " (Slurm: " + r.State + ", " + r.Reason + ")"
 			}
-			t.claimAgain(sj, p, why)
-		}
-	}
-	if holding == len(sj.parts) && !busy && sj.claimFail == "" {
-		t.releaseJob(sj)
-	}
+			return ""
+		},
+	})
 }
 
 // claimAgain cancels component p of sj and claims it again, or gives the
 // job up when p had its last try. t.mu is held.
 func (t *Target) claimAgain(sj *sjob, p *part, why string) {
 	what := fmt.Sprintf("component %d (%s:%d, try %d of %d)", p.comp, p.c.name, p.id, p.try, t.cfg.ClaimTries)
-	if p.try >= t.cfg.ClaimTries {
-		sj.claimFail = fmt.Sprintf("claiming failed: %s %s; gave up after %d claiming tries", what, why, t.cfg.ClaimTries)
+	if !sj.claim.Again(&p.ClaimPart, p.try, t.cfg.ClaimTries, what, why) {
 		return
 	}
-	p.reclaiming, p.waitFrom = true, time.Time{}
 	t.annotateLocked("slurm-claim", sj.sub.Key, what+" "+why+": claimed again")
 	t.bg.Add(1)
 	go t.reclaim(sj, p)
@@ -224,15 +206,8 @@ func (t *Target) reclaim(sj *sjob, old *part) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	old.reclaiming = false
-	if err != nil {
-		if submitter.IsTransient(err) {
-			t.annotateLocked("target-error", old.c.name, err.Error()) // tried again at the next poll
-			old.waitFrom = time.Now().Add(-t.cfg.ClaimRetry)
-			return
-		}
-		sj.claimFail = fmt.Sprintf("claiming failed: component %d could not be claimed again on %s: %v", old.comp, old.c.name, err)
-		return
+	if !sj.claim.Claimed(&old.ClaimPart, old.comp, old.c.name, err, t.cfg.ClaimRetry, t.annotateLocked) {
+		return // tried again at the next poll, or given up
 	}
 	if sj.cancelled || t.jobs[sj.sub.Key] != sj {
 		t.scancelLater(np)
@@ -250,18 +225,9 @@ func (t *Target) reclaim(sj *sjob, old *part) {
 // releaseJob creates the release file: every component has started, and
 // its application starts. t.mu is held.
 func (t *Target) releaseJob(sj *sjob) {
-	f, err := os.OpenFile(sj.release, os.O_CREATE|os.O_WRONLY, 0o644)
-	if err == nil {
-		_, err = fmt.Fprintln(f, time.Now().UTC().Format(time.RFC3339Nano))
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		sj.claimFail = fmt.Sprintf("claiming failed: cannot create the release file: %v", err)
+	if !sj.claim.ReleaseNow(time.Now()) {
 		return
 	}
-	sj.released = true
 	var first, last int64
 	var ids []string
 	for _, p := range sj.parts {
@@ -290,22 +256,11 @@ func (t *Target) cancelParts(sj *sjob) {
 // a part was lost, cancelled when someone cancelled a part and every part
 // has ended, queued otherwise.
 func claimState(sj *sjob) (submitter.State, string) {
-	if sj.claimFail != "" {
-		return submitter.Failed, sj.claimFail
-	}
-	allFinal, anyCancelled := true, false
-	for _, p := range sj.parts {
-		if p.class == "lost" {
-			return submitter.Failed, p.reason
-		}
-		if p.reclaiming || !final(p.class) {
-			allFinal = false
-		}
-		if p.class == "cancelled" && !p.reclaiming {
-			anyCancelled = true
-		}
-	}
-	if allFinal && anyCancelled {
+	failed, cancelled := sj.claim.Outcome(claimViews(sj))
+	switch {
+	case failed != "":
+		return submitter.Failed, failed
+	case cancelled:
 		return submitter.Cancelled, ""
 	}
 	return submitter.Queued, ""

@@ -44,6 +44,7 @@ import (
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -110,9 +111,9 @@ type Target struct {
 	memo map[string][]*part // parts of submissions not yet complete, by key
 	rr   int
 	// orphans are the sbatch commands a killed submitter left running.
-	orphans submitter.Orphans
-	polls   submitter.Pollers // one per cluster
-	bg      sync.WaitGroup    // scancel commands and new claiming tries under way
+	orphans target.Orphans
+	polls   target.Pollers // one per cluster
+	bg      sync.WaitGroup // scancel commands and new claiming tries under way
 }
 
 type cluster struct {
@@ -120,8 +121,8 @@ type cluster struct {
 	env                   []string
 
 	// Owned by the cluster's poller.
-	failingSince time.Time
-	lastStatus   string
+	reach      target.Reach
+	lastStatus string
 
 	mu           sync.Mutex // guards the job completion log's location and tail
 	jobcomp      string
@@ -155,8 +156,7 @@ type part struct {
 
 	// Claiming (claim.go): since when it has waited while another
 	// component held its processors, and whether a new try is under way.
-	waitFrom   time.Time
-	reclaiming bool
+	target.ClaimPart
 }
 
 type sjob struct {
@@ -165,11 +165,9 @@ type sjob struct {
 	reported  submitter.State
 	cancelled bool
 
-	// A job whose components are claimed one by one (claim.go).
-	claim     bool
-	release   string // the file whose creation starts the application
-	released  bool
-	claimFail string // why claiming gave up
+	// The claiming of a job whose components are claimed one by one
+	// (claim.go); nil for a job that is one Slurm job.
+	claim *target.Claim
 }
 
 // New checks the configuration and returns the target.
@@ -191,10 +189,10 @@ func New(cfg Config) (*Target, error) {
 		cfg.CommandTimeout = time.Minute
 	}
 	if cfg.ClaimRetry <= 0 {
-		cfg.ClaimRetry = DefaultClaimRetry
+		cfg.ClaimRetry = target.DefaultClaimRetry
 	}
 	if cfg.ClaimTries <= 0 {
-		cfg.ClaimTries = DefaultClaimTries
+		cfg.ClaimTries = target.DefaultClaimTries
 	}
 	if err := cfg.Check(); err != nil {
 		return nil, err
@@ -203,7 +201,7 @@ func New(cfg Config) (*Target, error) {
 		cfg.Dependencies = ""
 	}
 	var err error
-	if cfg.Executable, cfg.WorkDir, err = submitter.JobFiles("slurm", cfg.Executable, cfg.WorkDir, "scripts"); err != nil {
+	if cfg.Executable, cfg.WorkDir, err = target.JobFiles("slurm", cfg.Executable, cfg.WorkDir, "scripts"); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(cfg.WorkDir, releaseDir), 0o755); err != nil {
@@ -280,7 +278,7 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	t.mu.Unlock()
 	for _, c := range t.clusters {
 		n, err := t.preflight(ctx, c)
-		if ce := (*submitter.CommandError)(nil); errors.As(err, &ce) {
+		if ce := (*target.CommandError)(nil); errors.As(err, &ce) {
 			return fmt.Errorf("cluster %s cannot be used: %w", c.name, err)
 		}
 		// A partition sinfo does not show is asked again when a job
@@ -308,7 +306,7 @@ func (t *Target) preflight(ctx context.Context, c *cluster) (int, error) {
 	wait := time.Second
 	for {
 		n, err := t.clusterNodes(ctx, c)
-		if err == nil || !submitter.IsTransient(err) || time.Now().Add(wait).After(deadline) {
+		if err == nil || !target.IsTransient(err) || time.Now().Add(wait).After(deadline) {
 			return n, err
 		}
 		select {
@@ -322,7 +320,7 @@ func (t *Target) preflight(ctx context.Context, c *cluster) (int, error) {
 
 // run runs a Slurm command against a cluster.
 func (t *Target) run(ctx context.Context, c *cluster, name string, args ...string) ([]byte, error) {
-	return submitter.Command{Timeout: t.cfg.CommandTimeout, Env: c.env, TransientMessages: slurmcli.TransientMessages}.Run(ctx, name, args...)
+	return target.Command{Timeout: t.cfg.CommandTimeout, Env: c.env, TransientMessages: slurmcli.TransientMessages}.Run(ctx, name, args...)
 }
 
 // planned is where one part of a job goes.
@@ -413,48 +411,11 @@ func (t *Target) names() string {
 	return strings.Join(n, ", ")
 }
 
-// jobName is the Slurm job name of a part (component comp, -1 for the
-// whole job, at claiming try try): its idempotency key.
-func jobName(s *submitter.Submission, comp, try int) string {
-	return "gmark-" + partSuffix(s, comp, try) + "-" + s.RunID
-}
-
-func partSuffix(s *submitter.Submission, comp, try int) string {
-	suffix := s.Job.ID
-	if comp >= 0 {
-		suffix += ".c" + strconv.Itoa(comp)
-		if try > 1 {
-			suffix += ".t" + strconv.Itoa(try)
-		}
-	}
-	return suffix + ".a" + strconv.Itoa(s.Attempt)
-}
-
-// parseName is the component (-1: the whole job) and claiming try of the
-// part of s that Slurm job name names; ok is false for a name of no part
-// of s.
-func parseName(s *submitter.Submission, name string) (comp, try int, ok bool) {
-	if name == jobName(s, -1, 1) {
-		return -1, 1, true
-	}
-	mid, ok1 := strings.CutPrefix(name, "gmark-"+s.Job.ID+".c")
-	mid, ok2 := strings.CutSuffix(mid, ".a"+strconv.Itoa(s.Attempt)+"-"+s.RunID)
-	if !ok1 || !ok2 {
-		return 0, 0, false
-	}
-	compText, tryText, hasTry := strings.Cut(mid, ".t")
-	comp, err := strconv.Atoi(compText)
-	if err != nil || comp < 0 || comp >= len(s.Job.Components) || strconv.Itoa(comp) != compText {
-		return 0, 0, false
-	}
-	try = 1
-	if hasTry {
-		try, err = strconv.Atoi(tryText)
-		if err != nil || try < 2 || try > MaxClaimTries || strconv.Itoa(try) != tryText {
-			return 0, 0, false
-		}
-	}
-	return comp, try, true
+// partsOf names the Slurm jobs of submission s: the whole job's (a plain
+// or heterogeneous job) or each component's at each claiming try, every
+// name an idempotency key.
+func partsOf(s *submitter.Submission) target.PartsOf {
+	return target.PartsOf{Job: s.Job.ID, Attempt: s.Attempt, Run: s.RunID, Components: len(s.Job.Components)}
 }
 
 // Submit submits the job's parts that are not yet submitted.
@@ -480,7 +441,7 @@ func (t *Target) Submit(ctx context.Context, s *submitter.Submission) (submitter
 			outputs = append(outputs, out)
 		}
 		if err != nil {
-			if submitter.IsTransient(err) {
+			if target.IsTransient(err) {
 				return submitter.Receipt{Output: strings.Join(outputs, "\n")}, err
 			}
 			// Give up: cancel the parts that went in.
@@ -509,34 +470,16 @@ func (t *Target) Submit(ctx context.Context, s *submitter.Submission) (submitter
 }
 
 func orderParts(parts []*part) []*part {
-	out := append([]*part(nil), parts...)
-	for i := 1; i < len(out); i++ {
-		for k := i; k > 0 && out[k].comp < out[k-1].comp; k-- {
-			out[k], out[k-1] = out[k-1], out[k]
-		}
-	}
-	return out
+	return target.ByComponent(parts, func(p *part) int { return p.comp })
 }
 
 // targetID is "cluster:id" per part, comma-separated in component order.
 func targetID(parts []*part) string {
-	ids := make([]string, len(parts))
-	for i, p := range parts {
-		ids[i] = p.c.name + ":" + strconv.FormatInt(p.id, 10)
-	}
-	return strings.Join(ids, ",")
+	return target.JoinTargetID(parts, func(p *part) (string, string) { return p.c.name, strconv.FormatInt(p.id, 10) })
 }
 
 func sites(parts []*part) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, p := range parts {
-		if !seen[p.c.name] {
-			seen[p.c.name] = true
-			out = append(out, p.c.name)
-		}
-	}
-	return out
+	return target.Sites(parts, func(p *part) string { return p.c.name })
 }
 
 // submitPart prints the script of a job or component (at claiming try
@@ -552,7 +495,7 @@ func (t *Target) submitPart(ctx context.Context, pl planned, s *submitter.Submis
 	if pl.hold {
 		pcfg.HoldUntil = t.releasePath(s)
 		if j.WallTime > 0 {
-			j.WallTime += t.holdBudget()
+			j.WallTime += target.HoldBudget(t.cfg.ClaimTries, t.cfg.ClaimRetry)
 		}
 	}
 	var buf bytes.Buffer
@@ -560,12 +503,12 @@ func (t *Target) submitPart(ctx context.Context, pl planned, s *submitter.Submis
 		return nil, "", err
 	}
 	script := stripClusters(buf.Bytes())
-	suffix := partSuffix(s, pl.comp, try)
+	suffix := partsOf(s).Suffix(pl.comp, try)
 	path := filepath.Join(t.cfg.WorkDir, "scripts", suffix+".sbatch")
 	if err := os.WriteFile(path, script, 0o644); err != nil {
 		return nil, "", err
 	}
-	name := jobName(s, pl.comp, try)
+	name := partsOf(s).Name(pl.comp, try)
 	args := []string{"--parsable", "--comment=" + comment, "--job-name=" + name,
 		"--output=" + suffix + ".out", "--error=" + suffix + ".err"}
 	if pl.comp >= 0 {
@@ -700,7 +643,7 @@ func final(class string) bool {
 func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.Receipt, bool, error) {
 	// An sbatch of this submission that a killed submitter left running
 	// may still be submitting it: wait for it, then look.
-	for _, name := range t.partNames(s) {
+	for _, name := range partsOf(s).Names(t.cfg.ClaimTries) {
 		if err := t.orphans.Wait(ctx, name, t.cfg.CommandTimeout); err != nil {
 			return submitter.Receipt{}, false, err
 		}
@@ -739,23 +682,11 @@ func (t *Target) Find(ctx context.Context, s *submitter.Submission) (submitter.R
 	return submitter.Receipt{TargetID: targetID(sj.parts), Output: "found in Slurm by job name", ExitStatus: &zero, Sites: sites(sj.parts)}, true, nil
 }
 
-// partNames are the Slurm job names the parts of s may have: the whole
-// job's, and each component's at every claiming try.
-func (t *Target) partNames(s *submitter.Submission) []string {
-	names := []string{jobName(s, -1, 1)}
-	for i := range s.Job.Components {
-		for try := 1; try <= t.cfg.ClaimTries; try++ {
-			names = append(names, jobName(s, i, try))
-		}
-	}
-	return names
-}
-
 // partsOf finds the Slurm jobs of cluster c that are parts of s (by name),
 // in squeue (a snapshot up to a second old when recent is true) and the
 // job completion log. Each part carries the record it was found by.
 func (t *Target) partsOf(ctx context.Context, c *cluster, s *submitter.Submission, recent bool) ([]*part, error) {
-	return t.partsMatching(ctx, c, recent, func(name string) (int, int, bool) { return parseName(s, name) })
+	return t.partsMatching(ctx, c, recent, partsOf(s).Parse)
 }
 
 func (t *Target) partsMatching(ctx context.Context, c *cluster, recent bool, match func(string) (comp, try int, ok bool)) ([]*part, error) {
@@ -808,23 +739,14 @@ func (t *Target) squeueSnapshot(ctx context.Context, c *cluster) ([]slurmcli.Rec
 // ended: a submitter killed while it claimed a component again may have
 // left both.
 func (t *Target) latestTries(found []*part) []*part {
-	latest := map[int]*part{}
-	for _, p := range found {
-		if q := latest[p.comp]; q == nil || p.try > q.try || (p.try == q.try && p.id > q.id) {
-			latest[p.comp] = p
-		}
-	}
-	var out []*part
-	for _, p := range found {
-		if latest[p.comp] == p {
-			out = append(out, p)
-			continue
-		}
+	latest, older := target.LatestTries(found, func(p *part) int { return p.comp },
+		func(p, q *part) bool { return p.try > q.try || (p.try == q.try && p.id > q.id) })
+	for _, p := range older {
 		if p.rec != nil && !final(p.rec.Class()) {
 			t.scancelLater(p)
 		}
 	}
-	return out
+	return latest
 }
 
 // SubmitSettle is how long the target looks for a job by its name after an
@@ -855,7 +777,7 @@ func (t *Target) settle(ctx context.Context, c *cluster, s *submitter.Submission
 		if n != name {
 			return 0, 0, false
 		}
-		return parseName(s, n)
+		return partsOf(s).Parse(n)
 	}
 	for {
 		if parts, err := t.partsMatching(ctx, c, false, match); err == nil && len(parts) > 0 {
@@ -878,24 +800,23 @@ func (t *Target) settle(ctx context.Context, c *cluster, s *submitter.Submission
 // recorded is another Slurm job.
 func (t *Target) Track(ctx context.Context, s *submitter.Submission, r submitter.Receipt) error {
 	var parts []*part
-	entries := strings.Split(r.TargetID, ",")
-	for i, e := range entries {
-		name, idText, ok := strings.Cut(e, ":")
-		c := t.byName[name]
-		id, err := strconv.ParseInt(idText, 10, 64)
-		if !ok || c == nil || err != nil {
-			return fmt.Errorf("target id %q: not a job of this target's clusters (%s)", r.TargetID, t.names())
+	entries, ok := target.SplitTargetID(r.TargetID)
+	for _, e := range entries {
+		c := t.byName[e.Site]
+		id, err := strconv.ParseInt(e.ID, 10, 64)
+		if c == nil || err != nil {
+			ok = false
+			break
 		}
-		comp := -1
-		if len(entries) > 1 {
-			comp = i
-		}
-		parts = append(parts, &part{c: c, comp: comp, try: 1, id: id, name: jobName(s, comp, 1), class: "queued"})
+		parts = append(parts, &part{c: c, comp: e.Comp, try: 1, id: id, name: partsOf(s).Name(e.Comp, 1), class: "queued"})
+	}
+	if !ok {
+		return fmt.Errorf("target id %q: not a job of this target's clusters (%s)", r.TargetID, t.names())
 	}
 	if len(parts) > 1 {
 		var err error
 		if parts, err = t.rediscover(ctx, s, parts); err != nil {
-			return submitter.Transient(err)
+			return target.Transient(err)
 		}
 	}
 	t.mu.Lock()
@@ -960,7 +881,7 @@ func (t *Target) scancelLater(p *part) {
 // squeue prints times in its time zone, here UTC, which has no hour that
 // comes twice.
 func (t *Target) squeue(ctx context.Context, c *cluster, sel ...string) ([]slurmcli.Record, error) {
-	cmd := submitter.Command{Timeout: t.cfg.CommandTimeout, Env: append(c.env[:len(c.env):len(c.env)], "TZ=UTC"),
+	cmd := target.Command{Timeout: t.cfg.CommandTimeout, Env: append(c.env[:len(c.env):len(c.env)], "TZ=UTC"),
 		TransientMessages: slurmcli.TransientMessages}
 	if len(sel) == 0 {
 		sel = []string{"-t", "all"}
@@ -971,7 +892,7 @@ func (t *Target) squeue(ctx context.Context, c *cluster, sel ...string) ([]slurm
 	}
 	recs, err := slurmcli.ParseSqueueFormat(out, time.UTC)
 	if err != nil {
-		return nil, submitter.Transient(err)
+		return nil, target.Transient(err)
 	}
 	return recs, nil
 }
@@ -1011,10 +932,7 @@ func (t *Target) poll(ctx context.Context, c *cluster) {
 		t.squeueFailed(c, mine, started, err)
 		return
 	}
-	if !c.failingSince.IsZero() {
-		t.annotate("target-recovered", c.name, fmt.Sprintf("answering again after %s", time.Since(c.failingSince).Round(time.Millisecond)))
-		c.failingSince = time.Time{}
-	}
+	c.reach.Answered(c.name, t.annotate)
 	byID, het := t.clusterStatus(c, recs)
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -1040,11 +958,7 @@ func (t *Target) partsOn(c *cluster) []*part {
 // squeueFailed notes that cluster c did not answer (at started); once it
 // has not answered for UnreachableAfter its parts are lost.
 func (t *Target) squeueFailed(c *cluster, mine []*part, started time.Time, err error) {
-	if c.failingSince.IsZero() {
-		c.failingSince = started
-		t.annotate("target-error", c.name, err.Error())
-	}
-	if down := time.Since(c.failingSince); down > t.cfg.UnreachableAfter {
+	if down := c.reach.Failed(c.name, started, err, t.annotate); down > t.cfg.UnreachableAfter {
 		reason := fmt.Sprintf("lost: cluster %s unreachable for %s: %v", c.name, down.Round(time.Second), err)
 		t.mu.Lock()
 		for _, p := range mine {
@@ -1239,10 +1153,10 @@ func (ps partsState) state() submitter.State {
 // aggregate combines a job's parts into its state and reports a change; it
 // returns true once the job is final.
 func (t *Target) aggregate(sj *sjob) bool {
-	claiming := sj.claim && !sj.released
+	claiming := sj.claim != nil && !sj.claim.Released
 	if claiming {
 		t.claimStep(sj)
-		claiming = !sj.released
+		claiming = !sj.claim.Released
 	}
 	ps := combineParts(sj.parts)
 	st := ps.state()
@@ -1260,7 +1174,7 @@ func (t *Target) aggregate(sj *sjob) bool {
 	}
 	sj.reported = st
 	u := submitter.Update{Key: sj.sub.Key, State: st, Time: time.Now(), Sites: sites(sj.parts)}
-	if sj.claim {
+	if sj.claim != nil {
 		u.TargetID = targetID(sj.parts) // a component claimed again is another Slurm job
 	}
 	if ps.submitMin != 0 {

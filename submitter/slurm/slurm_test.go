@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/slurmcli"
-	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
 // Slurm's "not now" is transient; a bad request is not. Each message is said
 // on standard error by a real command that fails.
 func TestTransientMessages(t *testing.T) {
-	cmd := submitter.Command{Timeout: time.Minute, TransientMessages: slurmcli.TransientMessages}
+	cmd := target.Command{Timeout: time.Minute, TransientMessages: slurmcli.TransientMessages}
 	for _, tc := range []struct {
 		stderr    string
 		transient bool
@@ -23,11 +23,11 @@ func TestTransientMessages(t *testing.T) {
 		{"sbatch: error: Batch job submission failed: Requested node configuration is not available", false},
 	} {
 		_, err := cmd.Run(context.Background(), "sh", "-c", `printf '%s\n' "$1" >&2; exit 1`, "sh", tc.stderr)
-		var ce *submitter.CommandError
+		var ce *target.CommandError
 		if !errors.As(err, &ce) || ce.Status != 1 {
 			t.Fatalf("%q: error %v, want a command error with exit status 1", tc.stderr, err)
 		}
-		if got := submitter.IsTransient(err); got != tc.transient {
+		if got := target.IsTransient(err); got != tc.transient {
 			t.Errorf("%q: transient %v, want %v", tc.stderr, got, tc.transient)
 		}
 	}
@@ -37,33 +37,6 @@ func TestStripClusters(t *testing.T) {
 	in := "#!/bin/sh\n#SBATCH --job-name=x\n#SBATCH --clusters=alpha\n#SBATCH --ntasks=2\n"
 	if got := string(stripClusters([]byte(in))); got != "#!/bin/sh\n#SBATCH --job-name=x\n#SBATCH --ntasks=2\n" {
 		t.Fatalf("%q", got)
-	}
-}
-
-// Every part's Slurm name reads back as its component and claiming try;
-// names of other jobs, attempts, runs, components out of range and
-// non-canonical numbers do not.
-func TestPartNames(t *testing.T) {
-	j := &workload.Job{ID: "4-0.1", Components: []workload.Component{{Count: 2}, {Count: 2}}}
-	s := &submitter.Submission{RunID: "r1", Job: j, Attempt: 2}
-	for _, c := range []struct{ comp, try int }{{-1, 1}, {0, 1}, {1, 1}, {0, 2}, {1, MaxClaimTries}} {
-		name := jobName(s, c.comp, c.try)
-		comp, try, ok := parseName(s, name)
-		if !ok || comp != c.comp || try != c.try {
-			t.Errorf("%s: component %d try %d ok %v; want %d %d", name, comp, try, ok, c.comp, c.try)
-		}
-	}
-	if got := jobName(s, 1, 3); got != "gmark-4-0.1.c1.t3.a2-r1" {
-		t.Errorf("name %s", got)
-	}
-	for _, name := range []string{
-		"gmark-4-0.1.a1-r1", "gmark-4-0.1.a2-r10", "gmark-4-0.1.c2.a2-r1", "gmark-4-0.1.c-1.a2-r1",
-		"gmark-4-0.1.c01.a2-r1", "gmark-4-0.1.c0.t1.a2-r1", "gmark-4-0.1.c0.t02.a2-r1", "gmark-4-0.1.c0.t101.a2-r1",
-		"gmark-4-0.1.c0.tx.a2-r1", "gmark-4-0.c0.a2-r1", "gmark-4-0.1.1.c0.a2-r1", "", "gmark-",
-	} {
-		if comp, try, ok := parseName(s, name); ok {
-			t.Errorf("%q read as component %d try %d", name, comp, try)
-		}
 	}
 }
 

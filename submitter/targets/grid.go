@@ -10,8 +10,8 @@ import (
 
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/arc"
-	"github.com/gmark/gmark/submitter/ce"
 	"github.com/gmark/gmark/submitter/gram"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // checkARC checks the [arc] section: its CEs (a name each, unique, and an
@@ -27,7 +27,7 @@ func (c *checker) checkARC(a *arc.Config) {
 	c.duration(a.UnreachableAfter, unreachableRange, "arc", "unreachable_after")
 	c.duration(a.RequestTimeout, timeoutRange, "arc", "request_timeout")
 	c.duration(a.ClaimRetry, claimRetryRange, "arc", "claim_retry")
-	c.count(a.ClaimTries, 1, ce.MaxClaimTries, "arc", "claim_tries")
+	c.count(a.ClaimTries, 1, target.MaxClaimTries, "arc", "claim_tries")
 	if len(a.CEs) > MaxClusters {
 		c.fail(fmt.Sprintf("%d CEs; at most %d", len(a.CEs), MaxClusters), "arc", "ce")
 	}
@@ -106,7 +106,7 @@ func (c *checker) checkGRAM(g *gram.Config) {
 	c.duration(g.CommandTimeout, timeoutRange, "gram", "command_timeout")
 	c.duration(g.ClaimRetry, claimRetryRange, "gram", "claim_retry")
 	c.duration(g.TwoPhase, twoPhaseRange, "gram", "two_phase")
-	c.count(g.ClaimTries, 1, ce.MaxClaimTries, "gram", "claim_tries")
+	c.count(g.ClaimTries, 1, target.MaxClaimTries, "gram", "claim_tries")
 	c.count(g.Parallel, 1, 64, "gram", "parallel")
 	if len(g.CEs) > MaxClusters {
 		c.fail(fmt.Sprintf("%d gatekeepers; at most %d", len(g.CEs), MaxClusters), "gram", "ce")

@@ -30,6 +30,7 @@ import (
 	"github.com/gmark/gmark/submitter/gram"
 	"github.com/gmark/gmark/submitter/local"
 	"github.com/gmark/gmark/submitter/slurm"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // File is a targets file. A section that is absent is nil.
@@ -163,7 +164,7 @@ func (c *checker) checkSlurm(s *slurm.Config) {
 	c.duration(s.UnreachableAfter, unreachableRange, "slurm", "unreachable_after")
 	c.duration(s.CommandTimeout, timeoutRange, "slurm", "command_timeout")
 	c.duration(s.ClaimRetry, claimRetryRange, "slurm", "claim_retry")
-	c.count(s.ClaimTries, 1, slurm.MaxClaimTries, "slurm", "claim_tries")
+	c.count(s.ClaimTries, 1, target.MaxClaimTries, "slurm", "claim_tries")
 	if len(s.Clusters) > MaxClusters {
 		c.fail(fmt.Sprintf("%d clusters; at most %d", len(s.Clusters), MaxClusters), "slurm", "clusters")
 	}

@@ -1,4 +1,4 @@
-package koalatarget
+package coresim
 
 import (
 	"context"
@@ -18,16 +18,16 @@ import (
 	"github.com/gmark/gmark/workload"
 )
 
-// SimTarget is the target name of a run the bundled core simulated
+// TargetName is the target name of a run the bundled core simulated
 // (gmark koala simulate --db).
-const SimTarget = "koala-sim"
+const TargetName = "koala-sim"
 
-// SimStart is where a simulation's clock starts: simulated runs stand
+// Start is where a simulation's clock starts: simulated runs stand
 // apart from real ones in the store.
-var SimStart = sim.CoreOrigin
+var Start = sim.CoreOrigin
 
-// SimOptions are the settings of a simulation.
-type SimOptions struct {
+// Options are the settings of a simulation.
+type Options struct {
 	Priority core.Priority // of every job
 	Runner   core.Runner   // of every job
 	Warmup   time.Duration // background load runs this long before the first job (at least the grid's local_warmup)
@@ -42,13 +42,13 @@ type SimOptions struct {
 	// (submitter.RunRecording): each job's records as it ends, so that
 	// memory holds only the jobs in progress, not the workload's. The
 	// rows are those Record writes; FinishRecord ends the record.
-	DB *SimDB
+	DB *DB
 }
 
-// SimDB is where a simulation records itself as it runs (SimOptions.DB).
-type SimDB struct {
+// DB is where a simulation records itself as it runs (Options.DB).
+type DB struct {
 	Store *store.Store
-	SimRecord
+	RunInfo
 }
 
 // Simulation is a workload run through the bundled core in simulated time.
@@ -56,20 +56,20 @@ type Simulation struct {
 	Grid     *grid.Grid
 	Dir      string // the workload directory
 	Core     *core.Core
-	First    time.Time    // the first job's origin: SimStart plus the warm-up
-	Arrivals []SimArrival // every job of the workload, in its order (SimOptions.Records)
-	Refused  []error      // one per job the core refused
+	First    time.Time // the first job's origin: Start plus the warm-up
+	Arrivals []Arrival // every job of the workload, in its order (Options.Records)
+	Refused  []error   // one per job the core refused
 	Warmup   time.Duration
 	Deadline time.Time // the simulation's limit: jobs due after it were never submitted
 	MaxQueue int       // the most jobs the placement queues held after a scan
 	// Jobs is every job the core accepted, in submission order, as it
-	// ended or as it was when the simulation stopped (SimOptions.Records).
+	// ended or as it was when the simulation stopped (Options.Records).
 	// The core itself drops its jobs as they end (core.Forget): what the
 	// store needs of each is kept here.
-	Jobs []SimJob
+	Jobs []Job
 
 	records bool
-	db      *simStream // SimOptions.DB's recording; nil without
+	db      *simStream // Options.DB's recording; nil without
 	tally   simTally   // of the jobs the core accepted, for the summary
 	arrived int        // the jobs of the workload
 	lastAt  time.Time  // the last one's due time
@@ -83,7 +83,7 @@ type simTally struct {
 	wait, ftt, placement                                            time.Duration
 }
 
-func (t *simTally) add(j *SimJob) {
+func (t *simTally) add(j *Job) {
 	t.jobs++
 	switch j.State {
 	case core.Finished:
@@ -126,16 +126,16 @@ func (s *Simulation) keep(j *core.Job) {
 	}
 }
 
-// SimArrival is a job of the workload: its id and when it is due. The
+// Arrival is a job of the workload: its id and when it is due. The
 // simulation reads the jobs one at a time (the core gets each as it is
 // due) and keeps only this of each.
-type SimArrival struct {
+type Arrival struct {
 	ID string
 	At time.Time
 }
 
-// SimJob is what a simulation keeps of a job the core accepted.
-type SimJob struct {
+// Job is what a simulation keeps of a job the core accepted.
+type Job struct {
 	ID    string // the core's
 	Name  string // the workload's (Spec.ID)
 	State core.State
@@ -153,10 +153,10 @@ type SimJob struct {
 }
 
 // simJob is what a simulation keeps of a job.
-func simJob(j *core.Job) SimJob {
+func simJob(j *core.Job) Job {
 	seq, _ := strconv.Atoi(strings.TrimPrefix(j.ID, "k"))
 	sites := j.Sites()
-	return SimJob{ID: j.ID, Name: j.Spec.ID, State: j.State, Reason: j.Reason, Submitted: j.Submitted, Start: j.Start, End: j.End,
+	return Job{ID: j.ID, Name: j.Spec.ID, State: j.State, Reason: j.Reason, Submitted: j.Submitted, Start: j.Start, End: j.End,
 		FTT: j.FTT, PlacementTime: j.TotalPlacementTime, PlacementTries: j.PlacementTries, ClaimTries: j.ClaimTries,
 		Restarts: j.Restarts, Sites: sites, CoAllocated: len(sites) > 1, RunTimeSource: j.RunTimeSource, seq: seq}
 }
@@ -191,7 +191,7 @@ func (q *queueWatch) Event(e *core.Event) {
 // With opts.DB, the store's too; a simulation that fails after it started
 // recording leaves in the store the run's opening and the jobs that had
 // ended, with no end record (as a killed 'gmark submit' leaves its run).
-func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
+func Simulate(g *grid.Grid, dir string, opts Options) (*Simulation, error) {
 	f, err := workload.OpenJobs(dir)
 	if err != nil {
 		return nil, err
@@ -201,12 +201,12 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 	// The clock starts early enough for the background band (--warmup) and
 	// the local workloads (the grid's local_warmup, which Begin applies).
 	warmup := max(opts.Warmup, g.Scheduler.LocalWarmup.Duration)
-	s := &Simulation{Grid: g, Dir: dir, First: SimStart.Add(warmup), Warmup: warmup, records: opts.Records}
+	s := &Simulation{Grid: g, Dir: dir, First: Start.Add(warmup), Warmup: warmup, records: opts.Records}
 	src := &jobStream{r: workload.NewReader(f, name), s: s, name: name}
 	model := &sim.CoreModel{Origin: s.First, Options: core.Options{Priority: opts.Priority, Runner: opts.Runner},
 		Refused: func(id string, err error) { s.Refused = append(s.Refused, fmt.Errorf("job %s: %v", id, err)) }}
 	watch := &queueWatch{next: opts.Events}
-	k, err := core.New(g, SimStart, teeSink{watch, model}, nil)
+	k, err := core.New(g, Start, teeSink{watch, model}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +266,7 @@ func Simulate(g *grid.Grid, dir string, opts SimOptions) (*Simulation, error) {
 }
 
 // jobStream is a simulation's source: the workload's jobs, read one at a
-// time as the simulator asks for them, each kept as a SimArrival. err is
+// time as the simulator asks for them, each kept as a Arrival. err is
 // the workload's error (a line that is not a job, a composite job), which
 // names the file and line.
 type jobStream struct {
@@ -294,7 +294,7 @@ func (st *jobStream) Next(j *workload.Job) (bool, error) {
 	s.arrived++
 	s.lastAt = s.First.Add(next.Submit)
 	if s.records {
-		s.Arrivals = append(s.Arrivals, SimArrival{ID: next.ID, At: s.lastAt})
+		s.Arrivals = append(s.Arrivals, Arrival{ID: next.ID, At: s.lastAt})
 	}
 	if s.db != nil {
 		s.db.arrived(&next, s.lastAt)
@@ -303,7 +303,7 @@ func (st *jobStream) Next(j *workload.Job) (bool, error) {
 }
 
 // drain reads the jobs the simulator did not ask for; a job due after
-// the limit is recorded at once (SimOptions.DB), never submitted.
+// the limit is recorded at once (Options.DB), never submitted.
 func (st *jobStream) drain() error {
 	var j workload.Job
 	for {
@@ -332,8 +332,8 @@ func (t teeSink) Event(e *core.Event) {
 	t[1].Event(e)
 }
 
-// SimSummary is what a simulation reports.
-type SimSummary struct {
+// Summary is what a simulation reports.
+type Summary struct {
 	Jobs            int                     `json:"jobs"`
 	Finished        int                     `json:"finished"`
 	Failed          int                     `json:"failed"`
@@ -356,9 +356,9 @@ type SimSummary struct {
 
 // Summary sums the simulation up: job counts, means over the jobs the core
 // accepted, and the core's utilization.
-func (s *Simulation) Summary() SimSummary {
+func (s *Simulation) Summary() Summary {
 	t := &s.tally
-	sum := SimSummary{Jobs: s.arrived, Refused: len(s.Refused), MaxQueue: s.MaxQueue, FailureReasons: map[string]int{},
+	sum := Summary{Jobs: s.arrived, Refused: len(s.Refused), MaxQueue: s.MaxQueue, FailureReasons: map[string]int{},
 		Finished: t.finished, Failed: t.failed, Ended: t.ended, CoAllocatedJobs: t.coAllocated}
 	for r, n := range t.reasons {
 		sum.FailureReasons[r] = n
@@ -384,14 +384,14 @@ func (s *Simulation) Summary() SimSummary {
 	return sum
 }
 
-// SimRecord says where a simulation is recorded.
-type SimRecord struct {
+// RunInfo says where a simulation is recorded.
+type RunInfo struct {
 	Project, Scenario, RunID string   // as for submitter.Config
 	GridPath                 string   // the grid file, as given
 	CommandLine              []string // default os.Args
 	Inputs                   submitter.Inputs
 	// Resume continues run RunID, which a killed simulation left without
-	// an end record (SimOptions.DB only): the simulation is made again
+	// an end record (Options.DB only): the simulation is made again
 	// from the start, and the jobs the store already holds are not
 	// written twice (submitter.ResumeRecording).
 	Resume bool
@@ -400,11 +400,11 @@ type SimRecord struct {
 // Record records the simulation in the results store as if it had been
 // submitted (submitter.RecordRun): every job submitted at its arrival with
 // no delay, its start and end those of the simulation, on the simulation's
-// clock (which starts at SimStart), with the core's figures of each job in
+// clock (which starts at Start), with the core's figures of each job in
 // its events' payloads and the core's utilization as an annotation.
-func (s *Simulation) Record(ctx context.Context, st *store.Store, rec SimRecord) (*submitter.Summary, error) {
+func (s *Simulation) Record(ctx context.Context, st *store.Store, rec RunInfo) (*submitter.Summary, error) {
 	if !s.records {
-		return nil, fmt.Errorf("the simulation kept no record of its jobs to store (SimOptions.Records)")
+		return nil, fmt.Errorf("the simulation kept no record of its jobs to store (Options.Records)")
 	}
 	run := s.finishedRun(rec)
 	run.Jobs = s.finishedJobs()
@@ -413,10 +413,10 @@ func (s *Simulation) Record(ctx context.Context, st *store.Store, rec SimRecord)
 }
 
 // finishedRun is the run's record but its jobs and its ending.
-func (s *Simulation) finishedRun(rec SimRecord) submitter.FinishedRun {
+func (s *Simulation) finishedRun(rec RunInfo) submitter.FinishedRun {
 	cfg := map[string]any{"grid": rec.GridPath, "policy": s.Grid.Scheduler.Policy, "seed": s.Grid.Scheduler.Seed,
 		"warmup": s.Warmup.String(), "simulated": true}
-	return submitter.FinishedRun{WorkloadDir: s.Dir, Target: SimTarget, TargetConfig: cfg,
+	return submitter.FinishedRun{WorkloadDir: s.Dir, Target: TargetName, TargetConfig: cfg,
 		Settings: map[string]any{"simulated": true}, Project: rec.Project, Scenario: rec.Scenario, RunID: rec.RunID,
 		CommandLine: rec.CommandLine, Inputs: rec.Inputs}
 }
@@ -431,15 +431,11 @@ func (s *Simulation) ending() (as []store.Annotation, endNS int64, elapsed time.
 	if d := s.Summary().Deadlines; d != nil {
 		// Ballier et al.'s figures, read back by the report (metrics.CoreDeadlines).
 		v, _ := json.Marshal(d)
-		as = append(as, store.Annotation{TimeNS: end.UnixNano(), Kind: DeadlinesAnnotation, Key: "summary",
+		as = append(as, store.Annotation{TimeNS: end.UnixNano(), Kind: submitter.DeadlinesAnnotation, Key: "summary",
 			Value: string(v), Source: "koala simulate"})
 	}
 	return as, end.UnixNano(), max(0, end.Sub(s.First))
 }
-
-// DeadlinesAnnotation is the kind of the annotation that holds a
-// simulation's core.DeadlineSummary.
-const DeadlinesAnnotation = "koala-deadlines"
 
 // refusedReason is the reason of a job the core refused; afterLimitReason
 // that of a job due after the simulation's limit.
@@ -450,7 +446,7 @@ const (
 
 // finishedJobs is what became of each job, as submitter.RecordRun takes it.
 func (s *Simulation) finishedJobs() []submitter.FinishedJob {
-	byName := map[string]*SimJob{}
+	byName := map[string]*Job{}
 	for i := range s.Jobs {
 		byName[s.Jobs[i].Name] = &s.Jobs[i]
 	}
@@ -464,7 +460,7 @@ func (s *Simulation) finishedJobs() []submitter.FinishedJob {
 // finishedJob is what became of the job that arrived as a: j is the core's
 // record of it, nil when the core never had it (refused, or due after the
 // limit).
-func (s *Simulation) finishedJob(a SimArrival, j *SimJob) submitter.FinishedJob {
+func (s *Simulation) finishedJob(a Arrival, j *Job) submitter.FinishedJob {
 	sched := a.At.UnixNano()
 	f := submitter.FinishedJob{JobID: a.ID, Outcome: submitter.Outcome{ScheduledNS: sched, Attempts: 1}}
 	if j == nil && a.At.After(s.Deadline) {
@@ -491,7 +487,7 @@ func (s *Simulation) finishedJob(a SimArrival, j *SimJob) submitter.FinishedJob 
 
 // simState is the recorded state of a job the core accepted, why, and its
 // end: a job still running when the simulation stopped is cancelled then.
-func simState(j *SimJob, stopped time.Time) (state, reason string, endNS int64) {
+func simState(j *Job, stopped time.Time) (state, reason string, endNS int64) {
 	switch j.State {
 	case core.Finished:
 		return store.Succeeded, j.Reason, unixNS(j.End)
@@ -511,7 +507,7 @@ func simState(j *SimJob, stopped time.Time) (state, reason string, endNS int64) 
 // core's figures of the job in its payload (read back by the report:
 // store.ScanSimJobFacts), and where its emulated run time came from
 // (runtime_source: job, model or default; "" if it never started).
-func simEvents(a SimArrival, j *SimJob, o submitter.Outcome) []store.Event {
+func simEvents(a Arrival, j *Job, o submitter.Outcome) []store.Event {
 	var evs []store.Event
 	for _, ev := range []struct {
 		kind string
@@ -537,7 +533,7 @@ func unixNS(t time.Time) int64 {
 
 // WriteText prints the summary for the user, of a simulation on grid
 // gridName with the placement policy.
-func (s SimSummary) WriteText(w io.Writer, gridName, policy string) {
+func (s Summary) WriteText(w io.Writer, gridName, policy string) {
 	u := s.Utilization
 	fmt.Fprintf(w, "grid %s, policy %s: %d jobs, %d finished, %d failed, %d refused\n", gridName, policy, s.Jobs, s.Finished, s.Failed, s.Refused)
 	if s.Ended > 0 {

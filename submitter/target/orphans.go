@@ -1,4 +1,4 @@
-package submitter
+package target
 
 import (
 	"bytes"
@@ -174,7 +174,7 @@ func namesIn(cmdline []byte, name string) bool {
 			}
 			i += off
 			end := i + len(name)
-			if (i == 0 || !nameChar(arg[i-1])) && (end == len(arg) || !nameChar(arg[end])) {
+			if (i == 0 || !NameChar(arg[i-1])) && (end == len(arg) || !NameChar(arg[end])) {
 				return true
 			}
 			off = i + 1
@@ -183,7 +183,8 @@ func namesIn(cmdline []byte, name string) bool {
 	return false
 }
 
-// nameChar: the characters of job and run ids, which continue a name.
-func nameChar(c byte) bool {
+// NameChar reports whether c is a character of job and run ids (which
+// continue a name): a run id is made of these and '.' (submitter.CheckRunID).
+func NameChar(c byte) bool {
 	return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

@@ -1,4 +1,4 @@
-package koalatarget
+package coresim
 
 import (
 	"context"
@@ -79,7 +79,7 @@ func readRows(t *testing.T, st *store.Store, runID string) storeRows {
 	return r
 }
 
-// A simulation recorded as it runs (SimOptions.DB) writes the rows a
+// A simulation recorded as it runs (Options.DB) writes the rows a
 // simulation recorded at its end (Record) writes: every job's row, events,
 // submission and result, the annotations and the run's end, whether the
 // jobs all end, the limit cuts some running and leaves some never
@@ -114,13 +114,13 @@ func TestSimulateRecordsAsItRuns(t *testing.T) {
 					Components: []workload.Component{{Site: workload.AnySite, Count: count}}})
 			}
 			dir := testkit.WriteWorkload(t, jobs...)
-			rec := SimRecord{RunID: "r", GridPath: "one.toml", CommandLine: []string{"gmark", "koala", "simulate"}}
+			rec := RunInfo{RunID: "r", GridPath: "one.toml", CommandLine: []string{"gmark", "koala", "simulate"}}
 			whole, err := store.Open(filepath.Join(t.TempDir(), "whole.db"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer whole.Close()
-			sim, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: c.limit, Records: true})
+			sim, err := Simulate(g, dir, Options{Priority: core.High, Limit: c.limit, Records: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +133,7 @@ func TestSimulateRecordsAsItRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer streamed.Close()
-			s2, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: c.limit, DB: &SimDB{Store: streamed, SimRecord: rec}})
+			s2, err := Simulate(g, dir, Options{Priority: core.High, Limit: c.limit, DB: &DB{Store: streamed, RunInfo: rec}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestSimulateRecordsNoComposite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	_, err = Simulate(g, dir, SimOptions{Limit: time.Hour, DB: &SimDB{Store: st, SimRecord: SimRecord{RunID: "r"}}})
+	_, err = Simulate(g, dir, Options{Limit: time.Hour, DB: &DB{Store: st, RunInfo: RunInfo{RunID: "r"}}})
 	if err == nil || !strings.Contains(err.Error(), "composite") {
 		t.Fatalf("error %v, want one about the composite job", err)
 	}

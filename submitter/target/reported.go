@@ -1,4 +1,4 @@
-package submitter
+package target
 
 // What a scheduler reports is outside input: its numbers are checked
 // before they are used or recorded.

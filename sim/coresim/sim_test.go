@@ -1,4 +1,4 @@
-package koalatarget
+package coresim
 
 import (
 	"bytes"
@@ -41,7 +41,7 @@ func TestSimulateReportsTheLongestQueue(t *testing.T) {
 					Components: []workload.Component{{Site: workload.AnySite, Count: 10}}})
 			}
 			events := &countingSink{}
-			sim, err := Simulate(g, testkit.WriteWorkload(t, jobs...), SimOptions{Priority: core.High, Limit: 24 * time.Hour, Events: events})
+			sim, err := Simulate(g, testkit.WriteWorkload(t, jobs...), Options{Priority: core.High, Limit: 24 * time.Hour, Events: events})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,19 +83,19 @@ func TestSimulateKeepsEveryJob(t *testing.T) {
 					Components: []workload.Component{{Site: workload.AnySite, Count: 10}}})
 			}
 			dir := testkit.WriteWorkload(t, jobs...)
-			sim, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: c.limit, Records: true})
+			sim, err := Simulate(g, dir, Options{Priority: core.High, Limit: c.limit, Records: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			// Without records, the summary is counted as the jobs end: the same.
-			bare, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: c.limit})
+			bare, err := Simulate(g, dir, Options{Priority: core.High, Limit: c.limit})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if a, b := fmt.Sprintf("%+v", sim.Summary()), fmt.Sprintf("%+v", bare.Summary()); a != b || len(bare.Jobs) != 0 || len(bare.Arrivals) != 0 {
 				t.Errorf("summary with records %s\nwithout %s (%d jobs, %d arrivals kept)", a, b, len(bare.Jobs), len(bare.Arrivals))
 			}
-			if _, err := bare.Record(context.Background(), nil, SimRecord{}); err == nil {
+			if _, err := bare.Record(context.Background(), nil, RunInfo{}); err == nil {
 				t.Error("a simulation without records recorded")
 			}
 			ended := 0
@@ -155,7 +155,7 @@ func TestSimulateWorkloadErrors(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, workload.JobsFile), []byte(c.jobs), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			sim, err := Simulate(g, dir, SimOptions{Priority: core.High, Limit: time.Hour, Records: true})
+			sim, err := Simulate(g, dir, Options{Priority: core.High, Limit: time.Hour, Records: true})
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatal(err)
@@ -166,7 +166,7 @@ func TestSimulateWorkloadErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Simulate(g, filepath.Join(t.TempDir(), "none"), SimOptions{Limit: time.Hour}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Simulate(g, filepath.Join(t.TempDir(), "none"), Options{Limit: time.Hour}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing workload: %v", err)
 	}
 }
@@ -177,7 +177,7 @@ func TestSimulateWorkloadErrors(t *testing.T) {
 // when the run names no warm-up, and a local_warmup longer than --warmup
 // is no error.
 func TestSimulateTakesTheGridsLocalWarmup(t *testing.T) {
-	jobs := deadlineJobs(3)
+	jobs := testkit.DeadlineJobs(3)
 	dir := testkit.WriteWorkload(t, jobs...)
 	for _, c := range []struct{ flag, grid time.Duration }{{30 * time.Minute, 0}, {30 * time.Minute, 2 * time.Hour}, {0, 10 * time.Minute}, {3 * time.Hour, time.Hour}} {
 		g, err := grid.Load("../../examples/deadlines/grid.toml")
@@ -185,13 +185,13 @@ func TestSimulateTakesTheGridsLocalWarmup(t *testing.T) {
 			t.Fatal(err)
 		}
 		g.Scheduler.LocalWarmup.Duration = c.grid
-		sim, err := Simulate(g, dir, SimOptions{Limit: 24 * time.Hour, Warmup: c.flag})
+		sim, err := Simulate(g, dir, Options{Limit: 24 * time.Hour, Warmup: c.flag})
 		if err != nil {
 			t.Fatalf("--warmup %v, local_warmup %v: %v", c.flag, c.grid, err)
 		}
-		if !sim.First.Equal(SimStart.Add(max(c.flag, c.grid))) || !sim.Core.LocalFrom().Equal(sim.First.Add(-c.grid)) || !sim.Core.Origin().Equal(sim.First) {
+		if !sim.First.Equal(Start.Add(max(c.flag, c.grid))) || !sim.Core.LocalFrom().Equal(sim.First.Add(-c.grid)) || !sim.Core.Origin().Equal(sim.First) {
 			t.Errorf("--warmup %v, local_warmup %v: first job at %v, local workloads from %v, origin %v",
-				c.flag, c.grid, sim.First.Sub(SimStart), sim.Core.LocalFrom().Sub(SimStart), sim.Core.Origin().Sub(SimStart))
+				c.flag, c.grid, sim.First.Sub(Start), sim.Core.LocalFrom().Sub(Start), sim.Core.Origin().Sub(Start))
 		}
 	}
 }

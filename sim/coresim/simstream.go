@@ -1,4 +1,4 @@
-package koalatarget
+package coresim
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/gmark/gmark/workload"
 )
 
-// simStream records a simulation as it runs (SimOptions.DB): each job's
+// simStream records a simulation as it runs (Options.DB): each job's
 // records go to the store as the job ends, and only the jobs that have
 // arrived and not ended are kept (pending), with what their rows need.
 type simStream struct {
@@ -27,12 +27,12 @@ type pendingJob struct {
 	seq int       // its place in the workload
 }
 
-func startStream(s *Simulation, db *SimDB) (*simStream, error) {
+func startStream(s *Simulation, db *DB) (*simStream, error) {
 	start := submitter.StartRecording
 	if db.Resume {
 		start = submitter.ResumeRecording
 	}
-	rec, err := start(context.Background(), db.Store, s.finishedRun(db.SimRecord))
+	rec, err := start(context.Background(), db.Store, s.finishedRun(db.RunInfo))
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (d *simStream) arrived(j *workload.Job, at time.Time) {
 
 // record writes the records of a pending job: j is the core's record of
 // it, nil when the core never had it.
-func (d *simStream) record(s *Simulation, id string, j *SimJob) {
+func (d *simStream) record(s *Simulation, id string, j *Job) {
 	p, ok := d.pending[id]
 	if !ok {
 		if d.err == nil {
@@ -56,14 +56,14 @@ func (d *simStream) record(s *Simulation, id string, j *SimJob) {
 		return
 	}
 	delete(d.pending, id)
-	if err := d.rec.Add(&p.job, s.finishedJob(SimArrival{ID: id, At: p.at}, j)); err != nil && d.err == nil {
+	if err := d.rec.Add(&p.job, s.finishedJob(Arrival{ID: id, At: p.at}, j)); err != nil && d.err == nil {
 		d.err = err
 	}
 }
 
 // ended records a job the core accepted, as it ended (or as the
 // simulation left it).
-func (d *simStream) ended(s *Simulation, j *SimJob) { d.record(s, j.Name, j) }
+func (d *simStream) ended(s *Simulation, j *Job) { d.record(s, j.Name, j) }
 
 // afterLimit records a job the simulator never asked for, when it was due
 // after the limit (those due before it are left to rest).
@@ -89,11 +89,11 @@ func (d *simStream) rest(s *Simulation) error {
 }
 
 // FinishRecord ends the record of a simulation recorded as it ran
-// (SimOptions.DB): the core's utilization (and deadline figures), the
+// (Options.DB): the core's utilization (and deadline figures), the
 // run's end and its summary, as Record writes them.
 func (s *Simulation) FinishRecord() (*submitter.Summary, error) {
 	if s.db == nil {
-		return nil, fmt.Errorf("the simulation was not recorded as it ran (SimOptions.DB)")
+		return nil, fmt.Errorf("the simulation was not recorded as it ran (Options.DB)")
 	}
 	as, endNS, elapsed := s.ending()
 	return s.db.rec.Finish(as, endNS, elapsed)
