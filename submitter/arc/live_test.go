@@ -1,9 +1,7 @@
 package arc
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +19,9 @@ import (
 	"github.com/gmark/gmark/submitter/gridtest"
 	"github.com/gmark/gmark/workload"
 )
+
+// liveSlots: at most three of this package's tests run their middleware at once.
+var liveSlots = gridtest.NewSlots(3)
 
 // gmarkBin is the real gmark, whose applications the CEs' jobs run.
 var gmarkBin testbin.Lazy
@@ -59,25 +60,12 @@ func openDir(t *testing.T, prefix string) string {
 }
 
 // newGrid starts one CE per option, all trusting one CA.
-// liveSlots bounds the tests of this package whose CEs run at once: each
-// CE is several daemons and scripts that wake every few seconds, and all
-// of the package's parallel tests at once (make test runs six) loaded a
-// 2-core machine past a load of 100.
-var liveSlots = make(chan struct{}, 3)
-
-// holdSlot waits for a slot of liveSlots and gives it back when the test
-// ends, after its CEs are stopped (cleanups run last-registered first).
-func holdSlot(t *testing.T) {
-	liveSlots <- struct{}{}
-	t.Cleanup(func() { <-liveSlots })
-}
-
 func newGrid(t *testing.T, opts ...arctest.Options) *grid {
 	t.Helper()
 	if why := arctest.Available(); why != "" {
 		t.Skip("ARC CE not available: " + why)
 	}
-	holdSlot(t)
+	liveSlots.Hold(t)
 	g := &grid{work: openDir(t, "gmark-arc-work-")}
 	dir := openDir(t, "gmark-arc-bin-")
 	creds, err := gridtest.New(filepath.Join(dir, "creds"))
@@ -149,44 +137,10 @@ func job(id, app string, params map[string]string, comps ...string) workload.Job
 	return j
 }
 
-// summary is what the tests read of a process's summary line.
-type summary struct {
-	App          string `json:"app"`
-	OK           bool   `json:"ok"`
-	JobID        string `json:"job_id"`
-	Rank         int    `json:"rank"`
-	Size         int    `json:"size"`
-	Component    int    `json:"component"`
-	Peers        int    `json:"peers"`
-	Sent         int64  `json:"sent_elements"`
-	Received     int64  `json:"received_elements"`
-	BytesRead    int64  `json:"bytes_read"`
-	BytesStaged  int64  `json:"bytes_staged"`
-	ElapsedS     float64
-	StartedEarly bool
-}
-
 // summaries reads the summary lines of job id's CE jobs in run, as the
 // target copied their output into the work directory.
-func summaries(t *testing.T, work, id, run string) []summary {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(work, "gmark-"+id+".*-"+run+".out"))
-	var out []summary
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			var s summary
-			if line := sc.Bytes(); len(line) > 0 && line[0] == '{' && json.Unmarshal(line, &s) == nil && s.App != "" {
-				out = append(out, s)
-			}
-		}
-		fh.Close()
-	}
-	return out
+func summaries(t *testing.T, work, id, run string) []gridtest.Summary {
+	return gridtest.Summaries(t, filepath.Join(work, "gmark-"+id+".*-"+run+".out"))
 }
 
 // runIn runs the jobs through the target to their ends and returns the

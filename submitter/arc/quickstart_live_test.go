@@ -13,92 +13,10 @@ import (
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/submitter/arc/arctest"
+	"github.com/gmark/gmark/submitter/gridtest"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 	"github.com/gmark/gmark/workload"
 )
-
-// repoFile is a file of the repository, from this package's directory.
-func repoFile(t *testing.T, rel string) string {
-	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// runGmark runs the real gmark in dir and fails the test on an exit other
-// than 0.
-func runGmark(t *testing.T, bin, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("gmark %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-// rowsOf reads the jobs of the only run of a store, by job id.
-func rowsOf(t *testing.T, db string) (string, map[string]store.Job) {
-	t.Helper()
-	st, err := store.OpenReadOnly(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	runs, err := st.Runs()
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("%s: runs %v %v", db, runs, err)
-	}
-	list, err := st.Jobs(runs[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := map[string]store.Job{}
-	for _, r := range list {
-		rows[r.JobID] = r
-	}
-	return runs[0].ID, rows
-}
-
-// sameRecords compares two runs' rows of one workload but for what the
-// target decides: ids, times, and the clusters of components that name
-// none (the Slurm target sends a job's unnamed components to one cluster,
-// the CE targets to the CEs in turn).
-func sameRecords(t *testing.T, what string, got, want map[string]store.Job) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s: %d rows, the Slurm target's run %d", what, len(got), len(want))
-	}
-	for id, w := range want {
-		g, ok := got[id]
-		if !ok {
-			t.Errorf("%s: no row of %s", what, id)
-			continue
-		}
-		type fields struct {
-			Parent, Kind, Type, App, SiteType, Components, State string
-			Processors, Attempts                                 int
-			Exit                                                 any
-			Sites                                                string
-		}
-		f := func(r store.Job) fields {
-			x := fields{r.ParentID, r.Kind, r.Type, r.App, r.SiteType, r.Components, r.State, r.Processors, r.Attempts, nil, ""}
-			if r.ExitStatus != nil {
-				x.Exit = *r.ExitStatus
-			}
-			if r.SiteType == string(workload.Ordered) {
-				x.Sites = r.Sites
-			}
-			return x
-		}
-		if f(g) != f(w) {
-			t.Errorf("%s: %s differs from the Slurm target's run:\n%+v\n%+v", what, id, f(g), f(w))
-		}
-	}
-}
 
 // The quick start through two ARC CEs, each fronting a loopback Slurm
 // cluster of its own (fs0, fs3, the clusters its fixed jobs name), beside
@@ -135,7 +53,7 @@ func TestLiveQuickstartThroughARC(t *testing.T) {
 		t.Fatal(err)
 	}
 	wl := filepath.Join(dir, "quickstart")
-	runGmark(t, g.bin, dir, "generate", repoFile(t, "examples/quickstart.wdl"), "-o", wl, "-q")
+	gridtest.RunGmark(t, g.bin, dir, "generate", filepath.Join(testkit.RepoRoot(t), "examples/quickstart.wdl"), "-o", wl, "-q")
 	done := make(chan string)
 	go func() {
 		out := filepath.Join(dir, "slurm-run")
@@ -148,11 +66,11 @@ func TestLiveQuickstartThroughARC(t *testing.T) {
 		done <- filepath.Join(out, "results.db")
 	}()
 	out := filepath.Join(dir, "arc-run")
-	summary := runGmark(t, g.bin, dir, "submit", wl, "--target", "arc", "--targets", arcTargets, "--gmark", g.bin,
+	summary := gridtest.RunGmark(t, g.bin, dir, "submit", wl, "--target", "arc", "--targets", arcTargets, "--gmark", g.bin,
 		"--db", filepath.Join(out, "results.db"), "--run-dir", out)
 	slurmDB := <-done
-	_, arcRows := rowsOf(t, filepath.Join(out, "results.db"))
-	_, slurmRows := rowsOf(t, slurmDB)
+	_, arcRows := gridtest.RowsOf(t, filepath.Join(out, "results.db"))
+	_, slurmRows := gridtest.RowsOf(t, slurmDB)
 	succeeded := 0
 	for _, r := range arcRows {
 		if r.State == store.Succeeded {
@@ -162,7 +80,7 @@ func TestLiveQuickstartThroughARC(t *testing.T) {
 	if len(arcRows) != 56+45 || succeeded != len(arcRows) {
 		t.Errorf("%d of %d jobs and tasks succeeded, want all of 101:\n%s", succeeded, len(arcRows), summary)
 	}
-	sameRecords(t, "quick start", arcRows, slurmRows)
+	gridtest.SameRecords(t, "quick start", arcRows, slurmRows)
 	t.Logf("through the CEs:\n%s", summary)
 }
 
@@ -189,9 +107,9 @@ func TestLiveARCSmpiOverSlurm(t *testing.T) {
 		jobs = append(jobs, job(id, "smpi", smpi, "fs0:2", "fs3:2"))
 	}
 	mpiOut := filepath.Join(dir, "arc-smpi")
-	runGmark(t, g.bin, dir, "submit", testkit.WriteWorkload(t, jobs...), "--target", "arc", "--targets", arcTargets, "--gmark", g.bin,
+	gridtest.RunGmark(t, g.bin, dir, "submit", testkit.WriteWorkload(t, jobs...), "--target", "arc", "--targets", arcTargets, "--gmark", g.bin,
 		"--db", filepath.Join(mpiOut, "results.db"), "--run-dir", mpiOut, "-q")
-	mpiRun, rows := rowsOf(t, filepath.Join(mpiOut, "results.db"))
+	mpiRun, rows := gridtest.RowsOf(t, filepath.Join(mpiOut, "results.db"))
 	for _, j := range jobs {
 		if r := rows[j.ID]; r.State != store.Succeeded || r.Sites != "fs0,fs3" {
 			t.Errorf("%s: %s on %s: %s", j.ID, r.State, r.Sites, r.Reason)

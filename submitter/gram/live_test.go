@@ -1,9 +1,7 @@
 package gram
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +18,9 @@ import (
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 	"github.com/gmark/gmark/workload"
 )
+
+// liveSlots: at most three of this package's tests run their middleware at once.
+var liveSlots = gridtest.NewSlots(3)
 
 // gmarkBin is the real gmark, whose applications the gatekeepers' jobs run.
 var gmarkBin testbin.Lazy
@@ -54,19 +55,6 @@ func openDir(t *testing.T, prefix string) string {
 // gatekeeper with a cluster is used through jobmanager-slurm, one with a
 // Grid Engine cell through jobmanager-sge, one with neither through
 // jobmanager-fork.
-// liveSlots bounds the tests of this package whose CEs run at once: each
-// CE is several daemons and scripts that wake every few seconds, and all
-// of the package's parallel tests at once (make test runs six) loaded a
-// 2-core machine past a load of 100.
-var liveSlots = make(chan struct{}, 3)
-
-// holdSlot waits for a slot of liveSlots and gives it back when the test
-// ends, after its CEs are stopped (cleanups run last-registered first).
-func holdSlot(t *testing.T) {
-	liveSlots <- struct{}{}
-	t.Cleanup(func() { <-liveSlots })
-}
-
 func newGrid(t *testing.T, opts ...gramtest.Options) *grid {
 	t.Helper()
 	slurm := false
@@ -81,7 +69,7 @@ func newGrid(t *testing.T, opts ...gramtest.Options) *grid {
 	if why := gramtest.Available(slurm); why != "" {
 		t.Skip("GRAM5 not available: " + why)
 	}
-	holdSlot(t)
+	liveSlots.Hold(t)
 	g := &grid{work: openDir(t, "gmark-gram-work-")}
 	dir := openDir(t, "gmark-gram-bin-")
 	creds, err := gridtest.New(filepath.Join(dir, "creds"))
@@ -156,38 +144,9 @@ func job(id, app string, params map[string]string, comps ...string) workload.Job
 	return j
 }
 
-type summary struct {
-	App       string `json:"app"`
-	OK        bool   `json:"ok"`
-	JobID     string `json:"job_id"`
-	Rank      int    `json:"rank"`
-	Size      int    `json:"size"`
-	Component int    `json:"component"`
-	Peers     int    `json:"peers"`
-	Sent      int64  `json:"sent_elements"`
-	Received  int64  `json:"received_elements"`
-}
-
 // summaries reads the summary lines of job id's GRAM jobs in run.
-func summaries(t *testing.T, work, id, run string) []summary {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(work, "jobs", "gmark-"+id+".*-"+run+".out"))
-	var out []summary
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			var s summary
-			if line := sc.Bytes(); len(line) > 0 && line[0] == '{' && json.Unmarshal(line, &s) == nil && s.App != "" {
-				out = append(out, s)
-			}
-		}
-		fh.Close()
-	}
-	return out
+func summaries(t *testing.T, work, id, run string) []gridtest.Summary {
+	return gridtest.Summaries(t, filepath.Join(work, "jobs", "gmark-"+id+".*-"+run+".out"))
 }
 
 func runIn(t *testing.T, tg submitter.Target, jobs ...workload.Job) (map[string]store.Job, *store.Store, string) {

@@ -4,87 +4,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/submitter/gram/gramtest"
+	"github.com/gmark/gmark/submitter/gridtest"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 	"github.com/gmark/gmark/workload"
 )
-
-func repoFile(t *testing.T, rel string) string {
-	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func runGmark(t *testing.T, bin, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("gmark %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-func rowsOf(t *testing.T, db string) (string, map[string]store.Job) {
-	t.Helper()
-	st, err := store.OpenReadOnly(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	runs, err := st.Runs()
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("%s: runs %v %v", db, runs, err)
-	}
-	list, err := st.Jobs(runs[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := map[string]store.Job{}
-	for _, r := range list {
-		rows[r.JobID] = r
-	}
-	return runs[0].ID, rows
-}
-
-// sameRecords compares two runs' rows of one workload but for what the
-// target decides: ids, times, and the clusters of unnamed components.
-func sameRecords(t *testing.T, what string, got, want map[string]store.Job) {
-	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s: %d rows, the Slurm target's run %d", what, len(got), len(want))
-	}
-	type fields struct {
-		Parent, Kind, Type, App, SiteType, Components, State string
-		Processors, Attempts                                 int
-		Exit                                                 any
-		Sites                                                string
-	}
-	f := func(r store.Job) fields {
-		x := fields{r.ParentID, r.Kind, r.Type, r.App, r.SiteType, r.Components, r.State, r.Processors, r.Attempts, nil, ""}
-		if r.ExitStatus != nil {
-			x.Exit = *r.ExitStatus
-		}
-		if r.SiteType == string(workload.Ordered) {
-			x.Sites = r.Sites
-		}
-		return x
-	}
-	for id, w := range want {
-		if g, ok := got[id]; !ok || f(g) != f(w) {
-			t.Errorf("%s: %s differs from the Slurm target's run:\n%+v\n%+v", what, id, f(g), f(w))
-		}
-	}
-}
 
 // The quick start through two GRAM5 gatekeepers, fs0 fronting a loopback
 // Slurm cluster (jobmanager-slurm) and fs3 the fork job manager, beside
@@ -114,7 +42,7 @@ func TestLiveQuickstartThroughGRAM(t *testing.T) {
 		t.Fatal(err)
 	}
 	wl := filepath.Join(dir, "quickstart")
-	runGmark(t, g.bin, dir, "generate", repoFile(t, "examples/quickstart.wdl"), "-o", wl, "-q")
+	gridtest.RunGmark(t, g.bin, dir, "generate", filepath.Join(testkit.RepoRoot(t), "examples/quickstart.wdl"), "-o", wl, "-q")
 	done := make(chan string)
 	go func() {
 		out := filepath.Join(dir, "slurm-run")
@@ -126,11 +54,11 @@ func TestLiveQuickstartThroughGRAM(t *testing.T) {
 		done <- filepath.Join(out, "results.db")
 	}()
 	out := filepath.Join(dir, "gram-run")
-	summary := runGmark(t, g.bin, dir, "submit", wl, "--target", "gram", "--targets", gramTargets, "--gmark", g.bin,
+	summary := gridtest.RunGmark(t, g.bin, dir, "submit", wl, "--target", "gram", "--targets", gramTargets, "--gmark", g.bin,
 		"--db", filepath.Join(out, "results.db"), "--run-dir", out)
 	slurmDB := <-done
-	_, gramRows := rowsOf(t, filepath.Join(out, "results.db"))
-	_, slurmRows := rowsOf(t, slurmDB)
+	_, gramRows := gridtest.RowsOf(t, filepath.Join(out, "results.db"))
+	_, slurmRows := gridtest.RowsOf(t, slurmDB)
 	succeeded := 0
 	for _, r := range gramRows {
 		if r.State == store.Succeeded {
@@ -140,7 +68,7 @@ func TestLiveQuickstartThroughGRAM(t *testing.T) {
 	if len(gramRows) != 56+45 || succeeded != len(gramRows) {
 		t.Errorf("%d of %d jobs and tasks succeeded, want all of 101:\n%s", succeeded, len(gramRows), summary)
 	}
-	sameRecords(t, "quick start", gramRows, slurmRows)
+	gridtest.SameRecords(t, "quick start", gramRows, slurmRows)
 	t.Logf("through the gatekeepers:\n%s", summary)
 
 	var jobs []workload.Job
@@ -149,9 +77,9 @@ func TestLiveQuickstartThroughGRAM(t *testing.T) {
 		jobs = append(jobs, job(id, "smpi", smpi, "fs0:2", "fs3:2"))
 	}
 	mpiOut := filepath.Join(dir, "gram-smpi")
-	runGmark(t, g.bin, dir, "submit", testkit.WriteWorkload(t, jobs...), "--target", "gram", "--targets", gramTargets, "--gmark", g.bin,
+	gridtest.RunGmark(t, g.bin, dir, "submit", testkit.WriteWorkload(t, jobs...), "--target", "gram", "--targets", gramTargets, "--gmark", g.bin,
 		"--db", filepath.Join(mpiOut, "results.db"), "--run-dir", mpiOut, "-q")
-	run, rows := rowsOf(t, filepath.Join(mpiOut, "results.db"))
+	run, rows := gridtest.RowsOf(t, filepath.Join(mpiOut, "results.db"))
 	for _, j := range jobs {
 		if r := rows[j.ID]; r.State != store.Succeeded || r.Sites != "fs0,fs3" {
 			t.Errorf("%s: %s on %s: %s", j.ID, r.State, r.Sites, r.Reason)

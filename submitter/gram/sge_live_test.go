@@ -10,6 +10,7 @@ import (
 	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/submitter/batch/sgetest"
 	"github.com/gmark/gmark/submitter/gram/gramtest"
+	"github.com/gmark/gmark/submitter/gridtest"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -40,9 +41,9 @@ func TestLiveGRAMThroughSGE(t *testing.T) {
 		job("1-4", "smpi", smpi, "sge0:2"),
 	}
 	out := filepath.Join(dir, "run")
-	runGmark(t, g.bin, dir, "submit", testkit.WriteWorkload(t, jobs...), "--target", "gram", "--targets", targets,
+	gridtest.RunGmark(t, g.bin, dir, "submit", testkit.WriteWorkload(t, jobs...), "--target", "gram", "--targets", targets,
 		"--gmark", g.bin, "--db", filepath.Join(out, "results.db"), "--run-dir", out, "-q")
-	run, rows := rowsOf(t, filepath.Join(out, "results.db"))
+	run, rows := gridtest.RowsOf(t, filepath.Join(out, "results.db"))
 	for _, id := range []string{"1-0", "1-1", "1-2"} {
 		if r := rows[id]; r.State != store.Succeeded || r.ExitStatus == nil || *r.ExitStatus != 0 || r.StartNS == 0 || r.EndNS < r.StartNS {
 			t.Errorf("%s: %s %s (exit %v, start %d end %d)", id, r.State, r.Reason, r.ExitStatus, r.StartNS, r.EndNS)
