@@ -1,7 +1,5 @@
 package sim
 
-import "time"
-
 // condor: independent Condor-like clusters (Table 8.1): each cluster's
 // site manager matches its queue to its idle processors once per
 // matchmaking cycle (300 s, Condor's NEGOTIATOR_INTERVAL), taking jobs in
@@ -47,14 +45,6 @@ func (a *condor) Init(s *Sim) error {
 	return nil
 }
 
-// startCycles schedules the first cycle of n site managers, each at its
-// phase.
-func startCycles(s *Sim, code uint8, period time.Duration, n int) {
-	for i := 0; i < n; i++ {
-		s.Schedule(s.Phase(period), code, int32(i), nil, 0)
-	}
-}
-
 func (a *condor) Fits(j *Job) bool { return j.Procs <= a.s.clusters[j.Home].Procs }
 
 func (a *condor) Arrive(j *Job) {
@@ -83,58 +73,4 @@ func (a *condor) Event(code uint8, i int32, _ *Job, _ int64) {
 	s.bus.Send(NotifyBroker, 1)
 	s.bus.Send(Negotiate, int64(a.users[i].n))
 	matchQueue(s, &a.q[i], c, a.dispatch.Blocking(), func(j *Job) { a.users[i].add(j.JM, -1) })
-}
-
-// matchQueue is a matchmaking pass of one site manager over its queue:
-// eligible jobs in order start on the cluster's idle processors; a job
-// that does not fit stops the pass when blocking, else it is passed over.
-func matchQueue(s *Sim, q *jobQueue, c *Cluster, blocking bool, took func(*Job)) {
-	limit := s.sel.Eligible(q.len())
-	for k := 0; k < limit && k < q.len() && c.Free > 0; {
-		j := q.at(k)
-		if j.Procs > c.Free {
-			if blocking {
-				return
-			}
-			k++
-			continue
-		}
-		q.remove(k)
-		limit--
-		took(j)
-		startMatched(s, j, c, false)
-	}
-}
-
-// startMatched starts a matched job: match and claim, the job's data in.
-func startMatched(s *Sim, j *Job, c *Cluster, fromHeld bool) {
-	s.bus.Send(MatchClaimRelease, 2)
-	s.bus.Send(JobDataExchange, 1)
-	s.Start(j, c, fromHeld)
-}
-
-// userCount counts the job managers with work waiting at a site manager
-// (one Negotiate each per cycle).
-type userCount struct {
-	m map[int]int
-	n int
-}
-
-func (u *userCount) add(jm, d int) {
-	if u.m == nil {
-		u.m = map[int]int{}
-	}
-	old := u.m[jm]
-	now := old + d
-	switch {
-	case old == 0 && now > 0:
-		u.n++
-	case old > 0 && now == 0:
-		u.n--
-	}
-	if now == 0 {
-		delete(u.m, jm)
-	} else {
-		u.m[jm] = now
-	}
 }
