@@ -2,9 +2,105 @@ package sim
 
 import (
 	"sort"
+	"time"
+
+	"github.com/gmark/gmark/koala/grid"
 
 	"github.com/gmark/gmark/koala/placement"
 )
+
+// CentralSettings are central's: its placement policy, and what central
+// is. CentralModel "" or "placement" is DGSim's koala plug-in (the
+// default); "core" is the bundled core (koala/core: what 'gmark koala
+// simulate' runs). CoreGrid is the core's grid (its scheduler settings,
+// background and local load; its clusters must be the topology's; an
+// experiment file names its file); nil builds one from the topology with
+// Placement as its policy. Core hands in a core made by the caller
+// instead. The Core settings are the core model's over its grid's
+// (docs/deadlines.md): the deadline policy (rpp, wait-X), L_p, global or
+// local priority, every cluster's local load U_l (a fraction; its other
+// local settings as the grid gives them, else the defaults), the paper's
+// two open readings (gp_kill, waitx_first_try of the grid's [scheduler]),
+// and how long the local workloads run before the run's time 0 (the
+// grid's [scheduler] local_warmup: the core starts that much earlier, and
+// its deadline figures count from time 0). Zero values leave the grid's.
+type CentralSettings struct {
+	Placement            string        `toml:"placement"` // the placement policy (koala/placement): WF, CF, CM, FCM
+	CentralModel         string        `toml:"central_model" sim:"own"`
+	CoreGrid             *grid.Grid    `toml:"core_grid" sim:"own"`
+	Core                 *CoreModel    `json:"-" sim:"own"`
+	CoreDeadlinePolicy   string        `toml:"deadline_policy" sim:"own"`
+	CoreDeadlineL        float64       `toml:"deadline_l" sim:"own"`
+	CoreDeadlinePriority string        `toml:"deadline_priority" sim:"own"`
+	CoreLocalLoad        float64       `toml:"local_load" sim:"own"`
+	CoreGPKill           string        `toml:"gp_kill" sim:"own"`
+	CoreWaitXFirstTry    string        `toml:"waitx_first_try" sim:"own"`
+	CoreLocalWarmup      time.Duration `toml:"local_warmup" sim:"own"`
+}
+
+// Default: Worst-Fit, DGSim's plug-in.
+func (c *CentralSettings) Default() { *c = CentralSettings{Placement: placement.WorstFit} }
+
+// UsesCoreSettings tells whether the settings set anything of the core
+// model: a grid or one of the core's settings.
+func (c *CentralSettings) UsesCoreSettings() bool {
+	return c.CoreGrid != nil || c.CoreDeadlinePolicy != "" || c.CoreDeadlineL != 0 || c.CoreDeadlinePriority != "" || c.CoreLocalLoad != 0 ||
+		c.CoreLocalWarmup != 0 || c.CoreGPKill != "" || c.CoreWaitXFirstTry != ""
+}
+
+// Settle: a core setting implies the core model; the two readings go into
+// the grid's [scheduler] when there is a grid (its JSON, in the run's
+// digest, leaves out the readings grids had before the settings existed,
+// so a run under them keeps its earlier digest).
+func (c *CentralSettings) Settle() {
+	if c.UsesCoreSettings() {
+		c.CentralModel = CentralCore
+	}
+	if c.CoreGrid != nil && (c.CoreGPKill != "" || c.CoreWaitXFirstTry != "") && c.checkReadings() == nil {
+		g := *c.CoreGrid
+		if c.CoreGPKill != "" {
+			g.Scheduler.GPKill = c.CoreGPKill
+		}
+		if c.CoreWaitXFirstTry != "" {
+			g.Scheduler.WaitXFirstTry = c.CoreWaitXFirstTry
+		}
+		c.CoreGrid, c.CoreGPKill, c.CoreWaitXFirstTry = &g, "", ""
+	}
+}
+
+// checkReadings checks the core's two open readings.
+func (c *CentralSettings) checkReadings() error {
+	for _, r := range []struct{ key, v, a, b string }{
+		{"gp_kill", c.CoreGPKill, grid.GPKillAtDeadline, grid.GPKillEveryTry},
+		{"waitx_first_try", c.CoreWaitXFirstTry, grid.WaitXRestart, grid.WaitXSkip},
+	} {
+		if r.v != "" && r.v != r.a && r.v != r.b {
+			return settingErr(r.key, "%q: use %q or %q", r.v, r.a, r.b)
+		}
+	}
+	return nil
+}
+
+// Check: a known policy and model; the core's settings with the core
+// model only.
+func (c *CentralSettings) Check() error {
+	if _, ok := placement.Lookup(c.Placement); !ok {
+		_, err := placement.New(c.Placement, nil)
+		return settingErr("placement", "%q: %v", c.Placement, err)
+	}
+	if err := c.checkReadings(); err != nil {
+		return err
+	}
+	switch c.CentralModel {
+	case "", CentralPlacement, CentralCore:
+	default:
+		return settingErr("central_model", "%q: use %q or %q", c.CentralModel, CentralPlacement, CentralCore)
+	}
+	if (c.Core != nil || c.UsesCoreSettings()) && c.CentralModel != CentralCore {
+		return settingErr("central_model", "%q: a core's grid and settings are for the core model (%q)", c.CentralModel, CentralCore)
+	}
+	return nil
+}
 
 func init() {
 	register("central", func(cfg *Config) (Architecture, error) {
@@ -13,7 +109,7 @@ func init() {
 		}
 		p, err := placement.New(cfg.Placement, nil)
 		return &central{policy: p, reserve: cfg.CentralReserve}, err
-	})
+	}, func(cfg *Config) { cfg.InfoPeriod = 60 * time.Second }, &CentralSettings{}, &ReserveSettings{})
 }
 
 // central: centralized job routing, the koala plug-in of DGSim (Table 8.1).

@@ -31,7 +31,7 @@ func init() {
 	register("condor", func(cfg *Config) (Architecture, error) {
 		d, err := NewDispatch(cfg.Dispatch)
 		return &condor{dispatch: d}, err
-	})
+	}, nil, &MatchSettings{})
 }
 
 func (a *condor) Name() string { return "condor" }

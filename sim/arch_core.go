@@ -193,15 +193,15 @@ var CoreOrigin = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // clusters.
 func sameClusters(g *grid.Grid, top *topology.Topology) error {
 	if len(g.Clusters) != top.Clusters {
-		return fmt.Errorf("CoreGrid: the core's grid has %d clusters, the topology %s %d", len(g.Clusters), top.Name, top.Clusters)
+		return settingErr("core_grid", "(the core's grid) has %d clusters, the topology %s %d", len(g.Clusters), top.Name, top.Clusters)
 	}
 	for _, c := range g.Clusters {
 		i, ok := top.Index(c.Name)
 		if !ok || i >= top.Clusters {
-			return fmt.Errorf("CoreGrid: cluster %s of the core's grid is not a cluster of the topology %s", c.Name, top.Name)
+			return settingErr("core_grid", "(the core's grid): cluster %s is not a cluster of the topology %s", c.Name, top.Name)
 		}
 		if n := top.Nodes[i].Processors; n != c.Processors {
-			return fmt.Errorf("CoreGrid: cluster %s has %d processors in the core's grid and %d in the topology %s", c.Name, c.Processors, n, top.Name)
+			return settingErr("core_grid", "(the core's grid): cluster %s has %d processors in the core's grid and %d in the topology %s", c.Name, c.Processors, n, top.Name)
 		}
 	}
 	return nil
@@ -317,23 +317,23 @@ func (a *centralCore) deadlines() *core.DeadlineSummary {
 
 // coreSettings applies the Config's core settings to a copy of the grid,
 // one at a time, each checked by the grid's own rules (the error names the
-// Config field).
+// setting's key).
 func coreSettings(g *grid.Grid, cfg Config) (*grid.Grid, error) {
 	own := *g
 	own.Clusters = append([]grid.Cluster(nil), g.Clusters...)
 	sc := &own.Scheduler
 	for _, set := range []struct {
-		field string
+		key   string
 		on    bool
 		apply func()
 	}{
-		{"CoreDeadlinePolicy", cfg.CoreDeadlinePolicy != "", func() { sc.DeadlinePolicy = cfg.CoreDeadlinePolicy }},
-		{"CoreDeadlineL", cfg.CoreDeadlineL != 0, func() { l := cfg.CoreDeadlineL; sc.DeadlineL = &l }},
-		{"CoreDeadlinePriority", cfg.CoreDeadlinePriority != "", func() { sc.DeadlinePriority = cfg.CoreDeadlinePriority }},
-		{"CoreLocalWarmup", cfg.CoreLocalWarmup != 0, func() { sc.LocalWarmup = grid.Duration{Duration: cfg.CoreLocalWarmup} }},
-		{"CoreGPKill", cfg.CoreGPKill != "", func() { sc.GPKill = cfg.CoreGPKill }},
-		{"CoreWaitXFirstTry", cfg.CoreWaitXFirstTry != "", func() { sc.WaitXFirstTry = cfg.CoreWaitXFirstTry }},
-		{"CoreLocalLoad", cfg.CoreLocalLoad != 0, func() {
+		{"deadline_policy", cfg.CoreDeadlinePolicy != "", func() { sc.DeadlinePolicy = cfg.CoreDeadlinePolicy }},
+		{"deadline_l", cfg.CoreDeadlineL != 0, func() { l := cfg.CoreDeadlineL; sc.DeadlineL = &l }},
+		{"deadline_priority", cfg.CoreDeadlinePriority != "", func() { sc.DeadlinePriority = cfg.CoreDeadlinePriority }},
+		{"local_warmup", cfg.CoreLocalWarmup != 0, func() { sc.LocalWarmup = grid.Duration{Duration: cfg.CoreLocalWarmup} }},
+		{"gp_kill", cfg.CoreGPKill != "", func() { sc.GPKill = cfg.CoreGPKill }},
+		{"waitx_first_try", cfg.CoreWaitXFirstTry != "", func() { sc.WaitXFirstTry = cfg.CoreWaitXFirstTry }},
+		{"local_load", cfg.CoreLocalLoad != 0, func() {
 			for i := range own.Clusters {
 				own.Clusters[i].Local.Load = cfg.CoreLocalLoad
 				own.Clusters[i].Local.Interarrival = grid.Duration{}
@@ -345,7 +345,7 @@ func coreSettings(g *grid.Grid, cfg Config) (*grid.Grid, error) {
 		}
 		set.apply()
 		if err := own.Check(); err != nil {
-			return nil, fmt.Errorf("%s: %v", set.field, err)
+			return nil, &SettingError{Key: set.key, Msg: fmt.Sprintf("%s: %v", set.key, err)}
 		}
 	}
 	return &own, nil

@@ -124,6 +124,88 @@ type bundle struct {
 	gen     uint32
 }
 
+// DMMSettings are dmm's.
+type DMMSettings struct {
+	// DelegationPeriod is the delegation cycle (60 s; the thesis says only
+	// "shorter than 300 s").
+	DelegationPeriod time.Duration `toml:"delegation_period"`
+	Threshold        float64       `toml:"threshold"`        // the delegation threshold (1.0)
+	DTTL             int           `toml:"dttl"`             // the delegation time-to-live (5)
+	SeenMemory       time.Duration `toml:"seen_memory"`      // how long a site that rejected a request is not asked again (1 h)
+	DelegationOrder  string        `toml:"delegation_order"` // fcfs, lifo, largest, smallest
+	TargetOrder      string        `toml:"target_order"`     // keep-local, most-free, best-fit, fixed
+
+	// DMMInformation is what a DMM site manager knows when it ranks its
+	// targets: "local" (the thesis's Sec. 8.3.2, "the site schedulers base
+	// their decision only on local information"; dmm's default) — its own
+	// cluster and the last reports of its directly connected clusters, and
+	// of an administrative neighbour only that it is there — or "global"
+	// (""): the room of every cluster reachable through an administrative
+	// neighbour, as the information service shows it. DMMPassOn: a loaded
+	// cluster SM offered a request it cannot take delegates it further
+	// (within the DTTL) before it rejects it (Sec. 8.3.2: "an SM may not
+	// find suitable resources, both locally or through delegation"; dmm's
+	// default); without it, it rejects it at once. The zero values are the
+	// readings gmark had before these settings, so a Config without them
+	// has the JSON (an experiment run's digest) it had.
+	DMMInformation string `toml:"dmm_information" sim:"own"`
+	DMMPassOn      bool   `toml:"dmm_pass_on" sim:"own"`
+}
+
+// The readings of DMMInformation.
+const (
+	DMMLocal  = "local"
+	DMMGlobal = "global"
+)
+
+// The documented ranges of dmm's settings (docs/sim.md).
+const (
+	MaxDTTL      = 64
+	MaxThreshold = 100.0
+)
+
+// Default: the thesis's.
+func (d *DMMSettings) Default() {
+	*d = DMMSettings{DelegationPeriod: 60 * time.Second, Threshold: 1.0, DTTL: 5, SeenMemory: time.Hour,
+		DelegationOrder: "fcfs", TargetOrder: "keep-local"}
+}
+
+// Settle: "global" is the zero reading (the runs made before the setting
+// existed keep their digests).
+func (d *DMMSettings) Settle() {
+	if d.DMMInformation == DMMGlobal {
+		d.DMMInformation = ""
+	}
+}
+
+// Check: dmm's settings.
+func (d *DMMSettings) Check() error {
+	if err := checkPeriod("delegation_period", d.DelegationPeriod, false); err != nil {
+		return err
+	}
+	if err := checkPeriod("seen_memory", d.SeenMemory, true); err != nil {
+		return err
+	}
+	switch {
+	case !(d.Threshold > 0 && d.Threshold <= MaxThreshold) || math.IsNaN(d.Threshold):
+		return settingErr("threshold", "= %g is out of range: must be in (0, %g]", d.Threshold, MaxThreshold)
+	case d.DTTL < 0 || d.DTTL > MaxDTTL:
+		return settingErr("dttl", "= %d is out of range: must be in [0, %d]", d.DTTL, MaxDTTL)
+	}
+	switch d.DMMInformation {
+	case "", DMMLocal, DMMGlobal:
+	default:
+		return settingErr("dmm_information", "%q: use %q or %q", d.DMMInformation, DMMLocal, DMMGlobal)
+	}
+	if _, err := NewDelegationOrder(d.DelegationOrder); err != nil {
+		return &SettingError{Key: "delegation_order", Msg: err.Error()}
+	}
+	if _, err := NewTargetOrder(d.TargetOrder); err != nil {
+		return &SettingError{Key: "target_order", Msg: err.Error()}
+	}
+	return nil
+}
+
 func init() {
 	register("dmm", func(cfg *Config) (Architecture, error) {
 		d, err := NewDispatch(cfg.Dispatch)
@@ -137,7 +219,10 @@ func init() {
 		to, err := NewTargetOrder(cfg.TargetOrder)
 		return &dmm{dispatch: d, dorder: do, torder: to, thr: cfg.Threshold,
 			local: cfg.DMMInformation == DMMLocal, passOn: cfg.DMMPassOn}, err
-	})
+	}, func(cfg *Config) {
+		cfg.Dispatch = "fcfs-bypass"
+		cfg.DMMInformation, cfg.DMMPassOn = DMMLocal, true
+	}, &MatchSettings{}, &DMMSettings{})
 }
 
 func (a *dmm) Name() string { return "dmm" }

@@ -46,11 +46,22 @@ type fjm struct {
 	movedAt       time.Duration // when it last moved to another site manager (-1: never)
 }
 
+// FCondorSettings are fcondor's.
+type FCondorSettings struct {
+	HalfLife time.Duration `toml:"half_life"` // the fair-share usage decay half-life (1 day)
+}
+
+// Default: a day.
+func (f *FCondorSettings) Default() { f.HalfLife = 24 * time.Hour }
+
+// Check: a half-life within the periods' range.
+func (f *FCondorSettings) Check() error { return checkPeriod("half_life", f.HalfLife, false) }
+
 func init() {
 	register("fcondor", func(cfg *Config) (Architecture, error) {
 		d, err := NewDispatch(cfg.Dispatch)
 		return &fcondor{dispatch: d, halfLife: cfg.HalfLife.Seconds()}, err
-	})
+	}, func(cfg *Config) { cfg.Dispatch = "fcfs-bypass" }, &MatchSettings{}, &FCondorSettings{})
 }
 
 func (a *fcondor) Name() string { return "fcondor" }

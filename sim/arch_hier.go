@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"slices"
+	"time"
+)
 
 // hier: the hierarchical K-level meta-scheduler of the thesis's Ch. 7
 // (Fig. 6.2, Sec. 7.2.1) with job routing: a scheduler at every site
@@ -33,15 +36,25 @@ type hier struct {
 // Distributions of hier, after DGSim's load-distribution policies.
 var distributions = []string{"worst-fit", "best-fit", "round-robin", "load"}
 
+// HierSettings are hier's.
+type HierSettings struct {
+	Distribution string `toml:"distribution"` // the multi-level distribution: worst-fit, best-fit, round-robin, load
+}
+
+// Default: worst-fit.
+func (h *HierSettings) Default() { h.Distribution = "worst-fit" }
+
+// Check: a distribution hier has.
+func (h *HierSettings) Check() error {
+	if !slices.Contains(distributions, h.Distribution) {
+		return settingErr("distribution", "%q: use worst-fit, best-fit, round-robin or load", h.Distribution)
+	}
+	return nil
+}
+
 func init() {
-	register("hier", func(cfg *Config) (Architecture, error) {
-		for _, d := range distributions {
-			if cfg.Distribution == d {
-				return &hier{dist: d}, nil
-			}
-		}
-		return nil, fmt.Errorf("distribution %q: use worst-fit, best-fit, round-robin or load", cfg.Distribution)
-	})
+	register("hier", func(cfg *Config) (Architecture, error) { return &hier{dist: cfg.Distribution}, nil },
+		func(cfg *Config) { cfg.InfoPeriod = 60 * time.Second }, &HierSettings{}, &ReserveSettings{})
 }
 
 func (a *hier) Name() string { return "hier" }

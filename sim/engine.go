@@ -118,7 +118,7 @@ func RunObserved(cfg Config, top *topology.Topology, src Source, obs Observer) (
 	}
 	s.obs = obs
 	s.attachSeries()
-	if s.arch, err = newArch(&s.cfg); err != nil {
+	if s.arch, err = newArch.new(&s.cfg); err != nil {
 		return nil, err
 	}
 	_, s.hosted = s.arch.(*centralCore)

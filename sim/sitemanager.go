@@ -7,6 +7,46 @@ import "time"
 // a matched job, the count of job managers waiting at one, and the soft
 // reservations of the job-routing schedulers (central, hier).
 
+// MatchSettings are the matchmaking site managers' (condor, fcondor, dmm).
+type MatchSettings struct {
+	MatchPeriod time.Duration `toml:"match_period"` // matchmaking cycle (300 s)
+	// Dispatch is the local dispatch: "fcfs" (condor's default) or
+	// "fcfs-bypass" (fcondor's and DMM's).
+	Dispatch string `toml:"dispatch"`
+}
+
+// Default: the matchmaking site managers' defaults.
+func (m *MatchSettings) Default() {
+	*m = MatchSettings{MatchPeriod: 300 * time.Second, Dispatch: "fcfs"}
+}
+
+// Check: the matchmaking site managers' settings.
+func (m *MatchSettings) Check() error {
+	if err := checkPeriod("match_period", m.MatchPeriod, false); err != nil {
+		return err
+	}
+	if _, err := NewDispatch(m.Dispatch); err != nil {
+		return &SettingError{Key: "dispatch", Msg: err.Error()}
+	}
+	return nil
+}
+
+// ReserveSettings are the job routers' (central, hier).
+type ReserveSettings struct {
+	// CentralReserve: a router counts processors it sent to a cluster
+	// against the cluster's idle count until a snapshot shows them (KOALA's
+	// soft reservation). Without it, it sends jobs to a cluster as long as
+	// the last snapshot shows it idle, and the cluster queues them (the
+	// reading under which the thesis's T1 curves shift by exactly δ).
+	CentralReserve bool `toml:"central_reserve"`
+}
+
+// Default: reservations on.
+func (r *ReserveSettings) Default() { r.CentralReserve = true }
+
+// Check: nothing to check.
+func (r *ReserveSettings) Check() error { return nil }
+
 // startCycles schedules the first cycle of n site managers, each at its
 // phase.
 func startCycles(s *Sim, code uint8, period time.Duration, n int) {
