@@ -141,30 +141,30 @@ func (a *central) Init(s *Sim) error {
 	a.s = s
 	s.UseInfo()
 	a.res.init(s, a.reserve)
-	n := len(s.clusters)
+	n := len(s.Clusters())
 	a.siteOf = make([]int, n)
 	for i := range a.siteOf {
 		a.siteOf[i] = i
 	}
-	sort.Slice(a.siteOf, func(x, y int) bool { return s.clusters[a.siteOf[x]].Name < s.clusters[a.siteOf[y]].Name })
+	sort.Slice(a.siteOf, func(x, y int) bool { return s.Clusters()[a.siteOf[x]].Name < s.Clusters()[a.siteOf[y]].Name })
 	a.info.Sites = make([]placement.Site, n)
 	for k, i := range a.siteOf {
-		a.info.Sites[k] = placement.Site{Name: s.clusters[i].Name, Processors: s.clusters[i].Procs}
+		a.info.Sites[k] = placement.Site{Name: s.Clusters()[i].Name, Processors: s.Clusters()[i].Procs}
 	}
 	a.req.Components = make([]placement.Component, 1)
 	return nil
 }
 
-func (a *central) Fits(j *Job) bool { return j.Procs <= a.s.maxProcs }
+func (a *central) Fits(j *Job) bool { return j.Procs <= a.s.MaxProcs() }
 
 func (a *central) Arrive(j *Job) {
-	a.s.bus.Send(NotifyBroker, 1)
+	a.s.Bus().Send(NotifyBroker, 1)
 	a.q.push(j)
 	a.dispatch()
 }
 
 func (a *central) Ended(j *Job) {
-	a.s.bus.Send(JobDataExchange, 1)
+	a.s.Bus().Send(JobDataExchange, 1)
 	if a.s.InfoLive() {
 		a.dispatch()
 	}
@@ -202,9 +202,9 @@ func (a *central) dispatch() {
 			return
 		}
 		k := sort.Search(len(a.info.Sites), func(k int) bool { return a.info.Sites[k].Name >= res.Assignments[0].Site })
-		c := s.clusters[a.siteOf[k]]
+		c := s.Clusters()[a.siteOf[k]]
 		a.q.pop()
-		s.bus.Send(JobDataExchange, 1)
+		s.Bus().Send(JobDataExchange, 1)
 		s.Enqueue(c, j)
 		a.res.sent(c.Index, j.Procs)
 	}

@@ -22,16 +22,16 @@ func init() {
 
 func (a *cern) Name() string      { return "cern" }
 func (a *cern) Init(s *Sim) error { a.s = s; return nil }
-func (a *cern) Fits(j *Job) bool  { return j.Procs <= a.s.maxProcs }
+func (a *cern) Fits(j *Job) bool  { return j.Procs <= a.s.MaxProcs() }
 
 func (a *cern) Arrive(j *Job) {
-	a.s.bus.Send(NotifyBroker, 1)
+	a.s.Bus().Send(NotifyBroker, 1)
 	a.q.push(j)
 	a.pull(-1)
 }
 
 func (a *cern) Ended(j *Job) {
-	a.s.bus.Send(JobDataExchange, 1)
+	a.s.Bus().Send(JobDataExchange, 1)
 	a.pull(j.Cluster)
 }
 
@@ -41,16 +41,16 @@ func (a *cern) ClusterDown(c *Cluster) {}
 
 func (a *cern) pull(first int) {
 	s := a.s
-	n := len(s.clusters)
+	n := len(s.Clusters())
 	for a.q.len() > 0 {
 		j := a.q.peek()
 		pick := -1
-		if first >= 0 && s.clusters[first].Up && s.clusters[first].Free >= j.Procs {
+		if first >= 0 && s.Clusters()[first].Up && s.Clusters()[first].Free >= j.Procs {
 			pick = first
 		}
 		for k := 0; pick < 0 && k < n; k++ {
 			i := (a.rr + k) % n
-			if c := s.clusters[i]; c.Up && c.Free >= j.Procs {
+			if c := s.Clusters()[i]; c.Up && c.Free >= j.Procs {
 				pick = i
 				a.rr = (i + 1) % n
 			}
@@ -59,8 +59,8 @@ func (a *cern) pull(first int) {
 			return
 		}
 		a.q.pop()
-		s.bus.Send(Negotiate, 1)
-		s.bus.Send(JobDataExchange, 1)
-		s.Start(j, s.clusters[pick], false)
+		s.Bus().Send(Negotiate, 1)
+		s.Bus().Send(JobDataExchange, 1)
+		s.Start(j, s.Clusters()[pick], false)
 	}
 }

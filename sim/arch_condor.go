@@ -38,24 +38,24 @@ func (a *condor) Name() string { return "condor" }
 
 func (a *condor) Init(s *Sim) error {
 	a.s = s
-	a.q = make([]jobQueue, len(s.clusters))
-	a.users = make([]userCount, len(s.clusters))
+	a.q = make([]jobQueue, len(s.Clusters()))
+	a.users = make([]userCount, len(s.Clusters()))
 	s.CountKeepAlives()
-	startCycles(s, codeMatch, s.cfg.MatchPeriod, len(s.clusters))
+	startCycles(s, codeMatch, s.Config().MatchPeriod, len(s.Clusters()))
 	return nil
 }
 
-func (a *condor) Fits(j *Job) bool { return j.Procs <= a.s.clusters[j.Home].Procs }
+func (a *condor) Fits(j *Job) bool { return j.Procs <= a.s.Clusters()[j.Home].Procs }
 
 func (a *condor) Arrive(j *Job) {
-	a.s.bus.Send(NotifyBroker, 1)
+	a.s.Bus().Send(NotifyBroker, 1)
 	a.q[j.Home].push(j)
 	a.users[j.Home].add(j.JM, 1)
 }
 
 func (a *condor) Ended(j *Job) {
-	a.s.bus.Send(MatchClaimRelease, 1)
-	a.s.bus.Send(JobDataExchange, 1)
+	a.s.Bus().Send(MatchClaimRelease, 1)
+	a.s.Bus().Send(JobDataExchange, 1)
 }
 
 func (a *condor) Killed(j *Job) {
@@ -65,12 +65,12 @@ func (a *condor) Killed(j *Job) {
 
 func (a *condor) Event(code uint8, i int32, _ *Job, _ int64) {
 	s := a.s
-	s.Schedule(s.now+s.cfg.MatchPeriod, codeMatch, i, nil, 0)
-	c := s.clusters[i]
+	s.Schedule(s.Now()+s.Config().MatchPeriod, codeMatch, i, nil, 0)
+	c := s.Clusters()[i]
 	if !c.Up {
 		return
 	}
-	s.bus.Send(NotifyBroker, 1)
-	s.bus.Send(Negotiate, int64(a.users[i].n))
+	s.Bus().Send(NotifyBroker, 1)
+	s.Bus().Send(Negotiate, int64(a.users[i].n))
 	matchQueue(s, &a.q[i], c, a.dispatch.Blocking(), func(j *Job) { a.users[i].add(j.JM, -1) })
 }

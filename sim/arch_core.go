@@ -167,21 +167,21 @@ func (a *centralCore) Init(s *Sim) error {
 // Config's core settings over it.
 func (a *centralCore) ownGrid() (*grid.Grid, error) {
 	s := a.s
-	g := s.cfg.CoreGrid
+	g := s.Config().CoreGrid
 	if g == nil {
 		var err error
-		if g, err = GridFor(s.top, nil, s.cfg.Placement, s.cfg.Seed); err != nil {
+		if g, err = GridFor(s.Topology(), nil, s.Config().Placement, s.Config().Seed); err != nil {
 			return nil, err
 		}
 	} else {
-		if err := sameClusters(g, s.top); err != nil {
+		if err := sameClusters(g, s.Topology()); err != nil {
 			return nil, err
 		}
 		own := *g
-		own.Scheduler.Seed = s.cfg.Seed
+		own.Scheduler.Seed = s.Config().Seed
 		g = &own
 	}
-	return coreSettings(g, s.cfg)
+	return coreSettings(g, *s.Config())
 }
 
 // CoreOrigin is where the clock of a simulated core starts (a core the
@@ -217,7 +217,7 @@ func (a *centralCore) Arrive(j *Job) {
 		a.k.Advance(a.m.Origin.Add(j.Submit))
 		a.arrived = j.Submit
 	}
-	a.s.bus.Send(NotifyBroker, 1)
+	a.s.Bus().Send(NotifyBroker, 1)
 	a.pending = j
 	cj, err := a.k.Submit(*a.s.Workload(), a.m.Options)
 	a.pending = nil
@@ -243,7 +243,7 @@ func (a *centralCore) Event(code uint8, _ int32, _ *Job, n int64) {
 		return
 	}
 	a.wakeAt = -1
-	a.k.Advance(a.m.Origin.Add(a.s.now))
+	a.k.Advance(a.m.Origin.Add(a.s.Now()))
 	a.wake()
 }
 
@@ -253,7 +253,7 @@ func (a *centralCore) wake() {
 	if !ok {
 		return
 	}
-	at := max(t.Sub(a.m.Origin), a.s.now)
+	at := max(t.Sub(a.m.Origin), a.s.Now())
 	if a.wakeAt >= 0 && a.wakeAt <= at {
 		return
 	}
@@ -289,18 +289,18 @@ func (a *centralCore) event(e *core.Event) {
 	s := a.s
 	switch e.Kind {
 	case core.EvClaimTry:
-		s.bus.Send(MatchClaimRelease, 1)
+		s.Bus().Send(MatchClaimRelease, 1)
 	case core.EvStarted:
 		s.HostedStart(j, e.Time.Sub(a.m.Origin))
 	case core.EvComponentStart:
 		if e.Component == 0 {
-			if i, ok := s.top.Index(e.Cluster); ok {
+			if i, ok := s.Topology().Index(e.Cluster); ok {
 				j.Cluster = i
 			}
 		}
 	case core.EvFinished, core.EvFailed, core.EvCancelled:
 		if j.state == jobRunning {
-			s.bus.Send(JobDataExchange, 2)
+			s.Bus().Send(JobDataExchange, 2)
 		}
 		s.HostedEnd(j, e.Kind == core.EvFinished, e.Time.Sub(a.m.Origin))
 		delete(a.jobs, e.Job)

@@ -59,7 +59,7 @@ func startCycles(s *Sim, code uint8, period time.Duration, n int) {
 // eligible jobs in order start on the cluster's idle processors; a job
 // that does not fit stops the pass when blocking, else it is passed over.
 func matchQueue(s *Sim, q *jobQueue, c *Cluster, blocking bool, took func(*Job)) {
-	limit := s.sel.Eligible(q.len())
+	limit := s.Selection().Eligible(q.len())
 	for k := 0; k < limit && k < q.len() && c.Free > 0; {
 		j := q.at(k)
 		if j.Procs > c.Free {
@@ -78,8 +78,8 @@ func matchQueue(s *Sim, q *jobQueue, c *Cluster, blocking bool, took func(*Job))
 
 // startMatched starts a matched job: match and claim, the job's data in.
 func startMatched(s *Sim, j *Job, c *Cluster, fromHeld bool) {
-	s.bus.Send(MatchClaimRelease, 2)
-	s.bus.Send(JobDataExchange, 1)
+	s.Bus().Send(MatchClaimRelease, 2)
+	s.Bus().Send(JobDataExchange, 1)
 	s.Start(j, c, fromHeld)
 }
 
@@ -127,8 +127,8 @@ type reservation struct {
 
 func (r *softReserve) init(s *Sim, on bool) {
 	r.s, r.on = s, on
-	r.reserved = make([]int, len(s.clusters))
-	r.pending = make([][]reservation, len(s.clusters))
+	r.reserved = make([]int, len(s.Clusters()))
+	r.pending = make([][]reservation, len(s.Clusters()))
 }
 
 // idle is cluster c's idle processors as the scheduler believes them.
@@ -145,9 +145,9 @@ func (r *softReserve) sent(c, procs int) {
 	if !r.on || r.s.InfoLive() {
 		return
 	}
-	r.s.version++ // the push itself is a change: a report taken before it does not show it
+	v := r.s.Touch() // the push itself is a change: a report taken before it does not show it
 	r.reserved[c] += procs
-	r.pending[c] = append(r.pending[c], reservation{r.s.version, procs})
+	r.pending[c] = append(r.pending[c], reservation{v, procs})
 }
 
 // settle drops the reservations the visible reports of cluster c (-1: of
