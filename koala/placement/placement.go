@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/workload"
 )
 
 // Site is what the co-allocator knows about one execution site.
@@ -109,15 +111,19 @@ const (
 
 // Spec is a placement policy as gmark knows it: its name (as jobs, grid
 // files and flags write it), the other names it is accepted under, one
-// line of documentation, and how to make a fresh instance of it over the
-// named sites. Policies lists every policy; the usage strings of the
-// command line, New, Names and the errors of an unknown name all come
-// from it.
+// line of documentation, how to make a fresh instance of it over the
+// named sites, and (Scope, nil for none) on which workloads it cannot
+// differ from Worst-Fit: the words that follow "policy X has nothing to
+// act on: ", or "" when it can (NothingToActOn; flexible is the note on
+// the flexible jobs every policy splits alike, to end the reason with).
+// Policies lists every policy; the usage strings of the command line,
+// New, Names and the errors of an unknown name all come from it.
 type Spec struct {
 	Name    string
 	Aliases []string
 	Doc     string
 	New     func(sites []string) Policy
+	Scope   func(s workload.PlacementScope, flexible string) string
 }
 
 // Policies is the table of the placement policies, in the order they are
@@ -125,13 +131,13 @@ type Spec struct {
 // from its own file: func init() { Policies = append(Policies, Spec{…}) }.
 var Policies = []Spec{
 	{WorstFit, []string{"worst-fit", "worstfit"}, "Worst-Fit: every component on the cluster with the most idle processors",
-		func([]string) Policy { return &worstFit{} }},
+		func([]string) Policy { return &worstFit{} }, nil},
 	{CloseToFiles, []string{"close-to-files", "closetofiles"}, "Close-to-Files: the cluster that minimizes the transfer of the input files",
-		func(sites []string) Policy { return NewCloseToFiles(AllPairs(sites)) }},
+		func(sites []string) Policy { return NewCloseToFiles(AllPairs(sites)) }, scopeCF},
 	{ClusterMinimization, []string{"cluster-minimization"}, "Cluster Minimization: a job's components on as few clusters as possible",
-		func([]string) Policy { return &clusterMin{} }},
+		func([]string) Policy { return &clusterMin{} }, scopeCM(ClusterMinimization)},
 	{FlexibleClusterMinimizer, []string{"flexible-cluster-minimization"}, "Flexible Cluster Minimization: flexible jobs split over as few clusters as possible",
-		func([]string) Policy { return &flexClusterMin{} }},
+		func([]string) Policy { return &flexClusterMin{} }, scopeCM(FlexibleClusterMinimizer)},
 }
 
 // Lookup is the policy of a name or alias, case ignored.
