@@ -232,6 +232,11 @@ func TestSettingErrors(t *testing.T) {
 		{"[settings]\nmatch_period = [1]\n", "6: match_period: a duration is a string with a unit"},
 		{"[settings]\ncore_grid = 1\n", "6: core_grid: incompatible types: TOML value has type integer; the setting is the name of a grid file"},
 		{"[settings]\ngrowth_size_per_year = true\n", "6: growth_size_per_year: incompatible types: TOML value has type boolean; the setting is a float"},
+		// Checks whose messages did not name the setting's field were put
+		// at no line when errors were matched to settings by their text.
+		{"[settings]\ndelegation_order = \"random\"\n", "6: scenario \"default\", architecture sep-c: delegation order \"random\""},
+		{"[settings]\ntarget_order = \"random\"\n", "6: scenario \"default\", architecture sep-c: target order \"random\""},
+		{"[settings]\nselection = \"window:0\"\n", "6: scenario \"default\", architecture sep-c: job selection \"window:0\""},
 	} {
 		_, err := parse(t, dir, base+tc.src, Options{})
 		if tc.want == "" {
