@@ -62,17 +62,41 @@ type configV1 struct {
 	GrowthSpan           time.Duration `json:",omitempty"`
 }
 
+// The fields of configV1 by their index in Config, and the settings of
+// Config's groups beyond them.
+var v1Index, extraIndex = func() ([][]int, [][]int) {
+	t, v1 := reflect.TypeOf(Config{}), reflect.TypeOf(configV1{})
+	var old, extra [][]int
+	for i := 0; i < v1.NumField(); i++ {
+		f, ok := t.FieldByName(v1.Field(i).Name)
+		if !ok {
+			panic("sim: configV1." + v1.Field(i).Name + " is not a field of Config")
+		}
+		old = append(old, f.Index)
+	}
+	for _, gi := range groupIndex {
+		g := t.Field(gi).Type
+		for i := 0; i < g.NumField(); i++ {
+			f := g.Field(i)
+			if _, isOld := v1.FieldByName(f.Name); !isOld && f.IsExported() && f.Tag.Get("json") != "-" {
+				extra = append(extra, []int{gi, i})
+			}
+		}
+	}
+	return old, extra
+}()
+
 // MarshalJSON writes the Config in the layout of its digest.
 func (c Config) MarshalJSON() ([]byte, error) {
 	var v1 configV1
 	dst := reflect.ValueOf(&v1).Elem()
 	src := reflect.ValueOf(&c).Elem()
-	for i := 0; i < dst.NumField(); i++ {
-		dst.Field(i).Set(src.FieldByName(dst.Type().Field(i).Name))
+	for i, idx := range v1Index {
+		dst.Field(i).Set(src.FieldByIndex(idx))
 	}
 	b, err := json.Marshal(v1)
-	if err != nil {
-		return nil, err
+	if err != nil || len(extraIndex) == 0 {
+		return b, err
 	}
 	extra, err := c.extraJSON()
 	if err != nil || len(extra) == 0 {
@@ -84,29 +108,23 @@ func (c Config) MarshalJSON() ([]byte, error) {
 // extraJSON is the settings a Config has beyond configV1's, each as
 // `,"Name":value`, those at the architecture's default left out.
 func (c *Config) extraJSON() ([]byte, error) {
-	v1 := reflect.TypeOf(configV1{})
 	def := DefaultConfig(c.Arch)
-	dv := reflect.ValueOf(&def).Elem()
+	v, d := reflect.ValueOf(c).Elem(), reflect.ValueOf(&def).Elem()
 	var buf bytes.Buffer
-	for _, g := range c.groups() {
-		v := reflect.ValueOf(g).Elem()
-		d := dv.FieldByName(v.Type().Name())
-		for i := 0; i < v.NumField(); i++ {
-			f := v.Type().Field(i)
-			if _, old := v1.FieldByName(f.Name); old || f.Tag.Get("json") == "-" || !f.IsExported() ||
-				reflect.DeepEqual(v.Field(i).Interface(), d.Field(i).Interface()) {
-				continue
-			}
-			b, err := json.Marshal(v.Field(i).Interface())
-			if err != nil {
-				return nil, err
-			}
-			name, _ := json.Marshal(f.Name)
-			buf.WriteByte(',')
-			buf.Write(name)
-			buf.WriteByte(':')
-			buf.Write(b)
+	for _, idx := range extraIndex {
+		f := v.FieldByIndex(idx)
+		if reflect.DeepEqual(f.Interface(), d.FieldByIndex(idx).Interface()) {
+			continue
 		}
+		b, err := json.Marshal(f.Interface())
+		if err != nil {
+			return nil, err
+		}
+		name, _ := json.Marshal(v.Type().FieldByIndex(idx).Name)
+		buf.WriteByte(',')
+		buf.Write(name)
+		buf.WriteByte(':')
+		buf.Write(b)
 	}
 	return buf.Bytes(), nil
 }

@@ -37,25 +37,37 @@ func settingErr(key, format string, args ...any) *SettingError {
 	return &SettingError{Key: key, Msg: key + " " + fmt.Sprintf(format, args...)}
 }
 
-// Setting is one setting of a Config: its key, the field that holds it,
-// the group it is in, and whether it is the group's own (sim:"own").
+// Setting is one setting of a Config: its key, the field that holds it
+// (and its index path in Config, for reflect.Value.FieldByIndex), the
+// group it is in, and whether it is the group's own (sim:"own").
 type Setting struct {
 	Key   string
 	Field reflect.Value // addressable
+	Index []int
 	Group reflect.Type
 	Own   bool
 }
 
 var settingsType = reflect.TypeOf((*Settings)(nil)).Elem()
 
+// groupIndex is the index in Config of every embedded settings group.
+var groupIndex = func() []int {
+	t := reflect.TypeOf(Config{})
+	var out []int
+	for i := 0; i < t.NumField(); i++ {
+		if f := t.Field(i); f.Anonymous && reflect.PointerTo(f.Type).Implements(settingsType) {
+			out = append(out, i)
+		}
+	}
+	return out
+}()
+
 // groups are the Config's settings groups, in declaration order.
 func (c *Config) groups() []Settings {
 	v := reflect.ValueOf(c).Elem()
-	var out []Settings
-	for i := 0; i < v.NumField(); i++ {
-		if f := v.Type().Field(i); f.Anonymous && reflect.PointerTo(f.Type).Implements(settingsType) {
-			out = append(out, v.Field(i).Addr().Interface().(Settings))
-		}
+	out := make([]Settings, len(groupIndex))
+	for k, i := range groupIndex {
+		out[k] = v.Field(i).Addr().Interface().(Settings)
 	}
 	return out
 }
@@ -63,13 +75,14 @@ func (c *Config) groups() []Settings {
 // Settings lists the settings an experiment file can give, every group's
 // in declaration order; each Field is c's.
 func (c *Config) Settings() []Setting {
+	v := reflect.ValueOf(c).Elem()
 	var out []Setting
-	for _, g := range c.groups() {
-		v := reflect.ValueOf(g).Elem()
-		for i := 0; i < v.NumField(); i++ {
-			f := v.Type().Field(i)
+	for _, gi := range groupIndex {
+		g := v.Field(gi)
+		for i := 0; i < g.NumField(); i++ {
+			f := g.Type().Field(i)
 			if key := f.Tag.Get("toml"); key != "" && key != "-" {
-				out = append(out, Setting{Key: key, Field: v.Field(i), Group: v.Type(), Own: f.Tag.Get("sim") == "own"})
+				out = append(out, Setting{Key: key, Field: g.Field(i), Index: []int{gi, i}, Group: g.Type(), Own: f.Tag.Get("sim") == "own"})
 			}
 		}
 	}

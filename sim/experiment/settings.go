@@ -23,8 +23,11 @@ import (
 // setting is one setting a scenario gives: its key and where it was
 // written.
 type setting struct {
-	key string
-	at  string
+	key   string
+	at    string
+	index []int // in sim.Config
+	group reflect.Type
+	own   bool
 }
 
 var (
@@ -66,7 +69,6 @@ func sortedKeys(t settingsSpec) []string {
 // settings given, and their canonical text, for the scenario's record.
 func (p *parser) settings(top, own settingsSpec, at string) (*sim.Config, []setting, map[string]string) {
 	given := sim.DefaultConfig("")
-	fields := settingsByKey(&given)
 	var out []setting
 	text := map[string]string{}
 	for _, s := range given.Settings() { // declaration order
@@ -77,12 +79,12 @@ func (p *parser) settings(top, own settingsSpec, at string) (*sim.Config, []sett
 		if v == nil {
 			continue
 		}
-		t, ok := p.setValue(fields[s.Key].Field, v, s.Key, path)
+		t, ok := p.setValue(s.Field, v, s.Key, path)
 		if !ok {
 			continue
 		}
 		text[s.Key] = t
-		out = append(out, setting{key: s.Key, at: path})
+		out = append(out, setting{key: s.Key, at: path, index: s.Index, group: s.Group, own: s.Own})
 	}
 	return &given, out, text
 }
@@ -193,10 +195,10 @@ func (s *Scenario) Config(arch string, seed uint64) sim.Config {
 	c := sim.DefaultConfig(arch)
 	c.Seed = seed
 	if len(s.settings) > 0 {
-		from, to := settingsByKey(s.given), settingsByKey(&c)
+		from, to := reflect.ValueOf(s.given).Elem(), reflect.ValueOf(&c).Elem()
 		for _, st := range s.settings {
-			if dst := to[st.key]; !dst.Own || sim.Reads(arch, dst.Group) {
-				dst.Field.Set(from[st.key].Field)
+			if !st.own || sim.Reads(arch, st.group) {
+				to.FieldByIndex(st.index).Set(from.FieldByIndex(st.index))
 			}
 		}
 	}
