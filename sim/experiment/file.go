@@ -218,6 +218,11 @@ func (p *parser) errorf(path, format string, args ...any) {
 	}
 	e := srcerr.Errorf(srcerr.Pos{File: p.file, Line: p.lines.line(path)}, format, args...)
 	e.Msg = oneLine(e.Msg)
+	for _, old := range p.errs {
+		if old.Pos == e.Pos && old.Msg == e.Msg { // a setting of the experiment's, read for each scenario
+			return
+		}
+	}
 	p.errs = append(p.errs, e)
 }
 

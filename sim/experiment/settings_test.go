@@ -214,6 +214,26 @@ func TestOwnSettingsStayHome(t *testing.T) {
 	}
 }
 
+// Every setting sim.Config declares, documented or not, refuses a value of
+// another type, at its line, naming it.
+func TestEverySettingRefusesAnotherType(t *testing.T) {
+	dir := t.TempDir()
+	for _, st := range new(sim.Config).Settings() {
+		wrong := `"x"`
+		switch ft := st.Field.Type(); {
+		case ft == reflect.TypeOf(time.Duration(0)):
+			wrong = "true"
+		case ft.Kind() == reflect.String || ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct:
+			wrong = "7"
+		}
+		_, err := parse(t, dir, base+"[settings]\n"+st.Key+" = "+wrong+"\n", Options{})
+		at := filepath.Join(dir, "exp.toml") + ":6: " + st.Key + ": "
+		if err == nil || !strings.HasPrefix(err.Error(), at) {
+			t.Errorf("%s = %s: error\n%v\nwant one at %q", st.Key, wrong, err, at)
+		}
+	}
+}
+
 // An unknown key, a key of the wrong type, a table where a value belongs:
 // each a clear error at its line.
 func TestSettingErrors(t *testing.T) {
@@ -234,6 +254,7 @@ func TestSettingErrors(t *testing.T) {
 		{"[settings]\ngrowth_size_per_year = true\n", "6: growth_size_per_year: incompatible types: TOML value has type boolean; the setting is a float"},
 		// Checks whose messages did not name the setting's field were put
 		// at no line when errors were matched to settings by their text.
+		{"[settings]\ndttl = \"3\"\n[[scenario]]\nname = \"a\"\n[[scenario]]\nname = \"b\"\n", "6: dttl: incompatible types"},
 		{"[settings]\ndelegation_order = \"random\"\n", "6: scenario \"default\", architecture sep-c: delegation order \"random\""},
 		{"[settings]\ntarget_order = \"random\"\n", "6: scenario \"default\", architecture sep-c: target order \"random\""},
 		{"[settings]\nselection = \"window:0\"\n", "6: scenario \"default\", architecture sep-c: job selection \"window:0\""},
@@ -247,8 +268,8 @@ func TestSettingErrors(t *testing.T) {
 		}
 		line, text, _ := strings.Cut(tc.want, ": ")
 		at := filepath.Join(dir, "exp.toml") + ":" + line + ": "
-		if err == nil || !strings.HasPrefix(err.Error(), at) || !strings.Contains(err.Error(), text) {
-			t.Errorf("%q: error\n%v\nwant %q at %q", tc.src, err, text, at)
+		if err == nil || !strings.HasPrefix(err.Error(), at) || !strings.Contains(err.Error(), text) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error\n%v\nwant %q at %q, once", tc.src, err, text, at)
 		}
 	}
 }
