@@ -1,6 +1,9 @@
 package sim
 
-import "sort"
+import (
+	"reflect"
+	"sort"
+)
 
 // Architecture is an inter-operation architecture (Table 8.1 of the
 // thesis): how jobs that arrive at clusters find processors. The engine
@@ -32,11 +35,27 @@ type Architecture interface {
 	InfoChanged(c int)
 }
 
-var archs = map[string]func(cfg *Config) (Architecture, error){}
+// archSpec is a registered architecture: how to make it, the settings
+// groups it reads beside the engine's, and how its defaults differ from
+// the groups' own.
+type archSpec struct {
+	new      func(cfg *Config) (Architecture, error)
+	reads    []reflect.Type
+	defaults func(cfg *Config)
+}
+
+var archs = map[string]archSpec{}
 
 // register adds an architecture under its name (in the files that define
-// them).
-func register(name string, f func(cfg *Config) (Architecture, error)) { archs[name] = f }
+// them), with the settings groups it reads (pointers to zero values) and
+// its own defaults of them (nil: the groups').
+func register(name string, f func(cfg *Config) (Architecture, error), defaults func(cfg *Config), reads ...Settings) {
+	spec := archSpec{new: f, defaults: defaults}
+	for _, g := range reads {
+		spec.reads = append(spec.reads, reflect.TypeOf(g).Elem())
+	}
+	archs[name] = spec
+}
 
 // ArchNames lists the architectures.
 func ArchNames() []string {

@@ -2,80 +2,114 @@ package sim
 
 import (
 	"sort"
+	"time"
+
+	"github.com/gmark/gmark/koala/grid"
 
 	"github.com/gmark/gmark/koala/placement"
 )
 
-// cern: centralized job pull (Table 8.1). Every job goes to one central
-// queue; sites with idle processors pull jobs from it in arrival order: the
-// head job goes to the site whose processors just became idle when it
-// fits there, else to the next site (round robin) where it fits; when it
-// fits nowhere the queue waits (FCFS without backfilling). Sites know
-// their own state, so a pull costs no delay.
-//
-// Messages per job: NotifyBroker (to the central queue), Negotiate (the
-// site's pull), JobDataExchange ×2.
-type cern struct {
-	hooks
-	s  *Sim
-	q  jobQueue
-	rr int
+// CentralSettings are central's: its placement policy, and what central
+// is. CentralModel "" or "placement" is DGSim's koala plug-in (the
+// default); "core" is the bundled core (koala/core: what 'gmark koala
+// simulate' runs). CoreGrid is the core's grid (its scheduler settings,
+// background and local load; its clusters must be the topology's; an
+// experiment file names its file); nil builds one from the topology with
+// Placement as its policy. Core hands in a core made by the caller
+// instead. The Core settings are the core model's over its grid's
+// (docs/deadlines.md): the deadline policy (rpp, wait-X), L_p, global or
+// local priority, every cluster's local load U_l (a fraction; its other
+// local settings as the grid gives them, else the defaults), the paper's
+// two open readings (gp_kill, waitx_first_try of the grid's [scheduler]),
+// and how long the local workloads run before the run's time 0 (the
+// grid's [scheduler] local_warmup: the core starts that much earlier, and
+// its deadline figures count from time 0). Zero values leave the grid's.
+type CentralSettings struct {
+	Placement            string        `toml:"placement"` // the placement policy (koala/placement): WF, CF, CM, FCM
+	CentralModel         string        `toml:"central_model" sim:"own"`
+	CoreGrid             *grid.Grid    `toml:"core_grid" sim:"own"`
+	Core                 *CoreModel    `json:"-" sim:"own"`
+	CoreDeadlinePolicy   string        `toml:"deadline_policy" sim:"own"`
+	CoreDeadlineL        float64       `toml:"deadline_l" sim:"own"`
+	CoreDeadlinePriority string        `toml:"deadline_priority" sim:"own"`
+	CoreLocalLoad        float64       `toml:"local_load" sim:"own"`
+	CoreGPKill           string        `toml:"gp_kill" sim:"own"`
+	CoreWaitXFirstTry    string        `toml:"waitx_first_try" sim:"own"`
+	CoreLocalWarmup      time.Duration `toml:"local_warmup" sim:"own"`
+}
+
+// Default: Worst-Fit, DGSim's plug-in.
+func (c *CentralSettings) Default() { *c = CentralSettings{Placement: placement.WorstFit} }
+
+// UsesCoreSettings tells whether the settings set anything of the core
+// model: a grid or one of the core's settings.
+func (c *CentralSettings) UsesCoreSettings() bool {
+	return c.CoreGrid != nil || c.CoreDeadlinePolicy != "" || c.CoreDeadlineL != 0 || c.CoreDeadlinePriority != "" || c.CoreLocalLoad != 0 ||
+		c.CoreLocalWarmup != 0 || c.CoreGPKill != "" || c.CoreWaitXFirstTry != ""
+}
+
+// Settle: a core setting implies the core model; the two readings go into
+// the grid's [scheduler] when there is a grid (its JSON, in the run's
+// digest, leaves out the readings grids had before the settings existed,
+// so a run under them keeps its earlier digest).
+func (c *CentralSettings) Settle() {
+	if c.UsesCoreSettings() {
+		c.CentralModel = CentralCore
+	}
+	if c.CoreGrid != nil && (c.CoreGPKill != "" || c.CoreWaitXFirstTry != "") && c.checkReadings() == nil {
+		g := *c.CoreGrid
+		if c.CoreGPKill != "" {
+			g.Scheduler.GPKill = c.CoreGPKill
+		}
+		if c.CoreWaitXFirstTry != "" {
+			g.Scheduler.WaitXFirstTry = c.CoreWaitXFirstTry
+		}
+		c.CoreGrid, c.CoreGPKill, c.CoreWaitXFirstTry = &g, "", ""
+	}
+}
+
+// checkReadings checks the core's two open readings.
+func (c *CentralSettings) checkReadings() error {
+	for _, r := range []struct{ key, v, a, b string }{
+		{"gp_kill", c.CoreGPKill, grid.GPKillAtDeadline, grid.GPKillEveryTry},
+		{"waitx_first_try", c.CoreWaitXFirstTry, grid.WaitXRestart, grid.WaitXSkip},
+	} {
+		if r.v != "" && r.v != r.a && r.v != r.b {
+			return settingErr(r.key, "%q: use %q or %q", r.v, r.a, r.b)
+		}
+	}
+	return nil
+}
+
+// Check: a known policy and model; the core's settings with the core
+// model only.
+func (c *CentralSettings) Check() error {
+	if _, ok := placement.Lookup(c.Placement); !ok {
+		_, err := placement.New(c.Placement, nil)
+		return settingErr("placement", "%q: %v", c.Placement, err)
+	}
+	if err := c.checkReadings(); err != nil {
+		return err
+	}
+	switch c.CentralModel {
+	case "", CentralPlacement, CentralCore:
+	default:
+		return settingErr("central_model", "%q: use %q or %q", c.CentralModel, CentralPlacement, CentralCore)
+	}
+	if (c.Core != nil || c.UsesCoreSettings()) && c.CentralModel != CentralCore {
+		return settingErr("central_model", "%q: a core's grid and settings are for the core model (%q)", c.CentralModel, CentralCore)
+	}
+	return nil
 }
 
 func init() {
-	register("cern", func(*Config) (Architecture, error) { return &cern{}, nil })
 	register("central", func(cfg *Config) (Architecture, error) {
 		if cfg.CentralModel == CentralCore {
 			return newCentralCore(cfg)
 		}
 		p, err := placement.New(cfg.Placement, nil)
 		return &central{policy: p, reserve: cfg.CentralReserve}, err
-	})
-}
-
-func (a *cern) Name() string      { return "cern" }
-func (a *cern) Init(s *Sim) error { a.s = s; return nil }
-func (a *cern) Fits(j *Job) bool  { return j.Procs <= a.s.maxProcs }
-
-func (a *cern) Arrive(j *Job) {
-	a.s.bus.Send(NotifyBroker, 1)
-	a.q.push(j)
-	a.pull(-1)
-}
-
-func (a *cern) Ended(j *Job) {
-	a.s.bus.Send(JobDataExchange, 1)
-	a.pull(j.Cluster)
-}
-
-func (a *cern) Killed(j *Job)          { a.q.pushFront(j); a.pull(-1) }
-func (a *cern) ClusterUp(c *Cluster)   { a.pull(c.Index) }
-func (a *cern) ClusterDown(c *Cluster) {}
-
-func (a *cern) pull(first int) {
-	s := a.s
-	n := len(s.clusters)
-	for a.q.len() > 0 {
-		j := a.q.peek()
-		pick := -1
-		if first >= 0 && s.clusters[first].Up && s.clusters[first].Free >= j.Procs {
-			pick = first
-		}
-		for k := 0; pick < 0 && k < n; k++ {
-			i := (a.rr + k) % n
-			if c := s.clusters[i]; c.Up && c.Free >= j.Procs {
-				pick = i
-				a.rr = (i + 1) % n
-			}
-		}
-		if pick < 0 {
-			return
-		}
-		a.q.pop()
-		s.bus.Send(Negotiate, 1)
-		s.bus.Send(JobDataExchange, 1)
-		s.Start(j, s.clusters[pick], false)
-	}
+	}, func(cfg *Config) { cfg.InfoPeriod = 60 * time.Second }, &CentralSettings{}, &ReserveSettings{})
 }
 
 // central: centralized job routing, the koala plug-in of DGSim (Table 8.1).
@@ -107,89 +141,30 @@ func (a *central) Init(s *Sim) error {
 	a.s = s
 	s.UseInfo()
 	a.res.init(s, a.reserve)
-	n := len(s.clusters)
+	n := len(s.Clusters())
 	a.siteOf = make([]int, n)
 	for i := range a.siteOf {
 		a.siteOf[i] = i
 	}
-	sort.Slice(a.siteOf, func(x, y int) bool { return s.clusters[a.siteOf[x]].Name < s.clusters[a.siteOf[y]].Name })
+	sort.Slice(a.siteOf, func(x, y int) bool { return s.Clusters()[a.siteOf[x]].Name < s.Clusters()[a.siteOf[y]].Name })
 	a.info.Sites = make([]placement.Site, n)
 	for k, i := range a.siteOf {
-		a.info.Sites[k] = placement.Site{Name: s.clusters[i].Name, Processors: s.clusters[i].Procs}
+		a.info.Sites[k] = placement.Site{Name: s.Clusters()[i].Name, Processors: s.Clusters()[i].Procs}
 	}
 	a.req.Components = make([]placement.Component, 1)
 	return nil
 }
 
-// softReserve is what a job-routing scheduler believes of the clusters'
-// idle processors: the information service's view, less (with
-// reservations) the processors it sent to a cluster after the report it
-// sees was taken.
-type softReserve struct {
-	s        *Sim
-	on       bool
-	reserved []int
-	pending  [][]reservation
-}
-
-type reservation struct {
-	ver   uint64
-	procs int
-}
-
-func (r *softReserve) init(s *Sim, on bool) {
-	r.s, r.on = s, on
-	r.reserved = make([]int, len(s.clusters))
-	r.pending = make([][]reservation, len(s.clusters))
-}
-
-// idle is cluster c's idle processors as the scheduler believes them.
-func (r *softReserve) idle(c int) int {
-	idle := r.s.Idle(c)
-	if r.on && !r.s.InfoLive() {
-		idle -= r.reserved[c]
-	}
-	return max(idle, 0)
-}
-
-// sent records a job of procs processors sent to cluster c just now.
-func (r *softReserve) sent(c, procs int) {
-	if !r.on || r.s.InfoLive() {
-		return
-	}
-	r.s.version++ // the push itself is a change: a report taken before it does not show it
-	r.reserved[c] += procs
-	r.pending[c] = append(r.pending[c], reservation{r.s.version, procs})
-}
-
-// settle drops the reservations the visible reports of cluster c (-1: of
-// every cluster) already reflect.
-func (r *softReserve) settle(c int) {
-	if c < 0 {
-		for i := range r.pending {
-			r.settle(i)
-		}
-		return
-	}
-	p, v := r.pending[c], r.s.ViewVersion(c)
-	k := 0
-	for k < len(p) && p[k].ver <= v {
-		r.reserved[c] -= p[k].procs
-		k++
-	}
-	r.pending[c] = p[k:]
-}
-
-func (a *central) Fits(j *Job) bool { return j.Procs <= a.s.maxProcs }
+func (a *central) Fits(j *Job) bool { return j.Procs <= a.s.MaxProcs() }
 
 func (a *central) Arrive(j *Job) {
-	a.s.bus.Send(NotifyBroker, 1)
+	a.s.Bus().Send(NotifyBroker, 1)
 	a.q.push(j)
 	a.dispatch()
 }
 
 func (a *central) Ended(j *Job) {
-	a.s.bus.Send(JobDataExchange, 1)
+	a.s.Bus().Send(JobDataExchange, 1)
 	if a.s.InfoLive() {
 		a.dispatch()
 	}
@@ -227,9 +202,9 @@ func (a *central) dispatch() {
 			return
 		}
 		k := sort.Search(len(a.info.Sites), func(k int) bool { return a.info.Sites[k].Name >= res.Assignments[0].Site })
-		c := s.clusters[a.siteOf[k]]
+		c := s.Clusters()[a.siteOf[k]]
 		a.q.pop()
-		s.bus.Send(JobDataExchange, 1)
+		s.Bus().Send(JobDataExchange, 1)
 		s.Enqueue(c, j)
 		a.res.sent(c.Index, j.Procs)
 	}

@@ -167,21 +167,21 @@ func (a *centralCore) Init(s *Sim) error {
 // Config's core settings over it.
 func (a *centralCore) ownGrid() (*grid.Grid, error) {
 	s := a.s
-	g := s.cfg.CoreGrid
+	g := s.Config().CoreGrid
 	if g == nil {
 		var err error
-		if g, err = GridFor(s.top, nil, s.cfg.Placement, s.cfg.Seed); err != nil {
+		if g, err = GridFor(s.Topology(), nil, s.Config().Placement, s.Config().Seed); err != nil {
 			return nil, err
 		}
 	} else {
-		if err := sameClusters(g, s.top); err != nil {
+		if err := sameClusters(g, s.Topology()); err != nil {
 			return nil, err
 		}
 		own := *g
-		own.Scheduler.Seed = s.cfg.Seed
+		own.Scheduler.Seed = s.Config().Seed
 		g = &own
 	}
-	return coreSettings(g, s.cfg)
+	return coreSettings(g, *s.Config())
 }
 
 // CoreOrigin is where the clock of a simulated core starts (a core the
@@ -193,15 +193,15 @@ var CoreOrigin = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // clusters.
 func sameClusters(g *grid.Grid, top *topology.Topology) error {
 	if len(g.Clusters) != top.Clusters {
-		return fmt.Errorf("CoreGrid: the core's grid has %d clusters, the topology %s %d", len(g.Clusters), top.Name, top.Clusters)
+		return settingErr("core_grid", "(the core's grid) has %d clusters, the topology %s %d", len(g.Clusters), top.Name, top.Clusters)
 	}
 	for _, c := range g.Clusters {
 		i, ok := top.Index(c.Name)
 		if !ok || i >= top.Clusters {
-			return fmt.Errorf("CoreGrid: cluster %s of the core's grid is not a cluster of the topology %s", c.Name, top.Name)
+			return settingErr("core_grid", "(the core's grid): cluster %s is not a cluster of the topology %s", c.Name, top.Name)
 		}
 		if n := top.Nodes[i].Processors; n != c.Processors {
-			return fmt.Errorf("CoreGrid: cluster %s has %d processors in the core's grid and %d in the topology %s", c.Name, c.Processors, n, top.Name)
+			return settingErr("core_grid", "(the core's grid): cluster %s has %d processors in the core's grid and %d in the topology %s", c.Name, c.Processors, n, top.Name)
 		}
 	}
 	return nil
@@ -217,7 +217,7 @@ func (a *centralCore) Arrive(j *Job) {
 		a.k.Advance(a.m.Origin.Add(j.Submit))
 		a.arrived = j.Submit
 	}
-	a.s.bus.Send(NotifyBroker, 1)
+	a.s.Bus().Send(NotifyBroker, 1)
 	a.pending = j
 	cj, err := a.k.Submit(*a.s.Workload(), a.m.Options)
 	a.pending = nil
@@ -243,7 +243,7 @@ func (a *centralCore) Event(code uint8, _ int32, _ *Job, n int64) {
 		return
 	}
 	a.wakeAt = -1
-	a.k.Advance(a.m.Origin.Add(a.s.now))
+	a.k.Advance(a.m.Origin.Add(a.s.Now()))
 	a.wake()
 }
 
@@ -253,7 +253,7 @@ func (a *centralCore) wake() {
 	if !ok {
 		return
 	}
-	at := max(t.Sub(a.m.Origin), a.s.now)
+	at := max(t.Sub(a.m.Origin), a.s.Now())
 	if a.wakeAt >= 0 && a.wakeAt <= at {
 		return
 	}
@@ -289,18 +289,18 @@ func (a *centralCore) event(e *core.Event) {
 	s := a.s
 	switch e.Kind {
 	case core.EvClaimTry:
-		s.bus.Send(MatchClaimRelease, 1)
+		s.Bus().Send(MatchClaimRelease, 1)
 	case core.EvStarted:
 		s.HostedStart(j, e.Time.Sub(a.m.Origin))
 	case core.EvComponentStart:
 		if e.Component == 0 {
-			if i, ok := s.top.Index(e.Cluster); ok {
+			if i, ok := s.Topology().Index(e.Cluster); ok {
 				j.Cluster = i
 			}
 		}
 	case core.EvFinished, core.EvFailed, core.EvCancelled:
 		if j.state == jobRunning {
-			s.bus.Send(JobDataExchange, 2)
+			s.Bus().Send(JobDataExchange, 2)
 		}
 		s.HostedEnd(j, e.Kind == core.EvFinished, e.Time.Sub(a.m.Origin))
 		delete(a.jobs, e.Job)
@@ -317,23 +317,23 @@ func (a *centralCore) deadlines() *core.DeadlineSummary {
 
 // coreSettings applies the Config's core settings to a copy of the grid,
 // one at a time, each checked by the grid's own rules (the error names the
-// Config field).
+// setting's key).
 func coreSettings(g *grid.Grid, cfg Config) (*grid.Grid, error) {
 	own := *g
 	own.Clusters = append([]grid.Cluster(nil), g.Clusters...)
 	sc := &own.Scheduler
 	for _, set := range []struct {
-		field string
+		key   string
 		on    bool
 		apply func()
 	}{
-		{"CoreDeadlinePolicy", cfg.CoreDeadlinePolicy != "", func() { sc.DeadlinePolicy = cfg.CoreDeadlinePolicy }},
-		{"CoreDeadlineL", cfg.CoreDeadlineL != 0, func() { l := cfg.CoreDeadlineL; sc.DeadlineL = &l }},
-		{"CoreDeadlinePriority", cfg.CoreDeadlinePriority != "", func() { sc.DeadlinePriority = cfg.CoreDeadlinePriority }},
-		{"CoreLocalWarmup", cfg.CoreLocalWarmup != 0, func() { sc.LocalWarmup = grid.Duration{Duration: cfg.CoreLocalWarmup} }},
-		{"CoreGPKill", cfg.CoreGPKill != "", func() { sc.GPKill = cfg.CoreGPKill }},
-		{"CoreWaitXFirstTry", cfg.CoreWaitXFirstTry != "", func() { sc.WaitXFirstTry = cfg.CoreWaitXFirstTry }},
-		{"CoreLocalLoad", cfg.CoreLocalLoad != 0, func() {
+		{"deadline_policy", cfg.CoreDeadlinePolicy != "", func() { sc.DeadlinePolicy = cfg.CoreDeadlinePolicy }},
+		{"deadline_l", cfg.CoreDeadlineL != 0, func() { l := cfg.CoreDeadlineL; sc.DeadlineL = &l }},
+		{"deadline_priority", cfg.CoreDeadlinePriority != "", func() { sc.DeadlinePriority = cfg.CoreDeadlinePriority }},
+		{"local_warmup", cfg.CoreLocalWarmup != 0, func() { sc.LocalWarmup = grid.Duration{Duration: cfg.CoreLocalWarmup} }},
+		{"gp_kill", cfg.CoreGPKill != "", func() { sc.GPKill = cfg.CoreGPKill }},
+		{"waitx_first_try", cfg.CoreWaitXFirstTry != "", func() { sc.WaitXFirstTry = cfg.CoreWaitXFirstTry }},
+		{"local_load", cfg.CoreLocalLoad != 0, func() {
 			for i := range own.Clusters {
 				own.Clusters[i].Local.Load = cfg.CoreLocalLoad
 				own.Clusters[i].Local.Interarrival = grid.Duration{}
@@ -345,7 +345,7 @@ func coreSettings(g *grid.Grid, cfg Config) (*grid.Grid, error) {
 		}
 		set.apply()
 		if err := own.Check(); err != nil {
-			return nil, fmt.Errorf("%s: %v", set.field, err)
+			return nil, &SettingError{Key: set.key, Msg: fmt.Sprintf("%s: %v", set.key, err)}
 		}
 	}
 	return &own, nil

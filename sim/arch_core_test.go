@@ -267,7 +267,7 @@ func TestCentralCoreSettings(t *testing.T) {
 		edit func(*Config)
 		want string
 	}{
-		{"unknown model", func(c *Config) { c.CentralModel = "koala" }, `CentralModel "koala"`},
+		{"unknown model", func(c *Config) { c.CentralModel = "koala" }, `central_model "koala"`},
 		{"grid for another architecture", func(c *Config) { c.Arch, c.CoreGrid = "dmm", g }, "core model"},
 		{"grid without the core model", func(c *Config) { c.CoreGrid = g }, "core model"},
 		{"grid of other clusters", func(c *Config) { c.CentralModel, c.CoreGrid = CentralCore, g }, "clusters"},

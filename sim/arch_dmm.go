@@ -124,6 +124,88 @@ type bundle struct {
 	gen     uint32
 }
 
+// DMMSettings are dmm's.
+type DMMSettings struct {
+	// DelegationPeriod is the delegation cycle (60 s; the thesis says only
+	// "shorter than 300 s").
+	DelegationPeriod time.Duration `toml:"delegation_period"`
+	Threshold        float64       `toml:"threshold"`        // the delegation threshold (1.0)
+	DTTL             int           `toml:"dttl"`             // the delegation time-to-live (5)
+	SeenMemory       time.Duration `toml:"seen_memory"`      // how long a site that rejected a request is not asked again (1 h)
+	DelegationOrder  string        `toml:"delegation_order"` // fcfs, lifo, largest, smallest
+	TargetOrder      string        `toml:"target_order"`     // keep-local, most-free, best-fit, fixed
+
+	// DMMInformation is what a DMM site manager knows when it ranks its
+	// targets: "local" (the thesis's Sec. 8.3.2, "the site schedulers base
+	// their decision only on local information"; dmm's default) — its own
+	// cluster and the last reports of its directly connected clusters, and
+	// of an administrative neighbour only that it is there — or "global"
+	// (""): the room of every cluster reachable through an administrative
+	// neighbour, as the information service shows it. DMMPassOn: a loaded
+	// cluster SM offered a request it cannot take delegates it further
+	// (within the DTTL) before it rejects it (Sec. 8.3.2: "an SM may not
+	// find suitable resources, both locally or through delegation"; dmm's
+	// default); without it, it rejects it at once. The zero values are the
+	// readings gmark had before these settings, so a Config without them
+	// has the JSON (an experiment run's digest) it had.
+	DMMInformation string `toml:"dmm_information" sim:"own"`
+	DMMPassOn      bool   `toml:"dmm_pass_on" sim:"own"`
+}
+
+// The readings of DMMInformation.
+const (
+	DMMLocal  = "local"
+	DMMGlobal = "global"
+)
+
+// The documented ranges of dmm's settings (docs/sim.md).
+const (
+	MaxDTTL      = 64
+	MaxThreshold = 100.0
+)
+
+// Default: the thesis's.
+func (d *DMMSettings) Default() {
+	*d = DMMSettings{DelegationPeriod: 60 * time.Second, Threshold: 1.0, DTTL: 5, SeenMemory: time.Hour,
+		DelegationOrder: "fcfs", TargetOrder: "keep-local"}
+}
+
+// Settle: "global" is the zero reading (the runs made before the setting
+// existed keep their digests).
+func (d *DMMSettings) Settle() {
+	if d.DMMInformation == DMMGlobal {
+		d.DMMInformation = ""
+	}
+}
+
+// Check: dmm's settings.
+func (d *DMMSettings) Check() error {
+	if err := checkPeriod("delegation_period", d.DelegationPeriod, false); err != nil {
+		return err
+	}
+	if err := checkPeriod("seen_memory", d.SeenMemory, true); err != nil {
+		return err
+	}
+	switch {
+	case !(d.Threshold > 0 && d.Threshold <= MaxThreshold) || math.IsNaN(d.Threshold):
+		return settingErr("threshold", "= %g is out of range: must be in (0, %g]", d.Threshold, MaxThreshold)
+	case d.DTTL < 0 || d.DTTL > MaxDTTL:
+		return settingErr("dttl", "= %d is out of range: must be in [0, %d]", d.DTTL, MaxDTTL)
+	}
+	switch d.DMMInformation {
+	case "", DMMLocal, DMMGlobal:
+	default:
+		return settingErr("dmm_information", "%q: use %q or %q", d.DMMInformation, DMMLocal, DMMGlobal)
+	}
+	if _, err := NewDelegationOrder(d.DelegationOrder); err != nil {
+		return &SettingError{Key: "delegation_order", Msg: err.Error()}
+	}
+	if _, err := NewTargetOrder(d.TargetOrder); err != nil {
+		return &SettingError{Key: "target_order", Msg: err.Error()}
+	}
+	return nil
+}
+
 func init() {
 	register("dmm", func(cfg *Config) (Architecture, error) {
 		d, err := NewDispatch(cfg.Dispatch)
@@ -137,14 +219,17 @@ func init() {
 		to, err := NewTargetOrder(cfg.TargetOrder)
 		return &dmm{dispatch: d, dorder: do, torder: to, thr: cfg.Threshold,
 			local: cfg.DMMInformation == DMMLocal, passOn: cfg.DMMPassOn}, err
-	})
+	}, func(cfg *Config) {
+		cfg.Dispatch = "fcfs-bypass"
+		cfg.DMMInformation, cfg.DMMPassOn = DMMLocal, true
+	}, &MatchSettings{}, &DMMSettings{})
 }
 
 func (a *dmm) Name() string { return "dmm" }
 
 func (a *dmm) Init(s *Sim) error {
 	a.s = s
-	top := s.top
+	top := s.Topology()
 	a.sms = make([]*dsm, len(top.Nodes))
 	a.sent = make([]int, len(top.Nodes))
 	for i := range top.Nodes {
@@ -164,27 +249,27 @@ func (a *dmm) Init(s *Sim) error {
 			sm.group = append(sm.group, g)
 		}
 		if i < top.Clusters {
-			sm.c, sm.procs = s.clusters[i], s.clusters[i].Procs
+			sm.c, sm.procs = s.Clusters()[i], s.Clusters()[i].Procs
 		}
 		a.sms[i] = sm
 	}
 	s.CountKeepAlives()
 	s.UseInfo()
-	startCycles(s, codeMatch, s.cfg.MatchPeriod, top.Clusters)
-	startCycles(s, codeDelegate, s.cfg.DelegationPeriod, top.Clusters)
+	startCycles(s, codeMatch, s.Config().MatchPeriod, top.Clusters)
+	startCycles(s, codeDelegate, s.Config().DelegationPeriod, top.Clusters)
 	return nil
 }
 
-func (a *dmm) Fits(j *Job) bool { return j.Procs <= a.s.maxProcs }
+func (a *dmm) Fits(j *Job) bool { return j.Procs <= a.s.MaxProcs() }
 
 func (a *dmm) Arrive(j *Job) {
-	a.s.bus.Send(NotifyBroker, 1)
+	a.s.Bus().Send(NotifyBroker, 1)
 	a.home(j)
 }
 
 // home queues a fresh request for j at its home SM.
 func (a *dmm) home(j *Job) {
-	r := &dreq{j: j, path: []int{j.Home}, dttl: a.s.cfg.DTTL}
+	r := &dreq{j: j, path: []int{j.Home}, dttl: a.s.Config().DTTL}
 	j.X = r
 	sm := a.sms[j.Home]
 	sm.users.add(j.JM, 1)
@@ -198,9 +283,9 @@ func (a *dmm) enqueue(sm *dsm, r *dreq) {
 
 func (a *dmm) Ended(j *Job) {
 	s := a.s
-	s.bus.Send(DMM, int64(j.Chain)) // the release, back along the chain
-	s.bus.Send(MatchClaimRelease, 1)
-	s.bus.Send(JobDataExchange, 1)
+	s.Bus().Send(DMM, int64(j.Chain)) // the release, back along the chain
+	s.Bus().Send(MatchClaimRelease, 1)
+	s.Bus().Send(JobDataExchange, 1)
 }
 
 // Killed: the cluster the job ran on failed; it starts over at home.
@@ -210,12 +295,12 @@ func (a *dmm) Event(code uint8, i int32, j *Job, n int64) {
 	s := a.s
 	switch code {
 	case codeMatch:
-		s.Schedule(s.now+s.cfg.MatchPeriod, codeMatch, i, nil, 0)
+		s.Schedule(s.Now()+s.Config().MatchPeriod, codeMatch, i, nil, 0)
 		if sm := a.sms[i]; sm.c.Up {
 			a.match(sm)
 		}
 	case codeDelegate:
-		s.Schedule(s.now+s.cfg.DelegationPeriod, codeDelegate, i, nil, 0)
+		s.Schedule(s.Now()+s.Config().DelegationPeriod, codeDelegate, i, nil, 0)
 		if sm := a.sms[i]; sm.c.Up {
 			a.delegatePass(sm)
 		}
@@ -229,8 +314,8 @@ func (a *dmm) Event(code uint8, i int32, j *Job, n int64) {
 // match is a matchmaking cycle of a cluster's SM.
 func (a *dmm) match(x *dsm) {
 	s := a.s
-	s.bus.Send(NotifyBroker, 1)
-	s.bus.Send(Negotiate, int64(x.users.n))
+	s.Bus().Send(NotifyBroker, 1)
+	s.Bus().Send(Negotiate, int64(x.users.n))
 	for _, b := range x.bundles {
 		r := b.r
 		b.gen++
@@ -242,7 +327,7 @@ func (a *dmm) match(x *dsm) {
 	clear(x.bundles)
 	x.bundles = x.bundles[:0]
 	c := x.c
-	limit := s.sel.Eligible(len(x.queue))
+	limit := s.Selection().Eligible(len(x.queue))
 	blocking, stopped := a.dispatch.Blocking(), false
 	w := 0
 	for k, r := range x.queue {
@@ -272,12 +357,12 @@ func (a *dmm) grant(x *dsm, r *dreq) {
 	c := x.c
 	c.Free -= r.j.Procs
 	c.Held += r.j.Procs
-	s.changed(c)
+	s.Changed(c)
 	sink := a.sms[r.path[0]]
-	b := &bundle{r: r, src: c, sink: sink.node, granted: s.now}
+	b := &bundle{r: r, src: c, sink: sink.node, granted: s.Now()}
 	r.b = b
 	sink.bundles = append(sink.bundles, b)
-	s.bus.Send(DMM, int64(len(r.path)-1))
+	s.Bus().Send(DMM, int64(len(r.path)-1))
 	if !sink.c.Up {
 		a.leaseTimer(b)
 	}
@@ -285,7 +370,7 @@ func (a *dmm) grant(x *dsm, r *dreq) {
 
 func (a *dmm) leaseTimer(b *bundle) {
 	s := a.s
-	s.Schedule(max(b.granted+s.cfg.LeaseTerm, s.now), codeLease, int32(b.sink), b.r.j, int64(b.gen))
+	s.Schedule(max(b.granted+s.Config().LeaseTerm, s.Now()), codeLease, int32(b.sink), b.r.j, int64(b.gen))
 }
 
 // expire returns the processors of an unclaimed grant to their owner; the
@@ -300,11 +385,11 @@ func (a *dmm) expire(b *bundle) {
 	if src := b.src; src.Up {
 		src.Held -= b.r.j.Procs
 		src.Free += b.r.j.Procs
-		s.changed(src)
+		s.Changed(src)
 	}
 	s.LeaseExpired()
 	r := b.r
-	r.path, r.dttl, r.tried = r.path[:1], s.cfg.DTTL, nil
+	r.path, r.dttl, r.tried = r.path[:1], s.Config().DTTL, nil
 	a.enqueue(sink, r)
 }
 
@@ -374,12 +459,12 @@ func (a *dmm) place(y *dsm, r *dreq) bool {
 			return false
 		}
 		if first {
-			a.s.acc.attempts++
+			a.s.CountAttempt()
 		}
 		if a.offer(t, r) {
 			return true
 		}
-		r.tried = append(r.tried, triedAt{t, a.s.now})
+		r.tried = append(r.tried, triedAt{t, a.s.Now()})
 	}
 	return false
 }
@@ -391,8 +476,8 @@ func (a *dmm) place(y *dsm, r *dreq) bool {
 // r was taken somewhere.
 func (a *dmm) offer(t int, r *dreq) bool {
 	s := a.s
-	s.bus.Send(DMM, 1)
-	s.acc.offers++
+	s.Bus().Send(DMM, 1)
+	s.CountOffer()
 	ts := a.sms[t]
 	r.path = append(r.path, t)
 	r.dttl--
@@ -415,7 +500,7 @@ func (a *dmm) offer(t int, r *dreq) bool {
 		s.Delegated(r.j)
 		return true
 	}
-	s.bus.Send(DMM, 1) // DelegationReject
+	s.Bus().Send(DMM, 1) // DelegationReject
 	r.path = r.path[:len(r.path)-1]
 	r.dttl++
 	return false
@@ -433,8 +518,8 @@ func (a *dmm) target(y *dsm, r *dreq) int {
 			continue
 		}
 		var free int
-		if nb < s.top.Clusters {
-			c := s.clusters[nb]
+		if nb < s.Topology().Clusters {
+			c := s.Clusters()[nb]
 			if !c.Up || c.Procs < r.j.Procs {
 				continue
 			}
@@ -505,9 +590,9 @@ func (a *dmm) spare(c int) int {
 
 // triedRecently: t rejected r in this pass, or within SeenMemory.
 func (a *dmm) triedRecently(r *dreq, node int) bool {
-	now := a.s.now
+	now := a.s.Now()
 	for _, t := range r.tried {
-		if t.node == node && (t.at == now || now-t.at < a.s.cfg.SeenMemory) {
+		if t.node == node && (t.at == now || now-t.at < a.s.Config().SeenMemory) {
 			return true
 		}
 	}
@@ -519,10 +604,10 @@ func (a *dmm) triedRecently(r *dreq, node int) bool {
 func (a *dmm) reject(r *dreq) {
 	s := a.s
 	for {
-		r.tried = append(r.tried, triedAt{r.path[len(r.path)-1], s.now})
+		r.tried = append(r.tried, triedAt{r.path[len(r.path)-1], s.Now()})
 		r.path = r.path[:len(r.path)-1]
 		r.dttl++
-		s.bus.Send(DMM, 1)
+		s.Bus().Send(DMM, 1)
 		prev := a.sms[r.path[len(r.path)-1]]
 		if len(r.path) == 1 || (prev.c != nil && prev.c.Up) {
 			a.enqueue(prev, r)
@@ -553,7 +638,7 @@ func (a *dmm) ClusterDown(c *Cluster) {
 			}
 			b.r.b = nil
 			r := b.r
-			r.path, r.dttl, r.tried = r.path[:1], a.s.cfg.DTTL, nil
+			r.path, r.dttl, r.tried = r.path[:1], a.s.Config().DTTL, nil
 			a.enqueue(sm, r)
 		}
 		clear(sm.bundles[len(kept):])

@@ -46,24 +46,35 @@ type fjm struct {
 	movedAt       time.Duration // when it last moved to another site manager (-1: never)
 }
 
+// FCondorSettings are fcondor's.
+type FCondorSettings struct {
+	HalfLife time.Duration `toml:"half_life"` // the fair-share usage decay half-life (1 day)
+}
+
+// Default: a day.
+func (f *FCondorSettings) Default() { f.HalfLife = 24 * time.Hour }
+
+// Check: a half-life within the periods' range.
+func (f *FCondorSettings) Check() error { return checkPeriod("half_life", f.HalfLife, false) }
+
 func init() {
 	register("fcondor", func(cfg *Config) (Architecture, error) {
 		d, err := NewDispatch(cfg.Dispatch)
 		return &fcondor{dispatch: d, halfLife: cfg.HalfLife.Seconds()}, err
-	})
+	}, func(cfg *Config) { cfg.Dispatch = "fcfs-bypass" }, &MatchSettings{}, &FCondorSettings{})
 }
 
 func (a *fcondor) Name() string { return "fcondor" }
 
 func (a *fcondor) Init(s *Sim) error {
 	a.s = s
-	a.attached = make([][]*fjm, len(s.clusters))
+	a.attached = make([][]*fjm, len(s.Clusters()))
 	s.CountKeepAlives()
-	startCycles(s, codeMatch, s.cfg.MatchPeriod, len(s.clusters))
+	startCycles(s, codeMatch, s.Config().MatchPeriod, len(s.Clusters()))
 	return nil
 }
 
-func (a *fcondor) Fits(j *Job) bool { return j.Procs <= a.s.maxProcs }
+func (a *fcondor) Fits(j *Job) bool { return j.Procs <= a.s.MaxProcs() }
 
 func (a *fcondor) jm(j *Job) *fjm {
 	for len(a.jms) <= j.JM {
@@ -71,7 +82,7 @@ func (a *fcondor) jm(j *Job) *fjm {
 	}
 	m := a.jms[j.JM]
 	if m == nil {
-		m = &fjm{id: j.JM, home: j.Home, cur: -1, at: a.s.now, movedAt: -1}
+		m = &fjm{id: j.JM, home: j.Home, cur: -1, at: a.s.Now(), movedAt: -1}
 		a.jms[j.JM] = m
 	}
 	return m
@@ -79,7 +90,7 @@ func (a *fcondor) jm(j *Job) *fjm {
 
 func (a *fcondor) Arrive(j *Job) {
 	m := a.jm(j)
-	a.s.bus.Send(NotifyBroker, 1)
+	a.s.Bus().Send(NotifyBroker, 1)
 	m.idle.push(j)
 	if m.cur < 0 {
 		a.attach(m, a.nextUp(m, m.home, true))
@@ -88,15 +99,15 @@ func (a *fcondor) Arrive(j *Job) {
 
 func (a *fcondor) Ended(j *Job) {
 	m := a.jms[j.JM]
-	m.account(a.s.now, a.halfLife)
+	m.account(a.s.Now(), a.halfLife)
 	m.running -= j.Procs
-	a.s.bus.Send(MatchClaimRelease, 1)
-	a.s.bus.Send(JobDataExchange, 1)
+	a.s.Bus().Send(MatchClaimRelease, 1)
+	a.s.Bus().Send(JobDataExchange, 1)
 }
 
 func (a *fcondor) Killed(j *Job) {
 	m := a.jms[j.JM]
-	m.account(a.s.now, a.halfLife)
+	m.account(a.s.Now(), a.halfLife)
 	m.running -= j.Procs
 	m.idle.pushFront(j)
 	if m.cur < 0 {
@@ -114,31 +125,31 @@ func (a *fcondor) ClusterDown(c *Cluster) {
 
 func (a *fcondor) Event(code uint8, i int32, _ *Job, _ int64) {
 	s := a.s
-	s.Schedule(s.now+s.cfg.MatchPeriod, codeMatch, i, nil, 0)
-	c := s.clusters[i]
+	s.Schedule(s.Now()+s.Config().MatchPeriod, codeMatch, i, nil, 0)
+	c := s.Clusters()[i]
 	if !c.Up {
 		return
 	}
-	s.bus.Send(NotifyBroker, 1)
+	s.Bus().Send(NotifyBroker, 1)
 	a.order = a.order[:0]
 	for _, m := range a.attached[i] {
-		if m.idle.len() > 0 && !m.justMoved(s.now) {
-			m.account(s.now, a.halfLife)
+		if m.idle.len() > 0 && !m.justMoved(s.Now()) {
+			m.account(s.Now(), a.halfLife)
 			a.order = append(a.order, m)
 		}
 	}
-	s.bus.Send(Negotiate, int64(len(a.order)))
+	s.Bus().Send(Negotiate, int64(len(a.order)))
 	slices.SortFunc(a.order, func(x, y *fjm) int { return cmp.Or(cmp.Compare(x.usage, y.usage), cmp.Compare(x.id, y.id)) })
 	for _, m := range a.order {
 		matchQueue(s, &m.idle, c, a.dispatch.Blocking(), func(j *Job) { m.running += j.Procs })
 	}
 	for _, m := range slices.Clone(a.attached[i]) {
 		switch {
-		case m.justMoved(s.now):
+		case m.justMoved(s.Now()):
 			// it waits for this site manager's next cycle
 		case m.idle.len() > 0:
 			a.move(m, a.nextUp(m, int(i), false))
-		case m.cur != m.home && s.clusters[m.home].Up:
+		case m.cur != m.home && s.Clusters()[m.home].Up:
 			a.detach(m)
 			a.attach(m, m.home)
 		}
@@ -148,13 +159,13 @@ func (a *fcondor) Event(code uint8, i int32, _ *Job, _ int64) {
 // nextUp is the next site manager of m's flock list after from (from
 // itself when inclusive) whose cluster is up; from when none is.
 func (a *fcondor) nextUp(m *fjm, from int, inclusive bool) int {
-	n := len(a.s.clusters)
+	n := len(a.s.Clusters())
 	start := 1
 	if inclusive {
 		start = 0
 	}
 	for k := start; k <= n; k++ {
-		if i := (from + k) % n; a.s.clusters[i].Up {
+		if i := (from + k) % n; a.s.Clusters()[i].Up {
 			return i
 		}
 	}
@@ -166,9 +177,9 @@ func (a *fcondor) move(m *fjm, to int) {
 		return
 	}
 	a.detach(m)
-	a.s.bus.Send(NotifyBroker, 1)
+	a.s.Bus().Send(NotifyBroker, 1)
 	a.attach(m, to)
-	m.movedAt = a.s.now
+	m.movedAt = a.s.Now()
 }
 
 // justMoved tells whether m moved to its site manager at now.

@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"slices"
+	"time"
+)
 
 // hier: the hierarchical K-level meta-scheduler of the thesis's Ch. 7
 // (Fig. 6.2, Sec. 7.2.1) with job routing: a scheduler at every site
@@ -33,15 +36,25 @@ type hier struct {
 // Distributions of hier, after DGSim's load-distribution policies.
 var distributions = []string{"worst-fit", "best-fit", "round-robin", "load"}
 
+// HierSettings are hier's.
+type HierSettings struct {
+	Distribution string `toml:"distribution"` // the multi-level distribution: worst-fit, best-fit, round-robin, load
+}
+
+// Default: worst-fit.
+func (h *HierSettings) Default() { h.Distribution = "worst-fit" }
+
+// Check: a distribution hier has.
+func (h *HierSettings) Check() error {
+	if !slices.Contains(distributions, h.Distribution) {
+		return settingErr("distribution", "%q: use worst-fit, best-fit, round-robin or load", h.Distribution)
+	}
+	return nil
+}
+
 func init() {
-	register("hier", func(cfg *Config) (Architecture, error) {
-		for _, d := range distributions {
-			if cfg.Distribution == d {
-				return &hier{dist: d}, nil
-			}
-		}
-		return nil, fmt.Errorf("distribution %q: use worst-fit, best-fit, round-robin or load", cfg.Distribution)
-	})
+	register("hier", func(cfg *Config) (Architecture, error) { return &hier{dist: cfg.Distribution}, nil },
+		func(cfg *Config) { cfg.InfoPeriod = 60 * time.Second }, &HierSettings{}, &ReserveSettings{})
 }
 
 func (a *hier) Name() string { return "hier" }
@@ -49,34 +62,34 @@ func (a *hier) Name() string { return "hier" }
 func (a *hier) Init(s *Sim) error {
 	a.s = s
 	s.UseInfo()
-	a.res.init(s, s.cfg.CentralReserve)
-	n := len(s.top.Nodes)
+	a.res.init(s, s.Config().CentralReserve)
+	n := len(s.Topology().Nodes)
 	a.q = make([]jobQueue, n)
 	a.rr = make([]int, n)
 	a.sub = make([][]int, n)
 	a.procs = make([]int, n)
 	a.maxIn = make([]int, n)
-	for i := range s.top.Nodes {
-		a.sub[i] = s.top.Subtree(i)
+	for i := range s.Topology().Nodes {
+		a.sub[i] = s.Topology().Subtree(i)
 		for _, c := range a.sub[i] {
-			a.procs[i] += s.clusters[c].Procs
+			a.procs[i] += s.Clusters()[c].Procs
 		}
 	}
-	for c := 0; c < s.top.Clusters; c++ {
-		g := s.top.Nodes[c].Grid
-		a.maxIn[g] = max(a.maxIn[g], s.clusters[c].Procs)
+	for c := 0; c < s.Topology().Clusters; c++ {
+		g := s.Topology().Nodes[c].Grid
+		a.maxIn[g] = max(a.maxIn[g], s.Clusters()[c].Procs)
 	}
 	return nil
 }
 
 // Fits: a job runs in its own grid.
-func (a *hier) Fits(j *Job) bool { return j.Procs <= a.maxIn[a.s.top.Nodes[j.Home].Grid] }
+func (a *hier) Fits(j *Job) bool { return j.Procs <= a.maxIn[a.s.Topology().Nodes[j.Home].Grid] }
 
 func (a *hier) Arrive(j *Job) {
 	s := a.s
-	s.bus.Send(NotifyBroker, 1)
-	c := s.clusters[j.Home]
-	p := s.top.Nodes[j.Home].Parent
+	s.Bus().Send(NotifyBroker, 1)
+	c := s.Clusters()[j.Home]
+	p := s.Topology().Nodes[j.Home].Parent
 	if p < 0 || (c.Up && c.Queued() == 0 && c.Free >= j.Procs) {
 		a.toCluster(c, j)
 		return
@@ -85,7 +98,7 @@ func (a *hier) Arrive(j *Job) {
 }
 
 func (a *hier) Ended(j *Job) {
-	a.s.bus.Send(JobDataExchange, 1)
+	a.s.Bus().Send(JobDataExchange, 1)
 	if a.s.InfoLive() {
 		a.dispatchAll()
 	}
@@ -94,11 +107,11 @@ func (a *hier) Ended(j *Job) {
 // Killed: the job's cluster failed; it goes to the front of its parent's
 // queue (or back to its cluster's when the cluster stands alone).
 func (a *hier) Killed(j *Job) {
-	if p := a.s.top.Nodes[j.Home].Parent; p >= 0 {
+	if p := a.s.Topology().Nodes[j.Home].Parent; p >= 0 {
 		a.up(p, j, true)
 		return
 	}
-	a.s.Requeue(a.s.clusters[j.Home], j)
+	a.s.Requeue(a.s.Clusters()[j.Home], j)
 }
 
 func (a *hier) ClusterUp(*Cluster) {
@@ -113,7 +126,7 @@ func (a *hier) InfoChanged(c int) {
 }
 
 func (a *hier) dispatchAll() {
-	for n := a.s.top.Clusters; n < len(a.q); n++ {
+	for n := a.s.Topology().Clusters; n < len(a.q); n++ {
 		if a.q[n].len() > 0 {
 			a.dispatch(n)
 		}
@@ -122,7 +135,7 @@ func (a *hier) dispatchAll() {
 
 // up hands j to node n's scheduler.
 func (a *hier) up(n int, j *Job, front bool) {
-	a.s.bus.Send(JobDataExchange, 1)
+	a.s.Bus().Send(JobDataExchange, 1)
 	if front {
 		a.q[n].pushFront(j)
 	} else {
@@ -132,7 +145,7 @@ func (a *hier) up(n int, j *Job, front bool) {
 }
 
 func (a *hier) toCluster(c *Cluster, j *Job) {
-	a.s.bus.Send(JobDataExchange, 1)
+	a.s.Bus().Send(JobDataExchange, 1)
 	a.s.Enqueue(c, j)
 	a.res.sent(c.Index, j.Procs)
 }
@@ -140,15 +153,15 @@ func (a *hier) toCluster(c *Cluster, j *Job) {
 // dispatch routes the jobs of node n's queue, head first.
 func (a *hier) dispatch(n int) {
 	s := a.s
-	parent := s.top.Nodes[n].Parent
+	parent := s.Topology().Nodes[n].Parent
 	for a.q[n].len() > 0 {
 		j := a.q[n].peek()
 		child := a.choose(n, j)
 		switch {
 		case child >= 0:
 			a.q[n].pop()
-			if child < s.top.Clusters {
-				a.toCluster(s.clusters[child], j)
+			if child < s.Topology().Clusters {
+				a.toCluster(s.Clusters()[child], j)
 			} else {
 				a.up(child, j, false) // down, in fact: the same hand-over
 			}
@@ -166,7 +179,7 @@ func (a *hier) dispatch(n int) {
 func (a *hier) best(m, procs int) int {
 	b := -1
 	for _, c := range a.sub[m] {
-		if a.s.clusters[c].Procs >= procs {
+		if a.s.Clusters()[c].Procs >= procs {
 			b = max(b, a.res.idle(c))
 		}
 	}
@@ -176,7 +189,7 @@ func (a *hier) best(m, procs int) int {
 // choose is the child of n to send j to, by the distribution policy, or
 // -1 when no child shows room for it.
 func (a *hier) choose(n int, j *Job) int {
-	kids := a.s.top.Nodes[n].Children
+	kids := a.s.Topology().Nodes[n].Children
 	pick, pickVal := -1, 0.0
 	for k := range kids {
 		m := kids[k]

@@ -10,7 +10,7 @@ type sepC struct {
 }
 
 func init() {
-	register("sep-c", func(*Config) (Architecture, error) { return &sepC{}, nil })
+	register("sep-c", func(*Config) (Architecture, error) { return &sepC{}, nil }, nil)
 }
 
 func (a *sepC) Name() string { return "sep-c" }
@@ -18,13 +18,13 @@ func (a *sepC) Name() string { return "sep-c" }
 func (a *sepC) Init(s *Sim) error { a.s = s; return nil }
 
 // Fits: a job runs only on its home cluster.
-func (a *sepC) Fits(j *Job) bool { return j.Procs <= a.s.clusters[j.Home].Procs }
+func (a *sepC) Fits(j *Job) bool { return j.Procs <= a.s.Clusters()[j.Home].Procs }
 
 func (a *sepC) Arrive(j *Job) {
-	a.s.bus.Send(JobDataExchange, 1)
-	a.s.Enqueue(a.s.clusters[j.Home], j)
+	a.s.Bus().Send(JobDataExchange, 1)
+	a.s.Enqueue(a.s.Clusters()[j.Home], j)
 }
 
-func (a *sepC) Ended(j *Job) { a.s.bus.Send(JobDataExchange, 1) }
+func (a *sepC) Ended(j *Job) { a.s.Bus().Send(JobDataExchange, 1) }
 
-func (a *sepC) Killed(j *Job) { a.s.Requeue(a.s.clusters[j.Home], j) }
+func (a *sepC) Killed(j *Job) { a.s.Requeue(a.s.Clusters()[j.Home], j) }

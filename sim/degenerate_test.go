@@ -124,8 +124,8 @@ func TestRunErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown arch", DefaultConfig("koala"), nil, "unknown architecture \"koala\""},
-		{"zero config", Config{Arch: "dmm"}, nil, "MatchPeriod = 0s is out of range"},
-		{"bad threshold", bad, nil, "Threshold = NaN"},
+		{"zero config", Config{Arch: "dmm"}, nil, "keep_alive_period = 0s is out of range"},
+		{"bad threshold", bad, nil, "threshold = NaN"},
 		{"unknown site", DefaultConfig("dmm"), []workload.Job{job("x", "mars", 1, 0, time.Second)}, "job x: site \"mars\" is not in the topology"},
 		{"composite with a cycle", DefaultConfig("dmm"), []workload.Job{cycle}, "job w: dependency cycle: w.a -> w.b -> w.a"},
 		{"composite without tasks", DefaultConfig("dmm"), []workload.Job{noTasks}, "job v: composite job without tasks"},

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -36,6 +35,17 @@ const (
 	GrowthThesis   = "thesis"
 )
 
+// DynamicsSettings are the generated dynamics' (docs/sim.md); the zero
+// values mean none.
+type DynamicsSettings struct {
+	Failures          string        `toml:"failures"`             // "" or "none", or "thesis": the thesis's failure model (Sec. 4.3.1)
+	FailureScale      float64       `toml:"failure_scale"`        // multiplies the failure rate (0: 1)
+	Growth            string        `toml:"growth"`               // "" or "none", or "thesis": clusters join at GrowthPerYear (default 20%, thesis Ch. 7)
+	GrowthPerYear     float64       `toml:"growth_per_year"`      // clusters added, compounded yearly (0: none, or 0.2 with Growth "thesis")
+	GrowthSizePerYear *float64      `toml:"growth_size_per_year"` // new clusters' size growth a year (nil: dynamics.DefaultSizePerYear)
+	GrowthSpan        time.Duration `toml:"growth_span"`          // how long clusters keep joining (0: a year)
+}
+
 // dynState is the engine's side of the dynamics.
 type dynState struct {
 	src     *dynamics.Stream
@@ -57,36 +67,40 @@ func growthOf(cfg *Config, top *topology.Topology) (*dynamics.Joined, error) {
 	if g.Span == 0 {
 		g.Span = dynamics.DefaultSpan
 	}
-	return dynamics.Grow(top, g, cfg.Seed)
+	j, err := dynamics.Grow(top, g, cfg.Seed)
+	if err != nil {
+		return nil, &SettingError{Key: "growth_per_year", Msg: err.Error()}
+	}
+	return j, nil
 }
 
-// checkDynamics validates the dynamics settings (from Config.Check).
-func (c *Config) checkDynamics() error {
-	switch c.Failures {
+// Check: the dynamics' settings.
+func (d *DynamicsSettings) Check() error {
+	switch d.Failures {
 	case "", FailuresNone, FailuresThesis:
 	default:
-		return fmt.Errorf("Failures %q: use %q or %q", c.Failures, FailuresNone, FailuresThesis)
+		return settingErr("failures", "%q: use %q or %q", d.Failures, FailuresNone, FailuresThesis)
 	}
-	switch c.Growth {
+	switch d.Growth {
 	case "", GrowthNone, GrowthThesis:
 	default:
-		return fmt.Errorf("Growth %q: use %q or %q", c.Growth, GrowthNone, GrowthThesis)
+		return settingErr("growth", "%q: use %q or %q", d.Growth, GrowthNone, GrowthThesis)
 	}
-	growth := c.GrowthPerYear > 0 || c.Growth == GrowthThesis
 	switch {
-	case !(c.FailureScale >= 0 && c.FailureScale <= dynamics.MaxScale):
-		return fmt.Errorf("FailureScale = %g is out of range: must be in [0, %g] (0: the model's rate)", c.FailureScale, dynamics.MaxScale)
-	case !(c.GrowthPerYear >= 0 && c.GrowthPerYear <= dynamics.MaxPerYear):
-		return fmt.Errorf("GrowthPerYear = %g is out of range: must be in [0, %g]", c.GrowthPerYear, dynamics.MaxPerYear)
-	case c.GrowthSizePerYear != nil && !(*c.GrowthSizePerYear >= 0 && *c.GrowthSizePerYear <= dynamics.MaxPerYear):
-		return fmt.Errorf("GrowthSizePerYear = %g is out of range: must be in [0, %g]", *c.GrowthSizePerYear, dynamics.MaxPerYear)
-	case c.GrowthSpan < 0 || c.GrowthSpan > MaxHorizon:
-		return fmt.Errorf("GrowthSpan = %v is out of range: must be in [0, %v]", c.GrowthSpan, MaxHorizon)
-	case c.Arch == "central" && c.CentralModel == CentralCore && (c.Failures == FailuresThesis || growth):
-		return fmt.Errorf("Failures %q, Growth %q, GrowthPerYear %g: generated failures and growth act on the engine's clusters, and the core model (CentralModel %q) runs its own: use CentralModel %q", c.Failures, c.Growth, c.GrowthPerYear, CentralCore, CentralPlacement)
+	case !(d.FailureScale >= 0 && d.FailureScale <= dynamics.MaxScale):
+		return settingErr("failure_scale", "= %g is out of range: must be in [0, %g] (0: the model's rate)", d.FailureScale, dynamics.MaxScale)
+	case !(d.GrowthPerYear >= 0 && d.GrowthPerYear <= dynamics.MaxPerYear):
+		return settingErr("growth_per_year", "= %g is out of range: must be in [0, %g]", d.GrowthPerYear, dynamics.MaxPerYear)
+	case d.GrowthSizePerYear != nil && !(*d.GrowthSizePerYear >= 0 && *d.GrowthSizePerYear <= dynamics.MaxPerYear):
+		return settingErr("growth_size_per_year", "= %g is out of range: must be in [0, %g]", *d.GrowthSizePerYear, dynamics.MaxPerYear)
+	case d.GrowthSpan < 0 || d.GrowthSpan > MaxHorizon:
+		return settingErr("growth_span", "= %v is out of range: must be in [0, %v]", d.GrowthSpan, MaxHorizon)
 	}
 	return nil
 }
+
+// Default: no generated dynamics.
+func (d *DynamicsSettings) Default() { *d = DynamicsSettings{} }
 
 // startDynamics marks the clusters that join later as down and absent,
 // keeps the homes of jobs among the present clusters, and schedules the

@@ -177,18 +177,18 @@ func TestDynamicsDegenerate(t *testing.T) {
 		want string
 		arch string
 	}{
-		{func(c *Config) { c.Failures = "weibull" }, "Failures", ""},
-		{func(c *Config) { c.FailureScale = -1 }, "FailureScale", ""},
-		{func(c *Config) { c.FailureScale = 1e6 }, "FailureScale", ""},
-		{func(c *Config) { c.GrowthPerYear = -0.1 }, "GrowthPerYear", ""},
-		{func(c *Config) { c.GrowthPerYear = 1e9 }, "GrowthPerYear", ""},
-		{func(c *Config) { v := -1.0; c.GrowthSizePerYear = &v }, "GrowthSizePerYear", ""},
-		{func(c *Config) { c.GrowthSpan = -time.Hour }, "GrowthSpan", ""},
-		{func(c *Config) { c.GrowthPerYear, c.GrowthSpan = dynamics.MaxPerYear, MaxHorizon }, "GrowthPerYear", ""},
+		{func(c *Config) { c.Failures = "weibull" }, "failures", ""},
+		{func(c *Config) { c.FailureScale = -1 }, "failure_scale", ""},
+		{func(c *Config) { c.FailureScale = 1e6 }, "failure_scale", ""},
+		{func(c *Config) { c.GrowthPerYear = -0.1 }, "growth_per_year", ""},
+		{func(c *Config) { c.GrowthPerYear = 1e9 }, "growth_per_year", ""},
+		{func(c *Config) { v := -1.0; c.GrowthSizePerYear = &v }, "growth_size_per_year", ""},
+		{func(c *Config) { c.GrowthSpan = -time.Hour }, "growth_span", ""},
+		{func(c *Config) { c.GrowthPerYear, c.GrowthSpan = dynamics.MaxPerYear, MaxHorizon }, "growth_per_year", ""},
 		{func(c *Config) { c.Failures, c.CentralModel = FailuresThesis, CentralCore }, "core model", "central"},
 		{func(c *Config) { c.GrowthPerYear, c.CentralModel = 0.2, CentralCore }, "core model", "central"},
 		{func(c *Config) { c.Growth, c.CentralModel = GrowthThesis, CentralCore }, "core model", "central"},
-		{func(c *Config) { c.Growth = "linear" }, "Growth", ""},
+		{func(c *Config) { c.Growth = "linear" }, "growth \"linear\"", ""},
 	}
 	for _, tc := range bad {
 		cfg := DefaultConfig("dmm")
@@ -246,7 +246,7 @@ func TestDynamicsMemoryFlat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.arch, err = archs[cfg.Arch](&s.cfg); err != nil {
+	if s.arch, err = archs[cfg.Arch].new(&s.cfg); err != nil {
 		t.Fatal(err)
 	}
 	s.startDynamics(grown)

@@ -118,7 +118,7 @@ func RunObserved(cfg Config, top *topology.Topology, src Source, obs Observer) (
 	}
 	s.obs = obs
 	s.attachSeries()
-	if s.arch, err = newArch(&s.cfg); err != nil {
+	if s.arch, err = newArch.new(&s.cfg); err != nil {
 		return nil, err
 	}
 	_, s.hosted = s.arch.(*centralCore)
@@ -464,6 +464,18 @@ func (s *Sim) up(c *Cluster) {
 	s.arch.ClusterUp(c)
 	s.Dispatch(c)
 }
+
+// Changed tells the engine that cluster c's idle processors changed other
+// than by Start or a job's end (DMM's processors held for a delegation).
+func (s *Sim) Changed(c *Cluster) { s.changed(c) }
+
+// Touch marks a change no report taken before it shows (a job a router
+// sent), and is its version.
+func (s *Sim) Touch() uint64 { s.version++; return s.version }
+
+// CountAttempt and CountOffer count DMM's delegation attempts and offers.
+func (s *Sim) CountAttempt() { s.acc.attempts++ }
+func (s *Sim) CountOffer()   { s.acc.offers++ }
 
 func (s *Sim) changed(c *Cluster) {
 	s.version++

@@ -103,7 +103,7 @@ func koalaServeCommand() *cli.Command {
 			&cli.StringFlag{Name: "state", Value: "koala-state.db", Usage: "SQLite database of the scheduler's state"},
 			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "token for state-changing requests (visible to other users in the process list: prefer --token-file or the environment variable)"},
 			&cli.StringFlag{Name: "token-file", Usage: "file holding the token for state-changing requests"},
-			&cli.StringFlag{Name: "policy", Usage: "placement policy of the jobs that name none (WF, CF, CM, FCM); overrides the grid file"},
+			&cli.StringFlag{Name: "policy", Usage: "placement policy of the jobs that name none (" + placement.List() + "); overrides the grid file"},
 			&cli.Float64Flag{Name: "time-scale", Usage: "core seconds per wall second; overrides the grid file"},
 			&cli.DurationFlag{Name: "scan-interval", Usage: "placement-queue scan interval; overrides the grid file"},
 			&cli.StringFlag{Name: "execution", Usage: "emulated (timers) or process (real 'gmark app' processes); overrides the grid file"},
@@ -209,7 +209,7 @@ func koalaSimulateCommand() *cli.Command {
 			"second), and prints per-job statistics and utilization. Composite jobs are not supported here.",
 		Flags: []cli.Flag{
 			gridFlag(),
-			&cli.StringFlag{Name: "policy", Usage: "placement policy (WF, CF, CM, FCM); overrides the grid file"},
+			&cli.StringFlag{Name: "policy", Usage: "placement policy (" + placement.List() + "); overrides the grid file"},
 			&cli.StringFlag{Name: "priority", Value: "high", Usage: "priority of every job"},
 			&cli.StringFlag{Name: "runner", Value: "krunner", Usage: "runner of every job: krunner, drunner, irunner"},
 			&cli.DurationFlag{Name: "warmup", Value: 30 * time.Minute, Usage: "background load runs this long before the first job (at least the grid's [scheduler] local_warmup, which the local workloads get)"},

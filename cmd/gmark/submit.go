@@ -13,6 +13,7 @@ import (
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/progress"
+	"github.com/gmark/gmark/koala/placement"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/provenance"
@@ -67,7 +68,7 @@ func koalaTargetFlags() []cli.Flag {
 		&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala target without --endpoint: grid description of the core started for the run"},
 		&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala target with --endpoint: the core's token; prefer --token-file or $GMARK_KOALA_TOKEN (a command line is visible to every user of the machine)"},
 		&cli.StringFlag{Name: "token-file", Usage: "koala target with --endpoint: file holding the core's token (the server's STATE.token); --resume reads it again"},
-		&cli.StringFlag{Name: "policy", DefaultText: "the core's", Usage: "koala target: placement policy of every job (WF, CF, CM, FCM)"},
+		&cli.StringFlag{Name: "policy", DefaultText: "the core's", Usage: "koala target: placement policy of every job (" + placement.List() + ")"},
 		&cli.StringFlag{Name: "priority", DefaultText: "the core's", Usage: "koala target: priority of every job"},
 		&cli.StringFlag{Name: "runner", Usage: "koala target: runner of every job: krunner, drunner, irunner"},
 	}

@@ -11,9 +11,12 @@ package placement
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/workload"
 )
 
 // Site is what the co-allocator knows about one execution site.
@@ -106,28 +109,69 @@ const (
 	FlexibleClusterMinimizer = "FCM"
 )
 
-// New returns a fresh instance of the named policy (Close-to-Files keeps a
-// history table, so the core holds one instance per policy). Names are
-// case-insensitive; "worst-fit", "close-to-files", "cluster-minimization" and
-// "flexible-cluster-minimization" are accepted too.
-func New(name string, sites []string) (Policy, error) {
-	switch strings.ToLower(name) {
-	case "wf", "worst-fit", "worstfit":
-		return &worstFit{}, nil
-	case "cf", "close-to-files", "closetofiles":
-		return NewCloseToFiles(AllPairs(sites)), nil
-	case "cm", "cluster-minimization":
-		return &clusterMin{}, nil
-	case "fcm", "flexible-cluster-minimization":
-		return &flexClusterMin{}, nil
+// Spec is a placement policy as gmark knows it: its name (as jobs, grid
+// files and flags write it), the other names it is accepted under, one
+// line of documentation, how to make a fresh instance of it over the
+// named sites, and (Scope, nil for none) on which workloads it cannot
+// differ from Worst-Fit: the words that follow "policy X has nothing to
+// act on: ", or "" when it can (NothingToActOn; flexible is the note on
+// the flexible jobs every policy splits alike, to end the reason with).
+// Policies lists every policy; the usage strings of the command line,
+// New, Names and the errors of an unknown name all come from it.
+type Spec struct {
+	Name    string
+	Aliases []string
+	Doc     string
+	New     func(sites []string) Policy
+	Scope   func(s workload.PlacementScope, flexible string) string
+}
+
+// Policies is the table of the placement policies, in the order they are
+// listed. The four of the KOALA papers are here; a new policy adds itself
+// from its own file: func init() { Policies = append(Policies, Spec{…}) }.
+var Policies = []Spec{
+	{WorstFit, []string{"worst-fit", "worstfit"}, "Worst-Fit: every component on the cluster with the most idle processors",
+		func([]string) Policy { return &worstFit{} }, nil},
+	{CloseToFiles, []string{"close-to-files", "closetofiles"}, "Close-to-Files: the cluster that minimizes the transfer of the input files",
+		func(sites []string) Policy { return NewCloseToFiles(AllPairs(sites)) }, scopeCF},
+	{ClusterMinimization, []string{"cluster-minimization"}, "Cluster Minimization: a job's components on as few clusters as possible",
+		func([]string) Policy { return &clusterMin{} }, scopeCM(ClusterMinimization)},
+	{FlexibleClusterMinimizer, []string{"flexible-cluster-minimization"}, "Flexible Cluster Minimization: flexible jobs split over as few clusters as possible",
+		func([]string) Policy { return &flexClusterMin{} }, scopeCM(FlexibleClusterMinimizer)},
+}
+
+// Lookup is the policy of a name or alias, case ignored.
+func Lookup(name string) (Spec, bool) {
+	for _, p := range Policies {
+		if strings.EqualFold(name, p.Name) || slices.ContainsFunc(p.Aliases, func(a string) bool { return strings.EqualFold(name, a) }) {
+			return p, true
+		}
 	}
-	return nil, fmt.Errorf("unknown placement policy %q (WF, CF, CM or FCM)", name)
+	return Spec{}, false
+}
+
+// New returns a fresh instance of the named policy (Close-to-Files keeps a
+// history table, so the core holds one instance per policy). Names and
+// aliases are case-insensitive.
+func New(name string, sites []string) (Policy, error) {
+	if p, ok := Lookup(name); ok {
+		return p.New(sites), nil
+	}
+	names := Names()
+	return nil, fmt.Errorf("unknown placement policy %q (%s or %s)", name, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 // Names lists the policies.
 func Names() []string {
-	return []string{WorstFit, CloseToFiles, ClusterMinimization, FlexibleClusterMinimizer}
+	out := make([]string, len(Policies))
+	for i, p := range Policies {
+		out[i] = p.Name
+	}
+	return out
 }
+
+// List is the policies' names for a usage string: "WF, CF, CM, FCM".
+func List() string { return strings.Join(Names(), ", ") }
 
 // state is the working copy of idle counts during one placement: components
 // of the same job take processors from it, so later components see what the

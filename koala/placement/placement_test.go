@@ -161,8 +161,11 @@ func TestTransferTimeRoundsUp(t *testing.T) {
 }
 
 func TestUnknownPolicy(t *testing.T) {
-	if _, err := New("best-fit", nil); err == nil || !strings.Contains(err.Error(), "WF, CF, CM or FCM") {
-		t.Errorf("error %v", err)
+	_, err := New("best-fit", nil)
+	for _, n := range Names() {
+		if err == nil || !strings.Contains(err.Error(), n) {
+			t.Errorf("error %v, want one listing %s", err, n)
+		}
 	}
 	for _, n := range Names() {
 		if _, err := New(n, nil); err != nil {
@@ -185,6 +188,41 @@ func TestTransferTimeSaturates(t *testing.T) {
 		res, fail := (&worstFit{}).Place(withFiles(req(8), File{"f", 1 << 50}), info)
 		if fail != nil || res.FTT != math.MaxInt64 {
 			t.Errorf("bandwidth %g: FTT %v, want the longest Duration", bw, res.FTT)
+		}
+	}
+}
+
+// Every policy of the table is found by its name and by each alias, in
+// any case, and makes an instance that says its name; no name or alias is
+// claimed twice; every policy is documented; the usage list is the table's.
+func TestPolicyTable(t *testing.T) {
+	seen := map[string]string{}
+	for _, p := range Policies {
+		if p.Doc == "" || p.New == nil {
+			t.Errorf("%s: no doc or no constructor", p.Name)
+		}
+		for _, n := range append([]string{p.Name}, p.Aliases...) {
+			if other, ok := seen[strings.ToLower(n)]; ok {
+				t.Errorf("%q is a name of %s and of %s", n, other, p.Name)
+			}
+			seen[strings.ToLower(n)] = p.Name
+			for _, spelt := range []string{n, strings.ToUpper(n), strings.ToLower(n)} {
+				pol, err := New(spelt, []string{"a", "b"})
+				if err != nil || pol.Name() != p.Name {
+					t.Errorf("New(%q) = %v, %v; want %s", spelt, pol, err, p.Name)
+				}
+				if c, ok := Canonical(spelt); !ok || c != p.Name {
+					t.Errorf("Canonical(%q) = %q, %v", spelt, c, ok)
+				}
+			}
+		}
+	}
+	if got := List(); !strings.HasPrefix(got, "WF, CF, CM, FCM") || got != strings.Join(Names(), ", ") {
+		t.Errorf("List() = %q, want the table's names, KOALA's four first", got)
+	}
+	for _, bad := range []string{"", " WF", "WF ", "w-f", "worst_fit"} {
+		if _, ok := Lookup(bad); ok {
+			t.Errorf("Lookup(%q) found a policy", bad)
 		}
 	}
 }

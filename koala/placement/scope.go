@@ -48,22 +48,35 @@ func NothingToActOn(policy string, s workload.PlacementScope) string {
 	if s.Flexible > 0 {
 		flexible = fmt.Sprintf("; the %s every policy splits alike", count(s.Flexible, "flexible job", "flexible jobs"))
 	}
-	switch name {
-	case CloseToFiles:
-		if s.Files == 0 {
-			return fmt.Sprintf("no job with a site to choose reads an input file (%s with a "+
-				"site to choose%s), and Close-to-Files places a job without input files as Worst-Fit does, so CF and WF give "+
-				"the same results (InputFile= or InputFilesWithWeights= attach files; the grid's [[file]] tables say which "+
-				"sites hold them)", jobs(s.Free), flexible)
-		}
-	case ClusterMinimization, FlexibleClusterMinimizer:
+	p, _ := Lookup(name)
+	if p.Scope == nil {
+		return ""
+	}
+	return p.Scope(s, flexible)
+}
+
+// scopeCF: Close-to-Files acts on jobs that read input files.
+func scopeCF(s workload.PlacementScope, flexible string) string {
+	if s.Files == 0 {
+		return fmt.Sprintf("no job with a site to choose reads an input file (%s with a "+
+			"site to choose%s), and Close-to-Files places a job without input files as Worst-Fit does, so CF and WF give "+
+			"the same results (InputFile= or InputFilesWithWeights= attach files; the grid's [[file]] tables say which "+
+			"sites hold them)", jobs(s.Free), flexible)
+	}
+	return ""
+}
+
+// scopeCM: Cluster Minimization (and FCM) acts on jobs with two or more
+// components to place.
+func scopeCM(name string) func(workload.PlacementScope, string) string {
+	return func(s workload.PlacementScope, flexible string) string {
 		if s.Spread == 0 {
 			return fmt.Sprintf("no job has two or more components to place (%s with a "+
 				"site to choose%s), and %s places a single component where Worst-Fit does (on the cluster with the most "+
 				"idle processors), so %s and WF give the same results", jobs(s.Free), flexible, name, name)
 		}
+		return ""
 	}
-	return ""
 }
 
 // Unreplicated lists the files no site holds a replica of (replicas as the

@@ -59,13 +59,13 @@ func Grow(top *topology.Topology, g Growth, seed uint64) (*Joined, error) {
 		return j, nil
 	}
 	if g.PerYear > MaxPerYear || math.IsNaN(g.SizePerYear) || g.SizePerYear < 0 || g.SizePerYear > MaxPerYear {
-		return nil, fmt.Errorf("GrowthPerYear = %g, GrowthSizePerYear = %g: out of range [0, %g]", g.PerYear, g.SizePerYear, MaxPerYear)
+		return nil, fmt.Errorf("growth_per_year = %g, growth_size_per_year = %g: out of range [0, %g]", g.PerYear, g.SizePerYear, MaxPerYear)
 	}
 	years := min(g.Span, Horizon).Hours() / (365 * 24)
 	total := float64(n0) * math.Pow(1+g.PerYear, years)
 	room := topology.MaxNodes - len(top.Nodes)
 	if total-float64(n0) > float64(room) {
-		return nil, fmt.Errorf("GrowthPerYear = %g over %v adds %.3g clusters to %d nodes: a topology has at most %d clusters and sites", g.PerYear, g.Span, total-float64(n0), len(top.Nodes), topology.MaxNodes)
+		return nil, fmt.Errorf("growth_per_year = %g over %v adds %.3g clusters to %d nodes: a topology has at most %d clusters and sites", g.PerYear, g.Span, total-float64(n0), len(top.Nodes), topology.MaxNodes)
 	}
 	added := int(math.Floor(total+1e-9)) - n0
 	if added <= 0 {

@@ -96,50 +96,9 @@ type workloadSpec struct {
 	Site       *string `toml:"site"`
 }
 
-// settingsSpec is a [settings] table: the fields of sim.Config a
-// scenario sets (docs/sim.md).
-type settingsSpec struct {
-	CoolDown         *bool    `toml:"cool_down"`
-	CoolDownLimit    any      `toml:"cool_down_limit"`
-	MatchPeriod      any      `toml:"match_period"`
-	DelegationPeriod any      `toml:"delegation_period"`
-	AlignedCycles    *bool    `toml:"aligned_cycles"`
-	InfoPeriod       any      `toml:"info_period"`
-	InfoDelay        any      `toml:"info_delay"`
-	CentralReserve   *bool    `toml:"central_reserve"`
-	Placement        *string  `toml:"placement"`
-	Distribution     *string  `toml:"distribution"`
-	KeepAlivePeriod  any      `toml:"keep_alive_period"`
-	LeaseTerm        any      `toml:"lease_term"`
-	SlowdownBound    any      `toml:"slowdown_bound"`
-	Threshold        *float64 `toml:"threshold"`
-	DTTL             *int64   `toml:"dttl"`
-	SeenMemory       any      `toml:"seen_memory"`
-	HalfLife         any      `toml:"half_life"`
-	LocalScheduler   *string  `toml:"local_scheduler"`
-	Selection        *string  `toml:"selection"`
-	Dispatch         *string  `toml:"dispatch"`
-	DelegationOrder  *string  `toml:"delegation_order"`
-	TargetOrder      *string  `toml:"target_order"`
-	DMMInformation   *string  `toml:"dmm_information"`
-	DMMPassOn        *bool    `toml:"dmm_pass_on"`
-	CentralModel     *string  `toml:"central_model"`
-	CoreGrid         *string  `toml:"core_grid"`
-	DeadlinePolicy   *string  `toml:"deadline_policy"`
-	DeadlineL        *float64 `toml:"deadline_l"`
-	DeadlinePriority *string  `toml:"deadline_priority"`
-	LocalLoad        *float64 `toml:"local_load"`
-	GPKill           *string  `toml:"gp_kill"`
-	WaitXFirstTry    *string  `toml:"waitx_first_try"`
-	LocalWarmup      any      `toml:"local_warmup"`
-	// generated dynamics (sim/dynamics)
-	Failures          *string  `toml:"failures"`
-	FailureScale      *float64 `toml:"failure_scale"`
-	Growth            *string  `toml:"growth"`
-	GrowthPerYear     *float64 `toml:"growth_per_year"`
-	GrowthSizePerYear *float64 `toml:"growth_size_per_year"`
-	GrowthSpan        any      `toml:"growth_span"`
-}
+// settingsSpec is a [settings] table: the settings of sim.Config's groups
+// a scenario gives, by their keys (settings.go reads it into them).
+type settingsSpec map[string]any
 
 // Options change how a file is read.
 type Options struct {
@@ -259,6 +218,11 @@ func (p *parser) errorf(path, format string, args ...any) {
 	}
 	e := srcerr.Errorf(srcerr.Pos{File: p.file, Line: p.lines.line(path)}, format, args...)
 	e.Msg = oneLine(e.Msg)
+	for _, old := range p.errs {
+		if old.Pos == e.Pos && old.Msg == e.Msg { // a setting of the experiment's, read for each scenario
+			return
+		}
+	}
 	p.errs = append(p.errs, e)
 }
 
@@ -300,6 +264,7 @@ func (p *parser) experiment(f *fileSpec, o Options) *Experiment {
 		}
 	}
 	e.top = p.topology(f.Topology, e)
+	p.unknownSettings(f.Settings, "settings.", "settings.")
 	scenarios := f.Scenarios
 	implied := len(scenarios) == 0
 	if implied { // no [[scenario]]: one, named default, of the top-level settings

@@ -49,6 +49,7 @@ type Scenario struct {
 	Settings      map[string]string `json:"settings,omitempty"` // the sim.Config settings given, by key, as written in canonical form
 	Plot          *Placement        `json:"plot,omitempty"`     // where its results go on the figures of the experiment's PlotAxis
 	settings      []setting
+	given         *sim.Config // the values of settings (of every group; a template, not a run's)
 }
 
 // Runs is the number of runs the scenario expands into.
@@ -136,7 +137,10 @@ func (p *parser) scenario(f *fileSpec, s *scenarioSpec, at string, e *Experiment
 	if sc.Workload.Kind == KindBurst && len(sc.Loads) > 1 {
 		p.errorf(loadAt, "%d loads: a %s workload is the same at every load level (its jobs all come at 0); give one level, e.g. loads = [100]", len(sc.Loads), KindBurst)
 	}
-	sc.settings, sc.Settings = p.settings(&f.Settings, &s.Settings, at)
+	if at != "" {
+		p.unknownSettings(s.Settings, at+".settings.", "scenario.settings.")
+	}
+	sc.given, sc.settings, sc.Settings = p.settings(f.Settings, s.Settings, at)
 	if e.top != nil && len(sc.Architectures) > 0 {
 		p.dryRun(sc, e.top, at)
 	}

@@ -1,10 +1,12 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gmark/gmark/koala/grid"
@@ -12,196 +14,200 @@ import (
 	"github.com/gmark/gmark/sim/topology"
 )
 
-// setting is one sim.Config setting a scenario gives: its key, its value
-// (bool, time.Duration, float64, int or string), and where it was written.
+// A [settings] table gives settings of sim.Config by their keys: the
+// engine's and every architecture's, each declared once, with its key,
+// default and check, in its group (sim.Config.Settings). This file reads
+// a table into the groups by the fields' types; it knows no setting by
+// name.
+
+// setting is one setting a scenario gives: its key and where it was
+// written.
 type setting struct {
 	key   string
-	value any
 	at    string
+	index []int // in sim.Config
+	group reflect.Type
+	own   bool
 }
 
-// settingKeys are the keys of [settings], each with the sim.Config field
-// it sets (the name Config.Check's messages use).
-var settingKeys = []struct {
-	key, field string
-	kind       byte // b bool, d duration, f float, i integer, s string
-	get        func(*settingsSpec) any
-	set        func(*sim.Config, any)
-}{
-	{"cool_down", "CoolDown", 'b', func(s *settingsSpec) any { return deref(s.CoolDown) }, func(c *sim.Config, v any) { c.CoolDown = v.(bool) }},
-	{"cool_down_limit", "CoolDownLimit", 'd', func(s *settingsSpec) any { return s.CoolDownLimit }, func(c *sim.Config, v any) { c.CoolDownLimit = v.(time.Duration) }},
-	{"match_period", "MatchPeriod", 'd', func(s *settingsSpec) any { return s.MatchPeriod }, func(c *sim.Config, v any) { c.MatchPeriod = v.(time.Duration) }},
-	{"delegation_period", "DelegationPeriod", 'd', func(s *settingsSpec) any { return s.DelegationPeriod }, func(c *sim.Config, v any) { c.DelegationPeriod = v.(time.Duration) }},
-	{"aligned_cycles", "AlignedCycles", 'b', func(s *settingsSpec) any { return deref(s.AlignedCycles) }, func(c *sim.Config, v any) { c.AlignedCycles = v.(bool) }},
-	{"info_period", "InfoPeriod", 'd', func(s *settingsSpec) any { return s.InfoPeriod }, func(c *sim.Config, v any) { c.InfoPeriod = v.(time.Duration) }},
-	{"info_delay", "InfoDelay", 'd', func(s *settingsSpec) any { return s.InfoDelay }, func(c *sim.Config, v any) { c.InfoDelay = v.(time.Duration) }},
-	{"central_reserve", "CentralReserve", 'b', func(s *settingsSpec) any { return deref(s.CentralReserve) }, func(c *sim.Config, v any) { c.CentralReserve = v.(bool) }},
-	{"placement", "Placement", 's', func(s *settingsSpec) any { return deref(s.Placement) }, func(c *sim.Config, v any) { c.Placement = v.(string) }},
-	{"distribution", "Distribution", 's', func(s *settingsSpec) any { return deref(s.Distribution) }, func(c *sim.Config, v any) { c.Distribution = v.(string) }},
-	{"keep_alive_period", "KeepAlivePeriod", 'd', func(s *settingsSpec) any { return s.KeepAlivePeriod }, func(c *sim.Config, v any) { c.KeepAlivePeriod = v.(time.Duration) }},
-	{"lease_term", "LeaseTerm", 'd', func(s *settingsSpec) any { return s.LeaseTerm }, func(c *sim.Config, v any) { c.LeaseTerm = v.(time.Duration) }},
-	{"slowdown_bound", "SlowdownBound", 'd', func(s *settingsSpec) any { return s.SlowdownBound }, func(c *sim.Config, v any) { c.SlowdownBound = v.(time.Duration) }},
-	{"threshold", "Threshold", 'f', func(s *settingsSpec) any { return deref(s.Threshold) }, func(c *sim.Config, v any) { c.Threshold = v.(float64) }},
-	{"dttl", "DTTL", 'i', func(s *settingsSpec) any { return deref(s.DTTL) }, func(c *sim.Config, v any) { c.DTTL = v.(int) }},
-	{"seen_memory", "SeenMemory", 'd', func(s *settingsSpec) any { return s.SeenMemory }, func(c *sim.Config, v any) { c.SeenMemory = v.(time.Duration) }},
-	{"half_life", "HalfLife", 'd', func(s *settingsSpec) any { return s.HalfLife }, func(c *sim.Config, v any) { c.HalfLife = v.(time.Duration) }},
-	{"local_scheduler", "LocalScheduler", 's', func(s *settingsSpec) any { return deref(s.LocalScheduler) }, func(c *sim.Config, v any) { c.LocalScheduler = v.(string) }},
-	{"selection", "Selection", 's', func(s *settingsSpec) any { return deref(s.Selection) }, func(c *sim.Config, v any) { c.Selection = v.(string) }},
-	{"dispatch", "Dispatch", 's', func(s *settingsSpec) any { return deref(s.Dispatch) }, func(c *sim.Config, v any) { c.Dispatch = v.(string) }},
-	{"delegation_order", "DelegationOrder", 's', func(s *settingsSpec) any { return deref(s.DelegationOrder) }, func(c *sim.Config, v any) { c.DelegationOrder = v.(string) }},
-	{"target_order", "TargetOrder", 's', func(s *settingsSpec) any { return deref(s.TargetOrder) }, func(c *sim.Config, v any) { c.TargetOrder = v.(string) }},
-	{"dmm_information", "DMMInformation", 's', func(s *settingsSpec) any { return deref(s.DMMInformation) }, func(c *sim.Config, v any) { c.DMMInformation = dmmInformation(v.(string)) }},
-	{"dmm_pass_on", "DMMPassOn", 'b', func(s *settingsSpec) any { return deref(s.DMMPassOn) }, func(c *sim.Config, v any) { c.DMMPassOn = v.(bool) }},
-	{"central_model", "CentralModel", 's', func(s *settingsSpec) any { return deref(s.CentralModel) }, func(c *sim.Config, v any) { c.CentralModel = v.(string) }},
-	{"core_grid", "CoreGrid", 'g', func(s *settingsSpec) any { return deref(s.CoreGrid) }, func(c *sim.Config, v any) { c.CoreGrid = v.(*grid.Grid) }},
-	{"deadline_policy", "CoreDeadlinePolicy", 's', func(s *settingsSpec) any { return deref(s.DeadlinePolicy) }, func(c *sim.Config, v any) { c.CoreDeadlinePolicy = v.(string) }},
-	{"deadline_l", "CoreDeadlineL", 'f', func(s *settingsSpec) any { return deref(s.DeadlineL) }, func(c *sim.Config, v any) { c.CoreDeadlineL = v.(float64) }},
-	{"deadline_priority", "CoreDeadlinePriority", 's', func(s *settingsSpec) any { return deref(s.DeadlinePriority) }, func(c *sim.Config, v any) { c.CoreDeadlinePriority = v.(string) }},
-	{"local_load", "CoreLocalLoad", 'f', func(s *settingsSpec) any { return deref(s.LocalLoad) }, func(c *sim.Config, v any) { c.CoreLocalLoad = v.(float64) }},
-	{"gp_kill", "CoreGPKill", 's', func(s *settingsSpec) any { return deref(s.GPKill) }, func(c *sim.Config, v any) { c.CoreGPKill = v.(string) }},
-	{"waitx_first_try", "CoreWaitXFirstTry", 's', func(s *settingsSpec) any { return deref(s.WaitXFirstTry) }, func(c *sim.Config, v any) { c.CoreWaitXFirstTry = v.(string) }},
-	{"local_warmup", "CoreLocalWarmup", 'd', func(s *settingsSpec) any { return s.LocalWarmup }, func(c *sim.Config, v any) { c.CoreLocalWarmup = v.(time.Duration) }},
-	{"failures", "Failures", 's', func(s *settingsSpec) any { return deref(s.Failures) }, func(c *sim.Config, v any) { c.Failures = v.(string) }},
-	{"failure_scale", "FailureScale", 'f', func(s *settingsSpec) any { return deref(s.FailureScale) }, func(c *sim.Config, v any) { c.FailureScale = v.(float64) }},
-	{"growth", "Growth", 's', func(s *settingsSpec) any { return deref(s.Growth) }, func(c *sim.Config, v any) { c.Growth = v.(string) }},
-	{"growth_per_year", "GrowthPerYear", 'f', func(s *settingsSpec) any { return deref(s.GrowthPerYear) }, func(c *sim.Config, v any) { c.GrowthPerYear = v.(float64) }},
-	{"growth_size_per_year", "GrowthSizePerYear", 'f', func(s *settingsSpec) any { return deref(s.GrowthSizePerYear) }, func(c *sim.Config, v any) { x := v.(float64); c.GrowthSizePerYear = &x }},
-	{"growth_span", "GrowthSpan", 'd', func(s *settingsSpec) any { return s.GrowthSpan }, func(c *sim.Config, v any) { c.GrowthSpan = v.(time.Duration) }},
-}
+var (
+	durationType = reflect.TypeOf(time.Duration(0))
+	gridType     = reflect.TypeOf((*grid.Grid)(nil))
+)
 
-// deref is the value of a pointer, nil (no setting) for a nil one.
-func deref[T any](p *T) any {
-	if p == nil {
-		return nil
+// settingsByKey indexes a Config's settings by key.
+func settingsByKey(c *sim.Config) map[string]sim.Setting {
+	out := map[string]sim.Setting{}
+	for _, s := range c.Settings() {
+		out[s.Key] = s
 	}
-	return *p
+	return out
+}
+
+// unknownSettings reports the keys of a [settings] table that are no
+// setting; prefix is the table's path as the file names it.
+func (p *parser) unknownSettings(t settingsSpec, at, prefix string) {
+	known := settingsByKey(new(sim.Config))
+	for _, key := range sortedKeys(t) {
+		if _, ok := known[key]; !ok {
+			p.errorf(at+key, "unknown setting %s%s (see docs/sim.md for the experiment file)", prefix, key)
+		}
+	}
+}
+
+func sortedKeys(t settingsSpec) []string {
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // settings merges the scenario's [settings] over the experiment's and
-// reads every value; the second result is their canonical text, for the
-// scenario's record.
-func (p *parser) settings(top, own *settingsSpec, at string) ([]setting, map[string]string) {
+// reads every value into a Config's groups: the Config holding them, the
+// settings given, and their canonical text, for the scenario's record.
+func (p *parser) settings(top, own settingsSpec, at string) (*sim.Config, []setting, map[string]string) {
+	given := sim.DefaultConfig("")
 	var out []setting
 	text := map[string]string{}
-	for _, k := range settingKeys {
-		v, path := k.get(own), at+".settings."+k.key
+	for _, s := range given.Settings() { // declaration order
+		v, path := own[s.Key], at+".settings."+s.Key
 		if v == nil || at == "" {
-			v, path = k.get(top), "settings."+k.key
+			v, path = top[s.Key], "settings."+s.Key
 		}
 		if v == nil {
 			continue
 		}
-		s := setting{key: k.key, at: path}
-		switch k.kind {
-		case 'd':
-			d, ok := p.duration(v, path)
-			if !ok {
-				continue
-			}
-			s.value = d
-			text[k.key] = d.String()
-		case 'i':
-			n := v.(int64)
-			if n < 0 || n > sim.MaxDTTL {
-				p.errorf(path, "%s = %d: must be from 0 to %d", k.key, n, sim.MaxDTTL)
-				continue
-			}
-			s.value = int(n)
-			text[k.key] = strconv.FormatInt(n, 10)
-		case 'f':
-			s.value = v
-			text[k.key] = strconv.FormatFloat(v.(float64), 'g', -1, 64)
-		case 'b':
-			s.value = v
-			text[k.key] = strconv.FormatBool(v.(bool))
-		case 'g':
-			g, ok := p.coreGrid(v.(string), path)
-			if !ok {
-				continue
-			}
-			s.value = g
-			text[k.key] = strconv.Quote(v.(string))
-		default:
-			if ok := checkReading(k.key, v.(string)); ok != "" {
-				p.errorf(path, "%s = %q: must be %s", k.key, excerpt(v.(string)), ok)
-				continue
-			}
-			s.value = v
-			text[k.key] = strconv.Quote(v.(string))
+		t, ok := p.setValue(s.Field, v, s.Key, path)
+		if !ok {
+			continue
 		}
-		out = append(out, s)
+		text[s.Key] = t
+		out = append(out, setting{key: s.Key, at: path, index: s.Index, group: s.Group, own: s.Own})
 	}
-	return out, text
+	return &given, out, text
+}
+
+// setValue reads a setting's value v into field by the field's type, and
+// gives its canonical text.
+func (p *parser) setValue(field reflect.Value, v any, key, path string) (string, bool) {
+	mismatch := func(want string) (string, bool) {
+		p.errorf(path, "%s: incompatible types: TOML value has type %s; the setting is %s", key, tomlType(v), want)
+		return "", false
+	}
+	switch t := field.Type(); {
+	case t == durationType:
+		d, ok := p.duration(v, path)
+		if !ok {
+			return "", false
+		}
+		field.SetInt(int64(d))
+		return d.String(), true
+	case t == gridType:
+		name, ok := v.(string)
+		if !ok {
+			return mismatch("the name of a grid file")
+		}
+		g, ok := p.coreGrid(name, path)
+		if !ok {
+			return "", false
+		}
+		field.Set(reflect.ValueOf(g))
+		return strconv.Quote(name), true
+	case t.Kind() == reflect.Bool:
+		b, ok := v.(bool)
+		if !ok {
+			return mismatch("a boolean")
+		}
+		field.SetBool(b)
+		return strconv.FormatBool(b), true
+	case t.Kind() == reflect.String:
+		s, ok := v.(string)
+		if !ok {
+			return mismatch("a string")
+		}
+		field.SetString(s)
+		return strconv.Quote(s), true
+	case t.Kind() == reflect.Int:
+		n, ok := v.(int64)
+		if !ok {
+			return mismatch("an integer")
+		}
+		if int64(int(n)) != n {
+			p.errorf(path, "%s = %d: too large", key, n)
+			return "", false
+		}
+		field.SetInt(n)
+		return strconv.FormatInt(n, 10), true
+	case t.Kind() == reflect.Float64 || t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Float64:
+		var f float64
+		switch x := v.(type) {
+		case float64:
+			f = x
+		case int64:
+			if x < -1<<53 || x > 1<<53 {
+				p.errorf(path, "%s = %d: too large for a float", key, x)
+				return "", false
+			}
+			f = float64(x)
+		default:
+			return mismatch("a float")
+		}
+		if t.Kind() == reflect.Pointer {
+			field.Set(reflect.ValueOf(&f))
+		} else {
+			field.SetFloat(f)
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64), true
+	}
+	p.errorf(path, "%s: an experiment file cannot give this setting", key)
+	return "", false
+}
+
+// tomlType names the TOML type of a decoded value.
+func tomlType(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case int64:
+		return "integer"
+	case float64:
+		return "float"
+	case bool:
+		return "boolean"
+	case time.Time:
+		return "datetime"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "table"
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 // Config is the simulator's configuration of the scenario's runs of an
 // architecture: its defaults (sim.DefaultConfig) with the scenario's
-// settings over them.
+// settings over them, but for the settings of groups the architecture
+// does not read that are their groups' own (sim:"own"): those keep their
+// defaults, so that the other architectures' runs stay shared.
 func (s *Scenario) Config(arch string, seed uint64) sim.Config {
 	c := sim.DefaultConfig(arch)
 	c.Seed = seed
-	for _, st := range s.settings {
-		for _, k := range settingKeys {
-			if k.key == st.key {
-				k.set(&c, st.value)
+	if len(s.settings) > 0 {
+		from, to := reflect.ValueOf(s.given).Elem(), reflect.ValueOf(&c).Elem()
+		for _, st := range s.settings {
+			if !st.own || sim.Reads(arch, st.group) {
+				to.FieldByIndex(st.index).Set(from.FieldByIndex(st.index))
 			}
 		}
 	}
-	// central_model, core_grid and the core's settings are central's;
-	// any of the last implies the core model.
-	if arch != "dmm" { // dmm's settings: the other architectures' runs stay shared
-		c.DMMInformation, c.DMMPassOn = "", false
-	}
-	if arch != "central" {
-		c.CentralModel, c.CoreGrid = "", nil
-		c.CoreDeadlinePolicy, c.CoreDeadlineL, c.CoreDeadlinePriority, c.CoreLocalLoad, c.CoreLocalWarmup = "", 0, "", 0, 0
-		c.CoreGPKill, c.CoreWaitXFirstTry = "", ""
-	} else if c.UsesCoreSettings() {
-		c.CentralModel = sim.CentralCore
-	}
-	if c.CoreGrid != nil && (c.CoreGPKill != "" || c.CoreWaitXFirstTry != "") {
-		// The two readings go into the grid's [scheduler], whose JSON (the
-		// run's digest) leaves out the readings grids had before the
-		// settings existed: a run under them keeps its earlier digest.
-		g := *c.CoreGrid
-		if c.CoreGPKill != "" {
-			g.Scheduler.GPKill = c.CoreGPKill
-		}
-		if c.CoreWaitXFirstTry != "" {
-			g.Scheduler.WaitXFirstTry = c.CoreWaitXFirstTry
-		}
-		c.CoreGrid, c.CoreGPKill, c.CoreWaitXFirstTry = &g, "", ""
-	}
+	c.Settle()
 	return c
 }
 
-// checkReading checks the value of a setting that names one of two
-// readings: "" when it is one, else what it must be.
-func checkReading(key, v string) string {
-	for _, r := range [][3]string{
-		{"gp_kill", grid.GPKillAtDeadline, grid.GPKillEveryTry},
-		{"waitx_first_try", grid.WaitXRestart, grid.WaitXSkip},
-		{"dmm_information", sim.DMMLocal, sim.DMMGlobal},
-	} {
-		if r[0] == key && v != r[1] && v != r[2] {
-			return strconv.Quote(r[1]) + " or " + strconv.Quote(r[2])
-		}
-	}
-	return ""
-}
-
-// dmmInformation is a dmm_information setting as sim.Config holds it:
-// "global", the reading of the runs made before the setting existed, is
-// its zero value, so that their digests stay as they were.
-func dmmInformation(v string) string {
-	if v == sim.DMMGlobal {
-		return ""
-	}
-	return v
-}
-
-// coreGrid reads core_grid: a grid file of the bundled core (koala/grid),
-// relative to the experiment file, for central's core model.
+// coreGrid reads a grid setting: a grid file of the bundled core
+// (koala/grid), relative to the experiment file, for central's core model.
 func (p *parser) coreGrid(name, path string) (*grid.Grid, bool) {
 	file := name
 	if !filepath.IsAbs(file) {
@@ -209,25 +215,31 @@ func (p *parser) coreGrid(name, path string) (*grid.Grid, bool) {
 	}
 	g, err := grid.Load(file)
 	if err != nil {
-		p.errorf(path, "core_grid %q: %v", excerpt(name), unwrapPath(err))
+		p.errorf(path, "%s %q: %v", lastKey(path), excerpt(name), unwrapPath(err))
 		return nil, false
 	}
 	return g, true
 }
 
-// dryRun runs every architecture of the scenario on no jobs: the
-// simulator checks the settings as it would for the real runs, and a
-// problem is reported at the setting it names.
+// dryRun checks every architecture's configuration of the scenario and
+// runs it on no jobs, as the real runs will; a problem of a setting is
+// reported where the setting was given.
 func (p *parser) dryRun(sc *Scenario, top *topology.Topology, at string) {
+	said := map[string]bool{} // a setting's problem under every architecture is told once
 	for _, arch := range sc.Architectures {
 		_, err := sim.Run(sc.Config(arch, 0), top, &sim.SliceSource{})
 		if err == nil {
 			continue
 		}
 		path := at
-		for _, st := range sc.settings {
-			for _, k := range settingKeys {
-				if k.key == st.key && strings.Contains(err.Error(), k.field) || k.key == st.key && strings.Contains(err.Error(), strings.ToLower(k.field)) {
+		var se *sim.SettingError
+		if errors.As(err, &se) {
+			if said[se.Msg] {
+				continue
+			}
+			said[se.Msg] = true
+			for _, st := range sc.settings {
+				if st.key == se.Key {
 					path = st.at
 				}
 			}
