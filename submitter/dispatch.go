@@ -35,7 +35,7 @@ func (r *Runner) dispatch(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	stop := ctx.Done()
-	src, err := r.w.stream()
+	src, err := r.stream()
 	var window []ahead
 	for err == nil {
 		window, err = r.fillWindow(window, src)

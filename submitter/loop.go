@@ -78,7 +78,7 @@ func (r *Runner) loop(ctx context.Context, workersDone <-chan struct{}) error {
 			r.interrupted = true
 			return err
 		}
-		if !interrupted && r.dispatched && r.finalTops == r.w.count {
+		if !interrupted && r.dispatched && r.finalTops == r.w.Count {
 			return nil
 		}
 		if !interrupted && r.dispatched && !r.inTail && r.settings.HasTail && r.awaitingFirst == 0 {
