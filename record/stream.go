@@ -130,7 +130,7 @@ func ResumeRecording(ctx context.Context, st *store.Store, run FinishedRun) (*Ru
 	}
 	prov := open.prov
 	prov.Seq = provs
-	resumed := store.Event{RunID: run.RunID, TimeNS: time.Now().UnixNano(), Kind: "run-resume",
+	resumed := store.Event{RunID: run.RunID, TimeNS: time.Now().UnixNano(), Kind: EventRunResume,
 		Payload: fmt.Sprintf(`{"provenance_seq":%d,"recorded_jobs":%d}`, provs, len(recorded))}
 	if err := st.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.InsertProvenance(prov); err != nil {

@@ -67,7 +67,7 @@ func (r *Runner) finalizeDetail(tr *track, st State, reason string, when time.Ti
 			e := *ev
 			r.rec.Add(func(tx *store.Tx) error { return tx.InsertEvent(e) })
 		}
-		r.event(j.ID, tr.sub.Attempt, when, "retry", map[string]any{"reason": reason, "next_attempt": next[0].Attempt})
+		r.event(j.ID, tr.sub.Attempt, when, record.EventRetry, map[string]any{"reason": reason, "next_attempt": next[0].Attempt})
 		r.logf("%s: attempt %d %s (%s); retrying", j.ID, tr.sub.Attempt, st, reason)
 	} else {
 		row := r.jobRow(j, t.job.ID, tr, st.JobState(), reason, d.Attempts(tr.task))
@@ -96,7 +96,7 @@ func (r *Runner) skipTasks(t *top, skipped []Skip, when time.Time) {
 			state = store.NeverStarted
 		}
 		row := r.jobRow(task, t.job.ID, nil, state, s.Reason, 0)
-		ev := store.Event{RunID: r.runID, JobID: task.ID, TimeNS: when.UnixNano(), Kind: "skipped", Payload: record.JSON(map[string]any{"reason": s.Reason})}
+		ev := store.Event{RunID: r.runID, JobID: task.ID, TimeNS: when.UnixNano(), Kind: record.EventSkipped, Payload: record.JSON(map[string]any{"reason": s.Reason})}
 		r.rec.Add(func(tx *store.Tx) error {
 			if err := tx.InsertEvent(ev); err != nil {
 				return err
@@ -125,7 +125,7 @@ func (r *Runner) releaseSteps(t *top, steps []Step, due time.Time, scheduled boo
 		t.tasks[s.Task] = tr
 		r.setBucket(tr, bPending)
 		if !scheduled {
-			r.event(task.ID, s.Attempt, due, "released", nil)
+			r.event(task.ID, s.Attempt, due, record.EventReleased, nil)
 		}
 		r.work.Push(tr)
 	}

@@ -201,7 +201,7 @@ func (f *finalTops) has(id string) bool {
 func (recs *runRecords) readEvents(runID string, events []store.Event) {
 	for _, e := range events {
 		switch e.Kind {
-		case "run-start", "run-resume":
+		case record.EventRunStart, record.EventRunResume:
 			var p struct {
 				AnchorNS int64 `json:"anchor_ns"`
 			}
@@ -227,9 +227,9 @@ func (recs *runRecords) readEvents(runID string, events []store.Event) {
 		}
 		_ = json.Unmarshal([]byte(e.Payload), &p)
 		switch e.Kind {
-		case "queued":
+		case record.EventQueued:
 			k.queued = true
-		case "started":
+		case record.EventStarted:
 			k.startNS = p.StartNS
 		case string(Succeeded), string(Failed), string(Cancelled):
 			k.final, k.reason, k.exit = State(e.Kind), p.Reason, p.Exit
@@ -448,7 +448,7 @@ func (r *Runner) recordResume() error {
 		return err
 	}
 	r.rec.Add(func(tx *store.Tx) error { return tx.InsertProvenance(prov) })
-	r.event("", 0, time.Now(), "run-resume", map[string]any{"anchor_ns": r.anchorNS, "shift_ns": r.shiftNS,
+	r.event("", 0, time.Now(), record.EventRunResume, map[string]any{"anchor_ns": r.anchorNS, "shift_ns": r.shiftNS,
 		"provenance_seq": r.resumeSeq, "workers": r.settings.Workers})
 	return nil
 }

@@ -219,7 +219,7 @@ func (r *Runner) start(watchCtx context.Context) error {
 			r.anchor = a
 		}
 		r.anchorNS = r.anchor.UnixNano()
-		r.event("", 0, time.Now(), "run-start", map[string]any{"anchor_ns": r.anchorNS, "settings": r.settings,
+		r.event("", 0, time.Now(), record.EventRunStart, map[string]any{"anchor_ns": r.anchorNS, "settings": r.settings,
 			"jobs": r.w.Count, "tasks": r.w.Tasks, "target": r.target.Name()})
 	} else if err := r.recordResume(); err != nil {
 		return err
@@ -259,12 +259,12 @@ func (r *Runner) end(err error) (*record.Summary, error) {
 	switch err {
 	case ErrInterrupted:
 		r.summary.Status = "interrupted"
-		r.event("", 0, time.Now(), "interrupted", r.summaryJSON())
+		r.event("", 0, time.Now(), record.EventInterrupted, r.summaryJSON())
 	case nil:
 		status := record.EndStatus(r.finalTops, r.w.Count)
 		r.summary.Status = status
 		end := record.RunEndRow(r.runID, time.Now().UnixNano(), status, r.summaryJSON())
-		r.event("", 0, time.Now(), "run-end", map[string]any{"status": status})
+		r.event("", 0, time.Now(), record.EventRunEnd, map[string]any{"status": status})
 		r.rec.Add(func(tx *store.Tx) error { return tx.InsertRunEnd(end) })
 	}
 	r.progress()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -349,7 +350,7 @@ func (rd *RunData) findProcessors(override int, st *store.Store) {
 // coreProcessors is the grid size the bundled core reported when the run's
 // koala target connected (its "koala" annotation "processors"), or 0.
 func (rd *RunData) coreProcessors(st *store.Store) int {
-	as, err := st.Annotations(rd.ID, "koala")
+	as, err := st.Annotations(rd.ID, record.AnnotationKoala)
 	if err != nil {
 		return 0
 	}
@@ -440,7 +441,7 @@ func (rd *RunData) loadSimCore(st *store.Store) error {
 	if err != nil {
 		return err
 	}
-	as, err := st.Annotations(rd.ID, "koala-utilization")
+	as, err := st.Annotations(rd.ID, record.AnnotationKoalaUtilization)
 	if err != nil {
 		return err
 	}
@@ -461,7 +462,7 @@ func (rd *RunData) loadSimCore(st *store.Store) error {
 // 'gmark koala simulate --db' and a live run on the bundled core (the koala
 // target, when the run ends) record alike.
 func (rd *RunData) loadDeadlines(st *store.Store, k *KoalaData) error {
-	as, err := st.Annotations(rd.ID, "koala-deadlines")
+	as, err := st.Annotations(rd.ID, record.AnnotationKoalaDeadlines)
 	if err != nil || len(as) == 0 {
 		return err
 	}

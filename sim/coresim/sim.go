@@ -15,7 +15,6 @@ import (
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/sim"
-	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -428,11 +427,11 @@ func (s *Simulation) finishedRun(rec RunInfo) record.FinishedRun {
 func (s *Simulation) ending() (as []store.Annotation, endNS int64, elapsed time.Duration) {
 	end := s.Core.Now()
 	u, _ := json.Marshal(s.Core.Utilization())
-	as = []store.Annotation{{TimeNS: end.UnixNano(), Kind: "koala-utilization", Key: "summary", Value: string(u), Source: "koala simulate"}}
+	as = []store.Annotation{{TimeNS: end.UnixNano(), Kind: record.AnnotationKoalaUtilization, Key: "summary", Value: string(u), Source: "koala simulate"}}
 	if d := s.Summary().Deadlines; d != nil {
 		// Ballier et al.'s figures, read back by the report (metrics.CoreDeadlines).
 		v, _ := json.Marshal(d)
-		as = append(as, store.Annotation{TimeNS: end.UnixNano(), Kind: submitter.DeadlinesAnnotation, Key: "summary",
+		as = append(as, store.Annotation{TimeNS: end.UnixNano(), Kind: record.AnnotationKoalaDeadlines, Key: "summary",
 			Value: string(v), Source: "koala simulate"})
 	}
 	return as, end.UnixNano(), max(0, end.Sub(s.First))
@@ -513,7 +512,7 @@ func simEvents(a Arrival, j *Job, o record.Outcome) []store.Event {
 	for _, ev := range []struct {
 		kind string
 		t    time.Time
-	}{{"submitted", a.At}, {"started", j.Start}, {o.State, j.End}} {
+	}{{record.EventSubmitted, a.At}, {record.EventStarted, j.Start}, {o.State, j.End}} {
 		if ev.t.IsZero() || ev.kind == store.NeverStarted {
 			continue
 		}
