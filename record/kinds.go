@@ -42,9 +42,10 @@ const (
 	// claim_try, claimed, replaced, component_start, …), keyed by the
 	// submission key, the core's event as value (the koala target).
 	AnnotationKoalaEvent = "koala-event"
-	// The core's utilization at the end of a simulated run (Key summary).
+	// The core's utilization at the end of a simulated run (CoreUtilization,
+	// Key summary).
 	AnnotationKoalaUtilization = "koala-utilization"
-	// The core's deadline figures (core.DeadlineSummary, Key summary).
+	// The core's deadline figures (CoreDeadlines, Key summary).
 	AnnotationKoalaDeadlines = "koala-deadlines"
 )
 

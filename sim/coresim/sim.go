@@ -351,7 +351,7 @@ type Summary struct {
 	FailureReasons  map[string]int          `json:"failure_reasons,omitempty"`
 	// Deadlines are Ballier et al.'s figures (docs/deadlines.md), when the
 	// workload has jobs with start deadlines or the grid local workloads.
-	Deadlines *core.DeadlineSummary `json:"deadlines,omitempty"`
+	Deadlines *record.CoreDeadlines `json:"deadlines,omitempty"`
 }
 
 // Summary sums the simulation up: job counts, means over the jobs the core
