@@ -414,7 +414,7 @@ func (rd *RunData) loadSimCore(st *store.Store) error {
 	if err != nil {
 		return err
 	}
-	as, err := st.Annotations(rd.ID, record.AnnotationKoalaUtilization)
+	as, err := st.Annotations(rd.ID, "koala-utilization")
 	if err != nil {
 		return err
 	}
