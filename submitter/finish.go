@@ -180,7 +180,7 @@ func (r *Runner) topFinal(t *top, st State) {
 	t.final = true
 	r.dropLive(t)
 	r.finalTops++
-	r.summary.Jobs[string(st.JobState())]++
+	r.summary.Jobs[st.JobState()]++
 	if !t.firstSeen {
 		t.firstSeen = true
 		r.awaitingFirst--
