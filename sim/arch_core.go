@@ -6,6 +6,7 @@ import (
 
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/sim/topology"
 )
 
@@ -308,7 +309,7 @@ func (a *centralCore) event(e *core.Event) {
 }
 
 // deadlines is the core's deadline summary when there is one to give.
-func (a *centralCore) deadlines() *core.DeadlineSummary {
+func (a *centralCore) deadlines() *record.CoreDeadlines {
 	if d := a.k.Deadlines(); d.GlobalJobs > 0 || d.LocalJobs > 0 {
 		return &d
 	}

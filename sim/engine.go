@@ -19,7 +19,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/sim/topology"
 	"github.com/gmark/gmark/stats"
 	"github.com/gmark/gmark/workload"
@@ -141,7 +141,7 @@ func RunObserved(cfg Config, top *topology.Topology, src Source, obs Observer) (
 		}
 	}
 	res := s.result()
-	if d, ok := s.arch.(interface{ deadlines() *core.DeadlineSummary }); ok {
+	if d, ok := s.arch.(interface{ deadlines() *record.CoreDeadlines }); ok {
 		res.Deadlines = d.deadlines()
 	}
 	return res, nil

@@ -3,7 +3,7 @@ package sim
 import (
 	"time"
 
-	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/record"
 )
 
 // CPUYear is the unit of goodput: a processor for 365 days.
@@ -65,7 +65,7 @@ type Result struct {
 	// response and kill rate, wasted processor time, utilization by
 	// class), from central's core model when its jobs have start
 	// deadlines or its grid local workloads (docs/deadlines.md).
-	Deadlines *core.DeadlineSummary `json:"deadlines,omitempty"`
+	Deadlines *record.CoreDeadlines `json:"deadlines,omitempty"`
 
 	// Workflows are the figures of the composite jobs (docs/sim.md,
 	// Workflows); nil, and left out of the JSON, for a workload without

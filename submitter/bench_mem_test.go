@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -38,16 +39,16 @@ func benchMemory(b *testing.B, n int) {
 	for i := 0; i < b.N; i++ {
 		// The read before the run alone (digest, counts, duplicate ids).
 		readHeap, _ := peakMemory(func() {
-			w, err := readWorkload(dir)
+			w, err := record.ReadWorkload(dir)
 			if err != nil {
 				b.Fatal(err)
 			}
-			w.close()
+			w.Close()
 		})
 		st := openStore(b)
 		cfg := Config{WorkloadDir: dir, Store: st, Target: NewDryRun()}
 		cfg.Speedup = 1000
-		var sum *Summary
+		var sum *record.Summary
 		var err error
 		heap, sys := peakMemory(func() { sum, err = Run(context.Background(), cfg) })
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 )
 
 // Config is what a run needs.
@@ -31,7 +32,7 @@ type Config struct {
 	CommandLine []string
 	// Inputs are recorded in the provenance of the run (and of a resume):
 	// the input files by content, the scheduler's parameters in force.
-	Inputs Inputs
+	Inputs record.Inputs
 	// Progress, when set, is called from one goroutine about four times a
 	// second and once at the end.
 	Progress func(Progress)
@@ -136,23 +137,6 @@ type Progress struct {
 	TailLeft    time.Duration
 	Elapsed     time.Duration
 	Interrupted bool
-}
-
-// Summary is what a finished (or interrupted) run reports.
-type Summary struct {
-	RunID   string
-	Resumed bool
-	Status  string         // store.RunCompleted, or "interrupted"
-	Jobs    map[string]int // final states of top-level jobs
-	Tasks   map[string]int // final states of composite jobs' tasks
-	// Submitted counts the submissions the target accepted, over the whole
-	// run (every process that worked on it); SubmitFailed those it did not.
-	Submitted, SubmitFailed int
-	Delay                   DelayStats // of this process's scheduled submissions
-	Retries                 int        // submit calls retried after transient errors
-	Recovered               int        // submissions found at the target on resume
-	Elapsed                 time.Duration
-	Notes                   []string // what happened that the user should know
 }
 
 // Final is how many submissions are final: succeeded, failed or cancelled.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -318,5 +319,5 @@ func (r *Runner) recordDAG(j *workload.Job, when time.Time) {
 	for i, d := range j.Deps {
 		deps[i] = [2]string{d.From, d.To}
 	}
-	r.event(j.ID, 0, when, "dag", map[string]any{"deps": deps})
+	r.event(j.ID, 0, when, record.EventDAG, map[string]any{"deps": deps})
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
@@ -35,7 +36,7 @@ func (r *Runner) dispatch(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	stop := ctx.Done()
-	src, err := r.w.stream()
+	src, err := r.stream()
 	var window []ahead
 	for err == nil {
 		window, err = r.fillWindow(window, src)
@@ -268,7 +269,7 @@ func (r *Runner) submit(ctx context.Context, tr *track) submitResult {
 func (r *Runner) backoff(ctx context.Context, tr *track, try int, err error, backoff *time.Duration) bool {
 	r.retries.Add(1)
 	wait := *backoff
-	r.event(tr.sub.Job.ID, tr.sub.Attempt, time.Now(), "retry", map[string]any{"try": try, "error": err.Error(), "backoff_ns": wait.Nanoseconds()})
+	r.event(tr.sub.Job.ID, tr.sub.Attempt, time.Now(), record.EventRetry, map[string]any{"try": try, "error": err.Error(), "backoff_ns": wait.Nanoseconds()})
 	r.logf("%s: submit failed (%v); retrying in %s", tr.sub.Job.ID, err, wait)
 	*backoff *= 2
 	if *backoff > r.settings.MaxBackoff {

@@ -6,8 +6,9 @@
 // Run (run.go) is the entry point: it reads the workload directory, records
 // a new run (or prepares a --resume, resume.go), starts the goroutines below
 // and, when every job is final, records the run's end. Its Config and
-// Settings are in config.go; the provenance record and the records that
-// open a run in provenance.go.
+// Settings are in config.go. What is recorded, and how, is package record's:
+// the run's identity, its opening with its provenance, the rows, the
+// Recorder and the summary; the submitter says when.
 //
 //   - The dispatcher (dispatch.go) is the one goroutine that sleeps on the
 //     schedule: it writes each job's intent ahead of time and, at the job's
@@ -17,23 +18,24 @@
 //   - The loop (loop.go) is the one goroutine that owns the run's state: it
 //     takes submit results, the target's updates and the dispatcher's
 //     messages, and decides what happens next.
-//   - The Recorder (recorder.go) writes to the store from one goroutine, in
-//     group commits; everything else only queues records.
+//   - The Recorder (record.Recorder) writes to the store from one
+//     goroutine, in group commits; everything else only queues records.
 //
 // The per-job state the loop owns is in job.go: a top is one top-level job
 // of the workload, a track one submission (a job or a task, one attempt)
 // from intent to outcome. The records the store gets (job rows, events,
-// submissions and their results, the run's end) are built in rows.go, the
-// one place a job row is made, for live runs and for runs recorded without
-// the Runner (RecordRun, recordrun.go, all at once; RunRecording,
-// recordstream.go, job by job as they end: the bundled core's simulator). The
-// end of the tail (--tail) and cancellation are in tail.go; progress, the
-// summary and its notes in summary.go.
+// submissions and their results, the run's end) are built by package
+// record (record.JobRow, the one place a job row is made, for live runs and
+// for runs recorded without the Runner: record.RecordRun, all at once;
+// record.RunRecording, job by job as they end: the bundled core's
+// simulator); rows.go turns a track into what they take. The end of the
+// tail (--tail) and cancellation are in tail.go; progress and the
+// summary's notes in summary.go.
 //
 // # How a job flows through
 //
 //  1. Intent. The dispatcher (fillWindow, prepare) makes a track for the
-//     job (newTrack), with its idempotency key (Key: run/job/attempt), and
+//     job (newTrack), with its idempotency key (record.Key: run/job/attempt), and
 //     queues its intent record (the submissions table); the record is
 //     committed before the submission is made, so a crash never loses a
 //     submission.

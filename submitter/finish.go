@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 )
 
 func (r *Runner) finalize(tr *track, st State, reason string, when time.Time, detail any, recordEvent bool) {
@@ -38,10 +39,10 @@ func (r *Runner) finalizeDetail(tr *track, st State, reason string, when time.Ti
 		if detail != nil {
 			payload["detail"] = detail
 		}
-		ev = &store.Event{RunID: r.runID, JobID: j.ID, Attempt: tr.sub.Attempt, TimeNS: when.UnixNano(), Kind: string(st), Payload: toJSON(payload)}
+		ev = &store.Event{RunID: r.runID, JobID: j.ID, Attempt: tr.sub.Attempt, TimeNS: when.UnixNano(), Kind: string(st), Payload: record.JSON(payload)}
 	}
 	if tr.task < 0 {
-		row := r.jobRow(j, "", tr, storeState(st), reason, tr.sub.Attempt)
+		row := r.jobRow(j, "", tr, st.JobState(), reason, tr.sub.Attempt)
 		r.rec.Add(func(tx *store.Tx) error {
 			if ev != nil {
 				if err := tx.InsertEvent(*ev); err != nil {
@@ -66,10 +67,10 @@ func (r *Runner) finalizeDetail(tr *track, st State, reason string, when time.Ti
 			e := *ev
 			r.rec.Add(func(tx *store.Tx) error { return tx.InsertEvent(e) })
 		}
-		r.event(j.ID, tr.sub.Attempt, when, "retry", map[string]any{"reason": reason, "next_attempt": next[0].Attempt})
+		r.event(j.ID, tr.sub.Attempt, when, record.EventRetry, map[string]any{"reason": reason, "next_attempt": next[0].Attempt})
 		r.logf("%s: attempt %d %s (%s); retrying", j.ID, tr.sub.Attempt, st, reason)
 	} else {
-		row := r.jobRow(j, t.job.ID, tr, storeState(st), reason, d.Attempts(tr.task))
+		row := r.jobRow(j, t.job.ID, tr, st.JobState(), reason, d.Attempts(tr.task))
 		r.aggregate(t, row)
 		r.rec.Add(func(tx *store.Tx) error {
 			if ev != nil {
@@ -95,7 +96,7 @@ func (r *Runner) skipTasks(t *top, skipped []Skip, when time.Time) {
 			state = store.NeverStarted
 		}
 		row := r.jobRow(task, t.job.ID, nil, state, s.Reason, 0)
-		ev := store.Event{RunID: r.runID, JobID: task.ID, TimeNS: when.UnixNano(), Kind: "skipped", Payload: toJSON(map[string]any{"reason": s.Reason})}
+		ev := store.Event{RunID: r.runID, JobID: task.ID, TimeNS: when.UnixNano(), Kind: record.EventSkipped, Payload: record.JSON(map[string]any{"reason": s.Reason})}
 		r.rec.Add(func(tx *store.Tx) error {
 			if err := tx.InsertEvent(ev); err != nil {
 				return err
@@ -124,7 +125,7 @@ func (r *Runner) releaseSteps(t *top, steps []Step, due time.Time, scheduled boo
 		t.tasks[s.Task] = tr
 		r.setBucket(tr, bPending)
 		if !scheduled {
-			r.event(task.ID, s.Attempt, due, "released", nil)
+			r.event(task.ID, s.Attempt, due, record.EventReleased, nil)
 		}
 		r.work.Push(tr)
 	}
@@ -138,13 +139,13 @@ func (r *Runner) checkComposite(t *top) {
 	st, reason := t.dag.Outcome()
 	// Its submission and times are its tasks': the first submit and start,
 	// the last end.
-	o := Outcome{State: storeState(st), Reason: reason, Attempts: 1, ScheduledNS: t.scheduledNS, SubmitNS: t.aggSubmit,
+	o := record.Outcome{State: st.JobState(), Reason: reason, Attempts: 1, ScheduledNS: t.scheduledNS, SubmitNS: t.aggSubmit,
 		TargetSubmitNS: t.aggTSubmit, StartNS: t.aggStart, EndNS: t.aggEnd}
 	if t.aggHasDelay {
 		o.DelayNS = t.aggDelay
 	}
-	row := JobRow(r.runID, t.job, "", o)
-	ev := store.Event{RunID: r.runID, JobID: t.job.ID, TimeNS: time.Now().UnixNano(), Kind: string(st), Payload: toJSON(map[string]any{"reason": reason})}
+	row := record.JobRow(r.runID, t.job, "", o)
+	ev := store.Event{RunID: r.runID, JobID: t.job.ID, TimeNS: time.Now().UnixNano(), Kind: string(st), Payload: record.JSON(map[string]any{"reason": reason})}
 	r.rec.Add(func(tx *store.Tx) error {
 		if err := tx.InsertEvent(ev); err != nil {
 			return err
@@ -179,7 +180,7 @@ func (r *Runner) topFinal(t *top, st State) {
 	t.final = true
 	r.dropLive(t)
 	r.finalTops++
-	r.summary.Jobs[string(storeState(st))]++
+	r.summary.Jobs[st.JobState()]++
 	if !t.firstSeen {
 		t.firstSeen = true
 		r.awaitingFirst--

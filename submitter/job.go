@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -167,7 +168,8 @@ func (r *Runner) newTrack(t *top, task int, j *workload.Job, attempt int, due ti
 	if task >= 0 {
 		parent = t.job.ID
 	}
-	tr := &track{sub: Submission{Key: Key(r.runID, j.ID, attempt), RunID: r.runID, Job: j, Attempt: attempt, ParentID: parent},
+	intent := record.IntentRow(r.runID, j, parent, attempt, schedNS, time.Now().UnixNano()) // under its key (record.Key)
+	tr := &track{sub: Submission{Key: intent.Key, RunID: r.runID, Job: j, Attempt: attempt, ParentID: parent},
 		top: t, task: task, due: due, scheduledNS: schedNS}
 	if task >= 0 && t.dag.AtTarget() {
 		for _, p := range t.dag.Preds(task) {
@@ -177,7 +179,6 @@ func (r *Runner) newTrack(t *top, task int, j *workload.Job, attempt int, due ti
 		}
 	}
 	r.register(tr)
-	intent := intentRecord(&tr.sub, schedNS, time.Now().UnixNano())
 	tr.intentSeq = r.rec.Add(func(tx *store.Tx) error { return tx.InsertSubmission(intent) })
 	return tr
 }

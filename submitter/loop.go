@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 )
 
 // startLead is how far after the run is recorded its schedule starts, so
@@ -46,7 +47,7 @@ func (p reporter) Annotate(kind, key, value string) {
 	r := p.r
 	a := store.Annotation{RunID: r.runID, TimeNS: time.Now().UnixNano(), Kind: kind, Key: key, Value: value, Source: r.target.Name()}
 	r.rec.Add(func(tx *store.Tx) error { return tx.InsertAnnotation(a) })
-	if kind == "target-error" || kind == "target-recovered" || kind == "target-warning" {
+	if record.LoggedAnnotation(kind) {
 		r.logf("%s: %s %s", r.target.Name(), key, value)
 	}
 }
@@ -78,7 +79,7 @@ func (r *Runner) loop(ctx context.Context, workersDone <-chan struct{}) error {
 			r.interrupted = true
 			return err
 		}
-		if !interrupted && r.dispatched && r.finalTops == r.w.count {
+		if !interrupted && r.dispatched && r.finalTops == r.w.Count {
 			return nil
 		}
 		if !interrupted && r.dispatched && !r.inTail && r.settings.HasTail && r.awaitingFirst == 0 {
@@ -86,7 +87,7 @@ func (r *Runner) loop(ctx context.Context, workersDone <-chan struct{}) error {
 			r.tailAt = time.Now().Add(r.settings.Tail)
 			tailTimer = time.NewTimer(r.settings.Tail)
 			tailC = tailTimer.C
-			r.event("", 0, time.Now(), "tail-start", map[string]any{"tail_ns": r.settings.Tail.Nanoseconds()})
+			r.event("", 0, time.Now(), record.EventTailStart, map[string]any{"tail_ns": r.settings.Tail.Nanoseconds()})
 		}
 		select {
 		case res := <-r.results:
@@ -189,7 +190,7 @@ func (r *Runner) noteSubmitted(tr *track, res submitResult) {
 
 // onSubmitFailed fails the job of a submission the target did not accept.
 func (r *Runner) onSubmitFailed(tr *track, res submitResult, errText string, now time.Time) {
-	r.event(tr.sub.Job.ID, tr.sub.Attempt, now, "submit-failed", map[string]any{"error": errText, "tries": res.tries})
+	r.event(tr.sub.Job.ID, tr.sub.Attempt, now, record.EventSubmitFailed, map[string]any{"error": errText, "tries": res.tries})
 	reason := fmt.Sprintf("submission failed: %v", res.err)
 	if res.tries > 1 {
 		reason = fmt.Sprintf("submission failed after %d tries: %v", res.tries, res.err)
@@ -207,9 +208,9 @@ func (r *Runner) onSubmitted(tr *track, res submitResult) {
 	if len(res.receipt.Sites) > 0 {
 		tr.sites = res.receipt.Sites
 	}
-	kind := "submitted"
+	kind := record.EventSubmitted
 	if res.recovered {
-		kind = "recovered"
+		kind = record.EventRecovered
 	}
 	r.event(tr.sub.Job.ID, tr.sub.Attempt, time.Unix(0, tr.submitNS), kind, map[string]any{"target_id": res.receipt.TargetID,
 		"delay_ns": tr.delayNS, "tries": res.tries})
@@ -268,7 +269,7 @@ func (r *Runner) apply(tr *track, u Update) {
 	case Queued:
 		if tr.state == "" {
 			tr.state = Queued
-			r.event(id, att, u.Time, "queued", map[string]any{"detail": detail})
+			r.event(id, att, u.Time, record.EventQueued, map[string]any{"detail": detail})
 		}
 	case Running:
 		if tr.state != Running {
@@ -278,7 +279,7 @@ func (r *Runner) apply(tr *track, u Update) {
 				tr.startNS = u.Start.UnixNano()
 			}
 			r.setBucket(tr, bRunning)
-			r.event(id, att, u.Time, "started", map[string]any{"start_ns": tr.startNS, "sites": tr.sites, "detail": detail})
+			r.event(id, att, u.Time, record.EventStarted, map[string]any{"start_ns": tr.startNS, "sites": tr.sites, "detail": detail})
 		}
 	case Succeeded, Failed, Cancelled:
 		if !u.Start.IsZero() {

@@ -3,6 +3,8 @@ package submitter
 import (
 	"strings"
 	"testing"
+
+	"github.com/gmark/gmark/record"
 )
 
 // A failure reason of several lines (sbatch's) is noted in whole lines,
@@ -32,11 +34,11 @@ func TestNoteText(t *testing.T) {
 		t.Errorf("a long line cut inside a character, or not cut: %d runes", len([]rune(got)))
 	}
 	var b strings.Builder
-	(&Summary{RunID: "R", Status: "completed", Notes: []string{"3 failed: " + got}}).WriteText(&b, "x.db")
+	(&record.Summary{RunID: "R", Status: "completed", Notes: []string{"3 failed: " + got}}).WriteText(&b, "x.db")
 	if !strings.Contains(b.String(), "  note: 3 failed: ") {
 		t.Errorf("summary:\n%s", b.String())
 	}
-	s := Summary{RunID: "R", Notes: []string{"2 failed: " + noteText(sbatch)}}
+	s := record.Summary{RunID: "R", Notes: []string{"2 failed: " + noteText(sbatch)}}
 	b.Reset()
 	s.WriteText(&b, "x.db")
 	if !strings.Contains(b.String(), "\n        sbatch: fatal: Could not establish a configuration source\n") {

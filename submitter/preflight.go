@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -41,12 +42,12 @@ func CheckWorkload(dir, unitaryFor string) (warning string, err error) {
 		}
 		return "", nil
 	}
-	w, err := readWorkload(dir)
+	w, err := record.ReadWorkload(dir)
 	if err != nil {
 		return warning, err
 	}
-	w.close()
-	if unitaryFor != "" && (w.tasks > 0 || w.units != w.count) {
+	w.Close()
+	if unitaryFor != "" && (w.Tasks > 0 || w.Units != w.Count) {
 		return warning, fmt.Errorf("%s %w: %s takes unitary jobs only", dir, ErrComposite, unitaryFor)
 	}
 	return warning, nil

@@ -5,25 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
 )
 
-// ErrUnknownRun and ErrRunEnded are returned by Run for a --resume that
-// cannot be done; they are usage errors.
-var (
-	ErrUnknownRun   = errors.New("no such run")
-	ErrRunEnded     = errors.New("the run has already ended")
-	ErrRunMismatch  = errors.New("the run was made with another workload or target")
-	errCorruptStore = errors.New("the store's records of the run are inconsistent")
-)
+// errCorruptStore is Run's error for a --resume whose records do not agree
+// (Run's other --resume errors, record.ErrUnknownRun, ErrRunEnded and
+// ErrRunMismatch, are usage errors).
+var errCorruptStore = errors.New("the store's records of the run are inconsistent")
 
 // resumeStep is work the loop does first on resume: finishing a
 // submission whose outcome was recorded as an event but not applied, or
@@ -86,7 +82,7 @@ func (r *Runner) prepareResume() error {
 func (r *Runner) resumableRun(id string) (*store.Run, error) {
 	run, err := r.st.Run(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("%w: %s", ErrUnknownRun, id)
+		return nil, fmt.Errorf("%w: %s", record.ErrUnknownRun, id)
 	}
 	if err != nil {
 		return nil, err
@@ -94,13 +90,13 @@ func (r *Runner) resumableRun(id string) (*store.Run, error) {
 	if _, ended, err := r.st.RunEnd(id); err != nil {
 		return nil, err
 	} else if ended {
-		return nil, fmt.Errorf("%w: %s", ErrRunEnded, id)
+		return nil, fmt.Errorf("%w: %s", record.ErrRunEnded, id)
 	}
-	if run.WorkloadSHA256 != r.w.sha256 {
-		return nil, fmt.Errorf("%w: run %s was made with workload.jsonl SHA-256 %s, %s has %s", ErrRunMismatch, id, run.WorkloadSHA256, r.cfg.WorkloadDir, r.w.sha256)
+	if run.WorkloadSHA256 != r.w.SHA256 {
+		return nil, fmt.Errorf("%w: run %s was made with workload.jsonl SHA-256 %s, %s has %s", record.ErrRunMismatch, id, run.WorkloadSHA256, r.cfg.WorkloadDir, r.w.SHA256)
 	}
 	if run.Target != r.target.Name() {
-		return nil, fmt.Errorf("%w: run %s used target %s, not %s", ErrRunMismatch, id, run.Target, r.target.Name())
+		return nil, fmt.Errorf("%w: run %s used target %s, not %s", record.ErrRunMismatch, id, run.Target, r.target.Name())
 	}
 	var s Settings
 	if err := json.Unmarshal([]byte(run.Settings), &s); err != nil {
@@ -142,7 +138,7 @@ func (r *Runner) readRecords(run *store.Run) (*runRecords, error) {
 	r.resumeSeq = len(provs)
 
 	recs := &runRecords{keys: map[string]*keyInfo{}, byJob: map[string][]*keyInfo{}, rowOf: map[string]*store.Job{}}
-	if r.w.idCollision {
+	if r.w.IDCollision {
 		recs.final.ids = map[string]bool{}
 	}
 	err = r.st.ScanFinalTops(id, func(jobID string) error {
@@ -175,7 +171,7 @@ func (r *Runner) readRecords(run *store.Run) (*runRecords, error) {
 
 // finalTops is the set of the finished top-level jobs of a run: the 64-bit
 // hashes of their ids, sorted (8 bytes a job), which tell the workload's
-// jobs apart exactly when no two of its ids share a hash (readWorkload
+// jobs apart exactly when no two of its ids share a hash (record.ReadWorkload
 // checks); otherwise the ids themselves.
 type finalTops struct {
 	hashes []uint64
@@ -187,7 +183,7 @@ func (f *finalTops) add(id string) {
 		f.ids[id] = true
 		return
 	}
-	f.hashes = append(f.hashes, maphash.String(idSeed, id))
+	f.hashes = append(f.hashes, record.IDHash(id))
 }
 
 func (f *finalTops) done() { slices.Sort(f.hashes) }
@@ -196,7 +192,7 @@ func (f *finalTops) has(id string) bool {
 	if f.ids != nil {
 		return f.ids[id]
 	}
-	_, found := slices.BinarySearch(f.hashes, maphash.String(idSeed, id))
+	_, found := slices.BinarySearch(f.hashes, record.IDHash(id))
 	return found
 }
 
@@ -205,7 +201,7 @@ func (f *finalTops) has(id string) bool {
 func (recs *runRecords) readEvents(runID string, events []store.Event) {
 	for _, e := range events {
 		switch e.Kind {
-		case "run-start", "run-resume":
+		case record.EventRunStart, record.EventRunResume:
 			var p struct {
 				AnchorNS int64 `json:"anchor_ns"`
 			}
@@ -217,7 +213,7 @@ func (recs *runRecords) readEvents(runID string, events []store.Event) {
 		if e.JobID == "" {
 			continue
 		}
-		k := recs.keys[Key(runID, e.JobID, e.Attempt)]
+		k := recs.keys[record.Key(runID, e.JobID, e.Attempt)]
 		if k == nil {
 			continue
 		}
@@ -231,9 +227,9 @@ func (recs *runRecords) readEvents(runID string, events []store.Event) {
 		}
 		_ = json.Unmarshal([]byte(e.Payload), &p)
 		switch e.Kind {
-		case "queued":
+		case record.EventQueued:
 			k.queued = true
-		case "started":
+		case record.EventStarted:
 			k.startNS = p.StartNS
 		case string(Succeeded), string(Failed), string(Cancelled):
 			k.final, k.reason, k.exit = State(e.Kind), p.Reason, p.Exit
@@ -255,13 +251,13 @@ const notYet = time.Duration(math.MaxInt64)
 // progress (live), marks those handled before (skip) for the dispatcher,
 // and keeps those to dispatch again (restored).
 func (r *Runner) restoreJobs(recs *runRecords) (time.Duration, error) {
-	src, err := r.w.stream()
+	src, err := r.stream()
 	if err != nil {
 		return 0, err
 	}
-	r.skip = newBitset(r.w.count)
+	r.skip = newBitset(r.w.Count)
 	r.restored = map[int]*top{}
-	r.awaitingFirst = r.w.count
+	r.awaitingFirst = r.w.Count
 	earliest := notYet
 	for {
 		j, idx, err := src.Next()
@@ -447,12 +443,12 @@ func stateFromStore(s string) State {
 
 // recordResume records the resumption: a provenance record and an event.
 func (r *Runner) recordResume() error {
-	prov, err := r.provenance(r.resumeSeq)
+	prov, err := record.ProvenanceRecord(r.provenanceSource(r.resumeSeq))
 	if err != nil {
 		return err
 	}
 	r.rec.Add(func(tx *store.Tx) error { return tx.InsertProvenance(prov) })
-	r.event("", 0, time.Now(), "run-resume", map[string]any{"anchor_ns": r.anchorNS, "shift_ns": r.shiftNS,
+	r.event("", 0, time.Now(), record.EventRunResume, map[string]any{"anchor_ns": r.anchorNS, "shift_ns": r.shiftNS,
 		"provenance_seq": r.resumeSeq, "workers": r.settings.Workers})
 	return nil
 }

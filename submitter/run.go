@@ -2,8 +2,6 @@ package submitter
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,38 +11,27 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 )
 
 // ErrInterrupted is returned by Run when its context was cancelled: the run
 // is recorded as far as it went and can be resumed.
 var ErrInterrupted = errors.New("interrupted")
 
-// NewRunID returns a fresh run id: the UTC time and 6 random hex digits.
-func NewRunID() string {
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
-}
-
-// Key is the idempotency key of a job's attempt in a run.
-func Key(runID, jobID string, attempt int) string {
-	return fmt.Sprintf("%s/%s/%d", runID, jobID, attempt)
-}
-
 // Run submits the workload of cfg.WorkloadDir to cfg.Target and records the
 // run in cfg.Store, or continues a run with cfg.Resume. It returns when
 // every job is final (or cancelled at the end of the tail), with the
 // summary; when ctx is cancelled it stops submitting, records what it saw
 // and returns ErrInterrupted with the partial summary.
-func Run(ctx context.Context, cfg Config) (*Summary, error) {
+func Run(ctx context.Context, cfg Config) (*record.Summary, error) {
 	if cfg.Store == nil || cfg.Target == nil {
 		return nil, errors.New("submitter: Config needs a Store and a Target")
 	}
-	w, err := readWorkload(cfg.WorkloadDir)
+	w, err := record.ReadWorkload(cfg.WorkloadDir)
 	if err != nil {
 		return nil, err
 	}
-	defer w.close()
+	defer w.Close()
 	r := &Runner{cfg: cfg, st: cfg.Store, target: cfg.Target, caps: cfg.Target.Caps(), w: w, live: map[int]*top{}}
 	if r.cfg.CommandLine == nil {
 		r.cfg.CommandLine = os.Args
@@ -68,14 +55,13 @@ func (r *Runner) prepareNew() error {
 	r.settings = r.cfg.Settings
 	r.runID = r.cfg.RunID
 	if r.runID == "" {
-		r.runID = NewRunID()
+		r.runID = record.NewRunID()
 	}
-	open, err := newRunOpening(r.cfg.Project, r.cfg.Scenario, provenanceSource{runID: r.runID, w: r.w, dir: r.cfg.WorkloadDir,
-		target: r.target.Name(), targetConfig: r.cfg.TargetConfig, settings: r.settings, commandLine: r.cfg.CommandLine, inputs: r.cfg.Inputs})
+	open, err := record.NewOpening(r.cfg.Project, r.cfg.Scenario, r.provenanceSource(0))
 	if err != nil {
 		return err
 	}
-	err = r.st.Write(context.Background(), open.insert)
+	err = r.st.Write(context.Background(), open.Insert)
 	if err != nil {
 		if r.cfg.RunID != "" {
 			if _, e := r.st.Run(r.cfg.RunID); e == nil {
@@ -84,8 +70,15 @@ func (r *Runner) prepareNew() error {
 		}
 		return err
 	}
-	r.awaitingFirst = r.w.count
+	r.awaitingFirst = r.w.Count
 	return nil
+}
+
+// provenanceSource is what this invocation's provenance record (number
+// seq of the run) is made of.
+func (r *Runner) provenanceSource(seq int) record.Source {
+	return record.Source{RunID: r.runID, Seq: seq, Workload: r.w, Dir: r.cfg.WorkloadDir, Target: r.target.Name(),
+		TargetConfig: r.cfg.TargetConfig, Settings: r.settings, CommandLine: r.cfg.CommandLine, Inputs: r.cfg.Inputs}
 }
 
 // Runner is one run in progress; see Run.
@@ -93,10 +86,10 @@ type Runner struct {
 	cfg      Config
 	settings Settings
 	st       *store.Store
-	rec      *Recorder
+	rec      *record.Recorder
 	target   Target
 	caps     Caps
-	w        *workloadInfo
+	w        *record.Workload
 	runID    string
 	resumed  bool
 
@@ -148,8 +141,8 @@ type Runner struct {
 	awaitingFirst int // top-level jobs with no submission made yet
 
 	// Loop-owned state.
-	delays    Delays
-	summary   Summary
+	delays    record.Delays
+	summary   record.Summary
 	counts    Progress
 	started   time.Time
 	cancels   chan cancelDone
@@ -162,7 +155,7 @@ type Runner struct {
 // the target's reporting, the workers, the resumed work and the dispatcher,
 // runs the loop until every job is final (or the run is interrupted), and
 // records how the run ended.
-func (r *Runner) run(ctx context.Context) (*Summary, error) {
+func (r *Runner) run(ctx context.Context) (*record.Summary, error) {
 	r.init()
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
@@ -193,7 +186,7 @@ func (r *Runner) run(ctx context.Context) (*Summary, error) {
 
 // init makes the run's channels, queues and counters.
 func (r *Runner) init() {
-	r.rec = NewRecorder(r.st)
+	r.rec = record.NewRecorder(r.st)
 	r.reg = make(map[string]*track)
 	r.work = newFIFO[*track]()
 	r.results = make(chan submitResult, 4*r.settings.Workers)
@@ -204,10 +197,10 @@ func (r *Runner) init() {
 	if r.settings.MaxInFlight > 0 {
 		r.slots = make(chan struct{}, r.settings.MaxInFlight)
 	}
-	r.summary = Summary{RunID: r.runID, Resumed: r.resumed, Jobs: map[string]int{}, Tasks: map[string]int{}}
+	r.summary = record.Summary{RunID: r.runID, Resumed: r.resumed, Jobs: map[string]int{}, Tasks: map[string]int{}}
 	r.started = time.Now()
-	r.counts.TopTotal = r.w.count
-	r.counts.Total = r.w.units
+	r.counts.TopTotal = r.w.Count
+	r.counts.Total = r.w.Units
 }
 
 // start starts the target's reporting and records the start (or the
@@ -226,8 +219,8 @@ func (r *Runner) start(watchCtx context.Context) error {
 			r.anchor = a
 		}
 		r.anchorNS = r.anchor.UnixNano()
-		r.event("", 0, time.Now(), "run-start", map[string]any{"anchor_ns": r.anchorNS, "settings": r.settings,
-			"jobs": r.w.count, "tasks": r.w.tasks, "target": r.target.Name()})
+		r.event("", 0, time.Now(), record.EventRunStart, map[string]any{"anchor_ns": r.anchorNS, "settings": r.settings,
+			"jobs": r.w.Count, "tasks": r.w.Tasks, "target": r.target.Name()})
 	} else if err := r.recordResume(); err != nil {
 		return err
 	}
@@ -255,7 +248,7 @@ func (r *Runner) startWorkers(ctx context.Context) <-chan struct{} {
 
 // end records how the run ended (err is the loop's): the summary, and the
 // run's end when it completed or an "interrupted" event.
-func (r *Runner) end(err error) (*Summary, error) {
+func (r *Runner) end(err error) (*record.Summary, error) {
 	r.summary.Delay = r.delays.Stats()
 	r.summary.Elapsed = time.Since(r.started)
 	r.summary.Retries = int(r.retries.Load())
@@ -266,12 +259,12 @@ func (r *Runner) end(err error) (*Summary, error) {
 	switch err {
 	case ErrInterrupted:
 		r.summary.Status = "interrupted"
-		r.event("", 0, time.Now(), "interrupted", r.summaryJSON())
+		r.event("", 0, time.Now(), record.EventInterrupted, r.summaryJSON())
 	case nil:
-		status := endStatus(r.finalTops, r.w.count)
+		status := record.EndStatus(r.finalTops, r.w.Count)
 		r.summary.Status = status
-		end := runEndRecord(r.runID, time.Now().UnixNano(), status, r.summaryJSON())
-		r.event("", 0, time.Now(), "run-end", map[string]any{"status": status})
+		end := record.RunEndRow(r.runID, time.Now().UnixNano(), status, r.summaryJSON())
+		r.event("", 0, time.Now(), record.EventRunEnd, map[string]any{"status": status})
 		r.rec.Add(func(tx *store.Tx) error { return tx.InsertRunEnd(end) })
 	}
 	r.progress()

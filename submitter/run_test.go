@@ -11,6 +11,7 @@ import (
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/testkit"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -141,8 +142,8 @@ func TestTransientRetries(t *testing.T) {
 	if r := rows["1-1"]; r.State != store.Failed || !strings.Contains(r.Reason, "rejected") || r.SubmitNS != 0 {
 		t.Fatalf("permanent failure: %+v", r)
 	}
-	if b.calls[Key(sum.RunID, "1-1", 1)] != 1 {
-		t.Fatalf("permanent error retried: %d calls", b.calls[Key(sum.RunID, "1-1", 1)])
+	if b.calls[record.Key(sum.RunID, "1-1", 1)] != 1 {
+		t.Fatalf("permanent error retried: %d calls", b.calls[record.Key(sum.RunID, "1-1", 1)])
 	}
 	results, _ := st.Results(sum.RunID)
 	for _, r := range results {
@@ -234,7 +235,7 @@ func TestTail(t *testing.T) {
 	if r := rows["2-0"]; r.State != store.Cancelled {
 		t.Fatalf("2-0 %+v", r)
 	}
-	if !b.cancelled[Key(sum.RunID, "1-0", 1)] || !b.cancelled[Key(sum.RunID, "2-0.a", 1)] {
+	if !b.cancelled[record.Key(sum.RunID, "1-0", 1)] || !b.cancelled[record.Key(sum.RunID, "2-0.a", 1)] {
 		t.Fatalf("not cancelled at the target: %v", b.cancelled)
 	}
 }
@@ -339,10 +340,10 @@ func TestResumeIdempotent(t *testing.T) {
 		t.Fatalf("provenance records: %d", len(ps))
 	}
 	// A finished run cannot be resumed.
-	if _, err := Run(context.Background(), Config{WorkloadDir: dir, Store: st, Target: newFake(b), Resume: runID}); !errors.Is(err, ErrRunEnded) {
+	if _, err := Run(context.Background(), Config{WorkloadDir: dir, Store: st, Target: newFake(b), Resume: runID}); !errors.Is(err, record.ErrRunEnded) {
 		t.Fatalf("resume of a finished run: %v", err)
 	}
-	if _, err := Run(context.Background(), Config{WorkloadDir: dir, Store: st, Target: newFake(b), Resume: "nope"}); !errors.Is(err, ErrUnknownRun) {
+	if _, err := Run(context.Background(), Config{WorkloadDir: dir, Store: st, Target: newFake(b), Resume: "nope"}); !errors.Is(err, record.ErrUnknownRun) {
 		t.Fatalf("resume of an unknown run: %v", err)
 	}
 }

@@ -2,132 +2,19 @@ package submitter
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/testkit"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/workload"
 )
-
-// readWorkload's one pass: the digest of the whole file, the counts, and
-// the refusals (a line that is not a job, an id twice, no file).
-func TestReadWorkload(t *testing.T) {
-	line := func(j workload.Job) string { return string(j.AppendJSON(nil)) + "\n" }
-	u0, u1 := line(unitary("1-0", 0)), line(unitary("1-1", time.Second))
-	c := line(composite("2-0", 0, []string{"a", "b", "c"}, "a>b"))
-	cases := []struct {
-		name                string
-		content             string
-		count, units, tasks int
-		err                 string
-	}{
-		{"empty", "", 0, 0, 0, ""},
-		{"blank lines only", "\n  \n", 0, 0, 0, ""},
-		{"one", u0, 1, 1, 0, ""},
-		{"unitary and composite", u0 + c + u1, 3, 5, 3, ""},
-		{"no final newline", u0 + strings.TrimSuffix(u1, "\n"), 2, 2, 0, ""},
-		{"id twice", u0 + u1 + u0, 0, 0, 0, "job id 1-0 appears twice"},
-		{"id twice, apart", u0 + c + u1 + c, 0, 0, 0, "job id 2-0 appears twice"},
-		{"not a job", u0 + "{\"id\":\n", 0, 0, 0, "workload.jsonl:2:"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, workload.JobsFile), []byte(tc.content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			w, err := readWorkload(dir)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want one with %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.close()
-			sum := sha256.Sum256([]byte(tc.content))
-			if w.sha256 != hex.EncodeToString(sum[:]) || w.count != tc.count || w.units != tc.units || w.tasks != tc.tasks {
-				t.Fatalf("sha256 %s count %d units %d tasks %d, want %x %d %d %d", w.sha256, w.count, w.units, w.tasks, sum, tc.count, tc.units, tc.tasks)
-			}
-			// Streamed twice, the same jobs in the same order with their
-			// indexes.
-			for pass := 0; pass < 2; pass++ {
-				src, err := w.stream()
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := 0; ; i++ {
-					j, idx, err := src.Next()
-					if err == io.EOF {
-						if i != tc.count {
-							t.Fatalf("pass %d: %d jobs streamed", pass, i)
-						}
-						break
-					}
-					if err != nil || idx != i || j.ID == "" {
-						t.Fatalf("pass %d job %d: %v %d %v", pass, i, j, idx, err)
-					}
-				}
-			}
-		})
-	}
-	if _, err := readWorkload(filepath.Join(t.TempDir(), "none")); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("no directory: %v", err)
-	}
-}
-
-// A workload.jsonl edited in place after the run read it (a job more, a
-// job fewer) is an error of the stream, not jobs silently skipped or added.
-func TestStreamSeesEditedWorkload(t *testing.T) {
-	jobs := []workload.Job{unitary("1-0", 0), unitary("1-1", time.Second), unitary("1-2", 2*time.Second)}
-	for _, tc := range []struct {
-		name string
-		edit func(b []byte) []byte
-	}{
-		{"a job more", func(b []byte) []byte { return append(b, jobs[0].AppendJSON(nil)...) }},
-		{"a job fewer", func(b []byte) []byte { return b[:strings.LastIndex(strings.TrimSuffix(string(b), "\n"), "\n")+1] }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := testkit.WriteWorkload(t, jobs...)
-			w, err := readWorkload(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.close()
-			b, _ := os.ReadFile(w.path)
-			f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_TRUNC, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.Write(tc.edit(b))
-			f.Close()
-			src, err := w.stream()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for {
-				_, _, err = src.Next()
-				if err != nil {
-					break
-				}
-			}
-			if !errors.Is(err, errWorkloadChanged) {
-				t.Fatalf("stream error %v, want %v", err, errWorkloadChanged)
-			}
-		})
-	}
-}
 
 // A run holds no job once it is final: after a run of unitary and
 // composite jobs, nothing is left in progress, and an empty workload
@@ -149,7 +36,7 @@ func TestRunKeepsNoFinishedJob(t *testing.T) {
 			dir = testkit.WriteWorkload(t, jobs...)
 		}
 		st := openStore(t)
-		w, err := readWorkload(dir)
+		w, err := record.ReadWorkload(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +47,7 @@ func TestRunKeepsNoFinishedJob(t *testing.T) {
 			t.Fatal(err)
 		}
 		sum, err := r.run(context.Background())
-		w.close()
+		w.Close()
 		if err != nil || sum.Status != store.RunCompleted || sum.Jobs[store.Succeeded] != len(jobs) {
 			t.Fatalf("%d jobs: %v %+v", len(jobs), err, sum)
 		}
@@ -220,7 +107,7 @@ func TestRunStopsOnEditedWorkload(t *testing.T) {
 		}
 	}
 	_, err = Run(context.Background(), Config{WorkloadDir: dir, Store: st, Target: NewDryRun(), OnStart: edit})
-	if !errors.Is(err, errWorkloadChanged) {
+	if !errors.Is(err, record.ErrWorkloadChanged) {
 		t.Fatalf("run over an edited workload: %v", err)
 	}
 	if err := os.WriteFile(path, orig, 0o644); err != nil {

@@ -6,13 +6,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/workload"
 )
 
 // expireTail cancels everything left when the tail is over.
 func (r *Runner) expireTail() {
 	r.tailExpired.Store(true)
-	r.event("", 0, time.Now(), "tail-expired", nil)
+	r.event("", 0, time.Now(), record.EventTailExpired, nil)
 	left := 0
 	var toCancel []*track
 	for _, t := range r.liveTops() {

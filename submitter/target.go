@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -107,28 +108,23 @@ type Submission struct {
 	After []string
 }
 
-// Receipt is what a target says when it accepts a job.
-type Receipt struct {
-	TargetID   string    // the target's id for the job ("alpha:12", "local:3", …)
-	Output     string    // what the submit command printed, or the API's answer
-	ExitStatus *int      // the submit command's exit status; nil when no command ran
-	Sites      []string  // where the job was sent, when the target decides it at submission
-	Time       time.Time // when the target accepted it; zero: when Submit returned
-}
+// Receipt is what a target says when it accepts a job (record.Receipt:
+// the Target contract names it here, so that a target needs no other
+// package to implement it).
+type Receipt = record.Receipt
 
-// State is what a job is doing, as a target reports it.
-type State string
+// State is what a job is doing, as a target reports it (record.State,
+// named here for the Target contract as Receipt is).
+type State = record.State
 
+// The states a target reports.
 const (
-	Queued    State = "queued"    // accepted, waiting for processors
-	Running   State = "running"   // every component started
-	Succeeded State = "succeeded" // ended with exit status 0
-	Failed    State = "failed"    // ended otherwise, or was lost
-	Cancelled State = "cancelled" // stopped by Cancel or by someone else
+	Queued    = record.Queued
+	Running   = record.Running
+	Succeeded = record.Succeeded
+	Failed    = record.Failed
+	Cancelled = record.Cancelled
 )
-
-// Final reports whether the state is an outcome.
-func (s State) Final() bool { return s == Succeeded || s == Failed || s == Cancelled }
 
 // Update is a state change of one job.
 type Update struct {

@@ -15,7 +15,7 @@ import (
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/generator"
 	"github.com/gmark/gmark/internal/testkit"
-	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/wdl"
 	"github.com/gmark/gmark/workload"
 )
@@ -48,10 +48,10 @@ func generate(t *testing.T, dir, other string) string {
 
 const t0 = int64(1_700_000_000) * 1e9
 
-// record records a run of the workload in a new store, job i submitted at
+// recordRun records a run of the workload in a new store, job i submitted at
 // its offset and started and ended at times[i] (seconds from the run's
 // start).
-func record(t *testing.T, dir, wl string, times [][2]float64) *store.Store {
+func recordRun(t *testing.T, dir, wl string, times [][2]float64) *store.Store {
 	t.Helper()
 	jobs, err := workload.ReadAll(wl)
 	if err != nil {
@@ -61,10 +61,10 @@ func record(t *testing.T, dir, wl string, times [][2]float64) *store.Store {
 		t.Fatalf("%d jobs, %d times", len(jobs), len(times))
 	}
 	ns := func(s float64) int64 { return t0 + int64(s*1e9) }
-	var fin []submitter.FinishedJob
+	var fin []record.FinishedJob
 	for i, j := range jobs {
 		at := ns(j.Submit.Seconds())
-		fin = append(fin, submitter.FinishedJob{JobID: j.ID, Outcome: submitter.Outcome{State: store.Succeeded, Attempts: 1,
+		fin = append(fin, record.FinishedJob{JobID: j.ID, Outcome: record.Outcome{State: store.Succeeded, Attempts: 1,
 			ScheduledNS: at, SubmitNS: at, StartNS: ns(times[i][0]), EndNS: ns(times[i][1])}})
 	}
 	st, err := store.Open(filepath.Join(dir, "r.db"))
@@ -72,7 +72,7 @@ func record(t *testing.T, dir, wl string, times [][2]float64) *store.Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if _, err := submitter.RecordRun(context.Background(), st, submitter.FinishedRun{WorkloadDir: wl, Target: "dryrun", RunID: "r1",
+	if _, err := record.RecordRun(context.Background(), st, record.FinishedRun{WorkloadDir: wl, Target: "dryrun", RunID: "r1",
 		Jobs: fin, EndNS: ns(1000)}); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func compare(t *testing.T, st *store.Store, opts fidelity.Options) (*fidelity.Re
 func TestCompareByHand(t *testing.T) {
 	dir := t.TempDir()
 	wl := generate(t, dir, "File=hand.swf,From=100s,To=500s")
-	st := record(t, dir, wl, [][2]float64{{0, 100}, {60, 110}, {130, 330}, {200, 220}})
+	st := recordRun(t, dir, wl, [][2]float64{{0, 100}, {60, 110}, {130, 330}, {200, 220}})
 	res, err := compare(t, st, fidelity.Options{Bins: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +162,7 @@ func TestCompareWarm(t *testing.T) {
 	dir := t.TempDir()
 	wl := generate(t, dir, "File=hand.swf,From=100s,To=500s,WarmStart=true")
 	// 1-0 is warm (300 s left on 2 processors); the others as in the cold case.
-	st := record(t, dir, wl, [][2]float64{{0, 300}, {0, 100}, {60, 110}, {130, 330}, {200, 220}})
+	st := recordRun(t, dir, wl, [][2]float64{{0, 300}, {0, 100}, {60, 110}, {130, 330}, {200, 220}})
 	for _, c := range []struct {
 		include  bool
 		n        int
@@ -193,7 +193,7 @@ func TestCompareWarm(t *testing.T) {
 func TestCompareRefuses(t *testing.T) {
 	dir := t.TempDir()
 	wl := generate(t, dir, "File=hand.swf,From=100s,To=500s")
-	st := record(t, dir, wl, [][2]float64{{0, 100}, {60, 110}, {130, 330}, {200, 220}})
+	st := recordRun(t, dir, wl, [][2]float64{{0, 100}, {60, 110}, {130, 330}, {200, 220}})
 	trace := filepath.Join(dir, "hand.swf")
 	if err := os.WriteFile(trace, []byte(testkit.WindowSWF+"7 600 0 1 1 -1 -1 1 -1 -1 1 1 1 -1 -1 1 -1 -1\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -226,7 +226,7 @@ func TestCompareNoTrace(t *testing.T) {
 	if _, err := generator.WriteDir(spec, g, generator.DirOptions{Out: wl, SpecPath: specPath}); err != nil {
 		t.Fatal(err)
 	}
-	st := record(t, dir, wl, [][2]float64{{0, 5}, {10, 15}})
+	st := recordRun(t, dir, wl, [][2]float64{{0, 5}, {10, 15}})
 	if _, err := compare(t, st, fidelity.Options{}); !errors.Is(err, fidelity.ErrNoTrace) {
 		t.Errorf("no trace: %v, want ErrNoTrace", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 )
 
 // Clock names: a figure is in wall time (as the submitter's clock measured
@@ -221,7 +222,7 @@ func (rd *RunData) findJobScale(st *store.Store) {
 	default:
 		return
 	}
-	if as, err := st.Annotations(rd.ID, "koala"); err == nil {
+	if as, err := st.Annotations(rd.ID, record.AnnotationKoala); err == nil {
 		for i := len(as) - 1; i >= 0; i-- {
 			if v, err := strconv.ParseFloat(as[i].Value, 64); as[i].Key == "time_scale" && err == nil && v > 0 && !math.IsInf(v, 0) {
 				rd.JobScale, rd.JobScaleSource = v, "the core's time scale, as it reported it"

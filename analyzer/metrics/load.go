@@ -18,6 +18,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -77,39 +78,12 @@ type KoalaData struct {
 }
 
 // CoreDeadlines is the core's "koala-deadlines" annotation of a run
-// (simulated, or live on the bundled core) (Ballier et al.'s metrics, docs/deadlines.md): of the jobs with a
-// start deadline, those started at it; of the local users' jobs, the
-// killed ones and the mean response time of the finished; wasted and lost
-// processor time; utilization by class (fractions of the grid's capacity).
-type CoreDeadlines struct {
-	GlobalJobs       int     `json:"global_jobs"`
-	GlobalStarted    int     `json:"global_started"`
-	GlobalSuccess    float64 `json:"global_success"`
-	LocalJobs        int     `json:"local_jobs"`
-	LocalFinished    int     `json:"local_finished"`
-	LocalKilled      int     `json:"local_killed"`
-	LocalKillRate    float64 `json:"local_kill_rate"`
-	LocalResponseS   float64 `json:"local_response_s"`
-	KilledDummies    int     `json:"killed_dummies"`
-	LostProcessorS   float64 `json:"lost_processor_s"`
-	WastedProcessorS float64 `json:"wasted_processor_s"`
-	TotalUtil        float64 `json:"total_utilization"`
-	LocalUtil        float64 `json:"local_utilization"`
-	GlobalUtil       float64 `json:"global_utilization"`
-	WastedUtil       float64 `json:"wasted_utilization"`
-	Seconds          float64 `json:"seconds"`
-}
+// (simulated, or live on the bundled core): Ballier et al.'s metrics,
+// docs/deadlines.md.
+type CoreDeadlines = record.CoreDeadlines
 
 // CoreUtilization is the core's "koala-utilization" annotation.
-type CoreUtilization struct {
-	Seconds    float64 `json:"seconds"`
-	Background float64 `json:"background"`
-	Grid       float64 `json:"grid"`
-	Wasted     float64 `json:"wasted"`
-	Gained     float64 `json:"gained"`
-	Total      float64 `json:"total"`
-	Stacked    float64 `json:"stacked"`
-}
+type CoreUtilization = record.CoreUtilization
 
 // CoreJob is the core's record of one job. Times in seconds on the
 // submitter's (wall) clock; NaN when the events do not tell.
@@ -349,7 +323,7 @@ func (rd *RunData) findProcessors(override int, st *store.Store) {
 // coreProcessors is the grid size the bundled core reported when the run's
 // koala target connected (its "koala" annotation "processors"), or 0.
 func (rd *RunData) coreProcessors(st *store.Store) int {
-	as, err := st.Annotations(rd.ID, "koala")
+	as, err := st.Annotations(rd.ID, record.AnnotationKoala)
 	if err != nil {
 		return 0
 	}
@@ -461,7 +435,7 @@ func (rd *RunData) loadSimCore(st *store.Store) error {
 // 'gmark koala simulate --db' and a live run on the bundled core (the koala
 // target, when the run ends) record alike.
 func (rd *RunData) loadDeadlines(st *store.Store, k *KoalaData) error {
-	as, err := st.Annotations(rd.ID, "koala-deadlines")
+	as, err := st.Annotations(rd.ID, record.AnnotationKoalaDeadlines)
 	if err != nil || len(as) == 0 {
 		return err
 	}

@@ -6,14 +6,9 @@ import (
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/gwa/dag"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/stats/sampstat"
 )
-
-// DAGEvent is the kind of the event the submitter records of a composite
-// job when it dispatches it: its dependencies, {"deps": [[from, to], …]}
-// by task id. The workflow metrics need them; the store's rows do not
-// hold them.
-const DAGEvent = "dag"
 
 // Workflow is one composite job's figures, in the report's clock:
 // its response time (its first task's submission to its last task's end),
@@ -61,7 +56,7 @@ func (rd *RunData) loadDAGs(st *store.Store) error {
 			return err
 		}
 		for _, e := range evs {
-			if e.Kind != DAGEvent {
+			if e.Kind != record.EventDAG { // its dependencies: the store's rows do not hold them
 				continue
 			}
 			var p struct {

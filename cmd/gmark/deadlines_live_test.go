@@ -30,7 +30,7 @@ type deadlineOutcome struct {
 	reason string  // why it failed, its times left out
 }
 
-// deadlineFigures are the core's figures of a run (core.DeadlineSummary):
+// deadlineFigures are the core's figures of a run (record.CoreDeadlines):
 // the simulation's summary, or the koala-deadlines annotation of the live
 // run.
 type deadlineFigures struct {

@@ -16,8 +16,10 @@ import (
 	"github.com/gmark/gmark/generator"
 	"github.com/gmark/gmark/internal/names"
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
+	"github.com/gmark/gmark/submitter/provenance"
 	"github.com/gmark/gmark/submitter/targets"
 	"github.com/gmark/gmark/wdl"
 	"github.com/gmark/gmark/workload"
@@ -106,7 +108,7 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 		dir = filepath.Join("gmark-runs", name)
 	}
 	start := time.Now()
-	runID := submitter.NewRunID()
+	runID := record.NewRunID()
 	runDir, err := filepath.Abs(filepath.Join(dir, "runs", runID))
 	if err != nil {
 		return err
@@ -149,7 +151,7 @@ func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error 
 	}
 	cfg := submitter.Config{WorkloadDir: workloadDir, Store: st, Target: target, TargetConfig: targetCfg,
 		Settings: o.settings, Project: o.project, Scenario: o.scenario, RunID: runID,
-		Inputs: runInputs(workloadDir, targetCfg, o.targets.File, stderr)}
+		Inputs: provenance.CollectFor(workloadDir, targetCfg, o.targets.File, stderr)}
 	res, err := runSubmitter(ctx, cfg, "running", o.quiet, stderr)
 	if errors.Is(err, submitter.ErrInterrupted) {
 		// Ctrl-C ends what gmark run started: the bundled core stops as the
@@ -269,7 +271,7 @@ func runTarget(ctx context.Context, o runOptions, g *grid.Grid, runDir string, s
 // summary: as 'gmark report' does by default, so the two show the same
 // numbers (a compressed run in workload time, its wall time beside).
 func reportRun(ctx context.Context, stdout io.Writer, db, dir, runID string, start time.Time) error {
-	opts := report.Options{Command: submitter.RedactArgs(os.Args)}
+	opts := report.Options{Command: record.RedactArgs(os.Args)}
 	index, err := report.WriteRun(ctx, stdout, db, runID, filepath.Join(dir, "report-"+runID), opts)
 	if err != nil {
 		return fmt.Errorf("the run is recorded in %s, but the report failed: %v", db, err)

@@ -9,9 +9,9 @@ import (
 
 	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/gmark/gmark/internal/progress"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/sim/experiment"
 	"github.com/gmark/gmark/sim/slurmarray"
-	"github.com/gmark/gmark/submitter"
 	"github.com/urfave/cli/v2"
 )
 
@@ -87,7 +87,7 @@ func runSimRun(c *cli.Context) error {
 	watchInterrupts()
 	bar, w, quiet := &progress.Bar{}, c.App.Writer, c.Bool("quiet")
 	sum, err := execute(c.Context, e, experiment.RunOptions{DB: c.String("db"), Parallel: c.Int("parallel"), Jobs: c.Bool("jobs"),
-		CommandLine: submitter.RedactArgs(os.Args),
+		CommandLine: record.RedactArgs(os.Args),
 		Started: func(planned, done, todo int) {
 			if !quiet {
 				fmt.Fprintf(w, "experiment %s: %d runs, %d already in %s, %d to run\n", e.Name, planned, done, c.String("db"), todo)

@@ -14,6 +14,7 @@ import (
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/progress"
 	"github.com/gmark/gmark/koala/placement"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/provenance"
@@ -161,7 +162,7 @@ func submit(ctx context.Context, o submitOptions, stdout, stderr io.Writer) erro
 	defer target.Close()
 	cfg := submitter.Config{WorkloadDir: o.dir, Store: st, Target: target, TargetConfig: targetCfg, Settings: o.settings,
 		Project: o.project, Scenario: o.scenario, RunID: o.runID, Resume: o.resume,
-		Inputs: runInputs(o.dir, targetCfg, o.targets.File, stderr),
+		Inputs: provenance.CollectFor(o.dir, targetCfg, o.targets.File, stderr),
 		OnStart: func(id string) {
 			verb := "run"
 			if o.resume != "" {
@@ -172,7 +173,7 @@ func submit(ctx context.Context, o submitOptions, stdout, stderr io.Writer) erro
 	}
 	sum, err := runSubmitter(ctx, cfg, "submitting", o.quiet, stderr)
 	switch {
-	case errors.Is(err, submitter.ErrUnknownRun), errors.Is(err, submitter.ErrRunEnded), errors.Is(err, submitter.ErrRunMismatch):
+	case errors.Is(err, record.ErrUnknownRun), errors.Is(err, record.ErrRunEnded), errors.Is(err, record.ErrRunMismatch):
 		return usageError{err}
 	case errors.Is(err, submitter.ErrInterrupted):
 		if pid := koalatarget.KeepCore(target); pid > 0 {
@@ -225,13 +226,13 @@ func (o *submitOptions) resolveRun() (recorded []byte, err error) {
 		if _, ended, err := st.RunEnd(run.ID); err != nil {
 			return nil, err
 		} else if ended {
-			return nil, usageError{fmt.Errorf("%w: %s", submitter.ErrRunEnded, run.ID)}
+			return nil, usageError{fmt.Errorf("%w: %s", record.ErrRunEnded, run.ID)}
 		}
 		o.runID, o.dir, o.target = run.ID, cmp.Or(o.dir, run.WorkloadDir), cmp.Or(o.target, run.Target)
 		recorded = submitter.RecordedTarget(st, o.resume, o.targets.fileSet)
 	} else if o.runID == "" {
-		o.runID = submitter.NewRunID()
-	} else if err := submitter.CheckRunID(o.runID); err != nil {
+		o.runID = record.NewRunID()
+	} else if err := record.CheckRunID(o.runID); err != nil {
 		return nil, usageErrorf("--run-id: %v", err)
 	}
 	if o.target == "" {
@@ -254,15 +255,10 @@ func checkWorkloadDir(dir, unitaryFor string, stderr io.Writer) error {
 	return nil
 }
 
-// runInputs is provenance.CollectFor (gmark run uses it too).
-func runInputs(dir string, cfg any, targets string, w io.Writer) submitter.Inputs {
-	return provenance.CollectFor(dir, cfg, targets, w)
-}
-
 // runSubmitter runs the submitter with a progress bar (unless quiet) and
 // the log on stderr; it stops cleanly when ctx is cancelled (gmark's signal
 // context: Ctrl-C or SIGTERM).
-func runSubmitter(ctx context.Context, cfg submitter.Config, what string, quiet bool, stderr io.Writer) (*submitter.Summary, error) {
+func runSubmitter(ctx context.Context, cfg submitter.Config, what string, quiet bool, stderr io.Writer) (*record.Summary, error) {
 	submitter.CollectLessOften() // the submitter is latency-sensitive: fewer pauses
 	if !quiet {
 		cfg.Log = logWriter{stderr}
@@ -299,10 +295,10 @@ func openStore(path string) (*store.Store, error) {
 	return st, err
 }
 
-// lockNamedRun is submitter.LockStoreRun, its refusals usage errors.
+// lockNamedRun is record.LockStoreRun, its refusals usage errors.
 func lockNamedRun(db, runID string) (func(), error) {
-	release, err := submitter.LockStoreRun(db, runID)
-	if errors.Is(err, submitter.ErrRunBusy) || errors.Is(err, submitter.ErrBadRunID) {
+	release, err := record.LockStoreRun(db, runID)
+	if errors.Is(err, record.ErrRunBusy) || errors.Is(err, record.ErrBadRunID) {
 		return nil, usageError{err}
 	}
 	return release, err

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/koalatarget"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
@@ -90,11 +91,11 @@ func newFaultRun(t *testing.T, runID string) *faultRun {
 	for _, j := range jobs {
 		if j.Kind == workload.Composite {
 			for _, task := range j.Tasks {
-				f.keys = append(f.keys, submitter.Key(runID, task.ID, 1))
+				f.keys = append(f.keys, record.Key(runID, task.ID, 1))
 			}
 			continue
 		}
-		f.keys = append(f.keys, submitter.Key(runID, j.ID, 1))
+		f.keys = append(f.keys, record.Key(runID, j.ID, 1))
 	}
 	return f
 }

@@ -265,3 +265,95 @@ func TestCovers(t *testing.T) {
 		}
 	}
 }
+
+// reach is every package of the module that p imports, directly or
+// through others.
+func reach(imports map[string][]string, p string) map[string]bool {
+	seen := map[string]bool{}
+	next := append([]string(nil), imports[p]...)
+	for len(next) > 0 {
+		q := next[len(next)-1]
+		next = next[:len(next)-1]
+		if !seen[q] {
+			seen[q] = true
+			next = append(next, imports[q]...)
+		}
+	}
+	return seen
+}
+
+// aboveRecord are the packages above the run record's layer: those that
+// make runs (the submitter, the simulators, the bundled core, the
+// generator, placeholders), the languages and formats they read, and the
+// analysis and commands above them. The run record reaches none of them.
+var aboveRecord = []string{"submitter", "sim", "koala", "generator", "placeholder", "gwa", "wdl", "printers",
+	"analyzer/metrics", "analyzer/report", "analyzer/gate", "analyzer/fidelity", "examples", "cmd"}
+
+// recordLayerProblems says how imports break the place of the run record:
+// below every producer of runs (record reaches none of them through its
+// imports) and above the store (record reaches analyzer/store, which does
+// not reach record).
+func recordLayerProblems(imports map[string][]string) []string {
+	var problems []string
+	if _, ok := imports["record"]; !ok {
+		return []string{"no package record"}
+	}
+	rec := reach(imports, "record")
+	for q := range rec {
+		for _, p := range aboveRecord {
+			if q == p || strings.HasPrefix(q, p+"/") {
+				problems = append(problems, "record reaches "+q+", which is above the run record")
+			}
+		}
+	}
+	if !rec["analyzer/store"] {
+		problems = append(problems, "record does not import analyzer/store")
+	}
+	if reach(imports, "analyzer/store")["record"] {
+		problems = append(problems, "analyzer/store reaches record, which is above it")
+	}
+	sort.Strings(problems)
+	return problems
+}
+
+// The run record is a layer: every producer of runs records through it,
+// so it imports none of them, not even through another package, and the
+// store is below it. The package table says so too; this holds whatever
+// the table is edited to.
+func TestRecordBetweenProducersAndStore(t *testing.T) {
+	for _, p := range recordLayerProblems(packageImports(t, repoRoot(t))) {
+		t.Error(p)
+	}
+}
+
+// recordLayerProblems finds each way of breaking the layer.
+func TestRecordLayerProblems(t *testing.T) {
+	base := map[string][]string{"record": {"analyzer/store", "workload"}, "analyzer/store": nil, "workload": nil,
+		"submitter": {"record"}, "koala/core": {"workload"}, "helper": {"koala/core"}}
+	with := func(p string, deps ...string) map[string][]string {
+		m := map[string][]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		m[p] = append(append([]string(nil), m[p]...), deps...)
+		return m
+	}
+	for _, c := range []struct {
+		name    string
+		imports map[string][]string
+		want    string
+	}{
+		{"as it is", base, ""},
+		{"a producer", with("record", "submitter"), "record reaches submitter, which is above the run record"},
+		{"a producer's subpackage", with("record", "koala/core"), "record reaches koala/core, which is above the run record"},
+		{"a producer through a helper", with("record", "helper"), "record reaches koala/core, which is above the run record"},
+		{"the store above it", with("analyzer/store", "workload", "record"), "analyzer/store reaches record, which is above it"},
+		{"no store", map[string][]string{"record": {"workload"}}, "record does not import analyzer/store"},
+		{"no record", map[string][]string{"analyzer/store": nil}, "no package record"},
+	} {
+		got := strings.Join(recordLayerProblems(c.imports), "; ")
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/koala/lrm"
+	"github.com/gmark/gmark/record"
 )
 
 // accounting integrates a cluster's processor use over time, by kind:
@@ -67,20 +68,9 @@ func (c *Core) sampleTick() {
 // UtilizationSummary is the grid's processor use since the core started, as
 // fractions of its capacity.
 type UtilizationSummary struct {
-	Seconds    float64 `json:"seconds"`
-	Background float64 `json:"background"`
-	Grid       float64 `json:"grid"`
-	Wasted     float64 `json:"wasted"`
-	Gained     float64 `json:"gained"`
-	// Total is the processors in use: background + grid + wasted, the
-	// "real total utilization" of Mohamed and Epema's 2004 paper (and the
-	// thesis's "total utilization").
-	Total float64 `json:"total"`
-	// Stacked is Total + Gained, the four series of the thesis's
-	// utilization plots summed. It is not a utilization: the gained
-	// processors are free for local jobs, and those that local jobs use
-	// count in Background too, so it can pass 1.
-	Stacked  float64                `json:"stacked"`
+	// The grid's, as a run records it (the processors in use, Total, and
+	// the four series summed, Stacked).
+	record.CoreUtilization
 	Clusters map[string]Utilization `json:"clusters"`
 }
 
@@ -103,7 +93,7 @@ func (c *Core) Utilization() UtilizationSummary {
 	if !c.measureFrom.IsZero() {
 		from = c.measureFrom
 	}
-	sum := UtilizationSummary{Seconds: c.now.Sub(from).Seconds(), Clusters: map[string]Utilization{}}
+	sum := UtilizationSummary{CoreUtilization: record.CoreUtilization{Seconds: c.now.Sub(from).Seconds()}, Clusters: map[string]Utilization{}}
 	var all areas
 	capacity := 0.0
 	for _, cl := range c.clusters {

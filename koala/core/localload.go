@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/koala/lrm"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/stats"
 )
 
@@ -112,44 +113,12 @@ func (s *localStats) killedJob(dummy, counted, now bool, lost float64) {
 	}
 }
 
-// DeadlineSummary is what Ballier et al. measure, over the measured period
-// (MeasureFrom): of the jobs with a start deadline (the "global" jobs)
-// submitted in it, those started at their deadline; of the local users'
-// jobs submitted in it, the killed ones and the response time of the
-// finished ones; and the use of the processors by class.
-type DeadlineSummary struct {
-	GlobalJobs    int     `json:"global_jobs"`    // jobs with a start deadline
-	GlobalStarted int     `json:"global_started"` // of them, started at their deadline
-	GlobalSuccess float64 `json:"global_success"` // GlobalStarted / GlobalJobs (0 without any)
-	LocalJobs     int     `json:"local_jobs"`     // local users' jobs (not the band's dummies)
-	LocalFinished int     `json:"local_finished"`
-	LocalKilled   int     `json:"local_killed"`
-	// LocalKillRate is LocalKilled / (LocalFinished + LocalKilled): of the
-	// local jobs whose fate is known, the share killed (0 without any).
-	// The others were still queued or running when the run stopped.
-	LocalKillRate float64 `json:"local_kill_rate"`
-	// LocalResponseS is the mean response time (end − submission) of the
-	// finished local jobs, in seconds (0 without any).
-	LocalResponseS float64 `json:"local_response_s"`
-	// KilledDummies: background-band jobs killed by global jobs.
-	KilledDummies int `json:"killed_dummies"`
-	// LostProcessorS is the processor time killed local jobs had used
-	// (dummies too); WastedProcessorS the processor time claimed and held
-	// idle until the jobs' start times.
-	LostProcessorS   float64 `json:"lost_processor_s"`
-	WastedProcessorS float64 `json:"wasted_processor_s"`
-	// Utilization by class, fractions of the grid's capacity over the
-	// measured period: total = local + global + wasted.
-	TotalUtil  float64 `json:"total_utilization"`
-	LocalUtil  float64 `json:"local_utilization"`
-	GlobalUtil float64 `json:"global_utilization"`
-	WastedUtil float64 `json:"wasted_utilization"`
-	Seconds    float64 `json:"seconds"`
-}
-
-// Deadlines sums up the measured period as Ballier et al. do.
-func (c *Core) Deadlines() DeadlineSummary {
-	s := DeadlineSummary{LocalJobs: c.local.submitted, LocalFinished: c.local.finished, LocalKilled: c.local.killed,
+// Deadlines sums up the measured period (MeasureFrom) as Ballier et al.
+// do: of the jobs with a start deadline submitted in it, those started at
+// it; of the local users' jobs submitted in it, the killed ones and the
+// response time of the finished ones; the use of the processors by class.
+func (c *Core) Deadlines() record.CoreDeadlines {
+	s := record.CoreDeadlines{LocalJobs: c.local.submitted, LocalFinished: c.local.finished, LocalKilled: c.local.killed,
 		KilledDummies: c.local.killedDummies, LostProcessorS: c.local.lost}
 	s.GlobalJobs, s.GlobalStarted = c.forgot.globalJobs, c.forgot.globalStarted // the jobs dropped after Forget
 	for _, j := range c.order {

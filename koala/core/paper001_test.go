@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/stats"
 	"github.com/gmark/gmark/workload"
 )
@@ -77,7 +78,7 @@ func paperArrivals(r paperRun, start time.Time) []Arrival {
 
 // runPaper simulates one run: an hour of warm-up for the local workloads,
 // then the global jobs; it measures from the first global arrival.
-func runPaper(t testing.TB, r paperRun) (DeadlineSummary, *Core) {
+func runPaper(t testing.TB, r paperRun) (record.CoreDeadlines, *Core) {
 	t.Helper()
 	k, err := New(paperGrid(t, r), t0, nil, nil)
 	if err != nil {

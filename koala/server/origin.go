@@ -96,7 +96,7 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request) {
 }
 
 // deadlines is GET /v1/deadlines: Ballier et al.'s figures over the
-// measured period (core.DeadlineSummary; from the run's origin once one
+// measured period (record.CoreDeadlines; from the run's origin once one
 // is declared).
 func (s *Server) deadlines(w http.ResponseWriter, r *http.Request) {
 	if v, ok := s.do(w, r, func() (any, error) { return s.core.Deadlines(), nil }); ok {

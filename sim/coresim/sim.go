@@ -13,8 +13,8 @@ import (
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/sim"
-	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -39,7 +39,7 @@ type Options struct {
 	// memory does not grow with the workload.
 	Records bool
 	// DB, when set, records the simulation in a results store as it runs
-	// (submitter.RunRecording): each job's records as it ends, so that
+	// (record.RunRecording): each job's records as it ends, so that
 	// memory holds only the jobs in progress, not the workload's. The
 	// rows are those Record writes; FinishRecord ends the record.
 	DB *DB
@@ -351,7 +351,7 @@ type Summary struct {
 	FailureReasons  map[string]int          `json:"failure_reasons,omitempty"`
 	// Deadlines are Ballier et al.'s figures (docs/deadlines.md), when the
 	// workload has jobs with start deadlines or the grid local workloads.
-	Deadlines *core.DeadlineSummary `json:"deadlines,omitempty"`
+	Deadlines *record.CoreDeadlines `json:"deadlines,omitempty"`
 }
 
 // Summary sums the simulation up: job counts, means over the jobs the core
@@ -389,34 +389,34 @@ type RunInfo struct {
 	Project, Scenario, RunID string   // as for submitter.Config
 	GridPath                 string   // the grid file, as given
 	CommandLine              []string // default os.Args
-	Inputs                   submitter.Inputs
+	Inputs                   record.Inputs
 	// Resume continues run RunID, which a killed simulation left without
 	// an end record (Options.DB only): the simulation is made again
 	// from the start, and the jobs the store already holds are not
-	// written twice (submitter.ResumeRecording).
+	// written twice (record.ResumeRecording).
 	Resume bool
 }
 
 // Record records the simulation in the results store as if it had been
-// submitted (submitter.RecordRun): every job submitted at its arrival with
+// submitted (record.RecordRun): every job submitted at its arrival with
 // no delay, its start and end those of the simulation, on the simulation's
 // clock (which starts at Start), with the core's figures of each job in
 // its events' payloads and the core's utilization as an annotation.
-func (s *Simulation) Record(ctx context.Context, st *store.Store, rec RunInfo) (*submitter.Summary, error) {
+func (s *Simulation) Record(ctx context.Context, st *store.Store, rec RunInfo) (*record.Summary, error) {
 	if !s.records {
 		return nil, fmt.Errorf("the simulation kept no record of its jobs to store (Options.Records)")
 	}
 	run := s.finishedRun(rec)
 	run.Jobs = s.finishedJobs()
 	run.Annotations, run.EndNS, run.Elapsed = s.ending()
-	return submitter.RecordRun(ctx, st, run)
+	return record.RecordRun(ctx, st, run)
 }
 
 // finishedRun is the run's record but its jobs and its ending.
-func (s *Simulation) finishedRun(rec RunInfo) submitter.FinishedRun {
+func (s *Simulation) finishedRun(rec RunInfo) record.FinishedRun {
 	cfg := map[string]any{"grid": rec.GridPath, "policy": s.Grid.Scheduler.Policy, "seed": s.Grid.Scheduler.Seed,
 		"warmup": s.Warmup.String(), "simulated": true}
-	return submitter.FinishedRun{WorkloadDir: s.Dir, Target: TargetName, TargetConfig: cfg,
+	return record.FinishedRun{WorkloadDir: s.Dir, Target: TargetName, TargetConfig: cfg,
 		Settings: map[string]any{"simulated": true}, Project: rec.Project, Scenario: rec.Scenario, RunID: rec.RunID,
 		CommandLine: rec.CommandLine, Inputs: rec.Inputs}
 }
@@ -427,11 +427,11 @@ func (s *Simulation) finishedRun(rec RunInfo) submitter.FinishedRun {
 func (s *Simulation) ending() (as []store.Annotation, endNS int64, elapsed time.Duration) {
 	end := s.Core.Now()
 	u, _ := json.Marshal(s.Core.Utilization())
-	as = []store.Annotation{{TimeNS: end.UnixNano(), Kind: "koala-utilization", Key: "summary", Value: string(u), Source: "koala simulate"}}
+	as = []store.Annotation{{TimeNS: end.UnixNano(), Kind: record.AnnotationKoalaUtilization, Key: "summary", Value: string(u), Source: "koala simulate"}}
 	if d := s.Summary().Deadlines; d != nil {
 		// Ballier et al.'s figures, read back by the report (metrics.CoreDeadlines).
 		v, _ := json.Marshal(d)
-		as = append(as, store.Annotation{TimeNS: end.UnixNano(), Kind: submitter.DeadlinesAnnotation, Key: "summary",
+		as = append(as, store.Annotation{TimeNS: end.UnixNano(), Kind: record.AnnotationKoalaDeadlines, Key: "summary",
 			Value: string(v), Source: "koala simulate"})
 	}
 	return as, end.UnixNano(), max(0, end.Sub(s.First))
@@ -444,13 +444,13 @@ const (
 	afterLimitReason = "due after the simulation's limit (--limit)"
 )
 
-// finishedJobs is what became of each job, as submitter.RecordRun takes it.
-func (s *Simulation) finishedJobs() []submitter.FinishedJob {
+// finishedJobs is what became of each job, as record.RecordRun takes it.
+func (s *Simulation) finishedJobs() []record.FinishedJob {
 	byName := map[string]*Job{}
 	for i := range s.Jobs {
 		byName[s.Jobs[i].Name] = &s.Jobs[i]
 	}
-	out := make([]submitter.FinishedJob, 0, len(s.Arrivals))
+	out := make([]record.FinishedJob, 0, len(s.Arrivals))
 	for _, a := range s.Arrivals {
 		out = append(out, s.finishedJob(a, byName[a.ID]))
 	}
@@ -460,9 +460,9 @@ func (s *Simulation) finishedJobs() []submitter.FinishedJob {
 // finishedJob is what became of the job that arrived as a: j is the core's
 // record of it, nil when the core never had it (refused, or due after the
 // limit).
-func (s *Simulation) finishedJob(a Arrival, j *Job) submitter.FinishedJob {
+func (s *Simulation) finishedJob(a Arrival, j *Job) record.FinishedJob {
 	sched := a.At.UnixNano()
-	f := submitter.FinishedJob{JobID: a.ID, Outcome: submitter.Outcome{ScheduledNS: sched, Attempts: 1}}
+	f := record.FinishedJob{JobID: a.ID, Outcome: record.Outcome{ScheduledNS: sched, Attempts: 1}}
 	if j == nil && a.At.After(s.Deadline) {
 		// Due after the limit: never submitted, as a live run's job
 		// whose time had not come.
@@ -477,7 +477,7 @@ func (s *Simulation) finishedJob(a Arrival, j *Job) submitter.FinishedJob {
 	// submission's time (here its arrival), and there is no separate
 	// target_submit_ns.
 	f.SubmitNS = sched
-	f.Receipt = submitter.Receipt{TargetID: "koala:" + j.ID}
+	f.Receipt = record.Receipt{TargetID: "koala:" + j.ID}
 	f.StartNS = unixNS(j.Start)
 	f.Sites = j.Sites
 	f.State, f.Reason, f.EndNS = simState(j, s.Core.Now())
@@ -507,12 +507,12 @@ func simState(j *Job, stopped time.Time) (state, reason string, endNS int64) {
 // core's figures of the job in its payload (read back by the report:
 // store.ScanSimJobFacts), and where its emulated run time came from
 // (runtime_source: job, model or default; "" if it never started).
-func simEvents(a Arrival, j *Job, o submitter.Outcome) []store.Event {
+func simEvents(a Arrival, j *Job, o record.Outcome) []store.Event {
 	var evs []store.Event
 	for _, ev := range []struct {
 		kind string
 		t    time.Time
-	}{{"submitted", a.At}, {"started", j.Start}, {o.State, j.End}} {
+	}{{record.EventSubmitted, a.At}, {record.EventStarted, j.Start}, {o.State, j.End}} {
 		if ev.t.IsZero() || ev.kind == store.NeverStarted {
 			continue
 		}

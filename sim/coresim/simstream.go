@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -14,7 +14,7 @@ import (
 // records go to the store as the job ends, and only the jobs that have
 // arrived and not ended are kept (pending), with what their rows need.
 type simStream struct {
-	rec     *submitter.RunRecording
+	rec     *record.RunRecording
 	pending map[string]*pendingJob // by the workload's job id
 	seq     int                    // arrivals so far
 	err     error                  // the first recording error, returned at the end
@@ -28,9 +28,9 @@ type pendingJob struct {
 }
 
 func startStream(s *Simulation, db *DB) (*simStream, error) {
-	start := submitter.StartRecording
+	start := record.StartRecording
 	if db.Resume {
-		start = submitter.ResumeRecording
+		start = record.ResumeRecording
 	}
 	rec, err := start(context.Background(), db.Store, s.finishedRun(db.RunInfo))
 	if err != nil {
@@ -91,7 +91,7 @@ func (d *simStream) rest(s *Simulation) error {
 // FinishRecord ends the record of a simulation recorded as it ran
 // (Options.DB): the core's utilization (and deadline figures), the
 // run's end and its summary, as Record writes them.
-func (s *Simulation) FinishRecord() (*submitter.Summary, error) {
+func (s *Simulation) FinishRecord() (*record.Summary, error) {
 	if s.db == nil {
 		return nil, fmt.Errorf("the simulation was not recorded as it ran (Options.DB)")
 	}

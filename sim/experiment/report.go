@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/gmark/gmark/analyzer/store"
-	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/plots"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/sim"
 )
 
@@ -80,7 +80,7 @@ type Metrics struct {
 	Wasted   float64 `json:"wasted_cpu_years"`
 	// Deadlines are Ballier et al.'s figures, from central's core model
 	// when its jobs have start deadlines or its grid local workloads.
-	Deadlines *core.DeadlineSummary `json:"deadlines,omitempty"`
+	Deadlines *record.CoreDeadlines `json:"deadlines,omitempty"`
 
 	// DMM's delegation attempts and offers per arrived job (sim.Result's
 	// AttemptsPerJob, OffersPerJob): what "delegations per job" can count

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/printers"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/target"
 )
@@ -272,7 +273,7 @@ func (t *Target) poll(ctx context.Context) {
 	if err != nil {
 		if t.failingSince.IsZero() {
 			t.failingSince = asked
-			rep.Annotate("target-error", t.sys.name(), err.Error())
+			rep.Annotate(record.AnnotationTargetError, t.sys.name(), err.Error())
 		}
 		if down := time.Since(t.failingSince); down > t.cfg.UnreachableAfter {
 			for _, j := range jobs {
@@ -282,7 +283,7 @@ func (t *Target) poll(ctx context.Context) {
 		return
 	}
 	if !t.failingSince.IsZero() {
-		rep.Annotate("target-recovered", t.sys.name(), "answering again")
+		rep.Annotate(record.AnnotationTargetRecovered, t.sys.name(), "answering again")
 		t.failingSince = time.Time{}
 	}
 	for _, j := range jobs {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/target"
 )
@@ -79,7 +80,7 @@ func (t *Target) claimAgain(cj *cjob, p *part, why string) {
 	if !cj.claim.Again(&p.ClaimPart, p.try, t.cfg.ClaimTries, what, why) {
 		return
 	}
-	t.annotate(t.cfg.Kind+"-claim", cj.sub.Key, what+" "+why+": claimed again")
+	t.annotate(record.ClaimAnnotation(t.cfg.Kind), cj.sub.Key, what+" "+why+": claimed again")
 	t.bg.Add(1)
 	go t.reclaim(cj, p)
 }
@@ -134,7 +135,7 @@ func (t *Target) releaseJob(cj *cjob) {
 	if !first.IsZero() {
 		apart = fmt.Sprintf("the CEs' start times %s apart", last.Sub(first).Round(time.Second))
 	}
-	t.annotate(t.cfg.Kind+"-claim", cj.sub.Key, fmt.Sprintf("released %s: every component started (%s)", strings.Join(ids, ","), apart))
+	t.annotate(record.ClaimAnnotation(t.cfg.Kind), cj.sub.Key, fmt.Sprintf("released %s: every component started (%s)", strings.Join(ids, ","), apart))
 }
 
 // cancelParts cancels the parts of cj that have not ended: one was

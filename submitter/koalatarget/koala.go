@@ -25,6 +25,7 @@ import (
 
 	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/target"
 )
@@ -124,7 +125,7 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	if health.Processors > 0 {
 		// The report's system size when the grid file leaves a Slurm
 		// cluster's processors to its controller.
-		r.Annotate("koala", "processors", strconv.Itoa(health.Processors))
+		r.Annotate(record.AnnotationKoala, "processors", strconv.Itoa(health.Processors))
 	}
 	if w := health.LocalWarmupS; w > 0 && w < 1e9 {
 		t.localWarmup = time.Duration(w * float64(time.Second))
@@ -135,7 +136,7 @@ func (t *Target) Watch(ctx context.Context, r submitter.Reporter) error {
 	}
 	// The report's clock of the jobs: the core emulates them t.scale times
 	// faster than the wall clock, whatever the submitter's --speedup.
-	r.Annotate("koala", "time_scale", strconv.FormatFloat(t.scale, 'g', -1, 64))
+	r.Annotate(record.AnnotationKoala, "time_scale", strconv.FormatFloat(t.scale, 'g', -1, 64))
 	// Open the stream before any submission, so no event is missed.
 	// The stream lives until Close, not as long as the caller's ctx.
 	sctx, cancel := context.WithCancel(context.Background())
@@ -230,7 +231,7 @@ func (t *Target) follow(ctx context.Context, body io.ReadCloser) {
 		if err == nil {
 			err = errors.New("the stream ended")
 		}
-		t.rep.Annotate("koala", "event-stream", fmt.Sprintf("lost after seq %d (%v); reconnecting", last, err))
+		t.rep.Annotate(record.AnnotationKoala, "event-stream", fmt.Sprintf("lost after seq %d (%v); reconnecting", last, err))
 		for {
 			select {
 			case <-ctx.Done():
@@ -301,7 +302,7 @@ func (t *Target) handle(e coreEvent, raw string) {
 	}
 	t.mu.Lock()
 	tr, ours := t.jobs[e.Key]
-	if ours && e.Kind == "started" {
+	if ours && e.Kind == string(core.EvStarted) {
 		tr.start = e.Time
 	}
 	var start time.Time
@@ -316,19 +317,19 @@ func (t *Target) handle(e coreEvent, raw string) {
 		return
 	}
 	u := submitter.Update{Key: e.Key, Time: e.Time, Sites: e.Sites, Detail: json.RawMessage(raw)}
-	switch e.Kind {
-	case "submitted":
+	switch core.EventKind(e.Kind) {
+	case core.EvSubmitted:
 		u.State = submitter.Queued
-	case "started":
+	case core.EvStarted:
 		u.State, u.Start = submitter.Running, e.Time
-	case "finished":
+	case core.EvFinished:
 		u.State, u.Start, u.End = submitter.Succeeded, start, e.Time
-	case "failed":
+	case core.EvFailed:
 		u.State, u.Start, u.End, u.Reason = submitter.Failed, start, e.Time, e.Reason
-	case "cancelled":
+	case core.EvCancelled:
 		u.State, u.Start, u.End, u.Reason = submitter.Cancelled, start, e.Time, e.Reason
 	default:
-		t.rep.Annotate("koala-event", e.Key, raw)
+		t.rep.Annotate(record.AnnotationKoalaEvent, e.Key, raw)
 		return
 	}
 	t.rep.Report(u)
@@ -462,16 +463,16 @@ func (t *Target) reportState(key string, v jobView) {
 		u.End = t.wall(*v.End)
 		u.Time = u.End
 	}
-	switch v.State {
-	case "queued", "claiming":
+	switch core.State(v.State) {
+	case core.Queued, core.Claiming:
 		u.State = submitter.Queued
-	case "running":
+	case core.Running:
 		u.State = submitter.Running
-	case "finished":
+	case core.Finished:
 		u.State = submitter.Succeeded
-	case "failed":
+	case core.Failed:
 		u.State = submitter.Failed
-	case "cancelled":
+	case core.Cancelled:
 		u.State = submitter.Cancelled
 	default:
 		return

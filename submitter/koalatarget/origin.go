@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 )
 
@@ -27,7 +28,7 @@ import (
 // times are not core times.
 func (t *Target) Origin(ctx context.Context, earliest time.Time, speedup float64) (time.Time, error) {
 	if math.Abs(speedup-t.scale) > 1e-9*t.scale {
-		t.rep.Annotate("koala", "origin", fmt.Sprintf("not declared: the schedule runs %g times faster than real time, the core's clock %g "+
+		t.rep.Annotate(record.AnnotationKoala, "origin", fmt.Sprintf("not declared: the schedule runs %g times faster than real time, the core's clock %g "+
 			"(start deadlines count from each submission)", speedup, t.scale))
 		return earliest, nil
 	}
@@ -43,17 +44,17 @@ func (t *Target) Origin(ctx context.Context, earliest time.Time, speedup float64
 			return time.Time{}, err
 		case status == http.StatusOK:
 			if !ans.Aligned {
-				t.rep.Annotate("target-warning", "origin", fmt.Sprintf("the core's local workloads started at %s, before the run's origin "+
+				t.rep.Annotate(record.AnnotationTargetWarning, "origin", fmt.Sprintf("the core's local workloads started at %s, before the run's origin "+
 					"less the warm-up (a core started without --await-run): they stand against the workload otherwise than in a simulation",
 					ans.LocalFrom.Format(time.RFC3339Nano)))
 			}
 			v, _ := json.Marshal(ans)
-			t.rep.Annotate("koala", "origin", string(v))
+			t.rep.Annotate(record.AnnotationKoala, "origin", string(v))
 			return anchor, nil
 		case status == http.StatusConflict && try < 3 && !strings.Contains(ans.Error, "already set"):
 			earliest = earliest.Add(time.Second) // the core's clock passed it meanwhile
 		default:
-			t.rep.Annotate("target-warning", "origin", fmt.Sprintf("the core did not take the run's origin (%d %s): "+
+			t.rep.Annotate(record.AnnotationTargetWarning, "origin", fmt.Sprintf("the core did not take the run's origin (%d %s): "+
 				"start deadlines count from each submission", status, ans.Error))
 			return earliest, nil
 		}
@@ -92,13 +93,13 @@ func (t *Target) core(wall time.Time) time.Time {
 // Finish implements submitter.Finisher: the core's figures of jobs with
 // start deadlines and of its local users' jobs (GET /v1/deadlines, over
 // the measured period: from the run's origin to now) are recorded as the
-// run's submitter.DeadlinesAnnotation, as 'gmark koala simulate --db' records them,
+// run's record.AnnotationKoalaDeadlines, as 'gmark koala simulate --db' records them,
 // when the run had either. A core that does not answer leaves a
 // target-warning.
 func (t *Target) Finish(ctx context.Context, r submitter.Reporter) {
 	resp, err := t.do(ctx, "GET", "/v1/deadlines", nil, "")
 	if err != nil {
-		r.Annotate("target-warning", "deadlines", fmt.Sprintf("the core's deadline figures: %v", err))
+		r.Annotate(record.AnnotationTargetWarning, "deadlines", fmt.Sprintf("the core's deadline figures: %v", err))
 		return
 	}
 	defer resp.Body.Close()
@@ -108,10 +109,10 @@ func (t *Target) Finish(ctx context.Context, r submitter.Reporter) {
 		LocalJobs  int `json:"local_jobs"`
 	}
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &d) != nil {
-		r.Annotate("target-warning", "deadlines", fmt.Sprintf("the core's deadline figures: %s %s", resp.Status, bytes.TrimSpace(b)))
+		r.Annotate(record.AnnotationTargetWarning, "deadlines", fmt.Sprintf("the core's deadline figures: %s %s", resp.Status, bytes.TrimSpace(b)))
 		return
 	}
 	if d.GlobalJobs > 0 || d.LocalJobs > 0 {
-		r.Annotate(submitter.DeadlinesAnnotation, "summary", string(bytes.TrimSpace(b)))
+		r.Annotate(record.AnnotationKoalaDeadlines, "summary", string(bytes.TrimSpace(b)))
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/server"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 )
 
@@ -87,7 +88,7 @@ func runWithOrigin(t *testing.T, warmup time.Duration) {
 			t.Errorf("job %s: deadline origin + %v, want + %v (submitted at origin + %v)", j.ID, got, j.Deadline, v.Submitted.Sub(origin.Origin))
 		}
 	}
-	ds, err := st.Annotations(res.RunID, submitter.DeadlinesAnnotation)
+	ds, err := st.Annotations(res.RunID, record.AnnotationKoalaDeadlines)
 	if err != nil || len(ds) != 1 {
 		t.Fatalf("deadline annotations %v (%v), want one", ds, err)
 	}

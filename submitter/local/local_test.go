@@ -15,6 +15,7 @@ import (
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/testkit"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/workload"
 )
@@ -54,7 +55,7 @@ func mkjob(id string, offset time.Duration, runtime string, comps ...int) worklo
 	return j
 }
 
-func runLocal(t *testing.T, jobs []workload.Job, cfg Config, settings submitter.Settings) (*store.Store, map[string]store.Job, *submitter.Summary) {
+func runLocal(t *testing.T, jobs []workload.Job, cfg Config, settings submitter.Settings) (*store.Store, map[string]store.Job, *record.Summary) {
 	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "results.db"))
 	if err != nil {

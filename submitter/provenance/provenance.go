@@ -21,7 +21,7 @@ import (
 	"github.com/gmark/gmark/examples"
 	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/koala/grid"
-	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter/targets"
 	"github.com/gmark/gmark/wdl"
 	"github.com/gmark/gmark/workload"
@@ -59,8 +59,8 @@ func ForTarget(dir string, cfg any, targetsFile string) Sources {
 // that is not at its path from here, or no longer has the manifest's
 // digest, is recorded by the manifest's digest alone, and a warning says
 // so; so is a file that cannot be read.
-func Collect(s Sources) (submitter.Inputs, []string) {
-	c := &collector{in: submitter.Inputs{Contents: map[string][]byte{}}}
+func Collect(s Sources) (record.Inputs, []string) {
+	c := &collector{in: record.Inputs{Contents: map[string][]byte{}}}
 	if s.Core != nil {
 		c.in.Core = s.Core.Params()
 	}
@@ -79,7 +79,7 @@ func Collect(s Sources) (submitter.Inputs, []string) {
 }
 
 type collector struct {
-	in       submitter.Inputs
+	in       record.Inputs
 	warnings []string
 }
 
@@ -192,7 +192,7 @@ func read(path string) (content []byte, sum string, size int64, err error) {
 // CollectFor collects the inputs of a run of the workload in dir on a
 // target whose configuration is cfg (see ForTarget), writing to warn a
 // line "warning: …" for each input it can record by digest only.
-func CollectFor(dir string, cfg any, targetsFile string, warn io.Writer) submitter.Inputs {
+func CollectFor(dir string, cfg any, targetsFile string, warn io.Writer) record.Inputs {
 	in, warnings := Collect(ForTarget(dir, cfg, targetsFile))
 	for _, w := range warnings {
 		fmt.Fprintln(warn, "warning:", w)

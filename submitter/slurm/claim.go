@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/internal/slurmcli"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/target"
 )
@@ -99,7 +100,7 @@ func (t *Target) hetFits(ctx context.Context, c *cluster, k int) bool {
 	if err != nil {
 		if !c.warned {
 			c.warned = true
-			t.annotateLocked("target-warning", c.name, fmt.Sprintf("does not say how many nodes it has (%v): jobs of several components bound for it are claimed component by component, held until all have started", err))
+			t.annotateLocked(record.AnnotationTargetWarning, c.name, fmt.Sprintf("does not say how many nodes it has (%v): jobs of several components bound for it are claimed component by component, held until all have started", err))
 		}
 		return false
 	}
@@ -118,7 +119,7 @@ func (t *Target) warnHet(c *cluster, n int) {
 	if n != 1 {
 		nodes = strconv.Itoa(n) + " nodes"
 	}
-	t.annotateLocked("target-warning", c.name, fmt.Sprintf("has %s in its partition, and Slurm starts a heterogeneous job only when each component can have a node of its own: "+
+	t.annotateLocked(record.AnnotationTargetWarning, c.name, fmt.Sprintf("has %s in its partition, and Slurm starts a heterogeneous job only when each component can have a node of its own: "+
 		"a job of more components than that is claimed component by component instead (each a Slurm job holding its processors until all have started)", nodes))
 }
 
@@ -188,7 +189,7 @@ func (t *Target) claimAgain(sj *sjob, p *part, why string) {
 	if !sj.claim.Again(&p.ClaimPart, p.try, t.cfg.ClaimTries, what, why) {
 		return
 	}
-	t.annotateLocked("slurm-claim", sj.sub.Key, what+" "+why+": claimed again")
+	t.annotateLocked(record.ClaimAnnotation("slurm"), sj.sub.Key, what+" "+why+": claimed again")
 	t.bg.Add(1)
 	go t.reclaim(sj, p)
 }
@@ -237,7 +238,7 @@ func (t *Target) releaseJob(sj *sjob) {
 		last = max(last, p.rec.Start)
 		ids = append(ids, fmt.Sprintf("%s:%d", p.c.name, p.id))
 	}
-	t.annotateLocked("slurm-claim", sj.sub.Key, fmt.Sprintf("released %s: every component started (Slurm's start times %d s apart)", strings.Join(ids, ","), last-first))
+	t.annotateLocked(record.ClaimAnnotation("slurm"), sj.sub.Key, fmt.Sprintf("released %s: every component started (Slurm's start times %d s apart)", strings.Join(ids, ","), last-first))
 }
 
 // cancelParts cancels the parts of sj that have not ended: one was

@@ -43,6 +43,7 @@ import (
 	"github.com/gmark/gmark/apps/jobenv"
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/printers"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
@@ -984,7 +985,7 @@ func (t *Target) clusterStatus(c *cluster, recs []slurmcli.Record) (map[int64]*s
 	}
 	if status := fmt.Sprintf("pending=%d running=%d", pending, running); status != c.lastStatus {
 		c.lastStatus = status
-		t.annotate("cluster-status", c.name, status)
+		t.annotate(record.AnnotationClusterStatus, c.name, status)
 	}
 	return indexRecords(recs)
 }

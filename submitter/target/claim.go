@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/gmark/gmark/record"
 )
 
 // Co-allocation without reservations, as KOALA does it (its claiming and
@@ -143,7 +145,7 @@ func (c *Claim) Claimed(old *ClaimPart, comp int, site string, err error, retry 
 	case err == nil:
 		return true
 	case IsTransient(err):
-		annotate("target-error", site, err.Error())
+		annotate(record.AnnotationTargetError, site, err.Error())
 		old.WaitFrom = time.Now().Add(-retry)
 	default:
 		c.Fail = fmt.Sprintf("claiming failed: component %d could not be claimed again on %s: %v", comp, site, err)

@@ -184,7 +184,7 @@ func namesIn(cmdline []byte, name string) bool {
 }
 
 // NameChar reports whether c is a character of job and run ids (which
-// continue a name): a run id is made of these and '.' (submitter.CheckRunID).
+// continue a name): a run id is made of these and '.' (record.CheckRunID).
 func NameChar(c byte) bool {
 	return c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

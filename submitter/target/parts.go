@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gmark/gmark/record"
 )
 
 // Jobs made of parts. The Slurm target (submitter/slurm) and the targets
@@ -212,7 +214,7 @@ func (r *Reach) Answered(name string, annotate func(kind, key, value string)) {
 	if r.failingSince.IsZero() {
 		return
 	}
-	annotate("target-recovered", name, fmt.Sprintf("answering again after %s", time.Since(r.failingSince).Round(time.Millisecond)))
+	annotate(record.AnnotationTargetRecovered, name, fmt.Sprintf("answering again after %s", time.Since(r.failingSince).Round(time.Millisecond)))
 	r.failingSince = time.Time{}
 }
 
@@ -222,7 +224,7 @@ func (r *Reach) Answered(name string, annotate func(kind, key, value string)) {
 func (r *Reach) Failed(name string, asked time.Time, err error, annotate func(kind, key, value string)) time.Duration {
 	if r.failingSince.IsZero() {
 		r.failingSince = asked
-		annotate("target-error", name, err.Error())
+		annotate(record.AnnotationTargetError, name, err.Error())
 	}
 	return time.Since(r.failingSince)
 }

@@ -1,8 +1,7 @@
-package submitter
+package record
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -36,19 +35,6 @@ func TestRedactArgs(t *testing.T) {
 		}
 		if !reflect.DeepEqual(in, c.in) {
 			t.Errorf("RedactArgs changed its argument: %q", c.in)
-		}
-	}
-}
-
-func TestCheckRunID(t *testing.T) {
-	for _, id := range []string{"r1", NewRunID(), "a.b_c-d", strings.Repeat("x", MaxRunIDLength)} {
-		if err := CheckRunID(id); err != nil {
-			t.Errorf("%q: %v", id, err)
-		}
-	}
-	for _, id := range []string{"", ".", "..", "../x", "a/b", "-r", ".hidden", "a b", "a\x00b", "r\n", "é", strings.Repeat("x", MaxRunIDLength+1)} {
-		if err := CheckRunID(id); err == nil {
-			t.Errorf("%q accepted", id)
 		}
 	}
 }

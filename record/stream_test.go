@@ -1,4 +1,4 @@
-package submitter
+package record
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package submitter
+package record
 
 import (
 	"math"
@@ -90,5 +90,35 @@ func TestDelaysStats(t *testing.T) {
 				t.Fatalf("got %+v\nwant %+v", got, want)
 			}
 		})
+	}
+}
+
+func TestDelayStats(t *testing.T) {
+	var d Delays
+	for i := 1; i <= 100; i++ {
+		d.Add(time.Duration(i) * time.Microsecond)
+	}
+	st := d.Stats()
+	// Type-7 percentiles, the report's (docs/metrics.md): h = 99p, so
+	// p50 = 50.5 µs, p75 = 75.25 µs, p99 = 99.01 µs.
+	if st.N != 100 || st.Mean != 50500*time.Nanosecond || st.P50 != 50500*time.Nanosecond ||
+		st.P75 != 75250*time.Nanosecond || st.P99 != 99010*time.Nanosecond || st.Max != 100*time.Microsecond {
+		t.Fatalf("%+v", st)
+	}
+	// The same p99 as the report's for the same delays.
+	var secs []float64
+	for i := 1; i <= 100; i++ {
+		secs = append(secs, float64(i)*1e-6)
+	}
+	if rep := sampstat.Summarize(secs); math.Abs(rep.P99-st.P99.Seconds()) > 1e-12 {
+		t.Fatalf("summary p99 %v, report p99 %gs", st.P99, rep.P99)
+	}
+	// Drift: last tenth (91..100, mean 95.5) minus first tenth (1..10, mean 5.5).
+	if st.Drift != 90*time.Microsecond {
+		t.Fatalf("drift %v", st.Drift)
+	}
+	var empty Delays
+	if s := empty.Stats(); s.N != 0 || s.String() != "no submissions" {
+		t.Fatalf("%+v", s)
 	}
 }

@@ -1,4 +1,4 @@
-package submitter
+package record
 
 import (
 	"errors"
@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/gmark/gmark/internal/filelock"
-	"github.com/gmark/gmark/submitter/target"
 )
 
 // ErrRunBusy is returned by LockRun when another process submits the run.
@@ -65,23 +64,4 @@ func LockStoreRun(db, runID string) (release func(), err error) {
 		return nil, fmt.Errorf("run %s: %w", runID, err)
 	}
 	return release, err
-}
-
-// MaxRunIDLength bounds a run id (see CheckRunID).
-const MaxRunIDLength = 100
-
-// CheckRunID checks a run id given from outside: it names a directory
-// (runs/RUN), Slurm and Grid Engine job names and idempotency keys, so it
-// is 1 to 100 letters, digits, '.', '_' and '-', and does not begin with
-// '.' or '-'.
-func CheckRunID(id string) error {
-	if id == "" || len(id) > MaxRunIDLength || id[0] == '.' || id[0] == '-' {
-		return fmt.Errorf("run id %q: 1 to %d letters, digits, '.', '_' or '-', not beginning with '.' or '-'", id, MaxRunIDLength)
-	}
-	for i := 0; i < len(id); i++ {
-		if c := id[i]; !(target.NameChar(c) || c == '.') {
-			return fmt.Errorf("run id %q: 1 to %d letters, digits, '.', '_' or '-', not beginning with '.' or '-'", id, MaxRunIDLength)
-		}
-	}
-	return nil
 }

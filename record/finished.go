@@ -1,4 +1,4 @@
-package submitter
+package record
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 	"github.com/gmark/gmark/workload"
 )
 
-// FinishedRun is a run made without the Runner, to record with RecordRun:
+// FinishedRun is a run made without the submitter, to record with RecordRun:
 // the bundled core's simulation of a workload (koala simulate --db), or a
 // run imported from elsewhere. It is recorded with the same records as a
-// run the Runner makes, built by the same functions (JobRow, Key, the run's
+// run the submitter makes, built by the same functions (JobRow, Key, the run's
 // opening records, its end status and summary), so a report or a query
 // cannot tell them apart by their shape.
 type FinishedRun struct {
@@ -75,7 +75,7 @@ func RecordRun(ctx context.Context, st *store.Store, run FinishedRun) (*Summary,
 	sum := &Summary{RunID: run.RunID, Jobs: map[string]int{}, Tasks: map[string]int{}, Elapsed: run.Elapsed}
 	var delays Delays
 	err = st.Write(ctx, func(tx *store.Tx) error {
-		if err := open.insert(tx); err != nil {
+		if err := open.Insert(tx); err != nil {
 			return err
 		}
 		for i := range jobs {
@@ -93,9 +93,9 @@ func RecordRun(ctx context.Context, st *store.Store, run FinishedRun) (*Summary,
 		for _, n := range sum.Jobs {
 			final += n
 		}
-		sum.Status = endStatus(final, len(w.jobs))
+		sum.Status = EndStatus(final, len(w.jobs))
 		sum.Delay = delays.Stats()
-		return tx.InsertRunEnd(runEndRecord(run.RunID, run.EndNS, sum.Status, summaryRecord(sum, 0, run.Elapsed)))
+		return tx.InsertRunEnd(RunEndRow(run.RunID, run.EndNS, sum.Status, SummaryRecord(sum, 0, run.Elapsed)))
 	})
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func RecordRun(ctx context.Context, st *store.Store, run FinishedRun) (*Summary,
 
 // finishedInOrder orders jobs as the workload w has them, and checks that
 // there is one for each of its jobs, each unitary.
-func finishedInOrder(w *workloadInfo, jobs []FinishedJob) ([]*FinishedJob, error) {
+func finishedInOrder(w *Workload, jobs []FinishedJob) ([]*FinishedJob, error) {
 	index := make(map[string]int, len(w.jobs))
 	for i := range w.jobs {
 		index[w.jobs[i].ID] = i
@@ -143,7 +143,6 @@ func recordFinishedJob(tx *store.Tx, runID string, j *workload.Job, f *FinishedJ
 		// and no result, as a live run records a job whose time never came.
 		return tx.InsertJob(JobRow(runID, j, "", o))
 	}
-	sub := Submission{Key: Key(runID, j.ID, 1), RunID: runID, Job: j, Attempt: 1}
 	if o.Attempts == 0 {
 		o.Attempts = 1
 	}
@@ -157,11 +156,11 @@ func recordFinishedJob(tx *store.Tx, runID string, j *workload.Job, f *FinishedJ
 	if tries == 0 {
 		tries = 1
 	}
-	if err := tx.InsertSubmission(intentRecord(&sub, o.ScheduledNS, intentNS)); err != nil {
+	if err := tx.InsertSubmission(IntentRow(runID, j, "", 1, o.ScheduledNS, intentNS)); err != nil {
 		return err
 	}
 	ok := f.Error == ""
-	res := store.Result{Key: sub.Key, RunID: runID, OK: ok, DoneNS: doneNS, Tries: tries, Error: f.Error,
+	res := store.Result{Key: Key(runID, j.ID, 1), RunID: runID, OK: ok, DoneNS: doneNS, Tries: tries, Error: f.Error,
 		TargetID: o.Receipt.TargetID, Output: o.Receipt.Output, ExitStatus: o.Receipt.ExitStatus}
 	if ok {
 		res.SubmitNS, res.DelayNS = o.SubmitNS, o.DelayNS
@@ -210,13 +209,13 @@ func hasRow(o *Outcome) bool         { return State(o.State).Final() || o.State 
 // opening gives run an id and a command line where it has none, and makes
 // its opening records (project, scenario, run row, provenance) for the
 // workload w.
-func (run *FinishedRun) opening(w *workloadInfo) (*runOpening, error) {
+func (run *FinishedRun) opening(w *Workload) (*Opening, error) {
 	if run.RunID == "" {
 		run.RunID = NewRunID()
 	}
 	if run.CommandLine == nil {
 		run.CommandLine = os.Args
 	}
-	return newRunOpening(run.Project, run.Scenario, provenanceSource{runID: run.RunID, w: w, dir: run.WorkloadDir,
-		target: run.Target, targetConfig: run.TargetConfig, settings: run.Settings, commandLine: run.CommandLine, inputs: run.Inputs})
+	return NewOpening(run.Project, run.Scenario, Source{RunID: run.RunID, Workload: w, Dir: run.WorkloadDir,
+		Target: run.Target, TargetConfig: run.TargetConfig, Settings: run.Settings, CommandLine: run.CommandLine, Inputs: run.Inputs})
 }

@@ -1,4 +1,4 @@
-package submitter
+package record
 
 import (
 	"net/url"

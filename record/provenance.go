@@ -1,4 +1,4 @@
-package submitter
+package record
 
 import (
 	"encoding/json"
@@ -12,12 +12,6 @@ import (
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/version"
 )
-
-// provenance builds the provenance record of this invocation.
-func (r *Runner) provenance(seq int) (store.Provenance, error) {
-	return provenanceRecord(provenanceSource{runID: r.runID, seq: seq, w: r.w, dir: r.cfg.WorkloadDir, target: r.target.Name(),
-		targetConfig: r.cfg.TargetConfig, settings: r.settings, commandLine: r.cfg.CommandLine, inputs: r.cfg.Inputs})
-}
 
 // Inputs are what a run was made from beyond its workload directory,
 // recorded in its provenance so that the store alone can reproduce it:
@@ -33,16 +27,17 @@ type Inputs struct {
 	Core any
 }
 
-// provenanceSource is what a provenance record is made of.
-type provenanceSource struct {
-	runID        string
-	seq          int
-	w            *workloadInfo
-	dir, target  string
-	targetConfig any
-	settings     any // the run's settings, after their defaults
-	commandLine  []string
-	inputs       Inputs
+// Source is what a provenance record is made of.
+type Source struct {
+	RunID        string
+	Seq          int       // the record's number in the run: 0 for its opening, 1… for each resumption
+	Workload     *Workload // the run's workload, as ReadWorkload read it
+	Dir          string    // the workload directory
+	Target       string    // the target's name
+	TargetConfig any       // the target's configuration (JSON-encodable)
+	Settings     any       // the run's settings, after their defaults
+	CommandLine  []string  // recorded with its secrets redacted (RedactArgs)
+	Inputs       Inputs
 }
 
 // schedulerParams is the provenance's "scheduler" column: the parameters in
@@ -53,10 +48,10 @@ type schedulerParams struct {
 	Submitter any `json:"submitter,omitempty"`
 }
 
-// provenanceRecord is the provenance of a run of the workload read from dir:
+// ProvenanceRecord is the provenance of a run of the workload read from dir:
 // who ran what, where, with which build, from which inputs, spec and seed,
 // on which target and with which scheduler parameters.
-func provenanceRecord(src provenanceSource) (store.Provenance, error) {
+func ProvenanceRecord(src Source) (store.Provenance, error) {
 	host, _ := os.Hostname()
 	wd, _ := os.Getwd()
 	uname := ""
@@ -65,30 +60,30 @@ func provenanceRecord(src provenanceSource) (store.Provenance, error) {
 	}
 	// The store is meant to be shared and its rows cannot be scrubbed:
 	// never a secret in it.
-	cl, _ := json.Marshal(RedactArgs(src.commandLine))
+	cl, _ := json.Marshal(RedactArgs(src.CommandLine))
 	tc := []byte("{}")
-	if src.targetConfig != nil {
-		b, err := json.Marshal(src.targetConfig)
+	if src.TargetConfig != nil {
+		b, err := json.Marshal(src.TargetConfig)
 		if err != nil {
 			return store.Provenance{}, fmt.Errorf("target configuration: %v", err)
 		}
 		tc = b
 	}
-	sched, err := json.Marshal(schedulerParams{Core: src.inputs.Core, Submitter: src.settings})
+	sched, err := json.Marshal(schedulerParams{Core: src.Inputs.Core, Submitter: src.Settings})
 	if err != nil {
 		return store.Provenance{}, fmt.Errorf("scheduler parameters: %v", err)
 	}
-	absDir, _ := filepath.Abs(src.dir)
-	w := src.w
+	absDir, _ := filepath.Abs(src.Dir)
+	w := src.Workload
 	build := version.Get()
 	p := store.Provenance{
-		RunID: src.runID, Seq: src.seq, RecordedNS: time.Now().UnixNano(),
+		RunID: src.RunID, Seq: src.Seq, RecordedNS: time.Now().UnixNano(),
 		GmarkVersion: build.Version, GoVersion: runtime.Version(), Host: host,
 		OSArch: runtime.GOOS + "/" + runtime.GOARCH, User: uname, CommandLine: string(cl),
-		WorkingDir: wd, WorkloadDir: absDir, WorkloadSHA256: w.sha256,
-		Manifest: string(w.manifest), Target: src.target, TargetConfig: string(tc),
+		WorkingDir: wd, WorkloadDir: absDir, WorkloadSHA256: w.SHA256,
+		Manifest: string(w.manifest), Target: src.Target, TargetConfig: string(tc),
 		GmarkRevision: build.Revision, GmarkModified: build.Modified, Scheduler: string(sched),
-		Inputs: src.inputs.Files, Contents: src.inputs.Contents,
+		Inputs: src.Inputs.Files, Contents: src.Inputs.Contents,
 	}
 	if m := w.m; m != nil {
 		p.SpecPath, p.SpecSHA256 = m.Spec.Path, m.Spec.SHA256
@@ -103,43 +98,43 @@ func provenanceRecord(src provenanceSource) (store.Provenance, error) {
 	return p, nil
 }
 
-// runOpening is what opens a run in the store: its project and scenario
-// (made if new), the run's row and its first provenance record. The Runner
-// and RecordRun open runs the same way.
-type runOpening struct {
+// Opening is what opens a run in the store: its project and scenario
+// (made if new), the run's row and its first provenance record. The
+// submitter, RecordRun and RunRecording open runs the same way.
+type Opening struct {
 	project, scenario string
 	run               store.Run
 	prov              store.Provenance
 }
 
-// newRunOpening builds the records that open the run src describes (its
+// NewOpening builds the records that open the run src describes (its
 // provenance record's seq is 0). An empty project is "default"; an empty
 // scenario is the workload directory's name.
-func newRunOpening(project, scenario string, src provenanceSource) (*runOpening, error) {
+func NewOpening(project, scenario string, src Source) (*Opening, error) {
 	if project == "" {
 		project = "default"
 	}
-	abs, _ := filepath.Abs(src.dir)
+	abs, _ := filepath.Abs(src.Dir)
 	if scenario == "" {
 		scenario = filepath.Base(abs)
 	}
-	src.seq = 0
-	prov, err := provenanceRecord(src)
+	src.Seq = 0
+	prov, err := ProvenanceRecord(src)
 	if err != nil {
 		return nil, err
 	}
-	set, err := json.Marshal(src.settings)
+	set, err := json.Marshal(src.Settings)
 	if err != nil {
 		return nil, fmt.Errorf("run settings: %v", err)
 	}
-	w := src.w
-	run := store.Run{ID: src.runID, CreatedNS: time.Now().UnixNano(), WorkloadDir: abs, WorkloadSHA256: w.sha256,
-		Jobs: w.count, Tasks: w.tasks, Target: src.target, Settings: string(set), ProvenanceSHA256: prov.ComputeDigest()}
-	return &runOpening{project: project, scenario: scenario, run: run, prov: prov}, nil
+	w := src.Workload
+	run := store.Run{ID: src.RunID, CreatedNS: time.Now().UnixNano(), WorkloadDir: abs, WorkloadSHA256: w.SHA256,
+		Jobs: w.Count, Tasks: w.Tasks, Target: src.Target, Settings: string(set), ProvenanceSHA256: prov.ComputeDigest()}
+	return &Opening{project: project, scenario: scenario, run: run, prov: prov}, nil
 }
 
-// insert writes the records.
-func (o *runOpening) insert(tx *store.Tx) error {
+// Insert writes the records, in tx.
+func (o *Opening) Insert(tx *store.Tx) error {
 	pid, err := tx.EnsureProject(o.project, "", o.run.CreatedNS)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package submitter
+package record
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/gmark/gmark/workload"
 )
 
-// RunRecording records a run made without the Runner job by job, as its
+// RunRecording records a run made without the submitter job by job, as its
 // jobs end: the records RecordRun writes, the same rows, but written
 // through a Recorder (group commits of up to 2,048 records, from its own
 // goroutine) as they are given, so that the caller keeps only the jobs in
@@ -20,13 +20,13 @@ import (
 //
 // Unlike RecordRun, the run is not one transaction: the store holds the
 // run's opening and the jobs recorded so far while it goes on, and a run
-// that is never finished has no end record (as a Runner's that was
+// that is never finished has no end record (as a submitter's that was
 // killed). The rows are in the order the jobs were given, not the
 // workload's.
 type RunRecording struct {
 	ctx    context.Context
 	run    FinishedRun
-	w      *workloadInfo
+	w      *Workload
 	rec    *Recorder
 	sum    *Summary
 	delays Delays
@@ -47,13 +47,13 @@ const maxQueued = 4 * maxBatch
 // first provenance record. run.Jobs and run.Annotations are not read
 // (Add and Finish take them).
 func StartRecording(ctx context.Context, st *store.Store, run FinishedRun) (*RunRecording, error) {
-	w, err := readWorkload(run.WorkloadDir)
+	w, err := ReadWorkload(run.WorkloadDir)
 	if err != nil {
 		return nil, err
 	}
-	w.close() // its jobs come through Add
-	if w.tasks > 0 || w.units != w.count {
-		return nil, fmt.Errorf("%s holds composite jobs: only unitary jobs can be recorded this way", w.path)
+	w.Close() // its jobs come through Add
+	if w.Tasks > 0 || w.Units != w.Count {
+		return nil, fmt.Errorf("%s holds composite jobs: only unitary jobs can be recorded this way", w.Path)
 	}
 	open, err := run.opening(w)
 	if err != nil {
@@ -64,7 +64,7 @@ func StartRecording(ctx context.Context, st *store.Store, run FinishedRun) (*Run
 	} else if ok {
 		return nil, fmt.Errorf("run %s: %w", run.RunID, ErrRunExists)
 	}
-	if err := st.Write(ctx, open.insert); err != nil {
+	if err := st.Write(ctx, open.Insert); err != nil {
 		return nil, err
 	}
 	return newRunRecording(ctx, st, run, w), nil
@@ -73,7 +73,16 @@ func StartRecording(ctx context.Context, st *store.Store, run FinishedRun) (*Run
 // ErrRunExists is StartRecording's error for a run id already in the store.
 var ErrRunExists = errors.New("a run of this id is already in the store (--resume continues one a killed process left unfinished)")
 
-func newRunRecording(ctx context.Context, st *store.Store, run FinishedRun, w *workloadInfo) *RunRecording {
+// ErrUnknownRun, ErrRunEnded and ErrRunMismatch are the errors of a run
+// that cannot be continued (ResumeRecording, the submitter's --resume);
+// they are usage errors.
+var (
+	ErrUnknownRun  = errors.New("no such run")
+	ErrRunEnded    = errors.New("the run has already ended")
+	ErrRunMismatch = errors.New("the run was made with another workload or target")
+)
+
+func newRunRecording(ctx context.Context, st *store.Store, run FinishedRun, w *Workload) *RunRecording {
 	return &RunRecording{ctx: ctx, run: run, w: w, rec: NewRecorder(st),
 		sum: &Summary{RunID: run.RunID, Jobs: map[string]int{}, Tasks: map[string]int{}}}
 }
@@ -95,11 +104,11 @@ func ResumeRecording(ctx context.Context, st *store.Store, run FinishedRun) (*Ru
 	if run.RunID == "" {
 		return nil, fmt.Errorf("%w: no run id", ErrUnknownRun)
 	}
-	w, err := readWorkload(run.WorkloadDir)
+	w, err := ReadWorkload(run.WorkloadDir)
 	if err != nil {
 		return nil, err
 	}
-	w.close()
+	w.Close()
 	open, err := run.opening(w)
 	if err != nil {
 		return nil, err
@@ -121,7 +130,7 @@ func ResumeRecording(ctx context.Context, st *store.Store, run FinishedRun) (*Ru
 	}
 	prov := open.prov
 	prov.Seq = provs
-	resumed := store.Event{RunID: run.RunID, TimeNS: time.Now().UnixNano(), Kind: "run-resume",
+	resumed := store.Event{RunID: run.RunID, TimeNS: time.Now().UnixNano(), Kind: EventRunResume,
 		Payload: fmt.Sprintf(`{"provenance_seq":%d,"recorded_jobs":%d}`, provs, len(recorded))}
 	if err := st.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.InsertProvenance(prov); err != nil {
@@ -138,7 +147,7 @@ func ResumeRecording(ctx context.Context, st *store.Store, run FinishedRun) (*Ru
 
 // resumableRecording checks that the run open would make can continue the
 // run of its id in st, and returns how many provenance records it has.
-func resumableRecording(st *store.Store, open *runOpening) (int, error) {
+func resumableRecording(st *store.Store, open *Opening) (int, error) {
 	id := open.run.ID
 	run, err := st.Run(id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -221,12 +230,12 @@ func (r *RunRecording) Add(j *workload.Job, f FinishedJob) error {
 // and returns the run's summary as recorded. Every job of the workload
 // must have been given to Add; when not, the run gets no end record.
 func (r *RunRecording) Finish(annotations []store.Annotation, endNS int64, elapsed time.Duration) (*Summary, error) {
-	if r.added != r.w.count {
-		err := fmt.Errorf("%d of the workload's %d jobs were recorded", r.added, r.w.count)
+	if r.added != r.w.Count {
+		err := fmt.Errorf("%d of the workload's %d jobs were recorded", r.added, r.w.Count)
 		r.rec.Close()
 		return nil, err
 	}
-	runID, total, sum := r.run.RunID, r.w.count, r.sum
+	runID, total, sum := r.run.RunID, r.w.Count, r.sum
 	sum.Elapsed = elapsed
 	r.rec.Add(func(tx *store.Tx) error {
 		for _, a := range annotations {
@@ -239,9 +248,9 @@ func (r *RunRecording) Finish(annotations []store.Annotation, endNS int64, elaps
 		for _, n := range sum.Jobs {
 			final += n
 		}
-		sum.Status = endStatus(final, total)
+		sum.Status = EndStatus(final, total)
 		sum.Delay = r.delays.Stats()
-		return tx.InsertRunEnd(runEndRecord(runID, endNS, sum.Status, summaryRecord(sum, 0, elapsed)))
+		return tx.InsertRunEnd(RunEndRow(runID, endNS, sum.Status, SummaryRecord(sum, 0, elapsed)))
 	})
 	if err := r.rec.Close(); err != nil {
 		return nil, err

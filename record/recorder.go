@@ -1,4 +1,4 @@
-package submitter
+package record
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // before the submission is made.
 //
 // If a commit fails the Recorder stops: every later Wait returns the error
-// and the Runner stops submitting, since a submission it cannot record must
+// and the submitter stops submitting, since a submission it cannot record must
 // not be made.
 type Recorder struct {
 	st *store.Store
