@@ -3,7 +3,6 @@ package generator
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/BurntSushi/toml"
 	"github.com/gmark/gmark/wdl"
@@ -56,10 +55,7 @@ func gridProcessors(k *modelKeys) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	path := opt.Value
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(opt.Pos.File), path)
-	}
+	path := specRelative(opt.Value, opt.Pos.File)
 	n, err := gridFileProcessors(path)
 	if err != nil {
 		k.add(wdl.Errorf(opt.Pos, "Grid: %v", err))

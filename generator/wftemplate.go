@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 
 	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/wdl"
@@ -50,10 +49,7 @@ func prepareTemplate(u *wdl.Unit) (*DAGShape, *wfTemplate, wdl.ErrorList) {
 		}
 		t.scale = v
 	}
-	path := u.Template
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(filepath.Dir(u.Pos.File), path)
-	}
+	path := specRelative(u.Template, u.Pos.File)
 	if err := t.read(path); err != nil {
 		return nil, nil, append(errs, wdl.Errorf(u.Cols.Type, "wf:%s: %v", wdl.Excerpt(u.Template), err))
 	}

@@ -152,10 +152,7 @@ func (r *traceOptions) list(key string) ([]string, bool) {
 
 // readSource: the trace's path (relative to the spec), format and strictness.
 func (p *tracePlan) readSource(r *traceOptions, fileOpt wdl.Option) {
-	p.path = fileOpt.Value
-	if !filepath.IsAbs(p.path) {
-		p.path = filepath.Join(filepath.Dir(fileOpt.Pos.File), p.path)
-	}
+	p.path = specRelative(fileOpt.Value, fileOpt.Pos.File)
 	p.opts = gwa.ReadOptions{Strict: true, Name: p.path}
 	if v, ok, err := r.o.Bool("Strict"); err != nil {
 		r.add(err)

@@ -74,6 +74,7 @@ type Workload struct {
 	TracePath     string             `json:"-"`
 	Spec          string             `json:"spec,omitempty"` // wdl: the spec file as written
 	SpecSHA256    string             `json:"spec_sha256,omitempty"`
+	SpecInputs    string             `json:"spec_inputs_sha256,omitempty"` // wdl: of the files the spec reads (generator.Inputs), "" when none
 	SpecPath      string             `json:"-"`
 	// burst: Jobs jobs of Processors processors and RunTime each, all
 	// submitted at 0 at Site ("" : a cluster drawn by size per job).

@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -41,9 +43,39 @@ func (p *parser) wdlSpec(m *workloadSpec, w *Workload, path func(string) string)
 		return
 	}
 	w.SpecSHA256 = sum
-	if _, err := wdl.ParseFile(w.SpecPath); err != nil {
+	spec, err := wdl.ParseFile(w.SpecPath)
+	if err != nil {
+		p.errorf(path("spec"), "spec %q: %v", excerpt(w.Spec), err)
+		return
+	}
+	if w.SpecInputs, err = inputsDigest(w.SpecPath, generator.Inputs(spec)); err != nil {
 		p.errorf(path("spec"), "spec %q: %v", excerpt(w.Spec), err)
 	}
+}
+
+// inputsDigest identifies the files a spec reads besides itself (its
+// traces, workflows, grid and fit files): a run of the same spec over
+// another trace is another run. It is "" for a spec that reads none, so
+// that such specs keep the digests they had before inputs were covered.
+// Each input is named relative to the spec, so a directory moved whole
+// keeps its digests.
+func inputsDigest(specPath string, inputs []string) (string, error) {
+	if len(inputs) == 0 {
+		return "", nil
+	}
+	h := sha256.New()
+	for _, in := range inputs {
+		name, err := filepath.Rel(filepath.Dir(specPath), in)
+		if err != nil {
+			name = in
+		}
+		d, err := generator.InputDigest(in)
+		if err != nil {
+			return "", fmt.Errorf("the file it reads, %s: %v", name, unwrapPath(err))
+		}
+		fmt.Fprintf(h, "%s\x00%s\n", filepath.ToSlash(name), d)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // wdlSource generates the spec twice: once to measure its offered load,
