@@ -21,6 +21,7 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -99,6 +100,7 @@ type Core struct {
 	idleGen            uint64
 	idleMax, idleTotal int
 	spare              []*Job
+	fastTries          uint64 // tries made tryHopeless's way (for the tests)
 
 	// Forget (retain.go): drop jobs as they end; onEnd sees each.
 	forget  bool
@@ -434,8 +436,8 @@ func (c *Core) initComponents(j *Job) {
 	j.reqNeed, j.reqLargest, j.reqAt = 0, 0, 0
 	for i, comp := range j.request.Components {
 		j.reqNeed += comp.Size
-		if comp.Site == "" && comp.Size > j.reqLargest {
-			j.reqLargest, j.reqAt = comp.Size, i // the first of the largest: the policy tries it first
+		if comp.Site == "" && comp.Size > int(j.reqLargest) {
+			j.reqLargest, j.reqAt = int32(min(comp.Size, math.MaxInt32)), int32(i) // the first of the largest: the policy tries it first
 		}
 	}
 }

@@ -195,24 +195,32 @@ type mixedOptions struct {
 	cache  bool
 	takes  func(EventKind) bool
 	forget bool
+	// plain turns off the scan's fast way for hopeless jobs (fastScan);
+	// noTryLimit runs without max_placement_tries (the fast way needs it).
+	plain, noTryLimit bool
 }
 
 // mixedResult: the events as JSON lines, and every job at the end (as it
 // ended, or as it is at the end) with its reasons, one a line.
 type mixedResult struct {
 	events, jobs string
-	ended        int // jobs given to Forget's function
+	ended        int    // jobs given to Forget's function
+	fastTries    uint64 // placement tries made the scan's fast way (tryHopeless)
 }
 
 // mixedRun runs 400 mixed jobs through a busy three-site grid for 6 hours.
 func mixedRun(t *testing.T, o mixedOptions) mixedResult {
-	reasonsCache = o.cache
-	defer func() { reasonsCache = true }()
+	reasonsCache, fastScan = o.cache, !o.plain
+	defer func() { reasonsCache, fastScan = true, true }()
+	limit := "max_placement_tries = 200"
+	if o.noTryLimit {
+		limit = ""
+	}
 	g, err := grid.Parse("mixed.toml", []byte(`[scheduler]
 policy = "CF"
 scan_interval = "30s"
 aging_period = 3
-max_placement_tries = 200
+`+limit+`
 seed = 7
 [network]
 default_bandwidth = "10MB/s"
@@ -299,7 +307,7 @@ action = "up"
 	for n := 1; n <= len(jobs); n++ {
 		res.jobs += jobs[n] + "\n"
 	}
-	res.events = out.String()
+	res.events, res.fastTries = out.String(), c.fastTries
 	return res
 }
 
