@@ -63,9 +63,11 @@ func OpenInSubmitOrder(open func() (Reader, error)) func() (Reader, error) {
 
 type submitOrder struct {
 	Reader
-	max     int
-	filled  bool
-	held    []Record
+	max    int
+	filled bool
+	// held: the records read and held, in submit order, in chunks (see
+	// fill); next is the next one of the first chunk.
+	held    [][]Record
 	next    int
 	stream  bool    // past the held records, r is read as it comes
 	last    float64 // the latest submission returned, while streaming
@@ -78,12 +80,13 @@ func (s *submitOrder) Next() (Record, error) {
 		s.filled = true
 		s.err = s.fill()
 	}
-	if s.next < len(s.held) {
-		rec := s.held[s.next]
-		s.held[s.next] = Record{}
+	if len(s.held) > 0 {
+		c := s.held[0]
+		rec := c[s.next]
+		c[s.next] = Record{}
 		s.next++
-		if s.next == len(s.held) {
-			s.held = nil
+		if s.next == len(c) {
+			s.held[0], s.held, s.next = nil, s.held[1:], 0
 		}
 		return rec, nil
 	}
@@ -110,19 +113,21 @@ func (s *submitOrder) Next() (Record, error) {
 // fill reads up to max records and sorts them; with more to come, in
 // order so far, it streams the rest.
 //
-// The records are read into chunks and put together once (a record is
-// about 500 bytes: growing one slice as they come copied the trace several
-// times over, a fifth of a replay's time on LCG), and a trace already in
-// submit order, as most are, is not sorted again.
+// The records are read into chunks (a record is about 500 bytes: growing
+// one slice as they come copied the trace several times over, a fifth of
+// a replay's time on LCG), and a trace already in submit order, as most
+// are, is returned from them as it is; one to sort is put together once.
 func (s *submitOrder) fill() error {
 	var h holder
 	err := h.read(s)
-	s.held = h.joined()
-	if err != nil || len(s.held) <= s.max {
+	if err != nil || h.n <= s.max {
 		// At the end, or where strict reading stopped at a malformed line:
 		// what was read comes first, in order (then the error).
+		s.held = h.chunks
 		if !h.sorted {
-			slices.SortStableFunc(s.held, CompareSubmitOrder)
+			all := h.joined()
+			slices.SortStableFunc(all, CompareSubmitOrder)
+			s.held = [][]Record{all}
 		}
 		return err
 	}
@@ -131,7 +136,9 @@ func (s *submitOrder) fill() error {
 		return fmt.Errorf("%s: %w, and it has more than %d records, more than gmark sorts in memory: sort it by submit time first (docs/trace.md, \"Order of the lines\")",
 			s.name(), ErrNotInSubmitOrder, s.max)
 	}
-	s.stream, s.last = true, s.held[len(s.held)-1].SubmitTime
+	s.held = h.chunks
+	c := h.chunks[len(h.chunks)-1]
+	s.stream, s.last = true, c[len(c)-1].SubmitTime
 	return nil
 }
 
@@ -184,10 +191,7 @@ func (h *holder) read(s *submitOrder) error {
 
 // joined is the records read, in one slice.
 func (h *holder) joined() []Record {
-	switch len(h.chunks) {
-	case 0:
-		return nil
-	case 1:
+	if len(h.chunks) == 1 {
 		return h.chunks[0]
 	}
 	out := make([]Record, 0, h.n)

@@ -425,7 +425,7 @@ func TestInSubmitOrderLimits(t *testing.T) {
 	}
 }
 
-// InSubmitOrder holds a long trace in chunks and joins them: the records
+// InSubmitOrder holds a long trace in chunks: the records
 // come out whole and in submit order across the chunks' bounds, whether
 // the trace was already in that order (not sorted again), in submit time
 // but with ties out of order (sorted), or shuffled; past the limit, in
