@@ -45,7 +45,9 @@ type Core struct {
 	jobs     map[string]*Job
 	order    []*Job // every job, in submission order
 	keys     map[string]string
-	queues   [4][]*Job
+	queues   [4][]qent
+	lazy     [4]lazyQueue // the queues' lazy jobs (lazy.go)
+	lazyN    int          // lazy jobs in all
 	rrCycle  []Priority
 	rrPos    int
 	timers   timerHeap
@@ -99,8 +101,9 @@ type Core struct {
 	whyGen             uint64
 	idleGen            uint64
 	idleMax, idleTotal int
-	spare              []*Job
+	spare              []qent
 	fastTries          uint64 // tries made tryHopeless's way (for the tests)
+	bulkTries          uint64 // tries made in bulk (lazy.go; for the tests)
 
 	// Forget (retain.go): drop jobs as they end; onEnd sees each.
 	forget  bool
@@ -444,6 +447,7 @@ func (c *Core) initComponents(j *Job) {
 
 // Job returns a job by core id.
 func (c *Core) Job(id string) (*Job, bool) {
+	c.wakeAll()
 	j, ok := c.jobs[id]
 	return j, ok
 }
@@ -454,12 +458,14 @@ func (c *Core) JobByKey(key string) (*Job, bool) {
 	if !ok {
 		return nil, false
 	}
+	c.wakeAll()
 	return c.jobs[id], true
 }
 
 // Jobs lists every job in submission order (after Forget, every job that
 // has not ended).
 func (c *Core) Jobs() []*Job {
+	c.wakeAll()
 	if c.forget {
 		c.compact()
 	}

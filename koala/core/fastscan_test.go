@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"strconv"
 	"testing"
 	"time"
 
@@ -25,52 +26,72 @@ func simKinds(k EventKind) bool {
 	return false
 }
 
-// The scan's fast way for hopeless jobs changes nothing: the busy grid of
-// mixed jobs (files, fixed, flexible, co-allocated, aging, background
-// load, soft errors, an outage) gives the same events, with their
-// sequence numbers (so the same count of those not built), and leaves
-// every job the same tries and reasons, the fast way and the plain way,
-// with the simulator's sink, with jobs dropped as they end and not.
+// The scan's fast way for hopeless jobs, and its tries in bulk, change
+// nothing: the busy grid of mixed jobs (files, fixed, flexible,
+// co-allocated, aging, background load, soft errors, an outage) gives the
+// same events, with their sequence numbers (so the same count of those
+// not built), and leaves every job the same tries and reasons (read
+// through Jobs at the end, lazy ones woken), the plain way, the fast way
+// and the fast way with tries in bulk, with the simulator's sink, with
+// jobs dropped as they end (bulk tries need it) and not.
 func TestFastScanChangesNothing(t *testing.T) {
 	for _, forget := range []bool{true, false} {
-		fast := mixedRun(t, mixedOptions{cache: true, takes: simKinds, forget: forget, noTryLimit: true})
-		plain := mixedRun(t, mixedOptions{cache: true, takes: simKinds, forget: forget, noTryLimit: true, plain: true})
-		if fast.fastTries < 1000 || plain.fastTries != 0 {
-			t.Fatalf("forget %v: %d tries the fast way (the plain run: %d): the workload does not exercise it", forget, fast.fastTries, plain.fastTries)
+		o := mixedOptions{cache: true, takes: simKinds, forget: forget, noTryLimit: true}
+		bulk := mixedRun(t, o)
+		o.eager = true
+		fast := mixedRun(t, o)
+		o.plain = true
+		plain := mixedRun(t, o)
+		if fast.fastTries < 1000 || fast.bulkTries != 0 || plain.fastTries+plain.bulkTries != 0 {
+			t.Fatalf("forget %v: %d and %d tries the fast way (the plain run: %d): the workload does not exercise it", forget, fast.fastTries, fast.bulkTries, plain.fastTries)
 		}
-		sameLines(t, "events", fast.events, plain.events)
-		sameLines(t, "jobs", fast.jobs, plain.jobs)
+		if forget && bulk.bulkTries < 1000 || !forget && bulk.bulkTries != 0 {
+			t.Fatalf("forget %v: %d tries in bulk", forget, bulk.bulkTries)
+		}
+		for _, r := range []struct {
+			name string
+			res  mixedResult
+		}{{"fast", fast}, {"bulk", bulk}} {
+			sameLines(t, r.name+": events", r.res.events, plain.events)
+			sameLines(t, r.name+": jobs", r.res.jobs, plain.jobs)
+		}
 	}
 	// With a sink that takes every event, or a try limit, there is no
 	// fast way.
-	if r := mixedRun(t, mixedOptions{cache: true, noTryLimit: true}); r.fastTries != 0 {
+	if r := mixedRun(t, mixedOptions{cache: true, noTryLimit: true, forget: true}); r.fastTries+r.bulkTries != 0 {
 		t.Errorf("%d tries the fast way with a sink that takes placement tries", r.fastTries)
 	}
-	if r := mixedRun(t, mixedOptions{cache: true, takes: simKinds}); r.fastTries != 0 {
+	if r := mixedRun(t, mixedOptions{cache: true, takes: simKinds, forget: true}); r.fastTries+r.bulkTries != 0 {
 		t.Errorf("%d tries the fast way with max_placement_tries", r.fastTries)
 	}
 }
 
 // The same on a slice of the LCG trace (its first 15,000 jobs, their
-// arrivals 30 times closer, so that tens of thousands wait), on DAS-2's
-// five clusters under CF, as the simulator runs the core (its sink, jobs
-// dropped as they end): every job's start, sites, end, tries and the
-// core's event count are the same the fast way and the plain way. It
-// skips when the trace is not there.
+// arrivals 30 times closer, so that thousands wait), on DAS-2's five
+// clusters under CF, as the simulator runs the core (its sink, jobs
+// dropped as they end): every job's start, sites, end, tries and reasons,
+// and the core's event count, are the same the three ways. It skips when
+// the trace is not there.
+//
+// Stopped half a day in, with thousands of jobs still queued (lazy ones
+// among them), a job cancelled from the queue and every job read through
+// Jobs show the same tries and reasons the three ways.
 func TestFastScanLCGSchedule(t *testing.T) {
 	path := testkit.LCG(t)
-	fast := lcgSchedule(t, path, true)
-	plain := lcgSchedule(t, path, false)
-	t.Logf("fast: %s; plain: %s", fast, plain)
-	if fast != plain {
-		t.Errorf("the fast way changed the schedule:\n fast  %s\n plain %s", fast, plain)
+	for _, until := range []time.Duration{1000 * 24 * time.Hour, 12 * time.Hour} {
+		plain := lcgSchedule(t, path, false, false, until)
+		for _, lazy := range []bool{false, true} {
+			if got := lcgSchedule(t, path, true, lazy, until); got != plain {
+				t.Errorf("until %v: the fast way (in bulk: %v) changed the schedule:\n got   %s\n plain %s", until, lazy, got, plain)
+			}
+		}
 	}
 }
 
 // lcgSchedule runs the LCG slice and digests its schedule.
-func lcgSchedule(t *testing.T, path string, fast bool) string {
-	fastScan = fast
-	defer func() { fastScan = true }()
+func lcgSchedule(t *testing.T, path string, fast, lazy bool, until time.Duration) string {
+	fastScan, lazyTries = fast, lazy
+	defer func() { fastScan, lazyTries = true, true }()
 	r, err := gwa.Open(path, gwa.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -130,11 +151,34 @@ processors = 64
 		ended++
 		jobLine(h, j)
 	})
-	c.Simulate(arrivals, t0.Add(1000*24*time.Hour))
-	if fast && c.fastTries < 10_000_000 {
-		t.Errorf("%d tries the fast way: the slice does not saturate the grid", c.fastTries)
+	c.Simulate(arrivals, t0.Add(until))
+	queued := 0
+	if n := c.QueueLength(); n > 0 {
+		last := "k" + strconv.Itoa(c.nextJob) // not asked with Job: that wakes every lazy job
+		if err := c.Cancel(last, "test"); err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range c.Jobs() {
+			jobLine(h, j)
+			if j.State == Queued {
+				queued++
+			}
+		}
+		if queued < 1000 {
+			t.Errorf("%d jobs queued at the end, want thousands", queued)
+		}
 	}
-	return fmt.Sprintf("%d jobs ended, %d events, %x", ended, c.EventCount(), h.Sum(nil))
+	least := uint64(10_000_000) // tries in the whole run
+	if until < 24*time.Hour {
+		least = 1_000_000
+	}
+	switch {
+	case fast && !lazy && c.fastTries < least:
+		t.Errorf("%d tries the fast way: the slice does not saturate the grid", c.fastTries)
+	case lazy && c.bulkTries < least:
+		t.Errorf("%d tries in bulk: the slice does not saturate the grid", c.bulkTries)
+	}
+	return fmt.Sprintf("%d jobs ended, %d queued, %d events, %x", ended, queued, c.EventCount(), h.Sum(nil))
 }
 
 func jobLine(h hash.Hash, j *Job) {

@@ -122,6 +122,10 @@ type Job struct {
 	// placed. A job that failed after max_placement_tries keeps it.
 	Why     []placement.Reason
 	exclude map[string]bool
+	// A lazy job (lazy.go) owes the tries of its queue's bulks since
+	// lazyMark, with the reasons of lazyKey.
+	lazyMark uint64
+	lazyKey  *lazyKey
 
 	ID      string // the core's id
 	request placement.Request

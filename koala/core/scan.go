@@ -18,7 +18,7 @@ import (
 func (c *Core) enqueue(j *Job) {
 	j.State = Queued
 	j.queuedAt = c.now
-	c.queues[j.priority] = append(c.queues[j.priority], j)
+	c.queues[j.priority] = append(c.queues[j.priority], qent{j: j})
 	c.queued++
 }
 
@@ -30,7 +30,10 @@ func (c *Core) dequeue(j *Job) {
 	// From the tail: a job is in its queue once, and the one placed as it
 	// is submitted is the last.
 	for i := len(q) - 1; i >= 0; i-- {
-		if q[i] == j {
+		if q[i].j == j {
+			if q[i].lazy {
+				c.wake(j, &c.lazy[j.priority])
+			}
 			c.queues[j.priority] = append(q[:i], q[i+1:]...)
 			c.queued--
 			return
@@ -74,12 +77,31 @@ func (c *Core) scan(p Priority) {
 	c.spare = nil
 	var promoted []*Job
 	fast := fastScan && reasonsCache && c.skipTry && c.skipWhy && c.cfg.MaxPlacementTries == 0
-	for _, j := range jobs {
+	// bulk: from here on no processor is idle, and the lazy jobs are
+	// tried in bulk (lazy.go).
+	lz, bulkable, bulk := &c.lazy[p], c.bulkable(p, fast), false
+	for _, q := range jobs {
+		j := q.j
+		if bulkable && !bulk {
+			bulk = c.noneIdle(info)
+		}
+		if q.lazy {
+			if bulk {
+				kept = append(kept, q) // tried in bulk, below
+				continue
+			}
+			c.wake(j, lz)
+		}
 		if j.State != Queued {
 			continue
 		}
 		if fast && c.tryHopeless(j, info) {
 			// Failed as tryPlace would have failed it (tryHopeless).
+			if bulk && !j.excludes() {
+				c.makeLazy(j, lz)
+				kept = append(kept, qent{j: j, lazy: true})
+				continue
+			}
 		} else if c.tryPlace(j, info) || j.State != Queued {
 			continue // placed, or failed (max_placement_tries)
 		}
@@ -90,13 +112,16 @@ func (c *Core) scan(p Priority) {
 			c.emit(Event{Kind: EvPromoted, Job: j.ID, Key: j.Opts.Key, Reason: "aged to " + j.priority.String()})
 			continue
 		}
-		kept = append(kept, j)
+		kept = append(kept, qent{j: j})
+	}
+	if bulk {
+		c.bulkTry(lz, info)
 	}
 	c.queues[p] = append(kept, c.queues[p]...)
 	clear(jobs) // no pointers to jobs that ended
 	c.spare = jobs[:0]
 	for _, j := range promoted {
-		c.queues[j.priority] = append(c.queues[j.priority], j)
+		c.queues[j.priority] = append(c.queues[j.priority], qent{j: j})
 	}
 	c.queued = 0
 	for _, q := range c.queues {
@@ -138,7 +163,7 @@ func (c *Core) tryHopeless(j *Job, info *placement.Info) bool {
 	if j.whyGen == c.infoGen {
 		return true // the reasons stand (hopeless's reasonsStand)
 	}
-	e := c.sharedWhyOf(j, info, key)
+	e := c.sharedWhyOf(&j.request, info, key)
 	same := c.sameAs(j, e)
 	j.Why, j.whyClass, j.whyGen = e.fail.Reasons, e.class, c.infoGen
 	if !same {
@@ -152,14 +177,19 @@ func (c *Core) tryHopeless(j *Job, info *placement.Info) bool {
 // compared once per class and entry: all the reasons of a class are the
 // Same (sharedWhy), so the answer is the class's.
 func (c *Core) sameAs(j *Job, e *whyEntry) bool {
-	if j.whyClass == 0 {
-		return placement.SameReasons(j.Why, e.fail.Reasons)
+	return c.sameClass(j.whyClass, j.Why, e)
+}
+
+// sameClass is sameAs for reasons why of class (0: of no class).
+func (c *Core) sameClass(class uint64, why []placement.Reason, e *whyEntry) bool {
+	if class == 0 {
+		return placement.SameReasons(why, e.fail.Reasons)
 	}
-	if j.whyClass == e.class {
+	if class == e.class {
 		return true
 	}
-	if e.cmpClass != j.whyClass {
-		e.cmpClass, e.cmpSame = j.whyClass, placement.SameReasons(j.Why, e.fail.Reasons)
+	if e.cmpClass != class {
+		e.cmpClass, e.cmpSame = class, placement.SameReasons(why, e.fail.Reasons)
 	}
 	return e.cmpSame
 }
@@ -363,12 +393,12 @@ func (c *Core) sharedWhy(j *Job, info *placement.Info, component int) *placement
 	if component != placement.Total {
 		key = whyKey{need: int(j.reqLargest), component: component} // place's: the first of the largest (its Index is its position)
 	}
-	return &c.sharedWhyOf(j, info, key).fail
+	return &c.sharedWhyOf(&j.request, info, key).fail
 }
 
 // sharedWhyOf is sharedWhy's entry for the jobs that ask what key says,
 // found with the current view.
-func (c *Core) sharedWhyOf(j *Job, info *placement.Info, key whyKey) *whyEntry {
+func (c *Core) sharedWhyOf(req *placement.Request, info *placement.Info, key whyKey) *whyEntry {
 	if c.whyGen != c.infoGen {
 		c.whyGen = c.infoGen
 		clear(c.whys)
@@ -380,7 +410,7 @@ func (c *Core) sharedWhyOf(j *Job, info *placement.Info, key whyKey) *whyEntry {
 		}
 	}
 	e := &whyEntry{key: key}
-	e.fail.Reasons = placement.Explain(nil, &j.request, info, key.component)
+	e.fail.Reasons = placement.Explain(nil, req, info, key.component)
 	if last := c.whyLast[key]; last != nil && placement.SameReasons(last.fail.Reasons, e.fail.Reasons) {
 		e.class = last.class
 	} else {

@@ -195,9 +195,10 @@ type mixedOptions struct {
 	cache  bool
 	takes  func(EventKind) bool
 	forget bool
-	// plain turns off the scan's fast way for hopeless jobs (fastScan);
-	// noTryLimit runs without max_placement_tries (the fast way needs it).
-	plain, noTryLimit bool
+	// plain turns off the scan's fast way for hopeless jobs (fastScan),
+	// eager its tries in bulk (lazyTries); noTryLimit runs without
+	// max_placement_tries (the fast way needs it).
+	plain, eager, noTryLimit bool
 }
 
 // mixedResult: the events as JSON lines, and every job at the end (as it
@@ -206,12 +207,13 @@ type mixedResult struct {
 	events, jobs string
 	ended        int    // jobs given to Forget's function
 	fastTries    uint64 // placement tries made the scan's fast way (tryHopeless)
+	bulkTries    uint64 // and in bulk (lazy.go)
 }
 
 // mixedRun runs 400 mixed jobs through a busy three-site grid for 6 hours.
 func mixedRun(t *testing.T, o mixedOptions) mixedResult {
-	reasonsCache, fastScan = o.cache, !o.plain
-	defer func() { reasonsCache, fastScan = true, true }()
+	reasonsCache, fastScan, lazyTries = o.cache, !o.plain, !o.eager
+	defer func() { reasonsCache, fastScan, lazyTries = true, true, true }()
 	limit := "max_placement_tries = 200"
 	if o.noTryLimit {
 		limit = ""
@@ -307,7 +309,7 @@ action = "up"
 	for n := 1; n <= len(jobs); n++ {
 		res.jobs += jobs[n] + "\n"
 	}
-	res.events, res.fastTries = out.String(), c.fastTries
+	res.events, res.fastTries, res.bulkTries = out.String(), c.fastTries, c.bulkTries
 	return res
 }
 
