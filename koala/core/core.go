@@ -42,6 +42,7 @@ type Core struct {
 	clusters []*cluster // by name
 	byName   map[string]*cluster
 	policies map[string]placement.Policy
+	policyOf map[string]placement.Policy // by the name a job gives (policy)
 	jobs     map[string]*Job
 	order    []*Job // every job, in submission order
 	keys     map[string]string
@@ -333,6 +334,10 @@ func (c *Core) EventCount() uint64 { return c.eventSeq }
 func (c *Core) skipEvent() { c.eventSeq++ }
 
 func (c *Core) policy(name string) (placement.Policy, error) {
+	if p, ok := c.policyOf[name]; ok {
+		return p, nil // asked for every job, several times: New allocates
+	}
+	given := name
 	if name == "" {
 		name = c.cfg.Policy
 	}
@@ -340,7 +345,14 @@ func (c *Core) policy(name string) (placement.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.policies[p.Name()], nil
+	pol := c.policies[p.Name()]
+	if c.policyOf == nil {
+		c.policyOf = map[string]placement.Policy{}
+	}
+	if len(c.policyOf) < 64 { // names as given: a client's own spellings stay few
+		c.policyOf[given] = pol
+	}
+	return pol, nil
 }
 
 // Errors of submissions.
