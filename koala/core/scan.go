@@ -80,14 +80,22 @@ func (c *Core) scan(p Priority) {
 	// bulk: from here on no processor is idle, and the lazy jobs are
 	// tried in bulk (lazy.go).
 	lz, bulkable, bulk := &c.lazy[p], c.bulkable(p, fast), false
-	for _, q := range jobs {
+	for i := 0; i < len(jobs); i++ {
+		q := jobs[i]
 		j := q.j
 		if bulkable && !bulk {
 			bulk = c.noneIdle(info)
 		}
 		if q.lazy {
 			if bulk {
-				kept = append(kept, q) // tried in bulk, below
+				// Tried in bulk, below: the run of lazy jobs from here
+				// is kept as it is, in one copy.
+				k := i + 1
+				for k < len(jobs) && jobs[k].lazy {
+					k++
+				}
+				kept = append(kept, jobs[i:k]...)
+				i = k - 1
 				continue
 			}
 			c.wake(j, lz)
