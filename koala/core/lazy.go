@@ -16,9 +16,13 @@ import "github.com/gmark/gmark/koala/placement"
 // them by the key its reasons are shared under, without touching it. A
 // lazy job is brought up to date (wake) before anything else reads or
 // changes it: a scan that reaches it before such a view, its removal from
-// the queue (dequeue, Cancel), and Job, JobByKey and Jobs. Its state is
+// the queue (dequeue, Cancel), and Job, JobByKey and Jobs (which wake
+// every lazy job: a driver that asks for jobs as it runs, which the
+// simulators do not, gets the plain tries' cost back). Its state is
 // Queued throughout: only the fields a failed try changes are lazy
-// (PlacementTries, Why and what goes with them).
+// (PlacementTries, Why and what goes with them). A sink must not ask for
+// jobs from inside a scan (no event a simulation's sink takes is emitted
+// there).
 
 // qent is a placement queue's entry: the job, and whether it is lazy.
 type qent struct {

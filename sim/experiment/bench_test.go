@@ -71,7 +71,7 @@ func BenchmarkLCGTrace(b *testing.B) {
 // utilization samples, queue lengths; the simulator's driver takes only
 // the starts and ends), the simulator's own (arrivals and heap events), and
 // jobs per second. docs/performance.md: the goal is the whole trace in
-// under 5 s, at least 1,000,000 events/s. It skips when the trace is not
+// under 3 s, at least 1,000,000 events/s. It skips when the trace is not
 // there.
 func BenchmarkCoreLCG(b *testing.B) {
 	e, r := coreLCG(b, 1)
