@@ -231,6 +231,9 @@ func CompareSubmitOrder(a, b Record) int {
 // compareIDs compares identifiers as whole numbers when both are, numbers
 // first, else as strings.
 func compareIDs(a, b string) int {
+	if a == b {
+		return 0 // (most often two empty workflow ids: failing to parse them made two errors)
+	}
 	x, errA := strconv.ParseInt(a, 10, 64)
 	y, errB := strconv.ParseInt(b, 10, 64)
 	switch {
