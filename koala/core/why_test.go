@@ -197,8 +197,12 @@ type mixedOptions struct {
 	forget bool
 	// plain turns off the scan's fast way for hopeless jobs (fastScan),
 	// eager its tries in bulk (lazyTries); noTryLimit runs without
-	// max_placement_tries (the fast way needs it).
-	plain, eager, noTryLimit bool
+	// max_placement_tries (the fast way needs it), noAging without
+	// aging_period (then every queue's jobs may be tried in bulk).
+	plain, eager, noTryLimit, noAging bool
+	// small: jobs of one or two processors a component (they fill the
+	// grid to its last processor, where the tries in bulk begin).
+	small bool
 }
 
 // mixedResult: the events as JSON lines, and every job at the end (as it
@@ -214,14 +218,17 @@ type mixedResult struct {
 func mixedRun(t *testing.T, o mixedOptions) mixedResult {
 	reasonsCache, fastScan, lazyTries = o.cache, !o.plain, !o.eager
 	defer func() { reasonsCache, fastScan, lazyTries = true, true, true }()
-	limit := "max_placement_tries = 200"
+	limit, aging := "max_placement_tries = 200", "aging_period = 3"
 	if o.noTryLimit {
 		limit = ""
+	}
+	if o.noAging {
+		aging = ""
 	}
 	g, err := grid.Parse("mixed.toml", []byte(`[scheduler]
 policy = "CF"
 scan_interval = "30s"
-aging_period = 3
+`+aging+`
 `+limit+`
 seed = 7
 [network]
@@ -287,7 +294,11 @@ action = "up"
 		at = at.Add(time.Duration(rng.IntN(40)) * time.Second)
 		var comps []workload.Component
 		for k := 0; k <= rng.IntN(3); k++ {
-			comps = append(comps, anySite(1+rng.IntN(16)))
+			n := 1 + rng.IntN(16)
+			if o.small {
+				n = 1 + n%2
+			}
+			comps = append(comps, anySite(n))
 		}
 		j := job(fmt.Sprint(i), time.Duration(1+rng.IntN(20))*time.Minute, rng.IntN(3) == 0, comps...)
 		switch rng.IntN(8) {
