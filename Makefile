@@ -134,7 +134,7 @@ bench-lublin:
 	  /^(FAIL|panic|---)/ { print; bad = 1 } END { exit bad }'
 
 ## bench-core: the LCG trace (188,041 jobs, 70% on DAS-2, CF) through the bundled core as
-## `gmark sim run` runs it (central_model = "core"); goals: under 5 s a run, >= 1,000,000 events/s
+## `gmark sim run` runs it (central_model = "core"); goals: under 3 s a run, >= 1,000,000 events/s
 bench-core:
 	$(GO) test -run '^$$' -bench CoreLCG -benchtime 3x -benchmem ./sim/experiment/
 

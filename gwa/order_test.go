@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -420,6 +421,63 @@ func TestInSubmitOrderLimits(t *testing.T) {
 	}{{Record{SubmitTime: 1, JobID: "9"}, 1}, {Record{SubmitTime: 1, JobID: "x"}, -1}, {Record{SubmitTime: 0, JobID: "99"}, 1}, {Record{SubmitTime: 1, JobID: "10", WorkflowID: "1"}, 1}} {
 		if got := CompareSubmitOrder(a, c.b); got != c.want {
 			t.Errorf("CompareSubmitOrder(%+v, %+v) = %d, want %d", a, c.b, got, c.want)
+		}
+	}
+}
+
+// InSubmitOrder holds a long trace in chunks: the records
+// come out whole and in submit order across the chunks' bounds, whether
+// the trace was already in that order (not sorted again), in submit time
+// but with ties out of order (sorted), or shuffled; past the limit, in
+// order, they stream as before, ties in file order.
+func TestInSubmitOrderChunks(t *testing.T) {
+	n := 3*holdChunk + 5
+	mk := func(order func(i int) (submit float64, id int)) []Record {
+		recs := make([]Record, n)
+		for i := range recs {
+			s, id := order(i)
+			recs[i] = Record{JobID: itoa(id), SubmitTime: s, RunTime: float64(i), Dependencies: []string{itoa(i)}}
+		}
+		return recs
+	}
+	want := func(recs []Record) string {
+		w := slices.Clone(recs)
+		slices.SortStableFunc(w, CompareSubmitOrder)
+		return ids(w)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	shuffled := mk(func(i int) (float64, int) { return float64(i / 3), i })
+	rng.Shuffle(len(shuffled), func(a, b int) { shuffled[a], shuffled[b] = shuffled[b], shuffled[a] })
+	for _, c := range []struct {
+		name string
+		recs []Record
+		max  int
+		want string // "" : the records sorted
+	}{
+		{"in order", mk(func(i int) (float64, int) { return float64(i / 3), i }), 0, ""},
+		{"ties out of order", mk(func(i int) (float64, int) { return float64(i / 3), n - i }), 0, ""},
+		{"shuffled", shuffled, 0, ""},
+		{"one chunk exactly", mk(func(i int) (float64, int) { return float64(i), i })[:holdChunk], 0, ""},
+		{"past the limit, ties in file order", mk(func(i int) (float64, int) { return float64(i / 3), n - i }), holdChunk + 1, "file"},
+	} {
+		r := &recordsReader{h: &Header{Format: SWF}, recs: c.recs}
+		got, err := drain(InSubmitOrder(r, c.max))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		w := want(c.recs)
+		if c.want == "file" {
+			w = ids(c.recs)
+		}
+		if len(got) != len(c.recs) || ids(got) != w {
+			t.Errorf("%s: %d records, not in the order wanted", c.name, len(got))
+			continue
+		}
+		for _, g := range got { // each record whole: its own fields together
+			if g.Dependencies[0] != itoa(int(g.RunTime)) {
+				t.Errorf("%s: record %s came out torn: %+v", c.name, g.JobID, g)
+				break
+			}
 		}
 	}
 }

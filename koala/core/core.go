@@ -21,6 +21,7 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -41,10 +42,13 @@ type Core struct {
 	clusters []*cluster // by name
 	byName   map[string]*cluster
 	policies map[string]placement.Policy
+	policyOf map[string]placement.Policy // by the name a job gives (policy)
 	jobs     map[string]*Job
 	order    []*Job // every job, in submission order
 	keys     map[string]string
-	queues   [4][]*Job
+	queues   [4][]qent
+	lazy     [4]lazyQueue // the queues' lazy jobs (lazy.go)
+	lazyN    int          // lazy jobs in all
 	rrCycle  []Priority
 	rrPos    int
 	timers   timerHeap
@@ -98,7 +102,9 @@ type Core struct {
 	whyGen             uint64
 	idleGen            uint64
 	idleMax, idleTotal int
-	spare              []*Job
+	spare              []qent
+	fastTries          uint64 // tries made tryHopeless's way (for the tests)
+	bulkTries          uint64 // tries made in bulk (lazy.go; for the tests)
 
 	// Forget (retain.go): drop jobs as they end; onEnd sees each.
 	forget  bool
@@ -328,6 +334,10 @@ func (c *Core) EventCount() uint64 { return c.eventSeq }
 func (c *Core) skipEvent() { c.eventSeq++ }
 
 func (c *Core) policy(name string) (placement.Policy, error) {
+	if p, ok := c.policyOf[name]; ok {
+		return p, nil // asked for every job, several times: New allocates
+	}
+	given := name
 	if name == "" {
 		name = c.cfg.Policy
 	}
@@ -335,7 +345,14 @@ func (c *Core) policy(name string) (placement.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.policies[p.Name()], nil
+	pol := c.policies[p.Name()]
+	if c.policyOf == nil {
+		c.policyOf = map[string]placement.Policy{}
+	}
+	if len(c.policyOf) < 64 { // names as given: a client's own spellings stay few
+		c.policyOf[given] = pol
+	}
+	return pol, nil
 }
 
 // Errors of submissions.
@@ -434,14 +451,15 @@ func (c *Core) initComponents(j *Job) {
 	j.reqNeed, j.reqLargest, j.reqAt = 0, 0, 0
 	for i, comp := range j.request.Components {
 		j.reqNeed += comp.Size
-		if comp.Site == "" && comp.Size > j.reqLargest {
-			j.reqLargest, j.reqAt = comp.Size, i // the first of the largest: the policy tries it first
+		if comp.Site == "" && comp.Size > int(j.reqLargest) {
+			j.reqLargest, j.reqAt = int32(min(comp.Size, math.MaxInt32)), int32(i) // the first of the largest: the policy tries it first
 		}
 	}
 }
 
 // Job returns a job by core id.
 func (c *Core) Job(id string) (*Job, bool) {
+	c.wakeAll()
 	j, ok := c.jobs[id]
 	return j, ok
 }
@@ -452,12 +470,14 @@ func (c *Core) JobByKey(key string) (*Job, bool) {
 	if !ok {
 		return nil, false
 	}
+	c.wakeAll()
 	return c.jobs[id], true
 }
 
 // Jobs lists every job in submission order (after Forget, every job that
 // has not ended).
 func (c *Core) Jobs() []*Job {
+	c.wakeAll()
 	if c.forget {
 		c.compact()
 	}

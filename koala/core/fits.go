@@ -15,13 +15,12 @@ import (
 // refuses a workload that holds one before it starts (a cluster whose
 // processors are not known yet, a Slurm cluster's before its controller
 // is asked, counts as fitting).
+//
+// It builds nothing for a job that fits (the core asks it of every job it
+// is given: a simulation's hundreds of thousands).
 func Fits(g *grid.Grid, j *workload.Job) error {
-	procs := map[string]int{}
-	var names []string
 	largest, known := 0, true
 	for _, cl := range g.Clusters {
-		procs[cl.Name] = cl.Processors
-		names = append(names, cl.Name)
 		largest = max(largest, cl.Processors)
 		known = known && cl.Processors > 0
 	}
@@ -29,8 +28,12 @@ func Fits(g *grid.Grid, j *workload.Job) error {
 	for _, comp := range j.Components {
 		total += comp.Count
 		if comp.Site != workload.AnySite {
-			n, ok := procs[comp.Site]
+			n, ok := siteProcessors(g, comp.Site)
 			if !ok {
+				var names []string
+				for _, cl := range g.Clusters {
+					names = append(names, cl.Name)
+				}
 				return fmt.Errorf("component on unknown site %q (sites: %v)", comp.Site, names)
 			}
 			if n > 0 && comp.Count > n {
@@ -52,6 +55,17 @@ func Fits(g *grid.Grid, j *workload.Job) error {
 		return fmt.Errorf("the job asks for %d processors; the grid has %d", total, g.TotalProcessors())
 	}
 	return nil
+}
+
+// siteProcessors is the processors of the grid's cluster named site (the
+// first of that name, as a map of them held the last).
+func siteProcessors(g *grid.Grid, site string) (int, bool) {
+	for i := len(g.Clusters) - 1; i >= 0; i-- {
+		if g.Clusters[i].Name == site {
+			return g.Clusters[i].Processors, true
+		}
+	}
+	return 0, false
 }
 
 // CheckOptions checks the placement policy, priority and runner a run

@@ -97,26 +97,35 @@ type Options struct {
 // Job is a job in the core.
 type Job struct {
 	// The fields a placement try reads and writes come first, together,
-	// in the first two cache lines: a scan walks tens of thousands of
-	// queued jobs, and its first touch of each is a cache miss (a third of
-	// a simulated run's time when they were spread over the struct).
+	// in the first cache line (64 bytes; a Job takes 1,024, so each starts
+	// a line): a scan walks tens of thousands of queued jobs, and its
+	// touches of each are cache misses, one a line (a third of a
+	// simulated run's time when they were spread over the struct; then a
+	// fifth when they spread over two lines).
 	State          State
-	PlacementTries int      // over the job's whole life
-	Restarts       int      // after soft errors, lost clusters, pre-emption
-	priority       Priority // current queue, after aging
-	whyGen         uint64   // the core's infoGen when the cheap checks found Why; 0: not found so
+	PlacementTries int    // over the job's whole life
+	whyGen         uint64 // the core's infoGen when the cheap checks found Why; 0: not found so
 	// whyClass: Why is shared with other jobs (Core.sharedWhy; never
 	// written to), the reasons of a whyEntry of this class; 0: its own.
 	whyClass uint64
 	// The request's processors in all, its largest component not fixed on
-	// a site (the first of them) and that one's index (initComponents).
-	reqNeed, reqLargest, reqAt int
-	flexible                   bool // request.Flexible, beside the others
+	// a site (the first of them) and that one's index (initComponents;
+	// a component's processors are at most a cluster's, Fits).
+	reqNeed           int
+	reqLargest, reqAt int32
+	flexible          bool     // request.Flexible, beside the others
+	excl              bool     // exclude has a site (excludes)
+	Restarts          int      // after soft errors, lost clusters, pre-emption
+	priority          Priority // current queue, after aging
 	// Why says, per site, why the job's last placement try failed (the
 	// counts of idle processors are the last try's); empty once the job is
 	// placed. A job that failed after max_placement_tries keeps it.
 	Why     []placement.Reason
 	exclude map[string]bool
+	// A lazy job (lazy.go) owes the tries of its queue's bulks since
+	// lazyMark, with the reasons of lazyKey.
+	lazyMark uint64
+	lazyKey  *lazyKey
 
 	ID      string // the core's id
 	request placement.Request
@@ -220,7 +229,9 @@ func (j *Job) CoAllocated() bool { return len(j.Sites()) > 1 }
 
 // excludes tells whether the job avoids some site (only a restart makes
 // it avoid one: a job never restarted is answered without its map).
-func (j *Job) excludes() bool { return j.Restarts > 0 && len(j.exclude) > 0 }
+// excl is set as restart adds a site to exclude (only a restart makes a
+// job avoid one), so that the test reads the job's first cache line only.
+func (j *Job) excludes() bool { return j.excl }
 
 // Priority is the job's current placement queue.
 func (j *Job) Priority() Priority { return j.priority }

@@ -195,24 +195,41 @@ type mixedOptions struct {
 	cache  bool
 	takes  func(EventKind) bool
 	forget bool
+	// plain turns off the scan's fast way for hopeless jobs (fastScan),
+	// eager its tries in bulk (lazyTries); noTryLimit runs without
+	// max_placement_tries (the fast way needs it), noAging without
+	// aging_period (then every queue's jobs may be tried in bulk).
+	plain, eager, noTryLimit, noAging bool
+	// small: jobs of one or two processors a component (they fill the
+	// grid to its last processor, where the tries in bulk begin).
+	small bool
 }
 
 // mixedResult: the events as JSON lines, and every job at the end (as it
 // ended, or as it is at the end) with its reasons, one a line.
 type mixedResult struct {
 	events, jobs string
-	ended        int // jobs given to Forget's function
+	ended        int    // jobs given to Forget's function
+	fastTries    uint64 // placement tries made the scan's fast way (tryHopeless)
+	bulkTries    uint64 // and in bulk (lazy.go)
 }
 
 // mixedRun runs 400 mixed jobs through a busy three-site grid for 6 hours.
 func mixedRun(t *testing.T, o mixedOptions) mixedResult {
-	reasonsCache = o.cache
-	defer func() { reasonsCache = true }()
+	reasonsCache, fastScan, lazyTries = o.cache, !o.plain, !o.eager
+	defer func() { reasonsCache, fastScan, lazyTries = true, true, true }()
+	limit, aging := "max_placement_tries = 200", "aging_period = 3"
+	if o.noTryLimit {
+		limit = ""
+	}
+	if o.noAging {
+		aging = ""
+	}
 	g, err := grid.Parse("mixed.toml", []byte(`[scheduler]
 policy = "CF"
 scan_interval = "30s"
-aging_period = 3
-max_placement_tries = 200
+`+aging+`
+`+limit+`
 seed = 7
 [network]
 default_bandwidth = "10MB/s"
@@ -277,7 +294,11 @@ action = "up"
 		at = at.Add(time.Duration(rng.IntN(40)) * time.Second)
 		var comps []workload.Component
 		for k := 0; k <= rng.IntN(3); k++ {
-			comps = append(comps, anySite(1+rng.IntN(16)))
+			n := 1 + rng.IntN(16)
+			if o.small {
+				n = 1 + n%2
+			}
+			comps = append(comps, anySite(n))
 		}
 		j := job(fmt.Sprint(i), time.Duration(1+rng.IntN(20))*time.Minute, rng.IntN(3) == 0, comps...)
 		switch rng.IntN(8) {
@@ -299,7 +320,7 @@ action = "up"
 	for n := 1; n <= len(jobs); n++ {
 		res.jobs += jobs[n] + "\n"
 	}
-	res.events = out.String()
+	res.events, res.fastTries, res.bulkTries = out.String(), c.fastTries, c.bulkTries
 	return res
 }
 
