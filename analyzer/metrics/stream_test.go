@@ -1,0 +1,324 @@
+package metrics
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gmark/gmark/analyzer/store"
+)
+
+// streamRun is one run of a store the streamed metrics are checked on.
+type streamRun struct {
+	id, target, settings, manifest string
+	jobs                           []store.Job
+	events                         []store.Event
+	ann                            []store.Annotation
+	noEnd                          bool
+}
+
+// writeStreamStore writes the runs into a new store.
+func writeStreamStore(t *testing.T, runs []streamRun) *store.Store {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	err = st.Write(context.Background(), func(tx *store.Tx) error {
+		pid, _ := tx.EnsureProject("p", "", 1)
+		sid, _ := tx.EnsureScenario(pid, "s", "", 1)
+		for _, r := range runs {
+			settings := r.settings
+			if settings == "" {
+				settings = `{"speedup":1}`
+			}
+			prov := store.Provenance{RunID: r.id, RecordedNS: 1, Target: r.target, TargetConfig: `{"processors":64}`, Manifest: r.manifest}
+			if err := tx.InsertRun(store.Run{ID: r.id, ScenarioID: sid, CreatedNS: 1, Jobs: len(r.jobs), Target: r.target,
+				Settings: settings, ProvenanceSHA256: prov.ComputeDigest()}); err != nil {
+				return err
+			}
+			if err := tx.InsertProvenance(prov); err != nil {
+				return err
+			}
+			for _, j := range r.jobs {
+				j.RunID = r.id
+				if err := tx.InsertJob(j); err != nil {
+					return err
+				}
+			}
+			for _, e := range r.events {
+				e.RunID = r.id
+				if err := tx.InsertEvent(e); err != nil {
+					return err
+				}
+			}
+			for _, a := range r.ann {
+				a.RunID = r.id
+				if err := tx.InsertAnnotation(a); err != nil {
+					return err
+				}
+			}
+			if !r.noEnd {
+				if err := tx.InsertRunEnd(store.RunEnd{RunID: r.id, EndNS: at(1e6), Status: store.RunCompleted}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// job is a unitary job of the test stores; times in seconds from base, 0
+// (none) left as 0.
+func job(id string, submit, start, end float64, state string) store.Job {
+	ns := func(s float64) int64 {
+		if s == 0 {
+			return 0
+		}
+		return at(s)
+	}
+	j := store.Job{JobID: id, Unit: 1, Kind: "unitary", Type: "swf", App: "swf", Processors: 1, Components: `[{"site":"*","count":1}]`,
+		Sites: "s1", ScheduledNS: ns(submit), SubmitNS: ns(submit), DelayNS: 1e5, StartNS: ns(start), EndNS: ns(end), State: state, Attempts: 1, RecordedNS: 1}
+	if start == 0 {
+		j.Sites = ""
+	}
+	return j
+}
+
+// randomJobs are n jobs of three types on four sites, some co-allocated,
+// failed, cancelled (before or after their start) or never started, with
+// times in nanoseconds that no two jobs share.
+func randomJobs(r *rand.Rand, n int, prefix string) []store.Job {
+	var out []store.Job
+	t := 0.0
+	for i := range n {
+		t += r.ExpFloat64() * 0.7
+		j := job(fmt.Sprintf("%s%d", prefix, i), 1+t, 0, 0, store.Succeeded)
+		j.Type = []string{"a", "b", "c"}[r.IntN(3)]
+		j.Processors = 1 << r.IntN(5)
+		j.SubmitNS += int64(r.IntN(1e6))
+		j.DelayNS = int64(r.ExpFloat64() * 1e6)
+		switch u := r.Float64(); {
+		case u < 0.05:
+			j.State, j.Reason = store.NeverStarted, "cancelled at the end"
+		case u < 0.08:
+			j.State, j.Reason = store.Cancelled, "cancelled by the user"
+		default:
+			j.StartNS = j.SubmitNS + int64(r.ExpFloat64()*30e9)
+			j.EndNS = j.StartNS + int64(r.ExpFloat64()*100e9)
+			j.Sites = fmt.Sprintf("s%d", r.IntN(4))
+			if r.IntN(8) == 0 {
+				j.Components, j.Sites = `[{"site":"*","count":1},{"site":"*","count":1}]`, j.Sites+",s9"
+			}
+			if u < 0.15 {
+				j.State, j.Reason = store.Failed, []string{"exit status 1", "lost", strings.Repeat("é", 150)}[r.IntN(3)]
+			}
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// simRun is a run as 'gmark koala simulate --db' records it: per job its
+// submitted, started and final events, with the core's figures in the
+// payloads (a failed job's final event has other figures than its start:
+// the last wins), and the core's utilization.
+func simRun(r *rand.Rand, id string, n int) streamRun {
+	run := streamRun{id: id, target: "koala-sim", jobs: randomJobs(r, n, id+"-")}
+	payload := func(place, ftt int64, tries int) string {
+		return fmt.Sprintf(`{"claim_tries":%d,"ftt_ns":%d,"placement_ns":%d,"placement_tries":%d,"restarts":0}`, tries, ftt, place, tries+1)
+	}
+	for i, j := range run.jobs {
+		run.events = append(run.events, store.Event{JobID: j.JobID, TimeNS: j.SubmitNS, Kind: "submitted"})
+		if j.StartNS == 0 {
+			continue
+		}
+		if i%7 == 3 { // a job the core recorded no figures of
+			continue
+		}
+		p := payload(int64(r.ExpFloat64()*2e9), int64(r.IntN(3))*1e9, r.IntN(3))
+		run.events = append(run.events, store.Event{JobID: j.JobID, TimeNS: j.StartNS, Kind: "started", Payload: p})
+		if j.State == store.Failed || j.State == store.Cancelled {
+			p = payload(int64(r.ExpFloat64()*9e9), 0, 5)
+		}
+		run.events = append(run.events, store.Event{JobID: j.JobID, TimeNS: j.EndNS, Kind: j.State, Payload: p})
+	}
+	if n > 0 {
+		run.ann = []store.Annotation{{Kind: "koala-utilization", Key: "u", Value: `{"seconds":1000,"background":0.1,"grid":0.4,"wasted":0.05,"gained":0,"total":0.5}`}}
+	}
+	return run
+}
+
+// Stream's metrics are Load and Compute's, number for number, on stores
+// of every kind of run it streams: no jobs, none that ran, one, all alike,
+// failures and cancellations, co-allocated jobs with their components'
+// starts, a simulated run with the core's figures, a run without an end,
+// runs at a speedup, and stores of many runs (whose rows come in the order
+// of their ids, not the table's); with the options that change the
+// figures. The runs it must not stream (composite jobs, a warm start, a
+// live core) it says so of.
+func TestStreamMatchesCompute(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	same := make([]store.Job, 40)
+	for i := range same {
+		same[i] = job(fmt.Sprintf("e%02d", i), 10, 20, 50, store.Succeeded)
+	}
+	coalloc := randomJobs(r, 30, "c")
+	var slurmEvents []store.Event
+	for i := range coalloc {
+		coalloc[i].Components = `[{"site":"*","count":1},{"site":"*","count":1}]`
+		if coalloc[i].StartNS != 0 {
+			s := int(coalloc[i].StartNS / 1e9)
+			slurmEvents = append(slurmEvents, store.Event{JobID: coalloc[i].JobID, Attempt: 1, TimeNS: 1, Kind: "succeeded", Payload: slurmDetail(s, s+i%4)})
+		}
+	}
+	many := []streamRun{{id: "m1", target: "local", jobs: randomJobs(r, 200, "x")}, {id: "m2", target: "dryrun", jobs: randomJobs(r, 300, "y")},
+		{id: "m3", target: "local", jobs: randomJobs(r, 250, "z")}, simRun(r, "m4", 150)}
+	stores := []struct {
+		name   string
+		runs   []streamRun
+		stream bool
+	}{
+		{"no jobs", []streamRun{{id: "r", target: "dryrun"}}, true},
+		{"no job ran", []streamRun{{id: "r", target: "dryrun", jobs: []store.Job{job("a", 1, 0, 0, store.NeverStarted), job("b", 2, 0, 0, store.NeverStarted)}}}, true},
+		{"never submitted", []streamRun{{id: "r", target: "dryrun", jobs: []store.Job{job("a", 0, 0, 0, store.NeverStarted)}}}, true},
+		{"one job", []streamRun{{id: "r", target: "local", jobs: []store.Job{job("a", 1, 2, 5, store.Succeeded)}}}, true},
+		{"all equal", []streamRun{{id: "r", target: "local", jobs: same}}, true},
+		{"start before submission", []streamRun{{id: "r", target: "slurm", jobs: []store.Job{job("a", 5, 4, 9, store.Succeeded), job("b", 6, 7, 7, store.Failed)}}}, true},
+		{"failures", []streamRun{{id: "r", target: "local", jobs: randomJobs(r, 500, "f"), noEnd: true}}, true},
+		{"co-allocated", []streamRun{{id: "r", target: "slurm", jobs: coalloc, events: slurmEvents}}, true},
+		{"simulated", []streamRun{simRun(r, "r", 400)}, true},
+		{"simulated, no figures", []streamRun{{id: "r", target: "koala-sim", jobs: randomJobs(r, 20, "n")}}, true},
+		{"speedup", []streamRun{{id: "r", target: "local", settings: `{"speedup":8,"workers":3}`, jobs: randomJobs(r, 100, "s")}}, true},
+		{"many runs", many, true},
+		{"warm start", []streamRun{{id: "r", target: "local", jobs: randomJobs(r, 20, "w"), manifest: `{"warm_jobs":["w1","w2"]}`}}, false},
+		{"live core", []streamRun{{id: "r", target: "koala", jobs: randomJobs(r, 20, "k")}}, false},
+		{"composite", []streamRun{{id: "r", target: "local", jobs: composite()}}, false},
+	}
+	optsList := []Options{{}, {WallTime: true, Tau: 3 * time.Second, Bins: 7, MaxGroups: 2}}
+	for _, s := range stores {
+		st := writeStreamStore(t, s.runs)
+		for _, run := range s.runs {
+			for k, opts := range optsList {
+				t.Run(fmt.Sprintf("%s/%s/opts%d", s.name, run.id, k), func(t *testing.T) {
+					rd, err := Load(st, run.id, LoadOptions{NoUsers: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := Compute(rd, opts)
+					srd, got, ok, err := Stream(st, run.id, LoadOptions{NoUsers: true}, opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if ok != s.stream {
+						t.Fatalf("streamed: %v, want %v", ok, s.stream)
+					}
+					if !ok {
+						return
+					}
+					if srd.Jobs != nil {
+						t.Errorf("the streamed run holds %d jobs", len(srd.Jobs))
+					}
+					compareStreamed(t, want, got)
+				})
+			}
+		}
+	}
+}
+
+func composite() []store.Job {
+	c := job("w", 1, 2, 9, store.Succeeded)
+	c.Kind = "composite"
+	t1, t2 := job("w.a", 1, 2, 5, store.Succeeded), job("w.b", 5, 6, 9, store.Succeeded)
+	t1.ParentID, t2.ParentID = "w", "w"
+	return []store.Job{c, t1, t2}
+}
+
+// compareStreamed checks that streamed metrics equal Compute's: every
+// field, NaN equal to NaN, but the per-job series Stream does not keep,
+// whose figure (Arrival) it checks against the series'.
+func compareStreamed(t *testing.T, want, got *RunMetrics) {
+	t.Helper()
+	wa, ga := want.Samples.ArrivalWaits(), got.Samples.ArrivalWaits()
+	if !equalNaN(reflect.ValueOf(wa), reflect.ValueOf(ga)) {
+		t.Errorf("arrival waits: got %+v, want %+v", ga, wa)
+	}
+	if got.Samples.JobSubmit != nil || got.Samples.JobWait != nil || got.Samples.JobOK != nil {
+		t.Error("the streamed metrics keep the per-job series")
+	}
+	w, g := *want, *got
+	w.Samples.JobSubmit, w.Samples.JobEnd, w.Samples.JobGoodput, w.Samples.JobOK = nil, nil, nil, nil
+	w.Samples.JobWait, w.Samples.JobRun, w.Samples.JobResponse, w.Samples.JobBSld, w.Samples.JobDelay = nil, nil, nil, nil, nil
+	g.Samples.Arrival = nil
+	if want.Samples.Jobs != len(want.Samples.JobSubmit) {
+		t.Errorf("Samples.Jobs %d, %d jobs in the series", want.Samples.Jobs, len(want.Samples.JobSubmit))
+	}
+	diffs := diffNaN("", reflect.ValueOf(w), reflect.ValueOf(g), nil)
+	for _, d := range diffs[:min(len(diffs), 10)] {
+		t.Error(d)
+	}
+}
+
+func equalNaN(a, b reflect.Value) bool { return len(diffNaN("", a, b, nil)) == 0 }
+
+// diffNaN lists where a and b differ (a float NaN equals NaN; nil and
+// empty slices and maps are equal).
+func diffNaN(path string, a, b reflect.Value, out []string) []string {
+	if a.Kind() != b.Kind() {
+		return append(out, path+": kinds differ")
+	}
+	switch a.Kind() {
+	case reflect.Float32, reflect.Float64:
+		x, y := a.Float(), b.Float()
+		if x != y && !(math.IsNaN(x) && math.IsNaN(y)) || math.Signbit(x) != math.Signbit(y) && !math.IsNaN(x) {
+			out = append(out, fmt.Sprintf("%s: %v, want %v", path, y, x))
+		}
+	case reflect.Pointer, reflect.Interface:
+		if a.IsNil() || b.IsNil() {
+			if a.IsNil() != b.IsNil() {
+				out = append(out, fmt.Sprintf("%s: nil %v, want nil %v", path, b.IsNil(), a.IsNil()))
+			}
+			return out
+		}
+		return diffNaN(path, a.Elem(), b.Elem(), out)
+	case reflect.Struct:
+		for i := range a.NumField() {
+			out = diffNaN(path+"."+a.Type().Field(i).Name, a.Field(i), b.Field(i), out)
+		}
+	case reflect.Slice, reflect.Array:
+		if a.Len() != b.Len() {
+			return append(out, fmt.Sprintf("%s: length %d, want %d", path, b.Len(), a.Len()))
+		}
+		for i := range a.Len() {
+			out = diffNaN(fmt.Sprintf("%s[%d]", path, i), a.Index(i), b.Index(i), out)
+		}
+	case reflect.Map:
+		if a.Len() != b.Len() {
+			return append(out, fmt.Sprintf("%s: %d keys, want %d", path, b.Len(), a.Len()))
+		}
+		for _, k := range a.MapKeys() {
+			v := b.MapIndex(k)
+			if !v.IsValid() {
+				out = append(out, fmt.Sprintf("%s[%v]: missing", path, k))
+				continue
+			}
+			out = diffNaN(fmt.Sprintf("%s[%v]", path, k), a.MapIndex(k), v, out)
+		}
+	default:
+		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+			out = append(out, fmt.Sprintf("%s: %v, want %v", path, b.Interface(), a.Interface()))
+		}
+	}
+	return out
+}
