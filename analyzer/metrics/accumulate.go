@@ -294,7 +294,9 @@ func (c *computation) addJob(j *Job, fig *figures) {
 	}
 	if fig.hasWait {
 		s.Wait = append(s.Wait, fig.wait)
-		s.WaitByType[j.Type] = append(s.WaitByType[j.Type], fig.wait)
+		if c.sv == nil || j.Type == "" { // else the type's group keeps them (streamViews.shareWaits)
+			s.WaitByType[j.Type] = append(s.WaitByType[j.Type], fig.wait)
+		}
 	}
 	if fig.hasRun {
 		s.Run = append(s.Run, fig.run)
@@ -346,6 +348,9 @@ func (c *computation) addJob(j *Job, fig *figures) {
 // finish summarizes the views.
 func (c *computation) finish() *RunMetrics {
 	m, s, f, opts := c.m, &c.m.Samples, c.f, c.opts
+	if c.sv != nil {
+		c.sv.shareWaits(c)
+	}
 	m.SuccessRate = m.Jobs.SuccessRate()
 	m.FailureRate = 1 - m.SuccessRate
 	m.Failures = failures(c.reasons, m.Jobs.Submitted)

@@ -130,6 +130,19 @@ func (sv *streamViews) add(c *computation, j *Job) {
 	}
 }
 
+// shareWaits makes each job type's waits in the samples (WaitByType) its
+// group's (the per-type table's), which hold the same values: one copy
+// instead of two. A group with a row of its own sorts them
+// (groupAcc.row): WaitByType's values are then in ascending order, not in
+// the jobs' order.
+func (sv *streamViews) shareWaits(c *computation) {
+	for k, g := range c.groups.byType {
+		if len(g.wait) > 0 {
+			c.m.Samples.WaitByType[k] = g.wait
+		}
+	}
+}
+
 // finish sets the metrics made of the views.
 func (sv *streamViews) finish(c *computation) {
 	c.m.Breakdown = sv.bd.finish()
