@@ -88,7 +88,8 @@ type computation struct {
 	// JobDelay: the regression gate's); Stream keeps none.
 	series bool
 	// sv are the views Compute makes from rd.Jobs after the pass, made
-	// during it instead (Stream); nil for Compute.
+	// during it instead (Stream, which gives each job to them before add);
+	// nil for Compute.
 	sv *streamViews
 }
 
@@ -188,9 +189,6 @@ func interval(jobs []Job) (t0, t1 int64, ran bool) {
 // add gives a job to the views it belongs to. A warm job left out of the
 // metrics only holds processors: it counts in the utilization.
 func (c *computation) add(j *Job) {
-	if c.sv != nil {
-		c.sv.add(c, j)
-	}
 	if j.Warm {
 		if j.Parent == "" {
 			c.m.WarmJobs++
@@ -213,7 +211,11 @@ func (c *computation) add(j *Job) {
 		m   map[string]*groupAcc
 		key string
 	}{{c.groups.byType, j.Type}, {c.groups.byUser, j.User}} {
-		if g.key != "" {
+		switch {
+		case g.key == "":
+		case c.sv != nil:
+			group(g.m, g.key).addSharing(j, &fig, c.m.Samples.Wait)
+		default:
 			group(g.m, g.key).add(j, &fig)
 		}
 	}

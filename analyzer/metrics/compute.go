@@ -292,15 +292,72 @@ type groupAcc struct {
 	bsldSum  float64
 	bsldN    int
 	procSec  float64
+	// share says whether the group's waits are the first shared of the
+	// samples' (Samples.Wait), kept there and not copied: while every
+	// wait so far is the group's (addSharing). 0: not known yet.
+	share  int8
+	shared int
 }
 
+const (
+	sharing    = 1
+	notSharing = 2
+)
+
 func (g *groupAcc) add(j *Job, fig *figures) {
+	if fig.hasWait {
+		g.wait = append(g.wait, fig.wait)
+	}
+	g.count(j, fig)
+}
+
+// addSharing is add, for a group added to after the job's wait is in all
+// (the samples' waits): while every wait of all is the group's, the
+// group keeps none of its own (a run of one job type: 8 bytes a job
+// less). The first wait of another group's job ends the sharing: the
+// group copies the waits it shared.
+func (g *groupAcc) addSharing(j *Job, fig *figures, all []float64) {
+	if g.share == 0 {
+		g.share = notSharing
+		if n := len(all); n == 0 || fig.hasWait && n == 1 {
+			g.share = sharing
+		}
+	}
+	if g.share == sharing && fig.hasWait {
+		if len(all) == g.shared+1 {
+			g.shared++
+			g.count(j, fig)
+			return
+		}
+		g.unshare(all)
+	}
+	g.add(j, fig)
+}
+
+// unshare gives the group its own copy of the waits it shares.
+func (g *groupAcc) unshare(all []float64) {
+	if g.share == sharing {
+		g.wait = append(make([]float64, 0, 2*g.shared), all[:g.shared]...)
+	}
+	g.share = notSharing
+}
+
+// sharedWaits gives the group its waits at the end of a pass, all being
+// the samples' waits before they are sorted: all itself when they are
+// all the group's.
+func (g *groupAcc) sharedWaits(all []float64) {
+	if g.share == sharing && g.shared == len(all) {
+		g.wait, g.share = all, notSharing
+		return
+	}
+	g.unshare(all)
+}
+
+// count counts a job of the group, but its wait.
+func (g *groupAcc) count(j *Job, fig *figures) {
 	g.jobs++
 	if j.State == Succeeded {
 		g.ok++
-	}
-	if fig.hasWait {
-		g.wait = append(g.wait, fig.wait)
 	}
 	if fig.hasRun {
 		g.runSum += fig.run
@@ -656,6 +713,9 @@ type coreAcc struct {
 	// sizes, for the jobs whose phases are known.
 	counted bool
 	procs   map[string]int
+	// summarized: the summaries are made (simFacts.metrics), finish only
+	// says where the wasted time comes from.
+	summarized bool
 }
 
 func newCoreAcc(rd *RunData, f float64) *coreAcc {
@@ -683,9 +743,11 @@ func (a *coreAcc) add(id string, j *CoreJob) {
 
 func (a *coreAcc) finish() *CoreMetrics {
 	c, k, f := a.c, a.rd.Koala, a.f
-	c.Placement = sampstat.Summarize(a.placement)
-	c.Transfer = sampstat.Summarize(a.transfer)
-	c.ClaimTries = sampstat.Summarize(a.tries)
+	if !a.summarized {
+		c.Placement = sampstat.Summarize(a.placement)
+		c.Transfer = sampstat.Summarize(a.transfer)
+		c.ClaimTries = sampstat.Summarize(a.tries)
+	}
 	switch {
 	case a.counted:
 		c.WastedProcSeconds = k.Utilization.Wasted * float64(a.rd.Processors) * k.Utilization.Seconds * f

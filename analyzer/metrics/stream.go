@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/stats/sampstat"
 )
 
 // Stream reads a run and computes its metrics in one pass over its job
@@ -41,7 +42,8 @@ func Stream(st *store.Store, runID string, lo LoadOptions, opts Options) (rd *Ru
 	}
 	var facts *simFacts
 	if rd.Target == "koala-sim" {
-		if facts, err = rd.loadSimFacts(st, span.Rows); err != nil {
+		var fit bool
+		if facts, fit, err = rd.loadSimFacts(st, span.Rows); err != nil || !fit {
 			return nil, nil, false, err
 		}
 	}
@@ -50,14 +52,14 @@ func Stream(st *store.Store, runID string, lo LoadOptions, opts Options) (rd *Ru
 		return nil, nil, false, err
 	}
 	c := baseComputation(rd, opts.withDefaults())
+	sv := &streamViews{facts: facts, arrival: newArrivalAcc(span.TopLevel), bd: newBreakdownAcc(rd, c.f)}
+	if facts != nil { // before the samples are made: its peak is then not theirs
+		sv.core = facts.metrics(rd, c.f)
+	}
 	c.m.Samples = newSamples(span.Rows, false)
 	c.setInterval(span.FirstNS, span.LastNS, span.Ran)
-	sv := &streamViews{facts: facts, arrival: newArrivalAcc(span.TopLevel), bd: newBreakdownAcc(rd, c.f)}
 	if c.spans {
 		sv.series = newSeriesAcc(c.t0, c.t1, c.opts.Bins, c.fs)
-	}
-	if facts != nil {
-		sv.core = facts.metrics(rd, c.f)
 	}
 	c.sv = sv
 	err = st.ScanJobs(runID, func(f *store.JobFacts) error {
@@ -65,11 +67,14 @@ func Stream(st *store.Store, runID string, lo LoadOptions, opts Options) (rd *Ru
 		if j.Composite() || j.Parent != "" {
 			return errNested
 		}
+		if err := sv.add(c, &j); err != nil {
+			return err
+		}
 		c.add(&j)
 		return nil
 	})
 	switch {
-	case errors.Is(err, errNested):
+	case errors.Is(err, errNested), errors.Is(err, errCollision):
 		return nil, nil, false, nil
 	case err != nil:
 		return nil, nil, false, err
@@ -100,7 +105,7 @@ type streamViews struct {
 }
 
 // add gives a job to the views, as Compute's loops after the pass do.
-func (sv *streamViews) add(c *computation, j *Job) {
+func (sv *streamViews) add(c *computation, j *Job) error {
 	sv.ran = sv.ran || j.StartNS != 0 || j.EndNS != 0
 	for _, t := range []int64{j.SubmitNS, j.ScheduledNS} {
 		if t != 0 && (sv.t0 == 0 || t < sv.t0) {
@@ -118,7 +123,11 @@ func (sv *streamViews) add(c *computation, j *Job) {
 	}
 	var cj *CoreJob
 	if sv.facts != nil {
-		if p, ok := sv.facts.placement(j.ID); ok {
+		p, ok, err := sv.facts.placement(j.ID)
+		if err != nil {
+			return err
+		}
+		if ok {
 			cj = &CoreJob{Placement: p}
 		}
 	}
@@ -128,6 +137,7 @@ func (sv *streamViews) add(c *computation, j *Job) {
 		w, ok := Wait(j)
 		sv.arrival.add(orNaN(w*c.f, ok))
 	}
+	return nil
 }
 
 // shareWaits makes each job type's waits in the samples (WaitByType) its
@@ -136,7 +146,11 @@ func (sv *streamViews) add(c *computation, j *Job) {
 // (groupAcc.row): WaitByType's values are then in ascending order, not in
 // the jobs' order.
 func (sv *streamViews) shareWaits(c *computation) {
+	for _, g := range c.groups.byUser {
+		g.sharedWaits(c.m.Samples.Wait)
+	}
 	for k, g := range c.groups.byType {
+		g.sharedWaits(c.m.Samples.Wait)
 		if len(g.wait) > 0 {
 			c.m.Samples.WaitByType[k] = g.wait
 		}
@@ -216,29 +230,43 @@ func (a *arrivalAcc) finish() *ArrivalWaits {
 }
 
 // simFacts are the core's figures of each job of a simulated run, by a
-// 128-bit hash of the job's id (two 64-bit maphashes), sorted: 56 bytes a
-// job while they are summarized, then 24 (the placement time, for the
-// breakdown), where a map by id took about 150.
+// hash of the job's id, sorted: 48 bytes a job while they are summarized,
+// then 16 (a 64-bit hash and the placement time, for the breakdown),
+// where a map by id took about 150. The hashes are maphash's, of a seed
+// new in each process. Two ids of the facts with one 64-bit hash (told
+// apart by a second) end the streaming (Load takes the run), and so does
+// a key two job rows find (one of them is not the key's job); what is
+// left is a job without facts whose hash is that of an event's job that
+// has no row, about 10^-13 of a store with a million such pairs.
 type simFacts struct {
-	seeds [2]maphash.Seed
-	all   []simFact
-	keys  []simPlacement
+	seeds   [2]maphash.Seed
+	all     []simFact
+	keys    []simPlacement
+	buckets []int32  // buckets[b]: the first key whose hash's top bits are b or more
+	found   []uint64 // a bit per key: a job row found it
 }
 
 type simFact struct {
 	h                                    [2]uint64
 	placementNS, fttNS                   int64
-	placementTries, claimTries, restarts int
+	seq                                  int32 // the event's place in the scan
+	placementTries, claimTries, restarts int32
 }
 
 type simPlacement struct {
-	h [2]uint64
-	p float64 // seconds
+	h           uint64
+	placementNS int64
 }
 
+// bucketBits is the top bits of a hash that index simFacts.buckets.
+const bucketBits = 16
+
 func (s *simFacts) hash(id string) [2]uint64 {
-	return [2]uint64{maphash.String(s.seeds[0], id), maphash.String(s.seeds[1], id)}
+	return [2]uint64{idHash(s.seeds[0], id), idHash(s.seeds[1], id)}
 }
+
+// idHash hashes job ids (a variable: tests make it collide).
+var idHash = maphash.String
 
 func cmpHash(a, b [2]uint64) int {
 	if c := cmp.Compare(a[0], b[0]); c != 0 {
@@ -247,22 +275,36 @@ func cmpHash(a, b [2]uint64) int {
 	return cmp.Compare(a[1], b[1])
 }
 
+// errCollision: two ids share a 64-bit hash (simFacts).
+var errCollision = errors.New("two job ids of one hash")
+
+// errBigFacts: a figure of the core, or the number of events, beyond
+// what simFact holds (no store gmark writes has one); Load takes the run.
+var errBigFacts = errors.New("a figure beyond 32 bits")
+
 // loadSimFacts reads the core's figures of each job as loadSimCore does
 // (a job's last event with figures wins), and the core's annotations into
-// rd.Koala (with no Jobs).
-func (rd *RunData) loadSimFacts(st *store.Store, rows int) (*simFacts, error) {
+// rd.Koala (with no Jobs). ok is false when they do not fit simFact.
+func (rd *RunData) loadSimFacts(st *store.Store, rows int) (*simFacts, bool, error) {
 	s := &simFacts{seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, all: make([]simFact, 0, rows+rows/16)}
+	small := func(v int) bool { return v >= math.MinInt32 && v <= math.MaxInt32 }
 	err := st.ScanSimJobFacts(rd.ID, func(f store.SimJobFacts) error {
-		s.all = append(s.all, simFact{h: s.hash(f.JobID), placementNS: f.PlacementNS, fttNS: f.FTTNS,
-			placementTries: f.PlacementTries, claimTries: f.ClaimTries, restarts: f.Restarts})
+		if !small(f.PlacementTries) || !small(f.ClaimTries) || !small(f.Restarts) || len(s.all) == math.MaxInt32 {
+			return errBigFacts
+		}
+		s.all = append(s.all, simFact{h: s.hash(f.JobID), placementNS: f.PlacementNS, fttNS: f.FTTNS, seq: int32(len(s.all)),
+			placementTries: int32(f.PlacementTries), claimTries: int32(f.ClaimTries), restarts: int32(f.Restarts)})
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	switch {
+	case errors.Is(err, errBigFacts):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
 	}
-	// The last of a job's events wins: sorted stably by hash, the last of
-	// each run of equal hashes.
-	slices.SortStableFunc(s.all, func(a, b simFact) int { return cmpHash(a.h, b.h) })
+	// The last of a job's events wins: sorted by hash and then by the
+	// events' order, the last of each run of equal hashes.
+	slices.SortFunc(s.all, func(a, b simFact) int { return cmp.Or(cmpHash(a.h, b.h), cmp.Compare(a.seq, b.seq)) })
 	k := 0
 	for i := range s.all {
 		if i+1 < len(s.all) && s.all[i+1].h == s.all[i].h {
@@ -271,39 +313,78 @@ func (rd *RunData) loadSimFacts(st *store.Store, rows int) (*simFacts, error) {
 		s.all[k] = s.all[i]
 		k++
 	}
-	s.all = slices.Clip(s.all[:k])
+	s.all = s.all[:k]
+	for i := 1; i < len(s.all); i++ {
+		if s.all[i].h[0] == s.all[i-1].h[0] {
+			return nil, false, nil // two ids (their second hashes differ) of one hash
+		}
+	}
 	k2 := &KoalaData{Simulated: true, TimeScale: 1}
 	if err := rd.loadUtilization(st, k2); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := rd.loadDeadlines(st, k2); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	rd.Koala = k2
-	return s, nil
+	return s, true, nil
 }
 
-// metrics summarizes the figures (coreMetrics's, no job being left out:
-// Stream takes no warm start) and keeps only the placement times.
+// metrics summarizes the figures as coreMetrics does (no job is left
+// out: Stream takes no warm start), one sample at a time (8 bytes a job,
+// not 24), and keeps only the placement times.
 func (s *simFacts) metrics(rd *RunData, f float64) *CoreMetrics {
 	acc := newCoreAcc(rd, f)
-	s.keys = make([]simPlacement, len(s.all))
-	for i, x := range s.all {
-		cj := CoreJob{Placement: sec(x.placementNS), Transfer: sec(x.fttNS), PlacementTries: x.placementTries,
-			ClaimTries: x.claimTries, Restarts: x.restarts, Place: math.NaN(), Claim: math.NaN(), Hold: math.NaN()}
-		acc.add("", &cj)
-		s.keys[i] = simPlacement{h: x.h, p: cj.Placement}
+	for _, x := range s.all { // the counts, as coreAcc.add
+		acc.c.Jobs++
+		acc.c.PlacementTries += int(x.placementTries)
+		acc.c.Restarts += int(x.restarts)
 	}
+	sample := func(v func(x *simFact) float64) []float64 {
+		out := make([]float64, len(s.all))
+		for i := range s.all {
+			out[i] = v(&s.all[i])
+		}
+		return out
+	}
+	// CoreJob's figures, scaled as coreAcc.add scales them; a placement
+	// is never NaN (sec of a whole number).
+	acc.c.Placement = sampstat.Summarize(sample(func(x *simFact) float64 { return sec(x.placementNS) * f }))
+	acc.c.Transfer = sampstat.Summarize(sample(func(x *simFact) float64 { return sec(x.fttNS) * f }))
+	acc.c.ClaimTries = sampstat.Summarize(sample(func(x *simFact) float64 { return float64(int(x.claimTries)) }))
+	acc.summarized = true
+	c := acc.finish()
+	s.keys = make([]simPlacement, len(s.all))
+	s.buckets = make([]int32, 1<<bucketBits+1)
+	b := 0
+	for i, x := range s.all {
+		s.keys[i] = simPlacement{h: x.h[0], placementNS: x.placementNS}
+		for ; b <= int(x.h[0]>>(64-bucketBits)); b++ {
+			s.buckets[b] = int32(i)
+		}
+	}
+	for ; b < len(s.buckets); b++ {
+		s.buckets[b] = int32(len(s.all))
+	}
+	s.found = make([]uint64, (len(s.all)+63)/64)
 	s.all = nil
-	return acc.finish()
+	return c
 }
 
-// placement is the core's placement time of a job, seconds.
-func (s *simFacts) placement(id string) (float64, bool) {
-	h := s.hash(id)
-	i, ok := slices.BinarySearchFunc(s.keys, h, func(e simPlacement, h [2]uint64) int { return cmpHash(e.h, h) })
+// placement is the core's placement time of a job, seconds (loadSimCore's
+// CoreJob.Placement); errCollision when another job row found its key.
+func (s *simFacts) placement(id string) (float64, bool, error) {
+	h := idHash(s.seeds[0], id)
+	b := h >> (64 - bucketBits)
+	lo, hi := s.buckets[b], s.buckets[b+1]
+	i, ok := slices.BinarySearchFunc(s.keys[lo:hi], h, func(e simPlacement, h uint64) int { return cmp.Compare(e.h, h) })
 	if !ok {
-		return 0, false
+		return 0, false, nil
 	}
-	return s.keys[i].p, true
+	i += int(lo)
+	if s.found[i/64]&(1<<(i%64)) != 0 {
+		return 0, false, errCollision
+	}
+	s.found[i/64] |= 1 << (i % 64)
+	return sec(s.keys[i].placementNS), true, nil
 }

@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -329,4 +330,45 @@ func diffNaN(path string, a, b reflect.Value, out []string) []string {
 		}
 	}
 	return out
+}
+
+// Job ids whose hashes collide are not streamed (Load takes the run):
+// two jobs of the core's figures with one first hash, and a job without
+// figures whose hash is a figured job's.
+func TestStreamHashCollisions(t *testing.T) {
+	defer func(h func(maphash.Seed, string) uint64) { idHash = h }(idHash)
+	first := maphash.MakeSeed()
+	for _, c := range []struct {
+		name  string
+		facts int // jobs with figures, of 4
+	}{{"two figured", 4}, {"figured and not", 1}} {
+		t.Run(c.name, func(t *testing.T) {
+			seeds := 0
+			idHash = func(s maphash.Seed, id string) uint64 {
+				if s == first || seeds == 0 { // every id's first hash alike
+					seeds++
+					first = s
+					return 7
+				}
+				return maphash.String(s, id)
+			}
+			run := simRun(rand.New(rand.NewPCG(1, 1)), "r", 0)
+			for i := range 4 {
+				j := job(fmt.Sprintf("j%d", i), 1, 2, 3, store.Succeeded)
+				run.jobs = append(run.jobs, j)
+				if i < c.facts {
+					run.events = append(run.events, store.Event{JobID: j.JobID, TimeNS: j.StartNS, Kind: "started",
+						Payload: `{"claim_tries":1,"ftt_ns":0,"placement_ns":5,"placement_tries":1,"restarts":0}`})
+				}
+			}
+			st := writeStreamStore(t, []streamRun{run})
+			if _, _, ok, err := Stream(st, "r", LoadOptions{NoUsers: true}, Options{}); err != nil || ok {
+				t.Errorf("streamed %v (%v), want the run left to Load", ok, err)
+			}
+			idHash = maphash.String
+			if _, _, ok, err := Stream(st, "r", LoadOptions{NoUsers: true}, Options{}); err != nil || !ok {
+				t.Errorf("without collisions: streamed %v (%v)", ok, err)
+			}
+		})
+	}
 }
