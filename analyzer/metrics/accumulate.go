@@ -316,7 +316,7 @@ func (c *computation) addJob(j *Job, fig *figures) {
 		s.Delay = append(s.Delay, fig.delay)
 	}
 	sub, end := math.NaN(), math.NaN()
-	if j.SubmitNS != 0 {
+	if j.SubmitNS != 0 && c.sv == nil { // Stream knows the first submission at the end (finishPass)
 		sub = sec(j.SubmitNS-c.t0) * c.fs
 		s.LastSubmit = max(s.LastSubmit, sub)
 	}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"hash/maphash"
 	"math"
@@ -29,11 +30,12 @@ func Stream(st *store.Store, runID string, lo LoadOptions, opts Options) (rd *Ru
 	if err != nil || rd.Target == "koala" || len(rd.warmSet()) > 0 {
 		return nil, nil, false, err
 	}
-	span, err := st.ScanJobSpan(runID)
-	if err != nil || span.Nested {
-		// The rows say what is wrong with them when they are read one by
-		// one (Load): the same error as before.
-		return nil, nil, false, nil
+	rows, err := st.CountJobs(runID)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if tasks, err := st.HasTasks(runID); err != nil || tasks {
+		return nil, nil, false, err
 	}
 	rd.findProcessors(lo.Processors, st)
 	var users map[string]string
@@ -43,7 +45,7 @@ func Stream(st *store.Store, runID string, lo LoadOptions, opts Options) (rd *Ru
 	var facts *simFacts
 	if rd.Target == "koala-sim" {
 		var fit bool
-		if facts, fit, err = rd.loadSimFacts(st, span.Rows); err != nil || !fit {
+		if facts, fit, err = rd.loadSimFacts(st, rows); err != nil || !fit {
 			return nil, nil, false, err
 		}
 	}
@@ -52,15 +54,11 @@ func Stream(st *store.Store, runID string, lo LoadOptions, opts Options) (rd *Ru
 		return nil, nil, false, err
 	}
 	c := baseComputation(rd, opts.withDefaults())
-	sv := &streamViews{facts: facts, arrival: newArrivalAcc(span.TopLevel), bd: newBreakdownAcc(rd, c.f)}
+	sv := &streamViews{facts: facts, arrival: newArrivalAcc(rows), bd: newBreakdownAcc(rd, c.f)}
 	if facts != nil { // before the samples are made: its peak is then not theirs
 		sv.core = facts.metrics(rd, c.f)
 	}
-	c.m.Samples = newSamples(span.Rows, false)
-	c.setInterval(span.FirstNS, span.LastNS, span.Ran)
-	if c.spans {
-		sv.series = newSeriesAcc(c.t0, c.t1, c.opts.Bins, c.fs)
-	}
+	c.m.Samples = newSamples(rows, false)
 	c.sv = sv
 	err = st.ScanJobs(runID, func(f *store.JobFacts) error {
 		j := Job{JobFacts: *f, User: users[f.ID]}
@@ -79,9 +77,7 @@ func Stream(st *store.Store, runID string, lo LoadOptions, opts Options) (rd *Ru
 	case err != nil:
 		return nil, nil, false, err
 	}
-	// The interval of the aggregate query against the rows': they agree
-	// unless SQL and Go read some value differently; Compute then.
-	if t0, t1, ran := sv.t0, sv.t1, sv.ran; t0 != c.t0 || t1 != c.t1 || ran != c.ran || c.m.Samples.Jobs != span.TopLevel {
+	if c.m.Samples.Jobs != rows || !sv.finishPass(c) { // rows written meanwhile; a span beyond int64
 		return nil, nil, false, nil
 	}
 	m = c.finish()
@@ -96,6 +92,8 @@ var errNested = errors.New("a composite job or a task")
 type streamViews struct {
 	t0, t1    int64 // the interval as interval computes it, from the rows
 	ran       bool
+	lastSub   int64      // the last submission (0: none)
+	log       seriesLog  // what the series need of each job, binned once the interval is known
 	series    *seriesAcc // nil when the run has no span
 	bd        *breakdownAcc
 	overheads []float64
@@ -117,10 +115,11 @@ func (sv *streamViews) add(c *computation, j *Job) error {
 			sv.t1 = t
 		}
 	}
-	out := c.opts.leftOut(j)
-	if sv.series != nil {
-		sv.series.add(j, out)
+	if j.SubmitNS != 0 && j.Parent == "" {
+		sv.lastSub = max(sv.lastSub, j.SubmitNS)
 	}
+	out := c.opts.leftOut(j) // false: Stream takes no warm start
+	sv.log.add(j)
 	var cj *CoreJob
 	if sv.facts != nil {
 		p, ok, err := sv.facts.placement(j.ID)
@@ -138,6 +137,95 @@ func (sv *streamViews) add(c *computation, j *Job) error {
 		sv.arrival.add(orNaN(w*c.f, ok))
 	}
 	return nil
+}
+
+// finishPass sets what needed the run's interval, known at the end of the
+// pass: the interval, the series (the jobs binned in their order, as
+// series bins them) and the last submission (addJob's, of the greatest
+// submit time: seconds since the first are monotonic in it). false: a
+// span beyond int64 (absurd times), left to Compute.
+func (sv *streamViews) finishPass(c *computation) bool {
+	c.setInterval(sv.t0, sv.t1, sv.ran)
+	if sv.lastSub != 0 {
+		d := sv.lastSub - c.t0
+		if d < 0 {
+			return false
+		}
+		c.m.Samples.LastSubmit = max(0, sec(d)*c.fs)
+	}
+	if c.spans {
+		if sv.series = newSeriesAcc(c.t0, c.t1, c.opts.Bins, c.fs); sv.series != nil {
+			sv.log.replay(func(j *Job) { sv.series.add(j, false) })
+		}
+	}
+	sv.log = seriesLog{}
+	return true
+}
+
+// seriesLog keeps what seriesAcc.add reads of each job that can count in
+// the series (one that succeeded, or ran for some time), in chunks of
+// varints: about 10 bytes a job, where the rows are 200. The times are
+// deltas (wrapping: any int64 comes back as it was).
+type seriesLog struct {
+	chunks [][]byte
+	prev   int64 // the last start logged
+}
+
+const seriesChunk = 256 << 10
+
+func (l *seriesLog) add(j *Job) {
+	submitted := j.SubmitNS != 0
+	if j.State != Succeeded && !(submitted && j.StartNS != 0 && j.EndNS > j.StartNS) {
+		return
+	}
+	if n := len(l.chunks); n == 0 || cap(l.chunks[n-1])-len(l.chunks[n-1]) < 1+3*binary.MaxVarintLen64 {
+		l.chunks = append(l.chunks, make([]byte, 0, seriesChunk))
+	}
+	b := l.chunks[len(l.chunks)-1]
+	var flags byte
+	if j.State == Succeeded {
+		flags |= 1
+	}
+	if submitted {
+		flags |= 2
+	}
+	b = append(b, flags)
+	b = binary.AppendVarint(b, j.StartNS-l.prev)
+	b = binary.AppendVarint(b, j.EndNS-j.StartNS)
+	b = binary.AppendVarint(b, int64(j.Processors))
+	l.chunks[len(l.chunks)-1] = b
+	l.prev = j.StartNS
+}
+
+// replay gives fn the jobs logged, in their order, with what the series
+// read of them.
+func (l *seriesLog) replay(fn func(j *Job)) {
+	var j Job
+	prev := int64(0)
+	for _, b := range l.chunks {
+		for len(b) > 0 {
+			flags := b[0]
+			b = b[1:]
+			d, n := binary.Varint(b)
+			b = b[n:]
+			run, n := binary.Varint(b)
+			b = b[n:]
+			procs, n := binary.Varint(b)
+			b = b[n:]
+			j.StartNS = prev + d
+			j.EndNS = j.StartNS + run
+			j.Processors = int(procs)
+			prev = j.StartNS
+			j.State, j.SubmitNS = "", 0
+			if flags&1 != 0 {
+				j.State = Succeeded
+			}
+			if flags&2 != 0 {
+				j.SubmitNS = 1 // seriesAcc reads only whether the job was submitted
+			}
+			fn(&j)
+		}
+	}
 }
 
 // shareWaits makes each job type's waits in the samples (WaitByType) its

@@ -490,41 +490,12 @@ func (s *Store) CountRun(runID string) (RunCounts, error) {
 	return c, err
 }
 
-// JobSpan is what one aggregate query over a run's job rows tells before
-// they are read one by one: the figures a report streaming the rows needs
-// first (metrics.Stream). Times are as ScanJobs gives them (NULL as 0).
-type JobSpan struct {
-	Rows     int  // job rows
-	TopLevel int  // rows of top-level jobs (no parent)
-	Nested   bool // some row is a composite job or a task of one
-	// FirstNS is the least non-zero submit or scheduled time (0: none);
-	// LastNS the greatest end, start or submit time, or 0 when every one
-	// is 0 or less; Ran tells whether some row has a start or an end.
-	FirstNS, LastNS int64
-	Ran             bool
-}
-
-// ScanJobSpan computes the JobSpan of a run in SQL, without reading its
-// rows into Go.
-func (s *Store) ScanJobSpan(runID string) (JobSpan, error) {
-	hint, err := s.scanHint(runID)
-	if err != nil {
-		return JobSpan{}, err
+// HasTasks tells whether some job row of a run is a task of a composite
+// job (a lookup in the parent index, not a scan).
+func (s *Store) HasTasks(runID string) (bool, error) {
+	var has bool
+	if err := s.db.QueryRow(`SELECT EXISTS(SELECT 1 FROM jobs WHERE run_id = ? AND parent_id > '')`, runID).Scan(&has); err != nil {
+		return false, fmt.Errorf("store: %w", err)
 	}
-	const none = "9223372036854775807"
-	q := `SELECT count(*), coalesce(sum(parent_id = ''), 0), coalesce(max(kind = 'composite' OR parent_id <> ''), 0),
-		coalesce(min(min(coalesce(nullif(submit_ns, 0), ` + none + `), coalesce(nullif(scheduled_ns, 0), ` + none + `))), ` + none + `),
-		coalesce(max(0, max(max(coalesce(end_ns, 0), coalesce(start_ns, 0), coalesce(submit_ns, 0)))), 0),
-		coalesce(max(coalesce(start_ns, 0) <> 0 OR coalesce(end_ns, 0) <> 0), 0)
-		FROM jobs ` + hint + ` WHERE run_id = ?`
-	var sp JobSpan
-	var nested, ran int
-	if err := s.db.QueryRow(q, runID).Scan(&sp.Rows, &sp.TopLevel, &nested, &sp.FirstNS, &sp.LastNS, &ran); err != nil {
-		return JobSpan{}, fmt.Errorf("store: %w", err)
-	}
-	if sp.FirstNS == 1<<63-1 {
-		sp.FirstNS = 0
-	}
-	sp.Nested, sp.Ran = nested != 0, ran != 0
-	return sp, nil
+	return has, nil
 }
