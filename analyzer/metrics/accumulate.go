@@ -150,10 +150,11 @@ func (c *computation) setInterval(t0, t1 int64, ran bool) {
 // series is set.
 func newSamples(n int, series bool) Samples {
 	var s Samples
-	for _, p := range []*[]float64{&s.Wait, &s.Run, &s.Response, &s.Slowdown, &s.BSlowdown, &s.Delay, &s.PairWait, &s.PairRun} {
+	for _, p := range []*[]float64{&s.Wait, &s.Run, &s.Response, &s.Slowdown, &s.BSlowdown, &s.Delay} {
 		*p = make([]float64, 0, n)
 	}
 	if series {
+		s.PairWait, s.PairRun = make([]float64, 0, n), make([]float64, 0, n)
 		for _, p := range []*[]float64{&s.JobSubmit, &s.JobEnd, &s.JobGoodput, &s.JobWait, &s.JobRun, &s.JobResponse, &s.JobBSld, &s.JobDelay} {
 			*p = make([]float64, 0, n)
 		}
@@ -303,8 +304,12 @@ func (c *computation) addJob(j *Job, fig *figures) {
 	if fig.hasRun {
 		s.Run = append(s.Run, fig.run)
 		s.Response = append(s.Response, fig.resp)
-		s.PairWait = append(s.PairWait, fig.wait)
-		s.PairRun = append(s.PairRun, fig.run)
+		if s.pairs != nil {
+			s.pairs.add(j.StartNS-j.SubmitNS, j.EndNS-j.StartNS)
+		} else {
+			s.PairWait = append(s.PairWait, fig.wait)
+			s.PairRun = append(s.PairRun, fig.run)
+		}
 	}
 	if fig.hasSlowdown {
 		s.Slowdown = append(s.Slowdown, fig.slowdown)

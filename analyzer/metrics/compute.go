@@ -212,6 +212,18 @@ type Samples struct {
 	// figure of the wait in arrival order, when the per-job series are
 	// not kept (Stream); ArrivalWaits gives it either way.
 	Arrival *ArrivalWaits
+	// pairs hold PairWait and PairRun when Stream made the samples (they
+	// are nil then): WaitRunPairs gives them either way.
+	pairs *pairLog
+}
+
+// WaitRunPairs are PairRun and PairWait, made from the compact pairs of a
+// streamed run.
+func (s *Samples) WaitRunPairs() (run, wait []float64) {
+	if s.pairs == nil {
+		return s.PairRun, s.PairWait
+	}
+	return s.pairs.decode()
 }
 
 // RunMetrics are the metrics of one run.

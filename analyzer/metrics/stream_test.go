@@ -263,6 +263,12 @@ func compareStreamed(t *testing.T, want, got *RunMetrics) {
 	w.Samples.JobSubmit, w.Samples.JobEnd, w.Samples.JobGoodput, w.Samples.JobOK = nil, nil, nil, nil
 	w.Samples.JobWait, w.Samples.JobRun, w.Samples.JobResponse, w.Samples.JobBSld, w.Samples.JobDelay = nil, nil, nil, nil, nil
 	g.Samples.Arrival = nil
+	// The pairs of the scatter plot, made from their nanoseconds.
+	if g.Samples.PairRun != nil || g.Samples.PairWait != nil {
+		t.Error("the streamed metrics keep the pairs as float64")
+	}
+	g.Samples.PairRun, g.Samples.PairWait = g.Samples.WaitRunPairs()
+	g.Samples.pairs = nil
 	// The waits of each type are the same values, in another order when
 	// streamed (shareWaits).
 	for _, by := range []map[string][]float64{w.Samples.WaitByType, g.Samples.WaitByType} {

@@ -203,11 +203,11 @@ func (fc *figureContext) xbarDelay() (*plots.Drawing, error) {
 func (fc *figureContext) scatterWaitRun() (*plots.Drawing, error) {
 	var x, y []float64
 	if len(fc.runs) == 1 { // no copy (16 MB a million jobs)
-		x, y = fc.runs[0].Metrics.Samples.PairRun, fc.runs[0].Metrics.Samples.PairWait
+		x, y = fc.runs[0].Metrics.Samples.WaitRunPairs()
 	} else {
 		for _, run := range fc.runs {
-			x = append(x, run.Metrics.Samples.PairRun...)
-			y = append(y, run.Metrics.Samples.PairWait...)
+			r, w := run.Metrics.Samples.WaitRunPairs()
+			x, y = append(x, r...), append(y, w...)
 		}
 	}
 	return plots.Scatter("Wait time against run time (slowdown fairness)", "run time ("+fc.unit+")", "wait time ("+fc.unit+")", x, y)
