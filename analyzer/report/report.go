@@ -153,6 +153,7 @@ func Build(ctx context.Context, dbPath string, runIDs []string, opts Options) (*
 // can be; else loaded whole (metrics.Load). The numbers are the same.
 func readRun(st *store.Store, id string, opts Options) (*metrics.RunData, *metrics.RunMetrics, error) {
 	lo := metrics.LoadOptions{Processors: opts.Processors}
+	collectFor(st, id)
 	if !opts.Fidelity && !opts.JobSeries {
 		rd, m, ok, err := metrics.Stream(st, id, lo, opts.metrics())
 		if err != nil || ok {
