@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -19,6 +20,7 @@ import (
 // streamRun is one run of a store the streamed metrics are checked on.
 type streamRun struct {
 	id, target, settings, manifest string
+	workloadDir, workloadSHA       string
 	jobs                           []store.Job
 	events                         []store.Event
 	ann                            []store.Annotation
@@ -43,7 +45,7 @@ func writeStreamStore(t *testing.T, runs []streamRun) *store.Store {
 			}
 			prov := store.Provenance{RunID: r.id, RecordedNS: 1, Target: r.target, TargetConfig: `{"processors":64}`, Manifest: r.manifest}
 			if err := tx.InsertRun(store.Run{ID: r.id, ScenarioID: sid, CreatedNS: 1, Jobs: len(r.jobs), Target: r.target,
-				Settings: settings, ProvenanceSHA256: prov.ComputeDigest()}); err != nil {
+				Settings: settings, ProvenanceSHA256: prov.ComputeDigest(), WorkloadDir: r.workloadDir, WorkloadSHA256: r.workloadSHA}); err != nil {
 				return err
 			}
 			if err := tx.InsertProvenance(prov); err != nil {
@@ -187,6 +189,25 @@ func TestStreamMatchesCompute(t *testing.T) {
 	}
 	many := []streamRun{{id: "m1", target: "local", jobs: randomJobs(r, 200, "x")}, {id: "m2", target: "dryrun", jobs: randomJobs(r, 300, "y")},
 		{id: "m3", target: "local", jobs: randomJobs(r, 250, "z")}, simRun(r, "m4", 150)}
+	// A run whose workload names its jobs' users (the per-user table), one
+	// of them the user of every job at first; and one whose workload
+	// changed since (users not read, a note).
+	usersRun := streamRun{id: "r", target: "local", jobs: randomJobs(r, 300, "u")}
+	var lines strings.Builder
+	for i, j := range usersRun.jobs {
+		user := "alice"
+		if i > 100 {
+			user = []string{"alice", "bob", "carol"}[r.IntN(3)]
+		}
+		fmt.Fprintf(&lines, "{\"id\":%q,\"user\":%q}\n", j.JobID, user)
+	}
+	usersRun.workloadDir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(usersRun.workloadDir, "workload.jsonl"), []byte(lines.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	usersRun.workloadSHA = sha([]byte(lines.String()))
+	changed := usersRun
+	changed.workloadSHA = sha([]byte("another workload"))
 	stores := []struct {
 		name   string
 		runs   []streamRun
@@ -204,6 +225,8 @@ func TestStreamMatchesCompute(t *testing.T) {
 		{"simulated, no figures", []streamRun{{id: "r", target: "koala-sim", jobs: randomJobs(r, 20, "n")}}, true},
 		{"speedup", []streamRun{{id: "r", target: "local", settings: `{"speedup":8,"workers":3}`, jobs: randomJobs(r, 100, "s")}}, true},
 		{"many runs", many, true},
+		{"users", []streamRun{usersRun}, true},
+		{"workload changed", []streamRun{changed}, true},
 		{"warm start", []streamRun{{id: "r", target: "local", jobs: randomJobs(r, 20, "w"), manifest: `{"warm_jobs":["w1","w2"]}`}}, false},
 		{"live core", []streamRun{{id: "r", target: "koala", jobs: randomJobs(r, 20, "k")}}, false},
 		{"composite", []streamRun{{id: "r", target: "local", jobs: composite()}}, false},
@@ -214,12 +237,12 @@ func TestStreamMatchesCompute(t *testing.T) {
 		for _, run := range s.runs {
 			for k, opts := range optsList {
 				t.Run(fmt.Sprintf("%s/%s/opts%d", s.name, run.id, k), func(t *testing.T) {
-					rd, err := Load(st, run.id, LoadOptions{NoUsers: true})
+					rd, err := Load(st, run.id, LoadOptions{})
 					if err != nil {
 						t.Fatal(err)
 					}
 					want := Compute(rd, opts)
-					srd, got, ok, err := Stream(st, run.id, LoadOptions{NoUsers: true}, opts)
+					srd, got, ok, err := Stream(st, run.id, LoadOptions{}, opts)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -233,6 +256,9 @@ func TestStreamMatchesCompute(t *testing.T) {
 						t.Errorf("the streamed run holds %d jobs", len(srd.Jobs))
 					}
 					compareStreamed(t, want, got)
+					if s.name == "users" && k == 0 && len(got.ByUser) != 3 {
+						t.Errorf("users: %d rows of users, want 3", len(got.ByUser))
+					}
 				})
 			}
 		}
