@@ -183,14 +183,16 @@ type CoreMetrics struct {
 type Samples struct {
 	Wait, Run, Response, Slowdown, BSlowdown, Delay []float64
 	// Pairs of (wait, run) of completed jobs, in arrival order, for the
-	// slowdown-fairness scatter plot.
+	// slowdown-fairness scatter plot; nil when Stream made the samples
+	// (WaitRunPairs gives them either way).
 	PairWait, PairRun []float64
 	// WaitByType: wait times of each top-level job type (unsorted).
 	WaitByType map[string][]float64
 	// Per top-level job, in the order recorded, for resampling run-level
 	// metrics: submit and end (seconds since the run's first submission,
 	// NaN when unknown), whether it succeeded, and its processor-seconds
-	// when it did (0 otherwise).
+	// when it did (0 otherwise). These series, to JobDelay, are nil when
+	// Stream made the samples.
 	JobSubmit, JobEnd, JobGoodput []float64
 	JobOK                         []bool
 	// The same jobs' wait, run, response, bounded slowdown and submission

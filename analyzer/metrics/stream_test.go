@@ -404,3 +404,64 @@ func TestStreamHashCollisions(t *testing.T) {
 		})
 	}
 }
+
+// The series log gives back what it was given of each job that can count
+// in the series, whatever the times (zero, negative, the extremes: their
+// deltas wrap), and nothing of the others.
+func TestSeriesLogRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	extremes := []int64{0, 1, -1, math.MaxInt64, math.MinInt64, 1 << 40}
+	draw := func() int64 {
+		if r.IntN(3) == 0 {
+			return extremes[r.IntN(len(extremes))]
+		}
+		return r.Int64() >> r.IntN(64)
+	}
+	var l seriesLog
+	var want []Job
+	for range 100_000 { // more than a chunk
+		j := Job{JobFacts: store.JobFacts{SubmitNS: draw(), StartNS: draw(), EndNS: draw(), Processors: int(draw()),
+			State: []string{Succeeded, Failed, Cancelled, NeverStarted}[r.IntN(4)]}}
+		l.add(&j)
+		if j.State == Succeeded || j.SubmitNS != 0 && j.StartNS != 0 && j.EndNS > j.StartNS {
+			want = append(want, j)
+		}
+	}
+	if len(l.chunks) < 2 {
+		t.Fatalf("%d chunks: the test does not cross one", len(l.chunks))
+	}
+	i := 0
+	l.replay(func(j *Job) {
+		w := want[i]
+		if j.StartNS != w.StartNS || j.EndNS != w.EndNS || j.Processors != w.Processors || (j.State == Succeeded) != (w.State == Succeeded) ||
+			(j.SubmitNS != 0) != (w.SubmitNS != 0) || j.Started() != w.Started() {
+			t.Fatalf("job %d: %+v, want %+v", i, j.JobFacts, w.JobFacts)
+		}
+		i++
+	})
+	if i != len(want) {
+		t.Errorf("%d jobs replayed, want %d", i, len(want))
+	}
+}
+
+// The pairs log gives back each pair's figures as figuresOf makes them:
+// the nanoseconds in seconds, × f, whatever the nanoseconds.
+func TestPairLogRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	l := &pairLog{f: 7.5}
+	var ws, rs []int64
+	for range 60_000 {
+		w, run := r.Int64()>>r.IntN(64)-r.Int64()>>r.IntN(64), r.Int64()>>r.IntN(64)
+		ws, rs = append(ws, w), append(rs, run)
+		l.add(w, run)
+	}
+	run, wait := l.decode()
+	if len(run) != len(rs) || len(wait) != len(ws) {
+		t.Fatalf("%d and %d pairs, want %d", len(run), len(wait), len(rs))
+	}
+	for i := range rs {
+		if wait[i] != sec(ws[i])*7.5 || run[i] != sec(rs[i])*7.5 {
+			t.Fatalf("pair %d: %v, %v; want %v, %v", i, wait[i], run[i], sec(ws[i])*7.5, sec(rs[i])*7.5)
+		}
+	}
+}
