@@ -93,7 +93,8 @@ var errNested = errors.New("a composite job or a task")
 type streamViews struct {
 	t0, t1    int64 // the interval as interval computes it, from the rows
 	ran       bool
-	lastSub   int64      // the last submission (0: none)
+	lastSub   int64 // the last submission, when hasSub
+	hasSub    bool
 	log       seriesLog  // what the series need of each job, binned once the interval is known
 	series    *seriesAcc // nil when the run has no span
 	bd        *breakdownAcc
@@ -116,8 +117,8 @@ func (sv *streamViews) add(c *computation, j *Job) error {
 			sv.t1 = t
 		}
 	}
-	if j.SubmitNS != 0 && j.Parent == "" {
-		sv.lastSub = max(sv.lastSub, j.SubmitNS)
+	if j.SubmitNS != 0 && j.Parent == "" && (!sv.hasSub || j.SubmitNS > sv.lastSub) {
+		sv.lastSub, sv.hasSub = j.SubmitNS, true
 	}
 	out := c.opts.leftOut(j) // false: Stream takes no warm start
 	sv.log.add(j)
@@ -147,7 +148,7 @@ func (sv *streamViews) add(c *computation, j *Job) error {
 // span beyond int64 (absurd times), left to Compute.
 func (sv *streamViews) finishPass(c *computation) bool {
 	c.setInterval(sv.t0, sv.t1, sv.ran)
-	if sv.lastSub != 0 {
+	if sv.hasSub {
 		d := sv.lastSub - c.t0
 		if d < 0 {
 			return false
