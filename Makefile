@@ -6,7 +6,7 @@ FUZZTIME ?=
 FUZZPKG ?=
 BENCHTIME ?= 1s
 
-.PHONY: all build test check bench bench-slurm bench-grid bench-core bench-submit-mem bench-report bench-trace bench-sim fuzz clean
+.PHONY: all build test check bench bench-slurm bench-grid bench-core bench-submit-mem bench-report bench-report-rss bench-trace bench-sim fuzz clean
 
 all: build
 
@@ -69,6 +69,14 @@ bench-report:
 	    printf "report %-9s %8d jobs: %6.2f s, peak live heap %7.1f MB\n", s, j, t, h } \
 	  /^(FAIL|panic|---)/ { print; bad = 1 } \
 	  END { for (s in k) if (k[s] > 1) printf "growth %s %d -> %d jobs: x%.2f (flat: 1.00)\n", s, n[s, 1], n[s, k[s]], p[s, k[s]] / p[s, 1]; exit bad }'
+
+## bench-report-rss: the peak memory (maximum RSS) and time of `gmark report -o` over real
+## stores of 10^5, 3·10^5 and 10^6 jobs, a dryrun run and a `gmark koala simulate --db` one
+## (scripts/bench-report-rss.sh; docs/performance.md); GMARK_BENCH_DIR=DIR keeps the stores
+## (building them takes minutes), REPORT_SIZES="N ..." other sizes
+REPORT_SIZES ?= 100000 300000 1000000
+bench-report-rss: build
+	@nice -n 19 scripts/bench-report-rss.sh -g bin/gmark $(REPORT_SIZES)
 
 ## bench-slurm: `gmark submit --target slurm`'s submission rate against a plain loop of
 ## `sbatch --parsable` on a real test cluster, SLURM_PAIRS interleaved pairs of SLURM_JOBS jobs

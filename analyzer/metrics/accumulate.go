@@ -20,6 +20,7 @@ const NoJobRan = "no job ran (none started)"
 // per-user and per-site groups. finish turns the views into RunMetrics.
 func Compute(rd *RunData, opts Options) *RunMetrics {
 	c := newComputation(rd, opts.withDefaults())
+	c.series = true
 	for i := range rd.Jobs {
 		c.add(&rd.Jobs[i])
 	}
@@ -83,6 +84,13 @@ type computation struct {
 	// compositeAt is each composite job's index in the top-level jobs'
 	// samples (the workflow metrics fill theirs).
 	compositeAt map[string]int
+	// series keeps the per-job series of the samples (JobSubmit …
+	// JobDelay: the regression gate's); Stream keeps none.
+	series bool
+	// sv are the views Compute makes from rd.Jobs after the pass, made
+	// during it instead (Stream, which gives each job to them before add);
+	// nil for Compute.
+	sv *streamViews
 }
 
 // resourceUse accumulates the processor-seconds of unitary jobs and tasks:
@@ -104,20 +112,10 @@ type groupViews struct {
 }
 
 func newComputation(rd *RunData, opts Options) *computation {
-	clocks := newClocks(rd, opts.WallTime)
-	c := &computation{rd: rd, opts: opts, f: clocks.JobFactor(), fs: clocks.SpanFactor(), reasons: map[[2]string]int{}, taskGood: map[string]float64{}}
-	c.m = &RunMetrics{RunID: rd.ID, Project: rd.Project, Scenario: rd.Scenario, Target: rd.Target, Status: rd.Status,
-		Speedup: clocks.Speedup, TimeBase: clocks.Base(), Clocks: clocks, TauS: opts.Tau.Seconds(), Processors: rd.Processors,
-		ProcessorsSource: rd.ProcessorsSource, Utilization: math.NaN(), Notes: slices.Clone(rd.Notes)}
-	c.m.Samples = newSamples(len(rd.Jobs))
-	c.tasks.perJob = map[string]*taskCounts{}
-	c.groups = groupViews{byType: map[string]*groupAcc{}, byUser: map[string]*groupAcc{}, bySite: map[string]*groupAcc{}, siteSplit: map[string][]string{}}
-	c.t0, c.t1, c.ran = interval(rd.Jobs)
-	c.spans = c.ran && c.t0 != 0 && c.t1 >= c.t0
-	c.m.StartNS = c.t0
-	if c.spans {
-		c.m.EndNS = c.t1
-	}
+	c := baseComputation(rd, opts)
+	c.m.Samples = newSamples(len(rd.Jobs), true)
+	t0, t1, ran := interval(rd.Jobs)
+	c.setInterval(t0, t1, ran)
 	for i := range rd.Jobs {
 		if j := &rd.Jobs[i]; j.Parent != "" && j.State == Succeeded {
 			c.taskGood[j.Parent] += ProcessorSeconds(j)
@@ -126,13 +124,42 @@ func newComputation(rd *RunData, opts Options) *computation {
 	return c
 }
 
-func newSamples(n int) Samples {
+// baseComputation is a computation of no job yet, its interval unset.
+func baseComputation(rd *RunData, opts Options) *computation {
+	clocks := newClocks(rd, opts.WallTime)
+	c := &computation{rd: rd, opts: opts, f: clocks.JobFactor(), fs: clocks.SpanFactor(), reasons: map[[2]string]int{}, taskGood: map[string]float64{}}
+	c.m = &RunMetrics{RunID: rd.ID, Project: rd.Project, Scenario: rd.Scenario, Target: rd.Target, Status: rd.Status,
+		Speedup: clocks.Speedup, TimeBase: clocks.Base(), Clocks: clocks, TauS: opts.Tau.Seconds(), Processors: rd.Processors,
+		ProcessorsSource: rd.ProcessorsSource, Utilization: math.NaN(), Notes: slices.Clone(rd.Notes)}
+	c.tasks.perJob = map[string]*taskCounts{}
+	c.groups = groupViews{byType: map[string]*groupAcc{}, byUser: map[string]*groupAcc{}, bySite: map[string]*groupAcc{}, siteSplit: map[string][]string{}}
+	return c
+}
+
+// setInterval sets the run's interval (interval's figures).
+func (c *computation) setInterval(t0, t1 int64, ran bool) {
+	c.t0, c.t1, c.ran = t0, t1, ran
+	c.spans = c.ran && c.t0 != 0 && c.t1 >= c.t0
+	c.m.StartNS = c.t0
+	if c.spans {
+		c.m.EndNS = c.t1
+	}
+}
+
+// newSamples makes the samples of n jobs, the per-job series too when
+// series is set.
+func newSamples(n int, series bool) Samples {
 	var s Samples
-	for _, p := range []*[]float64{&s.Wait, &s.Run, &s.Response, &s.Slowdown, &s.BSlowdown, &s.Delay, &s.PairWait, &s.PairRun,
-		&s.JobSubmit, &s.JobEnd, &s.JobGoodput, &s.JobWait, &s.JobRun, &s.JobResponse, &s.JobBSld, &s.JobDelay} {
+	for _, p := range []*[]float64{&s.Wait, &s.Run, &s.Response, &s.Slowdown, &s.BSlowdown, &s.Delay} {
 		*p = make([]float64, 0, n)
 	}
-	s.JobOK = make([]bool, 0, n)
+	if series {
+		s.PairWait, s.PairRun = make([]float64, 0, n), make([]float64, 0, n)
+		for _, p := range []*[]float64{&s.JobSubmit, &s.JobEnd, &s.JobGoodput, &s.JobWait, &s.JobRun, &s.JobResponse, &s.JobBSld, &s.JobDelay} {
+			*p = make([]float64, 0, n)
+		}
+		s.JobOK = make([]bool, 0, n)
+	}
 	s.WaitByType = map[string][]float64{}
 	s.JobsPerSite = map[string]int{}
 	return s
@@ -185,7 +212,11 @@ func (c *computation) add(j *Job) {
 		m   map[string]*groupAcc
 		key string
 	}{{c.groups.byType, j.Type}, {c.groups.byUser, j.User}} {
-		if g.key != "" {
+		switch {
+		case g.key == "":
+		case c.sv != nil:
+			group(g.m, g.key).addSharing(j, &fig, c.m.Samples.Wait)
+		default:
 			group(g.m, g.key).add(j, &fig)
 		}
 	}
@@ -266,13 +297,19 @@ func (c *computation) addJob(j *Job, fig *figures) {
 	}
 	if fig.hasWait {
 		s.Wait = append(s.Wait, fig.wait)
-		s.WaitByType[j.Type] = append(s.WaitByType[j.Type], fig.wait)
+		if c.sv == nil || j.Type == "" { // else the type's group keeps them (streamViews.shareWaits)
+			s.WaitByType[j.Type] = append(s.WaitByType[j.Type], fig.wait)
+		}
 	}
 	if fig.hasRun {
 		s.Run = append(s.Run, fig.run)
 		s.Response = append(s.Response, fig.resp)
-		s.PairWait = append(s.PairWait, fig.wait)
-		s.PairRun = append(s.PairRun, fig.run)
+		if s.pairs != nil {
+			s.pairs.add(j.StartNS-j.SubmitNS, j.EndNS-j.StartNS)
+		} else {
+			s.PairWait = append(s.PairWait, fig.wait)
+			s.PairRun = append(s.PairRun, fig.run)
+		}
 	}
 	if fig.hasSlowdown {
 		s.Slowdown = append(s.Slowdown, fig.slowdown)
@@ -284,8 +321,13 @@ func (c *computation) addJob(j *Job, fig *figures) {
 		s.Delay = append(s.Delay, fig.delay)
 	}
 	sub, end := math.NaN(), math.NaN()
-	if j.SubmitNS != 0 {
+	if j.SubmitNS != 0 && c.sv == nil { // Stream knows the first submission at the end (finishPass)
 		sub = sec(j.SubmitNS-c.t0) * c.fs
+		s.LastSubmit = max(s.LastSubmit, sub)
+	}
+	if !c.series {
+		s.Jobs++
+		return
 	}
 	if j.EndNS != 0 {
 		end = sec(j.EndNS-c.t0) * c.fs
@@ -302,6 +344,7 @@ func (c *computation) addJob(j *Job, fig *figures) {
 		}
 		c.compositeAt[j.ID] = len(s.JobSubmit)
 	}
+	s.Jobs++
 	s.JobSubmit, s.JobEnd, s.JobOK, s.JobGoodput = append(s.JobSubmit, sub), append(s.JobEnd, end), append(s.JobOK, j.State == Succeeded), append(s.JobGoodput, gp)
 	s.JobWait = append(s.JobWait, orNaN(fig.wait, fig.hasWait))
 	s.JobRun, s.JobResponse = append(s.JobRun, orNaN(fig.run, fig.hasRun)), append(s.JobResponse, orNaN(fig.resp, fig.hasRun))
@@ -312,6 +355,9 @@ func (c *computation) addJob(j *Job, fig *figures) {
 // finish summarizes the views.
 func (c *computation) finish() *RunMetrics {
 	m, s, f, opts := c.m, &c.m.Samples, c.f, c.opts
+	if c.sv != nil {
+		c.sv.shareWaits(c)
+	}
 	m.SuccessRate = m.Jobs.SuccessRate()
 	m.FailureRate = 1 - m.SuccessRate
 	m.Failures = failures(c.reasons, m.Jobs.Submitted)
@@ -338,7 +384,11 @@ func (c *computation) finish() *RunMetrics {
 				m.Utilization = c.use.busy / (float64(c.rd.Processors) * span)
 			}
 		}
-		m.Series = series(c.rd, c.t0, c.t1, opts.Bins, c.fs, opts)
+		if c.sv != nil {
+			m.Series = c.sv.series.finish(c.rd.Processors)
+		} else {
+			m.Series = series(c.rd, c.t0, c.t1, opts.Bins, c.fs, opts)
+		}
 	} else {
 		switch {
 		case c.ran:
@@ -353,7 +403,7 @@ func (c *computation) finish() *RunMetrics {
 		jobs, span, delay := m.Clocks.Describe()
 		m.Notes = append(m.Notes, "clocks: "+jobs+"; "+span+"; "+delay)
 	}
-	if len(c.tasks.perJob) > 0 || m.hasComposite(c.rd) {
+	if len(c.tasks.perJob) > 0 || c.sv == nil && m.hasComposite(c.rd) {
 		m.Composite = operational(c.rd, f, opts, func(id string) (int, int, int) {
 			if tc := c.tasks.perJob[id]; tc != nil {
 				return tc.tasks, tc.failed, tc.retries
@@ -365,11 +415,15 @@ func (c *computation) finish() *RunMetrics {
 		m.Composite.TaskResponse = sampstat.Summarize(c.tasks.resp)
 		m.Composite.TaskBSlowdown = sampstat.Summarize(c.tasks.bsld)
 	}
-	m.Breakdown = breakdown(c.rd, f, opts)
-	if c.rd.Koala != nil {
-		m.Core = coreMetrics(c.rd, f, opts)
+	if c.sv != nil {
+		c.sv.finish(c)
+	} else {
+		m.Breakdown = breakdown(c.rd, f, opts)
+		if c.rd.Koala != nil {
+			m.Core = coreMetrics(c.rd, f, opts)
+		}
+		m.Coallocation = coallocation(c.rd, f, opts)
 	}
-	m.Coallocation = coallocation(c.rd, f, opts)
 	m.WarmIncluded = opts.IncludeWarm && m.WarmJobs > 0
 	switch {
 	case m.WarmJobs > 0 && !opts.IncludeWarm:

@@ -91,17 +91,27 @@ func (rd *RunData) loadComponentStarts(st *store.Store) error {
 func coallocation(rd *RunData, f float64, opts Options) *Coallocation {
 	var overheads []float64
 	for i := range rd.Jobs {
-		j := &rd.Jobs[i]
-		s := rd.ComponentStarts[j.ID]
-		if j.Composite() || j.Components < 2 || len(s) != j.Components || opts.leftOut(j) {
-			continue
-		}
-		times := make([]float64, 0, len(s))
-		for _, t := range s {
-			times = append(times, t)
-		}
-		overheads = append(overheads, (slices.Max(times)-slices.Min(times))*f)
+		overheads = coallocOverhead(overheads, rd, &rd.Jobs[i], f, opts)
 	}
+	return coallocationOf(rd, overheads)
+}
+
+// coallocOverhead appends the co-allocation overhead of job j, when it
+// has one, to overheads.
+func coallocOverhead(overheads []float64, rd *RunData, j *Job, f float64, opts Options) []float64 {
+	s := rd.ComponentStarts[j.ID]
+	if j.Composite() || j.Components < 2 || len(s) != j.Components || opts.leftOut(j) {
+		return overheads
+	}
+	times := make([]float64, 0, len(s))
+	for _, t := range s {
+		times = append(times, t)
+	}
+	return append(overheads, (slices.Max(times)-slices.Min(times))*f)
+}
+
+// coallocationOf summarizes the overheads.
+func coallocationOf(rd *RunData, overheads []float64) *Coallocation {
 	if len(overheads) == 0 {
 		return nil
 	}

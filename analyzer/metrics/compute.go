@@ -183,14 +183,16 @@ type CoreMetrics struct {
 type Samples struct {
 	Wait, Run, Response, Slowdown, BSlowdown, Delay []float64
 	// Pairs of (wait, run) of completed jobs, in arrival order, for the
-	// slowdown-fairness scatter plot.
+	// slowdown-fairness scatter plot; nil when Stream made the samples
+	// (WaitRunPairs gives them either way).
 	PairWait, PairRun []float64
 	// WaitByType: wait times of each top-level job type (unsorted).
 	WaitByType map[string][]float64
 	// Per top-level job, in the order recorded, for resampling run-level
 	// metrics: submit and end (seconds since the run's first submission,
 	// NaN when unknown), whether it succeeded, and its processor-seconds
-	// when it did (0 otherwise).
+	// when it did (0 otherwise). These series, to JobDelay, are nil when
+	// Stream made the samples.
 	JobSubmit, JobEnd, JobGoodput []float64
 	JobOK                         []bool
 	// The same jobs' wait, run, response, bounded slowdown and submission
@@ -203,6 +205,27 @@ type Samples struct {
 	JobWorkflowSlowdown, JobCPEfficiency []float64
 	// JobsPerSite counts the jobs (and tasks) that ran on each site.
 	JobsPerSite map[string]int
+	// Jobs counts the top-level jobs of the samples (the length of the
+	// per-job series, when they are kept); LastSubmit is the latest of
+	// their submissions, seconds since the run's first (0 when none).
+	Jobs       int
+	LastSubmit float64
+	// Arrival is the mean wait of consecutive top-level jobs, for the
+	// figure of the wait in arrival order, when the per-job series are
+	// not kept (Stream); ArrivalWaits gives it either way.
+	Arrival *ArrivalWaits
+	// pairs hold PairWait and PairRun when Stream made the samples (they
+	// are nil then): WaitRunPairs gives them either way.
+	pairs *pairLog
+}
+
+// WaitRunPairs are PairRun and PairWait, made from the compact pairs of a
+// streamed run.
+func (s *Samples) WaitRunPairs() (run, wait []float64) {
+	if s.pairs == nil {
+		return s.PairRun, s.PairWait
+	}
+	return s.pairs.decode()
 }
 
 // RunMetrics are the metrics of one run.
@@ -283,15 +306,72 @@ type groupAcc struct {
 	bsldSum  float64
 	bsldN    int
 	procSec  float64
+	// share says whether the group's waits are the first shared of the
+	// samples' (Samples.Wait), kept there and not copied: while every
+	// wait so far is the group's (addSharing). 0: not known yet.
+	share  int8
+	shared int
 }
 
+const (
+	sharing    = 1
+	notSharing = 2
+)
+
 func (g *groupAcc) add(j *Job, fig *figures) {
+	if fig.hasWait {
+		g.wait = append(g.wait, fig.wait)
+	}
+	g.count(j, fig)
+}
+
+// addSharing is add, for a group added to after the job's wait is in all
+// (the samples' waits): while every wait of all is the group's, the
+// group keeps none of its own (a run of one job type: 8 bytes a job
+// less). The first wait of another group's job ends the sharing: the
+// group copies the waits it shared.
+func (g *groupAcc) addSharing(j *Job, fig *figures, all []float64) {
+	if g.share == 0 {
+		g.share = notSharing
+		if n := len(all); n == 0 || fig.hasWait && n == 1 {
+			g.share = sharing
+		}
+	}
+	if g.share == sharing && fig.hasWait {
+		if len(all) == g.shared+1 {
+			g.shared++
+			g.count(j, fig)
+			return
+		}
+		g.unshare(all)
+	}
+	g.add(j, fig)
+}
+
+// unshare gives the group its own copy of the waits it shares.
+func (g *groupAcc) unshare(all []float64) {
+	if g.share == sharing {
+		g.wait = append(make([]float64, 0, 2*g.shared), all[:g.shared]...)
+	}
+	g.share = notSharing
+}
+
+// sharedWaits gives the group its waits at the end of a pass, all being
+// the samples' waits before they are sorted: all itself when they are
+// all the group's.
+func (g *groupAcc) sharedWaits(all []float64) {
+	if g.share == sharing && g.shared == len(all) {
+		g.wait, g.share = all, notSharing
+		return
+	}
+	g.unshare(all)
+}
+
+// count counts a job of the group, but its wait.
+func (g *groupAcc) count(j *Job, fig *figures) {
 	g.jobs++
 	if j.State == Succeeded {
 		g.ok++
-	}
-	if fig.hasWait {
-		g.wait = append(g.wait, fig.wait)
 	}
 	if fig.hasRun {
 		g.runSum += fig.run
@@ -378,61 +458,92 @@ func (m *RunMetrics) hasComposite(rd *RunData) bool {
 
 // series bins utilization, goodput and throughput over [t0, t1].
 func series(rd *RunData, t0, t1 int64, bins int, f float64, opts Options) TimeSeries {
-	ts := TimeSeries{}
-	if t1 <= t0 || t1-t0 < 0 { // no time, or a span beyond int64 (absurd times)
-		return ts
-	}
-	width := float64(t1-t0) / float64(bins) // ns
-	ts.BinSeconds = width / 1e9 * f
-	ts.T = make([]float64, bins)
-	for i := range ts.T {
-		ts.T[i] = float64(i) * ts.BinSeconds
-	}
-	busy := make([]float64, bins) // processor-ns
-	good := make([]float64, bins)
-	done := make([]float64, bins)
-	dBusy := make([]float64, bins+1) // difference arrays for whole bins
-	dGood := make([]float64, bins+1)
-	spread := func(s, e int64, p float64, acc, diff []float64) {
-		// A job can start before the first submission on a clock coarser
-		// than the submitter's (Slurm's whole seconds): only [t0, t1]
-		// is binned.
-		s, e = max(s, t0), min(e, t1)
-		if e <= s {
-			return
-		}
-		a, b := float64(s-t0)/width, float64(e-t0)/width
-		ia, ib := min(int(a), bins-1), min(int(b), bins-1)
-		if ia == ib {
-			acc[ia] += p * (b - a) * width
-			return
-		}
-		acc[ia] += p * (float64(ia+1) - a) * width
-		acc[ib] += p * (b - float64(ib)) * width
-		if ib > ia+1 { // whole bins ia+1 … ib−1
-			diff[ia+1] += p * width
-			diff[ib] -= p * width
-		}
+	acc := newSeriesAcc(t0, t1, bins, f)
+	if acc == nil {
+		return TimeSeries{}
 	}
 	for i := range rd.Jobs {
-		j := &rd.Jobs[i]
-		out := opts.leftOut(j) // busy, but not good work of the run
-		if j.Parent == "" && !out && j.State == Succeeded && j.EndNS >= t0 && j.EndNS <= t1 {
-			done[min(int(float64(j.EndNS-t0)/width), bins-1)]++
-		}
-		if j.Composite() || !j.Started() || j.EndNS <= j.StartNS {
-			continue
-		}
-		p := float64(j.Processors)
-		spread(j.StartNS, j.EndNS, p, busy, dBusy)
-		if j.State == Succeeded && !out {
-			spread(j.StartNS, j.EndNS, p, good, dGood)
-		}
+		acc.add(&rd.Jobs[i], opts.leftOut(&rd.Jobs[i]))
 	}
+	return acc.finish(rd.Processors)
+}
+
+// seriesAcc bins the jobs one at a time: series's state.
+type seriesAcc struct {
+	t0, t1           int64
+	bins             int
+	width            float64 // ns
+	ts               TimeSeries
+	busy, good, done []float64 // processor-ns, and jobs ended
+	dBusy, dGood     []float64 // difference arrays for whole bins
+}
+
+// newSeriesAcc is the state of a series of bins over [t0, t1], its bins'
+// times scaled by f; nil for no time, or a span beyond int64 (absurd
+// times).
+func newSeriesAcc(t0, t1 int64, bins int, f float64) *seriesAcc {
+	if t1 <= t0 || t1-t0 < 0 {
+		return nil
+	}
+	a := &seriesAcc{t0: t0, t1: t1, bins: bins, width: float64(t1-t0) / float64(bins)}
+	a.ts.BinSeconds = a.width / 1e9 * f
+	a.ts.T = make([]float64, bins)
+	for i := range a.ts.T {
+		a.ts.T[i] = float64(i) * a.ts.BinSeconds
+	}
+	a.busy, a.good, a.done = make([]float64, bins), make([]float64, bins), make([]float64, bins)
+	a.dBusy, a.dGood = make([]float64, bins+1), make([]float64, bins+1)
+	return a
+}
+
+// spread adds p processors over [s, e] to acc and diff. A job can start
+// before the first submission on a clock coarser than the submitter's
+// (Slurm's whole seconds): only [t0, t1] is binned.
+func (a *seriesAcc) spread(s, e int64, p float64, acc, diff []float64) {
+	t0, width, bins := a.t0, a.width, a.bins
+	s, e = max(s, t0), min(e, a.t1)
+	if e <= s {
+		return
+	}
+	x, y := float64(s-t0)/width, float64(e-t0)/width
+	ia, ib := min(int(x), bins-1), min(int(y), bins-1)
+	if ia == ib {
+		acc[ia] += p * (y - x) * width
+		return
+	}
+	acc[ia] += p * (float64(ia+1) - x) * width
+	acc[ib] += p * (y - float64(ib)) * width
+	if ib > ia+1 { // whole bins ia+1 … ib−1
+		diff[ia+1] += p * width
+		diff[ib] -= p * width
+	}
+}
+
+// add bins a job; out: it is left out of the job metrics (busy, but not
+// good work of the run).
+func (a *seriesAcc) add(j *Job, out bool) {
+	if j.Parent == "" && !out && j.State == Succeeded && j.EndNS >= a.t0 && j.EndNS <= a.t1 {
+		a.done[min(int(float64(j.EndNS-a.t0)/a.width), a.bins-1)]++
+	}
+	if j.Composite() || !j.Started() || j.EndNS <= j.StartNS {
+		return
+	}
+	p := float64(j.Processors)
+	a.spread(j.StartNS, j.EndNS, p, a.busy, a.dBusy)
+	if j.State == Succeeded && !out {
+		a.spread(j.StartNS, j.EndNS, p, a.good, a.dGood)
+	}
+}
+
+// finish turns the bins into the series; utilization against processors
+// (none when 0).
+func (a *seriesAcc) finish(processors int) TimeSeries {
+	ts, bins, width := a.ts, a.bins, a.width
+	busy, good, done := a.busy, a.good, a.done
 	run1, run2 := 0.0, 0.0
 	for i := range bins {
-		run1 += dBusy[i]
-		run2 += dGood[i]
+		run1 += a.dBusy[i]
+		run2 += a.dGood[i]
 		busy[i] += run1
 		good[i] += run2
 	}
@@ -442,10 +553,10 @@ func series(rd *RunData, t0, t1 int64, bins int, f float64, opts Options) TimeSe
 		ts.Goodput[i] = good[i] / width
 		ts.Throughput[i] = done[i] / (ts.BinSeconds / 3600)
 	}
-	if rd.Processors > 0 {
+	if processors > 0 {
 		ts.Utilization = make([]float64, bins)
 		for i := range bins {
-			ts.Utilization[i] = busy[i] / (width * float64(rd.Processors))
+			ts.Utilization[i] = busy[i] / (width * float64(processors))
 		}
 	}
 	return ts
@@ -499,112 +610,164 @@ func operational(rd *RunData, f float64, opts Options, tasksOf func(id string) (
 // submission delay → wait → run; for the bundled core the wait is split
 // further by the core's events.
 func breakdown(rd *RunData, f float64, opts Options) Breakdown {
-	var n int
-	var delay, wait, run, place, claim, hold, placeSim float64
-	live := rd.Koala != nil && !rd.Koala.Simulated
-	sim := rd.Koala != nil && rd.Koala.Simulated
+	b := newBreakdownAcc(rd, f)
 	for i := range rd.Jobs {
 		j := &rd.Jobs[i]
-		if j.Parent != "" || j.Composite() || !j.Completed() || opts.leftOut(j) {
-			continue
-		}
 		var cj *CoreJob
 		if rd.Koala != nil {
 			cj = rd.Koala.Jobs[j.ID]
-			if cj == nil || (live && !cj.HasPhases) {
-				continue
-			}
 		}
-		w, _ := Wait(j)
-		r, _ := RunTime(j)
-		d, _ := Delay(j)
-		n++
-		delay += d
-		wait += w * f
-		run += r * f
-		if live {
-			place += cj.Place * f
-			claim += cj.Claim * f
-			hold += cj.Hold * f
-		}
-		if sim {
-			placeSim += min(cj.Placement, w) * f
-		}
+		b.add(j, cj, opts)
 	}
-	b := Breakdown{Jobs: n}
+	return b.finish()
+}
+
+// breakdownAcc sums the phases one job at a time: breakdown's state.
+type breakdownAcc struct {
+	f                                            float64
+	live, sim, core                              bool
+	n                                            int
+	delay, wait, run, place, claim, hold, placeS float64
+}
+
+func newBreakdownAcc(rd *RunData, f float64) *breakdownAcc {
+	return &breakdownAcc{f: f, core: rd.Koala != nil, live: rd.Koala != nil && !rd.Koala.Simulated, sim: rd.Koala != nil && rd.Koala.Simulated}
+}
+
+// add counts a job; cj is the core's record of it (nil when none).
+func (b *breakdownAcc) add(j *Job, cj *CoreJob, opts Options) {
+	f := b.f
+	if j.Parent != "" || j.Composite() || !j.Completed() || opts.leftOut(j) {
+		return
+	}
+	if b.core && (cj == nil || (b.live && !cj.HasPhases)) {
+		return
+	}
+	w, _ := Wait(j)
+	r, _ := RunTime(j)
+	d, _ := Delay(j)
+	b.n++
+	b.delay += d
+	b.wait += w * f
+	b.run += r * f
+	if b.live {
+		b.place += cj.Place * f
+		b.claim += cj.Claim * f
+		b.hold += cj.Hold * f
+	}
+	if b.sim {
+		b.placeS += min(cj.Placement, w) * f
+	}
+}
+
+func (b *breakdownAcc) finish() Breakdown {
+	n, delay, wait, run, place, claim, hold, placeSim := b.n, b.delay, b.wait, b.run, b.place, b.claim, b.hold, b.placeS
+	out := Breakdown{Jobs: n}
 	if n == 0 {
-		b.Source = "no completed job with every phase known"
-		return b
+		out.Source = "no completed job with every phase known"
+		return out
 	}
 	k := 1 / float64(n)
 	switch {
-	case live:
-		b.Source = "the bundled core's events (koala-event annotations): submitted → placed → claimed → started → ended"
+	case b.live:
+		out.Source = "the bundled core's events (koala-event annotations): submitted → placed → claimed → started → ended"
 		// The submitter's wait includes the request's latency: the part not
 		// seen by the core goes to "submission (target latency)".
 		rest := wait - place - claim - hold
-		b.Phases = []Phase{{"submission delay", delay * k}, {"placement", place * k}, {"claiming (placed → claimed)", claim * k},
+		out.Phases = []Phase{{"submission delay", delay * k}, {"placement", place * k}, {"claiming (placed → claimed)", claim * k},
 			{"held idle (claimed → started)", hold * k}, {"other (target latency)", max(0, rest) * k}, {"run", run * k}}
-	case sim:
-		b.Source = "the simulated core's per-job placement time (koala simulate --db)"
-		b.Phases = []Phase{{"submission delay", delay * k}, {"placement", placeSim * k},
+	case b.sim:
+		out.Source = "the simulated core's per-job placement time (koala simulate --db)"
+		out.Phases = []Phase{{"submission delay", delay * k}, {"placement", placeSim * k},
 			{"placed → started (file transfer, claiming)", (wait - placeSim) * k}, {"run", run * k}}
 	default:
-		b.Source = "job records: scheduled → submitted → started → ended"
-		b.Phases = []Phase{{"submission delay", delay * k}, {"wait", wait * k}, {"run", run * k}}
+		out.Source = "job records: scheduled → submitted → started → ended"
+		out.Phases = []Phase{{"submission delay", delay * k}, {"wait", wait * k}, {"run", run * k}}
 	}
-	return b
+	return out
 }
 
 // coreMetrics summarizes the bundled core's per-job figures.
 func coreMetrics(rd *RunData, f float64, opts Options) *CoreMetrics {
 	k := rd.Koala
-	c := &CoreMetrics{TimeScale: k.TimeScale, Utilization: k.Utilization, Deadlines: k.Deadlines, WastedProcSeconds: math.NaN()}
-	var placement, transfer, tries []float64
-	wasted, wastedN := 0.0, 0
+	acc := newCoreAcc(rd, f)
 	// The jobs' sizes are read only when the core did not account for the
 	// wasted time (a live run): a map of every job costs 100 MB a million.
-	counted := k.Simulated && k.Utilization != nil && rd.Processors > 0
-	var procs map[string]int
-	if !counted {
-		procs = make(map[string]int, len(rd.Jobs))
+	if !acc.counted {
+		acc.procs = make(map[string]int, len(rd.Jobs))
 	}
 	out := map[string]bool{}
 	for i := range rd.Jobs {
-		if !counted {
-			procs[rd.Jobs[i].ID] = rd.Jobs[i].Processors
+		if !acc.counted {
+			acc.procs[rd.Jobs[i].ID] = rd.Jobs[i].Processors
 		}
 		if opts.leftOut(&rd.Jobs[i]) {
 			out[rd.Jobs[i].ID] = true
 		}
 	}
 	for id, j := range k.Jobs {
-		if out[id] {
-			continue
-		}
-		c.Jobs++
-		if !math.IsNaN(j.Placement) {
-			placement = append(placement, j.Placement*f)
-		}
-		transfer = append(transfer, j.Transfer*f)
-		tries = append(tries, float64(j.ClaimTries))
-		c.PlacementTries += j.PlacementTries
-		c.Replacements += j.Replacements
-		c.Restarts += j.Restarts
-		if j.HasPhases {
-			wasted += j.Hold * f * float64(procs[id])
-			wastedN++
+		if !out[id] {
+			acc.add(id, j)
 		}
 	}
-	c.Placement = sampstat.Summarize(placement)
-	c.Transfer = sampstat.Summarize(transfer)
-	c.ClaimTries = sampstat.Summarize(tries)
+	return acc.finish()
+}
+
+// coreAcc summarizes the core's records one job at a time: coreMetrics's
+// state.
+type coreAcc struct {
+	rd                         *RunData
+	f                          float64
+	c                          *CoreMetrics
+	placement, transfer, tries []float64
+	wasted                     float64
+	wastedN                    int
+	// counted: the core accounted for the wasted time (a simulated run
+	// with its utilization and the system size); else procs are the jobs'
+	// sizes, for the jobs whose phases are known.
+	counted bool
+	procs   map[string]int
+	// summarized: the summaries are made (simFacts.metrics), finish only
+	// says where the wasted time comes from.
+	summarized bool
+}
+
+func newCoreAcc(rd *RunData, f float64) *coreAcc {
+	k := rd.Koala
+	return &coreAcc{rd: rd, f: f, counted: k.Simulated && k.Utilization != nil && rd.Processors > 0,
+		c: &CoreMetrics{TimeScale: k.TimeScale, Utilization: k.Utilization, Deadlines: k.Deadlines, WastedProcSeconds: math.NaN()}}
+}
+
+func (a *coreAcc) add(id string, j *CoreJob) {
+	c, f := a.c, a.f
+	c.Jobs++
+	if !math.IsNaN(j.Placement) {
+		a.placement = append(a.placement, j.Placement*f)
+	}
+	a.transfer = append(a.transfer, j.Transfer*f)
+	a.tries = append(a.tries, float64(j.ClaimTries))
+	c.PlacementTries += j.PlacementTries
+	c.Replacements += j.Replacements
+	c.Restarts += j.Restarts
+	if j.HasPhases {
+		a.wasted += j.Hold * f * float64(a.procs[id])
+		a.wastedN++
+	}
+}
+
+func (a *coreAcc) finish() *CoreMetrics {
+	c, k, f := a.c, a.rd.Koala, a.f
+	if !a.summarized {
+		c.Placement = sampstat.Summarize(a.placement)
+		c.Transfer = sampstat.Summarize(a.transfer)
+		c.ClaimTries = sampstat.Summarize(a.tries)
+	}
 	switch {
-	case counted:
-		c.WastedProcSeconds = k.Utilization.Wasted * float64(rd.Processors) * k.Utilization.Seconds * f
+	case a.counted:
+		c.WastedProcSeconds = k.Utilization.Wasted * float64(a.rd.Processors) * k.Utilization.Seconds * f
 		c.WastedSource = "the core's accounting: wasted fraction × grid processors × measured seconds"
-	case wastedN > 0:
-		c.WastedProcSeconds = wasted
+	case a.wastedN > 0:
+		c.WastedProcSeconds = a.wasted
 		c.WastedSource = "Σ processors × (started − claimed) over the jobs (a lower bound: with incremental claiming, components claimed at earlier tries were held longer)"
 	default:
 		c.WastedSource = "unknown"

@@ -8,7 +8,9 @@
 // gives every formula.
 //
 // The per-job functions are pure functions of a Job; Compute is a pure
-// function of a RunData; Load reads a RunData from the store.
+// function of a RunData; Load reads a RunData from the store; Stream reads
+// a run and computes its metrics in one pass, holding none of its jobs
+// (Compute's numbers, for the runs it takes).
 package metrics
 
 import (

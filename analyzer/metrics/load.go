@@ -113,39 +113,9 @@ type LoadOptions struct {
 
 // Load reads a run from the store.
 func Load(st *store.Store, runID string, opts LoadOptions) (*RunData, error) {
-	r, err := st.Run(runID)
+	rd, sha, err := loadHead(st, runID)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("run %s is not in %s", runID, st.Path())
-		}
 		return nil, err
-	}
-	rd := &RunData{ID: r.ID, Target: r.Target, CreatedNS: r.CreatedNS, Settings: r.Settings, WorkloadDir: r.WorkloadDir, Speedup: 1, Status: "running"}
-	if sc, p, err := st.Scenario(r.ScenarioID); err == nil {
-		rd.Scenario, rd.Project = sc.Name, p.Name
-	}
-	var settings struct {
-		Speedup float64 `json:"speedup"`
-	}
-	if json.Unmarshal([]byte(r.Settings), &settings) == nil && settings.Speedup > 0 {
-		rd.Speedup = settings.Speedup
-	}
-	if e, ok, err := st.RunEnd(runID); err != nil {
-		return nil, err
-	} else if ok {
-		rd.Status, rd.EndNS = e.Status, e.EndNS
-	} else {
-		how := "gmark submit --resume " + runID
-		if r.Target == "koala-sim" {
-			how = "gmark koala simulate --db STORE --resume " + runID
-		}
-		rd.Notes = append(rd.Notes, "the run has no end record: it is still running, or was interrupted ("+how+" continues it)")
-	}
-	if rd.Provenance, err = st.Provenance(runID); err != nil {
-		return nil, err
-	}
-	if err := st.VerifyProvenance(runID); err != nil {
-		rd.Notes = append(rd.Notes, "provenance check failed: "+err.Error())
 	}
 	n, err := st.CountJobs(runID)
 	if err != nil {
@@ -162,9 +132,9 @@ func Load(st *store.Store, runID string, opts LoadOptions) (*RunData, error) {
 	rd.markWarm()
 	rd.findProcessors(opts.Processors, st)
 	if !opts.NoUsers {
-		rd.readUsers(r.WorkloadSHA256)
+		rd.readUsers(sha)
 	}
-	switch r.Target {
+	switch rd.Target {
 	case "koala-sim":
 		if err := rd.loadSimCore(st); err != nil {
 			return nil, err
@@ -184,10 +154,64 @@ func Load(st *store.Store, runID string, opts LoadOptions) (*RunData, error) {
 	return rd, nil
 }
 
+// loadHead reads what Load reads of a run before its jobs: the run's row,
+// scenario, settings, end and provenance. It returns the digest of the
+// workload the run submitted too.
+func loadHead(st *store.Store, runID string) (*RunData, string, error) {
+	r, err := st.Run(runID)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, "", fmt.Errorf("run %s is not in %s", runID, st.Path())
+		}
+		return nil, "", err
+	}
+	rd := &RunData{ID: r.ID, Target: r.Target, CreatedNS: r.CreatedNS, Settings: r.Settings, WorkloadDir: r.WorkloadDir, Speedup: 1, Status: "running"}
+	if sc, p, err := st.Scenario(r.ScenarioID); err == nil {
+		rd.Scenario, rd.Project = sc.Name, p.Name
+	}
+	var settings struct {
+		Speedup float64 `json:"speedup"`
+	}
+	if json.Unmarshal([]byte(r.Settings), &settings) == nil && settings.Speedup > 0 {
+		rd.Speedup = settings.Speedup
+	}
+	if e, ok, err := st.RunEnd(runID); err != nil {
+		return nil, "", err
+	} else if ok {
+		rd.Status, rd.EndNS = e.Status, e.EndNS
+	} else {
+		how := "gmark submit --resume " + runID
+		if r.Target == "koala-sim" {
+			how = "gmark koala simulate --db STORE --resume " + runID
+		}
+		rd.Notes = append(rd.Notes, "the run has no end record: it is still running, or was interrupted ("+how+" continues it)")
+	}
+	if rd.Provenance, err = st.Provenance(runID); err != nil {
+		return nil, "", err
+	}
+	if err := st.VerifyProvenance(runID); err != nil {
+		rd.Notes = append(rd.Notes, "provenance check failed: "+err.Error())
+	}
+	return rd, r.WorkloadSHA256, nil
+}
+
 // markWarm marks the warm jobs: those the manifest of the run's workload
 // lists (it is recorded in every provenance record, so the store alone
 // tells; the last record's manifest wins).
 func (rd *RunData) markWarm() {
+	set := rd.warmSet()
+	if len(set) == 0 {
+		return
+	}
+	for i := range rd.Jobs {
+		if j := &rd.Jobs[i]; set[j.ID] && j.Parent == "" || set[j.Parent] { // a warm composite job's tasks too
+			j.Warm = true
+		}
+	}
+}
+
+// warmSet is the set of the warm jobs' ids (nil when there are none).
+func (rd *RunData) warmSet() map[string]bool {
 	var warm []string
 	for _, p := range rd.Provenance {
 		var m struct {
@@ -198,17 +222,13 @@ func (rd *RunData) markWarm() {
 		}
 	}
 	if len(warm) == 0 {
-		return
+		return nil
 	}
 	set := make(map[string]bool, len(warm))
 	for _, id := range warm {
 		set[id] = true
 	}
-	for i := range rd.Jobs {
-		if j := &rd.Jobs[i]; set[j.ID] && j.Parent == "" || set[j.Parent] { // a warm composite job's tasks too
-			j.Warm = true
-		}
-	}
+	return set
 }
 
 // targetConfig is the part of a provenance record's target configuration
@@ -341,12 +361,24 @@ func (rd *RunData) coreProcessors(st *store.Store) int {
 // store has no user column), when the directory is still there, its
 // workload.jsonl is the one the run submitted, and its jobs name users.
 func (rd *RunData) readUsers(sha string) {
-	if rd.WorkloadDir == "" {
+	users := rd.userMap(sha)
+	if len(users) == 0 {
 		return
+	}
+	for i := range rd.Jobs {
+		rd.Jobs[i].User = users[rd.Jobs[i].ID]
+	}
+}
+
+// userMap reads the users of the jobs (by job id) from the run's workload
+// directory, under readUsers's conditions; nil when there are none.
+func (rd *RunData) userMap(sha string) map[string]string {
+	if rd.WorkloadDir == "" {
+		return nil
 	}
 	f, err := workload.OpenJobs(rd.WorkloadDir)
 	if err != nil {
-		return
+		return nil
 	}
 	defer f.Close()
 	h := sha256.New()
@@ -385,14 +417,9 @@ func (rd *RunData) readUsers(sha string) {
 	}
 	if hex.EncodeToString(h.Sum(nil)) != sha {
 		rd.Notes = append(rd.Notes, "the workload directory "+rd.WorkloadDir+" changed since the run: users not read")
-		return
+		return nil
 	}
-	if len(users) == 0 {
-		return
-	}
-	for i := range rd.Jobs {
-		rd.Jobs[i].User = users[rd.Jobs[i].ID]
-	}
+	return users
 }
 
 func cmpOr(a, b string) string {
@@ -414,6 +441,19 @@ func (rd *RunData) loadSimCore(st *store.Store) error {
 	if err != nil {
 		return err
 	}
+	if err := rd.loadUtilization(st, k); err != nil {
+		return err
+	}
+	if err := rd.loadDeadlines(st, k); err != nil {
+		return err
+	}
+	rd.Koala = k
+	return nil
+}
+
+// loadUtilization reads the core's "koala-utilization" annotation of a
+// simulated run.
+func (rd *RunData) loadUtilization(st *store.Store, k *KoalaData) error {
 	as, err := st.Annotations(rd.ID, "koala-utilization")
 	if err != nil {
 		return err
@@ -424,10 +464,6 @@ func (rd *RunData) loadSimCore(st *store.Store) error {
 			k.Utilization = &u
 		}
 	}
-	if err := rd.loadDeadlines(st, k); err != nil {
-		return err
-	}
-	rd.Koala = k
 	return nil
 }
 

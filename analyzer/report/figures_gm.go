@@ -72,8 +72,8 @@ func (fc *figureContext) durations() (*plots.Drawing, error) {
 		if run.CreatedNS > 0 && m.StartNS > run.CreatedNS {
 			setup = float64(m.StartNS-run.CreatedNS) / 1e9
 		}
-		last := 0.0
-		for _, s := range m.Samples.JobSubmit {
+		last := m.Samples.LastSubmit
+		for _, s := range m.Samples.JobSubmit { // a RunMetrics made by hand may have only these
 			if !math.IsNaN(s) {
 				last = max(last, s)
 			}
@@ -162,10 +162,6 @@ func (fc *figureContext) delayAgainst(title, xlabel string, x func(*Run) (float6
 	return d, nil
 }
 
-// maxArrivalPoints is the most points of a run the wait-per-job figure draws;
-// a longer run is drawn through the means of consecutive jobs.
-const maxArrivalPoints = 2000
-
 // maxArrivalRuns is the most runs drawn in the wait-per-job figure.
 const maxArrivalRuns = 8
 
@@ -180,23 +176,11 @@ func (fc *figureContext) waitByArrival() (*plots.Drawing, error) {
 			note = fmt.Sprintf("the first %d of %d runs", maxArrivalRuns, len(fc.runs))
 			break
 		}
-		w := run.Metrics.Samples.JobWait
-		k := max(1, (len(w)+maxArrivalPoints-1)/maxArrivalPoints)
-		if k > 1 {
-			note = join(note, fmt.Sprintf("%s: each point the mean wait of %d consecutive jobs", run.Label, k))
+		a := run.Metrics.Samples.ArrivalWaits()
+		if a.K > 1 {
+			note = join(note, fmt.Sprintf("%s: each point the mean wait of %d consecutive jobs", run.Label, a.K))
 		}
-		var x, y []float64
-		for s := 0; s < len(w); s += k {
-			sum, n := 0.0, 0
-			for _, v := range w[s:min(s+k, len(w))] {
-				if !math.IsNaN(v) {
-					sum, n = sum+v, n+1
-				}
-			}
-			if n > 0 {
-				x, y = append(x, float64(s+1)), append(y, sum/float64(n))
-			}
-		}
+		x, y := a.X, a.Y
 		xs, series = append(xs, x), append(series, plots.Series{Label: run.Label, Values: y})
 	}
 	d, err := plots.Lines("Wait time per job, in arrival order", "job, in order of submission", "wait time ("+fc.unit+")", xs, series, 0)

@@ -32,7 +32,7 @@ func Gate(ctx context.Context, w io.Writer, dbPath string, runIDs []string, g Ga
 	if err := CheckStore(g.DB, g.Runs, true); err != nil {
 		return nil, err
 	}
-	opts.Log = nil
+	opts.Log, opts.JobSeries = nil, true // the gate resamples the jobs
 	base, err := Build(ctx, g.DB, g.Runs, opts)
 	if err != nil {
 		return nil, err

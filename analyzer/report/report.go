@@ -47,6 +47,11 @@ type Options struct {
 	// PDF writes each figure as PDF too (for a paper), beside its PNG and
 	// SVG, and links it from the page.
 	PDF bool
+	// JobSeries keeps every run's per-job series (metrics.Samples.JobSubmit
+	// … JobDelay), which the regression gate resamples: the runs are then
+	// read whole instead of streamed, and the report's memory grows with
+	// their jobs.
+	JobSeries bool
 }
 
 func (o Options) metrics() metrics.Options {
@@ -117,7 +122,6 @@ func Build(ctx context.Context, dbPath string, runIDs []string, opts Options) (*
 			return nil, fmt.Errorf("%s holds no run", dbPath)
 		}
 	}
-	mo := opts.metrics()
 	rep := &Report{DB: dbPath, Generated: time.Now().UTC(), Command: CleanCommand(opts.Command), TauS: metrics.DefaultTau.Seconds()}
 	if opts.Tau > 0 {
 		rep.TauS = opts.Tau.Seconds()
@@ -127,11 +131,10 @@ func Build(ctx context.Context, dbPath string, runIDs []string, opts Options) (*
 			return nil, err
 		}
 		opts.logf("reading run %s", id)
-		rd, err := metrics.Load(st, id, metrics.LoadOptions{Processors: opts.Processors})
+		rd, m, err := readRun(st, id, opts)
 		if err != nil {
 			return nil, err
 		}
-		m := metrics.Compute(rd, mo)
 		run := &Run{Label: fmt.Sprintf("R%d", i+1), Metrics: m, Settings: rd.Settings, CreatedNS: rd.CreatedNS, Provenance: rd.Provenance}
 		if opts.Fidelity {
 			opts.logf("comparing run %s with the trace it replayed", id)
@@ -142,6 +145,26 @@ func Build(ctx context.Context, dbPath string, runIDs []string, opts Options) (*
 		rep.Runs = append(rep.Runs, run)
 	}
 	return rep, nil
+}
+
+// readRun reads a run and computes its metrics: streamed from the store
+// (metrics.Stream) when the report needs neither the jobs (a fidelity
+// comparison) nor the per-job series (the regression gate), and the run
+// can be; else loaded whole (metrics.Load). The numbers are the same.
+func readRun(st *store.Store, id string, opts Options) (*metrics.RunData, *metrics.RunMetrics, error) {
+	lo := metrics.LoadOptions{Processors: opts.Processors}
+	collectFor(st, id)
+	if !opts.Fidelity && !opts.JobSeries {
+		rd, m, ok, err := metrics.Stream(st, id, lo, opts.metrics())
+		if err != nil || ok {
+			return rd, m, err
+		}
+	}
+	rd, err := metrics.Load(st, id, lo)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rd, metrics.Compute(rd, opts.metrics()), nil
 }
 
 // Write writes the HTML report of the runs (every run of the store when

@@ -489,3 +489,13 @@ func (s *Store) CountRun(runID string) (RunCounts, error) {
 		FROM submission_results WHERE run_id = ?`, runID).Scan(&c.Submitted, &c.SubmitFailed)
 	return c, err
 }
+
+// HasTasks tells whether some job row of a run is a task of a composite
+// job (a lookup in the parent index, not a scan).
+func (s *Store) HasTasks(runID string) (bool, error) {
+	var has bool
+	if err := s.db.QueryRow(`SELECT EXISTS(SELECT 1 FROM jobs WHERE run_id = ? AND parent_id > '')`, runID).Scan(&has); err != nil {
+		return false, fmt.Errorf("store: %w", err)
+	}
+	return has, nil
+}

@@ -191,6 +191,7 @@ func runReport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	report.CollectOften()
 	if o.reproduce != "" {
 		return reproduce(o, c.App.Writer)
 	} else if o.compare != "" {
