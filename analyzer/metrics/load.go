@@ -454,7 +454,7 @@ func (rd *RunData) loadSimCore(st *store.Store) error {
 // loadUtilization reads the core's "koala-utilization" annotation of a
 // simulated run.
 func (rd *RunData) loadUtilization(st *store.Store, k *KoalaData) error {
-	as, err := st.Annotations(rd.ID, "koala-utilization")
+	as, err := st.Annotations(rd.ID, record.AnnotationKoalaUtilization)
 	if err != nil {
 		return err
 	}
