@@ -11,6 +11,9 @@
 // status) and reports to the core when each was taken, started and ended.
 // A CE says nothing of its cluster's other users: the core sees no local
 // load there (ObserveCluster with every processor not its own idle).
+// The worker and poller of each cluster, the submissions they follow, the
+// release files and the out-of-service rule are koala/lrmkit's, shared
+// with koala/slurmlrm.
 //
 // Every CE job of a core is named gmark-<prefix>-<job>.c<component>.s<attempt>
 // (the prefix naming the core's state, as slurmlrm's), in Dir/<job>/ with
@@ -35,16 +38,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/gmark/gmark/apps/jobenv"
-	"github.com/gmark/gmark/apps/rendezvous"
 	"github.com/gmark/gmark/internal/arcrest"
 	"github.com/gmark/gmark/internal/gramcli"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/koala/lrmkit"
 	"github.com/gmark/gmark/koala/server"
 	"github.com/gmark/gmark/koala/slurmlrm"
 	"github.com/gmark/gmark/printers"
@@ -77,26 +78,17 @@ type Options struct {
 
 // Set is the controllers of one grid's CE clusters.
 type Set struct {
-	opts     Options
-	clusters []*Cluster
-	xrsl     printers.ComponentPrinter
-	rsl      printers.ComponentPrinter
-
-	rdvOnce sync.Once
-	rdv     *rendezvous.Server
-	rdvErr  error
-	logMu   sync.Mutex
+	opts Options
+	xrsl printers.ComponentPrinter
+	rsl  printers.ComponentPrinter
+	kit  *lrmkit.Set
 }
 
 // New prepares the controllers of g's CE clusters (none when it has none)
 // and reads the credentials.
 func New(g *grid.Grid, o Options) (*Set, error) {
-	if o.Timeout <= 0 {
-		o.Timeout = time.Minute
-	}
-	if o.UnreachableAfter <= 0 {
-		o.UnreachableAfter = 30 * time.Second
-	}
+	o.Timeout = lrmkit.Or(o.Timeout, lrmkit.DefaultTimeout)
+	o.UnreachableAfter = lrmkit.Or(o.UnreachableAfter, lrmkit.DefaultUnreachableAfter)
 	if o.TwoPhase <= 0 {
 		o.TwoPhase = 10 * time.Minute
 	}
@@ -106,8 +98,8 @@ func New(g *grid.Grid, o Options) (*Set, error) {
 	if o.CADir == "" {
 		o.CADir = envOr("X509_CERT_DIR", "/etc/grid-security/certificates")
 	}
-	if o.Prefix == "" || strings.ContainsAny(o.Prefix, " -./") {
-		return nil, fmt.Errorf("celrm: the prefix %q must be a word without '-', '.' or '/'", o.Prefix)
+	if err := lrmkit.CheckPrefix("celrm", o.Prefix); err != nil {
+		return nil, err
 	}
 	x, err := printers.Lookup("xrsl")
 	if err != nil {
@@ -117,14 +109,17 @@ func New(g *grid.Grid, o Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{opts: o, xrsl: x.(printers.ComponentPrinter), rsl: r.(printers.ComponentPrinter)}
+	s := &Set{opts: o, xrsl: x.(printers.ComponentPrinter), rsl: r.(printers.ComponentPrinter),
+		kit: lrmkit.NewSet(o.Log, o.Rendezvous)}
 	for i := range g.Clusters {
 		gc := &g.Clusters[i]
 		if !gc.ThroughCE() {
 			continue
 		}
-		c := &Cluster{set: s, name: gc.Name, kind: gc.LRM, ce: gc.CE, queue: gc.Partition, processors: gc.Processors,
-			poll: gc.Poll.Duration, subs: map[core.Ref]*sub{}, wake: make(chan struct{}, 1)}
+		c := &Cluster{set: s, name: gc.Name, kind: gc.LRM, ce: gc.CE, queue: gc.Partition, processors: gc.Processors}
+		c.kit = lrmkit.NewCluster(s.kit, lrmkit.Config[string]{Name: gc.Name, Controller: c, Dir: o.Dir, Prefix: o.Prefix,
+			Job: "CE job", Submitting: "submitting", Every: gc.Poll.Duration, UnreachableAfter: o.UnreachableAfter,
+			Send: c.send, Kill: c.kill, Poll: c.pollOnce})
 		switch gc.LRM {
 		case grid.LRMARC:
 			if c.arc, err = arcrest.New(arcrest.Options{Endpoint: gc.CE, Proxy: o.Proxy, CADir: o.CADir, Timeout: o.Timeout}); err != nil {
@@ -136,7 +131,6 @@ func New(g *grid.Grid, o Options) (*Set, error) {
 			}
 			c.gram = gramcli.New(o.Proxy, o.CADir, o.Timeout)
 		}
-		s.clusters = append(s.clusters, c)
 	}
 	return s, nil
 }
@@ -149,47 +143,13 @@ func envOr(name, def string) string {
 }
 
 // Empty tells whether the grid has no CE cluster.
-func (s *Set) Empty() bool { return len(s.clusters) == 0 }
+func (s *Set) Empty() bool { return s.kit.Empty() }
 
 // Controllers are the core's controllers, by cluster name.
-func (s *Set) Controllers() map[string]core.Controller {
-	out := map[string]core.Controller{}
-	for _, c := range s.clusters {
-		out[c.name] = c
-	}
-	return out
-}
+func (s *Set) Controllers() map[string]core.Controller { return s.kit.Controllers() }
 
 // Run polls every cluster and runs its calls until ctx ends (server.Agent).
-func (s *Set) Run(ctx context.Context, do func(func(*core.Core)) bool) {
-	var wg sync.WaitGroup
-	for _, c := range s.clusters {
-		wg.Add(2)
-		go func() { defer wg.Done(); c.work(ctx) }()
-		go func() { defer wg.Done(); c.pollLoop(ctx, do) }()
-	}
-	wg.Wait()
-	if s.rdv != nil {
-		s.rdv.Close()
-	}
-}
-
-func (s *Set) rendezvous() (string, error) {
-	s.rdvOnce.Do(func() { s.rdv, s.rdvErr = rendezvous.Start(s.opts.Rendezvous) })
-	if s.rdvErr != nil {
-		return "", s.rdvErr
-	}
-	return s.rdv.Addr(), nil
-}
-
-func (s *Set) logf(format string, args ...any) {
-	if s.opts.Log == nil {
-		return
-	}
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	fmt.Fprintf(s.opts.Log, "gmark koala: "+format+"\n", args...)
-}
+func (s *Set) Run(ctx context.Context, do func(func(*core.Core)) bool) { s.kit.Run(ctx, do) }
 
 // Cluster is the controller of one cluster behind a CE (core.Controller).
 type Cluster struct {
@@ -197,148 +157,39 @@ type Cluster struct {
 	name, kind, ce string
 	queue          string
 	processors     int
-	poll           time.Duration
 	arc            *arcrest.Client
 	gram           gramcli.Client
-	mu             sync.Mutex
-	subs           map[core.Ref]*sub
-	calls          []func(context.Context)
-	wake           chan struct{}
-	failingSince   time.Time // owned by the poller
+	kit            *lrmkit.Cluster[string]
 }
 
-// sub is one submission.
-type sub struct {
-	ref     core.Ref
-	name    string
-	size    int
-	dir     string
-	release string // "" when it does not hold
-	id      string // the CE's id, "" until the CE answers
-	failed  string
-	cancel  string
-	missing int
-	start   time.Time
-
-	reportedSubmit, reportedStart, reportedEnd bool
-}
+// sub is one submission; its id is the CE's.
+type sub = lrmkit.Sub[string]
 
 // Submit implements core.Controller: the submission runs on the
 // cluster's worker.
-func (c *Cluster) Submit(s *core.Submission) {
-	dir := filepath.Join(c.set.opts.Dir, jobenv.Safe(s.Job))
-	base := fmt.Sprintf("c%d.s%d", s.Component, s.Attempt)
-	sb := &sub{ref: s.Ref, name: "gmark-" + c.set.opts.Prefix + "-" + s.Ref.String(), size: s.Size, dir: dir}
-	if s.Hold {
-		sb.release = filepath.Join(dir, base+".release")
-	}
-	c.mu.Lock()
-	c.subs[s.Ref] = sb
-	c.mu.Unlock()
-	sub := *s
-	c.enqueue(func(ctx context.Context) { c.submit(ctx, sb, &sub) })
-}
+func (c *Cluster) Submit(s *core.Submission) { c.kit.Submit(s) }
 
 // Release implements core.Controller: it makes the release file.
-func (c *Cluster) Release(ref core.Ref) {
-	c.mu.Lock()
-	sb := c.subs[ref]
-	c.mu.Unlock()
-	if sb == nil || sb.release == "" {
-		return
-	}
-	if err := os.WriteFile(sb.release, nil, 0o644); err != nil {
-		c.set.logf("%s: cannot release %s: %v", c.name, sb.name, err)
-		return
-	}
-	c.set.logf("%s: released %s (CE job %s)", c.name, sb.name, sb.id)
-}
+func (c *Cluster) Release(ref core.Ref) { c.kit.Release(ref) }
 
-// Cancel implements core.Controller.
-func (c *Cluster) Cancel(ref core.Ref, reason string) {
-	c.mu.Lock()
-	sb := c.subs[ref]
-	if sb == nil || sb.cancel != "" {
-		c.mu.Unlock()
-		return
-	}
-	sb.cancel = reason
-	id := sb.id
-	c.mu.Unlock()
-	if id != "" {
-		c.enqueue(func(ctx context.Context) { c.kill(ctx, sb, id, reason) })
-	} // else the worker cancels it when the CE answers
-}
+// Cancel implements core.Controller: the CE is asked on the cluster's
+// worker (once it has taken the job).
+func (c *Cluster) Cancel(ref core.Ref, reason string) { c.kit.Cancel(ref, reason) }
 
 // Kill implements core.Controller: a CE does not list its cluster's other
 // jobs, so there is none to kill (grid refuses preempt_local here).
 func (c *Cluster) Kill(id, reason string) {
-	c.set.logf("%s: not killing %q: a CE's cluster's other jobs are not the core's to kill", c.name, id)
-}
-
-func (c *Cluster) enqueue(fn func(context.Context)) {
-	c.mu.Lock()
-	c.calls = append(c.calls, fn)
-	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
-
-// work runs the cluster's calls in order.
-func (c *Cluster) work(ctx context.Context) {
-	for {
-		c.mu.Lock()
-		q := c.calls
-		c.calls = nil
-		c.mu.Unlock()
-		for _, fn := range q {
-			if ctx.Err() != nil {
-				return
-			}
-			fn(ctx)
-		}
-		if len(q) > 0 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-c.wake:
-		}
-	}
-}
-
-// submit prints the component's request and submits it.
-func (c *Cluster) submit(ctx context.Context, sb *sub, s *core.Submission) {
-	id, err := c.send(ctx, sb, s)
-	c.mu.Lock()
-	if err != nil {
-		sb.failed = err.Error()
-	} else {
-		sb.id = id
-	}
-	cancel := sb.cancel
-	c.mu.Unlock()
-	if err != nil {
-		c.set.logf("%s: submitting %s failed: %v", c.name, sb.name, err)
-		return
-	}
-	c.set.logf("%s: submitted %s as CE job %s", c.name, sb.name, id)
-	if cancel != "" {
-		c.kill(ctx, sb, id, cancel)
-	}
+	c.kit.Logf("not killing %q: a CE's cluster's other jobs are not the core's to kill", id)
 }
 
 // send prints and submits one component: a copy of the job whose
 // component s.Component has s.Size processors, named after the core's
 // run of the job (its rendezvous key).
-func (c *Cluster) send(ctx context.Context, sb *sub, s *core.Submission) (string, error) {
-	if err := os.MkdirAll(sb.dir, 0o755); err != nil {
+func (c *Cluster) send(ctx context.Context, sb *sub, s *core.Submission, _ string) (string, error) {
+	if err := os.MkdirAll(sb.Dir, 0o755); err != nil {
 		return "", err
 	}
-	if err := os.Chmod(sb.dir, 0o1777); err != nil { // the mapped accounts write here
+	if err := os.Chmod(sb.Dir, 0o1777); err != nil { // the mapped accounts write here
 		return "", err
 	}
 	one := s.Spec
@@ -351,10 +202,10 @@ func (c *Cluster) send(ctx context.Context, sb *sub, s *core.Submission) (string
 	if !s.Hold && s.Limit > 0 {
 		one.WallTime = s.Limit.Round(time.Second)
 	}
-	cfg := printers.Config{Executable: c.set.opts.Gmark, WorkDir: sb.dir, Name: sb.name, Queue: c.queue, HoldUntil: sb.release,
-		Env: []string{jobenv.RendezvousFile + "=" + filepath.Join(sb.dir, ".gmark-rendezvous-"+jobenv.Safe(s.Run))}}
+	cfg := printers.Config{Executable: c.set.opts.Gmark, WorkDir: sb.Dir, Name: sb.Name, Queue: c.queue, HoldUntil: sb.Release,
+		Env: []string{jobenv.RendezvousFile + "=" + filepath.Join(sb.Dir, ".gmark-rendezvous-"+jobenv.Safe(s.Run))}}
 	if s.Rendezvous {
-		addr, err := c.set.rendezvous()
+		addr, err := c.set.kit.Rendezvous()
 		if err != nil {
 			return "", err
 		}
@@ -379,11 +230,11 @@ func (c *Cluster) send(ctx context.Context, sb *sub, s *core.Submission) (string
 	}
 	req := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	req = append(req, fmt.Sprintf("\n  (two_phase=%d)\n  (save_state=yes)\n", int(c.set.opts.TwoPhase/time.Second))...)
-	path := filepath.Join(sb.dir, sb.name+".rsl")
+	path := filepath.Join(sb.Dir, sb.Name+".rsl")
 	if err := os.WriteFile(path, req, 0o644); err != nil {
 		return "", err
 	}
-	job, _, err := c.gram.Submit(ctx, c.ce, path, filepath.Join(sb.dir, sb.name+".submit"))
+	job, _, err := c.gram.Submit(ctx, c.ce, path, filepath.Join(sb.Dir, sb.Name+".submit"))
 	return job, err
 }
 
@@ -395,10 +246,10 @@ func (c *Cluster) kill(ctx context.Context, sb *sub, id, reason string) {
 		err = c.gram.Cancel(ctx, id)
 	}
 	if err != nil {
-		c.set.logf("%s: cancelling CE job %s (%s) failed: %v", c.name, id, sb.name, err)
+		c.kit.Logf("cancelling CE job %s (%s) failed: %v", id, sb.Name, err)
 		return
 	}
-	c.set.logf("%s: cancelled CE job %s (%s): %s", c.name, id, sb.name, reason)
+	c.kit.Logf("cancelled CE job %s (%s): %s", id, sb.Name, reason)
 }
 
 // Connect sets up the controllers of g's CE clusters for a core whose
@@ -409,14 +260,8 @@ func Connect(g *grid.Grid, state, dir, prefix string, log io.Writer) (map[string
 	if !g.HasCE() {
 		return nil, nil, nil
 	}
-	exe, err := os.Executable()
+	exe, dir, err := lrmkit.Paths(state, dir)
 	if err != nil {
-		return nil, nil, err
-	}
-	if dir == "" {
-		dir = state + ".jobs"
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, nil, err
 	}
 	s, err := New(g, Options{Gmark: exe, Dir: dir, Prefix: prefix, Log: log})

@@ -27,63 +27,36 @@ type seen struct {
 	end     time.Time
 }
 
-// pollLoop asks the CE every poll and reports to the core.
-func (c *Cluster) pollLoop(ctx context.Context, do func(func(*core.Core)) bool) {
-	t := time.NewTicker(c.poll)
-	defer t.Stop()
-	for {
-		if report := c.pollOnce(ctx); report != nil && !do(report) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
 // pollOnce asks about the submissions the CE took, and returns what to
 // tell the core (nil: nothing).
 func (c *Cluster) pollOnce(ctx context.Context) func(*core.Core) {
-	c.mu.Lock()
+	c.kit.Lock()
 	var subs []*sub
-	for ref, sb := range c.subs {
+	for ref, sb := range c.kit.Subs {
 		switch {
-		case sb.reportedEnd, sb.failed != "" && sb.reportedSubmit:
-			delete(c.subs, ref)
-		case sb.id != "" || sb.failed != "":
+		case sb.ReportedEnd, sb.Failed != "" && sb.ReportedSubmit:
+			delete(c.kit.Subs, ref)
+		case sb.ID != "" || sb.Failed != "":
 			subs = append(subs, sb)
 		}
 	}
-	c.mu.Unlock()
+	c.kit.Unlock()
 	got, err := c.ask(ctx, subs)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		now := time.Now()
-		if c.failingSince.IsZero() {
-			c.failingSince = now
-		}
-		if now.Sub(c.failingSince) < c.set.opts.UnreachableAfter {
-			return nil
-		}
-		reason := err.Error()
-		return func(k *core.Core) { k.ControllerUnreachable(c.name, reason) }
+		return c.kit.Unanswered(ctx, err)
 	}
-	c.failingSince = time.Time{}
+	c.kit.Answered()
 	var reports []func(*core.Core)
 	ours := 0
-	c.mu.Lock()
+	c.kit.Lock()
 	for _, sb := range subs {
-		st := got[sb.id]
+		st := got[sb.ID]
 		reports = append(reports, c.follow(sb, st)...)
-		if st.running && !st.ended && sb.cancel == "" {
-			ours += sb.size
+		if st.running && !st.ended && sb.Cancel == "" {
+			ours += sb.Size
 		}
 	}
-	c.mu.Unlock()
+	c.kit.Unlock()
 	idle := max(c.processors-ours, 0)
 	return func(k *core.Core) {
 		_ = k.ObserveCluster(c.name, idle, ours)
@@ -97,8 +70,8 @@ func (c *Cluster) pollOnce(ctx context.Context) func(*core.Core) {
 func (c *Cluster) ask(ctx context.Context, subs []*sub) (map[string]seen, error) {
 	var ids []string
 	for _, sb := range subs {
-		if sb.id != "" {
-			ids = append(ids, sb.id)
+		if sb.ID != "" {
+			ids = append(ids, sb.ID)
 		}
 	}
 	out := map[string]seen{}
@@ -113,7 +86,7 @@ func (c *Cluster) ask(ctx context.Context, subs []*sub) (map[string]seen, error)
 	sem := make(chan struct{}, 4)
 	var wg sync.WaitGroup
 	for _, sb := range subs {
-		if sb.id == "" {
+		if sb.ID == "" {
 			continue
 		}
 		wg.Add(1)
@@ -121,14 +94,14 @@ func (c *Cluster) ask(ctx context.Context, subs []*sub) (map[string]seen, error)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			word, err := c.gram.Status(ctx, sb.id)
+			word, err := c.gram.Status(ctx, sb.ID)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				lastErr = err
 				return
 			}
-			out[sb.id] = gramSeen(word, gramcli.ReadReport(filepath.Join(sb.dir, sb.name+".err")))
+			out[sb.ID] = gramSeen(word, gramcli.ReadReport(filepath.Join(sb.Dir, sb.Name+".err")))
 		}()
 	}
 	wg.Wait()
@@ -214,54 +187,54 @@ func arcSeen(in *arcrest.Info) seen {
 }
 
 // follow returns the reports of one submission's news since the last poll.
-// c.mu is held.
+// c.kit is locked.
 func (c *Cluster) follow(sb *sub, st seen) []func(*core.Core) {
 	var out []func(*core.Core)
-	ref, id := sb.ref, sb.id
+	ref, id := sb.Ref, sb.ID
 	switch {
-	case sb.cancel != "":
+	case sb.Cancel != "":
 		if st.ended || !st.known {
-			sb.reportedEnd = true // gone: nothing it says matters
+			sb.ReportedEnd = true // gone: nothing it says matters
 		}
 		return nil
-	case sb.failed != "" && !sb.reportedSubmit:
-		sb.reportedSubmit = true
-		reason := sb.failed
+	case sb.Failed != "" && !sb.ReportedSubmit:
+		sb.ReportedSubmit = true
+		reason := sb.Failed
 		return append(out, func(k *core.Core) { k.LRMFailed(ref, reason) })
 	case id == "":
 		return nil
 	}
-	if !sb.reportedSubmit {
-		sb.reportedSubmit = true
+	if !sb.ReportedSubmit {
+		sb.ReportedSubmit = true
 		out = append(out, func(k *core.Core) { k.LRMSubmitted(ref, id) })
 	}
 	if !st.known {
-		if sb.missing++; sb.missing >= missingPolls && !sb.reportedEnd {
-			sb.reportedEnd = true
-			c.set.logf("%s: the CE no longer knows job %s (%s)", c.name, id, sb.name)
+		if sb.Missing++; sb.Missing >= missingPolls && !sb.ReportedEnd {
+			sb.ReportedEnd = true
+			c.kit.Logf("the CE no longer knows job %s (%s)", id, sb.Name)
 			out = append(out, func(k *core.Core) { k.LRMEnded(ref, id, false, "the CE no longer knows job "+id, time.Now()) })
 		}
 		return out
 	}
-	sb.missing = 0
-	if st.running && !sb.reportedStart {
-		sb.reportedStart = true
+	sb.Missing = 0
+	if st.running && !sb.ReportedStart {
+		sb.ReportedStart = true
 		at := st.start
 		if at.IsZero() {
 			at = time.Now()
 		}
-		sb.start = at
-		c.set.logf("%s: CE job %s (%s) started at %s", c.name, id, sb.name, at.Format(time.RFC3339))
+		sb.Start = at
+		c.kit.Logf("CE job %s (%s) started at %s", id, sb.Name, at.Format(time.RFC3339))
 		out = append(out, func(k *core.Core) { k.LRMStarted(ref, id, at) })
 	}
-	if st.ended && !sb.reportedEnd {
-		sb.reportedEnd = true
+	if st.ended && !sb.ReportedEnd {
+		sb.ReportedEnd = true
 		at := st.end
-		if at.IsZero() || at.Before(sb.start) {
+		if at.IsZero() || at.Before(sb.Start) {
 			at = time.Now()
 		}
 		ok, reason := st.ok, st.reason
-		c.set.logf("%s: CE job %s (%s) ended at %s (ok %v %s)", c.name, id, sb.name, at.Format(time.RFC3339), ok, reason)
+		c.kit.Logf("CE job %s (%s) ended at %s (ok %v %s)", id, sb.Name, at.Format(time.RFC3339), ok, reason)
 		out = append(out, func(k *core.Core) { k.LRMEnded(ref, id, ok, reason, at) })
 	}
 	return out

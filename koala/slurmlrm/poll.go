@@ -9,28 +9,13 @@ import (
 
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/koala/core"
+	"github.com/gmark/gmark/koala/lrmkit"
 )
 
 // missingPolls is how many polls in a row a submitted job may be absent
 // from squeue before the core is told it ended, its outcome unknown (Slurm
 // keeps finished jobs MinJobAge, 300 s by default).
 const missingPolls = 3
-
-// pollLoop asks the controller every poll and reports to the core.
-func (c *Cluster) pollLoop(ctx context.Context, do func(func(*core.Core)) bool) {
-	t := time.NewTicker(c.poll)
-	defer t.Stop()
-	for {
-		if report := c.pollOnce(ctx); report != nil && !do(report) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
 
 // pollOnce reads the controller and returns what to tell the core (nil:
 // nothing).
@@ -44,25 +29,14 @@ func (c *Cluster) pollOnce(ctx context.Context) func(*core.Core) {
 		cpus, err = c.cpus(ctx)
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		now := time.Now()
-		if c.failingSince.IsZero() {
-			c.failingSince = now
-		}
-		if now.Sub(c.failingSince) < c.set.opts.UnreachableAfter {
-			return nil
-		}
-		reason := err.Error()
-		return func(k *core.Core) { k.ControllerUnreachable(c.name, reason) }
+		return c.kit.Unanswered(ctx, err)
 	}
-	c.failingSince = time.Time{}
+	c.kit.Answered()
 	reports, ours, orphans := c.compare(recs)
 	for _, r := range orphans {
-		c.set.logf("%s: cancelling Slurm job %d (%s): a job of this core's state it did not submit (left by an earlier run?)", c.name, r.ID, r.Name)
+		c.kit.Logf("cancelling Slurm job %d (%s): a job of this core's state it did not submit (left by an earlier run?)", r.ID, r.Name)
 		id, name := r.ID, r.Name
-		c.enqueue(func(ctx context.Context) { c.scancel(ctx, name, id, "not submitted by this run of the core") })
+		c.kit.Enqueue(func(ctx context.Context) { c.scancel(ctx, name, id, "not submitted by this run of the core") })
 	}
 	idle := cpus.Idle
 	local := LocalJobs(others, c.partition)
@@ -85,7 +59,7 @@ func (c *Cluster) squeue(ctx context.Context) (mine, others []slurmcli.Record, e
 	if err != nil {
 		return nil, nil, err
 	}
-	prefix := "gmark-" + c.set.opts.Prefix + "-"
+	prefix := lrmkit.NamePrefix(c.set.opts.Prefix)
 	for _, r := range recs {
 		if strings.HasPrefix(r.Name, prefix) {
 			mine = append(mine, r)
@@ -126,21 +100,21 @@ func (c *Cluster) compare(recs []slurmcli.Record) (reports []func(*core.Core), o
 	for i := range recs {
 		byID[recs[i].ID] = &recs[i]
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.kit.Lock()
+	defer c.kit.Unlock()
 	seen := map[int64]bool{}
-	for ref, sb := range c.subs {
-		if sb.id != 0 {
-			seen[sb.id] = true
+	for ref, sb := range c.kit.Subs {
+		if sb.ID != 0 {
+			seen[sb.ID] = true
 		}
-		if r := c.follow(sb, byID[sb.id]); r != nil {
+		if r := c.follow(sb, byID[sb.ID]); r != nil {
 			reports = append(reports, r...)
 		}
-		if rec := byID[sb.id]; rec != nil && sb.cancel == "" && rec.Class() == "running" {
-			ours += sb.size
+		if rec := byID[sb.ID]; rec != nil && sb.Cancel == "" && rec.Class() == "running" {
+			ours += sb.Size
 		}
-		if forget(sb, byID[sb.id]) {
-			delete(c.subs, ref)
+		if forget(sb, byID[sb.ID]) {
+			delete(c.kit.Subs, ref)
 		}
 	}
 	for i := range recs {
@@ -156,15 +130,15 @@ func (c *Cluster) compare(recs []slurmcli.Record) (reports []func(*core.Core), o
 // heard its end or its failure, or it was cancelled and is gone.
 func forget(sb *sub, rec *slurmcli.Record) bool {
 	switch {
-	case sb.reportedEnd, sb.failed != "" && sb.reportedSubmit:
+	case sb.ReportedEnd, sb.Failed != "" && sb.ReportedSubmit:
 		return true
-	case sb.cancel == "":
+	case sb.Cancel == "":
 		return false
-	case sb.failed != "", final(rec):
+	case sb.Failed != "", final(rec):
 		return true
-	case sb.id != 0 && rec == nil:
-		sb.missing++
-		return sb.missing >= missingPolls
+	case sb.ID != 0 && rec == nil:
+		sb.Missing++
+		return sb.Missing >= missingPolls
 	}
 	return false
 }
@@ -183,52 +157,52 @@ func final(r *slurmcli.Record) bool {
 // follow returns the reports of one submission's news since the last poll.
 func (c *Cluster) follow(sb *sub, rec *slurmcli.Record) []func(*core.Core) {
 	var out []func(*core.Core)
-	ref, id := sb.ref, sb.id
+	ref, id := sb.Ref, sb.ID
 	lrmID := fmt.Sprint(id)
 	switch {
-	case sb.cancel != "":
+	case sb.Cancel != "":
 		return nil // the core gave it up: nothing it says matters
-	case sb.failed != "" && !sb.reportedSubmit:
-		sb.reportedSubmit = true
-		reason := sb.failed
+	case sb.Failed != "" && !sb.ReportedSubmit:
+		sb.ReportedSubmit = true
+		reason := sb.Failed
 		return append(out, func(k *core.Core) { k.LRMFailed(ref, reason) })
 	case id == 0:
 		return nil // sbatch has not answered
 	}
-	if !sb.reportedSubmit {
-		sb.reportedSubmit = true
+	if !sb.ReportedSubmit {
+		sb.ReportedSubmit = true
 		out = append(out, func(k *core.Core) { k.LRMSubmitted(ref, lrmID) })
 	}
 	if rec == nil {
-		if sb.missing++; sb.missing >= missingPolls && !sb.reportedEnd {
-			sb.reportedEnd = true
-			c.set.logf("%s: Slurm job %d (%s) left the controller's queue unseen", c.name, id, sb.name)
+		if sb.Missing++; sb.Missing >= missingPolls && !sb.ReportedEnd {
+			sb.ReportedEnd = true
+			c.kit.Logf("Slurm job %d (%s) left the controller's queue unseen", id, sb.Name)
 			out = append(out, func(k *core.Core) {
 				k.LRMEnded(ref, lrmID, false, "Slurm job "+lrmID+" left the controller's queue; its end is unknown", time.Now())
 			})
 		}
 		return out
 	}
-	sb.missing = 0
+	sb.Missing = 0
 	class := rec.Class()
 	if class == "queued" {
 		return out
 	}
-	if !sb.reportedStart && (class == "running" || rec.Start > 0) {
-		sb.reportedStart = true
+	if !sb.ReportedStart && (class == "running" || rec.Start > 0) {
+		sb.ReportedStart = true
 		at := unix(rec.Start)
-		c.set.logf("%s: Slurm job %d (%s) started at %s", c.name, id, sb.name, at.Format(time.RFC3339))
+		c.kit.Logf("Slurm job %d (%s) started at %s", id, sb.Name, at.Format(time.RFC3339))
 		out = append(out, func(k *core.Core) { k.LRMStarted(ref, lrmID, at) })
 	}
-	if final(rec) && !sb.reportedEnd {
-		sb.reportedEnd = true
+	if final(rec) && !sb.ReportedEnd {
+		sb.ReportedEnd = true
 		ok := class == "succeeded"
 		reason := ""
 		if !ok {
 			reason = describe(rec)
 		}
 		at := unix(rec.End)
-		c.set.logf("%s: Slurm job %d (%s) ended at %s: %s", c.name, id, sb.name, at.Format(time.RFC3339), rec.State)
+		c.kit.Logf("Slurm job %d (%s) ended at %s: %s", id, sb.Name, at.Format(time.RFC3339), rec.State)
 		out = append(out, func(k *core.Core) { k.LRMEnded(ref, lrmID, ok, reason, at) })
 	}
 	return out

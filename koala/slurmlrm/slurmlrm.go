@@ -7,7 +7,9 @@
 // for its processors (sinfo %C) and for the core's jobs (squeue --json) and
 // reports to the core, through its driver, the processors the controller's
 // other jobs take (the cluster's background load) and when each component
-// was taken, started and ended.
+// was taken, started and ended. The worker and the poller, the submissions
+// they follow, the release files and the out-of-service rule are
+// koala/lrmkit's, shared with koala/celrm.
 //
 // Every Slurm job of a core is named gmark-<prefix>-<job>.c<component>.s<attempt>,
 // the prefix naming the core's state (Prefix): a core that starts again on
@@ -36,14 +38,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gmark/gmark/apps/jobenv"
-	"github.com/gmark/gmark/apps/rendezvous"
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/koala/core"
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/koala/lrmkit"
 	"github.com/gmark/gmark/printers"
 	"github.com/gmark/gmark/workload"
 )
@@ -81,30 +82,22 @@ type Set struct {
 	opts     Options
 	clusters []*Cluster
 	printer  printers.Printer
-
-	rdvOnce sync.Once
-	rdv     *rendezvous.Server
-	rdvErr  error
-	logMu   sync.Mutex
+	kit      *lrmkit.Set
 }
 
 // New prepares the controllers of g's Slurm clusters (none when it has
 // none). It checks that the Slurm commands and each slurm_conf exist.
 func New(g *grid.Grid, o Options) (*Set, error) {
-	if o.CommandTimeout <= 0 {
-		o.CommandTimeout = time.Minute
-	}
-	if o.UnreachableAfter <= 0 {
-		o.UnreachableAfter = 30 * time.Second
-	}
-	if o.Prefix == "" || strings.ContainsAny(o.Prefix, " -./") {
-		return nil, fmt.Errorf("slurmlrm: the prefix %q must be a word without '-', '.' or '/'", o.Prefix)
+	o.CommandTimeout = lrmkit.Or(o.CommandTimeout, lrmkit.DefaultTimeout)
+	o.UnreachableAfter = lrmkit.Or(o.UnreachableAfter, lrmkit.DefaultUnreachableAfter)
+	if err := lrmkit.CheckPrefix("slurmlrm", o.Prefix); err != nil {
+		return nil, err
 	}
 	p, err := printers.Lookup("sbatch")
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{opts: o, printer: p}
+	s := &Set{opts: o, printer: p, kit: lrmkit.NewSet(o.Log, o.Rendezvous)}
 	for i := range g.Clusters {
 		gc := &g.Clusters[i]
 		if !gc.Slurm() {
@@ -120,9 +113,13 @@ func New(g *grid.Grid, o Options) (*Set, error) {
 		if _, err := os.Stat(gc.SlurmConf); err != nil {
 			return nil, fmt.Errorf("cluster %s: slurm_conf: %v", gc.Name, err)
 		}
-		s.clusters = append(s.clusters, &Cluster{set: s, name: gc.Name, conf: gc.SlurmConf, partition: gc.Partition,
-			poll: gc.Poll.Duration, env: commandEnv(os.Environ(), gc.SlurmConf), subs: map[core.Ref]*sub{},
-			known: map[string]bool{}, wake: make(chan struct{}, 1)})
+		c := &Cluster{set: s, name: gc.Name, conf: gc.SlurmConf, partition: gc.Partition,
+			env: commandEnv(os.Environ(), gc.SlurmConf), known: map[string]bool{}}
+		c.kit = lrmkit.NewCluster(s.kit, lrmkit.Config[int64]{Name: gc.Name, Controller: c, Dir: o.Dir, Prefix: o.Prefix,
+			Job: "Slurm job", Submitting: "sbatch of", Every: gc.Poll.Duration, UnreachableAfter: o.UnreachableAfter,
+			Send: c.sbatch, Poll: c.pollOnce,
+			Kill: func(ctx context.Context, sb *sub, id int64, reason string) { c.scancel(ctx, sb.Name, id, reason) }})
+		s.clusters = append(s.clusters, c)
 	}
 	return s, nil
 }
@@ -150,16 +147,10 @@ func commandEnv(env []string, conf string) []string {
 }
 
 // Empty tells whether the grid has no Slurm cluster.
-func (s *Set) Empty() bool { return len(s.clusters) == 0 }
+func (s *Set) Empty() bool { return s.kit.Empty() }
 
 // Controllers are the core's controllers, by cluster name.
-func (s *Set) Controllers() map[string]core.Controller {
-	out := map[string]core.Controller{}
-	for _, c := range s.clusters {
-		out[c.name] = c
-	}
-	return out
-}
+func (s *Set) Controllers() map[string]core.Controller { return s.kit.Controllers() }
 
 // ResolveProcessors reads each Slurm cluster's processors (the CPUs of its
 // partition; the default partition when the grid names none, which is then
@@ -188,37 +179,7 @@ func (s *Set) ResolveProcessors(ctx context.Context, g *grid.Grid) error {
 
 // Run polls every cluster and runs its commands until ctx ends
 // (server.Agent).
-func (s *Set) Run(ctx context.Context, do func(func(*core.Core)) bool) {
-	var wg sync.WaitGroup
-	for _, c := range s.clusters {
-		wg.Add(2)
-		go func() { defer wg.Done(); c.work(ctx) }()
-		go func() { defer wg.Done(); c.pollLoop(ctx, do) }()
-	}
-	wg.Wait()
-	if s.rdv != nil {
-		s.rdv.Close()
-	}
-}
-
-// rendezvous is the address of the IRunner's rendezvous server, started
-// the first time it is needed.
-func (s *Set) rendezvous() (string, error) {
-	s.rdvOnce.Do(func() { s.rdv, s.rdvErr = rendezvous.Start(s.opts.Rendezvous) })
-	if s.rdvErr != nil {
-		return "", s.rdvErr
-	}
-	return s.rdv.Addr(), nil
-}
-
-func (s *Set) logf(format string, args ...any) {
-	if s.opts.Log == nil {
-		return
-	}
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	fmt.Fprintf(s.opts.Log, "gmark koala: "+format+"\n", args...)
-}
+func (s *Set) Run(ctx context.Context, do func(func(*core.Core)) bool) { s.kit.Run(ctx, do) }
 
 // Cluster is the controller of one Slurm cluster (core.Controller).
 type Cluster struct {
@@ -226,86 +187,33 @@ type Cluster struct {
 	name      string
 	conf      string
 	partition string
-	poll      time.Duration
 	env       []string
-
-	mu    sync.Mutex
-	subs  map[core.Ref]*sub
-	known map[string]bool // names of this core's jobs it submitted, or is submitting
-	queue []func(context.Context)
-	wake  chan struct{}
-
-	failingSince time.Time // owned by the poller
+	kit       *lrmkit.Cluster[int64]
+	known     map[string]bool // names of this core's jobs it submitted, or is submitting (under kit.Lock)
 }
 
-// sub is one submission.
-type sub struct {
-	ref     core.Ref
-	name    string
-	size    int
-	dir     string
-	release string // the file that releases it; "" when it does not hold
-	id      int64  // Slurm's job id, 0 until sbatch answers
-	failed  string // why sbatch failed
-	cancel  string // why the core cancelled it ("" while it did not)
-	missing int    // polls it was not in squeue
-
-	reportedSubmit, reportedStart, reportedEnd bool
-}
+// sub is one submission; its id is Slurm's job id.
+type sub = lrmkit.Sub[int64]
 
 // jobName is the Slurm job name of a submission.
-func (s *Set) jobName(ref core.Ref) string {
-	return "gmark-" + s.opts.Prefix + "-" + ref.String()
-}
+func (s *Set) jobName(ref core.Ref) string { return lrmkit.JobName(s.opts.Prefix, ref) }
 
 // Submit implements core.Controller: the sbatch runs on the cluster's
 // worker.
 func (c *Cluster) Submit(s *core.Submission) {
-	dir := filepath.Join(c.set.opts.Dir, jobenv.Safe(s.Job))
-	base := fmt.Sprintf("c%d.s%d", s.Component, s.Attempt)
-	sb := &sub{ref: s.Ref, name: c.set.jobName(s.Ref), size: s.Size, dir: dir}
-	if s.Hold {
-		sb.release = filepath.Join(dir, base+".release")
-	}
-	c.mu.Lock()
-	c.subs[s.Ref] = sb
-	c.known[sb.name] = true
-	c.mu.Unlock()
-	sub := *s
-	c.enqueue(func(ctx context.Context) { c.sbatch(ctx, sb, &sub, base) })
+	c.kit.Lock()
+	c.known[c.set.jobName(s.Ref)] = true
+	c.kit.Unlock()
+	c.kit.Submit(s)
 }
 
 // Release implements core.Controller: it makes the release file the
 // component's script waits for.
-func (c *Cluster) Release(ref core.Ref) {
-	c.mu.Lock()
-	sb := c.subs[ref]
-	c.mu.Unlock()
-	if sb == nil || sb.release == "" {
-		return
-	}
-	if err := os.WriteFile(sb.release, nil, 0o644); err != nil {
-		c.set.logf("%s: cannot release %s: %v", c.name, sb.name, err)
-		return
-	}
-	c.set.logf("%s: released %s (Slurm job %d)", c.name, sb.name, sb.id)
-}
+func (c *Cluster) Release(ref core.Ref) { c.kit.Release(ref) }
 
-// Cancel implements core.Controller.
-func (c *Cluster) Cancel(ref core.Ref, reason string) {
-	c.mu.Lock()
-	sb := c.subs[ref]
-	if sb == nil || sb.cancel != "" {
-		c.mu.Unlock()
-		return
-	}
-	sb.cancel = reason
-	id := sb.id
-	c.mu.Unlock()
-	if id != 0 {
-		c.enqueue(func(ctx context.Context) { c.scancel(ctx, sb.name, id, reason) })
-	} // else the worker cancels it when sbatch answers
-}
+// Cancel implements core.Controller: scancel runs on the cluster's worker
+// (once sbatch has answered).
+func (c *Cluster) Cancel(ref core.Ref, reason string) { c.kit.Cancel(ref, reason) }
 
 // Kill implements core.Controller: it cancels one of the controller's
 // other jobs (by its Slurm job id) for a job with a start deadline under
@@ -313,72 +221,29 @@ func (c *Cluster) Cancel(ref core.Ref, reason string) {
 func (c *Cluster) Kill(id string, reason string) {
 	n, err := strconv.ParseInt(id, 10, 64)
 	if err != nil || n < 1 || n > maxJobID {
-		c.set.logf("%s: not cancelling %q: not a Slurm job id", c.name, id)
+		c.kit.Logf("not cancelling %q: not a Slurm job id", id)
 		return
 	}
-	c.enqueue(func(ctx context.Context) { c.scancel(ctx, "another user's job", n, reason) })
+	c.kit.Enqueue(func(ctx context.Context) { c.scancel(ctx, "another user's job", n, reason) })
 }
 
-func (c *Cluster) enqueue(fn func(context.Context)) {
-	c.mu.Lock()
-	c.queue = append(c.queue, fn)
-	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
-
-// work runs the cluster's commands in order.
-func (c *Cluster) work(ctx context.Context) {
-	for {
-		c.mu.Lock()
-		q := c.queue
-		c.queue = nil
-		c.mu.Unlock()
-		for _, fn := range q {
-			if ctx.Err() != nil {
-				return
-			}
-			fn(ctx)
-		}
-		if len(q) > 0 {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-c.wake:
-		}
-	}
-}
-
-// sbatch prints the component's script and submits it.
-func (c *Cluster) sbatch(ctx context.Context, sb *sub, s *core.Submission, base string) {
+// sbatch submits the component (lrmkit.Config.Send): one that failed is
+// no longer a job this core knows.
+func (c *Cluster) sbatch(ctx context.Context, sb *sub, s *core.Submission, base string) (int64, error) {
 	id, err := c.submit(ctx, sb, s, base)
-	c.mu.Lock()
 	if err != nil {
-		sb.failed = err.Error()
 		// A submission whose outcome is open (a timeout) may still appear:
 		// the poller then cancels it as a job of this core it does not know.
-		delete(c.known, sb.name)
-	} else {
-		sb.id = id
+		c.kit.Lock()
+		delete(c.known, sb.Name)
+		c.kit.Unlock()
 	}
-	cancel := sb.cancel
-	c.mu.Unlock()
-	if err != nil {
-		c.set.logf("%s: sbatch of %s failed: %v", c.name, sb.name, err)
-		return
-	}
-	c.set.logf("%s: submitted %s as Slurm job %d", c.name, sb.name, id)
-	if cancel != "" {
-		c.scancel(ctx, sb.name, id, cancel)
-	}
+	return id, err
 }
 
+// submit prints the component's script and submits it.
 func (c *Cluster) submit(ctx context.Context, sb *sub, s *core.Submission, base string) (int64, error) {
-	if err := os.MkdirAll(sb.dir, 0o755); err != nil {
+	if err := os.MkdirAll(sb.Dir, 0o755); err != nil {
 		return 0, err
 	}
 	one := s.Spec
@@ -390,25 +255,25 @@ func (c *Cluster) submit(ctx context.Context, sb *sub, s *core.Submission, base 
 		one.WallTime = s.Limit.Round(time.Second)
 	}
 	var buf bytes.Buffer
-	cfg := printers.Config{Executable: c.set.opts.Gmark, WorkDir: sb.dir, HoldUntil: sb.release}
+	cfg := printers.Config{Executable: c.set.opts.Gmark, WorkDir: sb.Dir, HoldUntil: sb.Release}
 	if err := c.set.printer.Print(&buf, &one, cfg); err != nil {
 		return 0, err
 	}
-	script := filepath.Join(sb.dir, base+".sbatch")
+	script := filepath.Join(sb.Dir, base+".sbatch")
 	if err := os.WriteFile(script, buf.Bytes(), 0o644); err != nil {
 		return 0, err
 	}
 	export := fmt.Sprintf("--export=ALL,%s=%d,%s=%d,%s=%d", jobenv.Component, s.Component, jobenv.RankBase, s.RankBase,
 		jobenv.Size, s.JobSize)
 	if s.Rendezvous {
-		addr, err := c.set.rendezvous()
+		addr, err := c.set.kit.Rendezvous()
 		if err != nil {
 			return 0, err
 		}
 		export += "," + jobenv.Rendezvous + "=" + addr
 	}
-	args := []string{"--parsable", "--job-name=" + sb.name, "--comment=gmark-koala:" + s.Ref.String(),
-		"--chdir=" + sb.dir, "--output=" + base + ".out", "--error=" + base + ".err", export}
+	args := []string{"--parsable", "--job-name=" + sb.Name, "--comment=gmark-koala:" + s.Ref.String(),
+		"--chdir=" + sb.Dir, "--output=" + base + ".out", "--error=" + base + ".err", export}
 	if c.partition != "" {
 		args = append(args, "--partition="+c.partition)
 	}
@@ -439,10 +304,10 @@ func ParseJobID(out []byte) (int64, error) {
 
 func (c *Cluster) scancel(ctx context.Context, name string, id int64, reason string) {
 	if _, err := c.run(ctx, "scancel", strconv.FormatInt(id, 10)); err != nil {
-		c.set.logf("%s: scancel of Slurm job %d (%s) failed: %v", c.name, id, name, err)
+		c.kit.Logf("scancel of Slurm job %d (%s) failed: %v", id, name, err)
 		return
 	}
-	c.set.logf("%s: cancelled Slurm job %d (%s): %s", c.name, id, name, reason)
+	c.kit.Logf("cancelled Slurm job %d (%s): %s", id, name, reason)
 }
 
 // run runs a Slurm command against the cluster; a failure carries what it
@@ -516,14 +381,8 @@ func Connect(ctx context.Context, g *grid.Grid, state, dir string, log io.Writer
 	if !g.HasSlurm() {
 		return nil, nil, nil
 	}
-	exe, err := os.Executable()
+	exe, dir, err := lrmkit.Paths(state, dir)
 	if err != nil {
-		return nil, nil, err
-	}
-	if dir == "" {
-		dir = state + ".jobs"
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, nil, err
 	}
 	s, err := New(g, Options{Gmark: exe, Dir: dir, Prefix: Prefix(state), Log: log})

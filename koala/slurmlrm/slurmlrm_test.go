@@ -132,14 +132,14 @@ func TestCompare(t *testing.T) {
 	}
 	k.Advance(t0)
 	c := set.clusters[0]
-	if len(c.subs) != 1 || len(c.queue) != 1 {
-		t.Fatalf("after the claim: %d submissions, %d commands queued", len(c.subs), len(c.queue))
+	if len(c.kit.Subs) != 1 || c.kit.Queued() != 1 {
+		t.Fatalf("after the claim: %d submissions, %d commands queued", len(c.kit.Subs), c.kit.Queued())
 	}
 	var sb *sub
-	for _, s := range c.subs {
+	for _, s := range c.kit.Subs {
 		sb = s
 	}
-	name := sb.name
+	name := sb.Name
 	apply := func(recs []slurmcli.Record) (int, []slurmcli.Record) {
 		reports, ours, orphans := c.compare(recs)
 		for _, r := range reports {
@@ -151,7 +151,7 @@ func TestCompare(t *testing.T) {
 	if ours, orphans := apply(nil); ours != 0 || len(orphans) != 0 || j.Components[0].LRMID != "" {
 		t.Fatalf("before sbatch answered: ours %d, orphans %v", ours, orphans)
 	}
-	sb.id = 41
+	sb.ID = 41
 	orphan := slurmcli.Record{ID: 7, Name: "gmark-p1-k9.c0.s1", State: "RUNNING", Source: "squeue"}
 	running := slurmcli.Record{ID: 41, Name: name, State: "RUNNING", Start: t0.Unix() + 2, Source: "squeue"}
 	ours, orphans := apply([]slurmcli.Record{running, orphan})
@@ -165,14 +165,14 @@ func TestCompare(t *testing.T) {
 	done := running
 	done.State, done.End, done.Exit = "FAILED", t0.Unix()+9, 3
 	apply([]slurmcli.Record{done})
-	if j.State != core.Failed || !strings.Contains(j.Reason, "FAILED (exit 3)") || len(c.subs) != 0 {
-		t.Errorf("after the end: %s %q, %d followed", j.State, j.Reason, len(c.subs))
+	if j.State != core.Failed || !strings.Contains(j.Reason, "FAILED (exit 3)") || len(c.kit.Subs) != 0 {
+		t.Errorf("after the end: %s %q, %d followed", j.State, j.Reason, len(c.kit.Subs))
 	}
 	// A job that vanishes from squeue unseen ends, its outcome unknown.
 	j2, _ := k.Submit(spec, core.Options{Runner: core.KRunner})
 	k.Advance(t0.Add(10 * time.Second))
-	for _, s := range c.subs {
-		s.id = 42
+	for _, s := range c.kit.Subs {
+		s.ID = 42
 	}
 	for i := 0; i < missingPolls; i++ {
 		apply(nil)
@@ -186,14 +186,14 @@ func TestCompare(t *testing.T) {
 	if err := k.Cancel(j3.ID, "test"); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range c.subs {
-		if s.cancel == "" {
-			t.Errorf("submission %s not cancelled", s.name)
+	for _, s := range c.kit.Subs {
+		if s.Cancel == "" {
+			t.Errorf("submission %s not cancelled", s.Name)
 		}
-		s.id = 43
-		r := slurmcli.Record{ID: 43, Name: s.name, State: "CANCELLED", Source: "squeue"}
-		if ours, _ := apply([]slurmcli.Record{r}); ours != 0 || len(c.subs) != 0 {
-			t.Errorf("cancelled: ours %d, %d followed", ours, len(c.subs))
+		s.ID = 43
+		r := slurmcli.Record{ID: 43, Name: s.Name, State: "CANCELLED", Source: "squeue"}
+		if ours, _ := apply([]slurmcli.Record{r}); ours != 0 || len(c.kit.Subs) != 0 {
+			t.Errorf("cancelled: ours %d, %d followed", ours, len(c.kit.Subs))
 		}
 	}
 }
