@@ -81,6 +81,8 @@ func TestParseErrors(t *testing.T) {
 		{"claim retry too long", "[slurm]\nclaim_retry = \"25h\"\n", `t.toml:2: slurm.claim_retry: 25h0m0s is out of range`},
 		{"claim tries zero", "[slurm]\nclaim_tries = 0\n", `t.toml:2: slurm.claim_tries: 0 is out of range (1 to 100)`},
 		{"claim tries too many", "[slurm]\n\nclaim_tries = 101\n", `t.toml:3: slurm.claim_tries: 101 is out of range (1 to 100)`},
+		// Checked by the target only when it was made, without the line.
+		{"slurm dependencies", "[slurm]\npoll = \"1s\"\ndependencies = \"make\"\n", `t.toml:3: slurm.dependencies: "make": gmark or slurm`},
 		{"cluster typo", "[slurm]\n[[slurm.clusters]]\nname = \"a\"\ncnof = \"/x\"\n", `t.toml:4: unknown key slurm.clusters.cnof (known: name, conf, partition)`},
 		{"cluster without name", "[slurm]\n[[slurm.clusters]]\nconf = \"/x\"\n", `t.toml:2: slurm.clusters: a cluster has no name`},
 		{"cluster named twice", "[[slurm.clusters]]\nname = \"a\"\n[[slurm.clusters]]\nname = \"a\"\n", `t.toml:2: slurm.clusters.name: cluster a is named twice`},
