@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/gmark/gmark/internal/names"
 	"github.com/gmark/gmark/submitter"
@@ -49,10 +50,8 @@ func List() string { return strings.Join(Names(), ", ") }
 // Lookup is the target name; an unknown name is an *InputError naming
 // the known ones and the nearest.
 func Lookup(name string) (Spec, error) {
-	for _, s := range Targets {
-		if s.Name == name {
-			return s, nil
-		}
+	if s, ok := byName()[name]; ok {
+		return s, nil
 	}
 	msg := "unknown target %q (known: %s)"
 	if near := names.Closest(name, Names()); len(near) > 0 {
@@ -61,14 +60,16 @@ func Lookup(name string) (Spec, error) {
 	return Spec{}, inputErrorf(msg, name, List())
 }
 
+// byName indexes Targets once every target's file has appended its Spec;
+// two targets of one name are a bug: it panics.
+var byName = sync.OnceValue(func() map[string]Spec {
+	return names.Index(Targets, func(s Spec) []string { return []string{s.Name} }, false)
+})
+
 // sectionSpec is the target whose section of the targets file is name.
 func sectionSpec(name string) (Spec, bool) {
-	for _, s := range Targets {
-		if s.Name == name && s.section != nil {
-			return s, true
-		}
-	}
-	return Spec{}, false
+	s, ok := byName()[name]
+	return s, ok && s.section != nil
 }
 
 // sections are the names of the targets file's sections.
