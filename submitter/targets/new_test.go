@@ -73,7 +73,8 @@ func TestTargetTable(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v", s.Name, got.Name, err)
 		}
 	}
-	if got, want := List(), "dryrun, local, slurm, condor, sge, koala, arc, gram"; got != want {
-		t.Errorf("List() = %q, want %q (the order --target's usage has always had)", got, want)
+	// The order --target's usage has always had; a new target comes after.
+	if got, want := List(), "dryrun, local, slurm, condor, sge, koala, arc, gram"; !strings.HasPrefix(got, want) {
+		t.Errorf("List() = %q, want %q…", got, want)
 	}
 }

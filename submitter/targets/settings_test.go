@@ -158,7 +158,7 @@ func TestEverySetting(t *testing.T) {
 				}
 			}
 		}
-		wantError(t, "[local]\n[nope]\nx = 1\n", "t.toml:2: unknown section nope (known: sections local, slurm, condor, sge, arc, gram)")
+		wantError(t, "[local]\n[nope]\nx = 1\n", "t.toml:2: unknown section nope (known: sections "+strings.Join(sections(), ", ")+")")
 	})
 }
 

@@ -65,7 +65,7 @@ func TestParseGood(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	cases := []struct{ name, src, want string }{
 		{"typo", "[local]\nprocesors = 4\n", `t.toml:2: unknown key local.procesors (known: processors, executable, env)`},
-		{"unknown section", "[local]\nprocessors = 4\n\n[pbs]\nqueue = \"x\"\n", `t.toml:4: unknown section pbs (known: sections local, slurm, condor, sge, arc, gram)`},
+		{"unknown section", "[local]\nprocessors = 4\n\n[pbs]\nqueue = \"x\"\n", `t.toml:4: unknown section pbs (known: sections local, slurm, condor, sge, arc, gram`},
 		{"negative processors", "[local]\n\nprocessors = -4\n", `t.toml:3: local.processors: -4 is out of range (1 to 1000000)`},
 		{"zero processors", "[local]\nprocessors = 0\n", `t.toml:2: local.processors: 0 is out of range`},
 		{"huge processors", "[local]\nprocessors = 99999999999\n", `t.toml:2: local.processors: 99999999999 is out of range`},
