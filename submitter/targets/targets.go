@@ -84,7 +84,7 @@ func Parse(name string, src []byte) (*File, error) {
 	}
 	if k := unknownKey(md); k != nil {
 		what := "key"
-		if md.Type(k...) == "Hash" || md.Type(k...) == "ArrayHash" {
+		if isTable(md, k) {
 			what = "section"
 		}
 		return nil, srcerr.Errorf(srcerr.Pos{File: name, Line: keyLine(src, k)}, "unknown %s %s (known: %s)", what, k, known(k))
@@ -144,6 +144,15 @@ func unknownKey(md toml.MetaData) toml.Key {
 		}
 	}
 	return nil
+}
+
+// isTable tells whether k is a table: a [header], an inline table, or
+// one a dotted key ("x.y = 1") makes.
+func isTable(md toml.MetaData, k toml.Key) bool {
+	if t := md.Type(k...); t == "Hash" || t == "ArrayHash" {
+		return true
+	}
+	return slices.ContainsFunc(md.Keys(), func(l toml.Key) bool { return len(l) > len(k) && slices.Equal(l[:len(k)], k) })
 }
 
 // known lists the keys the section of k takes, for the error.
@@ -206,8 +215,8 @@ func keyLine(src []byte, key []string) int {
 		if full == want {
 			return n
 		}
-		if first == 0 && strings.HasPrefix(want, full+".") {
-			first = n // an inline table holding the key
+		if first == 0 && (strings.HasPrefix(want, full+".") || strings.HasPrefix(full, want+".")) {
+			first = n // an inline table holding the key, or a dotted key inside the table
 		}
 	}
 	return first

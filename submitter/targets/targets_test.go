@@ -101,6 +101,9 @@ func TestParseErrors(t *testing.T) {
 		{"syntax", "[local\nprocessors = 4\n", `t.toml:2: expected '.' or ']'`},
 		{"top-level key", "processors = 4\n", `t.toml:1: unknown key processors`},
 		{"dotted key", "local.procesors = 4\n", `t.toml:1: unknown key local.procesors`},
+		{"dotted key in a section", "[local]\nprocessors = 2\n\n[slurm]\nx.y.z = 1\n", `t.toml:5: unknown key slurm.x.y.z (known: clusters, poll`},
+		// Was "unknown key x.y.z" with the keys of [slurm] as the known ones.
+		{"dotted key at the top", "x.y.z = 1\n", `t.toml:1: unknown section x (known: sections local, slurm`},
 		// The decoder matches keys in any case; the checks must not be fooled
 		// (FuzzParse found "loCAl={prOCessors=-1}" accepted).
 		{"section in another case", "loCAl={prOCessors=-1}", `t.toml:1: unknown section loCAl (known: sections local`},
