@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -96,8 +95,8 @@ func runRun(c *cli.Context) error {
 // runLoop is the whole loop: generate the workload, run it on the target,
 // and write the report.
 func runLoop(ctx context.Context, o runOptions, stdout, stderr io.Writer) error {
-	if !slices.Contains(targetNames, o.target) {
-		return usageErrorf("unknown target %q (known: %s)", o.target, strings.Join(targetNames, ", "))
+	if _, err := targets.Lookup(o.target); err != nil {
+		return targetError(err)
 	}
 	if err := checkRun(o, stderr); err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
@@ -38,7 +37,7 @@ func init() {
 			"Exit status: 0 when the run completed (failed jobs are results, not errors), 1 when it could\n" +
 			"not (the store failed, the target could not be used, interrupted), 2 on bad usage.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Usage: "where jobs go: " + strings.Join(targetNames, ", ")},
+			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Usage: "where jobs go: " + targets.List()},
 			&cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"},
 			&cli.StringFlag{Name: "project", Value: "default", Usage: "project the run belongs to"},
 			&cli.StringFlag{Name: "scenario", DefaultText: "the workload directory's name", Usage: "scenario the run belongs to"},
@@ -236,7 +235,7 @@ func (o *submitOptions) resolveRun() (recorded []byte, err error) {
 		return nil, usageErrorf("--run-id: %v", err)
 	}
 	if o.target == "" {
-		return nil, usageErrorf("--target is required: %s", strings.Join(targetNames, ", "))
+		return nil, usageErrorf("--target is required: %s", targets.List())
 	}
 	return recorded, nil
 }

@@ -9,9 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// targetNames are the values of --target.
-var targetNames = targets.Names
-
 // targetOptions are the flags that make a target (gmark submit, gmark run),
 // and whether the targets file was given.
 type targetOptions struct {

@@ -44,10 +44,11 @@ func NewOptions(cl CommandLine) (Options, error) {
 		if err != nil {
 			return o, err
 		}
-		if f.Slurm == nil {
+		s := targets.Section[slurm.Config](f, "slurm")
+		if s == nil {
 			return o, fmt.Errorf("%s has no [slurm] section: it names no Slurm cluster", cl.Targets)
 		}
-		o.Slurm = *f.Slurm
+		o.Slurm = *s
 	}
 	seen := map[string]bool{}
 	for i, conf := range cl.SlurmConfs {

@@ -33,7 +33,9 @@ func TestCheck(t *testing.T) {
 	}{
 		{"dryrun", "dryrun", Options{RunDir: runDir}, ""},
 		{"local from a file", "local", Options{RunDir: runDir, File: local}, ""},
-		{"unknown target", "nope", Options{}, `unknown target "nope"`},
+		// (A new target is listed after these.)
+		{"unknown target", "nope", Options{}, `unknown target "nope" (known: dryrun, local, slurm, condor, sge, koala, arc, gram`},
+		{"misspelt target", "slrum", Options{}, `; did you mean slurm?`},
 		{"bad targets file", "local", Options{File: bad}, "targets file"},
 		{"missing targets file", "slurm", Options{File: filepath.Join(dir, "none.toml")}, "none.toml"},
 		{"no slurm section", "slurm", Options{File: local}, "no [slurm] section"},

@@ -61,3 +61,20 @@ func TestNew(t *testing.T) {
 		}
 	}
 }
+
+// Every target of the table has a name of its own, a doc and a
+// constructor; Lookup finds each.
+func TestTargetTable(t *testing.T) {
+	for _, s := range Targets {
+		if s.Name == "" || s.Doc == "" || s.make == nil {
+			t.Errorf("%+v: a target needs a name, a doc and a constructor", s)
+		}
+		if got, err := Lookup(s.Name); err != nil || got.Name != s.Name {
+			t.Errorf("Lookup(%q) = %v, %v", s.Name, got.Name, err)
+		}
+	}
+	// The order --target's usage has always had; a new target comes after.
+	if got, want := List(), "dryrun, local, slurm, condor, sge, koala, arc, gram"; !strings.HasPrefix(got, want) {
+		t.Errorf("List() = %q, want %q…", got, want)
+	}
+}

@@ -6,6 +6,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gmark/gmark/submitter/batch"
+	"github.com/gmark/gmark/submitter/local"
+	"github.com/gmark/gmark/submitter/slurm"
 )
 
 const good = `# every target's settings
@@ -43,12 +47,16 @@ func TestParseGood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Local.Processors != 8 || f.Condor.Poll != 5*time.Second || f.SGE.CommandTimeout != 30*time.Second ||
-		len(f.Slurm.Clusters) != 2 || *f.Slurm.HetJob || f.Slurm.Clusters[1].Partition != "batch" ||
-		f.Slurm.ClaimRetry != 20*time.Second || f.Slurm.ClaimTries != 5 {
-		t.Fatalf("%+v %+v %+v %+v", f.Local, f.Condor, f.SGE, f.Slurm)
+	l, cd, sge, s := Section[local.Config](f, "local"), Section[batch.Config](f, "condor"), Section[batch.Config](f, "sge"), Section[slurm.Config](f, "slurm")
+	if l.Processors != 8 || cd.Poll != 5*time.Second || sge.CommandTimeout != 30*time.Second ||
+		len(s.Clusters) != 2 || *s.HetJob || s.Clusters[1].Partition != "batch" ||
+		s.ClaimRetry != 20*time.Second || s.ClaimTries != 5 {
+		t.Fatalf("%+v %+v %+v %+v", l, cd, sge, s)
 	}
-	if f, err := Parse("empty.toml", nil); err != nil || f.Local != nil || f.Slurm != nil {
+	if Section[local.Config](f, "slurm") != nil {
+		t.Error("a section read as another target's settings")
+	}
+	if f, err := Parse("empty.toml", nil); err != nil || Section[local.Config](f, "local") != nil || Section[slurm.Config](f, "slurm") != nil {
 		t.Fatalf("an empty file: %+v, %v", f, err)
 	}
 }
@@ -57,7 +65,7 @@ func TestParseGood(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	cases := []struct{ name, src, want string }{
 		{"typo", "[local]\nprocesors = 4\n", `t.toml:2: unknown key local.procesors (known: processors, executable, env)`},
-		{"unknown section", "[local]\nprocessors = 4\n\n[pbs]\nqueue = \"x\"\n", `t.toml:4: unknown section pbs (known: sections local, condor, sge, slurm, arc, gram)`},
+		{"unknown section", "[local]\nprocessors = 4\n\n[pbs]\nqueue = \"x\"\n", `t.toml:4: unknown section pbs (known: sections local, slurm, condor, sge, arc, gram`},
 		{"negative processors", "[local]\n\nprocessors = -4\n", `t.toml:3: local.processors: -4 is out of range (1 to 1000000)`},
 		{"zero processors", "[local]\nprocessors = 0\n", `t.toml:2: local.processors: 0 is out of range`},
 		{"huge processors", "[local]\nprocessors = 99999999999\n", `t.toml:2: local.processors: 99999999999 is out of range`},
@@ -73,6 +81,8 @@ func TestParseErrors(t *testing.T) {
 		{"claim retry too long", "[slurm]\nclaim_retry = \"25h\"\n", `t.toml:2: slurm.claim_retry: 25h0m0s is out of range`},
 		{"claim tries zero", "[slurm]\nclaim_tries = 0\n", `t.toml:2: slurm.claim_tries: 0 is out of range (1 to 100)`},
 		{"claim tries too many", "[slurm]\n\nclaim_tries = 101\n", `t.toml:3: slurm.claim_tries: 101 is out of range (1 to 100)`},
+		// Checked by the target only when it was made, without the line.
+		{"slurm dependencies", "[slurm]\npoll = \"1s\"\ndependencies = \"make\"\n", `t.toml:3: slurm.dependencies: "make": gmark or slurm`},
 		{"cluster typo", "[slurm]\n[[slurm.clusters]]\nname = \"a\"\ncnof = \"/x\"\n", `t.toml:4: unknown key slurm.clusters.cnof (known: name, conf, partition)`},
 		{"cluster without name", "[slurm]\n[[slurm.clusters]]\nconf = \"/x\"\n", `t.toml:2: slurm.clusters: a cluster has no name`},
 		{"cluster named twice", "[[slurm.clusters]]\nname = \"a\"\n[[slurm.clusters]]\nname = \"a\"\n", `t.toml:2: slurm.clusters.name: cluster a is named twice`},
@@ -91,6 +101,9 @@ func TestParseErrors(t *testing.T) {
 		{"syntax", "[local\nprocessors = 4\n", `t.toml:2: expected '.' or ']'`},
 		{"top-level key", "processors = 4\n", `t.toml:1: unknown key processors`},
 		{"dotted key", "local.procesors = 4\n", `t.toml:1: unknown key local.procesors`},
+		{"dotted key in a section", "[local]\nprocessors = 2\n\n[slurm]\nx.y.z = 1\n", `t.toml:5: unknown key slurm.x.y.z (known: clusters, poll`},
+		// Was "unknown key x.y.z" with the keys of [slurm] as the known ones.
+		{"dotted key at the top", "x.y.z = 1\n", `t.toml:1: unknown section x (known: sections local, slurm`},
 		// The decoder matches keys in any case; the checks must not be fooled
 		// (FuzzParse found "loCAl={prOCessors=-1}" accepted).
 		{"section in another case", "loCAl={prOCessors=-1}", `t.toml:1: unknown section loCAl (known: sections local`},
@@ -123,7 +136,7 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(ok, []byte(good), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := Load(ok); err != nil || f.Local.Processors != 8 {
+	if f, err := Load(ok); err != nil || Section[local.Config](f, "local").Processors != 8 {
 		t.Fatalf("%+v %v", f, err)
 	}
 }
@@ -143,10 +156,10 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if l := file.Local; l != nil && (l.Processors < 0 || l.Processors > MaxProcessors) {
+		if l := Section[local.Config](file, "local"); l != nil && (l.Processors < 0 || l.Processors > MaxProcessors) {
 			t.Fatalf("processors %d accepted", l.Processors)
 		}
-		if s := file.Slurm; s != nil {
+		if s := Section[slurm.Config](file, "slurm"); s != nil {
 			for _, d := range []time.Duration{s.Poll, s.UnreachableAfter, s.CommandTimeout} {
 				if d < 0 {
 					t.Fatalf("negative duration accepted: %+v", s)
