@@ -42,8 +42,9 @@ const maxOutput = 64 << 20
 // output is copied into the work directory.
 func (b *backend) Poll(ctx context.Context, refs []ce.Ref) (map[string]ce.Status, error) {
 	ids := make([]string, len(refs))
+	names := make(map[string]string, len(refs))
 	for i, r := range refs {
-		ids[i] = r.ID
+		ids[i], names[r.ID] = r.ID, r.Name
 	}
 	jobs, err := b.client.Status(ctx, ids)
 	if err != nil {
@@ -97,7 +98,7 @@ func (b *backend) Poll(ctx context.Context, refs []ce.Ref) (map[string]ce.Status
 		if st.State.Final() {
 			if k == nil || !State(k.info.State, k.info.ExitCode).Final() {
 				st = ce.Status{State: submitter.Running, CEState: st.CEState} // its record is not there yet
-			} else if err := b.collect(ctx, id, k.info.Name); errors.Is(err, errNoOutput) && st.State == submitter.Succeeded && b.awaitOutput(k) {
+			} else if err := b.collect(ctx, id, outputName(names[id], k.info)); errors.Is(err, errNoOutput) && st.State == submitter.Succeeded && b.awaitOutput(k) {
 				st = ce.Status{State: submitter.Running, CEState: st.CEState} // its output is not there yet
 			} else if err != nil && !errors.Is(err, errNoOutput) {
 				return nil, fmt.Errorf("copying the output of job %s: %w", id, err)
@@ -134,9 +135,8 @@ func withInfo(st ce.Status, in *arcrest.Info) ce.Status {
 // errNoOutput is collect's error for an ended job whose stdout or stderr
 // the CE does not serve (404). Every request the xrsl printer writes keeps
 // both (outputFiles), so a job that succeeded without them has them still
-// to come (seen twice: a job recorded as succeeded with no output, under
-// load, around a kill): it is polled again for outputWait before it ends
-// without them. A job that failed or was cancelled may have made none.
+// to come: it is polled again for outputWait before it ends without them.
+// A job that failed or was cancelled may have made none.
 var errNoOutput = errors.New("the CE does not have the job's output (yet)")
 
 // outputWait is how long an ended job's missing output is waited for.
@@ -151,6 +151,18 @@ func (b *backend) awaitOutput(k *known) bool {
 		k.noOutput = time.Now()
 	}
 	return time.Since(k.noOutput) < outputWait
+}
+
+// outputName is the name a part's output files carry: the part's own name,
+// which its request gave them, or else the name the CE's record gives the
+// job. The record alone is not enough: A-REX served an ended job's record
+// without its name (under load, around a restart of the CE), and the job
+// was recorded as succeeded with its output left on the CE.
+func outputName(part string, in *arcrest.Info) string {
+	if part != "" {
+		return part
+	}
+	return in.Name
 }
 
 // collect copies an ended job's stdout and stderr (named after the job)
