@@ -152,8 +152,21 @@ func TestPlaceholderKill9(t *testing.T) {
 			if len(r.Possible) != 1 || !strings.Contains(r.Possible[0].Reason, tc.end) {
 				t.Fatalf("report: %+v", r)
 			}
+			// The killed attempt is abandoned and the last one finishes.
+			// Between them, on a machine loaded enough that a fresh
+			// placeholder takes longer than the EXEC-FAILURE limit to
+			// start the job (seen at load 30), that placeholder is
+			// abandoned too, by EXEC-FAILURE, before its job started: as
+			// many of those as the load makes, each a retry.
 			js, _ := l.client.Jobs(context.Background(), "g", "", 0, 10)
-			if a := js[0].Attempts; len(a) != 2 || a[0].Outcome != metaqueue.Abandoned || a[1].Outcome != metaqueue.Finished || js[0].Retries != 1 {
+			a := js[0].Attempts
+			ok := len(a) >= 2 && a[0].Outcome == metaqueue.Abandoned && a[len(a)-1].Outcome == metaqueue.Finished && js[0].Retries == len(a)-1
+			for i := 1; ok && i < len(a)-1; i++ {
+				mid := a[i]
+				ok = ok && tc.name == "exec-failure" && mid.Outcome == metaqueue.Abandoned && mid.Started.IsZero() &&
+					strings.Contains(mid.Reason, metaqueue.EndExecFailure)
+			}
+			if !ok {
 				t.Errorf("attempts %+v, retries %d", a, js[0].Retries)
 			}
 			if len(pidsIn(gate)) != 0 {
