@@ -35,6 +35,11 @@ const (
 
 	AnnotationClusterStatus = "cluster-status" // a sample of a cluster's jobs by state (the Slurm target)
 
+	// A component of a co-allocated job started (ComponentStart as JSON),
+	// keyed by the submission key: what every co-allocating target writes,
+	// and the report's co-allocation overhead reads.
+	AnnotationComponentStart = "component-start"
+
 	// The bundled core's facts of a run: Key processors, time_scale, origin,
 	// event-stream (the koala target).
 	AnnotationKoala = "koala"

@@ -2,7 +2,9 @@ package record
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/testkit"
@@ -35,7 +37,11 @@ func TestStoreReadsTheKinds(t *testing.T) {
 				return err
 			}
 		}
-		return tx.InsertAnnotation(store.Annotation{RunID: "r", TimeNS: 7, Kind: AnnotationKoalaEvent, Key: Key("r", "1-0", 1), Value: core})
+		if err := tx.InsertAnnotation(store.Annotation{RunID: "r", TimeNS: 7, Kind: AnnotationKoalaEvent, Key: Key("r", "1-0", 1), Value: core}); err != nil {
+			return err
+		}
+		start := NewComponentStart("1-0", 1, 1, "fs0", time.Unix(100, 0), "a clock")
+		return tx.InsertAnnotation(store.Annotation{RunID: "r", TimeNS: 8, Kind: AnnotationComponentStart, Key: Key("r", "1-0", 1), Value: start.Value()})
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +83,20 @@ func TestStoreReadsTheKinds(t *testing.T) {
 	}
 	if placed != 1 {
 		t.Errorf("%d of the core's events read from the %s annotations, want 1", placed, AnnotationKoalaEvent)
+	}
+	var starts []ComponentStart
+	if err := st.ScanComponentStarts("r", func(c store.ComponentStart) error {
+		var r ComponentStart
+		if c.Source != "record" || json.Unmarshal([]byte(c.Record), &r) != nil || c.Key != Key("r", "1-0", 1) {
+			t.Errorf("component start %+v", c)
+		}
+		starts = append(starts, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(starts) != 1 || starts[0].Job != "1-0" || starts[0].Component != 1 || starts[0].Site != "fs0" || starts[0].Seconds() != 100 {
+		t.Errorf("component starts %+v read from the %s annotations, want the one recorded", starts, AnnotationComponentStart)
 	}
 }
 

@@ -1,11 +1,13 @@
 package metrics
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/stats/sampstat"
 )
 
@@ -25,65 +27,90 @@ type Coallocation struct {
 type ComponentStarts map[int]float64
 
 // loadComponentStarts reads the components' start times the run recorded:
-// the Slurm target's parts (Slurm's start_time, whole seconds), or the
-// bundled core's component_start events (its clock, divided by its time
-// scale). A component started several times (a core restart) counts with
-// its last start; a Slurm job retried as a composite task counts with its
-// last attempt.
+// its targets' component-start records (record.ComponentStart: the
+// scheduler's clock brought to the wall clock's pace), or in a run recorded
+// before those, the Slurm target's parts (Slurm's start_time, whole
+// seconds) or the bundled core's component_start events (its clock,
+// divided by its time scale). A component started several times (a core
+// restart) counts with its last start; a job retried as a composite task
+// counts with its last attempt.
 func (rd *RunData) loadComponentStarts(st *store.Store) error {
-	starts := map[string]ComponentStarts{}
-	attempt := map[string]int{}
-	scale := 1.0
+	l := componentLoad{starts: map[string]ComponentStarts{}, attempt: map[string]int{}, scale: 1}
 	if rd.Koala != nil && rd.Koala.TimeScale > 0 {
-		scale = rd.Koala.TimeScale
+		l.scale = rd.Koala.TimeScale
 	}
-	source := ""
-	err := st.ScanComponentStarts(rd.ID, func(c store.ComponentStart) error {
-		var id string
-		var at float64
-		switch c.Source {
-		case "slurm":
-			if c.Attempt < attempt[c.JobID] {
-				return nil
-			}
-			if c.Attempt > attempt[c.JobID] {
-				attempt[c.JobID] = c.Attempt
-				delete(starts, c.JobID)
-			}
-			if c.UnixS <= 0 {
-				return nil // did not start
-			}
-			id, at = c.JobID, float64(c.UnixS)
-		case "koala":
-			parts := strings.Split(c.Key, "/")
-			t, err := time.Parse(time.RFC3339Nano, c.CoreRFC)
-			if len(parts) < 3 || err != nil {
-				return nil
-			}
-			id = strings.Join(parts[1:len(parts)-1], "/")
-			at = float64(t.UnixNano()) / 1e9 / scale
-		default:
-			return nil
-		}
-		s := starts[id]
-		if s == nil {
-			s = ComponentStarts{}
-			starts[id] = s
-		}
-		if prev, ok := s[c.Component]; !ok || at > prev {
-			s[c.Component] = at
-		}
-		source = c.Source
-		return nil
-	})
-	if err != nil {
+	if err := st.ScanComponentStarts(rd.ID, l.add); err != nil {
 		return err
 	}
-	if len(starts) > 0 {
-		rd.ComponentStarts = starts
-		rd.ComponentStartsSource = source
+	if len(l.starts) > 0 {
+		rd.ComponentStarts = l.starts
+		rd.ComponentStartsSource = l.source
+		if l.source == "record" {
+			rd.componentAttempts, rd.componentClock = l.attempt, l.clock
+		}
 	}
 	return nil
+}
+
+// componentLoad gathers the component starts of a run.
+type componentLoad struct {
+	starts  map[string]ComponentStarts
+	attempt map[string]int // the last attempt seen, by job id
+	scale   float64        // the core's time scale (its older records)
+	source  string
+	clock   string // the records' Clock
+}
+
+// add takes one component start in.
+func (l *componentLoad) add(c store.ComponentStart) error {
+	id, comp := "", c.Component
+	var at float64
+	switch c.Source {
+	case "record":
+		var r record.ComponentStart
+		if json.Unmarshal([]byte(c.Record), &r) != nil || r.Job == "" || r.StartNS <= 0 || !l.lastAttempt(r.Job, r.Attempt) {
+			return nil
+		}
+		id, comp, at, l.clock = r.Job, r.Component, r.Seconds(), r.Clock
+	case "slurm":
+		if !l.lastAttempt(c.JobID, c.Attempt) || c.UnixS <= 0 {
+			return nil // an older attempt, or did not start
+		}
+		id, at = c.JobID, float64(c.UnixS)
+	case "koala":
+		parts := strings.Split(c.Key, "/")
+		t, err := time.Parse(time.RFC3339Nano, c.CoreRFC)
+		if len(parts) < 3 || err != nil {
+			return nil
+		}
+		id = strings.Join(parts[1:len(parts)-1], "/")
+		at = float64(t.UnixNano()) / 1e9 / l.scale
+	default:
+		return nil
+	}
+	s := l.starts[id]
+	if s == nil {
+		s = ComponentStarts{}
+		l.starts[id] = s
+	}
+	if prev, ok := s[comp]; !ok || at > prev {
+		s[comp] = at
+	}
+	l.source = c.Source
+	return nil
+}
+
+// lastAttempt tells whether attempt is the last one of job seen so far,
+// forgetting the starts of the earlier ones.
+func (l *componentLoad) lastAttempt(job string, attempt int) bool {
+	if attempt < l.attempt[job] {
+		return false
+	}
+	if attempt > l.attempt[job] {
+		l.attempt[job] = attempt
+		delete(l.starts, job)
+	}
+	return true
 }
 
 // coallocation computes the co-allocation overhead, durations scaled by f;
@@ -103,6 +130,9 @@ func coallocOverhead(overheads []float64, rd *RunData, j *Job, f float64, opts O
 	if j.Composite() || j.Components < 2 || len(s) != j.Components || opts.leftOut(j) {
 		return overheads
 	}
+	if a, ok := rd.componentAttempts[j.ID]; ok && j.Attempts > 0 && a != j.Attempts {
+		return overheads // the starts of an attempt before the job's last
+	}
 	times := make([]float64, 0, len(s))
 	for _, t := range s {
 		times = append(times, t)
@@ -117,6 +147,8 @@ func coallocationOf(rd *RunData, overheads []float64) *Coallocation {
 	}
 	c := &Coallocation{Jobs: len(overheads), Overhead: sampstat.Summarize(overheads)}
 	switch rd.ComponentStartsSource {
+	case "record":
+		c.Source = rd.componentClock + ", from the targets' component-start annotations"
 	case "slurm":
 		c.Source = "Slurm's start_time of each component's Slurm job (whole seconds), from the Slurm target's final event of each job"
 	case "koala":

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/stats/sampstat"
 )
 
@@ -39,6 +41,12 @@ func slurmDetail(parts ...any) string {
 // their events and annotations, into a new store.
 func writeRun(t *testing.T, target string, jobs map[string]int, events []store.Event, ann []store.Annotation) *store.Store {
 	t.Helper()
+	return writeRunAttempts(t, target, jobs, nil, events, ann)
+}
+
+// writeRunAttempts is writeRun with the jobs' attempts (1 when not given).
+func writeRunAttempts(t *testing.T, target string, jobs, attempts map[string]int, events []store.Event, ann []store.Annotation) *store.Store {
+	t.Helper()
 	st, err := store.Open(filepath.Join(t.TempDir(), "r.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +72,7 @@ func writeRun(t *testing.T, target string, jobs map[string]int, events []store.E
 				comps += `{"site":"*","count":1}`
 			}
 			if err := tx.InsertJob(store.Job{RunID: "r", JobID: id, Unit: 1, Kind: "unitary", Type: "swf", App: "swf", Processors: n,
-				Components: comps + "]", SubmitNS: at(0), StartNS: at(1), EndNS: at(2), State: store.Succeeded, Attempts: 1, RecordedNS: 1}); err != nil {
+				Components: comps + "]", SubmitNS: at(0), StartNS: at(1), EndNS: at(2), State: store.Succeeded, Attempts: max(1, attempts[id]), RecordedNS: 1}); err != nil {
 				return err
 			}
 		}
@@ -206,5 +214,108 @@ func TestCoallocationNone(t *testing.T) {
 	}
 	if m := Compute(rd, Options{}); m.Coallocation != nil || m.CoAllocated != 1 {
 		t.Fatalf("co-allocation %+v, co-allocated %d", m.Coallocation, m.CoAllocated)
+	}
+}
+
+// componentRecord is a component-start annotation of component comp of
+// job's attempt, started at s seconds on a clock scale times the wall
+// clock's pace.
+func componentRecord(job string, attempt, comp int, s, scale float64) store.Annotation {
+	c := record.NewComponentStart(job, attempt, comp, "fs0", time.Unix(0, int64(s*1e9)), "the test's clock")
+	c.ClockScale = scale
+	return store.Annotation{TimeNS: 1, Kind: record.AnnotationComponentStart, Key: record.Key("r", job, attempt), Value: c.Value(), Source: "test"}
+}
+
+// A run with component-start records is measured from them alone, whatever
+// its target: the Slurm target's parts in its final events are not read
+// (1-0's would make 50 s); a job's starts count only when they are of its
+// last attempt; a component started twice counts with its last start; the
+// records' clock scale brings their times to the wall clock's pace.
+func TestCoallocationRecords(t *testing.T) {
+	cr := componentRecord
+	jobs := map[string]int{"1-0": 2, "1-1": 3, "1-2": 1, "1-3": 2, "1-6": 2, "1-7": 2, "1-8": 2, "1-9": 2}
+	attempts := map[string]int{"1-6": 2, "1-7": 2}
+	ann := []store.Annotation{
+		cr("1-0", 1, 0, 100, 0), cr("1-0", 1, 1, 103, 0), // 3 s
+		cr("1-1", 1, 0, 200, 1), cr("1-1", 1, 2, 201, 1), cr("1-1", 1, 1, 200, 1), // 1 s
+		cr("1-2", 1, 0, 300, 0),                                                                          // one component: out
+		cr("1-3", 1, 0, 300, 0),                                                                          // one of two started: out
+		cr("1-6", 1, 0, 10, 0), cr("1-6", 1, 1, 50, 0), cr("1-6", 2, 1, 602, 0), cr("1-6", 2, 0, 600, 0), // the last attempt's: 2 s
+		cr("1-7", 1, 0, 10, 0), cr("1-7", 1, 1, 11, 0), // only the attempt before its last: out
+		cr("1-8", 1, 0, 50, 10), cr("1-8", 1, 1, 1000, 10), cr("1-8", 1, 0, 950, 10), // restarted: (1000 − 950) / 10 = 5 s
+		{TimeNS: 1, Kind: record.AnnotationComponentStart, Key: "r/1-9/1", Value: "not json", Source: "test"},
+		{TimeNS: 1, Kind: record.AnnotationComponentStart, Key: "r/1-9/1", Value: `{"attempt":1,"component":1,"start_ns":5}`, Source: "test"}, // no job
+		{TimeNS: 1, Kind: record.AnnotationComponentStart, Key: "r/1-9/1", Value: `{"job":"1-9","attempt":1,"component":0,"start_ns":0}`, Source: "test"},
+	}
+	events := []store.Event{{JobID: "1-0", Attempt: 1, TimeNS: 1, Kind: "succeeded", Payload: slurmDetail(100, 150)}}
+	st := writeRunAttempts(t, "slurm", jobs, attempts, events, ann)
+	rd, err := Load(st, "r", LoadOptions{NoUsers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Compute(rd, Options{}).Coallocation
+	if c == nil || c.Jobs != 4 {
+		t.Fatalf("co-allocation %+v", c)
+	}
+	if o := c.Overhead; o.N != 4 || !near(o.Mean, 2.75) || !near(o.Max, 5) || !near(o.Min, 1) {
+		t.Errorf("overhead %+v", o)
+	}
+	if !strings.Contains(c.Source, "the test's clock") || !strings.Contains(c.Source, "component-start") {
+		t.Errorf("source %q", c.Source)
+	}
+}
+
+// The same co-allocated jobs recorded the old way (the Slurm target's final
+// events, a store written before the component-start records) and the new
+// (only the records, as the Slurm target writes them from the same Slurm
+// records) have the same co-allocation figures, to the bit.
+func TestCoallocationRecordsAsTheSlurmParts(t *testing.T) {
+	type attempt struct {
+		job     string
+		attempt int
+		starts  []any // as slurmDetail takes them; 0: did not start
+	}
+	runs := []attempt{
+		{"1-0", 1, []any{1732000100, 1732000103}},
+		{"1-1", 1, []any{1732000200, 1732000200, 1732000201}},
+		{"1-3", 1, []any{1732000300, 0}},
+		{"1-4", 1, []any{[]int{1732000400, 1732000407, 1732000409}}},
+		{"1-6", 1, []any{1732000010, 1732000050}},
+		{"1-6", 2, []any{1732000600, 1732000602}},
+		{"1-7", 1, []any{1732000010, 1732000011}},
+		{"1-7", 2, []any{0, 0}}, // the last attempt never started
+		{"1-9", 1, []any{1732000900, 1732000900}},
+	}
+	jobs := map[string]int{"1-0": 2, "1-1": 3, "1-3": 2, "1-4": 3, "1-6": 2, "1-7": 2, "1-9": 2}
+	attempts := map[string]int{"1-6": 2, "1-7": 2}
+	var events []store.Event
+	var ann []store.Annotation
+	for _, a := range runs {
+		events = append(events, store.Event{JobID: a.job, Attempt: a.attempt, TimeNS: 1, Kind: "succeeded", Payload: slurmDetail(a.starts...)})
+		var flat []int
+		for _, s := range a.starts {
+			switch s := s.(type) {
+			case int:
+				flat = append(flat, s)
+			case []int:
+				flat = append(flat, s...)
+			}
+		}
+		for i, s := range flat {
+			if s > 0 {
+				ann = append(ann, componentRecord(a.job, a.attempt, i, float64(s), 0))
+			}
+		}
+	}
+	var got [2]*Coallocation
+	for i, st := range []*store.Store{writeRunAttempts(t, "slurm", jobs, attempts, events, nil), writeRunAttempts(t, "slurm", jobs, attempts, nil, ann)} {
+		rd, err := Load(st, "r", LoadOptions{NoUsers: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = Compute(rd, Options{}).Coallocation
+	}
+	if got[0] == nil || got[1] == nil || got[0].Jobs != 5 || got[1].Jobs != got[0].Jobs || got[1].Overhead != got[0].Overhead {
+		t.Fatalf("the Slurm parts %+v, the records %+v", got[0], got[1])
 	}
 }

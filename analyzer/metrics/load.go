@@ -55,9 +55,15 @@ type RunData struct {
 
 	// ComponentStarts are, per job id, its components' start times as the
 	// target recorded them (nil when none did); ComponentStartsSource says
-	// whose ("slurm" or "koala").
+	// whence ("record": the targets' component-start records; in runs
+	// recorded before them "slurm" or "koala").
 	ComponentStarts       map[string]ComponentStarts
 	ComponentStartsSource string
+	// componentAttempts: the attempt of each job the component-start
+	// records are of (their last), whose starts count only when it is the
+	// job's last; componentClock: whose clock they are on.
+	componentAttempts map[string]int
+	componentClock    string
 }
 
 // KoalaData is what the bundled scheduler core recorded about the jobs of a

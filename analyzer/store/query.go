@@ -361,23 +361,81 @@ func (s *Store) RunExists(id string) (bool, error) {
 }
 
 // ComponentStart is when one component of a job started, as its target
-// recorded it: the Slurm target's parts (the Slurm records in a job's
-// final event, detail.slurm, with the other components of a heterogeneous
-// job in het) or the bundled core's component_start events (koala-event
-// annotations).
+// recorded it: a component-start annotation (record.ComponentStart, what
+// every co-allocating target writes), or, in a run recorded before those,
+// the Slurm target's parts (the Slurm records in a job's final event,
+// detail.slurm, with the other components of a heterogeneous job in het)
+// or the bundled core's component_start events (koala-event annotations).
 type ComponentStart struct {
 	JobID     string // "" when only the key is known (the core's events)
-	Key       string // the submission key (the core's events)
+	Key       string // the submission key (the core's events, the records)
 	Attempt   int    // the Slurm target's events
 	Component int    // the core's component index; the Slurm target's order
-	Source    string // "slurm" or "koala"
+	Source    string // "record", or in older runs "slurm" or "koala"
 	UnixS     int64  // slurm: Slurm's start_time, Unix seconds (0: did not start)
 	CoreRFC   string // koala: the core's time, RFC 3339
+	Record    string // record: the annotation's value (record.ComponentStart as JSON)
 }
 
 // ScanComponentStarts calls fn for every component start the run recorded:
-// those of the Slurm target's final events, then the core's.
+// its component-start annotations when it has any; otherwise (a run
+// recorded before them) those of the Slurm target's final events, then the
+// core's.
 func (s *Store) ScanComponentStarts(runID string, fn func(ComponentStart) error) error {
+	n, err := s.scanComponentRecords(runID, fn)
+	if err != nil || n > 0 {
+		return err
+	}
+	if err := s.scanSlurmParts(runID, fn); err != nil {
+		return err
+	}
+	rows, err := s.db.Query(`SELECT key, COALESCE(json_extract(value, '$.component'), 0), COALESCE(json_extract(value, '$.time'), '')
+		FROM annotations WHERE run_id = ? AND kind = 'koala-event' AND json_valid(value) AND json_extract(value, '$.kind') = 'component_start'`, runID)
+	if err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c := ComponentStart{Source: "koala"}
+		if err := rows.Scan(&c.Key, &c.Component, &c.CoreRFC); err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// scanComponentRecords calls fn for each of the run's component-start
+// annotations (record.AnnotationComponentStart: the store is below the
+// record and spells the kind out) and counts them.
+func (s *Store) scanComponentRecords(runID string, fn func(ComponentStart) error) (int, error) {
+	rows, err := s.db.Query(`SELECT key, value FROM annotations WHERE run_id = ? AND kind = 'component-start' ORDER BY id`, runID)
+	if err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		c := ComponentStart{Source: "record"}
+		if err := rows.Scan(&c.Key, &c.Record); err != nil {
+			return n, fmt.Errorf("store: %w", err)
+		}
+		n++
+		if err := fn(c); err != nil {
+			return n, err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return n, fmt.Errorf("store: %w", err)
+	}
+	return n, nil
+}
+
+// scanSlurmParts calls fn for the component starts of the Slurm target's
+// final events (runs recorded before the component-start annotations).
+func (s *Store) scanSlurmParts(runID string, fn func(ComponentStart) error) error {
 	hint, err := s.scanHint(runID)
 	if err != nil {
 		return err
@@ -433,22 +491,7 @@ func (s *Store) ScanComponentStarts(runID string, fn func(ComponentStart) error)
 			return err
 		}
 	}
-	rows, err = s.db.Query(`SELECT key, COALESCE(json_extract(value, '$.component'), 0), COALESCE(json_extract(value, '$.time'), '')
-		FROM annotations WHERE run_id = ? AND kind = 'koala-event' AND json_valid(value) AND json_extract(value, '$.kind') = 'component_start'`, runID)
-	if err != nil {
-		return fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		c := ComponentStart{Source: "koala"}
-		if err := rows.Scan(&c.Key, &c.Component, &c.CoreRFC); err != nil {
-			return fmt.Errorf("store: %w", err)
-		}
-		if err := fn(c); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return nil
 }
 
 // RunCounts is what a run's records count: the final states of its
