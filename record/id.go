@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -17,6 +19,20 @@ func NewRunID() string {
 // Key is the idempotency key of a job's attempt in a run.
 func Key(runID, jobID string, attempt int) string {
 	return fmt.Sprintf("%s/%s/%d", runID, jobID, attempt)
+}
+
+// ParseKey is the run, job and attempt of an idempotency key made by Key;
+// ok is false for anything else.
+func ParseKey(key string) (runID, jobID string, attempt int, ok bool) {
+	i, j := strings.IndexByte(key, '/'), strings.LastIndexByte(key, '/')
+	if i <= 0 || j <= i+1 {
+		return "", "", 0, false
+	}
+	a, err := strconv.Atoi(key[j+1:])
+	if err != nil || a < 1 || strconv.Itoa(a) != key[j+1:] {
+		return "", "", 0, false
+	}
+	return key[:i], key[i+1 : j], a, true
 }
 
 // MaxRunIDLength bounds a run id (see CheckRunID).

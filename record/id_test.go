@@ -50,3 +50,34 @@ func TestKey(t *testing.T) {
 		seen[k] = true
 	}
 }
+
+// ParseKey takes Key's keys apart, a job id with '/' in it too, and
+// refuses what Key does not make.
+func TestParseKey(t *testing.T) {
+	for _, c := range []struct {
+		run, job string
+		attempt  int
+	}{{"r", "1-0", 1}, {"20261202T070000Z-abc123", "1-0/3", 12}, {"r", "/", 2}} {
+		run, job, attempt, ok := ParseKey(Key(c.run, c.job, c.attempt))
+		if !ok || run != c.run || job != c.job || attempt != c.attempt {
+			t.Errorf("ParseKey(Key(%q, %q, %d)) = %q %q %d %v", c.run, c.job, c.attempt, run, job, attempt, ok)
+		}
+	}
+	for _, k := range []string{"", "r", "r/1-0", "/1-0/1", "r//1", "r/1-0/", "r/1-0/0", "r/1-0/-1", "r/1-0/01", "r/1-0/x", "r/1-0/+1", "r/1-0/99999999999999999999"} {
+		if run, job, attempt, ok := ParseKey(k); ok {
+			t.Errorf("ParseKey(%q) = %q %q %d, true", k, run, job, attempt)
+		}
+	}
+}
+
+// ParseKey never panics, and what it accepts Key makes again.
+func FuzzParseKey(f *testing.F) {
+	for _, k := range []string{"r/1-0/1", "r//1", "//", "a/b/c/7", "r/j/0"} {
+		f.Add(k)
+	}
+	f.Fuzz(func(t *testing.T, k string) {
+		if run, job, attempt, ok := ParseKey(k); ok && Key(run, job, attempt) != k {
+			t.Fatalf("ParseKey(%q) = %q %q %d: Key makes %q", k, run, job, attempt, Key(run, job, attempt))
+		}
+	})
+}

@@ -129,4 +129,66 @@ func TestSubmitToBundledCore(t *testing.T) {
 	if err != nil || len(notes) < 20 {
 		t.Errorf("%d koala-event annotations (%v)", len(notes), err)
 	}
+	sameCoallocation(t, dir, "results.db", coalloc)
+}
+
+// sameCoallocation holds the report's co-allocation figures of the only run
+// of store db in dir, from its component-start records, against those the
+// report makes of a copy of it without them (read as a run recorded before
+// them, from the core's component_start events): the same, to the bit, over
+// at least jobs co-allocated jobs.
+func sameCoallocation(t *testing.T, dir, db string, jobs int) {
+	t.Helper()
+	report := func(db string) string {
+		js, stderr, code := run(t, dir, "report", "--db", db, "--format", "json")
+		var rep struct {
+			Runs []struct {
+				Metrics struct {
+					Coallocation json.RawMessage `json:"coallocation"`
+				} `json:"metrics"`
+			} `json:"runs"`
+		}
+		if code != 0 || json.Unmarshal([]byte(js), &rep) != nil || len(rep.Runs) != 1 {
+			t.Fatalf("report --db %s --format json: exit %d\n%s\n%s", db, code, js, stderr)
+		}
+		return string(rep.Runs[0].Metrics.Coallocation)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := "before-" + db
+	if err := os.WriteFile(filepath.Join(dir, old), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := sql.Open("sqlite", filepath.Join(dir, old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store keeps its rows append-only; the copy stands for one
+	// written before the records.
+	_, err = w.Exec(`DROP TRIGGER annotations_no_delete`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.Exec(`DELETE FROM annotations WHERE kind = 'component-start'`)
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n < int64(2*jobs) {
+		t.Fatalf("%d component-start records taken out, want 2 of each of %d co-allocated jobs at least", n, jobs)
+	}
+	type figures struct {
+		Jobs     int             `json:"jobs"`
+		Overhead json.RawMessage `json:"overhead_s"`
+		Source   string          `json:"source"`
+	}
+	var got, want figures
+	gotJS, wantJS := report(db), report(old)
+	if json.Unmarshal([]byte(gotJS), &got) != nil || json.Unmarshal([]byte(wantJS), &want) != nil || got.Jobs < jobs ||
+		got.Jobs != want.Jobs || string(got.Overhead) != string(want.Overhead) || !strings.Contains(got.Source, "component-start") || got.Source == want.Source {
+		t.Errorf("co-allocation from the component-start records %s; from the core's events %s", gotJS, wantJS)
+	}
+	t.Logf("co-allocation of %d jobs, overhead %s", got.Jobs, got.Overhead)
 }

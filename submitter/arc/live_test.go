@@ -14,6 +14,7 @@ import (
 	"github.com/gmark/gmark/internal/arcrest"
 	"github.com/gmark/gmark/internal/testbin"
 	"github.com/gmark/gmark/internal/testkit"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/arc/arctest"
 	"github.com/gmark/gmark/submitter/gridtest"
@@ -196,7 +197,7 @@ func TestLiveARCJobs(t *testing.T) {
 		job("1-3", "sserio", map[string]string{"supersteps": "1", "input1": "128", "output1": "0", "output2": "0", "output3": "0"}, "*:1"),
 		job("1-4", "sser", map[string]string{"supersteps": "none"}, "a:1"),
 	}
-	rows, _, run := runIn(t, tg, jobs...)
+	rows, st, run := runIn(t, tg, jobs...)
 	for _, id := range []string{"1-0", "1-1", "1-2", "1-3"} {
 		if r := rows[id]; r.State != store.Succeeded || r.ExitStatus == nil || *r.ExitStatus != 0 {
 			t.Errorf("%s: %s %s (exit %v)", id, r.State, r.Reason, r.ExitStatus)
@@ -205,6 +206,10 @@ func TestLiveARCJobs(t *testing.T) {
 	r := rows["1-2"]
 	if r.Sites != "a,b" || strings.Count(r.TargetID, ",") != 1 {
 		t.Errorf("1-2 ran on %q as %s, want a CE job on each of a and b", r.Sites, r.TargetID)
+	}
+	gridtest.CheckComponentStarts(t, st, run, r, 2)
+	if notes, _ := st.Annotations(run, record.AnnotationComponentStart); len(notes) != 2 {
+		t.Errorf("%d component-start records, want those of 1-2's two components only", len(notes))
 	}
 	var ranks []int
 	comps := map[int]bool{}

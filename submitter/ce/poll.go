@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/target"
 )
 
 // poll asks CE c about the parts it runs, in one call, and reports the
@@ -192,7 +194,25 @@ func (t *Target) aggregate(cj *cjob) bool {
 			}
 		}
 		u.Detail = partsDetail(t.cfg.Kind, cj.parts)
+		t.recordComponentStarts(cj)
 	}
 	t.report(u)
 	return st.Final()
+}
+
+// recordComponentStarts writes a component-start record of each component
+// of co-allocated job cj that started, by its CE's start time, as the
+// job's final event records the parts. t.mu is held.
+func (t *Target) recordComponentStarts(cj *cjob) {
+	if cj.sub.Job == nil || len(cj.sub.Job.Components) < 2 {
+		return
+	}
+	clock := "the start time each component's CE gave its job (" + t.cfg.Kind + ")"
+	for _, p := range cj.parts {
+		if p.comp < 0 || p.st.Start.IsZero() || target.UnixSeconds(p.st.Start.Unix()) == 0 {
+			continue
+		}
+		c := record.NewComponentStart(cj.sub.Job.ID, cj.sub.Attempt, p.comp, p.ce.name, p.st.Start, clock)
+		t.annotate(record.AnnotationComponentStart, cj.sub.Key, c.Value())
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/internal/testbin"
 	"github.com/gmark/gmark/internal/testkit"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/gram/gramtest"
 	"github.com/gmark/gmark/submitter/gridtest"
@@ -239,7 +240,7 @@ func TestLiveGRAMJobs(t *testing.T) {
 		job("1-4", "sser", map[string]string{"supersteps": "none"}, "fork:1"),
 		job("1-5", "sser", map[string]string{"supersteps": "none"}, "fs0:1"),
 	}
-	rows, _, run := runIn(t, tg, jobs...)
+	rows, st, run := runIn(t, tg, jobs...)
 	for _, id := range []string{"1-0", "1-1", "1-2", "1-3"} {
 		if r := rows[id]; r.State != store.Succeeded || r.ExitStatus == nil || *r.ExitStatus != 0 || r.StartNS == 0 || r.EndNS < r.StartNS {
 			t.Errorf("%s: %s %s (exit %v, start %d end %d)", id, r.State, r.Reason, r.ExitStatus, r.StartNS, r.EndNS)
@@ -247,6 +248,10 @@ func TestLiveGRAMJobs(t *testing.T) {
 	}
 	if r := rows["1-3"]; r.Sites != "fs0,fork" || strings.Count(r.TargetID, ",") != 1 {
 		t.Errorf("1-3 ran on %q as %s, want a GRAM job on each gatekeeper", r.Sites, r.TargetID)
+	}
+	gridtest.CheckComponentStarts(t, st, run, rows["1-3"], 2)
+	if notes, _ := st.Annotations(run, record.AnnotationComponentStart); len(notes) != 2 {
+		t.Errorf("%d component-start records, want those of 1-3's two components only", len(notes))
 	}
 	checkSmpi(t, g.work, "1-3", run)
 	for _, id := range []string{"1-4", "1-5"} {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/workload"
 )
 
@@ -147,4 +148,34 @@ func NewSlots(n int) Slots { return make(Slots, n) }
 func (s Slots) Hold(t testing.TB) {
 	s <- struct{}{}
 	t.Cleanup(func() { <-s })
+}
+
+// CheckComponentStarts holds the component-start records of the job of row
+// r of run against the row: one of each of its n components, of its last
+// attempt, on one of its sites, the latest of them the job's start (a
+// co-allocated job starts when its last component does).
+func CheckComponentStarts(t testing.TB, st *store.Store, run string, r store.Job, n int) {
+	t.Helper()
+	notes, err := st.Annotations(run, record.AnnotationComponentStart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	var last int64
+	for _, a := range notes {
+		var c record.ComponentStart
+		if err := json.Unmarshal([]byte(a.Value), &c); err != nil || c.Job != r.JobID {
+			continue
+		}
+		sites := "," + r.Sites + ","
+		if a.Key != record.Key(run, c.Job, c.Attempt) || c.Attempt != r.Attempts || c.StartNS <= 0 || c.Clock == "" ||
+			seen[c.Component] || c.Component < 0 || c.Component >= n || !strings.Contains(sites, ","+c.Site+",") {
+			t.Errorf("%s: component start %s under %s (sites %s, attempt %d)", r.JobID, a.Value, a.Key, r.Sites, r.Attempts)
+		}
+		seen[c.Component] = true
+		last = max(last, c.StartNS)
+	}
+	if len(seen) != n || last != r.StartNS {
+		t.Errorf("%s: component-start records of %d of its %d components, the last at %d; the job started at %d", r.JobID, len(seen), n, last, r.StartNS)
+	}
 }

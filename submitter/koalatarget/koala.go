@@ -330,9 +330,34 @@ func (t *Target) handle(e coreEvent, raw string) {
 		u.State, u.Start, u.End, u.Reason = submitter.Cancelled, start, e.Time, e.Reason
 	default:
 		t.rep.Annotate(record.AnnotationKoalaEvent, e.Key, raw)
+		if e.Kind == string(core.EvComponentStart) {
+			t.recordComponentStart(e.Key, raw)
+		}
 		return
 	}
 	t.rep.Report(u)
+}
+
+// coreClock is whose time the bundled core's component starts are.
+const coreClock = "the bundled core's component_start events, on its clock divided by its time scale"
+
+// recordComponentStart writes the component-start record of the core's
+// component_start event raw of the submission under key: on the core's
+// clock (the event's own time, before it is brought to the wall clock),
+// with the core's time scale.
+func (t *Target) recordComponentStart(key, raw string) {
+	var e struct {
+		Time      time.Time `json:"time"`
+		Component int       `json:"component"`
+		Cluster   string    `json:"cluster"`
+	}
+	_, job, attempt, ok := record.ParseKey(key)
+	if !ok || json.Unmarshal([]byte(raw), &e) != nil || target.UnixSeconds(e.Time.Unix()) == 0 {
+		return
+	}
+	c := record.NewComponentStart(job, attempt, e.Component, e.Cluster, e.Time, coreClock)
+	c.ClockScale = t.scale
+	t.rep.Annotate(record.AnnotationComponentStart, key, c.Value())
 }
 
 // submitBody is the API's JSON submission.

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gmark/gmark/koala/grid"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/target"
 	"github.com/gmark/gmark/workload"
@@ -157,6 +159,7 @@ func TestCoAllocatedJobsThroughTheCore(t *testing.T) {
 		if !strings.Contains(strings.Join(kinds, " "), "placed") || !strings.Contains(strings.Join(kinds, " "), "claimed") {
 			t.Errorf("%s: annotations %v", s.Key, kinds)
 		}
+		checkComponentStarts(t, rep.notes[s.Key], s, tg.scale)
 	}
 	// A second submission under a used key is the same job, not a new one.
 	r, err := tg.Submit(ctx, subs[0])
@@ -217,5 +220,39 @@ func TestRefusedAndUnreachable(t *testing.T) {
 	}
 	if _, err := New(Config{Endpoint: l.Endpoint}); err == nil {
 		t.Error("accepted no token")
+	}
+}
+
+// checkComponentStarts holds the component-start records among the
+// annotations notes of submission s against the core's component_start
+// events there: one for each, of the same component, cluster and time on
+// the core's clock, with its scale, and one for each component.
+func checkComponentStarts(t *testing.T, notes []string, s *submitter.Submission, scale float64) {
+	t.Helper()
+	var want, got []string
+	for _, n := range notes {
+		if v, ok := strings.CutPrefix(n, record.AnnotationKoalaEvent+" "); ok {
+			var e struct {
+				Kind      string
+				Time      time.Time
+				Component int
+				Cluster   string
+			}
+			if json.Unmarshal([]byte(v), &e) == nil && e.Kind == "component_start" {
+				want = append(want, fmt.Sprintf("%s/%d %d on %s at %d ×%g", s.Job.ID, s.Attempt, e.Component, e.Cluster, e.Time.UnixNano(), scale))
+			}
+		}
+		if v, ok := strings.CutPrefix(n, record.AnnotationComponentStart+" "); ok {
+			var c record.ComponentStart
+			if err := json.Unmarshal([]byte(v), &c); err != nil || c.Clock == "" {
+				t.Errorf("%s: component start %s (%v)", s.Key, v, err)
+			}
+			got = append(got, fmt.Sprintf("%s/%d %d on %s at %d ×%g", c.Job, c.Attempt, c.Component, c.Site, c.StartNS, c.ClockScale))
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if len(want) < len(s.Job.Components) || !slices.Equal(got, want) {
+		t.Errorf("%s: component-start records\n%s\nwant, from the core's events\n%s", s.Key, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

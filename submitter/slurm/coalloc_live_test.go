@@ -17,7 +17,9 @@ import (
 	"github.com/gmark/gmark/internal/slurmcli"
 	"github.com/gmark/gmark/internal/testbin"
 	"github.com/gmark/gmark/internal/testkit"
+	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/submitter"
+	"github.com/gmark/gmark/submitter/gridtest"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 	"github.com/gmark/gmark/workload"
 )
@@ -190,6 +192,14 @@ func TestLiveCoallocRanks(t *testing.T) {
 			t.Errorf("%s: started at %d in the store; Slurm started its components from %d to %d", j.ID, r.StartNS/1e9, first, last)
 		}
 		t.Logf("%s: ranks %v on %s, components started %d s apart (Slurm), target id %s", j.ID, ranks, r.Sites, last-first, r.TargetID)
+	}
+	// The component-start records: one of each component of the jobs of
+	// several, Slurm's start times of the final event's records.
+	for _, id := range []string{"1-0", "1-2"} {
+		gridtest.CheckComponentStarts(t, st, sum.RunID, byJob[id], 2)
+	}
+	if notes, _ := st.Annotations(sum.RunID, record.AnnotationComponentStart); len(notes) != 4 {
+		t.Errorf("%d component-start records, want those of the two co-allocated jobs' components only", len(notes))
 	}
 	if r := byJob["1-2"]; strings.Count(r.TargetID, ",") != 1 || r.Sites != "alpha" && r.Sites != "beta" {
 		t.Errorf("1-2 not claimed component by component on one cluster: %s on %s", r.TargetID, r.Sites)

@@ -1207,9 +1207,41 @@ func (t *Target) aggregate(sj *sjob) bool {
 			}
 		}
 		u.Detail = partsDetail(sj.parts)
+		t.recordComponentStarts(sj)
 	}
 	t.report(u)
 	return st.Final()
+}
+
+// slurmClock is whose time the Slurm target's component starts are.
+const slurmClock = "Slurm's start_time of each component's Slurm job (whole seconds)"
+
+// recordComponentStarts writes a component-start record of each component
+// of co-allocated job sj that started, from the Slurm records of its final
+// event (the components in the order of its parts, a heterogeneous job's
+// leader then its other components). t.mu is held.
+func (t *Target) recordComponentStarts(sj *sjob) {
+	if sj.sub.Job == nil || len(sj.sub.Job.Components) < 2 {
+		return
+	}
+	n := 0
+	add := func(site string, start int64) {
+		if start > 0 {
+			c := record.NewComponentStart(sj.sub.Job.ID, sj.sub.Attempt, n, site, time.Unix(start, 0), slurmClock)
+			t.annotateLocked(record.AnnotationComponentStart, sj.sub.Key, c.Value())
+		}
+		n++
+	}
+	for _, p := range sj.parts {
+		if p.rec == nil {
+			add("", 0)
+			continue
+		}
+		add(p.c.name, p.rec.Start)
+		for _, h := range p.het {
+			add(p.c.name, h.Start)
+		}
+	}
 }
 
 func partReason(p *part) string {
