@@ -35,7 +35,7 @@ type ComponentStarts map[int]float64
 // restart) counts with its last start; a job retried as a composite task
 // counts with its last attempt.
 func (rd *RunData) loadComponentStarts(st *store.Store) error {
-	l := componentLoad{starts: map[string]ComponentStarts{}, attempt: map[string]int{}, scale: 1}
+	l := componentLoad{starts: map[string]ComponentStarts{}, attempt: map[string]int{}, recorded: map[string]bool{}, scale: 1}
 	if rd.Koala != nil && rd.Koala.TimeScale > 0 {
 		l.scale = rd.Koala.TimeScale
 	}
@@ -59,6 +59,10 @@ type componentLoad struct {
 	scale   float64        // the core's time scale (its older records)
 	source  string
 	clock   string // the records' Clock
+	// recorded: the jobs with component-start records, which come first;
+	// the older kinds of start of those jobs are not read (a run resumed
+	// across versions has both kinds, for different jobs).
+	recorded map[string]bool
 }
 
 // add takes one component start in.
@@ -72,9 +76,10 @@ func (l *componentLoad) add(c store.ComponentStart) error {
 			return nil
 		}
 		id, comp, at, l.clock = r.Job, r.Component, r.Seconds(), r.Clock
+		l.recorded[id] = true
 	case "slurm":
-		if !l.lastAttempt(c.JobID, c.Attempt) || c.UnixS <= 0 {
-			return nil // an older attempt, or did not start
+		if l.recorded[c.JobID] || !l.lastAttempt(c.JobID, c.Attempt) || c.UnixS <= 0 {
+			return nil // recorded, an older attempt, or did not start
 		}
 		id, at = c.JobID, float64(c.UnixS)
 	case "koala":
@@ -84,6 +89,9 @@ func (l *componentLoad) add(c store.ComponentStart) error {
 			return nil
 		}
 		id = strings.Join(parts[1:len(parts)-1], "/")
+		if l.recorded[id] {
+			return nil
+		}
 		at = float64(t.UnixNano()) / 1e9 / l.scale
 	default:
 		return nil
@@ -96,7 +104,9 @@ func (l *componentLoad) add(c store.ComponentStart) error {
 	if prev, ok := s[comp]; !ok || at > prev {
 		s[comp] = at
 	}
-	l.source = c.Source
+	if l.source != "record" { // a run with records is read as one
+		l.source = c.Source
+	}
 	return nil
 }
 

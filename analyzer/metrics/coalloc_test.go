@@ -319,3 +319,27 @@ func TestCoallocationRecordsAsTheSlurmParts(t *testing.T) {
 		t.Fatalf("the Slurm parts %+v, the records %+v", got[0], got[1])
 	}
 }
+
+// A run begun by a gmark that wrote no component-start records and resumed
+// by one that does has both kinds, job by job: each job is read from what
+// it has (its records when it has them), and none is left out.
+func TestCoallocationMixedRun(t *testing.T) {
+	jobs := map[string]int{"1-0": 2, "1-1": 2}
+	ann := []store.Annotation{componentRecord("1-0", 1, 0, 100, 0), componentRecord("1-0", 1, 1, 103, 0)} // 3 s
+	events := []store.Event{
+		{JobID: "1-1", Attempt: 1, TimeNS: 1, Kind: "succeeded", Payload: slurmDetail(1732000200, 1732000201)}, // 1 s, before the records
+		{JobID: "1-0", Attempt: 1, TimeNS: 2, Kind: "succeeded", Payload: slurmDetail(1732000100, 1732000190)}, // its records win
+	}
+	st := writeRunAttempts(t, "slurm", jobs, nil, events, ann)
+	rd, err := Load(st, "r", LoadOptions{NoUsers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Compute(rd, Options{}).Coallocation
+	if c == nil || c.Jobs != 2 {
+		t.Fatalf("co-allocation %+v: want both jobs", c)
+	}
+	if o := c.Overhead; o.N != 2 || !near(o.Mean, 2) || !near(o.Max, 3) || !near(o.Min, 1) {
+		t.Errorf("overhead %+v: want 3 s (1-0, its records) and 1 s (1-1, its Slurm records)", o)
+	}
+}

@@ -378,12 +378,12 @@ type ComponentStart struct {
 }
 
 // ScanComponentStarts calls fn for every component start the run recorded:
-// its component-start annotations when it has any; otherwise (a run
-// recorded before them) those of the Slurm target's final events, then the
-// core's.
+// its component-start annotations first, then those of the Slurm target's
+// final events and the core's component_start events (what a run recorded
+// before the annotations has; a run begun by such a gmark and resumed by
+// this one has both, job by job). The reader prefers a job's records.
 func (s *Store) ScanComponentStarts(runID string, fn func(ComponentStart) error) error {
-	n, err := s.scanComponentRecords(runID, fn)
-	if err != nil || n > 0 {
+	if _, err := s.scanComponentRecords(runID, fn); err != nil {
 		return err
 	}
 	if err := s.scanSlurmParts(runID, fn); err != nil {
