@@ -82,7 +82,7 @@ func parseFitOptions(c *cli.Context) (FitOptions, error) {
 	}
 	o := FitOptions{Traces: c.Args().Slice(), Output: c.String("output"), PlotDir: c.String("plot"), JSON: c.Bool("json")}
 	var err error
-	if o.Input, err = parseTraceInput(c); err != nil {
+	if o.Input, err = (traceInput{read: gwa.ReadOptions{Strict: c.Bool("strict")}, quiet: c.Bool("quiet")}).parse(c, c.String("input-format")); err != nil {
 		return o, err
 	}
 	if o.Fit.Fields, err = gwa.ParseFitFields(splitList(c.StringSlice("field"))); err != nil {
