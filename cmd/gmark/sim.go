@@ -127,17 +127,16 @@ func (o *simFlags) run(c *cli.Context) error {
 }
 
 func (o *simFlags) report(c *cli.Context) error {
-	format, db := o.format, o.db
 	if c.IsSet("jobs") {
-		return simError(experiment.WriteJobs(db, c.Args().Slice(), o.jobsOfRun, format, o.output, c.App.Writer))
+		return simError(experiment.WriteJobs(o.db, c.Args().Slice(), o.jobsOfRun, o.format, o.output, c.App.Writer))
 	}
-	if !slices.Contains([]string{"text", "json"}, format) {
-		return usageErrorf("--format %q: text or json", format)
+	if !slices.Contains([]string{"text", "json"}, o.format) {
+		return usageErrorf("--format %q: text or json", o.format)
 	}
-	if _, err := os.Stat(db); err != nil {
-		return usageErrorf("results store %s: %v", db, errors.Unwrap(err))
+	if _, err := os.Stat(o.db); err != nil {
+		return usageErrorf("results store %s: %v", o.db, errors.Unwrap(err))
 	}
-	return simError(experiment.WriteReport(db, c.Args().Slice(), format, o.output, c.App.Writer))
+	return simError(experiment.WriteReport(o.db, c.Args().Slice(), o.format, o.output, c.App.Writer))
 }
 
 // simError makes bad input of a sim command (a store that is not one, an
