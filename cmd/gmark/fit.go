@@ -22,8 +22,20 @@ import (
 // (Fit(fit.toml,runtime), Model=fit.toml). The work is done by stats (the
 // fitting), gwa (the fields of traces, the report, the figures) and wdl (the
 // fit file); docs/models.md describes it all.
-func init() {
-	commands = append(commands, &cli.Command{
+func init() { makers = append(makers, fitCommand) }
+
+// fitFlags are gmark fit's flags: FitOptions' and in's bound, the others' text for parse.
+type fitFlags struct {
+	FitOptions
+	in                                        traceInput
+	families, censorAt, delta, peak, inFormat string
+	force                                     bool
+	fields                                    cli.StringSlice
+}
+
+func fitCommand() *cli.Command {
+	f := &fitFlags{}
+	return &cli.Command{
 		Name:      "fit",
 		Usage:     "fit distributions to the job characteristics of traces; write a fit file the WDL reads back",
 		ArgsUsage: "TRACE...",
@@ -38,24 +50,24 @@ func init() {
 			"See docs/models.md.\n\n" +
 			"Exit status: 0 on success, 2 on bad usage, an unreadable trace, or a field without data; 1 on other errors.",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "field", Value: cli.NewStringSlice("runtime"), Usage: "what to fit (repeat or comma-separate for several): " + strings.Join(gwa.FitFieldNames(), ", ")},
-			&cli.BoolFlag{Name: "log2", Usage: "fit log2 of the values, as the thesis does (the fit file says so; the WDL samples 2^Y)"},
-			&cli.StringFlag{Name: "families", Value: strings.Join(stats.FitFamilies(), ","), Usage: "the candidate families, comma-separated"},
-			&cli.StringFlag{Name: "censor-at", Usage: "right-censor values at or above this (a wall-time limit, e.g. 48h): they count as 'at least this long'"},
-			&cli.Float64Flag{Name: "floor", Usage: "set apart values at or below this on the fitted scale (they are kept as an empirical part of the model)"},
-			&cli.BoolFlag{Name: "no-floor", Usage: "fit every value (families that need values > 0 then fail on zeros)"},
-			&cli.StringFlag{Name: "delta", Value: "120s", Usage: "Δ of the bag-of-tasks fields: the largest submit gap inside a bag"},
-			&cli.StringFlag{Name: "peak", Usage: "for the inter-arrival fields, only gaps between arrivals both within these hours of the same day, e.g. 8-17 (the thesis's peak hours)"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the fit file (TOML) here"},
-			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace the fit file if it exists"},
-			&cli.StringFlag{Name: "plot", Usage: "draw the empirical CDF against the fitted ones into this directory (PNG and SVG)"},
-			&cli.BoolFlag{Name: "json", Usage: "print every fit as JSON instead of the tables"},
-			&cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed trace line (without it: skip and count)"},
-			&cli.StringFlag{Name: "input-format", Usage: "input format when it cannot be detected: swf, gwf or sqlite"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"},
+			&cli.StringSliceFlag{Name: "field", Value: cli.NewStringSlice("runtime"), Destination: &f.fields, Usage: "what to fit (repeat or comma-separate for several): " + strings.Join(gwa.FitFieldNames(), ", ")},
+			&cli.BoolFlag{Name: "log2", Destination: &f.Fit.Stats.Log2, Usage: "fit log2 of the values, as the thesis does (the fit file says so; the WDL samples 2^Y)"},
+			&cli.StringFlag{Name: "families", Value: strings.Join(stats.FitFamilies(), ","), Destination: &f.families, Usage: "the candidate families, comma-separated"},
+			&cli.StringFlag{Name: "censor-at", Destination: &f.censorAt, Usage: "right-censor values at or above this (a wall-time limit, e.g. 48h): they count as 'at least this long'"},
+			&cli.Float64Flag{Name: "floor", Destination: &f.Fit.Stats.Floor, Usage: "set apart values at or below this on the fitted scale (they are kept as an empirical part of the model)"},
+			&cli.BoolFlag{Name: "no-floor", Destination: &f.Fit.Stats.NoFloor, Usage: "fit every value (families that need values > 0 then fail on zeros)"},
+			&cli.StringFlag{Name: "delta", Value: "120s", Destination: &f.delta, Usage: "Δ of the bag-of-tasks fields: the largest submit gap inside a bag"},
+			&cli.StringFlag{Name: "peak", Destination: &f.peak, Usage: "for the inter-arrival fields, only gaps between arrivals both within these hours of the same day, e.g. 8-17 (the thesis's peak hours)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &f.Output, Usage: "write the fit file (TOML) here"},
+			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Destination: &f.force, Usage: "replace the fit file if it exists"},
+			&cli.StringFlag{Name: "plot", Destination: &f.PlotDir, Usage: "draw the empirical CDF against the fitted ones into this directory (PNG and SVG)"},
+			&cli.BoolFlag{Name: "json", Destination: &f.JSON, Usage: "print every fit as JSON instead of the tables"},
+			&cli.BoolFlag{Name: "strict", Destination: &f.in.read.Strict, Usage: "stop at the first malformed trace line (without it: skip and count)"},
+			&cli.StringFlag{Name: "input-format", Destination: &f.inFormat, Usage: "input format when it cannot be detected: swf, gwf or sqlite"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &f.in.quiet, Usage: "no progress bar"},
 		},
-		Action: runFit,
-	})
+		Action: f.run,
+	}
 }
 
 // FitOptions are the parsed flags of gmark fit.
@@ -68,46 +80,46 @@ type FitOptions struct {
 	Input   *traceInput // how the traces are read
 }
 
-func runFit(c *cli.Context) error {
-	o, err := parseFitOptions(c)
+func (f *fitFlags) run(c *cli.Context) error {
+	o, err := f.parse(c)
 	if err != nil {
 		return err
 	}
 	return fitTraces(c, o)
 }
 
-func parseFitOptions(c *cli.Context) (FitOptions, error) {
+func (f *fitFlags) parse(c *cli.Context) (FitOptions, error) {
 	if c.NArg() == 0 {
 		return FitOptions{}, usageErrorf("fit takes one or more trace files (see 'gmark fit --help')")
 	}
-	o := FitOptions{Traces: c.Args().Slice(), Output: c.String("output"), PlotDir: c.String("plot"), JSON: c.Bool("json")}
+	o := f.FitOptions
+	o.Traces = c.Args().Slice()
 	var err error
-	if o.Input, err = parseTraceInput(c); err != nil {
+	if o.Input, err = f.in.parse(c, f.inFormat); err != nil {
 		return o, err
 	}
-	if o.Fit.Fields, err = gwa.ParseFitFields(splitList(c.StringSlice("field"))); err != nil {
+	if o.Fit.Fields, err = gwa.ParseFitFields(splitList(f.fields.Value())); err != nil {
 		return o, usageError{err}
 	}
-	if o.Fit.Families, err = stats.ParseFitFamilies(splitList([]string{c.String("families")})); err != nil {
+	if o.Fit.Families, err = stats.ParseFitFamilies(splitList([]string{f.families})); err != nil {
 		return o, usageError{err}
 	}
-	if f := c.Float64("floor"); math.IsNaN(f) || math.IsInf(f, 0) {
-		return o, usageErrorf("--floor %v: a finite number on the fitted scale", f)
+	if v := o.Fit.Stats.Floor; math.IsNaN(v) || math.IsInf(v, 0) {
+		return o, usageErrorf("--floor %v: a finite number on the fitted scale", v)
 	}
-	o.Fit.Stats = stats.FitOptions{Log2: c.Bool("log2"), Floor: c.Float64("floor"), NoFloor: c.Bool("no-floor")}
-	if s := c.String("censor-at"); s != "" {
+	if s := f.censorAt; s != "" {
 		v, err := gwa.ParseDurationSeconds(s)
 		if err != nil || !(v > 0) {
 			return o, usageErrorf("--censor-at %q: a value > 0, e.g. 48h or 172800", s)
 		}
 		o.Fit.Stats.CensorAt = v
 	}
-	d, err := gwa.ParseDurationSeconds(c.String("delta"))
+	d, err := gwa.ParseDurationSeconds(f.delta)
 	if err != nil || !(d > 0) {
-		return o, usageErrorf("--delta %q: a duration > 0, e.g. 120s", c.String("delta"))
+		return o, usageErrorf("--delta %q: a duration > 0, e.g. 120s", f.delta)
 	}
 	o.Fit.Delta = d
-	if s := c.String("peak"); s != "" {
+	if s := f.peak; s != "" {
 		var from, to int
 		if n, err := fmt.Sscanf(s, "%d-%d", &from, &to); n != 2 || err != nil || from < 0 || to > 24 || from >= to {
 			return o, usageErrorf("--peak %q: FROM-TO whole hours, 0 ≤ FROM < TO ≤ 24, e.g. 8-17", s)
@@ -115,7 +127,7 @@ func parseFitOptions(c *cli.Context) (FitOptions, error) {
 		o.Fit.Peak = gwa.PeakHours{From: from, To: to}
 	}
 	if o.Output != "" {
-		if err := outfile.Check(o.Output, "", c.Bool("force")); err != nil {
+		if err := outfile.Check(o.Output, "", f.force); err != nil {
 			return o, usageError{err}
 		}
 	}

@@ -21,8 +21,11 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	commands = append(commands, &cli.Command{
+func init() { makers = append(makers, generateCommand) }
+
+func generateCommand() *cli.Command {
+	o := &generateOptions{}
+	return &cli.Command{
 		Name:      "generate",
 		Usage:     "generate a workload from a workload description (WDL)",
 		ArgsUsage: "SPEC.wdl",
@@ -32,28 +35,29 @@ func init() {
 			"The same spec and seed always give byte-identical output. The WDL is described in docs/wdl.md.\n\n" +
 			"Exit status: 0 on success, 2 when the spec is invalid (nothing is written), 1 on other errors.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, DefaultText: "the spec's name without extension", Usage: "workload directory to write"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed; recorded in the manifest"},
-			&cli.StringSliceFlag{Name: "jdf", Usage: "also print job description files in these formats (comma-separated): " + strings.Join(printers.Names(), ", ")},
-			&cli.BoolFlag{Name: "single-file", Usage: "with --jdf, write one stream per format (jdf/FORMAT.EXT) instead of one file per job"},
-			&cli.StringSliceFlag{Name: "format", Usage: "also write the workload as a trace: gwf, swf, wf (GWF's workflow variant, workload.wf.gwf: composite jobs keep their dependencies), wfformat (workflows/: each composite job a WfCommons instance)"},
-			&cli.BoolFlag{Name: "validate", Usage: "only check the spec; write nothing"},
-			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace the output directory if it exists"},
-			&cli.StringFlag{Name: "executable", Value: "gmark", Usage: "program the job description files run (it is given 'app NAME …')"},
-			&cli.StringFlag{Name: "workdir", Value: ".", Usage: "working directory written into the job description files"},
-			&cli.IntFlag{Name: "retries", Usage: "RETRY count per node in DAGMan files"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no progress bar and no summary"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, DefaultText: "the spec's name without extension", Destination: &o.dir.Out, Usage: "workload directory to write"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &o.dir.Seed, Usage: "random seed; recorded in the manifest"},
+			&cli.StringSliceFlag{Name: "jdf", Destination: &o.jdf, Usage: "also print job description files in these formats (comma-separated): " + strings.Join(printers.Names(), ", ")},
+			&cli.BoolFlag{Name: "single-file", Destination: &o.dir.SingleFile, Usage: "with --jdf, write one stream per format (jdf/FORMAT.EXT) instead of one file per job"},
+			&cli.StringSliceFlag{Name: "format", Destination: &o.traces, Usage: "also write the workload as a trace: gwf, swf, wf (GWF's workflow variant, workload.wf.gwf: composite jobs keep their dependencies), wfformat (workflows/: each composite job a WfCommons instance)"},
+			&cli.BoolFlag{Name: "validate", Destination: &o.validate, Usage: "only check the spec; write nothing"},
+			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Destination: &o.dir.Replace, Usage: "replace the output directory if it exists"},
+			&cli.StringFlag{Name: "executable", Value: "gmark", Destination: &o.dir.Print.Executable, Usage: "program the job description files run (it is given 'app NAME …')"},
+			&cli.StringFlag{Name: "workdir", Value: ".", Destination: &o.dir.Print.WorkDir, Usage: "working directory written into the job description files"},
+			&cli.IntFlag{Name: "retries", Destination: &o.dir.Print.Retries, Usage: "RETRY count per node in DAGMan files"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &o.quiet, Usage: "print no progress bar and no summary"},
 		},
-		Action: runGenerate,
-	})
+		Action: o.run,
+	}
 }
 
-// generateOptions are the parsed flags of `gmark generate`.
+// generateOptions are the flags of `gmark generate`, bound to its fields
+// (--jdf and --format: to jdf and traces, parsed into dir).
 type generateOptions struct {
-	spec     string
-	validate bool
-	quiet    bool
-	dir      generator.DirOptions
+	spec            string
+	validate, quiet bool
+	dir             generator.DirOptions
+	jdf, traces     cli.StringSlice
 }
 
 func splitList(values []string) []string {
@@ -68,27 +72,14 @@ func splitList(values []string) []string {
 	return out
 }
 
-// parseGenerateFlags checks the flags of `gmark generate`; every error is a
-// usage error.
-func parseGenerateFlags(c *cli.Context) (generateOptions, error) {
+// parse checks the flags of `gmark generate`; every error is a usage error.
+func (f *generateOptions) parse(c *cli.Context) (generateOptions, error) {
 	if c.NArg() != 1 {
 		return generateOptions{}, usageErrorf("generate takes one WDL file (see 'gmark generate --help')")
 	}
-	o := generateOptions{
-		spec:     c.Args().First(),
-		validate: c.Bool("validate"),
-		quiet:    c.Bool("quiet"),
-		dir: generator.DirOptions{
-			Out:        c.String("output"),
-			Replace:    c.Bool("force"),
-			SpecPath:   c.Args().First(),
-			Seed:       c.Uint64("seed"),
-			JDF:        splitList(c.StringSlice("jdf")),
-			SingleFile: c.Bool("single-file"),
-			Print:      printers.Config{Executable: c.String("executable"), WorkDir: c.String("workdir"), Retries: c.Int("retries")},
-			Traces:     splitList(c.StringSlice("format")),
-		},
-	}
+	o := *f
+	o.spec, o.dir.SpecPath = c.Args().First(), c.Args().First()
+	o.dir.JDF, o.dir.Traces = splitList(f.jdf.Value()), splitList(f.traces.Value())
 	for _, f := range o.dir.JDF {
 		if _, err := printers.Lookup(f); err != nil {
 			return o, usageError{err}
@@ -111,8 +102,8 @@ func parseGenerateFlags(c *cli.Context) (generateOptions, error) {
 	return o, nil
 }
 
-func runGenerate(c *cli.Context) error {
-	o, err := parseGenerateFlags(c)
+func (f *generateOptions) run(c *cli.Context) error {
+	o, err := f.parse(c)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/gmark/gmark/internal/httpapi"
 	"github.com/gmark/gmark/koala/persist"
 	"github.com/gmark/gmark/sim/coresim"
@@ -25,8 +26,10 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	commands = append(commands, &cli.Command{
+func init() { makers = append(makers, koalaCommand) }
+
+func koalaCommand() *cli.Command {
+	return &cli.Command{
 		Name:  "koala",
 		Usage: "the bundled multi-cluster co-allocating scheduler (in the style of KOALA)",
 		Description: "The grid is described in a TOML file (see examples/das2.toml and docs/koala.md).\n" +
@@ -34,43 +37,28 @@ func init() {
 			"why the queued ones wait; 'simulate' runs a generated workload through the same scheduler\n" +
 			"in simulated time and prints what happened.",
 		Subcommands: []*cli.Command{koalaServeCommand(), koalaJobsCommand(), koalaSimulateCommand()},
-	})
+	}
 }
 
-func gridFlag() cli.Flag {
-	return &cli.StringFlag{Name: "grid", Usage: "grid description (TOML)", Value: "examples/das2.toml"}
+func gridFlag(path *string) cli.Flag {
+	return &cli.StringFlag{Name: "grid", Usage: "grid description (TOML)", Value: "examples/das2.toml", Destination: path}
 }
 
 // gridOptions are the grid file and the command line's overrides of its
-// scheduler settings (nil: the file's).
+// scheduler settings (nil: the file's), made of the flags' values.
 type gridOptions struct {
-	path string
+	path, policy, execution string
+	timeScale               float64
+	scanInterval            time.Duration
 	grid.Overrides
 }
 
-// gridOptionsOf reads the grid flags of a koala command.
-func gridOptionsOf(c *cli.Context) gridOptions {
-	o := gridOptions{path: c.String("grid")}
-	if c.IsSet("policy") {
-		v := c.String("policy")
-		o.Policy = &v
-	}
-	if c.IsSet("time-scale") {
-		v := c.Float64("time-scale")
-		o.TimeScale = &v
-	}
-	if c.IsSet("scan-interval") {
-		v := c.Duration("scan-interval")
-		o.ScanInterval = &v
-	}
-	if c.IsSet("execution") {
-		v := c.String("execution")
-		o.Execution = &v
-	}
+// overrides sets the overrides the command line gave.
+func (o *gridOptions) overrides(c *cli.Context) *gridOptions {
+	o.Policy, o.TimeScale = cliflag.IfSet(c, "policy", &o.policy), cliflag.IfSet(c, "time-scale", &o.timeScale)
+	o.ScanInterval, o.Execution = cliflag.IfSet(c, "scan-interval", &o.scanInterval), cliflag.IfSet(c, "execution", &o.execution)
 	return o
 }
-
-func loadGrid(c *cli.Context) (*grid.Grid, error) { return gridOptionsOf(c).load() }
 
 // load reads the grid file (the built-in copy of a shipped example when
 // it is not on disk) and applies the overrides; every error is bad input.
@@ -88,7 +76,15 @@ func (o gridOptions) load() (*grid.Grid, error) {
 	return g, nil
 }
 
+// serveOptions are the flags of 'gmark koala serve'.
+type serveOptions struct {
+	grid                                          gridOptions
+	listen, state, tokenGiven, tokenFile, workdir string
+	allowRemote, awaitRun                         bool
+}
+
 func koalaServeCommand() *cli.Command {
+	o := &serveOptions{}
 	return &cli.Command{
 		Name:  "serve",
 		Usage: "run the scheduler with its HTTP API",
@@ -97,54 +93,54 @@ func koalaServeCommand() *cli.Command {
 			"generated and written next to the state database (STATE.token). The state database keeps\n" +
 			"every accepted job: after a crash, restarting with the same --state resumes.",
 		Flags: []cli.Flag{
-			gridFlag(),
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve on"},
-			&cli.BoolFlag{Name: "allow-remote", Usage: "allow --listen on an address other than loopback"},
-			&cli.StringFlag{Name: "state", Value: "koala-state.db", Usage: "SQLite database of the scheduler's state"},
-			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "token for state-changing requests (visible to other users in the process list: prefer --token-file or the environment variable)"},
-			&cli.StringFlag{Name: "token-file", Usage: "file holding the token for state-changing requests"},
-			&cli.StringFlag{Name: "policy", Usage: "placement policy of the jobs that name none (" + placement.List() + "); overrides the grid file"},
-			&cli.Float64Flag{Name: "time-scale", Usage: "core seconds per wall second; overrides the grid file"},
-			&cli.DurationFlag{Name: "scan-interval", Usage: "placement-queue scan interval; overrides the grid file"},
-			&cli.StringFlag{Name: "execution", Usage: "emulated (timers) or process (real 'gmark app' processes); overrides the grid file"},
-			&cli.StringFlag{Name: "workdir", DefaultText: "STATE.jobs", Usage: "with process execution, where jobs run"},
-			&cli.BoolFlag{Name: "await-run", Usage: "hold the grid's local workloads until a run declares its origin (gmark run starts its core so)"},
+			gridFlag(&o.grid.path),
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Destination: &o.listen, Usage: "address to serve on"},
+			&cli.BoolFlag{Name: "allow-remote", Destination: &o.allowRemote, Usage: "allow --listen on an address other than loopback"},
+			&cli.StringFlag{Name: "state", Value: "koala-state.db", Destination: &o.state, Usage: "SQLite database of the scheduler's state"},
+			&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Destination: &o.tokenGiven, Usage: "token for state-changing requests (visible to other users in the process list: prefer --token-file or the environment variable)"},
+			&cli.StringFlag{Name: "token-file", Destination: &o.tokenFile, Usage: "file holding the token for state-changing requests"},
+			&cli.StringFlag{Name: "policy", Destination: &o.grid.policy, Usage: "placement policy of the jobs that name none (" + placement.List() + "); overrides the grid file"},
+			&cli.Float64Flag{Name: "time-scale", Destination: &o.grid.timeScale, Usage: "core seconds per wall second; overrides the grid file"},
+			&cli.DurationFlag{Name: "scan-interval", Destination: &o.grid.scanInterval, Usage: "placement-queue scan interval; overrides the grid file"},
+			&cli.StringFlag{Name: "execution", Destination: &o.grid.execution, Usage: "emulated (timers) or process (real 'gmark app' processes); overrides the grid file"},
+			&cli.StringFlag{Name: "workdir", DefaultText: "STATE.jobs", Destination: &o.workdir, Usage: "with process execution, where jobs run"},
+			&cli.BoolFlag{Name: "await-run", Destination: &o.awaitRun, Usage: "hold the grid's local workloads until a run declares its origin (gmark run starts its core so)"},
 		},
-		Action: runKoalaServe,
+		Action: o.serve,
 	}
 }
 
 // serveToken is the token given to serve: from --token-file, which wins,
 // or --token (or $GMARK_KOALA_TOKEN); "" when none is given (one is
 // generated). The token itself is never printed.
-func serveToken(c *cli.Context) (string, error) {
-	if file := c.String("token-file"); file != "" {
+func (o *serveOptions) token() (string, error) {
+	if file := o.tokenFile; file != "" {
 		t, err := httpapi.ReadTokenFile(file)
 		if err != nil {
 			return "", usageErrorf("--token-file: %v", err)
 		}
 		return t, nil
 	}
-	return c.String("token"), nil
+	return o.tokenGiven, nil
 }
 
-func runKoalaServe(c *cli.Context) error {
-	g, err := loadGrid(c)
+func (o *serveOptions) serve(c *cli.Context) error {
+	g, err := o.grid.overrides(c).load()
 	if err != nil {
 		return err
 	}
-	addr := c.String("listen")
+	addr := o.listen
 	if err := httpapi.CheckListen(addr); err != nil {
 		return usageError{err}
 	}
-	if !server.IsLoopback(addr) && !c.Bool("allow-remote") {
+	if !server.IsLoopback(addr) && !o.allowRemote {
 		return usageErrorf("--listen %s is not a loopback address; add --allow-remote to serve beyond this machine", addr)
 	}
-	state := c.String("state")
+	state := o.state
 	if err := persist.Check(state); err != nil { // before the token is written beside it
 		return err
 	}
-	token, err := serveToken(c)
+	token, err := o.token()
 	if err != nil {
 		return err
 	}
@@ -154,15 +150,15 @@ func runKoalaServe(c *cli.Context) error {
 			return err
 		}
 	}
-	px, err := procexec.ForGrid(g, state, c.String("workdir"), c.App.ErrWriter)
+	px, err := procexec.ForGrid(g, state, o.workdir, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
-	ctls, agents, err := celrm.Clusters(c.Context, g, state, c.String("workdir"), c.App.ErrWriter)
+	ctls, agents, err := celrm.Clusters(c.Context, g, state, o.workdir, c.App.ErrWriter)
 	if err != nil {
 		return usageError{err}
 	}
-	cfg := server.Config{Grid: g, State: state, Token: token, Controllers: ctls, AwaitRun: c.Bool("await-run"), Agents: agents}
+	cfg := server.Config{Grid: g, State: state, Token: token, Controllers: ctls, AwaitRun: o.awaitRun, Agents: agents}
 	if px != nil {
 		cfg.Executor = px
 	}
@@ -200,6 +196,7 @@ func runKoalaServe(c *cli.Context) error {
 }
 
 func koalaSimulateCommand() *cli.Command {
+	o := &simulateOptions{}
 	return &cli.Command{
 		Name:      "simulate",
 		Usage:     "run a generated workload through the scheduler in simulated time",
@@ -208,23 +205,23 @@ func koalaSimulateCommand() *cli.Command {
 			"scheduler, with emulated execution, in simulated time (a two-hour workload takes a fraction of a\n" +
 			"second), and prints per-job statistics and utilization. Composite jobs are not supported here.",
 		Flags: []cli.Flag{
-			gridFlag(),
-			&cli.StringFlag{Name: "policy", Usage: "placement policy (" + placement.List() + "); overrides the grid file"},
-			&cli.StringFlag{Name: "priority", Value: "high", Usage: "priority of every job"},
-			&cli.StringFlag{Name: "runner", Value: "krunner", Usage: "runner of every job: krunner, drunner, irunner"},
-			&cli.DurationFlag{Name: "warmup", Value: 30 * time.Minute, Usage: "background load runs this long before the first job (at least the grid's [scheduler] local_warmup, which the local workloads get)"},
-			&cli.DurationFlag{Name: "limit", Value: 7 * 24 * time.Hour, Usage: "stop the simulation after this much simulated time"},
-			&cli.DurationFlag{Name: "scan-interval", Usage: "placement-queue scan interval; overrides the grid file"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of background load and failures"},
-			&cli.StringFlag{Name: "events", Usage: "write every event as JSON lines to this file"},
-			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON"},
-			&cli.StringFlag{Name: "db", Usage: "also record the simulated run in this results store (for 'gmark report')"},
-			&cli.StringFlag{Name: "project", Value: "default", Usage: "with --db: project of the run"},
-			&cli.StringFlag{Name: "scenario", DefaultText: "the workload directory's name", Usage: "with --db: scenario of the run"},
-			&cli.StringFlag{Name: "run-id", DefaultText: "time and random digits", Usage: "with --db: id of the run"},
-			&cli.StringFlag{Name: "resume", Usage: "with --db: continue run `RUN`, which a killed simulation left unfinished (the same workload, grid and settings)"},
+			gridFlag(&o.grid.path),
+			&cli.StringFlag{Name: "policy", Destination: &o.grid.policy, Usage: "placement policy (" + placement.List() + "); overrides the grid file"},
+			&cli.StringFlag{Name: "priority", Value: "high", Destination: &o.priority, Usage: "priority of every job"},
+			&cli.StringFlag{Name: "runner", Value: "krunner", Destination: &o.runner, Usage: "runner of every job: krunner, drunner, irunner"},
+			&cli.DurationFlag{Name: "warmup", Value: 30 * time.Minute, Destination: &o.warmup, Usage: "background load runs this long before the first job (at least the grid's [scheduler] local_warmup, which the local workloads get)"},
+			&cli.DurationFlag{Name: "limit", Value: 7 * 24 * time.Hour, Destination: &o.limit, Usage: "stop the simulation after this much simulated time"},
+			&cli.DurationFlag{Name: "scan-interval", Destination: &o.grid.scanInterval, Usage: "placement-queue scan interval; overrides the grid file"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &o.seed, Usage: "seed of background load and failures"},
+			&cli.StringFlag{Name: "events", Destination: &o.events, Usage: "write every event as JSON lines to this file"},
+			&cli.BoolFlag{Name: "json", Destination: &o.json, Usage: "print the summary as JSON"},
+			&cli.StringFlag{Name: "db", Destination: &o.db, Usage: "also record the simulated run in this results store (for 'gmark report')"},
+			&cli.StringFlag{Name: "project", Value: "default", Destination: &o.project, Usage: "with --db: project of the run"},
+			&cli.StringFlag{Name: "scenario", DefaultText: "the workload directory's name", Destination: &o.scenario, Usage: "with --db: scenario of the run"},
+			&cli.StringFlag{Name: "run-id", DefaultText: "time and random digits", Destination: &o.runID, Usage: "with --db: id of the run"},
+			&cli.StringFlag{Name: "resume", Destination: &o.resumeRun, Usage: "with --db: continue run `RUN`, which a killed simulation left unfinished (the same workload, grid and settings)"},
 		},
-		Action: runKoalaSimulate,
+		Action: o.run,
 	}
 }
 
@@ -242,24 +239,22 @@ type simulateOptions struct {
 	project       string
 	scenario      string
 	runID         string
-	resume        bool // continue runID (--resume)
+	resumeRun     string // --resume
+	resume        bool   // continue runID
 }
 
-func runKoalaSimulate(c *cli.Context) error {
+func (o *simulateOptions) run(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("simulate takes one workload directory (from 'gmark generate')")
 	}
-	runID, resume := c.String("run-id"), c.String("resume")
-	if resume != "" && (c.String("db") == "" || runID != "" && runID != resume) {
-		return usageErrorf("--resume %s needs --db, and no other --run-id", resume)
-	} else if resume != "" {
-		runID = resume
+	if o.resume = o.resumeRun != ""; o.resume && (o.db == "" || o.runID != "" && o.runID != o.resumeRun) {
+		return usageErrorf("--resume %s needs --db, and no other --run-id", o.resumeRun)
+	} else if o.resume {
+		o.runID = o.resumeRun
 	}
-	return koalaSimulate(c.Context, simulateOptions{dir: c.Args().First(), grid: gridOptionsOf(c), resume: resume != "",
-		seed: c.Uint64("seed"), priority: c.String("priority"), runner: c.String("runner"),
-		warmup: c.Duration("warmup"), limit: c.Duration("limit"), events: c.String("events"), json: c.Bool("json"),
-		db: c.String("db"), project: c.String("project"), scenario: c.String("scenario"), runID: runID},
-		c.App.Writer, c.App.ErrWriter)
+	o.dir = c.Args().First()
+	o.grid.overrides(c)
+	return koalaSimulate(c.Context, *o, c.App.Writer, c.App.ErrWriter)
 }
 
 // koalaSimulate runs the workload through the scheduler in simulated time

@@ -24,6 +24,7 @@ type koalaJobsOptions struct {
 }
 
 func koalaJobsCommand() *cli.Command {
+	o := &koalaJobsOptions{}
 	return &cli.Command{
 		Name:      "jobs",
 		Usage:     "list the jobs of a running core, and why the queued ones wait",
@@ -32,13 +33,13 @@ func koalaJobsCommand() *cli.Command {
 			"named) and prints one line per job. WHY is a failed job's reason and, for a job whose last\n" +
 			"placement try failed, why each site did not take it (docs/koala.md lists the reasons).",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "endpoint", Value: "http://127.0.0.1:7070", Usage: "URL of the core's HTTP API"},
-			&cli.StringFlag{Name: "state", Usage: "only jobs in this state: queued, claiming, running, finished, failed or cancelled"},
-			&cli.BoolFlag{Name: "json", Usage: "print the jobs as the API gives them (JSON)"},
+			&cli.StringFlag{Name: "endpoint", Value: "http://127.0.0.1:7070", Destination: &o.Endpoint, Usage: "URL of the core's HTTP API"},
+			&cli.StringFlag{Name: "state", Destination: &o.State, Usage: "only jobs in this state: queued, claiming, running, finished, failed or cancelled"},
+			&cli.BoolFlag{Name: "json", Destination: &o.JSON, Usage: "print the jobs as the API gives them (JSON)"},
 		},
 		Action: func(c *cli.Context) error {
-			return runKoalaJobs(c.Context, koalaJobsOptions{Endpoint: c.String("endpoint"), State: c.String("state"),
-				JSON: c.Bool("json"), IDs: c.Args().Slice()}, c.App.Writer)
+			o.IDs = c.Args().Slice()
+			return runKoalaJobs(c.Context, *o, c.App.Writer)
 		},
 	}
 }

@@ -23,8 +23,9 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// commands is filled by the init functions of the command files.
-var commands []*cli.Command
+// commands and makers are filled by the init functions of the command files;
+// a maker's command is made anew for each app, its flags bound to its own fields.
+var commands, makers = []*cli.Command(nil), []func() *cli.Command(nil)
 
 // Exit codes: 0 success, 1 a failure while working (or a failed check, such
 // as a regression gate), 2 bad usage or bad input (nothing was written).
@@ -48,13 +49,17 @@ func usageErrorf(format string, args ...any) error {
 }
 
 func newApp() *cli.App {
-	sort.Slice(commands, func(i, j int) bool { return commands[i].Name < commands[j].Name })
+	cmds := append([]*cli.Command(nil), commands...)
+	for _, mk := range makers {
+		cmds = append(cmds, mk())
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
 	app := &cli.App{
 		Name:                 "gmark",
 		Usage:                "grid and cluster workload generation and benchmarking",
 		Version:              version.String(),
 		EnableBashCompletion: true,
-		Commands:             commands,
+		Commands:             cmds,
 		Description: "gmark reads a workload description (WDL), generates the workload, submits it on\n" +
 			"schedule to a scheduler, records every job in SQLite and reports on the results.\n" +
 			"Run 'gmark COMMAND --help' for the flags of a command.",

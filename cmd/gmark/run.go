@@ -13,6 +13,7 @@ import (
 	"github.com/gmark/gmark/analyzer/report"
 	"github.com/gmark/gmark/examples"
 	"github.com/gmark/gmark/generator"
+	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/gmark/gmark/internal/names"
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/record"
@@ -44,12 +45,12 @@ func init() {
 			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Value: "koala", Usage: "koala (the bundled scheduler), local, dryrun, slurm, condor or sge"},
 			&cli.DurationFlag{Name: "scan-interval", DefaultText: "the grid's", Usage: "koala: the bundled scheduler's scan interval"},
 			&cli.StringFlag{Name: "targets", Usage: "slurm, condor, sge, local: the targets TOML file (see 'gmark submit')"},
-			&cli.IntFlag{Name: "processors", DefaultText: "the number of CPUs", Usage: "local: processor budget"},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "processors", DefaultText: "the number of CPUs", Usage: "local: processor budget"}, Min: 1, Max: 1_000_000},
 			&cli.StringFlag{Name: "gmark", DefaultText: "this one", Usage: "the gmark binary jobs run"},
-			&cli.IntFlag{Name: "workers", Value: 5, Usage: "submitting workers"},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "workers", Value: 5, Usage: "submitting workers"}, Min: 1, Max: 10_000},
 			&cli.Float64Flag{Name: "speedup", Value: 1, Usage: "compress time this many times (schedule and, for koala, the scheduler's clock)"},
-			&cli.DurationFlag{Name: "tail", DefaultText: "wait for every job", Usage: "after the last submission, wait this long, then cancel what is left"},
-			&cli.IntFlag{Name: "retries", Usage: "resubmit a failed task of a composite job up to this many times"},
+			&cliflag.DurationRange{DurationFlag: cli.DurationFlag{Name: "tail", DefaultText: "wait for every job", Usage: "after the last submission, wait this long, then cancel what is left"}, Min: 0, Max: 30 * 24 * time.Hour},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "retries", Usage: "resubmit a failed task of a composite job up to this many times"}, Min: 0, Max: 100},
 			&cli.StringFlag{Name: "project", Value: "default", Usage: "project the run belongs to"},
 			&cli.StringFlag{Name: "scenario", DefaultText: "the spec's name", Usage: "scenario the run belongs to"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bars and logs"},

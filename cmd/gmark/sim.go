@@ -17,9 +17,23 @@ import (
 
 // gmark sim: experiments of the multi-grid simulator (package sim/experiment;
 // docs/sim.md).
-func init() {
-	db := &cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"}
-	commands = append(commands, &cli.Command{
+func init() { makers = append(makers, simCommand) }
+
+// simFlags are the values of the flags of 'gmark sim run' and 'report';
+// line holds --targets, --array-limit, --retries and run's --jobs.
+type simFlags struct {
+	db, on, format, output string
+	parallel, jobsOfRun    int
+	scale                  float64
+	quiet                  bool
+	slurmConf              cli.StringSlice
+	line                   slurmarray.CommandLine
+}
+
+func simCommand() *cli.Command {
+	o := &simFlags{}
+	db := &cli.StringFlag{Name: "db", Value: "results.db", Destination: &o.db, Usage: "results store (SQLite)"}
+	return &cli.Command{
 		Name:  "sim",
 		Usage: "multi-grid simulation experiments (DGSim-style): run an experiment file, report on it",
 		Description: "An experiment file (TOML, docs/sim.md) names a topology and scenarios × architectures × load\n" +
@@ -30,17 +44,17 @@ func init() {
 			Description: "Killed or interrupted, it keeps every run that ended: the same command again does the rest\n" +
 				"(a run in progress is done again from its start). One process at a time works on a store.",
 			Flags: []cli.Flag{db,
-				&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, DefaultText: "GOMAXPROCS", Usage: "runs at once"},
-				&cli.Float64Flag{Name: "scale", Value: 1, Usage: "a reduced version: every workload shortened to this fraction of its span (0 < F ≤ 1)"},
-				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no summary"},
-				&cli.BoolFlag{Name: "jobs", Usage: "also record each run's per-job schedule (and add it to the runs recorded without; gmark sim report --jobs)"},
-				&cli.StringFlag{Name: "on", Value: "local", Usage: "where the runs run: local, or slurm (a job array task per run; docs/sim.md)"},
-				&cli.StringFlag{Name: "targets", Usage: "--on slurm: a targets file whose [slurm] section names the clusters"},
-				&cli.StringSliceFlag{Name: "slurm-conf", DefaultText: "$SLURM_CONF", Usage: "--on slurm: a cluster's slurm.conf (repeatable)"},
-				&cli.IntFlag{Name: "array-limit", DefaultText: "Slurm's choice", Usage: "--on slurm: tasks of an array running at once"},
-				&cli.IntFlag{Name: "retries", Value: 2, Usage: "--on slurm: times a run whose task failed is submitted again"},
+				&cli.IntFlag{Name: "parallel", Aliases: []string{"j"}, DefaultText: "GOMAXPROCS", Destination: &o.parallel, Usage: "runs at once"},
+				&cli.Float64Flag{Name: "scale", Value: 1, Destination: &o.scale, Usage: "a reduced version: every workload shortened to this fraction of its span (0 < F ≤ 1)"},
+				&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &o.quiet, Usage: "no progress bar and no summary"},
+				&cli.BoolFlag{Name: "jobs", Destination: &o.line.Jobs, Usage: "also record each run's per-job schedule (and add it to the runs recorded without; gmark sim report --jobs)"},
+				&cli.StringFlag{Name: "on", Value: "local", Destination: &o.on, Usage: "where the runs run: local, or slurm (a job array task per run; docs/sim.md)"},
+				&cli.StringFlag{Name: "targets", Destination: &o.line.Targets, Usage: "--on slurm: a targets file whose [slurm] section names the clusters"},
+				&cli.StringSliceFlag{Name: "slurm-conf", DefaultText: "$SLURM_CONF", Destination: &o.slurmConf, Usage: "--on slurm: a cluster's slurm.conf (repeatable)"},
+				&cli.IntFlag{Name: "array-limit", DefaultText: "Slurm's choice", Destination: &o.line.ArrayLimit, Usage: "--on slurm: tasks of an array running at once"},
+				&cli.IntFlag{Name: "retries", Value: 2, Destination: &o.line.Retries, Usage: "--on slurm: times a run whose task failed is submitted again"},
 			},
-			Action: runSimRun,
+			Action: o.run,
 		}, {
 			Name: "task", Hidden: true, ArgsUsage: "MANIFEST INDEX", Usage: "one array task of 'sim run --on slurm'",
 			Action: func(c *cli.Context) error {
@@ -56,41 +70,41 @@ func init() {
 			Description: "Reports the latest definition of each experiment named (default: every experiment of --db).\n" +
 				"-o DIR writes report.txt, report.json, the figures (metric vs load per architecture) and index.html.",
 			Flags: append(append(append([]cli.Flag{db},
-				cliflag.Renamed(&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"}, "f")...),
-				cliflag.Renamed(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report, its figures and an HTML page into this directory (--jobs: the file)"}, "out")...),
-				&cli.IntFlag{Name: "jobs", Usage: "instead, the per-job schedule of run `N` (from 1) of one experiment: Batsim's jobs.csv columns, or --format swf"}),
-			Action: runSimReport,
+				cliflag.Renamed(&cli.StringFlag{Name: "format", Value: "text", Destination: &o.format, Usage: "text or json"}, "f")...),
+				cliflag.Renamed(&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &o.output, Usage: "write the report, its figures and an HTML page into this directory (--jobs: the file)"}, "out")...),
+				&cli.IntFlag{Name: "jobs", Destination: &o.jobsOfRun, Usage: "instead, the per-job schedule of run `N` (from 1) of one experiment: Batsim's jobs.csv columns, or --format swf"}),
+			Action: o.report,
 		}},
-	})
+	}
 }
 
-func runSimRun(c *cli.Context) error {
+func (o *simFlags) run(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("sim run takes one experiment file (see 'gmark sim run --help')")
 	}
-	if p := c.Int("parallel"); c.IsSet("parallel") && (p < 1 || p > 1024) {
+	if p := o.parallel; c.IsSet("parallel") && (p < 1 || p > 1024) {
 		return usageErrorf("--parallel %d: from 1 to 1024", p)
 	}
-	if s := c.Float64("scale"); !(s > 0 && s <= 1) {
+	if s := o.scale; !(s > 0 && s <= 1) {
 		return usageErrorf("--scale %g: a fraction in (0, 1]", s)
 	}
-	execute, err := slurmarray.ExecutorFor(c.String("on"), slurmarray.CommandLine{Targets: c.String("targets"),
-		SlurmConfs: c.StringSlice("slurm-conf"), ArrayLimit: c.Int("array-limit"), Retries: c.Int("retries"), Parallel: c.IsSet("parallel"), Jobs: c.Bool("jobs")},
+	o.line.SlurmConfs, o.line.Parallel = o.slurmConf.Value(), c.IsSet("parallel")
+	execute, err := slurmarray.ExecutorFor(o.on, o.line,
 		c.IsSet("targets") || c.IsSet("slurm-conf") || c.IsSet("array-limit") || c.IsSet("retries"), c.App.ErrWriter)
 	if err != nil {
 		return usageError{err}
 	}
-	e, err := experiment.Load(c.Args().First(), experiment.Options{Scale: c.Float64("scale")})
+	e, err := experiment.Load(c.Args().First(), experiment.Options{Scale: o.scale})
 	if err != nil {
 		return usageError{err}
 	}
 	watchInterrupts()
-	bar, w, quiet := &progress.Bar{}, c.App.Writer, c.Bool("quiet")
-	sum, err := execute(c.Context, e, experiment.RunOptions{DB: c.String("db"), Parallel: c.Int("parallel"), Jobs: c.Bool("jobs"),
+	bar, w, quiet := &progress.Bar{}, c.App.Writer, o.quiet
+	sum, err := execute(c.Context, e, experiment.RunOptions{DB: o.db, Parallel: o.parallel, Jobs: o.line.Jobs,
 		CommandLine: record.RedactArgs(os.Args),
 		Started: func(planned, done, todo int) {
 			if !quiet {
-				fmt.Fprintf(w, "experiment %s: %d runs, %d already in %s, %d to run\n", e.Name, planned, done, c.String("db"), todo)
+				fmt.Fprintf(w, "experiment %s: %d runs, %d already in %s, %d to run\n", e.Name, planned, done, o.db, todo)
 			}
 			bar = progress.New(c.App.ErrWriter, progress.Options{Total: int64(todo), Desc: "simulating", Unit: "runs", Quiet: quiet})
 		},
@@ -107,23 +121,22 @@ func runSimRun(c *cli.Context) error {
 	case sum.Interrupted:
 		return fmt.Errorf("interrupted: %d runs recorded now, %d before; run the same command again to continue", sum.Ran, sum.AlreadyDone)
 	case !quiet:
-		fmt.Fprintf(w, "%s; %d of %d are in %s: gmark sim report --db %s %s\n", sum.RanText(c.Bool("jobs")), sum.Ran+sum.AlreadyDone+sum.JobsAdded, sum.Planned, c.String("db"), c.String("db"), e.Name)
+		fmt.Fprintf(w, "%s; %d of %d are in %s: gmark sim report --db %s %s\n", sum.RanText(o.line.Jobs), sum.Ran+sum.AlreadyDone+sum.JobsAdded, sum.Planned, o.db, o.db, e.Name)
 	}
 	return err
 }
 
-func runSimReport(c *cli.Context) error {
-	format, db := c.String("format"), c.String("db")
+func (o *simFlags) report(c *cli.Context) error {
 	if c.IsSet("jobs") {
-		return simError(experiment.WriteJobs(db, c.Args().Slice(), c.Int("jobs"), format, c.String("output"), c.App.Writer))
+		return simError(experiment.WriteJobs(o.db, c.Args().Slice(), o.jobsOfRun, o.format, o.output, c.App.Writer))
 	}
-	if !slices.Contains([]string{"text", "json"}, format) {
-		return usageErrorf("--format %q: text or json", format)
+	if !slices.Contains([]string{"text", "json"}, o.format) {
+		return usageErrorf("--format %q: text or json", o.format)
 	}
-	if _, err := os.Stat(db); err != nil {
-		return usageErrorf("results store %s: %v", db, errors.Unwrap(err))
+	if _, err := os.Stat(o.db); err != nil {
+		return usageErrorf("results store %s: %v", o.db, errors.Unwrap(err))
 	}
-	return simError(experiment.WriteReport(db, c.Args().Slice(), format, c.String("output"), c.App.Writer))
+	return simError(experiment.WriteReport(o.db, c.Args().Slice(), o.format, o.output, c.App.Writer))
 }
 
 // simError makes bad input of a sim command (a store that is not one, an

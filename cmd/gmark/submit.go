@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/gmark/gmark/internal/progress"
 	"github.com/gmark/gmark/koala/placement"
 	"github.com/gmark/gmark/record"
@@ -41,18 +42,18 @@ func init() {
 			&cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"},
 			&cli.StringFlag{Name: "project", Value: "default", Usage: "project the run belongs to"},
 			&cli.StringFlag{Name: "scenario", DefaultText: "the workload directory's name", Usage: "scenario the run belongs to"},
-			&cli.IntFlag{Name: "workers", Value: 5, Usage: "submitting workers"},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "workers", Value: 5, Usage: "submitting workers"}, Min: 1, Max: 10_000},
 			&cli.Float64Flag{Name: "speedup", Value: 1, Usage: "divide every submission offset by this factor"},
-			&cli.IntFlag{Name: "max-in-flight", Usage: "at most this many jobs submitted and not finished (0: no cap)"},
-			&cli.DurationFlag{Name: "tail", DefaultText: "wait for every job", Usage: "after the last submission, wait this long, then cancel what is left"},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "max-in-flight", Usage: "at most this many jobs submitted and not finished (0: no cap)"}, Min: 0, Max: 10_000_000},
+			&cliflag.DurationRange{DurationFlag: cli.DurationFlag{Name: "tail", DefaultText: "wait for every job", Usage: "after the last submission, wait this long, then cancel what is left"}, Min: 0, Max: 30 * 24 * time.Hour},
 			&cli.StringFlag{Name: "targets", Usage: "targets file (TOML): clusters of the slurm target, settings of the others"},
 			&cli.StringFlag{Name: "resume", Usage: "continue the run with this id (after a crash or an interrupt)"},
 			&cli.StringFlag{Name: "run-id", DefaultText: "time and random digits", Usage: "id of the new run"},
-			&cli.IntFlag{Name: "retries", Usage: "resubmit a failed task of a composite job up to this many times (0: off)"},
-			&cli.IntFlag{Name: "submit-retries", Value: submitter.DefaultSubmitRetries, Usage: "retry a submission failing with a transient error this many times"},
-			&cli.DurationFlag{Name: "backoff", Value: 500 * time.Millisecond, Usage: "first wait before a submission retry; doubled each time, up to 30s"},
-			&cli.DurationFlag{Name: "retry-for", Value: submitter.DefaultRetryFor, Usage: "retry a call failing with transient errors (a scheduler restarting or unreachable) for at least this long, with backoff (0: --submit-retries alone)"},
-			&cli.IntFlag{Name: "processors", DefaultText: "the number of CPUs", Usage: "local target: processor budget"},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "retries", Usage: "resubmit a failed task of a composite job up to this many times (0: off)"}, Min: 0, Max: 100},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "submit-retries", Value: submitter.DefaultSubmitRetries, Usage: "retry a submission failing with a transient error this many times"}, Min: 0, Max: 1_000},
+			&cliflag.DurationRange{DurationFlag: cli.DurationFlag{Name: "backoff", Value: 500 * time.Millisecond, Usage: "first wait before a submission retry; doubled each time, up to 30s"}, Min: time.Millisecond, Max: 10 * time.Minute},
+			&cliflag.DurationRange{DurationFlag: cli.DurationFlag{Name: "retry-for", Value: submitter.DefaultRetryFor, Usage: "retry a call failing with transient errors (a scheduler restarting or unreachable) for at least this long, with backoff (0: --submit-retries alone)"}, Min: 0, Max: submitter.MaxRetryFor},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "processors", DefaultText: "the number of CPUs", Usage: "local target: processor budget"}, Min: 1, Max: 1_000_000},
 			&cli.StringFlag{Name: "gmark", DefaultText: "this one", Usage: "the gmark binary jobs run as 'gmark app NAME …'"},
 			&cli.StringFlag{Name: "run-dir", DefaultText: "runs/RUN beside the store", Usage: "where job scripts and outputs go"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no log lines, for CI (the run id and summary are still printed)"},

@@ -11,6 +11,7 @@ import (
 	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/gwa/imbalance"
 	"github.com/gmark/gmark/gwa/wfstats"
+	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/gmark/gmark/internal/outfile"
 	"github.com/gmark/gmark/internal/progress"
 	"github.com/urfave/cli/v2"
@@ -19,11 +20,26 @@ import (
 // gmark trace: Grid Workloads Archive and Parallel Workloads Archive traces,
 // their analysis, selection and conversion. The work is done by package gwa;
 // this file wires flags to it. docs/trace.md describes it all.
-func init() {
-	strict, quiet := &cli.BoolFlag{Name: "strict", Usage: "stop at the first malformed line (without it: skip malformed lines, count them and report the count)"}, &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar"}
-	format := &cli.StringFlag{Name: "input-format", Usage: "input format when it cannot be detected: swf, gwf, wf (GWF's workflow variant), sqlite, wfformat (WfCommons JSON) or wta (parquet)"}
-	procs := &cli.IntFlag{Name: "procs", DefaultText: "the header's MaxProcs, else its MaxNodes, else the peak of processors in use at once (an estimate, said so)", Usage: "system size (processors) for utilization"}
-	commands = append(commands, &cli.Command{
+func init() { makers = append(makers, traceCommand) }
+
+// traceFlags are the values of the flags of 'gmark trace' and its subcommands:
+// in, the input's but --input-format; sel, the selection's but its lists and bounds.
+type traceFlags struct {
+	in                                                 traceInput
+	procs, top, reportedWork, list, minProcs, maxProcs int
+	json, cdf, force                                   bool
+	inFormat, output, format, categories               string
+	delta, site, user, status, tag, target             cli.StringSlice
+	works                                              cli.IntSlice
+	sel                                                gwa.SelectionFlags
+}
+
+func traceCommand() *cli.Command {
+	o := &traceFlags{}
+	strict, quiet := &cli.BoolFlag{Name: "strict", Destination: &o.in.read.Strict, Usage: "stop at the first malformed line (without it: skip malformed lines, count them and report the count)"}, &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &o.in.quiet, Usage: "no progress bar"}
+	format := &cli.StringFlag{Name: "input-format", Destination: &o.inFormat, Usage: "input format when it cannot be detected: swf, gwf, wf (GWF's workflow variant), sqlite, wfformat (WfCommons JSON) or wta (parquet)"}
+	procs := &cli.IntFlag{Name: "procs", Destination: &o.procs, DefaultText: "the header's MaxProcs, else its MaxNodes, else the peak of processors in use at once (an estimate, said so)", Usage: "system size (processors) for utilization"}
+	return &cli.Command{
 		Name:  "trace",
 		Usage: "analyse, plot, select, convert and rank GWF, GWF-SQLite and SWF traces",
 		Description: "Reads Grid Workloads Archive traces (GWF text, GWF-SQLite) and Parallel Workloads Archive\n" +
@@ -35,21 +51,21 @@ func init() {
 				Usage:     "the GWA analysis of a trace: totals, utilization, arrivals, distributions, users, sites, status, ranking",
 				ArgsUsage: "TRACE...",
 				Flags: []cli.Flag{strict, quiet, format, procs,
-					&cli.BoolFlag{Name: "json", Usage: "print the analysis as JSON (one object per trace; an array for several)"},
-					&cli.BoolFlag{Name: "cdf", Usage: "with --json, include the CDF points of each distribution"},
-					&cli.IntFlag{Name: "top", Value: 10, Usage: "how many top users to list"},
-					&cli.IntFlag{Name: "reported-work", Value: -1, DefaultText: "none: left out", Usage: "publications using the trace, the sixth ranking category (not computable from a trace)"},
+					&cli.BoolFlag{Name: "json", Destination: &o.json, Usage: "print the analysis as JSON (one object per trace; an array for several)"},
+					&cli.BoolFlag{Name: "cdf", Destination: &o.cdf, Usage: "with --json, include the CDF points of each distribution"},
+					&cli.IntFlag{Name: "top", Value: 10, Destination: &o.top, Usage: "how many top users to list"},
+					&cli.IntFlag{Name: "reported-work", Value: -1, Destination: &o.reportedWork, DefaultText: "none: left out", Usage: "publications using the trace, the sixth ranking category (not computable from a trace)"},
 				},
-				Action: runTraceStats,
+				Action: o.stats,
 			},
 			{
 				Name:      "plot",
 				Usage:     "draw the analysis figures of traces as PNG and SVG, with a page (several traces: overlaid)",
 				ArgsUsage: "TRACE...",
 				Flags: []cli.Flag{strict, quiet, format, procs,
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "directory for the figures"},
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Destination: &o.output, Usage: "directory for the figures"},
 				},
-				Action: runTracePlot,
+				Action: o.plot,
 			},
 			{
 				Name:      "select",
@@ -59,70 +75,71 @@ func init() {
 					"--tag names them so their users and sites stay apart). The selection runs: filters, then the\n" +
 					"representative area (--area-width and --target), then --first, then rebasing to the selection's\n" +
 					"start (--rebase) and scaling. Times take units ms s m h d w; a bare number is seconds.",
-				Flags:  append(selectionFlags(), strict, quiet, format, outputFlags()[0], outputFlags()[1], outputFlags()[2]),
-				Action: runTraceSelect,
+				Flags:  append(o.selectionFlags(), strict, quiet, format, o.outputFlags()[0], o.outputFlags()[1], o.outputFlags()[2]),
+				Action: o.selectTrace,
 			},
 			{
 				Name:      "convert",
 				Usage:     "convert a trace between SWF, GWF and GWF-SQLite (.gz compresses text output)",
 				ArgsUsage: "IN OUT",
-				Flags:     append([]cli.Flag{strict, quiet, format}, outputFlags()[1:]...),
-				Action:    runTraceConvert,
+				Flags:     append([]cli.Flag{strict, quiet, format}, o.outputFlags()[1:]...),
+				Action:    o.convert,
 			},
 			{
 				Name:      "bots",
 				Usage:     "extract bags-of-tasks (batch submissions) and report their sizes, inter-arrival and run times",
 				ArgsUsage: "TRACE",
 				Flags: []cli.Flag{strict, quiet, format,
-					&cli.StringSliceFlag{Name: "delta", Value: cli.NewStringSlice("120s"), Usage: "Δ: the largest submit gap inside a batch (several for a sensitivity table)"},
-					&cli.BoolFlag{Name: "json", Usage: "print JSON"},
-					&cli.IntFlag{Name: "list", Usage: "also print the first N batches (of the first Δ)"},
+					&cli.StringSliceFlag{Name: "delta", Value: cli.NewStringSlice("120s"), Destination: &o.delta, Usage: "Δ: the largest submit gap inside a batch (several for a sensitivity table)"},
+					&cli.BoolFlag{Name: "json", Destination: &o.json, Usage: "print JSON"},
+					&cli.IntFlag{Name: "list", Destination: &o.list, Usage: "also print the first N batches (of the first Δ)"},
 				},
-				Action: runTraceBoTs,
+				Action: o.bots,
 			},
 			{
 				Name:      "rank",
 				Usage:     "the GWA trace ranking: stars per category, each trace's value and the distances between traces",
 				ArgsUsage: "TRACE...",
 				Flags: []cli.Flag{strict, quiet, format, procs,
-					&cli.StringFlag{Name: "categories", Value: "sites,cores,users,jobs,utilization", Usage: "the categories C (comma-separated; add reported_work with --reported-work)"},
-					&cli.IntSliceFlag{Name: "reported-work", Usage: "publications using each trace, in argument order"},
-					&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+					&cli.StringFlag{Name: "categories", Value: "sites,cores,users,jobs,utilization", Destination: &o.categories, Usage: "the categories C (comma-separated; add reported_work with --reported-work)"},
+					&cli.IntSliceFlag{Name: "reported-work", Destination: &o.works, Usage: "publications using each trace, in argument order"},
+					&cli.BoolFlag{Name: "json", Destination: &o.json, Usage: "print JSON"},
 				},
-				Action: runTraceRank,
+				Action: o.rank,
 			},
-			imbalance.Command([]cli.Flag{strict, quiet, format}, parseTraceInput, (*traceInput).open),
+			imbalance.Command([]cli.Flag{strict, quiet, format}, o.input, (*traceInput).open),
 		},
-	})
-}
-
-func selectionFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "from", Usage: "keep jobs submitted at or after this offset from the trace's time base"},
-		&cli.StringFlag{Name: "to", Usage: "keep jobs submitted before this offset"},
-		&cli.Int64Flag{Name: "first", Usage: "keep the first N jobs (after the other filters and the area)"},
-		&cli.StringSliceFlag{Name: "site", Usage: "keep jobs of these sites (ids or SWF partition names)"},
-		&cli.StringSliceFlag{Name: "user", Usage: "keep jobs of these users"},
-		&cli.StringSliceFlag{Name: "status", Usage: "keep jobs with these statuses: completed, failed, cancelled, partial, unknown or -1..5"},
-		&cli.StringFlag{Name: "min-runtime", Usage: "keep jobs that ran at least this long"},
-		&cli.StringFlag{Name: "max-runtime", Usage: "keep jobs that ran at most this long"},
-		&cli.IntFlag{Name: "min-procs", Usage: "keep jobs of at least this many processors"},
-		&cli.IntFlag{Name: "max-procs", Usage: "keep jobs of at most this many processors"},
-		&cli.StringFlag{Name: "area-width", Usage: "select the representative window of this width (e.g. 3h)"},
-		&cli.StringSliceFlag{Name: "target", DefaultText: "arrivals:p50", Usage: "area target CHAR:VALUE or CHAR:pP, CHAR one of arrivals, work, runtime, procs, users, wait"},
-		&cli.Float64Flag{Name: "submit-scale", Value: 1, Usage: "multiply submit offsets (0.1: ten times the arrival rate)"},
-		&cli.Float64Flag{Name: "runtime-scale", Value: 1, Usage: "multiply run, requested and CPU times"},
-		&cli.Float64Flag{Name: "proc-scale", Value: 1, Usage: "multiply processor counts (rounded, at least 1)"},
-		&cli.BoolFlag{Name: "rebase", Usage: "make submit times offsets from the selection's start (implied by --area-width)"},
-		&cli.StringSliceFlag{Name: "tag", DefaultText: "the file names, without .gz", Usage: "with several traces, a tag per trace prefixed to its ids"},
 	}
 }
 
-func outputFlags() []cli.Flag {
+func (o *traceFlags) selectionFlags() []cli.Flag {
+	s := &o.sel
 	return []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "output file (.swf, .gwf, .db3/.sqlite; .gz compresses text)"},
-		&cli.StringFlag{Name: "format", Usage: "output format when the name does not tell: swf, gwf, wf, sqlite, wfformat (WfCommons JSON; a directory OUT/ for several workflows) or wta (the Workflow Trace Archive's parquet)"},
-		&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace the output file if it exists"},
+		&cli.StringFlag{Name: "from", Destination: &s.From, Usage: "keep jobs submitted at or after this offset from the trace's time base"},
+		&cli.StringFlag{Name: "to", Destination: &s.To, Usage: "keep jobs submitted before this offset"},
+		&cli.Int64Flag{Name: "first", Destination: &s.First, Usage: "keep the first N jobs (after the other filters and the area)"},
+		&cli.StringSliceFlag{Name: "site", Destination: &o.site, Usage: "keep jobs of these sites (ids or SWF partition names)"},
+		&cli.StringSliceFlag{Name: "user", Destination: &o.user, Usage: "keep jobs of these users"},
+		&cli.StringSliceFlag{Name: "status", Destination: &o.status, Usage: "keep jobs with these statuses: completed, failed, cancelled, partial, unknown or -1..5"},
+		&cli.StringFlag{Name: "min-runtime", Destination: &s.MinRunTime, Usage: "keep jobs that ran at least this long"},
+		&cli.StringFlag{Name: "max-runtime", Destination: &s.MaxRunTime, Usage: "keep jobs that ran at most this long"},
+		&cli.IntFlag{Name: "min-procs", Destination: &o.minProcs, Usage: "keep jobs of at least this many processors"},
+		&cli.IntFlag{Name: "max-procs", Destination: &o.maxProcs, Usage: "keep jobs of at most this many processors"},
+		&cli.StringFlag{Name: "area-width", Destination: &s.AreaWidth, Usage: "select the representative window of this width (e.g. 3h)"},
+		&cli.StringSliceFlag{Name: "target", Destination: &o.target, DefaultText: "arrivals:p50", Usage: "area target CHAR:VALUE or CHAR:pP, CHAR one of arrivals, work, runtime, procs, users, wait"},
+		&cli.Float64Flag{Name: "submit-scale", Value: 1, Destination: &s.SubmitScale, Usage: "multiply submit offsets (0.1: ten times the arrival rate)"},
+		&cli.Float64Flag{Name: "runtime-scale", Value: 1, Destination: &s.RunTimeScale, Usage: "multiply run, requested and CPU times"},
+		&cli.Float64Flag{Name: "proc-scale", Value: 1, Destination: &s.ProcScale, Usage: "multiply processor counts (rounded, at least 1)"},
+		&cli.BoolFlag{Name: "rebase", Destination: &s.Rebase, Usage: "make submit times offsets from the selection's start (implied by --area-width)"},
+		&cli.StringSliceFlag{Name: "tag", Destination: &o.tag, DefaultText: "the file names, without .gz", Usage: "with several traces, a tag per trace prefixed to its ids"},
+	}
+}
+
+func (o *traceFlags) outputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Destination: &o.output, Usage: "output file (.swf, .gwf, .db3/.sqlite; .gz compresses text)"},
+		&cli.StringFlag{Name: "format", Destination: &o.format, Usage: "output format when the name does not tell: swf, gwf, wf, sqlite, wfformat (WfCommons JSON; a directory OUT/ for several workflows) or wta (the Workflow Trace Archive's parquet)"},
+		&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Destination: &o.force, Usage: "replace the output file if it exists"},
 	}
 }
 
@@ -137,14 +154,16 @@ type traceInput struct {
 	stdin     io.Reader
 }
 
-// parseTraceInput reads the input flags every trace command has.
-func parseTraceInput(c *cli.Context) (*traceInput, error) {
-	in := &traceInput{read: gwa.ReadOptions{Strict: c.Bool("strict")}, quiet: c.Bool("quiet"), stderr: c.App.ErrWriter, stdin: c.App.Reader}
+func (o *traceFlags) input(c *cli.Context) (*traceInput, error) { return o.in.parse(c, o.inFormat) }
+
+// parse is in, given --strict and --quiet, reading the input format.
+func (in traceInput) parse(c *cli.Context, format string) (*traceInput, error) {
+	in.stderr, in.stdin = c.App.ErrWriter, c.App.Reader
 	var err error
-	if in.read.Format, err = gwa.InputFormat(c.String("input-format")); err != nil {
+	if in.read.Format, err = gwa.InputFormat(format); err != nil {
 		return nil, usageError{err}
 	}
-	return in, nil
+	return &in, nil
 }
 
 // traceError classifies a read error: malformed input exits with 2.
@@ -194,21 +213,6 @@ func (in *traceInput) progress(r gwa.Reader, desc string) (*progress.Bar, func(i
 	}
 }
 
-// analysisOptions reads the flags of the analysis (stats, plot and rank).
-func analysisOptions(c *cli.Context) (gwa.AnalysisOptions, error) {
-	opts := gwa.AnalysisOptions{Processors: c.Int("procs"), TopN: c.Int("top"), NoCDF: !c.Bool("cdf")}
-	if c.Command.Name == "plot" {
-		opts.NoCDF = false
-	}
-	if n := c.Int("reported-work"); n >= 0 && c.Command.Name == "stats" {
-		opts.ReportedWork, opts.ReportedWorkKnown = n, true
-	}
-	if opts.Processors < 0 || opts.Processors > gwa.MaxProcs {
-		return opts, usageErrorf("--procs must be from 1 to %d", gwa.MaxProcs)
-	}
-	return opts, nil
-}
-
 // analyse reads one trace through the analysis.
 func (in *traceInput) analyse(path string, opts gwa.AnalysisOptions) (*gwa.Analysis, error) {
 	r, err := in.open(path)
@@ -227,21 +231,25 @@ func (in *traceInput) analyse(path string, opts gwa.AnalysisOptions) (*gwa.Analy
 	return a, nil
 }
 
-// analysisInput parses what stats, plot and rank read their traces with.
-func analysisInput(c *cli.Context) (*traceInput, gwa.AnalysisOptions, error) {
-	in, err := parseTraceInput(c)
-	if err != nil {
-		return nil, gwa.AnalysisOptions{}, err
+// analysisInput parses what stats, plot and rank read their traces with:
+// the input, then the analysis flags.
+func (o *traceFlags) analysisInput(c *cli.Context) (*traceInput, gwa.AnalysisOptions, error) {
+	opts := gwa.AnalysisOptions{Processors: o.procs, TopN: o.top, NoCDF: !o.cdf && c.Command.Name != "plot"}
+	if n := o.reportedWork; n >= 0 && c.Command.Name == "stats" {
+		opts.ReportedWork, opts.ReportedWorkKnown = n, true
 	}
-	opts, err := analysisOptions(c)
+	in, err := o.input(c)
+	if err == nil && (o.procs < 0 || o.procs > gwa.MaxProcs) {
+		err = usageErrorf("--procs must be from 1 to %d", gwa.MaxProcs)
+	}
 	return in, opts, err
 }
 
-func runTraceStats(c *cli.Context) error {
+func (o *traceFlags) stats(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usageErrorf("trace stats takes one or more trace files (see 'gmark trace stats --help')")
 	}
-	in, aopts, err := analysisInput(c)
+	in, aopts, err := o.analysisInput(c)
 	if err != nil {
 		return err
 	}
@@ -252,24 +260,24 @@ func runTraceStats(c *cli.Context) error {
 			return err
 		}
 		all = append(all, a)
-		if !c.Bool("json") {
+		if !o.json {
 			in.workflows.WriteText(c.App.Writer, a)
 		}
 	}
-	if c.Bool("json") {
+	if o.json {
 		return in.workflows.WriteJSON(c.App.Writer, all)
 	}
 	return nil
 }
 
-func runTracePlot(c *cli.Context) error {
+func (o *traceFlags) plot(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usageErrorf("trace plot takes one or more trace files and -o DIR")
 	}
-	if err := outfile.CheckDir(c.String("output"), "the figures"); err != nil {
+	if err := outfile.CheckDir(o.output, "the figures"); err != nil {
 		return usageError{err}
 	}
-	in, aopts, err := analysisInput(c)
+	in, aopts, err := o.analysisInput(c)
 	if err != nil {
 		return err
 	}
@@ -281,25 +289,18 @@ func runTracePlot(c *cli.Context) error {
 		}
 		all = append(all, a)
 	}
-	figs, err := in.workflows.PlotTraces(all, c.String("output"), os.Args)
-	if err == nil && !c.Bool("quiet") {
-		fmt.Fprintf(c.App.Writer, "wrote %d figures (PNG, SVG and their data as CSV) and %s to %s\n", len(figs), gwa.PageFile, c.String("output"))
+	figs, err := in.workflows.PlotTraces(all, o.output, os.Args)
+	if err == nil && !in.quiet {
+		fmt.Fprintf(c.App.Writer, "wrote %d figures (PNG, SVG and their data as CSV) and %s to %s\n", len(figs), gwa.PageFile, o.output)
 	}
 	return err
 }
 
 // parseSelection reads the selection flags (gwa.SelectionFlags parses them).
-func parseSelection(c *cli.Context) (gwa.Selection, error) {
-	f := gwa.SelectionFlags{From: c.String("from"), To: c.String("to"), MinRunTime: c.String("min-runtime"), MaxRunTime: c.String("max-runtime"),
-		First: c.Int64("first"), Sites: splitList(c.StringSlice("site")), Users: splitList(c.StringSlice("user")),
-		Status: splitList(c.StringSlice("status")), AreaWidth: c.String("area-width"), Targets: splitList(c.StringSlice("target")),
-		SubmitScale: c.Float64("submit-scale"), RunTimeScale: c.Float64("runtime-scale"), ProcScale: c.Float64("proc-scale"), Rebase: c.Bool("rebase")}
-	for name, p := range map[string]**int{"min-procs": &f.MinProcs, "max-procs": &f.MaxProcs} {
-		if c.IsSet(name) {
-			v := c.Int(name)
-			*p = &v
-		}
-	}
+func (o *traceFlags) parseSelection(c *cli.Context) (gwa.Selection, error) {
+	f := o.sel
+	f.Sites, f.Users, f.Status, f.Targets = splitList(o.site.Value()), splitList(o.user.Value()), splitList(o.status.Value()), splitList(o.target.Value())
+	f.MinProcs, f.MaxProcs = cliflag.IfSet(c, "min-procs", &o.minProcs), cliflag.IfSet(c, "max-procs", &o.maxProcs)
 	s, err := f.Selection()
 	if err != nil {
 		return s, usageError{err}
@@ -309,8 +310,8 @@ func parseSelection(c *cli.Context) (gwa.Selection, error) {
 
 // checkOutputFile reads --format and checks the output path before any
 // input is read.
-func checkOutputFile(c *cli.Context, path string) (gwa.Format, error) {
-	f, err := gwa.CheckOutput(path, c.String("format"), c.Bool("force"))
+func (o *traceFlags) checkOutputFile(path string) (gwa.Format, error) {
+	f, err := gwa.CheckOutput(path, o.format, o.force)
 	if err != nil {
 		return f, usageError{err}
 	}
@@ -329,25 +330,24 @@ func (in *traceInput) writeTrace(r gwa.Reader, path string, f gwa.Format, h *gwa
 	return n, nil
 }
 
-func runTraceSelect(c *cli.Context) error {
+func (o *traceFlags) selectTrace(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usageErrorf("trace select takes one or more trace files and -o OUT (see 'gmark trace select --help')")
 	}
-	in, err := parseTraceInput(c)
+	in, err := o.input(c)
 	if err != nil {
 		return err
 	}
-	sel, err := parseSelection(c)
+	sel, err := o.parseSelection(c)
 	if err != nil {
 		return err
 	}
-	out := c.String("output")
-	format, err := checkOutputFile(c, out)
+	format, err := o.checkOutputFile(o.output)
 	if err != nil {
 		return err
 	}
 	paths := c.Args().Slice()
-	mixed, err := gwa.NewMixedOpener(paths, splitList(c.StringSlice("tag")), in.open)
+	mixed, err := gwa.NewMixedOpener(paths, splitList(o.tag.Value()), in.open)
 	if err != nil {
 		return usageError{err}
 	}
@@ -356,15 +356,15 @@ func runTraceSelect(c *cli.Context) error {
 		return in.traceError(err)
 	}
 	defer r.Close()
-	n, err := in.writeTrace(r, out, format, sel.Header(r.Header(), paths))
+	n, err := in.writeTrace(r, o.output, format, sel.Header(r.Header(), paths))
 	if err != nil {
 		return err
 	}
 	for i, rd := range mixed.Last {
 		in.reportSkipped(paths[i], rd.Stats())
 	}
-	if !c.Bool("quiet") {
-		fmt.Fprintf(c.App.Writer, "selected %d jobs (%s) into %s\n", n, sel.Describe(), out)
+	if !in.quiet {
+		fmt.Fprintf(c.App.Writer, "selected %d jobs (%s) into %s\n", n, sel.Describe(), o.output)
 		if area != nil {
 			area.WriteText(c.App.Writer)
 		}
@@ -372,16 +372,16 @@ func runTraceSelect(c *cli.Context) error {
 	return nil
 }
 
-func runTraceConvert(c *cli.Context) error {
+func (o *traceFlags) convert(c *cli.Context) error {
 	if c.NArg() != 2 {
 		return usageErrorf("trace convert takes IN and OUT (see 'gmark trace convert --help')")
 	}
-	in, err := parseTraceInput(c)
+	in, err := o.input(c)
 	if err != nil {
 		return err
 	}
 	src, out := c.Args().Get(0), c.Args().Get(1)
-	format, err := checkOutputFile(c, out)
+	format, err := o.checkOutputFile(out)
 	if err != nil {
 		return err
 	}
@@ -401,15 +401,15 @@ func runTraceConvert(c *cli.Context) error {
 	return nil
 }
 
-func runTraceBoTs(c *cli.Context) error {
+func (o *traceFlags) bots(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("trace bots takes one trace file")
 	}
-	in, err := parseTraceInput(c)
+	in, err := o.input(c)
 	if err != nil {
 		return err
 	}
-	deltas, err := gwa.ParseDeltas(splitList(c.StringSlice("delta")))
+	deltas, err := gwa.ParseDeltas(splitList(o.delta.Value()))
 	if err != nil {
 		return usageError{err}
 	}
@@ -418,7 +418,7 @@ func runTraceBoTs(c *cli.Context) error {
 		return err
 	}
 	defer r.Close()
-	list := c.Int("list")
+	list := o.list
 	var listed []gwa.Batch
 	res, err := gwa.AnalyzeBoTs(r, deltas, func(b *gwa.Batch) {
 		if len(listed) < list {
@@ -430,26 +430,26 @@ func runTraceBoTs(c *cli.Context) error {
 	}
 	in.reportSkipped(c.Args().First(), r.Stats())
 	w := c.App.Writer
-	if c.Bool("json") {
+	if o.json {
 		return gwa.WriteBoTsJSON(w, c.Args().First(), res)
 	}
 	gwa.WriteBoTsText(w, c.Args().First(), res, listed)
 	return nil
 }
 
-func runTraceRank(c *cli.Context) error {
+func (o *traceFlags) rank(c *cli.Context) error {
 	if c.NArg() == 0 {
 		return usageErrorf("trace rank takes one or more trace files")
 	}
-	cats, err := gwa.ParseCategories(splitList([]string{c.String("categories")}))
+	cats, err := gwa.ParseCategories(splitList([]string{o.categories}))
 	if err != nil {
 		return usageError{err}
 	}
-	in, aopts, err := analysisInput(c)
+	in, aopts, err := o.analysisInput(c)
 	if err != nil {
 		return err
 	}
-	works := c.IntSlice("reported-work")
+	works := o.works.Value()
 	if len(works) > 0 && len(works) != c.NArg() {
 		return usageErrorf("--reported-work: %d values for %d traces", len(works), c.NArg())
 	}
@@ -473,7 +473,7 @@ func runTraceRank(c *cli.Context) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if c.Bool("json") {
+	if o.json {
 		return gwa.WriteRankingJSON(c.App.Writer, out)
 	}
 	gwa.WriteRankingText(c.App.Writer, cats, out)

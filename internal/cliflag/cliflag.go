@@ -75,3 +75,12 @@ func (v *values) String() string {
 	}
 	return v.got[len(v.got)-1]
 }
+
+// IfSet is v, the bound value of the flag name, when the command line or
+// the environment gave it, and nil when not: an optional bound.
+func IfSet[T any](c *cli.Context, name string, v *T) *T {
+	if c.IsSet(name) {
+		return v
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package cliflag
 
 import (
 	"bytes"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -81,3 +82,36 @@ func TestInherited(t *testing.T) {
 		}
 	}
 }
+
+// TestIfSet: an optional bound is nil unless the command line or the
+// environment gave it, even when the value given is the default.
+func TestIfSet(t *testing.T) {
+	t.Setenv("CLIFLAG_TEST_MIN", "")
+	for _, tc := range []struct {
+		args []string
+		env  string
+		want *int
+	}{
+		{[]string{"x"}, "", nil},
+		{[]string{"x", "--min", "0"}, "", ptr(0)},
+		{[]string{"x", "--min", "7"}, "", ptr(7)},
+		{[]string{"x"}, "3", ptr(3)},
+	} {
+		var v int
+		var got *int
+		app := &cli.App{Flags: []cli.Flag{&cli.IntFlag{Name: "min", EnvVars: []string{"CLIFLAG_TEST_MIN"}, Destination: &v}},
+			Action: func(c *cli.Context) error { got = IfSet(c, "min", &v); return nil }}
+		t.Setenv("CLIFLAG_TEST_MIN", tc.env)
+		if tc.env == "" {
+			os.Unsetenv("CLIFLAG_TEST_MIN")
+		}
+		if err := app.Run(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if (got == nil) != (tc.want == nil) || (got != nil && (got != &v || *got != *tc.want)) {
+			t.Errorf("%v env %q: IfSet = %v, want %v", tc.args, tc.env, got, tc.want)
+		}
+	}
+}
+
+func ptr(i int) *int { return &i }
