@@ -49,13 +49,6 @@ func (d *digester) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// job adds one job's line, newline included, as Writer writes it.
-func (d *digester) job(line []byte) {
-	d.h.Write(line)
-	d.bytes += int64(len(line))
-	d.jobs++
-}
-
 func (d *digester) sum() JobsDigest {
 	jobs := d.jobs
 	if d.lineText { // a last line without its newline

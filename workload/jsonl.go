@@ -3,15 +3,19 @@ package workload
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
+	"github.com/gmark/gmark/internal/aheadwrite"
 	"github.com/gmark/gmark/internal/srcerr"
 )
 
@@ -480,34 +484,44 @@ func decodeJob(data []byte) (Job, error) {
 }
 
 // Writer streams jobs to workload.jsonl, one line each, and keeps the
-// digest of what it wrote for the manifest.
+// digest of what it wrote for the manifest. The lines are hashed and
+// written on another goroutine (aheadwrite), beside the one that makes the
+// jobs.
 type Writer struct {
-	w      *bufio.Writer
-	buf    []byte
-	digest digester
+	w    *aheadwrite.Writer
+	h    hash.Hash
+	buf  []byte
+	jobs int
 }
 
 // NewWriter returns a Writer that buffers its output to w; call Flush at the end.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: bufio.NewWriterSize(w, 256<<10), buf: make([]byte, 0, 1024), digest: newDigester()}
+	h := sha256.New()
+	return &Writer{w: aheadwrite.New(w, h, 0), h: h, buf: make([]byte, 0, 1024)}
 }
 
 // Write appends one job line.
 func (w *Writer) Write(j *Job) error {
 	w.buf = j.AppendJSON(w.buf[:0])
 	w.buf = append(w.buf, '\n')
-	w.digest.job(w.buf)
+	w.jobs++
 	_, err := w.w.Write(w.buf)
 	return err
 }
 
 // Count is the number of jobs written so far.
-func (w *Writer) Count() int { return w.digest.jobs }
+func (w *Writer) Count() int { return w.jobs }
 
 // Digest identifies what was written so far: the manifest's workload_jsonl.
-func (w *Writer) Digest() JobsDigest { return w.digest.sum() }
+// It flushes first (the hash is the writing goroutine's until then); Flush
+// reports the error, if there is one.
+func (w *Writer) Digest() JobsDigest {
+	_ = w.w.Flush()
+	return JobsDigest{SHA256: hex.EncodeToString(w.h.Sum(nil)), Bytes: w.w.Written(), Jobs: w.jobs}
+}
 
-// Flush writes any buffered data to the underlying writer.
+// Flush writes any buffered data to the underlying writer, and waits
+// until it is written.
 func (w *Writer) Flush() error { return w.w.Flush() }
 
 // asciiSpace is the white space around a job line; a line of nothing else
