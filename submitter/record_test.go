@@ -28,14 +28,23 @@ func TestRecordRunLikeARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	liveRows := byID(t, st, live.RunID)
+	ids := map[string]bool{}
+	for _, r := range liveRows {
+		ids[r.TargetID] = strings.HasPrefix(r.TargetID, "dry-")
+	}
+	if len(ids) != len(jobs) || ids[""] {
+		t.Fatalf("the dry run's target ids %v: want one of its own for each job", ids)
+	}
 
-	// The same outcomes, recorded from outside, on a clock of its own.
+	// The same outcomes, recorded from outside, on a clock of its own,
+	// with the ids the dry run gave (in the order its workers took the
+	// jobs, which a loaded machine can change).
 	base := int64(946684800) * 1e9
 	var fin []record.FinishedJob
-	for i, j := range jobs {
+	for _, j := range jobs {
 		at := base + int64(j.Submit)
 		fin = append(fin, record.FinishedJob{JobID: j.ID, Outcome: record.Outcome{State: store.Succeeded, ScheduledNS: at, SubmitNS: at,
-			Receipt: record.Receipt{TargetID: fmt.Sprintf("dry-%d", i+1)}, StartNS: at, EndNS: at, ExitStatus: new(int)},
+			Receipt: record.Receipt{TargetID: liveRows[j.ID].TargetID}, StartNS: at, EndNS: at, ExitStatus: new(int)},
 			Events: []store.Event{{TimeNS: at, Kind: "submitted", Payload: "{}"}}})
 	}
 	sum, err := record.RecordRun(context.Background(), st, record.FinishedRun{WorkloadDir: dir, Target: "dryrun", Jobs: fin,
