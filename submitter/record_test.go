@@ -30,9 +30,11 @@ func TestRecordRunLikeARun(t *testing.T) {
 	liveRows := byID(t, st, live.RunID)
 	ids := map[string]bool{}
 	for _, r := range liveRows {
-		ids[r.TargetID] = strings.HasPrefix(r.TargetID, "dry-")
+		if strings.HasPrefix(r.TargetID, "dry-") {
+			ids[r.TargetID] = true
+		}
 	}
-	if len(ids) != len(jobs) || ids[""] {
+	if len(ids) != len(jobs) {
 		t.Fatalf("the dry run's target ids %v: want one of its own for each job", ids)
 	}
 
