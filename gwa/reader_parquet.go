@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gmark/gmark/gwa/dag"
+	"github.com/gmark/gmark/dag"
 	"github.com/gmark/gmark/gwa/wta"
 	"github.com/gmark/gmark/internal/srcerr"
 )

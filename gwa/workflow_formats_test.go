@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gmark/gmark/gwa/dag"
-	"github.com/gmark/gmark/gwa/dag/dagtest"
+	"github.com/gmark/gmark/dag"
+	"github.com/gmark/gmark/dag/dagtest"
 	"github.com/gmark/gmark/gwa/wfformat"
 	"github.com/gmark/gmark/gwa/wta"
 	"github.com/parquet-go/parquet-go"

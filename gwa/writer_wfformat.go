@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gmark/gmark/gwa/dag"
+	"github.com/gmark/gmark/dag"
 	"github.com/gmark/gmark/gwa/wfformat"
 	"github.com/gmark/gmark/internal/outfile"
 )
@@ -70,7 +70,7 @@ func workflowOf(r *Record) string {
 // instanceOf makes the WfFormat instance of one workflow's records. The
 // workflow's start is the time base plus its earliest submission; a task's
 // start, when its wait is known, its submission plus its wait; the
-// makespan the one its tasks ran (gwa/dag, as ran).
+// makespan the one its tasks ran (package dag, as ran).
 func instanceOf(recs []Record, h *Header) (*wfformat.Instance, error) {
 	inst := &wfformat.Instance{Name: workflowOf(&recs[0]), Makespan: math.NaN(), Files: map[string]int64{}}
 	submit := recs[0].SubmitTime

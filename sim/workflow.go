@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gmark/gmark/gwa/dag"
+	"github.com/gmark/gmark/dag"
 	"github.com/gmark/gmark/stats/sampstat"
 	"github.com/gmark/gmark/workload"
 )

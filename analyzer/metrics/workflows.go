@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/gmark/gmark/analyzer/store"
-	"github.com/gmark/gmark/gwa/dag"
+	"github.com/gmark/gmark/dag"
 	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/stats/sampstat"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gmark/gmark/gwa/dag"
+	"github.com/gmark/gmark/dag"
 )
 
 // timeLayouts are the forms of executedAt gmark reads: ISO 8601 with or

@@ -14,7 +14,7 @@ import (
 	"slices"
 
 	"github.com/gmark/gmark/gwa"
-	"github.com/gmark/gmark/gwa/dag"
+	"github.com/gmark/gmark/dag"
 	"github.com/gmark/gmark/stats/sampstat"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/gmark/gmark/gwa"
-	"github.com/gmark/gmark/gwa/dag/dagtest"
+	"github.com/gmark/gmark/dag/dagtest"
 )
 
 // The hand-computed graph of package dag's tests, as a trace in GWF's

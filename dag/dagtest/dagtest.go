@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/gmark/gmark/gwa/dag"
+	"github.com/gmark/gmark/dag"
 )
 
 // Metrics are the independent results.

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gmark/gmark/gwa/dag"
-	"github.com/gmark/gmark/gwa/dag/dagtest"
+	"github.com/gmark/gmark/dag"
+	"github.com/gmark/gmark/dag/dagtest"
 )
 
 // The hand-computed graph:
