@@ -13,8 +13,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/dag"
+	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/stats/sampstat"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/dag/dagtest"
+	"github.com/gmark/gmark/gwa"
 )
 
 // The hand-computed graph of package dag's tests, as a trace in GWF's
