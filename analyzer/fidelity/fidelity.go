@@ -14,7 +14,6 @@ package fidelity
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,7 +22,6 @@ import (
 
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/store"
-	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/stats"
 	"github.com/gmark/gmark/stats/sampstat"
@@ -38,7 +36,15 @@ type Options struct {
 	Bins int
 	// IncludeWarm compares the warm jobs too (metrics.Options.IncludeWarm).
 	IncludeWarm bool
+	// ReadWindow reads the original window again from its trace
+	// (gwa.ReadReplayedWindow): the trace readers are above the analyzer,
+	// so the caller hands their reader in.
+	ReadWindow WindowReader
 }
+
+// WindowReader reads the window a wl:trace unit replayed from its trace,
+// as recorded, into bins intervals of the window.
+type WindowReader func(tr *workload.TraceReplay, bins int) (*workload.TraceWindow, error)
 
 // ErrNoTrace is Compare's error for a run whose workload replayed no trace
 // (or whose provenance does not say: a workload generated before gmark
@@ -167,29 +173,27 @@ func compareUnit(rd *metrics.RunData, unit int, tr *workload.TraceReplay, places
 	if err := checkTrace(tr); err != nil {
 		return nil, err
 	}
-	var sel gwa.Selection
-	if err := json.Unmarshal(tr.Selection, &sel); err != nil {
-		return nil, fmt.Errorf("the recorded selection: %v", err)
+	if opts.ReadWindow == nil {
+		return nil, errors.New("no reader of the trace's window was given (fidelity.Options.ReadWindow)")
 	}
-	res := &Result{Unit: unit, Trace: tr.Path, TraceSHA256: tr.SHA256, Selection: tr.Description, Origin: tr.Origin,
-		WindowS: time2s(tr.Period), SubmitScale: one(sel.Scale.Submit), WarmIncluded: opts.IncludeWarm}
-	orig, err := readOriginal(tr, sel, res.WindowS/res.SubmitScale, opts.Bins)
+	orig, err := opts.ReadWindow(tr, opts.Bins)
 	if err != nil {
 		return nil, err
 	}
-	res.OriginalJobs = orig.jobs
+	res := &Result{Unit: unit, Trace: tr.Path, TraceSHA256: tr.SHA256, Selection: tr.Description, Origin: tr.Origin,
+		WindowS: time2s(tr.Period), SubmitScale: orig.SubmitScale, WarmIncluded: opts.IncludeWarm, OriginalJobs: orig.Jobs}
 	rep := readReplay(rd, unit, tr, places, opts)
 	res.ReplayedJobs, res.WarmJobs = rep.jobs, rep.warm
 	for _, m := range []struct {
 		name string
 		o, r []float64
-	}{{"wait", orig.wait, rep.wait}, {"run", orig.run, rep.run}, {"response", orig.resp, rep.resp}} {
+	}{{"wait", orig.Wait, rep.wait}, {"run", orig.Run, rep.run}, {"response", orig.Response, rep.resp}} {
 		res.Tests = append(res.Tests, test(m.name, "s", m.o, m.r))
 	}
 	res.Utilization = utilization(orig, rep, rd, opts.Bins, res.WindowS, &res.Notes)
 	u := &res.Utilization
 	res.Tests = append(res.Tests, test("utilization", u.Basis, u.Original, u.Replayed))
-	res.Notes = append(res.Notes, notes(rd, tr, sel, orig)...)
+	res.Notes = append(res.Notes, notes(rd, tr, orig)...)
 	return res, nil
 }
 
@@ -221,13 +225,6 @@ func test(name, unit string, o, r []float64) Test {
 	return Test{Metric: name, Unit: unit, NOriginal: len(o), NReplayed: len(r), D: ks.D, P: ks.P,
 		MeanOriginal: stat.Mean(o, nil), MeanReplayed: stat.Mean(r, nil), MedianOriginal: sampstat.Quantile(o, 0.5), MedianReplayed: sampstat.Quantile(r, 0.5),
 		Original: o, Replayed: r}
-}
-
-func one(f float64) float64 {
-	if f == 0 {
-		return 1
-	}
-	return f
 }
 
 func time2s(s workload.Seconds) float64 { return float64(s) / 1e9 }

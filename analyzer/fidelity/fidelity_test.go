@@ -14,6 +14,7 @@ import (
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/store"
 	"github.com/gmark/gmark/generator"
+	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/record"
 	"github.com/gmark/gmark/wdl"
@@ -84,6 +85,9 @@ func compare(t *testing.T, st *store.Store, opts fidelity.Options) (*fidelity.Re
 	rd, err := metrics.Load(st, "r1", metrics.LoadOptions{Processors: 8, NoUsers: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if opts.ReadWindow == nil {
+		opts.ReadWindow = gwa.ReadReplayedWindow
 	}
 	res, err := fidelity.Compare(st, rd, opts)
 	if err != nil {

@@ -60,7 +60,7 @@ func FuzzCompareUnit(f *testing.F) {
 			{JobFacts: store.JobFacts{ID: "b", Kind: "unitary", Processors: 1, ScheduledNS: scheduled + 1, SubmitNS: submit, StartNS: start, EndNS: start, State: metrics.Failed}, Warm: true},
 		}}
 		places := map[string]store.JobPlace{"a": {JobID: "a", Unit: 1, OffsetNS: offset}, "b": {JobID: "b", Unit: 1, OffsetNS: 0}}
-		res, err := compareUnit(rd, 1, tr, places, Options{Bins: bins})
+		res, err := compareUnit(rd, 1, tr, places, Options{Bins: bins, ReadWindow: gwa.ReadReplayedWindow})
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("an empty error")

@@ -14,7 +14,7 @@ import (
 // compare fills the run's fidelity comparison. A run that replayed no
 // trace gets a note; a trace that cannot be read again is an error.
 func (run *Run) compare(st *store.Store, rd *metrics.RunData, opts Options) error {
-	res, err := fidelity.Compare(st, rd, fidelity.Options{Bins: opts.Bins, IncludeWarm: opts.IncludeWarm})
+	res, err := fidelity.Compare(st, rd, fidelity.Options{Bins: opts.Bins, IncludeWarm: opts.IncludeWarm, ReadWindow: opts.ReadWindow})
 	if errors.Is(err, fidelity.ErrNoTrace) {
 		run.FidelityNote = err.Error()
 		return nil

@@ -42,8 +42,10 @@ type Options struct {
 	// (metrics.Options.IncludeWarm).
 	IncludeWarm bool
 	// Fidelity compares each run that replayed a trace window with the
-	// original window (analyzer/fidelity).
-	Fidelity bool
+	// original window (analyzer/fidelity), which ReadWindow reads again
+	// from its trace (gwa.ReadReplayedWindow).
+	Fidelity   bool
+	ReadWindow fidelity.WindowReader
 	// PDF writes each figure as PDF too (for a paper), beside its PNG and
 	// SVG, and links it from the page.
 	PDF bool

@@ -14,6 +14,7 @@ import (
 	"github.com/gmark/gmark/analyzer/metrics"
 	"github.com/gmark/gmark/analyzer/report"
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/gwa"
 	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/gmark/gmark/internal/filelock"
 	"github.com/urfave/cli/v2"
@@ -121,7 +122,7 @@ func parseReportFlags(c *cli.Context) (reportOptions, error) {
 	dbs := cliflag.Values(c, "db")
 	o := reportOptions{db: c.String("db"), dbs: dbs, compare: c.String("compare"), runs: splitList(c.StringSlice("run")), output: c.String("output"), format: c.String("format"),
 		opts: report.Options{Tau: c.Duration("tau"), Processors: c.Int("processors"), WallTime: c.Bool("wall-time"),
-			Bins: c.Int("bins"), Command: os.Args, Fidelity: c.Bool("fidelity"), IncludeWarm: c.Bool("include-warm"), PDF: c.Bool("pdf")},
+			Bins: c.Int("bins"), Command: os.Args, Fidelity: c.Bool("fidelity"), ReadWindow: gwa.ReadReplayedWindow, IncludeWarm: c.Bool("include-warm"), PDF: c.Bool("pdf")},
 		reproduce: c.String("reproduce"), to: c.String("to")}
 	if c.NArg() > 0 {
 		return o, usageErrorf("report takes no arguments (did you mean 'gmark report sql QUERY'?)")

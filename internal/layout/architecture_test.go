@@ -190,6 +190,13 @@ var forbidden = []struct{ from, dep, why string }{
 	{"submitter", "sim/*", "submission does not import the simulator"},
 	{"submitter/*", "sim", "submission does not import the simulator"},
 	{"submitter/*", "sim/*", "submission does not import the simulator"},
+	// Traces and analysis are siblings: what a replay's fidelity needs of
+	// the trace meets in the job model (workload.TraceWindow), and the
+	// workflow graph both use is a shared model (dag).
+	{"analyzer/*", "gwa", "the analyzer does not import the trace readers"},
+	{"analyzer/*", "gwa/*", "the analyzer does not import the trace readers"},
+	{"gwa", "analyzer/*", "the trace readers do not import the analyzer"},
+	{"gwa/*", "analyzer/*", "the trace readers do not import the analyzer"},
 }
 
 // covers reports whether pattern a ("x", "x/*" or "*") takes in some
