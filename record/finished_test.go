@@ -2,9 +2,6 @@ package record
 
 import (
 	"context"
-	"encoding/json"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -46,20 +43,8 @@ func TestRecordRunStatusAndErrors(t *testing.T) {
 	}
 }
 
-// keys is the sorted list of the top-level keys of a JSON object.
-func keys(t *testing.T, js string) string {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(js), &m); err != nil {
-		t.Fatal(err)
-	}
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return strings.Join(ks, ",")
-}
+// keys is the shape of a summary (testkit.JSONKeys).
+var keys = testkit.JSONKeys
 
 // A job never submitted (a simulated job due after the limit) is recorded
 // as a live run records one whose time never came: a never-started row

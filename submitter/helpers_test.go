@@ -9,35 +9,13 @@ import (
 	"time"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/gmark/gmark/internal/testkit"
 	"github.com/gmark/gmark/submitter/target"
-	"github.com/gmark/gmark/workload"
 )
 
-// unitary is a one-processor hello job due at offset.
-func unitary(id string, offset time.Duration) workload.Job {
-	return workload.Job{ID: id, Unit: 1, Kind: workload.Unitary, Type: "hello", Submit: offset,
-		SiteType: workload.Single, App: workload.App{Name: "hello"}, Components: []workload.Component{{Site: "*", Count: 1}}}
-}
-
-// composite builds a composite job from task names and edges "a>b".
-func composite(id string, offset time.Duration, tasks []string, edges ...string) workload.Job {
-	j := workload.Job{ID: id, Unit: 2, Kind: workload.Composite, Type: "dag", Submit: offset}
-	for i, n := range tasks {
-		task := unitary(id+"."+n, offset)
-		task.Unit, task.Index = 2, i
-		j.Tasks = append(j.Tasks, task)
-	}
-	for _, e := range edges {
-		var a, b string
-		for i := 0; i < len(e); i++ {
-			if e[i] == '>' {
-				a, b = e[:i], e[i+1:]
-			}
-		}
-		j.Deps = append(j.Deps, workload.Dependency{From: id + "." + a, To: id + "." + b})
-	}
-	return j
-}
+// unitary and composite build the runner's and the recorder's test jobs
+// (testkit.HelloJob, testkit.DAGJob).
+var unitary, composite = testkit.HelloJob, testkit.DAGJob
 
 func openStore(t testing.TB) *store.Store {
 	t.Helper()

@@ -2,9 +2,7 @@ package submitter
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -89,16 +87,5 @@ func TestRecordRunLikeARun(t *testing.T) {
 	}
 }
 
-func keys(t *testing.T, js string) string {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(js), &m); err != nil {
-		t.Fatal(err)
-	}
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return strings.Join(ks, ",")
-}
+// keys is the shape of a summary (testkit.JSONKeys).
+var keys = testkit.JSONKeys

@@ -3,6 +3,7 @@ package testkit
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -45,5 +46,25 @@ func TestFreePorts(t *testing.T) {
 			}
 			seen[p] = true
 		}
+	}
+}
+
+// The job builders make jobs the workload directory takes, and the DAG's
+// edges name its tasks.
+func TestJobBuilders(t *testing.T) {
+	d := DAGJob("d", time.Second, []string{"a", "b", "c"}, "a>b", "a>c")
+	if len(d.Tasks) != 3 || d.Tasks[2].ID != "d.c" || d.Tasks[2].Index != 2 || d.Tasks[1].Submit != time.Second {
+		t.Fatalf("tasks %+v", d.Tasks)
+	}
+	want := []workload.Dependency{{From: "d.a", To: "d.b"}, {From: "d.a", To: "d.c"}}
+	if !slices.Equal(d.Deps, want) {
+		t.Fatalf("deps %+v, want %+v", d.Deps, want)
+	}
+	dir := WriteWorkload(t, HelloJob("u", 0), d)
+	if _, err := workload.Check(dir); err != nil {
+		t.Fatalf("the workload of the builders' jobs: %v", err)
+	}
+	if got := JSONKeys(t, `{"b":1,"a":{"z":2},"c":[]}`); got != "a,b,c" {
+		t.Errorf("JSONKeys = %q", got)
 	}
 }
