@@ -151,19 +151,7 @@ func TestLiveCoreOverCEs(t *testing.T) {
 // events.
 func checkCoreRun(t *testing.T, db, what string) []event {
 	t.Helper()
-	st, err := store.OpenReadOnly(db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	runs, err := st.Runs()
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("%s: runs %v %v", what, runs, err)
-	}
-	jobs, err := st.Jobs(runs[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run, jobs := gridtest.RowsOf(t, db)
 	if len(jobs) != 10 {
 		t.Errorf("%s: %d jobs, want 10", what, len(jobs))
 	}
@@ -172,7 +160,12 @@ func checkCoreRun(t *testing.T, db, what string) []event {
 			t.Errorf("%s: job %s %s on %s: %s", what, j.JobID, j.State, j.Sites, j.Reason)
 		}
 	}
-	notes, err := st.Annotations(runs[0].ID, "koala-event")
+	st, err := store.OpenReadOnly(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	notes, err := st.Annotations(run, "koala-event")
 	if err != nil {
 		t.Fatal(err)
 	}

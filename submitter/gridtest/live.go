@@ -116,6 +116,12 @@ type Summary struct {
 func Summaries(t testing.TB, pattern string) []Summary {
 	t.Helper()
 	files, _ := filepath.Glob(pattern)
+	return SummariesOf(t, files)
+}
+
+// SummariesOf reads the summary lines of the files.
+func SummariesOf(t testing.TB, files []string) []Summary {
+	t.Helper()
 	var out []Summary
 	for _, f := range files {
 		fh, err := os.Open(f)

@@ -1,7 +1,6 @@
 package slurm
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -47,44 +46,19 @@ func smpiJob(id string, comps ...string) workload.Job {
 	return j
 }
 
-// smpiSummary is what the tests read of a process's summary line.
-type smpiSummary struct {
-	App       string `json:"app"`
-	OK        bool   `json:"ok"`
-	JobID     string `json:"job_id"`
-	Rank      int    `json:"rank"`
-	Size      int    `json:"size"`
-	Component int    `json:"component"`
-	Peers     int    `json:"peers"`
-	Sent      int64  `json:"sent_elements"`
-	Received  int64  `json:"received_elements"`
-}
-
 // summaries reads every summary line of the Slurm jobs of job id in the
 // work directory: one per process (srun's tasks share their job's output).
-func summaries(t *testing.T, work, id string) []smpiSummary {
+func summaries(t *testing.T, work, id string) []gridtest.Summary {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(work, id+".*out"))
-	var out []smpiSummary
+	var mine []string
 	for _, f := range files {
 		rest := strings.TrimPrefix(filepath.Base(f), id+".")
-		if !strings.HasPrefix(rest, "a") && !strings.HasPrefix(rest, "c") {
-			continue // another job whose id begins with this one
+		if strings.HasPrefix(rest, "a") || strings.HasPrefix(rest, "c") {
+			mine = append(mine, f) // not another job whose id begins with this one
 		}
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			var s smpiSummary
-			if line := sc.Bytes(); len(line) > 0 && line[0] == '{' && json.Unmarshal(line, &s) == nil && s.App != "" {
-				out = append(out, s)
-			}
-		}
-		fh.Close()
 	}
-	return out
+	return gridtest.SummariesOf(t, mine)
 }
 
 // finalDetail is the Slurm records the target stored with a job's final
