@@ -1,97 +1,25 @@
 package gwa
 
 import (
-	"container/heap"
 	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/gmark/gmark/dag"
 )
 
 // topoOrder orders tasks 0..n-1 (n = len(preds), preds[i] the predecessors
-// of task i) so that every task comes after its predecessors, keeping the
-// given order where the dependencies allow: of the tasks whose
-// predecessors are all placed, the first in the given order goes next.
-// When the graph has a cycle, order is nil and cycle is one of its cycles,
-// from its first task in the given order, each task a predecessor of the
-// next and the last of the first.
+// of task i, each an index of a task) so that every task comes after its
+// predecessors, keeping the given order where the dependencies allow
+// (dag.Order). When the graph has a cycle, order is nil and cycle is one
+// of its cycles, from its first task in the given order, each task a
+// predecessor of the next and the last of the first.
 func topoOrder(preds [][]int32) (order, cycle []int32) {
-	n := len(preds)
-	waiting := make([]int, n) // predecessors not yet placed
-	succs := make([][]int32, n)
-	ready := &int32Heap{}
-	for i, ps := range preds {
-		waiting[i] = len(ps)
-		for _, p := range ps {
-			succs[p] = append(succs[p], int32(i))
-		}
-		if len(ps) == 0 {
-			*ready = append(*ready, int32(i))
-		}
+	order, err := dag.Order(preds)
+	if ce, ok := err.(*dag.CycleError); ok {
+		return nil, ce.Cycle
 	}
-	heap.Init(ready)
-	order = make([]int32, 0, n)
-	for ready.Len() > 0 {
-		i := heap.Pop(ready).(int32)
-		order = append(order, i)
-		for _, s := range succs[i] {
-			if waiting[s]--; waiting[s] == 0 {
-				heap.Push(ready, s)
-			}
-		}
-	}
-	if len(order) == n {
-		return order, nil
-	}
-	// Every task left waits for some task left: walking back along
-	// predecessors that are left must meet a task twice.
-	at := make([]int, n)
-	for i := range at {
-		at[i] = -1
-	}
-	var walk []int32
-	v := int32(-1)
-	for i := range waiting {
-		if waiting[i] > 0 {
-			v = int32(i)
-			break
-		}
-	}
-	for at[v] < 0 {
-		at[v] = len(walk)
-		walk = append(walk, v)
-		for _, p := range preds[v] {
-			if waiting[p] > 0 {
-				v = p
-				break
-			}
-		}
-	}
-	// The walk went against the dependencies: reverse it, and start at the
-	// cycle's first task in the given order.
-	loop := walk[at[v]:]
-	cycle = make([]int32, len(loop))
-	first := 0
-	for k, x := range loop {
-		cycle[len(loop)-1-k] = x
-		if x < loop[first] {
-			first = k
-		}
-	}
-	first = len(loop) - 1 - first
-	return nil, slices.Concat(cycle[first:], cycle[:first])
-}
-
-type int32Heap []int32
-
-func (h int32Heap) Len() int           { return len(h) }
-func (h int32Heap) Less(a, b int) bool { return h[a] < h[b] }
-func (h int32Heap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
-func (h *int32Heap) Push(x any)        { *h = append(*h, x.(int32)) }
-func (h *int32Heap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return order, nil
 }
 
 // WorkflowJob is one workflow of a workflow trace: its tasks, ordered so
