@@ -55,8 +55,8 @@ type gridOptions struct {
 
 // overrides sets the overrides the command line gave.
 func (o *gridOptions) overrides(c *cli.Context) *gridOptions {
-	o.Policy, o.TimeScale = cliflag.IfSet(c, "policy", &o.policy), cliflag.IfSet(c, "time-scale", &o.timeScale)
-	o.ScanInterval, o.Execution = cliflag.IfSet(c, "scan-interval", &o.scanInterval), cliflag.IfSet(c, "execution", &o.execution)
+	o.Policy, o.TimeScale = cliflag.IfSet(c, &o.policy), cliflag.IfSet(c, &o.timeScale)
+	o.ScanInterval, o.Execution = cliflag.IfSet(c, &o.scanInterval), cliflag.IfSet(c, &o.execution)
 	return o
 }
 

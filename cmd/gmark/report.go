@@ -20,8 +20,12 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	commands = append(commands, &cli.Command{
+func init() { makers = append(makers, reportCommand) }
+
+func reportCommand() *cli.Command {
+	o := &reportOptions{}
+	g := &o.gateFlags
+	return &cli.Command{
 		Name:  "report",
 		Usage: "report on runs in the results store: HTML page, text, JSON, CSV, or a regression gate",
 		Description: "Reads runs from the results store (--db; every run unless --run names some) and writes\n" +
@@ -38,31 +42,31 @@ func init() {
 			"'gmark report sql QUERY' runs a read-only SQL query on the store.\n\n" +
 			"Exit status: 0 ok (gate: no regression), 1 a regression or a failure, 2 bad usage.",
 		Flags: append([]cli.Flag{
-			&cliflag.Repeated{StringFlag: cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite); several with --compare"}},
-			&cli.StringFlag{Name: "compare", Usage: "compare the runs grouped by this field (run, scenario, target, policy, revision, seed, …)"},
-			&cli.StringSliceFlag{Name: "run", DefaultText: "every run of --db", Usage: "run to report on (repeat, or comma-separated)"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report", Usage: "directory of the HTML report"},
-			&cli.DurationFlag{Name: "tau", Value: metrics.DefaultTau, Usage: "threshold τ of the bounded slowdown"},
-			&cli.IntFlag{Name: "processors", DefaultText: "from the run's grid or processor budget", Usage: "system size for utilization"},
-			&cli.BoolFlag{Name: "wall-time", Usage: "report runs made with --speedup in wall time, as observed (without it: in workload time, durations × speedup, the wall makespan beside)"},
-			&cli.BoolFlag{Name: "workload-time", Hidden: true, Usage: "workload time, as without --wall-time; accepted for old scripts"},
-			&cli.StringFlag{Name: "reproduce", Usage: "write run RUN's input files out of the store (into --to) and print the commands that regenerate and rerun it"},
-			&cli.StringFlag{Name: "to", DefaultText: "reproduce-RUN", Usage: "with --reproduce: the directory to write into"},
-			&cli.IntFlag{Name: "bins", Value: 100, Usage: "intervals of the time series (utilization, goodput, throughput over time)"},
-			&cli.BoolFlag{Name: "pdf", Usage: "with -o: each figure as PDF too, for a paper"},
-			&cli.BoolFlag{Name: "fidelity", Usage: "compare each trace replay (wl:trace) with its original trace window (docs/report.md)"},
-			&cli.BoolFlag{Name: "include-warm", Usage: "count the warm jobs of a trace replay's warm start like the others"},
-			&cli.StringFlag{Name: "baseline", Usage: "regression gate: the baseline's results store"},
-			&cli.StringSliceFlag{Name: "baseline-run", DefaultText: "every run of --baseline", Usage: "regression gate: baseline run"},
-			&cli.StringFlag{Name: "metrics", DefaultText: strings.Join(gate.DefaultMetrics, ","), Usage: "regression gate: metrics to compare, comma-separated (known: " +
+			&cliflag.Repeated{StringFlag: cli.StringFlag{Name: "db", Value: "results.db", Destination: &o.db, Usage: "results store (SQLite); several with --compare"}, All: &o.dbs},
+			&cli.StringFlag{Name: "compare", Destination: &o.compare, Usage: "compare the runs grouped by this field (run, scenario, target, policy, revision, seed, …)"},
+			&cli.StringSliceFlag{Name: "run", DefaultText: "every run of --db", Destination: &o.runFlag, Usage: "run to report on (repeat, or comma-separated)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "report", Destination: &o.output, Usage: "directory of the HTML report"},
+			&cli.DurationFlag{Name: "tau", Value: metrics.DefaultTau, Destination: &o.opts.Tau, Usage: "threshold τ of the bounded slowdown"},
+			&cli.IntFlag{Name: "processors", DefaultText: "from the run's grid or processor budget", Destination: &o.opts.Processors, Usage: "system size for utilization"},
+			&cli.BoolFlag{Name: "wall-time", Destination: &o.opts.WallTime, Usage: "report runs made with --speedup in wall time, as observed (without it: in workload time, durations × speedup, the wall makespan beside)"},
+			&cli.BoolFlag{Name: "workload-time", Hidden: true, Destination: &o.workloadTime, Usage: "workload time, as without --wall-time; accepted for old scripts"},
+			&cli.StringFlag{Name: "reproduce", Destination: &o.reproduce, Usage: "write run RUN's input files out of the store (into --to) and print the commands that regenerate and rerun it"},
+			&cli.StringFlag{Name: "to", DefaultText: "reproduce-RUN", Destination: &o.to, Usage: "with --reproduce: the directory to write into"},
+			&cli.IntFlag{Name: "bins", Value: 100, Destination: &o.opts.Bins, Usage: "intervals of the time series (utilization, goodput, throughput over time)"},
+			&cli.BoolFlag{Name: "pdf", Destination: &o.opts.PDF, Usage: "with -o: each figure as PDF too, for a paper"},
+			&cli.BoolFlag{Name: "fidelity", Destination: &o.opts.Fidelity, Usage: "compare each trace replay (wl:trace) with its original trace window (docs/report.md)"},
+			&cli.BoolFlag{Name: "include-warm", Destination: &o.opts.IncludeWarm, Usage: "count the warm jobs of a trace replay's warm start like the others"},
+			&cli.StringFlag{Name: "baseline", Destination: &g.DB, Usage: "regression gate: the baseline's results store"},
+			&cli.StringSliceFlag{Name: "baseline-run", DefaultText: "every run of --baseline", Destination: &o.baselineRuns, Usage: "regression gate: baseline run"},
+			&cli.StringFlag{Name: "metrics", DefaultText: strings.Join(gate.DefaultMetrics, ","), Destination: &o.metrics, Usage: "regression gate: metrics to compare, comma-separated (known: " +
 				strings.Join(gate.Names(), ", ") + ")"},
-			&cli.StringFlag{Name: "threshold", Value: "5%", Usage: "regression gate: smallest relative change that counts (5% or 0.05)"},
-			&cli.Float64Flag{Name: "alpha", Value: 0.01, Usage: "regression gate: significance level over the metrics of a family (the jobs' outcome; their performance)"},
-			&cli.BoolFlag{Name: "allow-different-workloads", Usage: "regression gate: compare sides whose workloads, specs or scenarios differ (refused otherwise, exit 2)"},
-			&cli.StringFlag{Name: "test", Value: gate.BlockBootstrap, Usage: "regression gate: " + gate.BlockBootstrap + " (blocks of consecutive jobs) or " + gate.IID + " (jobs as independent: Mann–Whitney U, Mood, Fisher); exact tests below 10 values a side"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines on standard error"},
-		}, cliflag.Renamed(&cli.StringFlag{Name: "format", Value: "html", Usage: "html, text, summary, json or csv"}, "f")...),
-		Action: runReport,
+			&cli.StringFlag{Name: "threshold", Value: "5%", Destination: &o.threshold, Usage: "regression gate: smallest relative change that counts (5% or 0.05)"},
+			&cli.Float64Flag{Name: "alpha", Value: 0.01, Destination: &g.Config.Alpha, Usage: "regression gate: significance level over the metrics of a family (the jobs' outcome; their performance)"},
+			&cli.BoolFlag{Name: "allow-different-workloads", Destination: &g.AllowDifferentWorkloads, Usage: "regression gate: compare sides whose workloads, specs or scenarios differ (refused otherwise, exit 2)"},
+			&cli.StringFlag{Name: "test", Value: gate.BlockBootstrap, Destination: &g.Config.Test, Usage: "regression gate: " + gate.BlockBootstrap + " (blocks of consecutive jobs) or " + gate.IID + " (jobs as independent: Mann–Whitney U, Mood, Fisher); exact tests below 10 values a side"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &o.quiet, Usage: "no progress lines on standard error"},
+		}, cliflag.Renamed(&cli.StringFlag{Name: "format", Value: "html", Destination: &o.format, Usage: "html, text, summary, json or csv"}, "f")...),
+		Action: o.run,
 		Subcommands: []*cli.Command{{
 			Name:      "sql",
 			Usage:     "run a read-only SQL query on the results store",
@@ -70,11 +74,11 @@ func init() {
 			Description: "Opens the store read-only and prints the query's rows (the schema is in docs/store.md):\n" +
 				"  gmark report sql --db results.db \"SELECT state, count(*) FROM jobs GROUP BY state\"\n" +
 				"Statements that would write are refused.",
-			Flags: append([]cli.Flag{&cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"}},
-				cliflag.Renamed(&cli.StringFlag{Name: "format", Value: "text", Usage: "text, csv or json"}, "f")...),
-			Action: runReportSQL,
+			Flags: append([]cli.Flag{&cli.StringFlag{Name: "db", Value: "results.db", Destination: &o.sqlDB, Usage: "results store (SQLite)"}},
+				cliflag.Renamed(&cli.StringFlag{Name: "format", Value: "text", Destination: &o.sqlFormat, Usage: "text, csv or json"}, "f")...),
+			Action: o.sql,
 		}},
-	})
+	}
 }
 
 // maxBins bounds --bins: a figure cannot show more points than it has pixels.
@@ -101,7 +105,7 @@ func storeUsage(err error) error {
 	return err
 }
 
-// reportOptions are the parsed flags of `gmark report`.
+// reportOptions are the flags of `gmark report` and 'report sql'.
 type reportOptions struct {
 	db     string
 	dbs    []string // every --db (several only with compare)
@@ -114,55 +118,56 @@ type reportOptions struct {
 	gate    *report.GateOptions // a regression gate, with --baseline
 	// reproduce is the run to reproduce into the directory to.
 	reproduce, to string
+	// The flags' values that the fields above are made of; report sql's own.
+	runFlag, baselineRuns                cli.StringSlice
+	quiet, workloadTime                  bool
+	gateFlags                            report.GateOptions
+	metrics, threshold, sqlDB, sqlFormat string
 }
 
 // parseReportFlags checks the flags of `gmark report`; every error is a
 // usage error.
-func parseReportFlags(c *cli.Context) (reportOptions, error) {
-	dbs := cliflag.Values(c, "db")
-	o := reportOptions{db: c.String("db"), dbs: dbs, compare: c.String("compare"), runs: splitList(c.StringSlice("run")), output: c.String("output"), format: c.String("format"),
-		opts: report.Options{Tau: c.Duration("tau"), Processors: c.Int("processors"), WallTime: c.Bool("wall-time"),
-			Bins: c.Int("bins"), Command: os.Args, Fidelity: c.Bool("fidelity"), ReadWindow: gwa.ReadReplayedWindow, IncludeWarm: c.Bool("include-warm"), PDF: c.Bool("pdf")},
-		reproduce: c.String("reproduce"), to: c.String("to")}
+func parseReportFlags(c *cli.Context, o *reportOptions) (reportOptions, error) {
+	o.runs, o.opts.Command, o.opts.ReadWindow = splitList(o.runFlag.Value()), os.Args, gwa.ReadReplayedWindow
 	if c.NArg() > 0 {
-		return o, usageErrorf("report takes no arguments (did you mean 'gmark report sql QUERY'?)")
+		return *o, usageErrorf("report takes no arguments (did you mean 'gmark report sql QUERY'?)")
 	}
 	if o.opts.Tau < 0 || o.opts.Processors < 0 || o.opts.Bins < 1 || o.opts.Bins > maxBins {
-		return o, usageErrorf("--tau and --processors must be >= 0, --bins from 1 to %d", maxBins)
+		return *o, usageErrorf("--tau and --processors must be >= 0, --bins from 1 to %d", maxBins)
 	}
-	if !c.Bool("quiet") {
+	if !o.quiet {
 		o.opts.Log = report.PrefixLog(c.App.ErrWriter, "gmark report: ")
 	}
-	if o.opts.WallTime && c.Bool("workload-time") {
-		return o, usageErrorf("--wall-time and --workload-time exclude each other")
+	if o.opts.WallTime && o.workloadTime {
+		return *o, usageErrorf("--wall-time and --workload-time exclude each other")
 	}
 	if o.to != "" && o.reproduce == "" {
-		return o, usageErrorf("--to goes with --reproduce RUN")
+		return *o, usageErrorf("--to goes with --reproduce RUN")
 	}
-	if len(dbs) > 1 && o.compare == "" {
+	if len(o.dbs) > 1 && o.compare == "" {
 		o.compare = report.DefaultCompareBy // several stores: their runs side by side
 	}
-	if o.compare != "" && (c.String("baseline") != "" || o.reproduce != "" || o.opts.Fidelity) {
-		return o, usageErrorf("--compare (or several --db) goes without --baseline, --reproduce and --fidelity")
+	if o.compare != "" && (o.gateFlags.DB != "" || o.reproduce != "" || o.opts.Fidelity) {
+		return *o, usageErrorf("--compare (or several --db) goes without --baseline, --reproduce and --fidelity")
 	}
-	if c.String("baseline") == "" {
+	if o.gateFlags.DB == "" {
 		if o.compare != "" {
-			return o, nil
+			return *o, nil
 		}
 		if !slices.Contains([]string{"html", "text", "summary", "json", "csv"}, o.format) {
-			return o, usageErrorf("--format %q: want html, text, summary, json or csv", o.format)
+			return *o, usageErrorf("--format %q: want html, text, summary, json or csv", o.format)
 		}
-		return o, nil
+		return *o, nil
 	}
-	g, err := parseGateFlags(c)
+	g, err := o.parseGateFlags(c)
 	o.gate = g
-	return o, err
+	return *o, err
 }
 
-func parseGateFlags(c *cli.Context) (*report.GateOptions, error) {
-	g := &report.GateOptions{DB: c.String("baseline"), Runs: splitList(c.StringSlice("baseline-run")), Format: "text", AllowDifferentWorkloads: c.Bool("allow-different-workloads"),
-		Config: gate.Config{Metrics: splitList([]string{c.String("metrics")}), Alpha: c.Float64("alpha"), Test: c.String("test")}}
-	threshold, err := gate.ParseThreshold(c.String("threshold"))
+func (o *reportOptions) parseGateFlags(c *cli.Context) (*report.GateOptions, error) {
+	g := &o.gateFlags
+	g.Runs, g.Format, g.Config.Metrics = splitList(o.baselineRuns.Value()), "text", splitList([]string{o.metrics})
+	threshold, err := gate.ParseThreshold(o.threshold)
 	if err != nil {
 		return g, usageError{err}
 	}
@@ -178,17 +183,17 @@ func parseGateFlags(c *cli.Context) (*report.GateOptions, error) {
 	if g.Config.Test != gate.BlockBootstrap && g.Config.Test != gate.IID {
 		return g, usageErrorf("--test %q: want %s or %s", g.Config.Test, gate.BlockBootstrap, gate.IID)
 	}
-	if c.IsSet("format") {
-		if f := c.String("format"); f != "text" && f != "json" {
+	if cliflag.Given(c, &o.format) {
+		if f := o.format; f != "text" && f != "json" {
 			return g, usageErrorf("with --baseline, --format is text or json")
 		}
-		g.Format = c.String("format")
+		g.Format = o.format
 	}
 	return g, nil
 }
 
-func runReport(c *cli.Context) error {
-	o, err := parseReportFlags(c)
+func (f *reportOptions) run(c *cli.Context) error {
+	o, err := parseReportFlags(c, f)
 	if err != nil {
 		return err
 	}
@@ -265,7 +270,7 @@ func runGate(ctx context.Context, o reportOptions, w io.Writer) error {
 	return storeUsage(err)
 }
 
-func runReportSQL(c *cli.Context) error {
+func (o *reportOptions) sql(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("report sql takes one query, quoted: gmark report sql --db results.db \"SELECT …\"")
 	}
@@ -273,11 +278,11 @@ func runReportSQL(c *cli.Context) error {
 	if err := store.CheckReadQuery(q); err != nil {
 		return usageErrorf("report sql: %v", err)
 	}
-	format := cliflag.Inherited(c, "format")
+	format := cliflag.Inherited(c, &o.sqlFormat, &o.format)
 	if !slices.Contains(report.RowFormats, format) {
 		return usageErrorf("--format %q: want text, csv or json", format)
 	}
-	db := cliflag.Inherited(c, "db") // also 'gmark report --db F sql QUERY'
+	db := cliflag.Inherited(c, &o.sqlDB, &o.db) // also 'gmark report --db F sql QUERY'
 	if err := checkDB(db, nil, false); err != nil {
 		return err
 	}

@@ -300,7 +300,7 @@ func (o *traceFlags) plot(c *cli.Context) error {
 func (o *traceFlags) parseSelection(c *cli.Context) (gwa.Selection, error) {
 	f := o.sel
 	f.Sites, f.Users, f.Status, f.Targets = splitList(o.site.Value()), splitList(o.user.Value()), splitList(o.status.Value()), splitList(o.target.Value())
-	f.MinProcs, f.MaxProcs = cliflag.IfSet(c, "min-procs", &o.minProcs), cliflag.IfSet(c, "max-procs", &o.maxProcs)
+	f.MinProcs, f.MaxProcs = cliflag.IfSet(c, &o.minProcs), cliflag.IfSet(c, &o.maxProcs)
 	s, err := f.Selection()
 	if err != nil {
 		return s, usageError{err}

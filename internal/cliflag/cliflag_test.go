@@ -11,14 +11,14 @@ import (
 )
 
 // The values as given, whole (commas kept), the default alone when none is
-// given, the last for c.String; and nothing carried from one run of the app
-// to the next.
+// given, the last in Destination (and for c.String); and nothing carried
+// from one run of the app to the next.
 func TestRepeated(t *testing.T) {
-	var got []string
-	var last string
-	app := &cli.App{Name: "x", Flags: []cli.Flag{&Repeated{cli.StringFlag{Name: "db", Value: "results.db", Usage: "a store"}}},
+	var all []string
+	var last, read string
+	app := &cli.App{Name: "x", Flags: []cli.Flag{&Repeated{StringFlag: cli.StringFlag{Name: "db", Value: "results.db", Usage: "a store", Destination: &last}, All: &all}},
 		Action: func(c *cli.Context) error {
-			got, last = Values(c, "db"), c.String("db")
+			read = c.String("db")
 			return nil
 		}}
 	for _, tc := range []struct {
@@ -34,8 +34,8 @@ func TestRepeated(t *testing.T) {
 		if err := app.Run(append([]string{"x"}, tc.args...)); err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, tc.want) || last != tc.want[len(tc.want)-1] {
-			t.Errorf("%q: values %q, last %q; want %q", tc.args, got, last, tc.want)
+		if want := tc.want[len(tc.want)-1]; !slices.Equal(all, tc.want) || last != want || read != want {
+			t.Errorf("%q: values %q, last %q, read %q; want %q", tc.args, all, last, read, tc.want)
 		}
 	}
 	var help bytes.Buffer
@@ -48,31 +48,102 @@ func TestRepeated(t *testing.T) {
 	}
 }
 
-// No default: no value until one is given.
 func TestRepeatedNoDefault(t *testing.T) {
-	var got []string
-	app := &cli.App{Name: "x", Flags: []cli.Flag{&Repeated{cli.StringFlag{Name: "db"}}},
-		Action: func(c *cli.Context) error { got = Values(c, "db"); return nil }}
-	if err := app.Run([]string{"x"}); err != nil || got != nil {
-		t.Errorf("values %q, %v", got, err)
+	all := []string{"stale"}
+	app := &cli.App{Name: "x", Flags: []cli.Flag{&Repeated{StringFlag: cli.StringFlag{Name: "db"}, All: &all}},
+		Action: func(c *cli.Context) error { return nil }}
+	if err := app.Run([]string{"x"}); err != nil || all != nil {
+		t.Errorf("values %q, %v", all, err)
 	}
 }
 
-// A subcommand's flag is its own when given, else its parent's when the
-// parent was given it, else its own default.
+// Given finds the flag by the variable it binds, in the command or above
+// it, whatever its type; a parent's flag and a subcommand's of the same
+// name are told apart; an alias or the environment counts as given.
+func TestGiven(t *testing.T) {
+	t.Setenv("CLIFLAG_TEST_SEED", "")
+	os.Unsetenv("CLIFLAG_TEST_SEED")
+	type vars struct {
+		top, db, subDB string
+		dbs            []string
+		seed           uint64
+		n              int
+		tags           cli.StringSlice
+		force          bool
+	}
+	type given struct{ top, db, subDB, dbs, seed, n, tags, force bool }
+	run := func(env string, args ...string) (got given) {
+		var v vars
+		app := &cli.App{Name: "x", Flags: []cli.Flag{&cli.StringFlag{Name: "top", Destination: &v.top}},
+			Commands: []*cli.Command{{Name: "report",
+				Flags: []cli.Flag{&Repeated{StringFlag: cli.StringFlag{Name: "db", Value: "a.db", Destination: &v.db}, All: &v.dbs},
+					&cli.Uint64Flag{Name: "seed", EnvVars: []string{"CLIFLAG_TEST_SEED"}, Destination: &v.seed},
+					&IntRange{IntFlag: cli.IntFlag{Name: "n", Aliases: []string{"j"}, Destination: &v.n}, Min: 0, Max: 9},
+					&cli.StringSliceFlag{Name: "tag", Destination: &v.tags}},
+				Subcommands: []*cli.Command{{Name: "sql",
+					Flags: []cli.Flag{&cli.StringFlag{Name: "db", Value: "a.db", Destination: &v.subDB}, &cli.BoolFlag{Name: "force", Destination: &v.force}},
+					Action: func(c *cli.Context) error {
+						got = given{Given(c, &v.top), Given(c, &v.db), Given(c, &v.subDB), Given(c, &v.dbs), Given(c, &v.seed), Given(c, &v.n), Given(c, &v.tags), Given(c, &v.force)}
+						return nil
+					}}}}}}
+		if env != "" {
+			t.Setenv("CLIFLAG_TEST_SEED", env)
+			defer os.Unsetenv("CLIFLAG_TEST_SEED")
+		}
+		if err := app.Run(append([]string{"x"}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want given
+	}{
+		{"", []string{"report", "sql"}, given{}},
+		{"", []string{"--top", "t", "report", "sql"}, given{top: true}},
+		{"", []string{"report", "--db", "a.db", "sql"}, given{db: true, dbs: true}},
+		{"", []string{"report", "sql", "--db", "b.db", "--force"}, given{subDB: true, force: true}},
+		{"", []string{"report", "-j", "0", "--tag", "a", "sql"}, given{n: true, tags: true}},
+		{"7", []string{"report", "sql"}, given{seed: true}},
+	} {
+		if got := run(tc.env, tc.args...); got != tc.want {
+			t.Errorf("%v env %q: given %+v, want %+v", tc.args, tc.env, got, tc.want)
+		}
+	}
+}
+
+// A variable that a flag of another command binds, or none, is not given.
+func TestGivenUnbound(t *testing.T) {
+	var bound, elsewhere, unbound int
+	got := []bool{true, true}
+	app := &cli.App{Name: "x", Flags: []cli.Flag{&cli.IntFlag{Name: "n", Destination: &bound}, &cli.IntFlag{Name: "m"}},
+		Commands: []*cli.Command{{Name: "a", Flags: []cli.Flag{&cli.IntFlag{Name: "m"}},
+			Action: func(c *cli.Context) error {
+				got = []bool{Given(c, &elsewhere), Given(c, &unbound)}
+				return nil
+			}}, {Name: "b", Flags: []cli.Flag{&cli.IntFlag{Name: "m", Destination: &elsewhere}}}}}
+	if err := app.Run([]string{"x", "--n", "1", "a", "--m", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if got[0] || got[1] {
+		t.Errorf("given %v, want neither", got)
+	}
+}
+
 func TestInherited(t *testing.T) {
-	var got string
-	app := &cli.App{Name: "x", Flags: []cli.Flag{&cli.StringFlag{Name: "db", Value: "parent.db"}},
-		Commands: []*cli.Command{{Name: "sql", Flags: []cli.Flag{&cli.StringFlag{Name: "db", Value: "results.db"}},
-			Action: func(c *cli.Context) error { got = Inherited(c, "db"); return nil }}}}
+	var got, parent, own string
+	app := &cli.App{Name: "x", Commands: []*cli.Command{{Name: "report", Flags: []cli.Flag{&cli.StringFlag{Name: "format", Value: "html", Destination: &parent}},
+		Subcommands: []*cli.Command{{Name: "sql", Flags: []cli.Flag{&cli.StringFlag{Name: "format", Value: "text", Destination: &own}},
+			Action: func(c *cli.Context) error { got = Inherited(c, &own, &parent); return nil }}}}}}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"sql"}, "results.db"},
-		{[]string{"sql", "--db", "a.db"}, "a.db"},
-		{[]string{"--db", "p.db", "sql"}, "p.db"},
-		{[]string{"--db", "p.db", "sql", "--db", "a.db"}, "a.db"},
+		{[]string{"report", "sql"}, "text"},
+		{[]string{"report", "sql", "--format", "csv"}, "csv"},
+		{[]string{"report", "--format", "json", "sql"}, "json"},
+		{[]string{"report", "--format", "json", "sql", "--format", "csv"}, "csv"},
 	} {
 		if err := app.Run(append([]string{"x"}, tc.args...)); err != nil {
 			t.Fatal(err)
@@ -83,8 +154,8 @@ func TestInherited(t *testing.T) {
 	}
 }
 
-// TestIfSet: an optional bound is nil unless the command line or the
-// environment gave it, even when the value given is the default.
+// IfSet is the variable when the flag was given, even as its zero value
+// or by the environment, and nil when not.
 func TestIfSet(t *testing.T) {
 	t.Setenv("CLIFLAG_TEST_MIN", "")
 	for _, tc := range []struct {
@@ -100,7 +171,7 @@ func TestIfSet(t *testing.T) {
 		var v int
 		var got *int
 		app := &cli.App{Flags: []cli.Flag{&cli.IntFlag{Name: "min", EnvVars: []string{"CLIFLAG_TEST_MIN"}, Destination: &v}},
-			Action: func(c *cli.Context) error { got = IfSet(c, "min", &v); return nil }}
+			Action: func(c *cli.Context) error { got = IfSet(c, &v); return nil }}
 		t.Setenv("CLIFLAG_TEST_MIN", tc.env)
 		if tc.env == "" {
 			os.Unsetenv("CLIFLAG_TEST_MIN")

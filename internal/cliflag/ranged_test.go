@@ -1,6 +1,10 @@
 package cliflag
 
 import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,4 +48,56 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// With a Zero, a given 0 stores Zero (from the command line or the
+// environment, last given wins), reads as 0 and is in range; not given,
+// the default; the help shows the default.
+func TestRangeZero(t *testing.T) {
+	for _, tc := range []struct {
+		env   string
+		args  []string
+		tries int
+		wait  time.Duration
+		read  string
+	}{
+		{"", nil, 4, 2 * time.Minute, "4 2m0s"},
+		{"", []string{"--tries", "0", "--for", "0s"}, -1, -1, "0 0s"},
+		{"", []string{"--tries", "0", "--tries", "2", "--for", "0"}, 2, -1, "2 0s"},
+		{"", []string{"--tries", "3", "--tries", "0", "--for", "1s"}, -1, time.Second, "0 1s"},
+		{"0", nil, -1, 2 * time.Minute, "0 2m0s"},
+		{"0", []string{"--tries", "5"}, 5, 2 * time.Minute, "5 2m0s"},
+	} {
+		t.Setenv("CLIFLAG_TEST_TRIES", tc.env)
+		if tc.env == "" {
+			os.Unsetenv("CLIFLAG_TEST_TRIES")
+		}
+		var tries int
+		var wait time.Duration
+		var read string
+		var check error
+		app := &cli.App{Name: "x", Flags: []cli.Flag{
+			&IntRange{IntFlag: cli.IntFlag{Name: "tries", Value: 4, EnvVars: []string{"CLIFLAG_TEST_TRIES"}, Destination: &tries, Usage: "t"}, Min: 0, Max: 9, Zero: -1},
+			&DurationRange{DurationFlag: cli.DurationFlag{Name: "for", Value: 2 * time.Minute, Destination: &wait, Usage: "f"}, Min: 0, Max: time.Hour, Zero: -1},
+		}, Action: func(c *cli.Context) error {
+			read, check = fmt.Sprint(c.Int("tries"), " ", c.Duration("for")), CheckRanges(c)
+			return nil
+		}}
+		if err := app.Run(append([]string{"x"}, tc.args...)); err != nil {
+			t.Fatal(err)
+		}
+		if tries != tc.tries || wait != tc.wait || read != tc.read || check != nil {
+			t.Errorf("%v env %q: stored %d %v, read %q, check %v; want %d %v, %q", tc.args, tc.env, tries, wait, read, check, tc.tries, tc.wait, tc.read)
+		}
+	}
+	var help bytes.Buffer
+	app := &cli.App{Name: "x", Writer: &help, Flags: []cli.Flag{
+		&IntRange{IntFlag: cli.IntFlag{Name: "tries", Value: 4, Usage: "t"}, Zero: -1},
+		&DurationRange{DurationFlag: cli.DurationFlag{Name: "for", Value: 2 * time.Minute, Usage: "f"}, Zero: -1}}}
+	if err := app.Run([]string{"x", "--help"}); err != nil {
+		t.Fatal(err)
+	}
+	if h := help.String(); !strings.Contains(h, "--tries value  t (default: 4)") || !strings.Contains(h, "--for value    f (default: 2m0s)") {
+		t.Errorf("help:\n%s", h)
+	}
 }
