@@ -26,8 +26,12 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	commands = append(commands, &cli.Command{
+func init() { makers = append(makers, runCommand) }
+
+func runCommand() *cli.Command {
+	o := &runOptions{}
+	s := &o.settings
+	return &cli.Command{
 		Name:      "run",
 		Usage:     "generate a workload, run it on a scheduler, and write the report: the whole loop in one command",
 		ArgsUsage: "SPEC.wdl",
@@ -40,23 +44,23 @@ func init() {
 			"scheduler's clock runs S times faster, so a two-hour workload (examples/koala-w30.wdl) runs in\n" +
 			"about a minute at --speedup 100.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, DefaultText: "gmark-runs/SPEC", Usage: "directory of the runs of this scenario"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed of the workload"},
-			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Value: "koala", Usage: "koala (the bundled scheduler), local, dryrun, slurm, condor or sge"},
-			&cli.DurationFlag{Name: "scan-interval", DefaultText: "the grid's", Usage: "koala: the bundled scheduler's scan interval"},
-			&cli.StringFlag{Name: "targets", Usage: "slurm, condor, sge, local: the targets TOML file (see 'gmark submit')"},
-			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "processors", DefaultText: "the number of CPUs", Usage: "local: processor budget"}, Min: 1, Max: 1_000_000},
-			&cli.StringFlag{Name: "gmark", DefaultText: "this one", Usage: "the gmark binary jobs run"},
-			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "workers", Value: 5, Usage: "submitting workers"}, Min: 1, Max: 10_000},
-			&cli.Float64Flag{Name: "speedup", Value: 1, Usage: "compress time this many times (schedule and, for koala, the scheduler's clock)"},
-			&cliflag.DurationRange{DurationFlag: cli.DurationFlag{Name: "tail", DefaultText: "wait for every job", Usage: "after the last submission, wait this long, then cancel what is left"}, Min: 0, Max: 30 * 24 * time.Hour},
-			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "retries", Usage: "resubmit a failed task of a composite job up to this many times"}, Min: 0, Max: 100},
-			&cli.StringFlag{Name: "project", Value: "default", Usage: "project the run belongs to"},
-			&cli.StringFlag{Name: "scenario", DefaultText: "the spec's name", Usage: "scenario the run belongs to"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bars and logs"},
-		}, koalaTargetFlags()...),
-		Action: runRun,
-	})
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, DefaultText: "gmark-runs/SPEC", Destination: &o.output, Usage: "directory of the runs of this scenario"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Destination: &o.seed, Usage: "random seed of the workload"},
+			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Value: "koala", Destination: &o.target, Usage: "koala (the bundled scheduler), local, dryrun, slurm, condor or sge"},
+			&cli.DurationFlag{Name: "scan-interval", DefaultText: "the grid's", Destination: &o.scan, Usage: "koala: the bundled scheduler's scan interval"},
+			&cli.StringFlag{Name: "targets", Destination: &o.targets.File, Usage: "slurm, condor, sge, local: the targets TOML file (see 'gmark submit')"},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "processors", DefaultText: "the number of CPUs", Destination: &o.targets.Processors, Usage: "local: processor budget"}, Min: 1, Max: 1_000_000},
+			&cli.StringFlag{Name: "gmark", DefaultText: "this one", Destination: &o.targets.Executable, Usage: "the gmark binary jobs run"},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "workers", Value: 5, Destination: &s.Workers, Usage: "submitting workers"}, Min: 1, Max: 10_000},
+			&cli.Float64Flag{Name: "speedup", Value: 1, Destination: &s.Speedup, Usage: "compress time this many times (schedule and, for koala, the scheduler's clock)"},
+			&cliflag.DurationRange{DurationFlag: cli.DurationFlag{Name: "tail", DefaultText: "wait for every job", Destination: &s.Tail, Usage: "after the last submission, wait this long, then cancel what is left"}, Min: 0, Max: 30 * 24 * time.Hour},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "retries", Destination: &s.Retries, Usage: "resubmit a failed task of a composite job up to this many times"}, Min: 0, Max: 100},
+			&cli.StringFlag{Name: "project", Value: "default", Destination: &o.project, Usage: "project the run belongs to"},
+			&cli.StringFlag{Name: "scenario", DefaultText: "the spec's name", Destination: &o.scenario, Usage: "scenario the run belongs to"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &o.quiet, Usage: "no progress bars and logs"},
+		}, koalaTargetFlags(&o.targets)...),
+		Action: o.run,
+	}
 }
 
 // runOptions are the flags of 'gmark run'.
@@ -67,30 +71,23 @@ type runOptions struct {
 	target       string
 	targets      targetOptions
 	scanInterval *time.Duration // koala: the bundled scheduler's, when given
+	scan         time.Duration  // --scan-interval
 	settings     submitter.Settings
 	project      string
 	scenario     string // "" for the spec's name
 	quiet        bool
 }
 
-func runRun(c *cli.Context) error {
+func (o *runOptions) run(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("run takes one WDL file (see 'gmark run --help')")
 	}
-	if err := checkSubmitRanges(c); err != nil {
+	if err := checkSubmitRanges(c, o.settings.Speedup); err != nil {
 		return err
 	}
-	o := runOptions{spec: c.Args().First(), output: c.String("output"), seed: c.Uint64("seed"), target: c.String("target"),
-		targets: targetOptionsOf(c), project: c.String("project"), scenario: c.String("scenario"), quiet: c.Bool("quiet")}
-	if c.IsSet("scan-interval") {
-		d := c.Duration("scan-interval")
-		o.scanInterval = &d
-	}
-	o.settings.Workers, o.settings.Speedup, o.settings.Retries = c.Int("workers"), c.Float64("speedup"), c.Int("retries")
-	if c.IsSet("tail") {
-		o.settings.Tail, o.settings.HasTail = c.Duration("tail"), true
-	}
-	return runLoop(c.Context, o, c.App.Writer, c.App.ErrWriter)
+	o.spec, o.scanInterval, o.settings.HasTail = c.Args().First(), cliflag.IfSet(c, &o.scan), cliflag.Given(c, &o.settings.Tail)
+	o.targets.given(c)
+	return runLoop(c.Context, *o, c.App.Writer, c.App.ErrWriter)
 }
 
 // runLoop is the whole loop: generate the workload, run it on the target,

@@ -22,8 +22,12 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	commands = append(commands, &cli.Command{
+func init() { makers = append(makers, submitCommand) }
+
+func submitCommand() *cli.Command {
+	o := &submitOptions{}
+	s := &o.settings
+	return &cli.Command{
 		Name:      "submit",
 		Usage:     "submit a workload on schedule to a scheduler and record every job",
 		ArgsUsage: "WORKLOAD_DIR",
@@ -38,40 +42,42 @@ func init() {
 			"Exit status: 0 when the run completed (failed jobs are results, not errors), 1 when it could\n" +
 			"not (the store failed, the target could not be used, interrupted), 2 on bad usage.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Usage: "where jobs go: " + targets.List()},
-			&cli.StringFlag{Name: "db", Value: "results.db", Usage: "results store (SQLite)"},
-			&cli.StringFlag{Name: "project", Value: "default", Usage: "project the run belongs to"},
-			&cli.StringFlag{Name: "scenario", DefaultText: "the workload directory's name", Usage: "scenario the run belongs to"},
-			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "workers", Value: 5, Usage: "submitting workers"}, Min: 1, Max: 10_000},
-			&cli.Float64Flag{Name: "speedup", Value: 1, Usage: "divide every submission offset by this factor"},
-			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "max-in-flight", Usage: "at most this many jobs submitted and not finished (0: no cap)"}, Min: 0, Max: 10_000_000},
-			&cliflag.DurationRange{DurationFlag: cli.DurationFlag{Name: "tail", DefaultText: "wait for every job", Usage: "after the last submission, wait this long, then cancel what is left"}, Min: 0, Max: 30 * 24 * time.Hour},
-			&cli.StringFlag{Name: "targets", Usage: "targets file (TOML): clusters of the slurm target, settings of the others"},
-			&cli.StringFlag{Name: "resume", Usage: "continue the run with this id (after a crash or an interrupt)"},
-			&cli.StringFlag{Name: "run-id", DefaultText: "time and random digits", Usage: "id of the new run"},
-			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "retries", Usage: "resubmit a failed task of a composite job up to this many times (0: off)"}, Min: 0, Max: 100},
-			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "submit-retries", Value: submitter.DefaultSubmitRetries, Usage: "retry a submission failing with a transient error this many times"}, Min: 0, Max: 1_000},
-			&cliflag.DurationRange{DurationFlag: cli.DurationFlag{Name: "backoff", Value: 500 * time.Millisecond, Usage: "first wait before a submission retry; doubled each time, up to 30s"}, Min: time.Millisecond, Max: 10 * time.Minute},
-			&cliflag.DurationRange{DurationFlag: cli.DurationFlag{Name: "retry-for", Value: submitter.DefaultRetryFor, Usage: "retry a call failing with transient errors (a scheduler restarting or unreachable) for at least this long, with backoff (0: --submit-retries alone)"}, Min: 0, Max: submitter.MaxRetryFor},
-			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "processors", DefaultText: "the number of CPUs", Usage: "local target: processor budget"}, Min: 1, Max: 1_000_000},
-			&cli.StringFlag{Name: "gmark", DefaultText: "this one", Usage: "the gmark binary jobs run as 'gmark app NAME …'"},
-			&cli.StringFlag{Name: "run-dir", DefaultText: "runs/RUN beside the store", Usage: "where job scripts and outputs go"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no log lines, for CI (the run id and summary are still printed)"},
-		}, koalaTargetFlags()...),
-		Action: runSubmit,
-	})
+			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Destination: &o.target, Usage: "where jobs go: " + targets.List()},
+			&cli.StringFlag{Name: "db", Value: "results.db", Destination: &o.db, Usage: "results store (SQLite)"},
+			&cli.StringFlag{Name: "project", Value: "default", Destination: &o.project, Usage: "project the run belongs to"},
+			&cli.StringFlag{Name: "scenario", DefaultText: "the workload directory's name", Destination: &o.scenario, Usage: "scenario the run belongs to"},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "workers", Value: 5, Destination: &s.Workers, Usage: "submitting workers"}, Min: 1, Max: 10_000},
+			&cli.Float64Flag{Name: "speedup", Value: 1, Destination: &s.Speedup, Usage: "divide every submission offset by this factor"},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "max-in-flight", Destination: &s.MaxInFlight, Usage: "at most this many jobs submitted and not finished (0: no cap)"}, Min: 0, Max: 10_000_000},
+			&cliflag.DurationRange{DurationFlag: cli.DurationFlag{Name: "tail", DefaultText: "wait for every job", Destination: &s.Tail, Usage: "after the last submission, wait this long, then cancel what is left"}, Min: 0, Max: 30 * 24 * time.Hour},
+			&cli.StringFlag{Name: "targets", Destination: &o.targets.File, Usage: "targets file (TOML): clusters of the slurm target, settings of the others"},
+			&cli.StringFlag{Name: "resume", Destination: &o.resume, Usage: "continue the run with this id (after a crash or an interrupt)"},
+			&cli.StringFlag{Name: "run-id", DefaultText: "time and random digits", Destination: &o.runID, Usage: "id of the new run"},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "retries", Destination: &s.Retries, Usage: "resubmit a failed task of a composite job up to this many times (0: off)"}, Min: 0, Max: 100},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "submit-retries", Value: submitter.DefaultSubmitRetries, Destination: &s.SubmitRetries, Usage: "retry a submission failing with a transient error this many times"}, Min: 0, Max: 1_000, Zero: -1},
+			&cliflag.DurationRange{DurationFlag: cli.DurationFlag{Name: "backoff", Value: 500 * time.Millisecond, Destination: &s.Backoff, Usage: "first wait before a submission retry; doubled each time, up to 30s"}, Min: time.Millisecond, Max: 10 * time.Minute},
+			&cliflag.DurationRange{DurationFlag: cli.DurationFlag{Name: "retry-for", Value: submitter.DefaultRetryFor, Destination: &s.RetryFor, Usage: "retry a call failing with transient errors (a scheduler restarting or unreachable) for at least this long, with backoff (0: --submit-retries alone)"}, Min: 0, Max: submitter.MaxRetryFor, Zero: -1},
+			&cliflag.IntRange{IntFlag: cli.IntFlag{Name: "processors", DefaultText: "the number of CPUs", Destination: &o.targets.Processors, Usage: "local target: processor budget"}, Min: 1, Max: 1_000_000},
+			&cli.StringFlag{Name: "gmark", DefaultText: "this one", Destination: &o.targets.Executable, Usage: "the gmark binary jobs run as 'gmark app NAME …'"},
+			&cli.StringFlag{Name: "run-dir", DefaultText: "runs/RUN beside the store", Destination: &o.runDir, Usage: "where job scripts and outputs go"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Destination: &o.quiet, Usage: "no progress bar and no log lines, for CI (the run id and summary are still printed)"},
+		}, koalaTargetFlags(&o.targets)...),
+		Action: o.run,
+	}
 }
 
-// koalaTargetFlags are the koala target's flags, the same in submit and run.
-func koalaTargetFlags() []cli.Flag {
+// koalaTargetFlags are the koala target's flags, the same in submit and run,
+// bound to o (its given marks those given).
+func koalaTargetFlags(o *targetOptions) []cli.Flag {
+	k := &o.Koala
 	return []cli.Flag{
-		&cli.StringFlag{Name: "endpoint", DefaultText: "start a core for the run from --grid", Usage: "koala target: URL of the core's HTTP API"},
-		&cli.StringFlag{Name: "grid", Value: "examples/das2.toml", Usage: "koala target without --endpoint: grid description of the core started for the run"},
-		&cli.StringFlag{Name: "token", EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala target with --endpoint: the core's token; prefer --token-file or $GMARK_KOALA_TOKEN (a command line is visible to every user of the machine)"},
-		&cli.StringFlag{Name: "token-file", Usage: "koala target with --endpoint: file holding the core's token (the server's STATE.token); --resume reads it again"},
-		&cli.StringFlag{Name: "policy", DefaultText: "the core's", Usage: "koala target: placement policy of every job (" + placement.List() + ")"},
-		&cli.StringFlag{Name: "priority", DefaultText: "the core's", Usage: "koala target: priority of every job"},
-		&cli.StringFlag{Name: "runner", Usage: "koala target: runner of every job: krunner, drunner, irunner"},
+		&cli.StringFlag{Name: "endpoint", Destination: &k.Endpoint.Value, DefaultText: "start a core for the run from --grid", Usage: "koala target: URL of the core's HTTP API"},
+		&cli.StringFlag{Name: "grid", Destination: &k.Grid.Value, Value: "examples/das2.toml", Usage: "koala target without --endpoint: grid description of the core started for the run"},
+		&cli.StringFlag{Name: "token", Destination: &k.Token, EnvVars: []string{"GMARK_KOALA_TOKEN"}, Usage: "koala target with --endpoint: the core's token; prefer --token-file or $GMARK_KOALA_TOKEN (a command line is visible to every user of the machine)"},
+		&cli.StringFlag{Name: "token-file", Destination: &k.TokenFile.Value, Usage: "koala target with --endpoint: file holding the core's token (the server's STATE.token); --resume reads it again"},
+		&cli.StringFlag{Name: "policy", Destination: &k.Policy.Value, DefaultText: "the core's", Usage: "koala target: placement policy of every job (" + placement.List() + ")"},
+		&cli.StringFlag{Name: "priority", Destination: &k.Priority.Value, DefaultText: "the core's", Usage: "koala target: priority of every job"},
+		&cli.StringFlag{Name: "runner", Destination: &k.Runner.Value, Usage: "koala target: runner of every job: krunner, drunner, irunner"},
 	}
 }
 
@@ -90,41 +96,28 @@ type submitOptions struct {
 	quiet    bool
 }
 
-func runSubmit(c *cli.Context) error {
-	o, err := submitOptionsOf(c)
-	if err != nil {
+func (o *submitOptions) run(c *cli.Context) error {
+	if err := o.checkFlags(c); err != nil {
 		return err
 	}
-	return submit(c.Context, o, c.App.Writer, c.App.ErrWriter)
+	return submit(c.Context, *o, c.App.Writer, c.App.ErrWriter)
 }
 
-// submitOptionsOf reads and checks the flags of gmark submit.
-func submitOptionsOf(c *cli.Context) (submitOptions, error) {
-	o := submitOptions{dir: c.Args().First(), target: c.String("target"), db: c.String("db"), project: c.String("project"),
-		scenario: c.String("scenario"), runID: c.String("run-id"), resume: c.String("resume"), runDir: c.String("run-dir"),
-		targets: targetOptionsOf(c), quiet: c.Bool("quiet")}
+// checkFlags checks the flags of gmark submit, and marks those given.
+func (o *submitOptions) checkFlags(c *cli.Context) error {
+	o.dir = c.Args().First()
+	o.targets.given(c)
+	o.targets.NewRunDir, o.settings.HasTail = cliflag.Given(c, &o.runDir), cliflag.Given(c, &o.settings.Tail)
 	if c.NArg() > 1 || (c.NArg() == 0 && o.resume == "") {
-		return o, usageErrorf("submit takes one workload directory (see 'gmark submit --help')")
+		return usageErrorf("submit takes one workload directory (see 'gmark submit --help')")
 	}
-	if err := checkSubmitRanges(c); err != nil {
-		return o, err
+	if err := checkSubmitRanges(c, o.settings.Speedup); err != nil {
+		return err
 	}
-	if o.resume != "" && c.IsSet("run-id") {
-		return o, usageErrorf("--run-id names a new run; --resume continues one")
+	if o.resume != "" && cliflag.Given(c, &o.runID) {
+		return usageErrorf("--run-id names a new run; --resume continues one")
 	}
-	s := &o.settings
-	s.Workers, s.Speedup, s.MaxInFlight = c.Int("workers"), c.Float64("speedup"), c.Int("max-in-flight")
-	if c.IsSet("tail") {
-		s.Tail, s.HasTail = c.Duration("tail"), true
-	}
-	s.Retries, s.SubmitRetries, s.Backoff, s.RetryFor = c.Int("retries"), c.Int("submit-retries"), c.Duration("backoff"), c.Duration("retry-for")
-	if s.SubmitRetries == 0 {
-		s.SubmitRetries = -1 // none; 0 would mean the default
-	}
-	if s.RetryFor == 0 {
-		s.RetryFor = -1 // none; 0 would mean the default
-	}
-	return o, nil
+	return nil
 }
 
 // submit submits the workload (or continues the run o.resume) with

@@ -14,11 +14,11 @@ const maxSpeedup = 1e6
 // against their ranges, declared with the flags (cliflag.IntRange,
 // DurationRange) and documented in docs/submit.md: a value outside is a
 // usage error, before anything is recorded or submitted.
-func checkSubmitRanges(c *cli.Context) error {
+func checkSubmitRanges(c *cli.Context, speedup float64) error {
 	if err := cliflag.CheckRanges(c); err != nil {
 		return usageError{err}
 	}
-	if v := c.Float64("speedup"); !(v > 0) || math.IsInf(v, 0) || v > maxSpeedup {
+	if v := speedup; !(v > 0) || math.IsInf(v, 0) || v > maxSpeedup {
 		return usageErrorf("--speedup must be a number above 0 and at most %g, not %g", maxSpeedup, v)
 	}
 	return nil

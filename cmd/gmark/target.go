@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/gmark/gmark/internal/cliflag"
 	"github.com/gmark/gmark/submitter"
 	"github.com/gmark/gmark/submitter/targets"
 	"github.com/urfave/cli/v2"
@@ -16,21 +17,14 @@ type targetOptions struct {
 	fileSet bool
 }
 
-func stringFlag(c *cli.Context, name string) targets.Flag {
-	return targets.Flag{Value: c.String(name), Set: c.IsSet(name)}
-}
-
-// targetOptionsOf reads the target flags of the command.
-func targetOptionsOf(c *cli.Context) targetOptions {
-	o := targetOptions{fileSet: c.IsSet("targets"), Options: targets.Options{File: c.String("targets"),
-		NewRunDir: c.IsSet("run-dir"), Executable: c.String("gmark"),
-		Koala: targets.KoalaOptions{Endpoint: stringFlag(c, "endpoint"), Grid: stringFlag(c, "grid"),
-			TokenFile: stringFlag(c, "token-file"), Token: c.String("token"), Policy: stringFlag(c, "policy"),
-			Priority: stringFlag(c, "priority"), Runner: stringFlag(c, "runner")}}}
-	if c.IsSet("processors") {
-		o.Processors = c.Int("processors")
+// given marks the flags of the koala target and the targets file that the
+// command line gave, the flags bound to o's fields (koalaTargetFlags).
+func (o *targetOptions) given(c *cli.Context) {
+	k := &o.Koala
+	for _, f := range []*targets.Flag{&k.Endpoint, &k.Grid, &k.TokenFile, &k.Policy, &k.Priority, &k.Runner} {
+		f.Set = cliflag.Given(c, &f.Value)
 	}
-	return o
+	o.fileSet = cliflag.Given(c, &o.File)
 }
 
 // newTarget makes the target named by --target (targets.New) in runDir;
