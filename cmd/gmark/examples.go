@@ -7,8 +7,11 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func init() {
-	commands = append(commands, &cli.Command{
+func init() { makers = append(makers, examplesCommand) }
+
+func examplesCommand() *cli.Command {
+	var force bool
+	return &cli.Command{
 		Name:  "examples",
 		Usage: "list the shipped examples built into gmark, or write them out",
 		Description: "The WDL specs and DAS-2 grids of the repository's examples/ are built into gmark: outside the\n" +
@@ -25,12 +28,12 @@ func init() {
 		},
 		Subcommands: []*cli.Command{{
 			Name: "write", Usage: "write the examples into a directory", ArgsUsage: "DIR",
-			Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "replace files that differ from the built-in examples"}},
+			Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Destination: &force, Usage: "replace files that differ from the built-in examples"}},
 			Action: func(c *cli.Context) error {
 				if c.NArg() != 1 {
 					return usageErrorf("examples write takes one directory")
 				}
-				written, err := examples.WriteAll(c.Args().First(), c.Bool("force"))
+				written, err := examples.WriteAll(c.Args().First(), force)
 				if err != nil {
 					return err
 				}
@@ -38,5 +41,5 @@ func init() {
 				return nil
 			},
 		}},
-	})
+	}
 }

@@ -82,15 +82,15 @@ func (o *simFlags) run(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageErrorf("sim run takes one experiment file (see 'gmark sim run --help')")
 	}
-	if p := o.parallel; c.IsSet("parallel") && (p < 1 || p > 1024) {
+	if p := o.parallel; cliflag.Given(c, &o.parallel) && (p < 1 || p > 1024) {
 		return usageErrorf("--parallel %d: from 1 to 1024", p)
 	}
 	if s := o.scale; !(s > 0 && s <= 1) {
 		return usageErrorf("--scale %g: a fraction in (0, 1]", s)
 	}
-	o.line.SlurmConfs, o.line.Parallel = o.slurmConf.Value(), c.IsSet("parallel")
+	o.line.SlurmConfs, o.line.Parallel = o.slurmConf.Value(), cliflag.Given(c, &o.parallel)
 	execute, err := slurmarray.ExecutorFor(o.on, o.line,
-		c.IsSet("targets") || c.IsSet("slurm-conf") || c.IsSet("array-limit") || c.IsSet("retries"), c.App.ErrWriter)
+		cliflag.Given(c, &o.line.Targets) || cliflag.Given(c, &o.slurmConf) || cliflag.Given(c, &o.line.ArrayLimit) || cliflag.Given(c, &o.line.Retries), c.App.ErrWriter)
 	if err != nil {
 		return usageError{err}
 	}
@@ -127,7 +127,7 @@ func (o *simFlags) run(c *cli.Context) error {
 }
 
 func (o *simFlags) report(c *cli.Context) error {
-	if c.IsSet("jobs") {
+	if cliflag.Given(c, &o.jobsOfRun) {
 		return simError(experiment.WriteJobs(o.db, c.Args().Slice(), o.jobsOfRun, o.format, o.output, c.App.Writer))
 	}
 	if !slices.Contains([]string{"text", "json"}, o.format) {
