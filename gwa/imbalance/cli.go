@@ -19,6 +19,7 @@ const exitUsage = 2
 // of those flags and their errors). Bad input — flags, a trace that is not
 // one, a malformed line under --strict — exits with 2.
 func Command[In any](input []cli.Flag, parse func(*cli.Context) (In, error), open func(In, string) (gwa.Reader, error)) *cli.Command {
+	f := &flags{}
 	return &cli.Command{
 		Name:      "imbalance",
 		Usage:     "the load imbalance between sites, partitions or traces: overall, by the day, and by the hour (the DMM thesis, Sec. 8.2.2)",
@@ -28,26 +29,34 @@ func Command[In any](input []cli.Flag, parse func(*cli.Context) (In, error), ope
 			"imbalance: the largest ratio of two groups' arrivals within an hour of the clock, over the hours in\n" +
 			"which both had some. Sizes: --sizes NAME=PROCESSORS, else the peak of processors a group's jobs had in use.",
 		Flags: append(append([]cli.Flag(nil), input...),
-			&cli.StringFlag{Name: "by", Value: BySite, Usage: "what a group is: site, partition, or trace (each file)"},
-			&cli.StringSliceFlag{Name: "sizes", Usage: "NAME=PROCESSORS of a group (repeatable, or comma-separated)"},
-			&cli.BoolFlag{Name: "jobs", Usage: "count jobs, not processors"},
-			&cli.BoolFlag{Name: "json", Usage: "print the analysis as JSON, with the series by day and by hour"}),
+			&cli.StringFlag{Name: "by", Value: BySite, Destination: &f.opts.By, Usage: "what a group is: site, partition, or trace (each file)"},
+			&cli.StringSliceFlag{Name: "sizes", Destination: &f.sizes, Usage: "NAME=PROCESSORS of a group (repeatable, or comma-separated)"},
+			&cli.BoolFlag{Name: "jobs", Destination: &f.opts.NoSplit, Usage: "count jobs, not processors"},
+			&cli.BoolFlag{Name: "json", Destination: &f.json, Usage: "print the analysis as JSON, with the series by day and by hour"}),
 		Action: func(c *cli.Context) error {
 			in, err := parse(c)
 			if err != nil {
 				return err
 			}
-			return action(c, func(path string) (gwa.Reader, error) { return open(in, path) })
+			return f.action(c, func(path string) (gwa.Reader, error) { return open(in, path) })
 		},
 	}
 }
 
-func action(c *cli.Context, open func(string) (gwa.Reader, error)) error {
-	sizes, err := ParseSizes(c.StringSlice("sizes"))
+// flags are the values of the command's own flags, bound to them.
+type flags struct {
+	opts  Options // but Sizes
+	sizes cli.StringSlice
+	json  bool
+}
+
+func (f *flags) action(c *cli.Context, open func(string) (gwa.Reader, error)) error {
+	sizes, err := ParseSizes(f.sizes.Value())
 	if err == nil && c.NArg() == 0 {
 		err = errors.New("trace imbalance takes one or more trace files")
 	}
-	opts := Options{By: c.String("by"), Sizes: sizes, NoSplit: c.Bool("jobs")}
+	opts := f.opts
+	opts.Sizes = sizes
 	if err == nil {
 		_, err = New(opts, 0)
 	}
@@ -74,7 +83,7 @@ func action(c *cli.Context, open func(string) (gwa.Reader, error)) error {
 	for _, tr := range traces {
 		gwa.WriteSkipped(c.App.ErrWriter, tr.Name, tr.Reader.Stats())
 	}
-	if c.Bool("json") {
+	if f.json {
 		return json.NewEncoder(c.App.Writer).Encode(res)
 	}
 	WriteText(c.App.Writer, res)
