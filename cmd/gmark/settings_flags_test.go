@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gmark/gmark/analyzer/store"
+	"github.com/urfave/cli/v2"
 )
 
 // The submitter's settings are recorded as the flags gave them: not given,
@@ -54,6 +56,47 @@ func TestSubmitRecordsSettingsAsGiven(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%v: recorded %+v, want %+v", tc.args, got, tc.want)
+		}
+	}
+}
+
+// The target flags mark what the command line gave, a value equal to the
+// default included (a resumed run keeps its recorded grid unless --grid is
+// given), and nothing else.
+func TestTargetFlagsMarkGiven(t *testing.T) {
+	t.Setenv("GMARK_KOALA_TOKEN", "")
+	os.Unsetenv("GMARK_KOALA_TOKEN")
+	type marks struct {
+		endpoint, grid, tokenFile, policy, priority, runner, file bool
+		gridValue, token                                          string
+	}
+	const das2 = "examples/das2.toml"
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want marks
+	}{
+		{"", nil, marks{gridValue: das2}},
+		{"", []string{"--grid", das2}, marks{grid: true, gridValue: das2}},
+		{"", []string{"--grid", "g.toml", "--policy", "WF", "--targets", "t.toml"}, marks{grid: true, policy: true, file: true, gridValue: "g.toml"}},
+		{"", []string{"--endpoint", "http://h", "--token-file", "f", "--priority", "high", "--runner", "krunner"},
+			marks{endpoint: true, tokenFile: true, priority: true, runner: true, gridValue: das2}},
+		{"s3cret", []string{"--policy", ""}, marks{policy: true, gridValue: das2, token: "s3cret"}},
+	} {
+		if tc.env != "" {
+			t.Setenv("GMARK_KOALA_TOKEN", tc.env)
+		}
+		var o targetOptions
+		app := &cli.App{Name: "x", Flags: append(koalaTargetFlags(&o), &cli.StringFlag{Name: "targets", Destination: &o.File}),
+			Action: func(c *cli.Context) error { o.given(c); return nil }}
+		if err := app.Run(append([]string{"x"}, tc.args...)); err != nil {
+			t.Fatal(err)
+		}
+		os.Unsetenv("GMARK_KOALA_TOKEN")
+		k := o.Koala
+		got := marks{k.Endpoint.Set, k.Grid.Set, k.TokenFile.Set, k.Policy.Set, k.Priority.Set, k.Runner.Set, o.fileSet, k.Grid.Value, k.Token}
+		if got != tc.want {
+			t.Errorf("%v env %q: %+v, want %+v", tc.args, tc.env, got, tc.want)
 		}
 	}
 }
