@@ -1,4 +1,5 @@
-// Package cliflag holds command-line flags that urfave/cli lacks.
+// Package cliflag holds command-line flags that urfave/cli lacks, and asks
+// whether a flag was given by the variable it binds (Given), not by its name.
 package cliflag
 
 import (
@@ -28,7 +29,8 @@ func (f *Repeated) Apply(set *flag.FlagSet) error {
 	return nil
 }
 
-// bound tells Given that the flag binds all as well as Destination.
+// bound tells Given whether dest is the flag's All (its Destination is
+// found as any flag's is).
 func (f *Repeated) bound(dest any) bool {
 	all, ok := dest.(*[]string)
 	return ok && all == f.All && all != nil
