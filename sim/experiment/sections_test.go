@@ -182,7 +182,7 @@ func TestSectionErrors(t *testing.T) {
 		{"[settings.dmm]\nfailures = \"thesis\"\n", "6: failures is every architecture's: give it in [settings], not [settings.dmm]"},
 		{"[settings.dmm]\ndtl = 4\n", "6: unknown setting settings.dmm.dtl"},
 		{"[settings.dmm]\ndttl = \"4\"\n", "6: dttl: incompatible types: TOML value has type string; the setting is an integer"},
-		{"[settings.dmm]\ndttl = 65\n", "6: scenario \"default\", architecture "},
+		{"[settings.dmm]\ndttl = 65\n", "6: scenario \"default\", architecture dmm: dttl = 65"},
 		{"[settings.dmm]\ndttl = 65\n", "6: dttl = 65 is out of range: must be in [0, 64]"},
 		{sc + "settings = { dmm = { dttl = true } }\n", "7: dttl: incompatible types: TOML value has type boolean"},
 		{"[settings]\ndmm = 3\n", "6: settings.dmm = integer: dmm's settings are a section, [settings.dmm], not a value"},

@@ -402,24 +402,38 @@ func (p *parser) coreGrid(name, path string) (*grid.Grid, bool) {
 // reported where the setting was given.
 func (p *parser) dryRun(sc *Scenario, top *topology.Topology, at string) {
 	said := map[string]bool{} // a setting's problem under every architecture is told once
+	type problem struct{ path, msg string }
+	var carried []problem // of a section's setting, under an architecture that only carries it
 	for _, arch := range sc.Architectures {
 		_, err := sim.Run(sc.Config(arch, 0), top, &sim.SliceSource{})
 		if err == nil {
 			continue
 		}
 		path := at
+		msg := fmt.Sprintf("scenario %q, architecture %s: %v", sc.Name, arch, err)
 		var se *sim.SettingError
 		if errors.As(err, &se) {
 			if said[se.Msg] {
 				continue
 			}
-			said[se.Msg] = true
+			var from *setting
 			for _, st := range sc.chosen(arch) {
 				if st.key == se.Key {
-					path = st.at
+					from, path = st, st.at
 				}
 			}
+			if from != nil && from.arch != "" && from.arch != arch && slices.Contains(sc.Architectures, from.arch) {
+				carried = append(carried, problem{path, se.Msg}) // told under the section's architecture, if it fails there
+				continue
+			}
+			said[se.Msg] = true
 		}
-		p.errorf(path, "%s", fmt.Sprintf("scenario %q, architecture %s: %v", sc.Name, arch, err))
+		p.errorf(path, "%s", msg)
+	}
+	for _, c := range carried {
+		if !said[c.msg] {
+			said[c.msg] = true
+			p.errorf(c.path, "%s", fmt.Sprintf("scenario %q: %s", sc.Name, c.msg))
+		}
 	}
 }
