@@ -8,7 +8,8 @@ import (
 // Architecture is an inter-operation architecture (Table 8.1 of the
 // thesis): how jobs that arrive at clusters find processors. The engine
 // calls it; it acts through the Sim's exported methods (Start, Enqueue,
-// Schedule, Bus, …).
+// Schedule, Bus, …), and reads its own settings, handed to its
+// constructor (register), and the engine's through those methods.
 type Architecture interface {
 	Name() string
 	// Init is called once before the first arrival: start cycles, take
@@ -35,9 +36,9 @@ type Architecture interface {
 	InfoChanged(c int)
 }
 
-// archSpec is a registered architecture: how to make it, the settings
-// groups it reads beside the engine's, and how its defaults differ from
-// the groups' own.
+// archSpec is a registered architecture: how to make it from a run's
+// Config, the settings groups it reads beside the engine's, and how its
+// defaults differ from the groups' own.
 type archSpec struct {
 	new      func(cfg *Config) (Architecture, error)
 	reads    []reflect.Type
@@ -47,14 +48,57 @@ type archSpec struct {
 var archs = map[string]archSpec{}
 
 // register adds an architecture under its name (in the files that define
-// them), with the settings groups it reads (pointers to zero values) and
-// its own defaults of them (nil: the groups').
-func register(name string, f func(cfg *Config) (Architecture, error), defaults func(cfg *Config), reads ...Settings) {
-	spec := archSpec{new: f, defaults: defaults}
-	for _, g := range reads {
-		spec.reads = append(spec.reads, reflect.TypeOf(g).Elem())
+// them). Its settings S are a struct of the settings groups it reads
+// (embedded: struct{ MatchSettings; DMMSettings }): newArch makes it from
+// them, filled from the run's Config, so that it reads no other group's
+// settings, and the engine's only through the Sim's methods. defaults
+// (nil: none) adjusts the groups' defaults for its runs, and the engine's
+// where they differ for it.
+func register[S any](name string, newArch func(set S) (Architecture, error), defaults func(set *S, engine *EngineSettings)) {
+	t := reflect.TypeOf((*S)(nil)).Elem()
+	var index []int // in Config, of each field of S
+	spec := archSpec{}
+	for i := 0; i < t.NumField(); i++ {
+		at, ok := groupOfType(t.Field(i).Type)
+		if !ok || t.Field(i).Type == reflect.TypeOf(EngineSettings{}) || t.Field(i).Type == reflect.TypeOf(DynamicsSettings{}) {
+			panic("sim: architecture " + name + ": " + t.Field(i).Type.String() + " is not an architecture's settings group of Config")
+		}
+		index = append(index, at)
+		spec.reads = append(spec.reads, t.Field(i).Type)
+	}
+	settings := func(cfg *Config) (*S, reflect.Value) {
+		set := new(S)
+		v, c := reflect.ValueOf(set).Elem(), reflect.ValueOf(cfg).Elem()
+		for i, at := range index {
+			v.Field(i).Set(c.Field(at))
+		}
+		return set, c
+	}
+	spec.new = func(cfg *Config) (Architecture, error) {
+		set, _ := settings(cfg)
+		return newArch(*set)
+	}
+	if defaults != nil {
+		spec.defaults = func(cfg *Config) {
+			set, c := settings(cfg)
+			defaults(set, &cfg.EngineSettings)
+			v := reflect.ValueOf(set).Elem()
+			for i, at := range index {
+				c.Field(at).Set(v.Field(i))
+			}
+		}
 	}
 	archs[name] = spec
+}
+
+// groupOfType is the index in Config of its settings group of type t.
+func groupOfType(t reflect.Type) (int, bool) {
+	for _, i := range groupIndex {
+		if reflect.TypeOf(Config{}).Field(i).Type == t {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // ArchNames lists the architectures.

@@ -102,14 +102,20 @@ func (c *CentralSettings) Check() error {
 	return nil
 }
 
+// centralReads are the settings central reads: its own and the routers'.
+type centralReads struct {
+	CentralSettings
+	ReserveSettings
+}
+
 func init() {
-	register("central", func(cfg *Config) (Architecture, error) {
-		if cfg.CentralModel == CentralCore {
-			return newCentralCore(cfg)
+	register("central", func(set centralReads) (Architecture, error) {
+		if set.CentralModel == CentralCore {
+			return newCentralCore(set.CentralSettings)
 		}
-		p, err := placement.New(cfg.Placement, nil)
-		return &central{policy: p, reserve: cfg.CentralReserve}, err
-	}, func(cfg *Config) { cfg.InfoPeriod = 60 * time.Second }, &CentralSettings{}, &ReserveSettings{})
+		p, err := placement.New(set.Placement, nil)
+		return &central{policy: p, reserve: set.CentralReserve}, err
+	}, func(_ *centralReads, e *EngineSettings) { e.InfoPeriod = 60 * time.Second })
 }
 
 // central: centralized job routing, the koala plug-in of DGSim (Table 8.1).

@@ -17,7 +17,7 @@ type cern struct {
 }
 
 func init() {
-	register("cern", func(*Config) (Architecture, error) { return &cern{}, nil }, nil)
+	register("cern", func(struct{}) (Architecture, error) { return &cern{}, nil }, nil)
 }
 
 func (a *cern) Name() string      { return "cern" }

@@ -1,5 +1,7 @@
 package sim
 
+import "time"
+
 // condor: independent Condor-like clusters (Table 8.1): each cluster's
 // site manager matches its queue to its idle processors once per
 // matchmaking cycle (300 s, Condor's NEGOTIATOR_INTERVAL), taking jobs in
@@ -18,6 +20,7 @@ type condor struct {
 	q        []jobQueue
 	users    []userCount
 	dispatch Dispatch
+	period   time.Duration // the matchmaking cycle
 }
 
 // Event codes of the architectures.
@@ -28,10 +31,10 @@ const (
 )
 
 func init() {
-	register("condor", func(cfg *Config) (Architecture, error) {
-		d, err := NewDispatch(cfg.Dispatch)
-		return &condor{dispatch: d}, err
-	}, nil, &MatchSettings{})
+	register("condor", func(set struct{ MatchSettings }) (Architecture, error) {
+		d, err := NewDispatch(set.Dispatch)
+		return &condor{dispatch: d, period: set.MatchPeriod}, err
+	}, nil)
 }
 
 func (a *condor) Name() string { return "condor" }
@@ -41,7 +44,7 @@ func (a *condor) Init(s *Sim) error {
 	a.q = make([]jobQueue, len(s.Clusters()))
 	a.users = make([]userCount, len(s.Clusters()))
 	s.CountKeepAlives()
-	startCycles(s, codeMatch, s.Config().MatchPeriod, len(s.Clusters()))
+	startCycles(s, codeMatch, a.period, len(s.Clusters()))
 	return nil
 }
 
@@ -65,7 +68,7 @@ func (a *condor) Killed(j *Job) {
 
 func (a *condor) Event(code uint8, i int32, _ *Job, _ int64) {
 	s := a.s
-	s.Schedule(s.Now()+s.Config().MatchPeriod, codeMatch, i, nil, 0)
+	s.Schedule(s.Now()+a.period, codeMatch, i, nil, 0)
 	c := s.Clusters()[i]
 	if !c.Up {
 		return

@@ -112,6 +112,7 @@ func TopologyOf(g *grid.Grid) (*topology.Topology, error) {
 type centralCore struct {
 	hooks
 	s       *Sim
+	set     CentralSettings
 	m       *CoreModel
 	k       *core.Core
 	jobs    map[string]*Job // core id → job, while in the core
@@ -121,12 +122,12 @@ type centralCore struct {
 	wakeAt  time.Duration // the pending wake-up; -1 for none
 }
 
-func newCentralCore(cfg *Config) (Architecture, error) {
-	m := cfg.Core
+func newCentralCore(set CentralSettings) (Architecture, error) {
+	m := set.Core
 	if m == nil {
 		m = &CoreModel{}
 	}
-	a := &centralCore{m: m, jobs: map[string]*Job{}, arrived: -1, wakeAt: -1}
+	a := &centralCore{set: set, m: m, jobs: map[string]*Job{}, arrived: -1, wakeAt: -1}
 	m.arch = a
 	return a, nil
 }
@@ -168,10 +169,10 @@ func (a *centralCore) Init(s *Sim) error {
 // Config's core settings over it.
 func (a *centralCore) ownGrid() (*grid.Grid, error) {
 	s := a.s
-	g := s.Config().CoreGrid
+	g := a.set.CoreGrid
 	if g == nil {
 		var err error
-		if g, err = GridFor(s.Topology(), nil, s.Config().Placement, s.Config().Seed); err != nil {
+		if g, err = GridFor(s.Topology(), nil, a.set.Placement, s.Seed()); err != nil {
 			return nil, err
 		}
 	} else {
@@ -179,10 +180,10 @@ func (a *centralCore) ownGrid() (*grid.Grid, error) {
 			return nil, err
 		}
 		own := *g
-		own.Scheduler.Seed = s.Config().Seed
+		own.Scheduler.Seed = s.Seed()
 		g = &own
 	}
-	return coreSettings(g, *s.Config())
+	return coreSettings(g, &a.set)
 }
 
 // CoreOrigin is where the clock of a simulated core starts (a core the
@@ -319,7 +320,7 @@ func (a *centralCore) deadlines() *record.CoreDeadlines {
 // coreSettings applies the Config's core settings to a copy of the grid,
 // one at a time, each checked by the grid's own rules (the error names the
 // setting's key).
-func coreSettings(g *grid.Grid, cfg Config) (*grid.Grid, error) {
+func coreSettings(g *grid.Grid, cfg *CentralSettings) (*grid.Grid, error) {
 	own := *g
 	own.Clusters = append([]grid.Cluster(nil), g.Clusters...)
 	sc := &own.Scheduler

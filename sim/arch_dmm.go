@@ -71,6 +71,7 @@ import (
 // hop of a grant back along the chain and one per hop of the release.
 type dmm struct {
 	hooks
+	set      dmmReads
 	s        *Sim
 	sms      []*dsm
 	dispatch Dispatch
@@ -206,23 +207,29 @@ func (d *DMMSettings) Check() error {
 	return nil
 }
 
+// dmmReads are the settings dmm reads: the matchmakers' and its own.
+type dmmReads struct {
+	MatchSettings
+	DMMSettings
+}
+
 func init() {
-	register("dmm", func(cfg *Config) (Architecture, error) {
-		d, err := NewDispatch(cfg.Dispatch)
+	register("dmm", func(set dmmReads) (Architecture, error) {
+		d, err := NewDispatch(set.Dispatch)
 		if err != nil {
 			return nil, err
 		}
-		do, err := NewDelegationOrder(cfg.DelegationOrder)
+		do, err := NewDelegationOrder(set.DelegationOrder)
 		if err != nil {
 			return nil, err
 		}
-		to, err := NewTargetOrder(cfg.TargetOrder)
-		return &dmm{dispatch: d, dorder: do, torder: to, thr: cfg.Threshold,
-			local: cfg.DMMInformation == DMMLocal, passOn: cfg.DMMPassOn}, err
-	}, func(cfg *Config) {
-		cfg.Dispatch = "fcfs-bypass"
-		cfg.DMMInformation, cfg.DMMPassOn = DMMLocal, true
-	}, &MatchSettings{}, &DMMSettings{})
+		to, err := NewTargetOrder(set.TargetOrder)
+		return &dmm{set: set, dispatch: d, dorder: do, torder: to, thr: set.Threshold,
+			local: set.DMMInformation == DMMLocal, passOn: set.DMMPassOn}, err
+	}, func(set *dmmReads, _ *EngineSettings) {
+		set.Dispatch = "fcfs-bypass"
+		set.DMMInformation, set.DMMPassOn = DMMLocal, true
+	})
 }
 
 func (a *dmm) Name() string { return "dmm" }
@@ -255,8 +262,8 @@ func (a *dmm) Init(s *Sim) error {
 	}
 	s.CountKeepAlives()
 	s.UseInfo()
-	startCycles(s, codeMatch, s.Config().MatchPeriod, top.Clusters)
-	startCycles(s, codeDelegate, s.Config().DelegationPeriod, top.Clusters)
+	startCycles(s, codeMatch, a.set.MatchPeriod, top.Clusters)
+	startCycles(s, codeDelegate, a.set.DelegationPeriod, top.Clusters)
 	return nil
 }
 
@@ -269,7 +276,7 @@ func (a *dmm) Arrive(j *Job) {
 
 // home queues a fresh request for j at its home SM.
 func (a *dmm) home(j *Job) {
-	r := &dreq{j: j, path: []int{j.Home}, dttl: a.s.Config().DTTL}
+	r := &dreq{j: j, path: []int{j.Home}, dttl: a.set.DTTL}
 	j.X = r
 	sm := a.sms[j.Home]
 	sm.users.add(j.JM, 1)
@@ -295,12 +302,12 @@ func (a *dmm) Event(code uint8, i int32, j *Job, n int64) {
 	s := a.s
 	switch code {
 	case codeMatch:
-		s.Schedule(s.Now()+s.Config().MatchPeriod, codeMatch, i, nil, 0)
+		s.Schedule(s.Now()+a.set.MatchPeriod, codeMatch, i, nil, 0)
 		if sm := a.sms[i]; sm.c.Up {
 			a.match(sm)
 		}
 	case codeDelegate:
-		s.Schedule(s.Now()+s.Config().DelegationPeriod, codeDelegate, i, nil, 0)
+		s.Schedule(s.Now()+a.set.DelegationPeriod, codeDelegate, i, nil, 0)
 		if sm := a.sms[i]; sm.c.Up {
 			a.delegatePass(sm)
 		}
@@ -370,7 +377,7 @@ func (a *dmm) grant(x *dsm, r *dreq) {
 
 func (a *dmm) leaseTimer(b *bundle) {
 	s := a.s
-	s.Schedule(max(b.granted+s.Config().LeaseTerm, s.Now()), codeLease, int32(b.sink), b.r.j, int64(b.gen))
+	s.Schedule(max(b.granted+s.LeaseTerm(), s.Now()), codeLease, int32(b.sink), b.r.j, int64(b.gen))
 }
 
 // expire returns the processors of an unclaimed grant to their owner; the
@@ -389,7 +396,7 @@ func (a *dmm) expire(b *bundle) {
 	}
 	s.LeaseExpired()
 	r := b.r
-	r.path, r.dttl, r.tried = r.path[:1], s.Config().DTTL, nil
+	r.path, r.dttl, r.tried = r.path[:1], a.set.DTTL, nil
 	a.enqueue(sink, r)
 }
 
@@ -592,7 +599,7 @@ func (a *dmm) spare(c int) int {
 func (a *dmm) triedRecently(r *dreq, node int) bool {
 	now := a.s.Now()
 	for _, t := range r.tried {
-		if t.node == node && (t.at == now || now-t.at < a.s.Config().SeenMemory) {
+		if t.node == node && (t.at == now || now-t.at < a.set.SeenMemory) {
 			return true
 		}
 	}
@@ -638,7 +645,7 @@ func (a *dmm) ClusterDown(c *Cluster) {
 			}
 			b.r.b = nil
 			r := b.r
-			r.path, r.dttl, r.tried = r.path[:1], a.s.Config().DTTL, nil
+			r.path, r.dttl, r.tried = r.path[:1], a.set.DTTL, nil
 			a.enqueue(sm, r)
 		}
 		clear(sm.bundles[len(kept):])

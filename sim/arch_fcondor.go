@@ -32,6 +32,7 @@ type fcondor struct {
 	jms      []*fjm
 	attached [][]*fjm
 	dispatch Dispatch
+	period   time.Duration // the matchmaking cycle
 	halfLife float64
 	order    []*fjm // scratch
 }
@@ -51,6 +52,13 @@ type FCondorSettings struct {
 	HalfLife time.Duration `toml:"half_life"` // the fair-share usage decay half-life (1 day)
 }
 
+// fcondorReads are the settings fcondor reads: the matchmakers' and
+// its own.
+type fcondorReads struct {
+	MatchSettings
+	FCondorSettings
+}
+
 // Default: a day.
 func (f *FCondorSettings) Default() { f.HalfLife = 24 * time.Hour }
 
@@ -58,10 +66,10 @@ func (f *FCondorSettings) Default() { f.HalfLife = 24 * time.Hour }
 func (f *FCondorSettings) Check() error { return checkPeriod("half_life", f.HalfLife, false) }
 
 func init() {
-	register("fcondor", func(cfg *Config) (Architecture, error) {
-		d, err := NewDispatch(cfg.Dispatch)
-		return &fcondor{dispatch: d, halfLife: cfg.HalfLife.Seconds()}, err
-	}, func(cfg *Config) { cfg.Dispatch = "fcfs-bypass" }, &MatchSettings{}, &FCondorSettings{})
+	register("fcondor", func(set fcondorReads) (Architecture, error) {
+		d, err := NewDispatch(set.Dispatch)
+		return &fcondor{dispatch: d, period: set.MatchPeriod, halfLife: set.HalfLife.Seconds()}, err
+	}, func(set *fcondorReads, _ *EngineSettings) { set.Dispatch = "fcfs-bypass" })
 }
 
 func (a *fcondor) Name() string { return "fcondor" }
@@ -70,7 +78,7 @@ func (a *fcondor) Init(s *Sim) error {
 	a.s = s
 	a.attached = make([][]*fjm, len(s.Clusters()))
 	s.CountKeepAlives()
-	startCycles(s, codeMatch, s.Config().MatchPeriod, len(s.Clusters()))
+	startCycles(s, codeMatch, a.period, len(s.Clusters()))
 	return nil
 }
 
@@ -125,7 +133,7 @@ func (a *fcondor) ClusterDown(c *Cluster) {
 
 func (a *fcondor) Event(code uint8, i int32, _ *Job, _ int64) {
 	s := a.s
-	s.Schedule(s.Now()+s.Config().MatchPeriod, codeMatch, i, nil, 0)
+	s.Schedule(s.Now()+a.period, codeMatch, i, nil, 0)
 	c := s.Clusters()[i]
 	if !c.Up {
 		return

@@ -23,14 +23,15 @@ import (
 // the monitoring service.
 type hier struct {
 	hooks
-	s     *Sim
-	res   softReserve
-	dist  string
-	q     []jobQueue // per node (sites only)
-	rr    []int      // round-robin position per node
-	sub   [][]int    // clusters below each node
-	procs []int      // processors below each node
-	maxIn []int      // largest cluster in each node's grid
+	s       *Sim
+	res     softReserve
+	dist    string
+	reserve bool       // soft reservations (ReserveSettings)
+	q       []jobQueue // per node (sites only)
+	rr      []int      // round-robin position per node
+	sub     [][]int    // clusters below each node
+	procs   []int      // processors below each node
+	maxIn   []int      // largest cluster in each node's grid
 }
 
 // Distributions of hier, after DGSim's load-distribution policies.
@@ -39,6 +40,12 @@ var distributions = []string{"worst-fit", "best-fit", "round-robin", "load"}
 // HierSettings are hier's.
 type HierSettings struct {
 	Distribution string `toml:"distribution"` // the multi-level distribution: worst-fit, best-fit, round-robin, load
+}
+
+// hierReads are the settings hier reads: its own and the routers'.
+type hierReads struct {
+	HierSettings
+	ReserveSettings
 }
 
 // Default: worst-fit.
@@ -53,8 +60,9 @@ func (h *HierSettings) Check() error {
 }
 
 func init() {
-	register("hier", func(cfg *Config) (Architecture, error) { return &hier{dist: cfg.Distribution}, nil },
-		func(cfg *Config) { cfg.InfoPeriod = 60 * time.Second }, &HierSettings{}, &ReserveSettings{})
+	register("hier", func(set hierReads) (Architecture, error) {
+		return &hier{dist: set.Distribution, reserve: set.CentralReserve}, nil
+	}, func(_ *hierReads, e *EngineSettings) { e.InfoPeriod = 60 * time.Second })
 }
 
 func (a *hier) Name() string { return "hier" }
@@ -62,7 +70,7 @@ func (a *hier) Name() string { return "hier" }
 func (a *hier) Init(s *Sim) error {
 	a.s = s
 	s.UseInfo()
-	a.res.init(s, s.Config().CentralReserve)
+	a.res.init(s, a.reserve)
 	n := len(s.Topology().Nodes)
 	a.q = make([]jobQueue, n)
 	a.rr = make([]int, n)

@@ -10,7 +10,7 @@ type sepC struct {
 }
 
 func init() {
-	register("sep-c", func(*Config) (Architecture, error) { return &sepC{}, nil }, nil)
+	register("sep-c", func(struct{}) (Architecture, error) { return &sepC{}, nil }, nil)
 }
 
 func (a *sepC) Name() string { return "sep-c" }

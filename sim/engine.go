@@ -498,8 +498,12 @@ func sec(d time.Duration) float64 { return d.Seconds() }
 // Now is the virtual clock.
 func (s *Sim) Now() time.Duration { return s.now }
 
-// Config is the run's settings.
-func (s *Sim) Config() *Config { return &s.cfg }
+// Seed is the run's seed (a core of the run's own draws its load from it).
+func (s *Sim) Seed() uint64 { return s.cfg.Seed }
+
+// LeaseTerm is how long a lease not renewed lasts (the engine's
+// lease_term).
+func (s *Sim) LeaseTerm() time.Duration { return s.cfg.LeaseTerm }
 
 // Topology is the simulated system.
 func (s *Sim) Topology() *topology.Topology { return s.top }

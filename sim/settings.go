@@ -132,15 +132,15 @@ func (c *Config) checkOwn() error {
 				if key == "" || key == "-" {
 					key = f.Name
 				}
-				return settingErr(key, "is a setting of %s, not %s", strings.Join(readers(v.Type()), " and "), c.Arch)
+				return settingErr(key, "is a setting of %s, not %s", strings.Join(Readers(v.Type()), " and "), c.Arch)
 			}
 		}
 	}
 	return nil
 }
 
-// readers are the architectures that read group.
-func readers(group reflect.Type) []string {
+// Readers are the architectures that read group, by name.
+func Readers(group reflect.Type) []string {
 	var out []string
 	for _, n := range ArchNames() {
 		if Reads(n, group) {

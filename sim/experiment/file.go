@@ -170,6 +170,9 @@ func Parse(name string, src []byte, o Options) (*Experiment, error) {
 	}
 	p := &parser{file: name, lines: indexLines(string(src))}
 	for _, k := range md.Undecoded() {
+		if inSection(k) { // decoded into the settings table, read by sections
+			continue
+		}
 		p.errorf(p.undecodedPath(k, len(spec.Scenarios)), "unknown setting %s (see docs/sim.md for the experiment file)", k)
 	}
 	if len(p.errs) > 0 {
@@ -184,6 +187,12 @@ func Parse(name string, src []byte, o Options) (*Experiment, error) {
 	}
 	e.Path, e.Source = name, src
 	return e, nil
+}
+
+// inSection tells whether a key the decoder left undecoded is in a
+// section of a [settings] table (settings.dmm.dttl), which the table holds.
+func inSection(k toml.Key) bool {
+	return len(k) >= 3 && k[0] == "settings" || len(k) >= 4 && k[0] == "scenario" && k[1] == "settings"
 }
 
 // undecodedPath is the indexed path of an undecoded key: an element of
@@ -264,7 +273,6 @@ func (p *parser) experiment(f *fileSpec, o Options) *Experiment {
 		}
 	}
 	e.top = p.topology(f.Topology, e)
-	p.unknownSettings(f.Settings, "settings.", "settings.")
 	scenarios := f.Scenarios
 	implied := len(scenarios) == 0
 	if implied { // no [[scenario]]: one, named default, of the top-level settings
@@ -292,6 +300,18 @@ func (p *parser) experiment(f *fileSpec, o Options) *Experiment {
 		sc.Index = len(e.Scenarios)
 		e.Scenarios = append(e.Scenarios, sc)
 		total += sc.Runs()
+	}
+	if _, secs := p.sections(f.Settings, "settings.", "settings."); len(secs) > 0 {
+		var run []string
+		for _, sc := range scenarios {
+			if a := f.Architectures; sc.Architectures != nil {
+				run = append(run, *sc.Architectures...)
+			} else if a != nil {
+				run = append(run, *a...)
+			}
+		}
+		slices.Sort(run)
+		p.unrun(secs, slices.Compact(run), "settings.", "settings.", "the scenarios run")
 	}
 	if total > MaxRuns {
 		p.errorf("", "the experiment expands into %d runs: at most %d", total, MaxRuns)

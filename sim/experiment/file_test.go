@@ -297,6 +297,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("name = \"t\"\ntopology = \"t1\"\narchitectures = [\"central\"]\nloads = [100]\n[workload]\nkind = \"burst\"\njobs = 100\nprocessors = 1\nruntime = \"10000s\"\nsite = \"c\"\n"))
 	f.Add([]byte(base + "[workload.lf]\nUProb = 0\nSerialProb = 0.5\nULow = 3\nUMed = 1\n"))
 	f.Add([]byte(base + "[plot]\nx = \"L_p\"\nload = \"U_g\"\nmetrics = [\"awt_s\"]\n[[scenario]]\nname = \"a\"\nplot = { x = 0.5, line = \"A\" }\n[[scenario]]\nname = \"b\"\nplot = { x = 1 }\n"))
+	f.Add([]byte(base + "[settings]\ndttl = 3\n[settings.dmm]\nthreshold = 2\nmatch_period = \"1m\"\n[[scenario]]\nname = \"a\"\nsettings = { dmm = { dttl = 4 }, sep-c = {} }\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		e, err := Parse("f.toml", src, Options{})
 		if err != nil {

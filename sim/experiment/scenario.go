@@ -48,8 +48,7 @@ type Scenario struct {
 	Workload      Workload          `json:"workload"`
 	Settings      map[string]string `json:"settings,omitempty"` // the sim.Config settings given, by key, as written in canonical form
 	Plot          *Placement        `json:"plot,omitempty"`     // where its results go on the figures of the experiment's PlotAxis
-	settings      []setting
-	given         *sim.Config // the values of settings (of every group; a template, not a run's)
+	settings      []setting         // given, by key in declaration order, each key's in order of precedence (settings.go)
 }
 
 // Runs is the number of runs the scenario expands into.
@@ -138,10 +137,17 @@ func (p *parser) scenario(f *fileSpec, s *scenarioSpec, at string, e *Experiment
 	if sc.Workload.Kind == KindBurst && len(sc.Loads) > 1 {
 		p.errorf(loadAt, "%d loads: a %s workload is the same at every load level (its jobs all come at 0); give one level, e.g. loads = [100]", len(sc.Loads), KindBurst)
 	}
+	var levels []settingsTable
 	if at != "" {
-		p.unknownSettings(s.Settings, at+".settings.", "scenario.settings.")
+		flat, secs := p.sections(s.Settings, at+".settings.", "scenario.settings.")
+		levels = append(levels, settingsTable{flat: flat, sections: secs, at: at + ".settings", name: "scenario.settings", scenario: true})
+		if sc.Architectures != nil {
+			p.unrun(secs, sc.Architectures, at+".settings.", "scenario.settings.", fmt.Sprintf("scenario %q runs", excerpt(s.Name)))
+		}
 	}
-	sc.given, sc.settings, sc.Settings = p.settings(f.Settings, s.Settings, at)
+	flat, secs := p.sections(f.Settings, "settings.", "settings.")
+	levels = append(levels, settingsTable{flat: flat, sections: secs, at: "settings", name: "settings"})
+	sc.settings, sc.Settings = p.settings(levels)
 	if e.top != nil && len(sc.Architectures) > 0 {
 		p.dryRun(sc, e.top, at)
 	}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gmark/gmark/koala/grid"
@@ -16,18 +18,38 @@ import (
 
 // A [settings] table gives settings of sim.Config by their keys: the
 // engine's and every architecture's, each declared once, with its key,
-// default and check, in its group (sim.Config.Settings). This file reads
-// a table into the groups by the fields' types; it knows no setting by
-// name.
+// default and check, in its group (sim.Config.Settings). A section of it,
+// [settings.dmm], gives settings of the groups one architecture reads to
+// that architecture's runs (its own, and those it shares with others, as
+// condor's match_period). This file reads the tables into the groups by
+// the fields' types; it knows no setting by name.
+//
+// A setting given in the [settings] table itself goes to every
+// architecture's configuration, those that do not read it too (a run's
+// digest has always held every setting); a section's goes to its
+// architecture, and to those that do not read its group, as the flat
+// table's would, so that a setting spelt either way makes the same runs
+// (the same digests). The architectures that read the group too keep
+// their own values; and when sections of several of them give one
+// setting different values, which the flat table cannot say, those that
+// do not read it keep its default. A scenario's settings are over the
+// experiment's, key by key: the scenario's section over its table, then
+// the experiment's section over its table.
 
-// setting is one setting a scenario gives: its key and where it was
-// written.
+// setting is one setting a scenario gives: its key, where it was written,
+// the section's architecture ("": the [settings] table itself), whether
+// the scenario gave it (else the experiment), the Config holding its
+// value, and its canonical text.
 type setting struct {
-	key   string
-	at    string
-	index []int // in sim.Config
-	group reflect.Type
-	own   bool
+	key      string
+	at       string
+	arch     string
+	scenario bool
+	from     *sim.Config
+	text     string
+	index    []int // in sim.Config
+	group    reflect.Type
+	own      bool
 }
 
 var (
@@ -44,15 +66,54 @@ func settingsByKey(c *sim.Config) map[string]sim.Setting {
 	return out
 }
 
-// unknownSettings reports the keys of a [settings] table that are no
-// setting; prefix is the table's path as the file names it.
-func (p *parser) unknownSettings(t settingsSpec, at, prefix string) {
+// sections splits a [settings] table into its own settings and its
+// architectures' sections, reporting the keys that are neither a setting
+// nor an architecture's section, and the settings a section cannot hold:
+// the engine's (every architecture's: the table's), and another
+// architecture's. at is the table's path, prefix the table as the file
+// names it.
+func (p *parser) sections(t settingsSpec, at, prefix string) (settingsSpec, map[string]settingsSpec) {
 	known := settingsByKey(new(sim.Config))
+	archs := sim.ArchNames()
+	flat, secs := settingsSpec{}, map[string]settingsSpec{}
 	for _, key := range sortedKeys(t) {
-		if _, ok := known[key]; !ok {
+		if _, ok := known[key]; ok {
+			flat[key] = t[key]
+			continue
+		}
+		sec, isTable := t[key].(map[string]any)
+		switch {
+		case !slices.Contains(archs, key) && isTable:
+			p.errorf(at+key, "[%s%s]: unknown architecture %q (known: %s)", prefix, excerpt(key), excerpt(key), strings.Join(archs, ", "))
+			continue
+		case !slices.Contains(archs, key):
 			p.errorf(at+key, "unknown setting %s%s (see docs/sim.md for the experiment file)", prefix, key)
+			continue
+		case !isTable:
+			path := at + key
+			if _, ok := p.lines[path+"[0]"]; ok { // [[settings.dmm]]
+				path += "[0]"
+			}
+			p.errorf(path, "%s%s = %v: %s's settings are a section, [%s%s], not a value", prefix, key, tomlType(t[key]), key, prefix, key)
+			continue
+		}
+		secs[key] = settingsSpec{}
+		for _, k := range sortedKeys(sec) {
+			s, ok := known[k]
+			readers := sim.Readers(s.Group)
+			switch {
+			case !ok:
+				p.errorf(at+key+"."+k, "unknown setting %s%s.%s (see docs/sim.md for the experiment file)", prefix, key, k)
+			case len(readers) == len(archs):
+				p.errorf(at+key+"."+k, "%s is every architecture's: give it in [%s], not [%s%s]", k, strings.TrimSuffix(prefix, "."), prefix, key)
+			case !slices.Contains(readers, key):
+				p.errorf(at+key+"."+k, "%s is a setting of %s, not %s: give it in [%s%s]", k, strings.Join(readers, " and "), key, prefix, readers[0])
+			default:
+				secs[key][k] = sec[k]
+			}
 		}
 	}
+	return flat, secs
 }
 
 func sortedKeys(t settingsSpec) []string {
@@ -64,29 +125,96 @@ func sortedKeys(t settingsSpec) []string {
 	return keys
 }
 
-// settings merges the scenario's [settings] over the experiment's and
-// reads every value into a Config's groups: the Config holding them, the
-// settings given, and their canonical text, for the scenario's record.
-func (p *parser) settings(top, own settingsSpec, at string) (*sim.Config, []setting, map[string]string) {
-	given := sim.DefaultConfig("")
+// settingsTable is one level's settings (the experiment's or a
+// scenario's): its table and sections, with their paths.
+type settingsTable struct {
+	flat     settingsSpec
+	sections map[string]settingsSpec
+	at       string // the path of the [settings] table
+	name     string // the table as the file names it
+	scenario bool
+}
+
+// settings reads the scenario's settings and the experiment's into a
+// Config's groups: the settings given, in declaration order, each key's
+// in the order they take precedence (the scenario's section, the
+// scenario's table, the experiment's section, the experiment's table),
+// and their canonical text for the scenario's record (a section's key
+// prefixed with its architecture, "dmm.dttl").
+func (p *parser) settings(levels []settingsTable) ([]setting, map[string]string) {
 	var out []setting
 	text := map[string]string{}
-	for _, s := range given.Settings() { // declaration order
-		v, path := own[s.Key], at+".settings."+s.Key
-		if v == nil || at == "" {
-			v, path = top[s.Key], "settings."+s.Key
-		}
-		if v == nil {
-			continue
-		}
-		t, ok := p.setValue(s.Field, v, s.Key, path)
-		if !ok {
-			continue
-		}
-		text[s.Key] = t
-		out = append(out, setting{key: s.Key, at: path, index: s.Index, group: s.Group, own: s.Own})
+	type table struct {
+		t    settingsSpec
+		at   string
+		arch string
+		c    *sim.Config
 	}
-	return &given, out, text
+	var tables [][]table // per level
+	for _, l := range levels {
+		var ts []table
+		for _, arch := range sortedKeys(anyTables(l.sections)) {
+			ts = append(ts, table{l.sections[arch], l.at + "." + arch + ".", arch, ptr(sim.DefaultConfig(""))})
+		}
+		ts = append(ts, table{l.flat, l.at + ".", "", ptr(sim.DefaultConfig(""))})
+		tables = append(tables, ts)
+	}
+	for _, s := range new(sim.Config).Settings() { // declaration order
+		for li, ts := range tables {
+			flatAt := ""
+			if v := ts[len(ts)-1].t[s.Key]; v != nil {
+				flatAt = ts[len(ts)-1].at + s.Key
+			}
+			for _, t := range ts {
+				v := t.t[s.Key]
+				if v == nil {
+					continue
+				}
+				path := t.at + s.Key
+				if t.arch != "" && flatAt != "" {
+					p.errorf(path, "%s is given twice: here, in [%s.%s], and at line %d, in [%s]: give it once",
+						s.Key, levels[li].name, t.arch, p.lines.line(flatAt), levels[li].name)
+					continue
+				}
+				field := reflect.ValueOf(t.c).Elem().FieldByIndex(s.Index)
+				canon, ok := p.setValue(field, v, s.Key, path)
+				if !ok {
+					continue
+				}
+				name := s.Key
+				if t.arch != "" {
+					name = t.arch + "." + s.Key
+				}
+				if _, over := text[name]; !over {
+					text[name] = canon
+				}
+				out = append(out, setting{key: s.Key, at: path, arch: t.arch, scenario: levels[li].scenario, from: t.c, text: canon,
+					index: s.Index, group: s.Group, own: s.Own})
+			}
+		}
+	}
+	return out, text
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// unrun reports the sections of architectures that no run of their table
+// runs: settings that would change nothing.
+func (p *parser) unrun(secs map[string]settingsSpec, archs []string, at, prefix, whose string) {
+	for _, arch := range sortedKeys(anyTables(secs)) {
+		if !slices.Contains(archs, arch) {
+			p.errorf(at+arch, "[%s%s]: %s no %s (architectures: %s): its settings would change nothing", prefix, arch, whose, arch, strings.Join(archs, ", "))
+		}
+	}
+}
+
+// anyTables is a map's keys as a settingsSpec's, to sort them.
+func anyTables(m map[string]settingsSpec) settingsSpec {
+	out := settingsSpec{}
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }
 
 // setValue reads a setting's value v into field by the field's type, and
@@ -180,6 +308,8 @@ func tomlType(v any) string {
 		return "datetime"
 	case []any:
 		return "array"
+	case []map[string]any:
+		return "array of tables"
 	case map[string]any:
 		return "table"
 	}
@@ -188,22 +318,68 @@ func tomlType(v any) string {
 
 // Config is the simulator's configuration of the scenario's runs of an
 // architecture: its defaults (sim.DefaultConfig) with the scenario's
-// settings over them, but for the settings of groups the architecture
-// does not read that are their groups' own (sim:"own"): those keep their
-// defaults, so that the other architectures' runs stay shared.
+// settings over them (chosen).
 func (s *Scenario) Config(arch string, seed uint64) sim.Config {
 	c := sim.DefaultConfig(arch)
 	c.Seed = seed
-	if len(s.settings) > 0 {
-		from, to := reflect.ValueOf(s.given).Elem(), reflect.ValueOf(&c).Elem()
-		for _, st := range s.settings {
-			if !st.own || sim.Reads(arch, st.group) {
-				to.FieldByIndex(st.index).Set(from.FieldByIndex(st.index))
-			}
-		}
+	to := reflect.ValueOf(&c).Elem()
+	for _, st := range s.chosen(arch) {
+		to.FieldByIndex(st.index).Set(reflect.ValueOf(st.from).Elem().FieldByIndex(st.index))
 	}
 	c.Settle()
 	return c
+}
+
+// chosen are the settings an architecture's runs take, one per key: of a
+// group it reads, the first of its section's and the table's (the
+// scenario's, then the experiment's); of a group it does not read that is
+// the group's own (sim:"own"), none, so that its runs stay shared with
+// the scenarios that do not give it; of another group, the one the flat
+// table would carry (see the top of this file).
+func (s *Scenario) chosen(arch string) []*setting {
+	var out []*setting
+	for i := 0; i < len(s.settings); {
+		j := i + 1
+		for j < len(s.settings) && s.settings[j].key == s.settings[i].key {
+			j++
+		}
+		if st := pick(s.settings[i:j], arch); st != nil {
+			out = append(out, st)
+		}
+		i = j
+	}
+	return out
+}
+
+// pick is the setting of one key an architecture's runs take (nil: the
+// default), from the given ones in order of precedence.
+func pick(given []setting, arch string) *setting {
+	if sim.Reads(arch, given[0].group) {
+		for k := range given {
+			if g := &given[k]; g.arch == "" || g.arch == arch {
+				return g
+			}
+		}
+		return nil
+	}
+	if given[0].own {
+		return nil
+	}
+	var carried *setting
+	for k := range given {
+		g := &given[k]
+		switch {
+		case g.scenario != given[0].scenario: // the scenario's, over the experiment's
+			return carried
+		case g.arch == "":
+			return g
+		case carried == nil:
+			carried = g
+		case carried.text != g.text:
+			return nil
+		}
+	}
+	return carried
 }
 
 // coreGrid reads a grid setting: a grid file of the bundled core
@@ -226,24 +402,38 @@ func (p *parser) coreGrid(name, path string) (*grid.Grid, bool) {
 // reported where the setting was given.
 func (p *parser) dryRun(sc *Scenario, top *topology.Topology, at string) {
 	said := map[string]bool{} // a setting's problem under every architecture is told once
+	type problem struct{ path, msg string }
+	var carried []problem // of a section's setting, under an architecture that only carries it
 	for _, arch := range sc.Architectures {
 		_, err := sim.Run(sc.Config(arch, 0), top, &sim.SliceSource{})
 		if err == nil {
 			continue
 		}
 		path := at
+		msg := fmt.Sprintf("scenario %q, architecture %s: %v", sc.Name, arch, err)
 		var se *sim.SettingError
 		if errors.As(err, &se) {
 			if said[se.Msg] {
 				continue
 			}
-			said[se.Msg] = true
-			for _, st := range sc.settings {
+			var from *setting
+			for _, st := range sc.chosen(arch) {
 				if st.key == se.Key {
-					path = st.at
+					from, path = st, st.at
 				}
 			}
+			if from != nil && from.arch != "" && from.arch != arch && slices.Contains(sc.Architectures, from.arch) {
+				carried = append(carried, problem{path, se.Msg}) // told under the section's architecture, if it fails there
+				continue
+			}
+			said[se.Msg] = true
 		}
-		p.errorf(path, "%s", fmt.Sprintf("scenario %q, architecture %s: %v", sc.Name, arch, err))
+		p.errorf(path, "%s", msg)
+	}
+	for _, c := range carried {
+		if !said[c.msg] {
+			said[c.msg] = true
+			p.errorf(c.path, "%s", fmt.Sprintf("scenario %q: %s", sc.Name, c.msg))
+		}
 	}
 }

@@ -241,7 +241,7 @@ func TestSettingErrors(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"[settings]\ndtl = 3\n", "6: unknown setting settings.dtl"},
 		{"[[scenario]]\nname = \"s\"\n[scenario.settings]\ndtl = 3\n", "8: unknown setting scenario.settings.dtl"},
-		{"[settings.dmm]\ndttl = 3\n", "6: unknown setting settings.dmm.dttl"},
+		{"[settings.dmm]\ndtl = 3\n", "6: unknown setting settings.dmm.dtl"},
 		{"[settings]\ndttl = \"3\"\n", "6: dttl: incompatible types: TOML value has type string; the setting is an integer"},
 		{"[settings]\ndttl = 3.5\n", "6: dttl: incompatible types: TOML value has type float; the setting is an integer"},
 		{"[settings]\ndttl = 9223372036854775807\n", "6: dttl = 9223372036854775807 is out of range: must be in [0, 64]"},
