@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 )
 
@@ -23,13 +21,6 @@ const (
 	colPrecedingJob = "PrecedingJob"
 	colThinkTime    = "ThinkTime"
 )
-
-func appendNum(b []byte, v float64) []byte {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strconv.AppendInt(b, int64(v), 10)
-	}
-	return strconv.AppendFloat(b, v, 'f', -1, 64)
-}
 
 // GWFWriter writes GWF text: '#' header lines, a '#' line naming the
 // columns, then one tab-separated line per record.
@@ -74,7 +65,7 @@ func (g *GWFWriter) Write(r *Record) error {
 		b = appendNum(b, v)
 	}
 	b = append(b, '\t')
-	b = strconv.AppendInt(b, int64(r.Status), 10)
+	b = appendInt(b, int64(r.Status))
 	for _, s := range [...]string{r.UserID, r.GroupID, r.ExecutableID, r.QueueID, r.PartitionID, r.OrigSiteID, r.LastRunSiteID, r.JobStructure, r.JobStructureParams} {
 		b = append(b, '\t')
 		b = append(b, field(s)...)

@@ -208,13 +208,13 @@ func (s *SWFWriter) Write(r *Record) error {
 		b = appendNum(b, v)
 	}
 	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(r.Status), 10)
+	b = appendInt(b, int64(r.Status))
 	for _, n := range ids {
 		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(n), 10)
+		b = appendInt(b, int64(n))
 	}
 	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(prec), 10)
+	b = appendInt(b, int64(prec))
 	b = append(b, ' ')
 	b = appendNum(b, r.ThinkTime)
 	b = append(b, '\n')
