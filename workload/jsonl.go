@@ -148,14 +148,23 @@ func AppendSeconds(b []byte, d time.Duration) []byte {
 	if frac == 0 {
 		return b
 	}
+	// The trailing zeros dropped first, by whole milli- or microseconds
+	// when the fraction is one (generated times mostly are), then the n
+	// digits left, leading zeros kept.
+	n := 9
+	switch {
+	case frac%1e6 == 0:
+		frac, n = frac/1e6, 3
+	case frac%1e3 == 0:
+		frac, n = frac/1e3, 6
+	}
+	for frac%10 == 0 {
+		frac, n = frac/10, n-1
+	}
 	var digits [9]byte
-	for i := 8; i >= 0; i-- {
+	for i := n - 1; i >= 0; i-- {
 		digits[i] = byte('0' + frac%10)
 		frac /= 10
-	}
-	n := 9
-	for n > 0 && digits[n-1] == '0' {
-		n--
 	}
 	b = append(b, '.')
 	return append(b, digits[:n]...)

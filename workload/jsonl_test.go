@@ -3,8 +3,12 @@ package workload
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +116,41 @@ func TestStableFieldOrder(t *testing.T) {
 		`"app":{"name":"hello","params":{}},"components":[{"site":"*","count":8},{"site":"*","count":8}]}`
 	if got != want {
 		t.Errorf("encoding of a job with a deadline\n got %s\nwant %s", got, want)
+	}
+}
+
+// AppendSeconds writes every duration as the plain reading of it does:
+// the whole seconds, then the nanoseconds' nine digits without their
+// trailing zeros, for whole milli- and microseconds (its shortcuts), odd
+// nanoseconds and the extremes.
+func TestAppendSecondsExact(t *testing.T) {
+	ref := func(d time.Duration) string {
+		if d == math.MinInt64 {
+			return "-9223372036.854775808"
+		}
+		sign := ""
+		if d < 0 {
+			sign, d = "-", -d
+		}
+		s := strconv.FormatInt(int64(d/time.Second), 10)
+		if frac := strings.TrimRight(fmt.Sprintf("%09d", int64(d%time.Second)), "0"); frac != "" {
+			s += "." + frac
+		}
+		return sign + s
+	}
+	ds := []time.Duration{0, 1, -1, 10, 100, 1000, 999999, 1000000, 1000001, 999999999, time.Second, time.Second + 1,
+		time.Second + time.Millisecond, time.Second + time.Microsecond, time.Second + 10*time.Millisecond,
+		time.Second + 100*time.Millisecond, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 100000; i++ {
+		d := time.Duration(r.Int64())
+		ds = append(ds, d, -d, d/time.Millisecond*time.Millisecond, d/time.Microsecond*time.Microsecond,
+			d%time.Second, d%(1000*time.Second)/time.Millisecond*time.Millisecond, d/time.Duration(1+r.IntN(1e6))*10)
+	}
+	for _, d := range ds {
+		if got, want := string(AppendSeconds([]byte("x"), d)), "x"+ref(d); got != want {
+			t.Fatalf("AppendSeconds(%d ns) = %s, want %s", int64(d), got[1:], want[1:])
+		}
 	}
 }
 
