@@ -2,6 +2,8 @@ package gwa
 
 import (
 	"sync/atomic"
+
+	"github.com/gmark/gmark/workload"
 )
 
 // tracePipe writes the records of a TraceSink's jobs to its GWF and SWF
@@ -57,14 +59,40 @@ func (p *tracePipe) add(recs []Record) error {
 			return err
 		}
 	}
+	p.batch.recs = append(p.batch.recs, recs...)
+	p.queued()
+	return nil
+}
+
+// addJob queues the records of a job, made in the batch (no copy of them
+// made first), as add does.
+func (p *tracePipe) addJob(j *workload.Job) error {
+	if e := p.err.Load(); e != nil {
+		return *e
+	}
 	b := p.batch
-	b.recs = append(b.recs, recs...)
+	start := len(b.recs)
+	b.recs = AppendJobRecords(b.recs, j)
+	for i := start; i < len(b.recs); i++ {
+		if err := writable(&b.recs[i]); err != nil {
+			clear(b.recs[start:])
+			b.recs = b.recs[:start]
+			return err
+		}
+	}
+	p.queued()
+	return nil
+}
+
+// queued ends the job just added to the batch, handing the batch on when
+// it is full.
+func (p *tracePipe) queued() {
+	b := p.batch
 	b.ends = append(b.ends, len(b.recs))
 	if len(b.recs) >= pipeBatch {
 		p.work <- b
 		p.batch = <-p.free
 	}
-	return nil
 }
 
 // close writes what is queued and waits for the goroutine; the writers
