@@ -223,11 +223,21 @@ func indexByte(s string, c byte) int {
 // replacing invalid UTF-8 the way encoding/json does.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	// The common case, a string of nothing to escape (ids, keys, numbers),
+	// in one look-up a byte and one copy.
+	i := 0
+	for i < len(s) && plainByte[s[i]] {
+		i++
+	}
+	if i == len(s) {
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if plainByte[c] {
 				i++
 				continue
 			}
@@ -262,6 +272,15 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// plainByte tells the bytes a JSON string holds as they are: ASCII but
+// the control characters, '"' and '\\'.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // jobJSON mirrors the file format for decoding.
 type jobJSON struct {
