@@ -123,18 +123,19 @@ func (p *tracePipe) run() {
 	}
 }
 
+// write writes a batch; its records were checked as they were added.
 func (p *tracePipe) write(b *recordBatch) error {
 	start := 0
 	for _, end := range b.ends {
 		for i := start; i < end; i++ {
 			r := &b.recs[i]
 			if p.gwf != nil {
-				if err := p.gwf.Write(r); err != nil {
+				if err := p.gwf.write(r); err != nil {
 					return err
 				}
 			}
 			if p.swf != nil {
-				if err := p.swf.Write(r); err != nil {
+				if err := p.swf.write(r); err != nil {
 					return err
 				}
 			}

@@ -58,6 +58,12 @@ func (g *GWFWriter) Write(r *Record) error {
 	if err := writable(r); err != nil {
 		return err
 	}
+	return g.write(r)
+}
+
+// write is Write of a record known to be writable (the trace pipe's,
+// checked as they were queued).
+func (g *GWFWriter) write(r *Record) error {
 	b := g.buf[:0]
 	b = append(b, field(r.JobID)...)
 	for _, v := range [...]float64{r.SubmitTime, r.WaitTime, r.RunTime, r.NProcs, r.AvgCPUTimeUsed, r.UsedMemory, r.ReqNProcs, r.ReqTime, r.ReqMemory} {
