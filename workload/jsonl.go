@@ -515,12 +515,21 @@ func decodeJob(data []byte) (Job, error) {
 // digest of what it wrote for the manifest. The lines are hashed and
 // written on another goroutine (aheadwrite), beside the one that makes the
 // jobs.
+//
+// A line is encoded straight into the writing buffer
+// (aheadwrite.AvailableBuffer), not copied there, while the lines are
+// shorter than inPlaceLine; after a longer one, into a buffer of the
+// Writer's own (a line that overflows the free space is a new slice).
 type Writer struct {
 	w    *aheadwrite.Writer
 	h    hash.Hash
 	buf  []byte
+	long bool // a line was longer than inPlaceLine
 	jobs int
 }
+
+// inPlaceLine is the room a line is encoded into in place.
+const inPlaceLine = 64 << 10
 
 // NewWriter returns a Writer that buffers its output to w; call Flush at the end.
 func NewWriter(w io.Writer) *Writer {
@@ -530,10 +539,19 @@ func NewWriter(w io.Writer) *Writer {
 
 // Write appends one job line.
 func (w *Writer) Write(j *Job) error {
-	w.buf = j.AppendJSON(w.buf[:0])
-	w.buf = append(w.buf, '\n')
+	var b []byte
+	if !w.long {
+		b = w.w.AvailableBuffer(inPlaceLine)
+	}
+	if b == nil {
+		b = w.buf[:0]
+	}
+	b = append(j.AppendJSON(b), '\n')
+	if len(b) > inPlaceLine {
+		w.long, w.buf = true, b
+	}
 	w.jobs++
-	_, err := w.w.Write(w.buf)
+	_, err := w.w.Write(b)
 	return err
 }
 

@@ -2,6 +2,8 @@ package workload
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -305,4 +307,46 @@ func FuzzOrderedStrs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The Writer's output is the lines AppendJSON gives, in order, and its
+// digest theirs, whether a line is encoded in place or in its own buffer:
+// short lines, one longer than the in-place room (and than the writing
+// buffer), then short ones again, over more than one writing buffer.
+func TestWriterLongAndShortLines(t *testing.T) {
+	long := sampleJobs()[0]
+	for i := 0; i < 5000; i++ {
+		long.App.Params = append(long.App.Params, Param{Key: fmt.Sprintf("k%d", i), Value: strings.Repeat("v", 300)})
+	}
+	var jobs []Job
+	for i := 0; i < 12000; i++ {
+		j := sampleJobs()[i%len(sampleJobs())]
+		j.Index = i
+		jobs = append(jobs, j)
+		if i == 3000 {
+			jobs = append(jobs, long)
+		}
+	}
+	var buf, want bytes.Buffer
+	w := NewWriter(&buf)
+	for i := range jobs {
+		want.Write(jobs[i].AppendJSON(nil))
+		want.WriteByte('\n')
+		if err := w.Write(&jobs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs[3001].AppendJSON(nil)) <= 1<<20 || want.Len() < 3<<20 {
+		t.Fatalf("the long line is %d bytes, the whole %d: not the case meant", len(jobs[3001].AppendJSON(nil)), want.Len())
+	}
+	if !bytes.Equal(buf.Bytes(), want.Bytes()) {
+		t.Fatalf("wrote %d bytes, not the %d lines' %d", buf.Len(), len(jobs), want.Len())
+	}
+	d := w.Digest()
+	if s := sha256.Sum256(want.Bytes()); d.SHA256 != hex.EncodeToString(s[:]) || d.Bytes != int64(want.Len()) || d.Jobs != len(jobs) {
+		t.Errorf("digest %+v, not of what was written", d)
+	}
 }
