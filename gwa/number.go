@@ -3,6 +3,8 @@ package gwa
 import (
 	"math"
 	"strconv"
+
+	"github.com/gmark/gmark/internal/decimal"
 )
 
 // appendNum appends v as the trace formats write a number: a whole one in
@@ -34,7 +36,7 @@ func appendMillis(b []byte, n int64) []byte {
 		b = append(b, '-')
 		n = -n
 	}
-	b = strconv.AppendInt(b, n/1000, 10)
+	b = decimal.AppendInt(b, n/1000)
 	f := n % 1000
 	d := [3]byte{byte('0' + f/100), byte('0' + f/10%10), byte('0' + f%10)}
 	k := 3
@@ -48,11 +50,11 @@ func appendMillis(b []byte, n int64) []byte {
 	return append(b, d[:k]...)
 }
 
-// appendInt is strconv.AppendInt in base 10, with -1 (a missing field,
+// appendInt is decimal.AppendInt, with -1 (a missing field,
 // most of a generated record) written directly.
 func appendInt(b []byte, n int64) []byte {
 	if n == -1 {
 		return append(b, '-', '1')
 	}
-	return strconv.AppendInt(b, n, 10)
+	return decimal.AppendInt(b, n)
 }

@@ -4,7 +4,8 @@ import (
 	"bufio"
 	"io"
 	"slices"
-	"strconv"
+
+	"github.com/gmark/gmark/internal/decimal"
 )
 
 // SWFWriter writes SWF: a ';' header, then 18 whitespace-separated numeric
@@ -181,7 +182,7 @@ func appendTableLine(b []byte, kind string, n int, name string) []byte {
 	b = append(b, "; gmark-"...)
 	b = append(b, kind...)
 	b = append(b, ": "...)
-	b = strconv.AppendInt(b, int64(n), 10)
+	b = decimal.AppendInt(b, int64(n))
 	b = append(b, ' ')
 	b = append(b, field(name)...)
 	return append(b, '\n')
@@ -240,7 +241,7 @@ func (s *SWFWriter) write(r *Record) error {
 	if fresh {
 		b = appendTableLine(b, "job", prec, r.PrecedingJob)
 	}
-	b = strconv.AppendInt(b, int64(job), 10)
+	b = decimal.AppendInt(b, int64(job))
 	for _, v := range [...]float64{r.SubmitTime, r.WaitTime, r.RunTime, r.NProcs, r.AvgCPUTimeUsed, r.UsedMemory, r.ReqNProcs, r.ReqTime, r.ReqMemory} {
 		b = append(b, ' ')
 		b = appendNum(b, v)

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gmark/gmark/internal/aheadwrite"
+	"github.com/gmark/gmark/internal/decimal"
 	"github.com/gmark/gmark/internal/srcerr"
 )
 
@@ -39,9 +40,9 @@ func (j *Job) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, j.ID)
 	b = append(b, `,"unit":`...)
-	b = strconv.AppendInt(b, int64(j.Unit), 10)
+	b = decimal.AppendInt(b, int64(j.Unit))
 	b = append(b, `,"index":`...)
-	b = strconv.AppendInt(b, int64(j.Index), 10)
+	b = decimal.AppendInt(b, int64(j.Index))
 	b = append(b, `,"kind":`...)
 	b = appendString(b, string(j.Kind))
 	b = append(b, `,"type":`...)
@@ -99,7 +100,7 @@ func (j *Job) AppendJSON(b []byte) []byte {
 			b = append(b, `{"site":`...)
 			b = appendString(b, c.Site)
 			b = append(b, `,"count":`...)
-			b = strconv.AppendInt(b, int64(c.Count), 10)
+			b = decimal.AppendInt(b, int64(c.Count))
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -143,7 +144,7 @@ func AppendSeconds(b []byte, d time.Duration) []byte {
 		}
 		d = -d
 	}
-	b = strconv.AppendInt(b, int64(d/time.Second), 10)
+	b = decimal.AppendInt(b, int64(d/time.Second))
 	frac := int64(d % time.Second)
 	if frac == 0 {
 		return b
@@ -625,7 +626,7 @@ func appendFiles(b []byte, key string, files []File) []byte {
 		b = append(b, `{"name":`...)
 		b = appendString(b, f.Name)
 		b = append(b, `,"size":`...)
-		b = strconv.AppendInt(b, f.Size, 10)
+		b = decimal.AppendInt(b, f.Size)
 		b = append(b, '}')
 	}
 	return append(b, ']')
