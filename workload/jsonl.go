@@ -3,19 +3,15 @@ package workload
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
-	"github.com/gmark/gmark/internal/aheadwrite"
 	"github.com/gmark/gmark/internal/decimal"
 	"github.com/gmark/gmark/internal/srcerr"
 )
@@ -511,65 +507,6 @@ func decodeJob(data []byte) (Job, error) {
 	}
 	return j, nil
 }
-
-// Writer streams jobs to workload.jsonl, one line each, and keeps the
-// digest of what it wrote for the manifest. The lines are hashed and
-// written on another goroutine (aheadwrite), beside the one that makes the
-// jobs.
-//
-// A line is encoded straight into the writing buffer
-// (aheadwrite.AvailableBuffer), not copied there, while the lines are
-// shorter than inPlaceLine; after a longer one, into a buffer of the
-// Writer's own (a line that overflows the free space is a new slice).
-type Writer struct {
-	w    *aheadwrite.Writer
-	h    hash.Hash
-	buf  []byte
-	long bool // a line was longer than inPlaceLine
-	jobs int
-}
-
-// inPlaceLine is the room a line is encoded into in place.
-const inPlaceLine = 64 << 10
-
-// NewWriter returns a Writer that buffers its output to w; call Flush at the end.
-func NewWriter(w io.Writer) *Writer {
-	h := sha256.New()
-	return &Writer{w: aheadwrite.New(w, h, 0), h: h, buf: make([]byte, 0, 1024)}
-}
-
-// Write appends one job line.
-func (w *Writer) Write(j *Job) error {
-	var b []byte
-	if !w.long {
-		b = w.w.AvailableBuffer(inPlaceLine)
-	}
-	if b == nil {
-		b = w.buf[:0]
-	}
-	b = append(j.AppendJSON(b), '\n')
-	if len(b) > inPlaceLine {
-		w.long, w.buf = true, b
-	}
-	w.jobs++
-	_, err := w.w.Write(b)
-	return err
-}
-
-// Count is the number of jobs written so far.
-func (w *Writer) Count() int { return w.jobs }
-
-// Digest identifies what was written so far: the manifest's workload_jsonl.
-// It flushes first (the hash is the writing goroutine's until then); Flush
-// reports the error, if there is one.
-func (w *Writer) Digest() JobsDigest {
-	_ = w.w.Flush()
-	return JobsDigest{SHA256: hex.EncodeToString(w.h.Sum(nil)), Bytes: w.w.Written(), Jobs: w.jobs}
-}
-
-// Flush writes any buffered data to the underlying writer, and waits
-// until it is written.
-func (w *Writer) Flush() error { return w.w.Flush() }
 
 // asciiSpace is the white space around a job line; a line of nothing else
 // is blank, skipped by Reader and not counted as a job by DigestJobs.

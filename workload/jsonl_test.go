@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -348,5 +349,79 @@ func TestWriterLongAndShortLines(t *testing.T) {
 	d := w.Digest()
 	if s := sha256.Sum256(want.Bytes()); d.SHA256 != hex.EncodeToString(s[:]) || d.Bytes != int64(want.Len()) || d.Jobs != len(jobs) {
 		t.Errorf("digest %+v, not of what was written", d)
+	}
+}
+
+// The Writer encodes a job after Write has returned, on another
+// goroutine: what it writes is the job as it was at Write, though the
+// caller reuses the one Job and changes it in place (its id, the elements
+// of its slices, its tasks) the moment Write returns, as generate does;
+// composite jobs among unitary ones, over several batches.
+func TestWriterCopiesReusedJob(t *testing.T) {
+	var buf, want bytes.Buffer
+	w := NewWriter(&buf)
+	var j Job
+	for i := 0; i < 3*writerBatch+7; i++ {
+		src := sampleJobs()[i%len(sampleJobs())]
+		// into the reused job, through its own slices, as a source fills it
+		j.ID, j.Unit, j.Index, j.Kind, j.Type, j.Submit, j.RunTime = fmt.Sprintf("%d-%d", src.Unit, i), src.Unit, i, src.Kind, src.Type, src.Submit+time.Duration(i), src.RunTime
+		j.App.Name = src.App.Name
+		j.App.Params = append(j.App.Params[:0], src.App.Params...)
+		j.Components = append(j.Components[:0], src.Components...)
+		j.Files = append(j.Files[:0], src.Files...)
+		j.Tasks = append(j.Tasks[:0], src.Tasks...)
+		j.Deps = append(j.Deps[:0], src.Deps...)
+		want.Write(j.AppendJSON(nil))
+		want.WriteByte('\n')
+		if err := w.Write(&j); err != nil {
+			t.Fatal(err)
+		}
+		// the caller moves on at once, in place
+		for k := range j.App.Params {
+			j.App.Params[k].Value = "changed"
+		}
+		for k := range j.Components {
+			j.Components[k].Count = -7
+		}
+		for k := range j.Tasks {
+			j.Tasks[k].ID = "changed"
+		}
+		j.ID = "changed"
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want.Bytes()) {
+		t.Fatalf("the lines written are not the jobs as given:\n%.600s\nwant\n%.600s", buf.String(), want.String())
+	}
+	if d := w.Digest(); d.Jobs != 3*writerBatch+7 || d.Bytes != int64(want.Len()) {
+		t.Errorf("digest %+v", d)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write(p []byte) (int, error) { return 0, errors.New("disk full") }
+
+// A write that fails under the Writer's goroutines is reported, at a later
+// Write or at Flush, and again after.
+func TestWriterError(t *testing.T) {
+	w := NewWriter(failingWriter{})
+	jobs := sampleJobs()
+	var werr error
+	for i := 0; i < 20000 && werr == nil; i++ {
+		werr = w.Write(&jobs[i%len(jobs)])
+	}
+	if err := w.Flush(); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("Flush: %v, want the disk's error", err)
+	}
+	if werr != nil && !strings.Contains(werr.Error(), "disk full") {
+		t.Errorf("Write: %v", werr)
+	}
+	if err := w.Write(&jobs[0]); err == nil {
+		t.Error("Write after the error succeeded")
+	}
+	if err := w.Flush(); err == nil {
+		t.Error("a second Flush succeeded")
 	}
 }
