@@ -93,7 +93,8 @@ var appSpecs = []*AppSpec{
 		Params: []AppParam{
 			{Flag: "runtime", Key: "", Doc: "run time in seconds (the job's RunTime)",
 				FromJob: func(j *workload.Job) string {
-					return string(workload.AppendSeconds(nil, j.RunTime))
+					var b [24]byte // the longest: "-9223372036.854775808"
+					return string(workload.AppendSeconds(b[:0], j.RunTime))
 				}},
 			{Flag: "procs", Key: "", Doc: "processors (the job's total)",
 				FromJob: func(j *workload.Job) string { return strconv.Itoa(j.Processors()) }},

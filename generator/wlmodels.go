@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gmark/gmark/internal/decimal"
 	"github.com/gmark/gmark/stats"
 	"github.com/gmark/gmark/wdl"
 	"github.com/gmark/gmark/workload"
@@ -358,9 +359,9 @@ func swfApp(o *wdl.Options) (*appMaker, wdl.ErrorList) {
 
 // unitID formats "<unit>-<index>".
 func unitID(buf []byte, unit, idx int) ([]byte, string) {
-	b := strconv.AppendInt(buf[:0], int64(unit), 10)
+	b := decimal.AppendInt(buf[:0], int64(unit))
 	b = append(b, '-')
-	b = strconv.AppendInt(b, int64(idx), 10)
+	b = decimal.AppendInt(b, int64(idx))
 	return b, string(b)
 }
 

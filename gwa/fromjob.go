@@ -27,7 +27,12 @@ func JobRecords(j *workload.Job) []Record { return AppendJobRecords(nil, j) }
 // records of a unitary job are one).
 func AppendJobRecords(dst []Record, j *workload.Job) []Record {
 	if j.Kind != workload.Composite {
-		return append(dst, taskRecord(j, "UNITARY", "-1", ""))
+		// Made in place: a Record is about 500 bytes, and generate
+		// makes one a job on the goroutine that draws the jobs.
+		n := len(dst)
+		dst = slices.Grow(dst, 1)[:n+1]
+		setTaskRecord(&dst[n], j, "UNITARY", "-1", "")
+		return dst
 	}
 	first := map[string]string{}
 	preds := map[string][]string{}
@@ -46,15 +51,17 @@ func AppendJobRecords(dst []Record, j *workload.Job) []Record {
 		if t.Group == "" {
 			t.Group = j.Group
 		}
-		r := taskRecord(&t, "BoT", j.ID, first[t.ID])
+		out = out[:len(out)+1]
+		r := &out[len(out)-1]
+		setTaskRecord(r, &t, "BoT", j.ID, first[t.ID])
 		r.WorkflowID, r.Dependencies = j.ID, preds[t.ID]
-		out = append(out, r)
 	}
 	return out
 }
 
-func taskRecord(j *workload.Job, structure, params, preceding string) Record {
-	r := NewRecord()
+// setTaskRecord sets *r to the record of j (a unitary job or a task).
+func setTaskRecord(r *Record, j *workload.Job, structure, params, preceding string) {
+	*r = NewRecord()
 	r.JobID = j.ID
 	r.SubmitTime = seconds(j.Submit)
 	if j.RunTime > 0 {
@@ -89,7 +96,6 @@ func taskRecord(j *workload.Job, structure, params, preceding string) Record {
 		r.PrecedingJob = preceding
 		r.ThinkTime = 0
 	}
-	return r
 }
 
 // seconds is d in seconds, the double nearest the exact quotient, so that

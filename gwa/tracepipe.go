@@ -2,6 +2,8 @@ package gwa
 
 import (
 	"sync/atomic"
+
+	"github.com/gmark/gmark/workload"
 )
 
 // tracePipe writes the records of a TraceSink's jobs to its GWF and SWF
@@ -57,14 +59,40 @@ func (p *tracePipe) add(recs []Record) error {
 			return err
 		}
 	}
+	p.batch.recs = append(p.batch.recs, recs...)
+	p.queued()
+	return nil
+}
+
+// addJob queues the records of a job, made in the batch (no copy of them
+// made first), as add does.
+func (p *tracePipe) addJob(j *workload.Job) error {
+	if e := p.err.Load(); e != nil {
+		return *e
+	}
 	b := p.batch
-	b.recs = append(b.recs, recs...)
+	start := len(b.recs)
+	b.recs = AppendJobRecords(b.recs, j)
+	for i := start; i < len(b.recs); i++ {
+		if err := writable(&b.recs[i]); err != nil {
+			clear(b.recs[start:])
+			b.recs = b.recs[:start]
+			return err
+		}
+	}
+	p.queued()
+	return nil
+}
+
+// queued ends the job just added to the batch, handing the batch on when
+// it is full.
+func (p *tracePipe) queued() {
+	b := p.batch
 	b.ends = append(b.ends, len(b.recs))
 	if len(b.recs) >= pipeBatch {
 		p.work <- b
 		p.batch = <-p.free
 	}
-	return nil
 }
 
 // close writes what is queued and waits for the goroutine; the writers
@@ -95,18 +123,19 @@ func (p *tracePipe) run() {
 	}
 }
 
+// write writes a batch; its records were checked as they were added.
 func (p *tracePipe) write(b *recordBatch) error {
 	start := 0
 	for _, end := range b.ends {
 		for i := start; i < end; i++ {
 			r := &b.recs[i]
 			if p.gwf != nil {
-				if err := p.gwf.Write(r); err != nil {
+				if err := p.gwf.write(r); err != nil {
 					return err
 				}
 			}
 			if p.swf != nil {
-				if err := p.swf.Write(r); err != nil {
+				if err := p.swf.write(r); err != nil {
 					return err
 				}
 			}

@@ -80,6 +80,13 @@ func (t *TraceSink) Write(j *workload.Job) error {
 	if t.gwf == nil && t.swf == nil && t.wf == nil && t.wfDir == "" {
 		return nil
 	}
+	if t.wf == nil && t.wfDir == "" {
+		// Only the pipe takes the records: made straight into its batch.
+		if t.pipe == nil {
+			t.pipe = newTracePipe(t.gwf, t.swf)
+		}
+		return t.pipe.addJob(j)
+	}
 	recs := AppendJobRecords(t.recs[:0], j)
 	t.recs = recs
 	if t.wfDir != "" && j.Kind == workload.Composite {

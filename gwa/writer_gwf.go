@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 )
 
@@ -23,13 +21,6 @@ const (
 	colPrecedingJob = "PrecedingJob"
 	colThinkTime    = "ThinkTime"
 )
-
-func appendNum(b []byte, v float64) []byte {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return strconv.AppendInt(b, int64(v), 10)
-	}
-	return strconv.AppendFloat(b, v, 'f', -1, 64)
-}
 
 // GWFWriter writes GWF text: '#' header lines, a '#' line naming the
 // columns, then one tab-separated line per record.
@@ -67,6 +58,12 @@ func (g *GWFWriter) Write(r *Record) error {
 	if err := writable(r); err != nil {
 		return err
 	}
+	return g.write(r)
+}
+
+// write is Write of a record known to be writable (the trace pipe's,
+// checked as they were queued).
+func (g *GWFWriter) write(r *Record) error {
 	b := g.buf[:0]
 	b = append(b, field(r.JobID)...)
 	for _, v := range [...]float64{r.SubmitTime, r.WaitTime, r.RunTime, r.NProcs, r.AvgCPUTimeUsed, r.UsedMemory, r.ReqNProcs, r.ReqTime, r.ReqMemory} {
@@ -74,7 +71,7 @@ func (g *GWFWriter) Write(r *Record) error {
 		b = appendNum(b, v)
 	}
 	b = append(b, '\t')
-	b = strconv.AppendInt(b, int64(r.Status), 10)
+	b = appendInt(b, int64(r.Status))
 	for _, s := range [...]string{r.UserID, r.GroupID, r.ExecutableID, r.QueueID, r.PartitionID, r.OrigSiteID, r.LastRunSiteID, r.JobStructure, r.JobStructureParams} {
 		b = append(b, '\t')
 		b = append(b, field(s)...)

@@ -4,7 +4,8 @@ import (
 	"bufio"
 	"io"
 	"slices"
-	"strconv"
+
+	"github.com/gmark/gmark/internal/decimal"
 )
 
 // SWFWriter writes SWF: a ';' header, then 18 whitespace-separated numeric
@@ -82,16 +83,35 @@ func (m *idMap) id(v string) (n int, renumbered bool) {
 // every number seen so far, and so does a decimal one that arrives after its
 // number was given to another identifier, so that no two jobs share a
 // number.
+//
+// The first few renumbered ids are kept in a short list, the rest in a
+// map: a generated workload forgets them after each job (ForgetJobIDs),
+// whose ids are one or a few, and a map's insert and clear a job cost more
+// than a search of the list.
 type jobIDs struct {
+	few      []jobID
 	ids      map[string]int
 	assigned numberRuns
 	max      int
 }
 
+type jobID struct {
+	v string
+	n int
+}
+
+// fewJobIDs is how many renumbered ids the list holds.
+const fewJobIDs = 8
+
 // id is v's number; renumbered as for idMap.
 func (j *jobIDs) id(v string) (n int, renumbered bool) {
 	if missingString(v) {
 		return Missing, false
+	}
+	for _, e := range j.few {
+		if e.v == v {
+			return e.n, false
+		}
 	}
 	if n, ok := j.ids[v]; ok {
 		return n, false
@@ -100,13 +120,26 @@ func (j *jobIDs) id(v string) (n int, renumbered bool) {
 		j.max = max(j.max, n)
 		return n, false
 	}
-	if j.ids == nil {
-		j.ids = map[string]int{}
-	}
 	j.max++
-	j.ids[v] = j.max
+	if len(j.few) < fewJobIDs {
+		j.few = append(j.few, jobID{v, j.max})
+	} else {
+		if j.ids == nil {
+			j.ids = map[string]int{}
+		}
+		j.ids[v] = j.max
+	}
 	j.assigned.add(j.max)
 	return j.max, true
+}
+
+// forget forgets the renumbered ids.
+func (j *jobIDs) forget() {
+	clear(j.few) // no strings of jobs written kept alive
+	j.few = j.few[:0]
+	if len(j.ids) > 0 {
+		clear(j.ids)
+	}
 }
 
 // numberRuns is a set of numbers as sorted runs of consecutive ones: the
@@ -141,7 +174,7 @@ func (r numberRuns) has(n int) bool {
 // job's id is its own, and a task's preceding job is a task of the same
 // job, written just before): the table grows no more with the trace. The
 // numbers given stay taken.
-func (s *SWFWriter) ForgetJobIDs() { clear(s.jobs.ids) }
+func (s *SWFWriter) ForgetJobIDs() { s.jobs.forget() }
 
 // appendTableLine appends the "; gmark-KIND: N name" line of a renumbered
 // identifier.
@@ -149,7 +182,7 @@ func appendTableLine(b []byte, kind string, n int, name string) []byte {
 	b = append(b, "; gmark-"...)
 	b = append(b, kind...)
 	b = append(b, ": "...)
-	b = strconv.AppendInt(b, int64(n), 10)
+	b = decimal.AppendInt(b, int64(n))
 	b = append(b, ' ')
 	b = append(b, field(name)...)
 	return append(b, '\n')
@@ -179,6 +212,12 @@ func (s *SWFWriter) Write(r *Record) error {
 	if err := writable(r); err != nil {
 		return err
 	}
+	return s.write(r)
+}
+
+// write is Write of a record known to be writable (the trace pipe's,
+// checked as they were queued).
+func (s *SWFWriter) write(r *Record) error {
 	// The identifiers first: a renumbered one's table line goes before
 	// the record.
 	b := s.buf[:0]
@@ -202,19 +241,19 @@ func (s *SWFWriter) Write(r *Record) error {
 	if fresh {
 		b = appendTableLine(b, "job", prec, r.PrecedingJob)
 	}
-	b = strconv.AppendInt(b, int64(job), 10)
+	b = decimal.AppendInt(b, int64(job))
 	for _, v := range [...]float64{r.SubmitTime, r.WaitTime, r.RunTime, r.NProcs, r.AvgCPUTimeUsed, r.UsedMemory, r.ReqNProcs, r.ReqTime, r.ReqMemory} {
 		b = append(b, ' ')
 		b = appendNum(b, v)
 	}
 	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(r.Status), 10)
+	b = appendInt(b, int64(r.Status))
 	for _, n := range ids {
 		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(n), 10)
+		b = appendInt(b, int64(n))
 	}
 	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(prec), 10)
+	b = appendInt(b, int64(prec))
 	b = append(b, ' ')
 	b = appendNum(b, r.ThinkTime)
 	b = append(b, '\n')

@@ -3,19 +3,16 @@ package workload
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
-	"github.com/gmark/gmark/internal/aheadwrite"
+	"github.com/gmark/gmark/internal/decimal"
 	"github.com/gmark/gmark/internal/srcerr"
 )
 
@@ -39,9 +36,9 @@ func (j *Job) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, j.ID)
 	b = append(b, `,"unit":`...)
-	b = strconv.AppendInt(b, int64(j.Unit), 10)
+	b = decimal.AppendInt(b, int64(j.Unit))
 	b = append(b, `,"index":`...)
-	b = strconv.AppendInt(b, int64(j.Index), 10)
+	b = decimal.AppendInt(b, int64(j.Index))
 	b = append(b, `,"kind":`...)
 	b = appendString(b, string(j.Kind))
 	b = append(b, `,"type":`...)
@@ -99,7 +96,7 @@ func (j *Job) AppendJSON(b []byte) []byte {
 			b = append(b, `{"site":`...)
 			b = appendString(b, c.Site)
 			b = append(b, `,"count":`...)
-			b = strconv.AppendInt(b, int64(c.Count), 10)
+			b = decimal.AppendInt(b, int64(c.Count))
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -143,19 +140,28 @@ func AppendSeconds(b []byte, d time.Duration) []byte {
 		}
 		d = -d
 	}
-	b = strconv.AppendInt(b, int64(d/time.Second), 10)
+	b = decimal.AppendInt(b, int64(d/time.Second))
 	frac := int64(d % time.Second)
 	if frac == 0 {
 		return b
 	}
+	// The trailing zeros dropped first, by whole milli- or microseconds
+	// when the fraction is one (generated times mostly are), then the n
+	// digits left, leading zeros kept.
+	n := 9
+	switch {
+	case frac%1e6 == 0:
+		frac, n = frac/1e6, 3
+	case frac%1e3 == 0:
+		frac, n = frac/1e3, 6
+	}
+	for frac%10 == 0 {
+		frac, n = frac/10, n-1
+	}
 	var digits [9]byte
-	for i := 8; i >= 0; i-- {
+	for i := n - 1; i >= 0; i-- {
 		digits[i] = byte('0' + frac%10)
 		frac /= 10
-	}
-	n := 9
-	for n > 0 && digits[n-1] == '0' {
-		n--
 	}
 	b = append(b, '.')
 	return append(b, digits[:n]...)
@@ -214,11 +220,21 @@ func indexByte(s string, c byte) int {
 // replacing invalid UTF-8 the way encoding/json does.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	// The common case, a string of nothing to escape (ids, keys, numbers),
+	// in one look-up a byte and one copy.
+	i := 0
+	for i < len(s) && plainByte[s[i]] {
+		i++
+	}
+	if i == len(s) {
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if plainByte[c] {
 				i++
 				continue
 			}
@@ -253,6 +269,15 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// plainByte tells the bytes a JSON string holds as they are: ASCII but
+// the control characters, '"' and '\\'.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // jobJSON mirrors the file format for decoding.
 type jobJSON struct {
@@ -483,47 +508,6 @@ func decodeJob(data []byte) (Job, error) {
 	return j, nil
 }
 
-// Writer streams jobs to workload.jsonl, one line each, and keeps the
-// digest of what it wrote for the manifest. The lines are hashed and
-// written on another goroutine (aheadwrite), beside the one that makes the
-// jobs.
-type Writer struct {
-	w    *aheadwrite.Writer
-	h    hash.Hash
-	buf  []byte
-	jobs int
-}
-
-// NewWriter returns a Writer that buffers its output to w; call Flush at the end.
-func NewWriter(w io.Writer) *Writer {
-	h := sha256.New()
-	return &Writer{w: aheadwrite.New(w, h, 0), h: h, buf: make([]byte, 0, 1024)}
-}
-
-// Write appends one job line.
-func (w *Writer) Write(j *Job) error {
-	w.buf = j.AppendJSON(w.buf[:0])
-	w.buf = append(w.buf, '\n')
-	w.jobs++
-	_, err := w.w.Write(w.buf)
-	return err
-}
-
-// Count is the number of jobs written so far.
-func (w *Writer) Count() int { return w.jobs }
-
-// Digest identifies what was written so far: the manifest's workload_jsonl.
-// It flushes first (the hash is the writing goroutine's until then); Flush
-// reports the error, if there is one.
-func (w *Writer) Digest() JobsDigest {
-	_ = w.w.Flush()
-	return JobsDigest{SHA256: hex.EncodeToString(w.h.Sum(nil)), Bytes: w.w.Written(), Jobs: w.jobs}
-}
-
-// Flush writes any buffered data to the underlying writer, and waits
-// until it is written.
-func (w *Writer) Flush() error { return w.w.Flush() }
-
 // asciiSpace is the white space around a job line; a line of nothing else
 // is blank, skipped by Reader and not counted as a job by DigestJobs.
 const asciiSpace = " \t\r\v\f"
@@ -579,7 +563,7 @@ func appendFiles(b []byte, key string, files []File) []byte {
 		b = append(b, `{"name":`...)
 		b = appendString(b, f.Name)
 		b = append(b, `,"size":`...)
-		b = strconv.AppendInt(b, f.Size, 10)
+		b = decimal.AppendInt(b, f.Size)
 		b = append(b, '}')
 	}
 	return append(b, ']')

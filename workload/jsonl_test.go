@@ -2,9 +2,16 @@ package workload
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +119,41 @@ func TestStableFieldOrder(t *testing.T) {
 		`"app":{"name":"hello","params":{}},"components":[{"site":"*","count":8},{"site":"*","count":8}]}`
 	if got != want {
 		t.Errorf("encoding of a job with a deadline\n got %s\nwant %s", got, want)
+	}
+}
+
+// AppendSeconds writes every duration as the plain reading of it does:
+// the whole seconds, then the nanoseconds' nine digits without their
+// trailing zeros, for whole milli- and microseconds (its shortcuts), odd
+// nanoseconds and the extremes.
+func TestAppendSecondsExact(t *testing.T) {
+	ref := func(d time.Duration) string {
+		if d == math.MinInt64 {
+			return "-9223372036.854775808"
+		}
+		sign := ""
+		if d < 0 {
+			sign, d = "-", -d
+		}
+		s := strconv.FormatInt(int64(d/time.Second), 10)
+		if frac := strings.TrimRight(fmt.Sprintf("%09d", int64(d%time.Second)), "0"); frac != "" {
+			s += "." + frac
+		}
+		return sign + s
+	}
+	ds := []time.Duration{0, 1, -1, 10, 100, 1000, 999999, 1000000, 1000001, 999999999, time.Second, time.Second + 1,
+		time.Second + time.Millisecond, time.Second + time.Microsecond, time.Second + 10*time.Millisecond,
+		time.Second + 100*time.Millisecond, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 100000; i++ {
+		d := time.Duration(r.Int64())
+		ds = append(ds, d, -d, d/time.Millisecond*time.Millisecond, d/time.Microsecond*time.Microsecond,
+			d%time.Second, d%(1000*time.Second)/time.Millisecond*time.Millisecond, d/time.Duration(1+r.IntN(1e6))*10)
+	}
+	for _, d := range ds {
+		if got, want := string(AppendSeconds([]byte("x"), d)), "x"+ref(d); got != want {
+			t.Fatalf("AppendSeconds(%d ns) = %s, want %s", int64(d), got[1:], want[1:])
+		}
 	}
 }
 
@@ -266,4 +308,120 @@ func FuzzOrderedStrs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The Writer's output is the lines AppendJSON gives, in order, and its
+// digest theirs, whether a line is encoded in place or in its own buffer:
+// short lines, one longer than the in-place room (and than the writing
+// buffer), then short ones again, over more than one writing buffer.
+func TestWriterLongAndShortLines(t *testing.T) {
+	long := sampleJobs()[0]
+	for i := 0; i < 5000; i++ {
+		long.App.Params = append(long.App.Params, Param{Key: fmt.Sprintf("k%d", i), Value: strings.Repeat("v", 300)})
+	}
+	var jobs []Job
+	for i := 0; i < 12000; i++ {
+		j := sampleJobs()[i%len(sampleJobs())]
+		j.Index = i
+		jobs = append(jobs, j)
+		if i == 3000 {
+			jobs = append(jobs, long)
+		}
+	}
+	var buf, want bytes.Buffer
+	w := NewWriter(&buf)
+	for i := range jobs {
+		want.Write(jobs[i].AppendJSON(nil))
+		want.WriteByte('\n')
+		if err := w.Write(&jobs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs[3001].AppendJSON(nil)) <= 1<<20 || want.Len() < 3<<20 {
+		t.Fatalf("the long line is %d bytes, the whole %d: not the case meant", len(jobs[3001].AppendJSON(nil)), want.Len())
+	}
+	if !bytes.Equal(buf.Bytes(), want.Bytes()) {
+		t.Fatalf("wrote %d bytes, not the %d lines' %d", buf.Len(), len(jobs), want.Len())
+	}
+	d := w.Digest()
+	if s := sha256.Sum256(want.Bytes()); d.SHA256 != hex.EncodeToString(s[:]) || d.Bytes != int64(want.Len()) || d.Jobs != len(jobs) {
+		t.Errorf("digest %+v, not of what was written", d)
+	}
+}
+
+// The Writer encodes a job after Write has returned, on another
+// goroutine: what it writes is the job as it was at Write, though the
+// caller reuses the one Job and changes it in place (its id, the elements
+// of its slices, its tasks) the moment Write returns, as generate does;
+// composite jobs among unitary ones, over several batches.
+func TestWriterCopiesReusedJob(t *testing.T) {
+	var buf, want bytes.Buffer
+	w := NewWriter(&buf)
+	var j Job
+	for i := 0; i < 3*writerBatch+7; i++ {
+		src := sampleJobs()[i%len(sampleJobs())]
+		// into the reused job, through its own slices, as a source fills it
+		j.ID, j.Unit, j.Index, j.Kind, j.Type, j.Submit, j.RunTime = fmt.Sprintf("%d-%d", src.Unit, i), src.Unit, i, src.Kind, src.Type, src.Submit+time.Duration(i), src.RunTime
+		j.App.Name = src.App.Name
+		j.App.Params = append(j.App.Params[:0], src.App.Params...)
+		j.Components = append(j.Components[:0], src.Components...)
+		j.Files = append(j.Files[:0], src.Files...)
+		j.Tasks = append(j.Tasks[:0], src.Tasks...)
+		j.Deps = append(j.Deps[:0], src.Deps...)
+		want.Write(j.AppendJSON(nil))
+		want.WriteByte('\n')
+		if err := w.Write(&j); err != nil {
+			t.Fatal(err)
+		}
+		// the caller moves on at once, in place
+		for k := range j.App.Params {
+			j.App.Params[k].Value = "changed"
+		}
+		for k := range j.Components {
+			j.Components[k].Count = -7
+		}
+		for k := range j.Tasks {
+			j.Tasks[k].ID = "changed"
+		}
+		j.ID = "changed"
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want.Bytes()) {
+		t.Fatalf("the lines written are not the jobs as given:\n%.600s\nwant\n%.600s", buf.String(), want.String())
+	}
+	if d := w.Digest(); d.Jobs != 3*writerBatch+7 || d.Bytes != int64(want.Len()) {
+		t.Errorf("digest %+v", d)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write(p []byte) (int, error) { return 0, errors.New("disk full") }
+
+// A write that fails under the Writer's goroutines is reported, at a later
+// Write or at Flush, and again after.
+func TestWriterError(t *testing.T) {
+	w := NewWriter(failingWriter{})
+	jobs := sampleJobs()
+	var werr error
+	for i := 0; i < 20000 && werr == nil; i++ {
+		werr = w.Write(&jobs[i%len(jobs)])
+	}
+	if err := w.Flush(); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("Flush: %v, want the disk's error", err)
+	}
+	if werr != nil && !strings.Contains(werr.Error(), "disk full") {
+		t.Errorf("Write: %v", werr)
+	}
+	if err := w.Write(&jobs[0]); err == nil {
+		t.Error("Write after the error succeeded")
+	}
+	if err := w.Flush(); err == nil {
+		t.Error("a second Flush succeeded")
+	}
 }

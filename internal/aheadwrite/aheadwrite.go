@@ -40,10 +40,34 @@ func New(w io.Writer, h hash.Hash, size int) *Writer {
 	return &Writer{w: w, h: h, buf: make([]byte, 0, size), spare: make([]byte, 0, size)}
 }
 
-// Write copies p into the buffer, handing the buffer on whenever it fills.
+// AvailableBuffer returns an empty slice over the free part of the buffer
+// being filled, for the caller to append to and give to Write at once,
+// which then takes the bytes where they are instead of copying them. When
+// fewer than min bytes are free it hands the buffer on first, so that
+// that much fits (up to the buffer's size). After an error it returns nil,
+// the error for Write to report.
+func (a *Writer) AvailableBuffer(min int) []byte {
+	if a.err != nil {
+		return nil
+	}
+	if cap(a.buf)-len(a.buf) < min && len(a.buf) > 0 {
+		if a.handOn() != nil {
+			return nil
+		}
+	}
+	return a.buf[len(a.buf):len(a.buf):cap(a.buf)]
+}
+
+// Write copies p into the buffer, handing the buffer on whenever it fills;
+// p appended to AvailableBuffer's slice, and still in it, is not copied.
 func (a *Writer) Write(p []byte) (int, error) {
 	if a.err != nil {
 		return 0, a.err
+	}
+	if free := a.buf[len(a.buf):cap(a.buf)]; len(p) > 0 && len(p) <= len(free) && &p[0] == &free[0] {
+		a.buf = a.buf[:len(a.buf)+len(p)]
+		a.n += int64(len(p))
+		return len(p), nil
 	}
 	done := 0
 	for done < len(p) {

@@ -70,6 +70,85 @@ func TestWritesArriveInOrder(t *testing.T) {
 	}
 }
 
+// Lines appended to AvailableBuffer's slice, mixed with ordinary writes,
+// and lines longer than the room asked for or than the whole buffer
+// (append moves them elsewhere: copied as any) all arrive whole, in order,
+// hashed as they are.
+func TestAvailableBuffer(t *testing.T) {
+	var want bytes.Buffer
+	var got recorder
+	h := sha256.New()
+	const size = 64
+	a := New(&got, h, size)
+	r := rand.New(rand.NewPCG(5, 6))
+	inPlace := 0
+	for i := 0; i < 3000; i++ {
+		n := r.IntN(20)
+		switch i % 100 {
+		case 7:
+			n = size - 1
+		case 8:
+			n = 3 * size
+		}
+		line := make([]byte, n)
+		for k := range line {
+			line[k] = byte(r.IntN(256))
+		}
+		want.Write(line)
+		if i%5 == 4 {
+			a.Write(line)
+			continue
+		}
+		b := a.AvailableBuffer(16)
+		if cap(b) < 16 {
+			t.Fatalf("AvailableBuffer(16) gave room for %d bytes", cap(b))
+		}
+		b = append(b, line...)
+		if n > 0 && n <= 16 {
+			inPlace++
+		}
+		if k, err := a.Write(b); k != len(b) || err != nil {
+			t.Fatalf("Write: %d, %v", k, err)
+		}
+	}
+	if err := a.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.b.Bytes(), want.Bytes()) {
+		t.Fatalf("wrote %d bytes, not the %d given (or not in order)", got.b.Len(), want.Len())
+	}
+	if s := sha256.Sum256(want.Bytes()); !bytes.Equal(h.Sum(nil), s[:]) {
+		t.Error("the hash is not of the bytes written")
+	}
+	if a.Written() != int64(want.Len()) {
+		t.Errorf("Written %d, want %d", a.Written(), want.Len())
+	}
+	if inPlace == 0 {
+		t.Error("no line went in place")
+	}
+	// After an error: nil, and Write reports it.
+	e := New(failAfter{err: errors.New("disk full")}, nil, 4)
+	e.Write([]byte("abcdefgh"))
+	e.Flush()
+	if b := e.AvailableBuffer(1); b != nil {
+		t.Errorf("AvailableBuffer after an error: %d bytes of room", cap(b))
+	}
+}
+
+// The in-place path copies nothing: a line written in place is in the
+// buffer handed on, at the address it was appended at.
+func TestAvailableBufferNoCopy(t *testing.T) {
+	a := New(io.Discard, nil, 1024)
+	b := append(a.AvailableBuffer(8), "line\n"...)
+	if _, err := a.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if &a.buf[0] != &b[0] || string(a.buf) != "line\n" {
+		t.Errorf("the line was copied: buffer %q", a.buf)
+	}
+	a.Flush()
+}
+
 type recorder struct {
 	b      bytes.Buffer
 	chunks []int
