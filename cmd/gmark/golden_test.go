@@ -143,8 +143,10 @@ var goldenCases = []goldenCase{{
 // and the diff of testdata/golden shows what it changed. About 40 s on two
 // busy cores.
 func TestShippedExamplesGolden(t *testing.T) {
+	t.Parallel()
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each case in a directory of its own
 			dir := t.TempDir()
 			m := newMasker(t, dir, c.wall)
 			got := map[string]string{}

@@ -43,10 +43,12 @@ var screenshotWidths = []int{1280, 1920}
 // (testkit.Artefacts: $GMARK_TEST_ARTIFACTS/screenshots, else
 // artefacts/screenshots in the repository), as NAME-WIDTH.png.
 func TestPagesInChromium(t *testing.T) {
+	t.Parallel()
 	bin := testkit.Chromium(t)
 	shots := testkit.Artefacts(t, "screenshots")
 	for _, pg := range screenshotPages {
 		t.Run(pg.name, func(t *testing.T) {
+			t.Parallel() // each page in a directory of its own, each Chromium with a profile of its own
 			dir := t.TempDir()
 			for _, step := range pg.steps {
 				args := make([]string, len(step))

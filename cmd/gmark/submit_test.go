@@ -31,6 +31,7 @@ func genWorkload(t *testing.T, dir, spec string) string {
 var runLine = regexp.MustCompile(`(?m)^run (\S+)$`)
 
 func TestSubmitUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wl := genWorkload(t, dir, "1\tunitary\t2\thello\tsingle\t1\t*:1\tC(1s)\n")
 	typo, negative := filepath.Join(dir, "typo.toml"), filepath.Join(dir, "negative.toml")
@@ -238,6 +239,7 @@ func TestSubmitSlurmEndToEnd(t *testing.T) {
 // store (meant to be shared, its rows immutable), nor the output, nor the
 // report, in any of the forms a flag takes.
 func TestSubmitRedactsSecrets(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// Run times and waits with some spread (the report plots them on log
 	// scales).
@@ -314,6 +316,7 @@ func assertNoSecretIn(t *testing.T, secret string, patterns ...string) {
 // once, one job runs, a workload whose every job fails completes (exit 0:
 // failed jobs are results) and says why.
 func TestSubmitDegenerateWorkloads(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "grid.toml")
 	if err := os.WriteFile(grid, []byte("name = \"one\"\n[scheduler]\nscan_interval = \"1s\"\n[[cluster]]\nname = \"A\"\nprocessors = 4\n"), 0o644); err != nil {
