@@ -12,6 +12,7 @@ import (
 // processor of the host, at most the site's max_count, the choice recorded
 // with its inputs; the jobs run exactly once.
 func TestZinfAutoCount(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	for _, tc := range []struct {
 		name, extra string
 		want        int

@@ -25,6 +25,7 @@ import (
 // under the placeholder's job name, at least one per job run there);
 // none is left queued or running after the run.
 func TestExperimentRealTargets(t *testing.T) {
+	t.Parallel() // an experiment in a directory of its own, waiting in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	dir := t.TempDir()
 	t.Cleanup(func() { // whatever the run left on this host, by pid
@@ -152,6 +153,7 @@ func summary(res *experiment.Result) string {
 // static ones at their split's sites, and the core holds at least one
 // placeholder job on c1 for each job run at the site.
 func TestExperimentKoalaTarget(t *testing.T) {
+	t.Parallel() // an experiment in a directory of its own, waiting in real time: runs beside the others
 	core := startKoalaCore(t, [][2]any{{"c1", 2}})
 	dir := t.TempDir()
 	t.Cleanup(func() {

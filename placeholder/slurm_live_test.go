@@ -20,6 +20,7 @@ import (
 // that ran on a cluster (each one in that cluster's job completion log,
 // under the placeholder's job name).
 func TestSlurmTwoClustersAndZinf(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	const jobs = 200
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	var groups strings.Builder
@@ -106,6 +107,7 @@ func jobNames(t *testing.T, path string, want []string) map[string]string {
 // sinfo counts on a loopback cluster of one 8-CPU node, all of them once
 // the node is up and nothing runs.
 func TestSlurmFree(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{CPUs: 8}, "gamma")
 	c := e.Clusters[0]
 	st, err := site.New(site.Spec{Name: c.Name, Kind: site.Slurm, SlurmConf: c.Conf}, "/nonexistent/placeholder.sbatch")
@@ -135,6 +137,7 @@ func TestSlurmFree(t *testing.T) {
 // after the drain ran to its end (one whose batch job had just started
 // binds, and is cancelled).
 func TestSlurmSiteStopped(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	const jobs = 60
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	var groups strings.Builder
