@@ -55,6 +55,7 @@ func deadlineMeans(t *testing.T, file string, scale float64, key string) map[str
 // gmark departs from the paper (V4's drop, V7), the test states what gmark
 // does.
 func TestDeadlineFigures(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the eight figure experiments (-short)")
 	}
@@ -182,6 +183,7 @@ func TestDeadlineFigures(t *testing.T) {
 // opposite of the paper's (4.18% against 4.60% at 30% over the full
 // figure; at half length it is so at 30%).
 func TestLongWaitsKillMost(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("600 runs (-short)")
 	}

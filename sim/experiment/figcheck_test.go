@@ -12,6 +12,7 @@ import (
 // metrics (a deadline experiment, examples/deadlines/fig4-waitx.toml, at
 // a twentieth of its length), and the jobs and messages over time.
 func TestSimFiguresChecked(t *testing.T) {
+	t.Parallel()
 	checked := testkit.CheckFigures(t)
 	e, err := Load(filepath.Join(testkit.RepoRoot(t), "examples", "deadlines", "fig4-waitx.toml"), Options{Scale: 0.05})
 	if err != nil {
