@@ -32,6 +32,9 @@ var reportWritten = regexp.MustCompile(`(?m)^report written to (\S+/index\.html)
 // `koala simulate --db` — writes the whole page: exit 0,
 // index.html, every figure it refers to, and a reason for each figure not
 // drawn. The stores are made by the real `gmark submit`.
+//
+// Slow: 74 s at load 4–30 (51 s of it the ARC CE), 123 s at load 20–40 (2
+// cores, whole package run): a real submission to every target.
 func TestReportEveryTarget(t *testing.T) {
 	t.Parallel() // waits on the targets, little CPU: runs beside the others
 	bin := buildGmark(t)

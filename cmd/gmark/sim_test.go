@@ -165,6 +165,10 @@ func TestSimRunReportEndToEnd(t *testing.T) {
 // command to the end. No run that had finished is done again (its only
 // attempt is the first), and the report equals, byte for byte, that of a
 // sweep in one go.
+//
+// Slow: 20 s at load 4–30, 162 s at load 20–40 (2 cores, whole package run):
+// simulation (CPU), a sweep killed twice and one in one go; the load
+// stretches it most.
 func TestSimKillResume(t *testing.T) {
 	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	dir := t.TempDir()

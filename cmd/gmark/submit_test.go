@@ -137,6 +137,9 @@ func countRows(t *testing.T, db, run string) int {
 // generated workload of 210 jobs across both (some naming a cluster, some
 // either, some co-allocated across the two), and every job's submit, start
 // and end in the store matching what Slurm reports for it.
+//
+// Slow: 26 s at load 4–30, 75 s at load 20–40 (2 cores, whole package run):
+// 210 jobs through two Slurm clusters.
 func TestSubmitSlurmEndToEnd(t *testing.T) {
 	t.Parallel() // waits on Slurm clusters of its own: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")

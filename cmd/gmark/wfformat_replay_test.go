@@ -157,6 +157,9 @@ func TestWfFormatReplayOnBundledCore(t *testing.T) {
 // The same instance on loopback Slurm, gmark's executor waiting for the
 // dependencies, and Slurm's own (--dependency=afterok): then a task is
 // submitted before its parents end, and Slurm holds it.
+//
+// Slow: 20 s at load 4–30, 29 s at load 20–40 (2 cores, whole package run):
+// the workflows' tasks on a Slurm cluster in real time.
 func TestWfFormatReplayOnSlurm(t *testing.T) {
 	t.Parallel() // waits on a Slurm cluster of its own: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha")

@@ -251,6 +251,9 @@ func TestT3Orderings(t *testing.T) {
 // from 60% to 90% (the thesis: above it from 50%, +32% at 80%); accepted
 // delegations per arrived job peak at 60% and fall above it, while the
 // chain of a delegated job stays the same length from 60% to 98%.
+//
+// Slow: 38 s at load 20–40 (2 cores, whole package run, when its tests ran
+// one at a time): one-day simulations of DAS-2 + Grid'5000 (CPU).
 func TestT4Orderings(t *testing.T) {
 	t.Parallel()
 	loads := []float64{10, 50, 60, 70, 80, 90, 98}
@@ -338,6 +341,9 @@ func TestT4Orderings(t *testing.T) {
 // the thesis: fcondor, with its users, is close behind (about 80% at
 // 60/150), and DMM has less goodput than fcondor at 60/80 and 60/100 (the
 // thesis: up to +60%).
+//
+// Slow: 215 s at load 20–40 (2 cores, whole package run, when its tests ran
+// one at a time): 54 one-day simulations of DAS-2 + Grid'5000 (CPU).
 func TestT5Orderings(t *testing.T) {
 	t.Parallel()
 	rs := results(exampleRuns(t, "t5-imbalance.toml", func(r *Run) bool {
@@ -419,6 +425,10 @@ func TestT6Threshold(t *testing.T) {
 // the threshold rises. On global information it is the thesis's size
 // (at most 21% with the KeepAlives, 7-16% of all at 1.0 and 70%) but falls
 // with the load above 60%.
+//
+// Slow: 21 s at load 20–40 (2 cores, whole package run, when its tests ran
+// one at a time): one-day simulations of DAS-2 + Grid'5000 (CPU), those T4
+// and T6 have not run.
 func TestT7Messages(t *testing.T) {
 	t.Parallel()
 	loads := []float64{10, 30, 50, 60, 70, 80, 98}
