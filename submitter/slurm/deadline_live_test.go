@@ -22,6 +22,7 @@ import (
 // 2 with a deadline 3 s away starts at it or within the slack (at Slurm's
 // next scheduling pass); one of 4 is removed.
 func TestSbatchDeadlineOnSlurm(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	if why := slurmtest.Available(); why != "" {
 		t.Skip(why)
 	}
