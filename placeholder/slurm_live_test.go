@@ -19,6 +19,10 @@ import (
 // exactly once, and the store holds the Slurm job id of every placeholder
 // that ran on a cluster (each one in that cluster's job completion log,
 // under the placeholder's job name).
+//
+// Slow: 57 s at load 33–72 (2 cores, whole package run, its tests one at a
+// time): placeholders as Slurm batch jobs on two clusters and processes on a
+// host, in real time.
 func TestSlurmTwoClustersAndZinf(t *testing.T) {
 	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	const jobs = 200
@@ -136,6 +140,11 @@ func TestSlurmFree(t *testing.T) {
 // is reported maybe duplicated with its reason; no job bound at alpha
 // after the drain ran to its end (one whose batch job had just started
 // binds, and is cancelled).
+//
+// Slow: 286 s at load 33–72 (2 cores, whole package run, its tests one at a
+// time): two Slurm clusters, the placeholders Slurm batch jobs in real time,
+// one cluster drained a third of the way through and its placeholders found
+// gone by the probe.
 func TestSlurmSiteStopped(t *testing.T) {
 	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	const jobs = 60
