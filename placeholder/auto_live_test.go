@@ -11,7 +11,12 @@ import (
 // An automatic start (count 0) on a zinf host: one placeholder per
 // processor of the host, at most the site's max_count, the choice recorded
 // with its inputs; the jobs run exactly once.
+//
+// Slow: 103 s at load 33–72 (2 cores, whole package run, its tests one at a
+// time), most of it building the gmark binary (the first test of the package
+// to ask for it pays for the build).
 func TestZinfAutoCount(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	for _, tc := range []struct {
 		name, extra string
 		want        int

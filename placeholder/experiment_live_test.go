@@ -24,7 +24,12 @@ import (
 // Placeholder.oJOBID, names a job the cluster's completion log holds
 // under the placeholder's job name, at least one per job run there);
 // none is left queued or running after the run.
+//
+// Slow: 85 s at load 33–72 (2 cores, whole package run, its tests one at a
+// time): an experiment both ways on two Slurm clusters and a host, in real
+// time at ×100.
 func TestExperimentRealTargets(t *testing.T) {
+	t.Parallel() // an experiment in a directory of its own, waiting in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	dir := t.TempDir()
 	t.Cleanup(func() { // whatever the run left on this host, by pid
@@ -151,7 +156,11 @@ func summary(res *experiment.Result) string {
 // an emulated site; 10 jobs both ways at ×100. Every job ran once, the
 // static ones at their split's sites, and the core holds at least one
 // placeholder job on c1 for each job run at the site.
+//
+// Slow: 29 s at load 33–72 (2 cores, whole package run, its tests one at a
+// time): an experiment through the bundled core in real time.
 func TestExperimentKoalaTarget(t *testing.T) {
+	t.Parallel() // an experiment in a directory of its own, waiting in real time: runs beside the others
 	core := startKoalaCore(t, [][2]any{{"c1", 2}})
 	dir := t.TempDir()
 	t.Cleanup(func() {

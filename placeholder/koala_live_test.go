@@ -144,6 +144,7 @@ func (k *koalaCore) jobs(t *testing.T) []coreJob {
 // once, at both clusters; every placeholder's local id is a core job of
 // its cluster that finished.
 func TestKoalaClusters(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	core := startKoalaCore(t, [][2]any{{"A", 2}, {"B", 2}})
 	groups := fmt.Sprintf(`
 [[group]]

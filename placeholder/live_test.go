@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,14 +34,8 @@ type live struct {
 	client *metaqueue.Client
 }
 
-func freeAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+// serving is the server's line saying where it listens.
+var serving = regexp.MustCompile(`gmark placeholder: serving http://([0-9.]+:[0-9]+)/v1/`)
 
 // startLive starts the server with groups (TOML) and flags; the watchdog
 // runs every 300 ms and placeholders retry every 100 ms, up to 300 times
@@ -56,8 +50,11 @@ func startLive(t *testing.T, groups string, flags ...string) *live {
 	if err := os.WriteFile(gf, []byte(groups), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	l := &live{t: t, dir: dir, addr: freeAddr(t)}
-	l.args = append([]string{"placeholder", "serve", "--state", filepath.Join(dir, "mq.db"), "--listen", l.addr,
+	// The server takes a free port itself and says which (a port found
+	// free beforehand may be another parallel test's by the time the
+	// server binds it); a restart listens on the same one.
+	l := &live{t: t, dir: dir}
+	l.args = append([]string{"placeholder", "serve", "--state", filepath.Join(dir, "mq.db"), "--listen", "127.0.0.1:0",
 		"--groups", gf, "--watchdog-interval", "300ms", "--retries", "300", "--retry-wait", "100ms"}, flags...)
 	l.start()
 	t.Cleanup(l.cleanup)
@@ -79,8 +76,25 @@ func (l *live) start() {
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		token, err := httpapi.ReadTokenFile(filepath.Join(l.dir, "mq.db.token"))
-		if err == nil {
+		var err error
+		if l.addr == "" {
+			b, _ := os.ReadFile(filepath.Join(l.dir, "serve.log"))
+			if m := serving.FindSubmatch(b); m != nil {
+				l.addr = string(m[1])
+				for i, a := range l.args {
+					if a == "127.0.0.1:0" {
+						l.args[i] = l.addr
+					}
+				}
+			} else {
+				err = fmt.Errorf("no line %q in serve.log yet", "gmark placeholder: serving")
+			}
+		}
+		token, terr := httpapi.ReadTokenFile(filepath.Join(l.dir, "mq.db.token"))
+		if l.addr != "" && terr != nil {
+			err = terr
+		}
+		if l.addr != "" && terr == nil {
 			l.client = &metaqueue.Client{URL: "http://" + l.addr, Token: token, HTTP: &http.Client{Timeout: time.Minute}}
 			if _, err = l.client.Groups(context.Background()); err == nil {
 				return

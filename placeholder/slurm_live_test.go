@@ -19,7 +19,12 @@ import (
 // exactly once, and the store holds the Slurm job id of every placeholder
 // that ran on a cluster (each one in that cluster's job completion log,
 // under the placeholder's job name).
+//
+// Slow: 57 s at load 33–72 (2 cores, whole package run, its tests one at a
+// time): placeholders as Slurm batch jobs on two clusters and processes on a
+// host, in real time.
 func TestSlurmTwoClustersAndZinf(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	const jobs = 200
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	var groups strings.Builder
@@ -106,6 +111,7 @@ func jobNames(t *testing.T, path string, want []string) map[string]string {
 // sinfo counts on a loopback cluster of one 8-CPU node, all of them once
 // the node is up and nothing runs.
 func TestSlurmFree(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{CPUs: 8}, "gamma")
 	c := e.Clusters[0]
 	st, err := site.New(site.Spec{Name: c.Name, Kind: site.Slurm, SlurmConf: c.Conf}, "/nonexistent/placeholder.sbatch")
@@ -134,7 +140,13 @@ func TestSlurmFree(t *testing.T) {
 // is reported maybe duplicated with its reason; no job bound at alpha
 // after the drain ran to its end (one whose batch job had just started
 // binds, and is cancelled).
+//
+// Slow: 286 s at load 33–72 (2 cores, whole package run, its tests one at a
+// time): two Slurm clusters, the placeholders Slurm batch jobs in real time,
+// one cluster drained a third of the way through and its placeholders found
+// gone by the probe.
 func TestSlurmSiteStopped(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	const jobs = 60
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	var groups strings.Builder

@@ -33,6 +33,7 @@ kind = "zinf"
 // page shows the state's counts, the names as text, and no script error or
 // policy violation.
 func TestStatusPageInChromium(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	bin := testkit.Chromium(t)
 	const n = 12
 	l := startLive(t, statusGroups)

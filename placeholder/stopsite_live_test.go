@@ -63,6 +63,7 @@ func stopSite(t *testing.T, l *live) {
 // duplicated with its reason; none bound at site a after it stopped ran
 // to its end.
 func TestZinfSiteStoppedMidRun(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	const jobs = 40
 	for _, tc := range []struct {
 		name  string

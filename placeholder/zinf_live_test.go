@@ -33,6 +33,7 @@ wall_time = "1h"
 // to a successor they submitted, pilots run many; every placeholder and
 // attempt has its binding times.
 func TestZinfClassicAndPilot(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	for _, tc := range []struct {
 		site     string
 		count    int
@@ -99,6 +100,7 @@ func countRan(phs []metaqueue.Placeholder) int {
 // state: the placeholders' retries carry them over the outage, and every
 // job runs exactly once or is reported duplicated with its reason.
 func TestServerKill9MidRun(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	const jobs = 120
 	l := startLive(t, zinfGroups)
 	l.addJobs("g", jobs, "sleep 0.05; ")
@@ -124,7 +126,11 @@ func TestServerKill9MidRun(t *testing.T) {
 // and submits a fresh placeholder, which runs it; the report says the job
 // may have run twice, and why. Found by the probe (the site no longer has
 // the process), or, as in the thesis, by EXEC-FAILURE.
+//
+// Slow: 34 s at load 33–72 (2 cores, whole package run, its tests one at a
+// time): the EXEC-FAILURE limit (15 s) waited for in real time.
 func TestPlaceholderKill9(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	for _, tc := range []struct {
 		name  string
 		flags []string
@@ -198,6 +204,7 @@ func waitExecuting(t *testing.T, l *live) metaqueue.Placeholder {
 // short): one placeholder grows the site to max_count, never beyond, and
 // the decisions are recorded with their inputs.
 func TestZinfSelfRegulating(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	l := startLive(t, `
 [[group]]
 name = "g"
@@ -257,6 +264,7 @@ var countRE = regexp.MustCompile(`, (\d+) placeholders \(min`)
 // placeholder add --split' pins the lines in order, and each site's single
 // placeholder chain runs exactly its own list.
 func TestZinfStaticSplitCLI(t *testing.T) {
+	t.Parallel() // a live server in a directory of its own, waiting in real time: runs beside the others
 	l := startLive(t, `
 [[group]]
 name = "g"

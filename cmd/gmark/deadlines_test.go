@@ -14,6 +14,7 @@ import (
 // 'gmark koala simulate --db', and 'gmark report': the report shows the
 // core's deadline figures, the same numbers the simulation printed.
 func TestDeadlinesSimulatedAndReported(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := "# File-type: text/wl-spec\n" +
 		"40\tswf\tunordered\t12\t-\tPoisson(2m)\tNSites=3,RunTime=Exp(0.005),Deadline=U(1s,3599s)\n"

@@ -128,6 +128,7 @@ func TestFitCommandErrors(t *testing.T) {
 // trace's were, so that the refit censored at 48 h sees the same data (the
 // default, drawing below the point, leaves the model's mass past it out).
 func TestFitRoundTripLCG(t *testing.T) {
+	t.Parallel()
 	lcg := testkit.LCG(t)
 	if testing.Short() {
 		t.Skip("generates and refits 750,000 jobs")
@@ -175,6 +176,7 @@ func TestFitRoundTripLCG(t *testing.T) {
 // the distributions the model generated them from (Kolmogorov–Smirnov
 // distance below the critical value at 1%).
 func TestBoTModelRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const arrivals = 20000
 	spec := fmt.Sprintf("%d\twl:bot\tsingle\t1\t*:?\t-\tDailyCycle=off\n", arrivals)

@@ -128,6 +128,7 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 // The same spec and seed give byte-identical workload.jsonl, JDFs in every
 // format, traces and manifest.
 func TestGenerateIsByteIdentical(t *testing.T) {
+	t.Parallel()
 	formats := strings.Join(printers.Names(), ",")
 	for _, spec := range []string{"../../examples/thesis/fig5_4.wdl", "../../examples/composite.wdl", "../../examples/koala-w30.wdl"} {
 		spec := abs(t, spec)
@@ -260,10 +261,26 @@ COMP_WORDS=(gmark generate --si); COMP_CWORD=2; _gmark_complete; echo "B:${COMPR
 // has not exited after limit, as when it blocks opening a FIFO.
 func runBounded(t *testing.T, limit time.Duration, dir string, args ...string) (string, string, int) {
 	t.Helper()
+	return runBoundedEnv(t, limit, nil, dir, args...)
+}
+
+// runEnv is run with env (NAME=value) added to gmark's environment: a
+// test that sets a variable for gmark this way, not by t.Setenv, leaves
+// the test process's environment alone and may run in parallel.
+func runEnv(t *testing.T, env []string, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	return runBoundedEnv(t, runLimit, env, dir, args...)
+}
+
+func runBoundedEnv(t *testing.T, limit time.Duration, env []string, dir string, args ...string) (string, string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, buildGmark(t), args...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -467,6 +484,7 @@ func TestGenerateLeavesLiveWritersStaging(t *testing.T) {
 // --force the one that finishes second refuses to replace the other's
 // workload (it silently replaced it before).
 func TestGenerateConcurrentSameOutput(t *testing.T) {
+	t.Parallel()
 	const jobs = 200_000
 	for _, force := range []bool{false, true} {
 		t.Run(fmt.Sprintf("force %v", force), func(t *testing.T) {

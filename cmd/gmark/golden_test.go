@@ -140,11 +140,15 @@ var goldenCases = []goldenCase{{
 //
 //	go test ./cmd/gmark -run TestShippedExamplesGolden -update
 //
-// and the diff of testdata/golden shows what it changed. About 40 s on two
-// busy cores.
+// and the diff of testdata/golden shows what it changed.
+//
+// Slow: 42 s at load 4–30, 43 s at load 20–40 (2 cores, whole package
+// run): the shipped examples' simulations (CPU), the cases side by side.
 func TestShippedExamplesGolden(t *testing.T) {
+	t.Parallel()
 	for _, c := range goldenCases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // each case in a directory of its own
 			dir := t.TempDir()
 			m := newMasker(t, dir, c.wall)
 			got := map[string]string{}

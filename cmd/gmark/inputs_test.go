@@ -32,6 +32,7 @@ const inputLimit = 20 * time.Second
 // opens it: a gmark that reads it gets a good input and exits 0 (the case
 // fails in bounded time), one that refuses it never opens it.
 func TestSpecialAndDamagedInputsRefused(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	wl := genWorkload(t, base, "1\tunitary\t3\thello\tsingle\t1\t*:1\tC(1s)\n")
 	jobs, err := os.ReadFile(filepath.Join(wl, "workload.jsonl"))

@@ -20,6 +20,7 @@ import (
 // is now refused with exit 2 before anything is submitted; a manifest from
 // before the digest was recorded gets a warning.
 func TestSubmitChecksWorkloadAgainstManifest(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		edit   func(t *testing.T, wl string)
@@ -92,6 +93,7 @@ func TestSubmitChecksWorkloadAgainstManifest(t *testing.T) {
 // raced in the schema migration and one failed ("table projects already
 // exists", "database is locked"). Both must run and be recorded.
 func TestConcurrentSubmitsCreateOneStore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wl := genWorkload(t, dir, "1\tunitary\t3\thello\tsingle\t1\t*:1\tC(1s)\n")
 	for trial := range 3 {

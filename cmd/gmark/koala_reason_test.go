@@ -17,6 +17,7 @@ import (
 // killed at the limit: the store, the report's failure table and the
 // simulation's summary give the limit, never the re-queue.
 func TestKoalaSimulateLCGFailureReasons(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "lcg.wdl")
 	if err := os.WriteFile(spec, []byte("1 wl:trace single 1 *:? - File="+testkit.LCG(t)+",From=40h,To=42h\n"), 0o644); err != nil {

@@ -19,6 +19,9 @@ import (
 // unit 3 name both Slurm clusters; others mix them with the emulated
 // cluster), and the store has the Slurm job id of every component that ran
 // on a Slurm cluster, each one a job of that controller named by the core.
+//
+// Slow: 208 s at load 20–40 (2 cores, whole package run): the quick start's
+// schedule in real time, through the core on two Slurm clusters.
 func TestRunQuickstartOnSlurm(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the quick start on two Slurm clusters for about two minutes; skipped with -short")

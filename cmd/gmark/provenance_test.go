@@ -17,6 +17,7 @@ import (
 // modified. Built with the revision stamped (as 'make build' does), and
 // without (as 'go build' does in a worktree or with -buildvcs=false).
 func TestVersionAndFlagAgree(t *testing.T) {
+	t.Parallel()
 	stamped := filepath.Join(t.TempDir(), "gmark")
 	pkg := "github.com/gmark/gmark/internal/version"
 	build := exec.Command("go", "build", "-ldflags", "-X "+pkg+".Revision=0123abcd -X "+pkg+".Modified=true", "-o", stamped, "github.com/gmark/gmark/cmd/gmark")
@@ -113,6 +114,7 @@ var runIDRE = regexp.MustCompile(`(?m)^run (\d{8}T\d{6}Z-[0-9a-f]+)`)
 // the script it writes regenerates the workload byte for byte (manifest,
 // job description files and traces included) and runs it again.
 func TestReproduceFromTheStoreAlone(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		// made runs the workload and returns the store, the original
@@ -185,6 +187,7 @@ func summaryOf(out string) string {
 // store prints the same numbers: a run made with --speedup in workload
 // time, with the wall-clock makespan beside.
 func TestRunAndReportShowTheSameNumbers(t *testing.T) {
+	t.Parallel()
 	wd := reproFiles(t, "8")
 	out, stderr, code := run(t, wd, "run", "specs/s.wdl", "--speedup", "100", "-q", "-o", "out") // the bundled core
 	if code != 0 {
@@ -214,6 +217,7 @@ func TestRunAndReportShowTheSameNumbers(t *testing.T) {
 // writes them, and 'gmark run examples/quickstart.wdl' runs on the DAS-2
 // grid of the default --grid, recording both files' contents.
 func TestExamplesOutsideTheRepository(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	list, _, code := run(t, dir, "examples")
 	if code != 0 || !strings.Contains(list, "examples/das2.toml\n") || !strings.Contains(list, "examples/thesis/smpi1.xin\n") {

@@ -29,6 +29,7 @@ var readmeCommands = []struct{ readme, run string }{
 // (.gitignore): otherwise every later build is stamped "modified" and
 // --compare revision splits the runs on it.
 func TestReadmeOutputsAreIgnored(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git to ask")
 	}

@@ -61,6 +61,7 @@ func (s singleJSON) values() map[string]float64 {
 // (with an interval around it); the HTML comparison draws its figures, and
 // every figure passes the style's checks.
 func TestReportCompareW30Policies(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	simRun(t, dir, "a.db", "wf-1", 1, 1, "--policy", "WF")
 	simRun(t, dir, "a.db", "cf-1", 1, 1, "--policy", "CF")
@@ -155,6 +156,7 @@ func checkInBrowser(t *testing.T, index string, images int) {
 // against the seed are not (the seed is not all that differs), which the
 // page says.
 func TestReportCompareLoad(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, stderr, code := run(t, dir, "generate", abs(t, "../../examples/koala-w50.wdl"), "-o", "w50", "-q", "--seed", "1"); code != 0 {
 		t.Fatalf("generate: %s", stderr)
@@ -219,6 +221,7 @@ func TestReportCompareLoad(t *testing.T) {
 // --fidelity, a field no run has, a format of no comparison, a store that
 // is not there. Several stores without --compare compare run by run.
 func TestReportCompareUsage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	simRun(t, dir, "a.db", "r", 1, 1)
 	for _, args := range [][]string{

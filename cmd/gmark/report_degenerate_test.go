@@ -20,6 +20,7 @@ import (
 // the first store's makespan was −946,686,600 s (no end, less the first
 // scheduled instant of 2000).
 func TestReportWhenNoJobRanOrEveryJobFailed(t *testing.T) {
+	t.Parallel()
 	unit := func(i, procs int) workload.Job {
 		return workload.Job{ID: "1-" + string(rune('0'+i)), Kind: workload.Unitary, Type: "swf", SiteType: workload.Single,
 			Submit: time.Duration(i) * 5 * time.Second, RunTime: time.Minute, App: workload.App{Name: "swf"},

@@ -57,6 +57,7 @@ type fidelityJSON struct {
 // n = m = 4: p = Q((√2 + 0.12 + 0.11/√2)·D), 0.534416 for D = 0.5 and
 // 0.011066 for D = 1 (stats.KSTwoSamplePValue's test works them out).
 func TestReportFidelity(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "site.swf"), []byte(testkit.WindowSWF), 0o644); err != nil {
 		t.Fatal(err)
@@ -156,6 +157,7 @@ func deref(p *float64) any {
 // TestReportFidelityNoTrace: a run of a workload that replayed no trace
 // gets a note, and a trace gone since is an error (exit 1).
 func TestReportFidelityNoTrace(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "plain.wdl")
 	os.WriteFile(spec, []byte("2\tsser\tsingle\t1\t*:1\tC(1)\tRunTime=5\n"), 0o644)

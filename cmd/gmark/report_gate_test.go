@@ -19,6 +19,7 @@ import (
 // --allow-different-workloads compares different workloads anyway, never
 // the same runs.
 func TestReportGateRefusesWhatDoesNotCompare(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	simRun(t, dir, "w30.db", "w30", 1, 1)
 	simRun(t, dir, "w30b.db", "w30b", 1, 2) // the same workload, another seed of the core
@@ -121,6 +122,7 @@ func TestReportGateFiveJobsAllFailed(t *testing.T) {
 // running 20 s. The gate compares the two local runs' job figures, not
 // their spans (a schedule compressed 10× against one that is not): exit 2.
 func TestReportSpeedupClocks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "two.wdl")
 	if err := os.WriteFile(spec, []byte("1\tunitary\t4\tswf\tsingle\t1\t*:?\tC(1s)\tRunTime=2s,RunTimeInMinutes=1\n"), 0o644); err != nil {

@@ -32,6 +32,9 @@ var reportWritten = regexp.MustCompile(`(?m)^report written to (\S+/index\.html)
 // `koala simulate --db` — writes the whole page: exit 0,
 // index.html, every figure it refers to, and a reason for each figure not
 // drawn. The stores are made by the real `gmark submit`.
+//
+// Slow: 74 s at load 4–30 (51 s of it the ARC CE), 123 s at load 20–40 (2
+// cores, whole package run): a real submission to every target.
 func TestReportEveryTarget(t *testing.T) {
 	t.Parallel() // waits on the targets, little CPU: runs beside the others
 	bin := buildGmark(t)
@@ -109,6 +112,7 @@ func TestReportEveryTarget(t *testing.T) {
 // each outcome: 0 done, 1 a failure while writing, 2 bad usage or bad input
 // (before any work, with a message that says what is wrong).
 func TestReportOutputsAndExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wl := genWorkload(t, dir, reportSpec)
 	if _, stderr, code := run(t, dir, "submit", wl, "--target", "dryrun", "--db", "r.db", "-q", "--run-id", "r1"); code != 0 {
@@ -201,6 +205,7 @@ func TestReportOutputsAndExitCodes(t *testing.T) {
 // when every job waited 0 s (a grid larger than the workload); the loop
 // now ends with the report written.
 func TestRunReportsZeroWaits(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "zero.wdl")
 	if err := os.WriteFile(spec, []byte("# File-type: text/wl-spec\n# File-version: 1.1\n"+reportSpec), 0o644); err != nil {

@@ -38,6 +38,7 @@ func simRun(t *testing.T, dir, db, runID string, wlSeed, simSeed int, extra ...s
 //   - 20 pairs of runs with different seeds (workload and core), compared
 //     with --allow-different-workloads: at least 19 pass.
 func TestReportGate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	simRun(t, dir, "base.db", "base", 1, 1)
 	simRun(t, dir, "same.db", "same", 1, 1)
@@ -100,6 +101,7 @@ func TestReportGate(t *testing.T) {
 // overflows a 1280 px window, and a screenshot is kept as a test artefact
 // (testkit.Artefacts; TestPagesInChromium checks more pages).
 func TestReportHTMLInChromium(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	simRun(t, dir, "r.db", "first", 1, 1)
 	simRun(t, dir, "r.db", "second", 2, 2)
@@ -145,6 +147,7 @@ func TestReportHTMLInChromium(t *testing.T) {
 
 // Text, summary, JSON and CSV on standard output; read-only SQL; errors.
 func TestReportFormatsAndSQL(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	simRun(t, dir, "r.db", "one", 1, 1)
 

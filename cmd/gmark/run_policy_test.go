@@ -12,6 +12,7 @@ import (
 // jobs read files no site of the grid holds; a workload that gives the
 // policy something to decide gets no warning.
 func TestRunWarnsOfAPolicyWithNothingToActOn(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name, unit string

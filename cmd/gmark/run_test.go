@@ -15,6 +15,9 @@ var reportLineRE = regexp.MustCompile(`(?m)^report: (\S+/index\.html) `)
 // The README's main job: `gmark run examples/quickstart.wdl` from the
 // repository root, on the bundled scheduler started for the run, with no outside
 // service: every job runs and the report is written.
+//
+// Slow: 65 s at load 4–30, 72 s at load 20–40 (2 cores, whole package run):
+// the quick start's schedule in real time.
 func TestRunQuickstart(t *testing.T) {
 	t.Parallel() // wall-clock bound (the quick start in real time), little CPU: runs beside the others
 	if testing.Short() {
@@ -83,6 +86,9 @@ func TestRunUsageErrors(t *testing.T) {
 // (hetjob = true): the co-allocated jobs those clusters cannot start as
 // heterogeneous jobs are claimed component by component, and every job
 // runs.
+//
+// Slow: 79 s at load 4–30, 119 s at load 20–40 (2 cores, whole package run):
+// the quick start's schedule in real time, on two Slurm clusters.
 func TestRunQuickstartSlurm(t *testing.T) {
 	// Mostly waiting for the workload's schedule: it overlaps the other
 	// Slurm quick start (TestRunQuickstartOnSlurm), each on clusters of its own.

@@ -36,6 +36,9 @@ span = "1d"
 // run, both submitted again, and (2) with the coordinator killed with
 // kill -9 mid-sweep and run again. Each gives, byte for byte, the report
 // of the same sweep run locally with --parallel 2.
+//
+// Slow: 74 s at load 4–30, 135 s at load 20–40 (2 cores, whole package run):
+// a local sweep and two sweeps as Slurm job arrays of two tasks at a time.
 func TestSimSlurm(t *testing.T) {
 	t.Parallel() // waits on a Slurm cluster of its own: runs beside the others
 	env := slurmtest.Start(t, slurmtest.Options{CPUs: 4, Nodes: 2}, "simx")

@@ -92,6 +92,7 @@ func simCounts(t *testing.T, db string) (results map[string]bool, attempts map[s
 // the report (text, JSON, a directory with figures and a page) and the
 // numbers of the report against the store's.
 func TestSimRunReportEndToEnd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exp := simFile(t, dir, "small.toml", simSmall)
 	stdout, stderr, code := run(t, dir, "sim", "run", exp, "--db", "r.db", "--parallel", "2")
@@ -164,6 +165,10 @@ func TestSimRunReportEndToEnd(t *testing.T) {
 // command to the end. No run that had finished is done again (its only
 // attempt is the first), and the report equals, byte for byte, that of a
 // sweep in one go.
+//
+// Slow: 20 s at load 4–30, 162 s at load 20–40 (2 cores, whole package run):
+// simulation (CPU), a sweep killed twice and one in one go; the load
+// stretches it most.
 func TestSimKillResume(t *testing.T) {
 	t.Parallel() // kills and resumes processes and waits on them: runs beside the others
 	dir := t.TempDir()
@@ -236,6 +241,7 @@ func TestSimKillResume(t *testing.T) {
 // none of them, exits 1 saying how to continue; the same command does the
 // rest.
 func TestSimInterrupt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exp := simFile(t, dir, "sweep.toml", simSweep)
 	db := filepath.Join(dir, "r.db")
@@ -291,6 +297,7 @@ func simWaitFor(t *testing.T, p *gmarkProc, db string, cond func(results int) bo
 // message naming the first, and no run is done twice, whether they start
 // together or one while the lock is held.
 func TestSimOneProcessPerStore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exp := simFile(t, dir, "sweep.toml", simSweep)
 	db := filepath.Join(dir, "r.db")

@@ -30,6 +30,7 @@ import (
 // way), and each job arrives on an idle grid or next to jobs far from their
 // end, so worst-fit puts it on the same clusters live and simulated.
 func TestSimulatedRowsAsSubmitted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// Three 2-processor jobs 2 s apart, and one of two 4-processor
 	// components; each runs 1 s.

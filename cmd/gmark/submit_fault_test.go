@@ -77,6 +77,7 @@ type faultRun struct {
 	dir, db, wl, runID string
 	keys               []string // every submission key the run must make once
 	kills              int
+	env                []string // added to the environment of the run's gmark processes
 }
 
 func newFaultRun(t *testing.T, runID string) *faultRun {
@@ -131,8 +132,18 @@ type gmarkProc struct {
 
 func startGmark(t *testing.T, dir string, args ...string) *gmarkProc {
 	t.Helper()
+	return startGmarkEnv(t, dir, nil, args...)
+}
+
+// startGmarkEnv is startGmark with env (NAME=value) added to the
+// process's environment.
+func startGmarkEnv(t *testing.T, dir string, env []string, args ...string) *gmarkProc {
+	t.Helper()
 	p := &gmarkProc{cmd: exec.Command(buildGmark(t), args...), done: make(chan struct{})}
 	p.cmd.Dir = dir
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -159,7 +170,7 @@ func (f *faultRun) play(t *testing.T, first []string, extra ...string) {
 	t.Helper()
 	args := append([]string{"submit", f.wl, "--db", f.db, "--run-id", f.runID, "-q"}, first...)
 	for _, k := range faultPlan {
-		p := startGmark(t, f.dir, append(args, extra...)...)
+		p := startGmarkEnv(t, f.dir, f.env, append(args, extra...)...)
 		f.waitFor(t, p, "kill "+k.name, func(pr runProgress) bool { return k.due(pr, len(f.keys)) })
 		p.kill()
 		if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
@@ -168,7 +179,7 @@ func (f *faultRun) play(t *testing.T, first []string, extra ...string) {
 		f.kills++
 		args = []string{"submit", "--resume", f.runID, "--db", f.db, "-q"}
 	}
-	startGmark(t, f.dir, append(args, extra...)...).waitOK(t, "the last --resume")
+	startGmarkEnv(t, f.dir, f.env, append(args, extra...)...).waitOK(t, "the last --resume")
 }
 
 // waitOK waits for the process to end, at most 3 minutes, with exit 0.
@@ -269,6 +280,7 @@ func (f *faultRun) report(t *testing.T, target string, lost, dup int) {
 }
 
 func TestSubmitFaultsDryRun(t *testing.T) {
+	t.Parallel()
 	f := newFaultRun(t, "fd")
 	f.play(t, []string{"--target", "dryrun"})
 	lost := f.checkStore(t)
@@ -470,6 +482,7 @@ func TestSubmitFaultsKoalaHTTP(t *testing.T) {
 // given, by name (the name carries the submission key), from squeue and
 // the job completion log, counted once per Slurm job id.
 func TestSubmitFaultsSlurm(t *testing.T) {
+	t.Parallel() // kills and resumes processes and waits on them and on Slurm: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	f := newFaultRun(t, "fs")
 	// sbatch as slow as on a loaded controller: a kill -9 then leaves
@@ -484,7 +497,7 @@ func TestSubmitFaultsSlurm(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(slow, "sbatch"), "#!/bin/sh\nsleep 0.5\nexec "+sbatch+" \"$@\"\n", 0o755)
-	t.Setenv("PATH", slow+":"+os.Getenv("PATH"))
+	f.env = []string{"PATH=" + slow + ":" + os.Getenv("PATH")} // for gmark's processes only
 	// Single-node clusters cannot run heterogeneous jobs; poll often.
 	targets := writeFile(t, filepath.Join(f.dir, "targets.toml"),
 		strings.Replace(e.TargetsTOML(), "[slurm]\n", "[slurm]\nhetjob = false\npoll = \"300ms\"\n", 1), 0o644)
@@ -850,6 +863,7 @@ func slurmJobComp(t *testing.T, c *slurmtest.Cluster) []map[string]string {
 // refused, and every job runs exactly once. (The script's default is 200
 // kills; run it so, under nice -n 19, to measure.)
 func TestSubmitKillResumeLoop(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("od"); err != nil {
 		t.Skip("no od(1) for the script's random delays")
 	}

@@ -12,6 +12,7 @@ import (
 // smpi with 2 components of 2 processes each completes through the
 // local target, as real `gmark app smpi` processes exchanging their elements.
 func TestSmpiThroughLocalTarget(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "smpi.wdl")
 	if err := os.WriteFile(spec, []byte("# File-type: text/wl-spec\n"+

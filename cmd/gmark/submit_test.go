@@ -31,6 +31,7 @@ func genWorkload(t *testing.T, dir, spec string) string {
 var runLine = regexp.MustCompile(`(?m)^run (\S+)$`)
 
 func TestSubmitUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	wl := genWorkload(t, dir, "1\tunitary\t2\thello\tsingle\t1\t*:1\tC(1s)\n")
 	typo, negative := filepath.Join(dir, "typo.toml"), filepath.Join(dir, "negative.toml")
@@ -136,6 +137,9 @@ func countRows(t *testing.T, db, run string) int {
 // generated workload of 210 jobs across both (some naming a cluster, some
 // either, some co-allocated across the two), and every job's submit, start
 // and end in the store matching what Slurm reports for it.
+//
+// Slow: 26 s at load 4–30, 75 s at load 20–40 (2 cores, whole package run):
+// 210 jobs through two Slurm clusters.
 func TestSubmitSlurmEndToEnd(t *testing.T) {
 	t.Parallel() // waits on Slurm clusters of its own: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
@@ -238,6 +242,7 @@ func TestSubmitSlurmEndToEnd(t *testing.T) {
 // store (meant to be shared, its rows immutable), nor the output, nor the
 // report, in any of the forms a flag takes.
 func TestSubmitRedactsSecrets(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// Run times and waits with some spread (the report plots them on log
 	// scales).
@@ -314,6 +319,7 @@ func assertNoSecretIn(t *testing.T, secret string, patterns ...string) {
 // once, one job runs, a workload whose every job fails completes (exit 0:
 // failed jobs are results) and says why.
 func TestSubmitDegenerateWorkloads(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "grid.toml")
 	if err := os.WriteFile(grid, []byte("name = \"one\"\n[scheduler]\nscan_interval = \"1s\"\n[[cluster]]\nname = \"A\"\nprocessors = 4\n"), 0o644); err != nil {

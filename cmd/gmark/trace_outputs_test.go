@@ -214,6 +214,7 @@ func TestTraceSQLiteOutputPaths(t *testing.T) {
 // followed and kept, a figure that is a FIFO or a link to /dev/full is
 // written through, and an output that is not a directory is refused.
 func TestFigureOutputPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeSmallTrace(t, dir)
 	writeFile(t, filepath.Join(dir, "syn.swf"), testkit.SyntheticSWF(300, 1), 0o644)

@@ -42,6 +42,7 @@ func jobsOf(m map[string]any) float64 {
 }
 
 func TestTraceCommands(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeSmallTrace(t, dir)
 
@@ -145,6 +146,7 @@ func TestTraceBadInput(t *testing.T) {
 
 // The real LCG trace through the command, when it is there.
 func TestTraceStatsLCG(t *testing.T) {
+	t.Parallel()
 	lcg := testkit.LCG(t)
 	m := statsJSON(t, t.TempDir(), lcg)
 	if jobsOf(m) != 188041 || m["totals"].(map[string]any)["sites"].(float64) != 170 {
@@ -158,6 +160,7 @@ func TestTraceStatsLCG(t *testing.T) {
 // degenerate trace is finite or "n/a" (null with a reason in JSON), in
 // stats, bots and rank.
 func TestTraceStatsDegenerate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	job := func(id, submit int, wait, run, procs string) string {
 		return fmt.Sprintf("%d %d %s %s %s -1 -1 -1 -1 -1 1 1 1 -1 -1 1 -1 -1\n", id, submit, wait, run, procs)

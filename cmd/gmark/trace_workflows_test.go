@@ -17,6 +17,7 @@ import (
 // named, conversions between the workflow formats, and bad input at its
 // position with exit status 2.
 func TestTraceWorkflowFormats(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "inst.json"), []byte(replayInstance), 0o644); err != nil {
 		t.Fatal(err)

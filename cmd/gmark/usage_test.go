@@ -137,7 +137,7 @@ var usageCases = [][]string{
 // Bad usage of every command writes nothing: each case of usageCases, and
 // for every command an unknown flag and each numeric flag given a word.
 func TestUsageErrorsWriteNothing(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the built-in examples go there, not into the directory
+	t.Parallel()
 	fixtures := t.TempDir()
 	if err := makeFixtures(t, fixtures); err != nil {
 		t.Fatal(err)
@@ -165,10 +165,12 @@ func TestUsageErrorsWriteNothing(t *testing.T) {
 	})
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel() // each case in a directory of its own
 			dir := t.TempDir()
 			copyTree(t, fixtures, dir)
 			before := snapshot(t, dir)
-			_, stderr, code := run(t, dir, args...)
+			cache := []string{"XDG_CACHE_HOME=" + t.TempDir()} // the built-in examples go there, not into the directory
+			_, stderr, code := runEnv(t, cache, dir, args...)
 			if code != exitUsage {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, exitUsage, stderr)
 			}

@@ -101,6 +101,7 @@ func checkReplay(t *testing.T, db, runID string, jobs []workload.Job) map[string
 // A WfFormat instance replayed on the bundled core runs with its
 // dependencies.
 func TestWfFormatReplayOnBundledCore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	jobs := genReplay(t, dir)
 	grid := "name = \"one\"\n[scheduler]\npolicy = \"WF\"\nscan_interval = \"1s\"\nplace_on_submit = true\n[[cluster]]\nname = \"A\"\nprocessors = 4\n"
@@ -156,6 +157,9 @@ func TestWfFormatReplayOnBundledCore(t *testing.T) {
 // The same instance on loopback Slurm, gmark's executor waiting for the
 // dependencies, and Slurm's own (--dependency=afterok): then a task is
 // submitted before its parents end, and Slurm holds it.
+//
+// Slow: 20 s at load 4–30, 29 s at load 20–40 (2 cores, whole package run):
+// the workflows' tasks on a Slurm cluster in real time.
 func TestWfFormatReplayOnSlurm(t *testing.T) {
 	t.Parallel() // waits on a Slurm cluster of its own: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha")
@@ -188,6 +192,7 @@ func TestWfFormatReplayOnSlurm(t *testing.T) {
 // The same instance on the local target (real processes) and dryrun: the
 // submitter's executor waits for the dependencies on every target.
 func TestWfFormatReplayOnLocalAndDryrun(t *testing.T) {
+	t.Parallel()
 	for _, target := range []string{"local", "dryrun"} {
 		t.Run(target, func(t *testing.T) {
 			dir := t.TempDir()
@@ -239,6 +244,7 @@ const filesInstance = `{"name": "files", "schemaVersion": "1.5",
 // ran, so Close-to-Files places the task there: the whole chain runs on
 // the site its first task ran on, and no file is transferred.
 func TestWfFormatFilesCloseToFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{"inst.json": filesInstance, "wf.wdl": "1\twl:trace\tsingle\t1\t*:?\t-\tFile=inst.json,Mode=sleep\n",
 		"grid.toml": "name = \"two\"\n[scheduler]\npolicy = \"CF\"\nscan_interval = \"1s\"\nplace_on_submit = true\n" +

@@ -32,6 +32,7 @@ const workflowTraceE2E = "WorkflowID,JobID,SubmitTime,RunTime,NProcs,ReqNProcs,D
 // as composite jobs, and no task starts (or is even submitted) before
 // every one of its predecessors has ended.
 func TestWorkflowTraceOnBundledCore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"wf.gwf":    workflowTraceE2E,

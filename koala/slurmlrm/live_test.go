@@ -217,6 +217,7 @@ func swfJob(id string, runtime string, sizes map[string]int, order ...string) wo
 // component is a Slurm job of the core's name, claimed when Slurm starts
 // it, and the events carry the Slurm job ids.
 func TestLiveTwoClusters(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
 	l := startLive(t, e, gridTOML(e, "scan_interval = \"1s\"", ""), gmarkBin.Path(t))
 	id := l.submit(swfJob("j1", "0.5", map[string]int{"sa": 2, "sb": 1}, "sa", "sb"), core.KRunner)
@@ -316,6 +317,7 @@ func firstExchange(t *testing.T, dir string, starts map[int]float64) map[int]flo
 // One process per component: the script starts it with exec, right after
 // its hold, so the start times are the runners' and not srun's.
 func TestLiveRunners(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
 	scheduler := "scan_interval = \"1s\"\nclaim_threshold = 0.5\nclaim_l = 0.25\n"
 	extra := "[network]\ndefault_bandwidth = \"8Mbit/s\"\n[[file]]\nname = \"in\"\nsize = \"16MB\"\nsites = [\"sa\"]\n"
@@ -417,6 +419,7 @@ func (l *live) until(what string, limit time.Duration, cond func(map[string]core
 // sees it: the idle processors drop by its size, and placement goes
 // elsewhere; when it ends, they come back.
 func TestLiveBackgroundLoad(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
 	l := startLive(t, e, gridTOML(e, "scan_interval = \"1s\"\npolicy = \"WF\"", ""), gmarkBin.Path(t))
 	l.until("the core sees both clusters idle", 10*time.Second, func(cs map[string]core.ClusterStatus) bool {
@@ -449,6 +452,7 @@ func TestLiveBackgroundLoad(t *testing.T) {
 // left by their names and cancels them: the job that was running fails
 // (it is not run twice), as core.Restore has it for every cluster.
 func TestLiveRestart(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
 	dir := t.TempDir()
 	src := gridTOML(e, "scan_interval = \"1s\"", "")
@@ -501,6 +505,7 @@ func TestLiveRestart(t *testing.T) {
 // why, and the other job runs on. Run one case at a time:
 // go test ./koala/slurmlrm -run 'TestLiveGlobalPriority/kills'.
 func TestLiveGlobalPriority(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	for _, c := range []struct {
 		name    string
 		preempt bool

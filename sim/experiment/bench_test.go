@@ -131,6 +131,7 @@ func (d *scheduleDigest) Ended(j *sim.Job) { fmt.Fprintf(d.h, "e %s %d\n", j.ID,
 // paths with the plain ones on the same trace; this is the whole run, as
 // gmark sim run makes it. It skips without the trace, and in -short.
 func TestCoreLCGSchedule(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the whole LCG run: seconds")
 	}

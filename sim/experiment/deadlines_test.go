@@ -54,7 +54,12 @@ func deadlineMeans(t *testing.T, file string, scale float64, key string) map[str
 // of Ballier et al. that docs/deadlines.md shows at full length; where
 // gmark departs from the paper (V4's drop, V7), the test states what gmark
 // does.
+//
+// Slow: 64 s at load 20–40 (2 cores, whole package run, when its tests ran
+// one at a time): the eight deadline figure experiments at a quarter of
+// their length, five seeds each (CPU).
 func TestDeadlineFigures(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the eight figure experiments (-short)")
 	}
@@ -181,7 +186,12 @@ func TestDeadlineFigures(t *testing.T) {
 // waits place more jobs early: Wait-1000 kills less than Wait-0, the
 // opposite of the paper's (4.18% against 4.60% at 30% over the full
 // figure; at half length it is so at 30%).
+//
+// Slow: 48 s at load 20–40 (2 cores, whole package run, when its tests ran
+// one at a time): fig9-local-kills at half length under two readings, 600
+// runs (CPU).
 func TestLongWaitsKillMost(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("600 runs (-short)")
 	}

@@ -135,6 +135,7 @@ func replaceOnce(s, old, new string) string { return strings.Replace(s, old, new
 // passing requests on; the core killing at every try and skipping Wait-X's
 // early tries).
 func TestSameSeedsSameResultBytes(t *testing.T) {
+	t.Parallel()
 	srcs := map[string]string{
 		"arch": strings.Replace(pinSources["arch"], `span = "1d"`, `span = "6h"`, 1),
 		"core": replaceOnce(pinSources["core"], "[settings]\n", "[settings]\ngp_kill = \"every-try\"\nwaitx_first_try = \"skip\"\n"),

@@ -23,6 +23,7 @@ import (
 // imbalance comes from grid-LF's bags of tasks arriving in bursts: far
 // above the overall one.
 func TestT3StandInImbalance(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("generates weeks of grid-LF for DAS-2 + Grid'5000; skipped with -short")
 	}

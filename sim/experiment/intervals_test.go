@@ -65,7 +65,12 @@ func sweepReport(t *testing.T, reps int) (string, string) {
 // intervals, some of which reach past their domain and are cut there, as
 // the captions say. (Over two repetitions, the intervals reached a
 // utilization of −0.8 and 1.5, a JF of −100% and 220%, negative waits.)
+//
+// Slow: 42 s at load 20–40 (2 cores, whole package run, when its tests ran
+// one at a time): the sweep simulated with one, two and three repetitions
+// (CPU).
 func TestSweepFigureData(t *testing.T) {
+	t.Parallel()
 	levels := map[string][]float64{"balanced": {10, 30, 50, 70, 90}, "imbalanced": {100, 150}}
 	for _, reps := range []int{2, 3} {
 		t.Run(strconv.Itoa(reps)+" repetitions", func(t *testing.T) {

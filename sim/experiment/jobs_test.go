@@ -68,6 +68,7 @@ func secondsOf(ns *int64) float64 {
 // recorded without --jobs, byte for byte; and a store without the rows
 // gets them by running again.
 func TestSimRunJobs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	e := tiesExperiment(t, dir, "")
 	ctx := context.Background()
@@ -284,6 +285,7 @@ func TestSimRunJobsUnfinished(t *testing.T) {
 // job, in arrival order, whose waits average to the run's AWT and whose
 // count of finished jobs is the run's.
 func TestSimRunJobsLCG(t *testing.T) {
+	t.Parallel()
 	lcg := testkit.LCG(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "top.toml"), []byte("name = \"one\"\n[[cluster]]\nname = \"c\"\nprocessors = 24\nscheduler = \"easy\"\n"), 0o644); err != nil {

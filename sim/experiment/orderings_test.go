@@ -3,9 +3,11 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,48 +65,72 @@ func exampleRunsWith(t *testing.T, name, settings string, keep func(r *Run) bool
 		t.Fatal(err)
 	}
 	jobs := map[string][]workload.Job{}
-	out := map[runKey]*sim.Result{}
 	defer clear(jobs)
+	// The runs to simulate, each workload generated once, then simulated
+	// GOMAXPROCS at a time (the simulations only read the jobs and the
+	// topology, as gmark sim run's workers do). A run another test (or
+	// this example) has simulated, or is simulating, is waited for.
+	type pending struct {
+		c    *cachedRun
+		r    *Run
+		jobs []workload.Job
+	}
+	var todo []pending
+	selected := map[runKey]*cachedRun{}
+	fail := func(err error) { // ends the runs not simulated, so that no test waits for them
+		for _, p := range todo {
+			p.c.err = err
+			close(p.c.done)
+		}
+		t.Fatal(err)
+	}
 	for i := 0; i < e.NumRuns(); i++ {
 		r, err := e.Run(i)
 		if err != nil {
-			t.Fatal(err)
+			fail(err)
 		}
 		if !keep(r) {
 			continue
 		}
 		k := runKey{r.Scenario.Name, r.Arch, r.Load, r.Rep}
-		if res, ok := resultCache.Load(r.Digest); ok { // the same run in another example
-			out[k] = res.(*sim.Result)
+		c := &cachedRun{done: make(chan struct{})}
+		if v, loaded := resultCache.LoadOrStore(r.Digest, c); loaded {
+			selected[k] = v.(*cachedRun)
 			continue
 		}
+		selected[k] = c
+		todo = append(todo, pending{c: c, r: r})
 		def, _ := json.Marshal(r.Workload)
 		js, ok := jobs[string(def)]
 		if !ok {
-			src, err := r.source(context.Background(), e.Topology())
-			if err != nil {
-				t.Fatal(err)
+			if js, err = readJobs(r, e); err != nil {
+				fail(err)
 			}
-			var j workload.Job
-			for {
-				more, err := src.Next(&j)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !more {
-					break
-				}
-				js = append(js, j)
-			}
-			src.Close()
 			jobs[string(def)] = js
 		}
-		res, err := sim.Run(r.Config, e.Topology(), &sim.SliceSource{Jobs: js})
-		if err != nil {
-			t.Fatal(err)
+		todo[len(todo)-1].jobs = js
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for _, p := range todo {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { close(p.c.done); <-slots; wg.Done() }()
+			p.c.res, p.c.err = sim.Run(p.r.Config, e.Topology(), &sim.SliceSource{Jobs: p.jobs})
+			if p.c.err != nil {
+				p.c.err = fmt.Errorf("%s: %w", p.r, p.c.err)
+			}
+		}()
+	}
+	wg.Wait()
+	out := map[runKey]*sim.Result{}
+	for k, c := range selected {
+		<-c.done
+		if c.err != nil {
+			t.Fatal(c.err)
 		}
-		resultCache.Store(r.Digest, res)
-		out[k] = res
+		out[k] = c.res
 	}
 	if len(out) == 0 {
 		t.Fatalf("%s: no run selected", name)
@@ -112,9 +138,38 @@ func exampleRunsWith(t *testing.T, name, settings string, keep func(r *Run) bool
 	return out
 }
 
-// resultCache holds the results of the runs simulated so far, by digest:
-// t7-messages's runs are t4-load's and t6-threshold's.
+// resultCache holds the runs simulated so far, or being simulated, by
+// digest (*cachedRun): t7-messages's runs are t4-load's and
+// t6-threshold's, and the tests run in parallel.
 var resultCache sync.Map
+
+// cachedRun is a run's result, or why it has none, once done is closed.
+type cachedRun struct {
+	done chan struct{}
+	res  *sim.Result
+	err  error
+}
+
+// readJobs generates the jobs of r's workload.
+func readJobs(r *Run, e *Experiment) ([]workload.Job, error) {
+	src, err := r.source(context.Background(), e.Topology())
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	var js []workload.Job
+	var j workload.Job
+	for {
+		more, err := src.Next(&j)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			return js, nil
+		}
+		js = append(js, j)
+	}
+}
 
 // reps are the repetitions (seeds) the tests run.
 var reps = []int{1, 2, 3}
@@ -165,6 +220,7 @@ var archs = []string{"sep-c", "condor", "fcondor", "cern", "central", "dmm"}
 // little as DMM (its flocking is as optimistic as the thesis says, and the
 // load is light), so below sep-c.
 func TestT3Orderings(t *testing.T) {
+	t.Parallel()
 	rs := results(exampleRuns(t, "t3-traces.toml", func(r *Run) bool { return inReps(r.Rep) }))
 	for _, rep := range reps {
 		r := func(arch string) *sim.Result { return rs.get(t, "default", arch, 12, rep) }
@@ -195,7 +251,11 @@ func TestT3Orderings(t *testing.T) {
 // from 60% to 90% (the thesis: above it from 50%, +32% at 80%); accepted
 // delegations per arrived job peak at 60% and fall above it, while the
 // chain of a delegated job stays the same length from 60% to 98%.
+//
+// Slow: 38 s at load 20–40 (2 cores, whole package run, when its tests ran
+// one at a time): one-day simulations of DAS-2 + Grid'5000 (CPU).
 func TestT4Orderings(t *testing.T) {
+	t.Parallel()
 	loads := []float64{10, 50, 60, 70, 80, 90, 98}
 	rs := results(exampleRuns(t, "t4-load.toml", func(r *Run) bool {
 		return inReps(r.Rep) && slices.Contains(loads, r.Load) && r.Scenario.Name == "default"
@@ -281,7 +341,11 @@ func TestT4Orderings(t *testing.T) {
 // the thesis: fcondor, with its users, is close behind (about 80% at
 // 60/150), and DMM has less goodput than fcondor at 60/80 and 60/100 (the
 // thesis: up to +60%).
+//
+// Slow: 215 s at load 20–40 (2 cores, whole package run, when its tests ran
+// one at a time): 54 one-day simulations of DAS-2 + Grid'5000 (CPU).
 func TestT5Orderings(t *testing.T) {
+	t.Parallel()
 	rs := results(exampleRuns(t, "t5-imbalance.toml", func(r *Run) bool {
 		return inReps(r.Rep) && (r.Load == 80 || r.Load == 100 || r.Load == 150) && r.Scenario.Name == "default"
 	}))
@@ -320,6 +384,7 @@ func TestT5Orderings(t *testing.T) {
 // wait at least 10% longer. At 30% the thresholds above 1.0 lose goodput
 // (by about 1%) and wait longer.
 func TestT6Threshold(t *testing.T) {
+	t.Parallel()
 	ths := []string{"0.60", "0.70", "0.80", "0.90", "1.00", "1.10", "1.25"}
 	rs := results(exampleRuns(t, "t6-threshold.toml", func(r *Run) bool {
 		return inReps(r.Rep) && (r.Load == 30 || r.Load == 70) && strings.HasPrefix(r.Scenario.Name, "threshold-")
@@ -360,7 +425,12 @@ func TestT6Threshold(t *testing.T) {
 // the threshold rises. On global information it is the thesis's size
 // (at most 21% with the KeepAlives, 7-16% of all at 1.0 and 70%) but falls
 // with the load above 60%.
+//
+// Slow: 21 s at load 20–40 (2 cores, whole package run, when its tests ran
+// one at a time): one-day simulations of DAS-2 + Grid'5000 (CPU), those T4
+// and T6 have not run.
 func TestT7Messages(t *testing.T) {
+	t.Parallel()
 	loads := []float64{10, 30, 50, 60, 70, 80, 98}
 	ths := []string{"0.60", "0.70", "0.80", "0.90", "1.00", "1.10", "1.25"}
 	rs := results(exampleRuns(t, "t7-messages.toml", func(r *Run) bool {

@@ -76,6 +76,7 @@ func readCSV(t *testing.T, path string) ([]string, [][]string) {
 // point at its scenario's x (not shifted in the data) with the mean over
 // its repetitions.
 func TestPlacedFigures(t *testing.T) {
+	t.Parallel()
 	checked := testkit.CheckFigures(t)
 	e, out := runFig7(t, func(s string) string { return s })
 	if e.Plot == nil || e.Plot.X != "local load U_l (%)" || len(e.Placements) != 14 {
@@ -135,6 +136,7 @@ func TestPlacedFigures(t *testing.T) {
 // with its interval over the repetitions (it was a line of one point,
 // which draws nothing: the figure was empty).
 func TestOnePointPerScenarioShows(t *testing.T) {
+	t.Parallel()
 	strip := regexp.MustCompile(`(?m)^(\[plot\]\nx = .*\nload = .*|plot = \{.*\})$`)
 	e, out := runFig7(t, func(s string) string { return strip.ReplaceAllString(s, "") })
 	if e.Plot != nil || len(e.Placements) != 0 {

@@ -71,6 +71,7 @@ func count(t *testing.T, db, query string, args ...any) int {
 // its provenance, an attempt and a result per run; a second one finds
 // every run done and runs nothing.
 func TestExecuteRecords(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	e := load(t, dir, small)
 	db := filepath.Join(dir, "r.db")
@@ -200,6 +201,7 @@ func TestReportIsTheStore(t *testing.T) {
 // what ended; the next does the rest, and the result is that of an
 // execution in one go, byte for byte.
 func TestExecuteInterruptedContinues(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	e := load(t, dir, small)
 	db := filepath.Join(dir, "r.db")
@@ -252,6 +254,7 @@ func TestExecuteRefusesABusyStore(t *testing.T) {
 // experiment plans them; an edited experiment reuses the runs it shares
 // with the old one.
 func TestRunsAreShared(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "r.db")
 	twice := small + "[[scenario]]\nname = \"a\"\n[[scenario]]\nname = \"b\"\n"
@@ -280,6 +283,7 @@ func TestRunsAreShared(t *testing.T) {
 // reported and not recorded; the others are; the next execution tries it
 // again.
 func TestFailedRunsAreRetried(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "r.db")
 	src := small + "[[scenario]]\nname = \"ok\"\n[[scenario]]\nname = \"bad\"\nloads = [55]\n[scenario.workload]\nmax_iterations = 1\ntolerance = 0.0001\n"
@@ -362,6 +366,7 @@ func TestShippedExample(t *testing.T) {
 // jobs. Its runs are recorded and reported like any other, and a second
 // store computes the same report byte for byte.
 func TestCoreModelRuns(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grid := `[scheduler]
 policy = "CF"

@@ -189,6 +189,7 @@ func TestMeanSeries(t *testing.T) {
 // The report directory has the jobs and messages over time of each
 // (scenario, architecture, load), and the page shows them.
 func TestSeriesFigures(t *testing.T) {
+	t.Parallel()
 	testkit.CheckFigures(t) // every figure passes the checks of plots
 	dir := t.TempDir()
 	_, out := runAndReport(t, t1Experiment(t, dir), dir)

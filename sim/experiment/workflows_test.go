@@ -19,6 +19,7 @@ import (
 // and the report has their table; a run computed twice is the same, byte
 // for byte.
 func TestWorkflowsExample(t *testing.T) {
+	t.Parallel()
 	e, err := Load(filepath.Join("..", "..", "examples", "sim", "workflows.toml"), Options{Scale: 0.2})
 	if err != nil {
 		t.Fatal(err)

@@ -65,6 +65,7 @@ func drain(t *testing.T, e *Experiment, i int) (WorkloadSummary, []workload.Job)
 // level), each site's jobs go to the node it is mapped to, in submit
 // order; --scale cuts each grid's replay to that fraction of its span.
 func TestTraceImbalance(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeTrace(t, dir, 3000)
 	src := `name = "t5"
@@ -149,6 +150,7 @@ func TestTraceWhole(t *testing.T) {
 // parallel one stopped short: Grid'5000's largest cluster had 30% of a
 // day's work at 70%, and the system 60% where 70% was asked.)
 func TestGridLFLoads(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		src   string

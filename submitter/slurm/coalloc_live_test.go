@@ -101,6 +101,7 @@ func finalDetail(t *testing.T, st *store.Store, run, job string) []slurmcli.Reco
 // that Slurm recorded are no further apart than the claiming retry
 // interval; the single-node clusters were said to be so.
 func TestLiveCoallocRanks(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	bin := gmarkBin.Path(t)
 	work := t.TempDir()
@@ -237,6 +238,7 @@ func held(jobs map[string]slurmcli.Record) []string {
 // again after the retry interval, and after the last try the job fails
 // with a reason that names it, and nothing is left holding processors.
 func TestLiveCoallocNeverStarts(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	work := t.TempDir()
 	tg := newTarget(t, e, work)
@@ -361,6 +363,7 @@ func (k *killRun) row(t *testing.T) store.Job {
 // the waiting one frees its processors meanwhile), or, when the waiting
 // one can never start, claims it again and then cancels everything.
 func TestLiveCoallocResumeAfterKill(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	beta := e.Cluster("beta")
 	// Someone else's job takes every processor of beta.
@@ -413,6 +416,7 @@ func TestLiveCoallocResumeAfterKill(t *testing.T) {
 // global ranks without any base. A job of three components is more than
 // its nodes: it is claimed component by component, and that is said once.
 func TestLiveHetJobRanks(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	// Heterogeneous jobs are started by the backfill scheduler only: run
 	// it every second rather than every 30.
 	e := slurmtest.Start(t, slurmtest.Options{Nodes: 2, Extra: "SchedulerParameters=bf_interval=1\n"}, "gamma")

@@ -99,6 +99,7 @@ func TestJobCompTail(t *testing.T) {
 // asking squeue for those jobs by id; either way every job's record is
 // Slurm's.
 func TestLiveJobsLeaveTheList(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	for _, tc := range []struct {
 		name, extra string
 	}{{"with a job completion log", ""}, {"without one", "JobCompType=jobcomp/none\n"}} {

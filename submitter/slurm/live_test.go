@@ -96,6 +96,7 @@ func slurmJobs(t *testing.T, e *slurmtest.Env) map[string]slurmcli.Record {
 // tasks follow their dependencies, and what the store records for each job
 // is what Slurm reports.
 func TestLiveTwoClusters(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{}, "alpha", "beta")
 	jobs := []workload.Job{
 		mkjob("1-0", 0, "0.2", "alpha"), mkjob("1-1", 0, "0.2", "beta"),
@@ -208,6 +209,7 @@ func TestLiveTwoClusters(t *testing.T) {
 // submitted are given up as lost after UnreachableAfter; the other cluster
 // carries on; the run finishes and says what happened.
 func TestLiveControllerDown(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	// A short message timeout, so calls to the stopped controller fail in
 	// two seconds rather than nine.
 	e := slurmtest.Start(t, slurmtest.Options{MessageTimeout: 3}, "alpha", "beta")

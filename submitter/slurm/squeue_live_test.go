@@ -17,6 +17,7 @@ import (
 // that exits 3, one killed by a signal, a held one, a cancelled one, a
 // running one with a comment and a long name, and a heterogeneous job.
 func TestLiveSqueueFormatMatchesJSON(t *testing.T) {
+	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{Nodes: 2}, "fmt")
 	c := e.Clusters[0]
 	dir := t.TempDir()
