@@ -39,6 +39,9 @@ type Command struct {
 	// TransientMessages are the resource manager's ways of saying "not now":
 	// a failure whose standard error contains one is marked Transient.
 	TransientMessages []string
+	// CPU, when not nil, is given the CPU time (user and system) the
+	// command used, also when it failed: a poller paces itself by it.
+	CPU *time.Duration
 }
 
 // Run runs the command and returns its standard output. A failure is a
@@ -52,6 +55,9 @@ func (c Command) Run(ctx context.Context, name string, args ...string) ([]byte, 
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	if c.CPU != nil && cmd.ProcessState != nil {
+		*c.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	if err == nil {
 		return stdout.Bytes(), nil
 	}

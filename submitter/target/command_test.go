@@ -57,3 +57,31 @@ func TestCommand(t *testing.T) {
 		})
 	}
 }
+
+// Command gives the CPU time a command used, when asked: a busy loop's is
+// more than nothing, also when it fails; a command that never started
+// leaves it as it was.
+func TestCommandCPU(t *testing.T) {
+	busy := "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; exit $0"
+	for _, tc := range []struct {
+		name string
+		args []string
+		used bool
+	}{
+		{"succeeds", []string{"sh", "-c", busy, "0"}, true},
+		{"fails", []string{"sh", "-c", busy, "3"}, true},
+		{"is missing", []string{"/nonexistent/gmark-no-such-command"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cpu := time.Duration(-1)
+			c := Command{Timeout: time.Minute, CPU: &cpu}
+			c.Run(context.Background(), tc.args[0], tc.args[1:]...)
+			if tc.used && cpu <= 0 {
+				t.Fatalf("CPU %v, want more than 0", cpu)
+			}
+			if !tc.used && cpu != -1 {
+				t.Fatalf("CPU %v, want it left at -1", cpu)
+			}
+		})
+	}
+}
