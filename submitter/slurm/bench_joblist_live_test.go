@@ -31,8 +31,8 @@ func BenchmarkSlurmTargetJobList(b *testing.B) {
 			b.Fatal(err)
 		}
 		waitQuiet(b, c)
-		b.Logf("%d jobs, the controller keeping %d before and %d after: %.2f ms CPU/job (%.1f jobs/s, %.1f ms/Submit)",
-			n, before, kept(b, c), g.cpuPerJob, g.rate, g.call)
+		b.Logf("%d jobs, the controller keeping %d before and %d after: %.2f ms CPU/job, %.2f of it gmark's own (%.1f jobs/s, %.1f ms/Submit)",
+			n, before, kept(b, c), g.cpuPerJob, g.ownPerJob, g.rate, g.call)
 		cpu = append(cpu, g.cpuPerJob)
 	}
 	b.StopTimer()

@@ -100,6 +100,7 @@ func BenchmarkSlurmTargetVsSbatch(b *testing.B) {
 type phase struct {
 	rate      float64 // jobs/s from the first submission started to the last returned
 	cpuPerJob float64 // ms of CPU of this process and its children per job
+	ownPerJob float64 // of which this process's own
 	call      float64 // ms a submission (sbatch, or the target's Submit) took, on average
 }
 
@@ -127,11 +128,18 @@ func stubFor(b *testing.B) string {
 // cpuNow is the CPU time used so far by this process and its waited-for
 // children.
 func cpuNow() time.Duration {
-	var self, kids syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	self, kids := cpuSplit()
+	return self + kids
+}
+
+// cpuSplit is the CPU time used so far by this process, and by its
+// waited-for children.
+func cpuSplit() (self, kids time.Duration) {
+	var s, k syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &s)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &k)
 	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
-	return tv(self.Utime) + tv(self.Stime) + tv(kids.Utime) + tv(kids.Stime)
+	return tv(s.Utime) + tv(s.Stime), tv(k.Utime) + tv(k.Stime)
 }
 
 // window records when the first of a phase's submissions started and the
@@ -239,17 +247,18 @@ func benchGmark(b *testing.B, c *slurmtest.Cluster, work, exe, tag string, jobs,
 	var w window
 	cfg := submitter.Config{WorkloadDir: dir, Store: st, Target: timedTarget{tg, &w}}
 	cfg.Workers = workers
-	cpu0 := cpuNow()
+	self0, kids0 := cpuSplit()
 	sum, err := submitter.Run(context.Background(), cfg)
 	tg.Close()
-	cpu := cpuNow() - cpu0
+	self1, kids1 := cpuSplit()
 	if err != nil {
 		return phase{}, err
 	}
 	if sum.Jobs[store.Succeeded] != jobs {
 		return phase{}, fmt.Errorf("%s: %v jobs, want %d succeeded", tag, sum.Jobs, jobs)
 	}
-	return phase{rate: w.rate(jobs), cpuPerJob: float64(cpu) / float64(time.Millisecond) / float64(jobs), call: w.perCall(jobs)}, nil
+	perJob := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / float64(jobs) }
+	return phase{rate: w.rate(jobs), cpuPerJob: perJob(self1 - self0 + kids1 - kids0), ownPerJob: perJob(self1 - self0), call: w.perCall(jobs)}, nil
 }
 
 // waitQuiet waits until the cluster has no job pending, running or
