@@ -61,6 +61,13 @@ type Config struct {
 	Clusters []ClusterConfig `toml:"clusters" json:"clusters"`
 	// Poll is how often squeue is asked. Default 1s.
 	Poll time.Duration `toml:"poll" json:"poll_ns"`
+	// PollCPUFactor paces the polls by their cost: a poll whose squeue
+	// took c of CPU is followed by the next no sooner than PollCPUFactor ×
+	// c after it (and no later than MaxPollWait, or Poll when longer), as
+	// squeue's cost grows with every job the controller keeps (pace.go).
+	// Default 100 (polls take about 1% of a processor at most); 1 polls at
+	// every Poll.
+	PollCPUFactor int `toml:"poll_cpu_factor" json:"poll_cpu_factor"`
 	// UnreachableAfter is how long a cluster may fail to answer before its
 	// jobs are given up as lost (failed, with the reason). Default 2m.
 	UnreachableAfter time.Duration `toml:"unreachable_after" json:"unreachable_after_ns"`
@@ -124,6 +131,7 @@ type cluster struct {
 	// Owned by the cluster's poller.
 	reach      target.Reach
 	lastStatus string
+	pace       pacer
 
 	mu           sync.Mutex // guards the job completion log's location and tail
 	jobcomp      string
@@ -182,6 +190,9 @@ func New(cfg Config) (*Target, error) {
 	if cfg.UnreachableAfter <= 0 {
 		cfg.UnreachableAfter = 2 * time.Minute
 	}
+	if cfg.PollCPUFactor <= 0 {
+		cfg.PollCPUFactor = DefaultPollCPUFactor
+	}
 	if cfg.HetJob == nil {
 		yes := true
 		cfg.HetJob = &yes
@@ -215,7 +226,8 @@ func New(cfg Config) (*Target, error) {
 	t := &Target{cfg: cfg, byName: map[string]*cluster{}, printer: p, jobs: map[string]*sjob{}, memo: map[string][]*part{},
 		pcfg: printers.Config{Executable: cfg.Executable, WorkDir: cfg.WorkDir}}
 	for _, cc := range cfg.Clusters {
-		c := &cluster{name: cc.Name, conf: cc.Conf, partition: cc.Partition, env: os.Environ()}
+		c := &cluster{name: cc.Name, conf: cc.Conf, partition: cc.Partition, env: os.Environ(),
+			pace: pacer{poll: cfg.Poll, factor: cfg.PollCPUFactor}}
 		if cc.Conf != "" {
 			c.env = append(c.env, "SLURM_CONF="+cc.Conf)
 		}
@@ -882,8 +894,18 @@ func (t *Target) scancelLater(p *part) {
 // squeue prints times in its time zone, here UTC, which has no hour that
 // comes twice.
 func (t *Target) squeue(ctx context.Context, c *cluster, sel ...string) ([]slurmcli.Record, error) {
+	return t.squeueCost(ctx, c, nil, sel...)
+}
+
+// squeueCost is squeue that adds the CPU time it took to *cpu (when not
+// nil).
+func (t *Target) squeueCost(ctx context.Context, c *cluster, cpu *time.Duration, sel ...string) ([]slurmcli.Record, error) {
+	var used time.Duration
 	cmd := target.Command{Timeout: t.cfg.CommandTimeout, Env: append(c.env[:len(c.env):len(c.env)], "TZ=UTC"),
-		TransientMessages: slurmcli.TransientMessages}
+		TransientMessages: slurmcli.TransientMessages, CPU: &used}
+	if cpu != nil {
+		defer func() { *cpu += used }()
+	}
 	if len(sel) == 0 {
 		sel = []string{"-t", "all"}
 	}
@@ -916,19 +938,25 @@ func (t *Target) jobComp(ctx context.Context, c *cluster) ([]slurmcli.Record, bo
 }
 
 // poll asks cluster c for the state of the parts of jobs it runs, and
-// reports the jobs whose state changed.
+// reports the jobs whose state changed; it skips the ticks its pacer says
+// are too soon after the last poll.
 func (t *Target) poll(ctx context.Context, c *cluster) {
+	started := time.Now()
+	if !c.pace.due(started) {
+		return
+	}
 	mine := t.partsOn(c)
 	if len(mine) == 0 {
 		return
 	}
-	started := time.Now()
+	var cpu time.Duration
+	defer func() { c.pace.done(started, cpu) }()
 	// Only the jobs not final: a list of every job the controller keeps
 	// grows with the jobs it has run (MinJobAge), and so did the cost of
 	// every poll; the parts that left it are looked up in the job
 	// completion log, read on from where the last poll stopped, and the
 	// others by their ids (matchParts).
-	recs, err := t.squeue(ctx, c, "-t", activeStates)
+	recs, err := t.squeueCost(ctx, c, &cpu, "-t", activeStates)
 	if err != nil {
 		t.squeueFailed(c, mine, started, err)
 		return
@@ -937,7 +965,7 @@ func (t *Target) poll(ctx context.Context, c *cluster) {
 	byID, het := t.clusterStatus(c, recs)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.matchParts(ctx, c, mine, byID, het, started)
+	t.matchParts(ctx, c, mine, byID, het, started, &cpu)
 	t.aggregateAll()
 }
 
@@ -1011,7 +1039,8 @@ func indexRecords(recs []slurmcli.Record) (map[int64]*slurmcli.Record, map[int64
 // on from where the last poll stopped), or else squeue's of the job by its
 // id (one squeue for all such parts); a part in none for UnreachableAfter
 // is lost. t.mu is held (and released while the log and squeue are read).
-func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID map[int64]*slurmcli.Record, het map[int64][]*slurmcli.Record, started time.Time) {
+// The CPU time of that squeue is added to *cpu.
+func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID map[int64]*slurmcli.Record, het map[int64][]*slurmcli.Record, started time.Time, cpu *time.Duration) {
 	var gone []*part
 	for _, p := range mine {
 		if r := byID[p.id]; r != nil {
@@ -1040,7 +1069,7 @@ func (t *Target) matchParts(ctx context.Context, c *cluster, mine []*part, byID 
 	var left map[int64]*slurmcli.Record
 	var leftHet map[int64][]*slurmcli.Record
 	if len(ids) > 0 {
-		recs, _ := t.squeue(ctx, c, "-t", "all", "-j", strings.Join(ids, ","))
+		recs, _ := t.squeueCost(ctx, c, cpu, "-t", "all", "-j", strings.Join(ids, ","))
 		left, leftHet = indexRecords(recs)
 	}
 	t.mu.Lock()

@@ -56,6 +56,7 @@ var settingCases = []settingCase{
 	{"slurm.clusters.conf", `"/etc/slurm/slurm.conf"`, "/etc/slurm/slurm.conf", "", long, "slurm.clusters.conf: " + tooLong},
 	{"slurm.clusters.partition", `"batch"`, "batch", "", long, "slurm.clusters.partition: " + tooLong},
 	{"slurm.poll", `"2s"`, "2s", "1s", "1", "slurm.poll: 1ns is out of range"},
+	{"slurm.poll_cpu_factor", "20", "20", "100", "0", "slurm.poll_cpu_factor: 0 is out of range (1 to 100000)"},
 	{"slurm.unreachable_after", `"3m"`, "3m0s", "2m0s", `"1ms"`, "slurm.unreachable_after: 1ms is out of range"},
 	{"slurm.hetjob", "false", "false", "true", `"yes"`, "slurm.hetjob: incompatible types"},
 	{"slurm.claim_retry", `"20s"`, "20s", "1m0s", `"25h"`, "slurm.claim_retry: 25h0m0s is out of range (1s to 24h0m0s"},

@@ -29,12 +29,17 @@ var slurmTarget = Spec{
 	},
 }
 
+// MaxPollCPUFactor bounds the slurm target's poll_cpu_factor: beyond it
+// every costly poll waits slurm.MaxPollWait anyway.
+const MaxPollCPUFactor = 100000
+
 // checkSlurm checks the [slurm] section and its clusters.
 func checkSlurm(c *checker, s *slurm.Config) {
 	c.str(s.WorkDir, "workdir")
 	c.str(s.Executable, "executable")
 	c.list(s.SbatchArgs, "sbatch_args")
 	c.duration(s.Poll, pollRange, "poll")
+	c.count(s.PollCPUFactor, 1, MaxPollCPUFactor, "poll_cpu_factor")
 	c.duration(s.UnreachableAfter, unreachableRange, "unreachable_after")
 	c.duration(s.CommandTimeout, timeoutRange, "command_timeout")
 	c.duration(s.ClaimRetry, claimRetryRange, "claim_retry")
