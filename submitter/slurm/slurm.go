@@ -122,6 +122,10 @@ type Target struct {
 	orphans target.Orphans
 	polls   target.Pollers // one per cluster
 	bg      sync.WaitGroup // scancel commands and new claiming tries under way
+
+	// polled, when set (by tests, before Watch), is told of every poll
+	// that asked squeue: its cluster, when it started, the CPU it cost.
+	polled func(c *cluster, started time.Time, cpu time.Duration)
 }
 
 type cluster struct {
@@ -950,7 +954,12 @@ func (t *Target) poll(ctx context.Context, c *cluster) {
 		return
 	}
 	var cpu time.Duration
-	defer func() { c.pace.done(started, cpu) }()
+	defer func() {
+		c.pace.done(started, cpu)
+		if t.polled != nil {
+			t.polled(c, started, cpu)
+		}
+	}()
 	// Only the jobs not final: a list of every job the controller keeps
 	// grows with the jobs it has run (MinJobAge), and so did the cost of
 	// every poll; the parts that left it are looked up in the job
