@@ -1,6 +1,7 @@
 package slurmlrm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -333,8 +334,32 @@ func TestLiveRunners(t *testing.T) {
 			id := l.submit(j, runner)
 			other := "other-" + string(runner)
 			sb := e.Cluster("sb")
-			if out, err := sb.Cmd("sbatch", "--parsable", "--job-name="+other, "--ntasks=4", "--output=/dev/null", "--wrap", "sleep 8").CombinedOutput(); err != nil {
+			// The other job holds sb until it is released: for the krunner
+			// and the irunner once sa's component is seen started (and a
+			// second more, Slurm's end times being whole seconds), so that
+			// it ends between the two components' starts at any load (a
+			// fixed 8 s was once over before sa's component started, at
+			// load 80); for the drunner, whose processes start only once
+			// both clusters can take them, after 8 s.
+			rel := filepath.Join(t.TempDir(), "release-other")
+			release := func() { _ = os.WriteFile(rel, nil, 0o644) }
+			t.Cleanup(release)
+			if out, err := sb.Cmd("sbatch", "--parsable", "--job-name="+other, "--ntasks=4", "--output=/dev/null",
+				"--wrap", "while [ ! -e "+rel+" ]; do sleep 0.1; done").CombinedOutput(); err != nil {
 				t.Fatalf("sbatch of the other job: %v %s", err, out)
+			}
+			if runner == core.DRunner {
+				time.AfterFunc(8*time.Second, release)
+			} else {
+				go func() {
+					for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+						if b, _ := os.ReadFile(startLog); bytes.HasPrefix(b, []byte("0 ")) || bytes.Contains(b, []byte("\n0 ")) {
+							break
+						}
+					}
+					time.Sleep(1100 * time.Millisecond)
+					release()
+				}()
 			}
 			js := l.wait(id, 90*time.Second)
 			if js.State != core.Finished {
