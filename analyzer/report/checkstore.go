@@ -22,6 +22,11 @@ func CheckStore(path string, runs []string, needRun bool) error {
 		return &StoreError{fmt.Sprintf("results store %s: %v", path, errors.Unwrap(err))}
 	}
 	st, err := store.OpenReadOnly(path)
+	if errors.Is(err, store.ErrEmpty) && len(runs) > 0 {
+		// A store killed in its making holds no run: the run asked for is
+		// not in it, and may be started again.
+		return &StoreError{fmt.Sprintf("run %s is not in %s: it is an empty database (a store whose making was cut short holds no run)", runs[0], path)}
+	}
 	if err != nil {
 		return &StoreError{err.Error()}
 	}

@@ -109,7 +109,7 @@ func OpenReadOnly(path string) (*Store, error) {
 		err = fmt.Errorf("store: %s has schema version %d, newer than this gmark's %d; use a newer gmark", path, v, SchemaVersion)
 	case err == nil && v == 0: // no gmark schema: nothing to read
 		if err = notAStore(path, foreign); err == nil {
-			err = fmt.Errorf("store: %s: %w: an empty database (gmark submit, gmark run, gmark koala simulate --db and gmark sim run make one)", path, ErrNotStore)
+			err = fmt.Errorf("store: %s: %w: %w (gmark submit, gmark run, gmark koala simulate --db and gmark sim run make one)", path, ErrNotStore, ErrEmpty)
 		}
 		s.db.Close()
 		return nil, err
@@ -216,6 +216,12 @@ func (s *Store) quickCheck() error {
 // with tables of its own, read or written (gmark would add its tables to
 // another program's database).
 var ErrNotStore = errors.New("not a gmark results store")
+
+// ErrEmpty is OpenReadOnly's error (beside ErrNotStore) for a database
+// with no table at all: a file made empty, or a store whose making was cut
+// short (its process killed before the schema's first commit), which
+// holds no run.
+var ErrEmpty = errors.New("an empty database")
 
 // schemaState is the file's schema version and, when it is 0 (no gmark
 // schema), its tables, for notAStore. Both are read in one transaction:
