@@ -320,6 +320,17 @@ func firstExchange(t *testing.T, dir string, starts map[int]float64) map[int]flo
 func TestLiveRunners(t *testing.T) {
 	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
+	// What the clusters said when a runner failed (at load 77 all three
+	// missed their start times, sb's processors never claimed).
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, c := range e.Clusters {
+				nodes, _ := c.Cmd("sinfo", "-N", "-l").CombinedOutput()
+				jobs, _ := c.Cmd("squeue", "-a", "-t", "all", "-o", "%i %j %T %r %S %e").CombinedOutput()
+				t.Logf("cluster %s:\n%s\n%s", c.Name, nodes, jobs)
+			}
+		}
+	})
 	scheduler := "scan_interval = \"1s\"\nclaim_threshold = 0.5\nclaim_l = 0.25\n"
 	extra := "[network]\ndefault_bandwidth = \"8Mbit/s\"\n[[file]]\nname = \"in\"\nsize = \"16MB\"\nsites = [\"sa\"]\n"
 	for _, runner := range []core.Runner{core.KRunner, core.DRunner, core.IRunner} {

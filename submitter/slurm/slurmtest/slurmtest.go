@@ -12,6 +12,7 @@ package slurmtest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -131,11 +132,31 @@ func Start(t testing.TB, opt Options, names ...string) *Env {
 		}
 	}
 	for _, c := range e.Clusters {
+		if err := c.waitIdle(30 * time.Second); err == nil {
+			continue
+		}
+		// At load 77 a node stayed "unknown*" for a minute: its slurmd's
+		// registration was lost, and the controller pings a silent node
+		// again only after minutes. A slurmd started again registers
+		// again.
+		t.Logf("cluster %s not idle after 30 s: its slurmd is started again", c.Name)
+		if err := c.restartSlurmd(); err != nil {
+			t.Fatal(err)
+		}
 		if err := c.waitIdle(60 * time.Second); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return e
+}
+
+// restartSlurmd stops the cluster's slurmd (by pid) and starts them again.
+func (c *Cluster) restartSlurmd() error {
+	for _, d := range c.slurmd {
+		stopDaemon(d)
+	}
+	c.slurmd = nil
+	return c.startSlurmd()
 }
 
 // confTemplate is the slurm.conf of a test cluster: name, controller and
@@ -338,7 +359,12 @@ func (c *Cluster) waitIdle(timeout time.Duration) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	log, _ := os.ReadFile(filepath.Join(c.Dir, "log", "slurmctld.log"))
-	return fmt.Errorf("cluster %s not idle after %s: sinfo says %q\nslurmctld.log:\n%s", c.Name, timeout, last, tail(log, 3000))
+	msg := fmt.Sprintf("cluster %s not idle after %s: sinfo says %q\nslurmctld.log:\n%s", c.Name, timeout, last, tail(log, 3000))
+	for _, n := range c.Nodes {
+		dlog, _ := os.ReadFile(filepath.Join(c.Dir, "log", "slurmd-"+n+".log"))
+		msg += fmt.Sprintf("\nslurmd-%s.log:\n%s", n, tail(dlog, 1500))
+	}
+	return errors.New(msg)
 }
 
 func tail(b []byte, n int) []byte {

@@ -59,3 +59,23 @@ func TestTwoNodes(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// A cluster's slurmd started again (as Start does when its node stays
+// unregistered) is a new process, and the node is idle again and runs jobs.
+func TestRestartSlurmd(t *testing.T) {
+	e := Start(t, Options{CPUs: 2}, "re")
+	c := e.Clusters[0]
+	before := c.slurmd[0].Process.Pid
+	if err := c.restartSlurmd(); err != nil {
+		t.Fatal(err)
+	}
+	if after := c.slurmd[0].Process.Pid; after == before {
+		t.Fatalf("slurmd still pid %d", before)
+	}
+	if err := c.waitIdle(60 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := c.Cmd("srun", "-N1", "-n1", "true").CombinedOutput(); err != nil {
+		t.Fatalf("srun after the restart: %v: %s", err, out)
+	}
+}
