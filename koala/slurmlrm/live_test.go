@@ -346,12 +346,13 @@ func TestLiveRunners(t *testing.T) {
 			other := "other-" + string(runner)
 			sb := e.Cluster("sb")
 			// The other job holds sb until it is released: for the krunner
-			// and the irunner once sa's component is seen started (and a
-			// second more, Slurm's end times being whole seconds), so that
-			// it ends between the two components' starts at any load (a
-			// fixed 8 s was once over before sa's component started, at
-			// load 80); for the drunner, whose processes start only once
-			// both clusters can take them, after 8 s.
+			// and the irunner 3 s after Slurm started sa's component, so
+			// that it ends after sa's process started (a fixed 8 s was once
+			// over before, at load 80) and before the job's start time,
+			// when the core claims sb (waiting for sa's process itself
+			// was once too late, at load 35); for the drunner, whose
+			// processes start only once both clusters can take them,
+			// after 8 s.
 			rel := filepath.Join(t.TempDir(), "release-other")
 			release := func() { _ = os.WriteFile(rel, nil, 0o644) }
 			t.Cleanup(release)
@@ -362,13 +363,14 @@ func TestLiveRunners(t *testing.T) {
 			if runner == core.DRunner {
 				time.AfterFunc(8*time.Second, release)
 			} else {
+				sa := e.Cluster("sa")
 				go func() {
 					for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-						if b, _ := os.ReadFile(startLog); bytes.HasPrefix(b, []byte("0 ")) || bytes.Contains(b, []byte("\n0 ")) {
+						if out, err := sa.Cmd("squeue", "-h", "-t", "RUNNING", "-o", "%i").Output(); err == nil && len(bytes.TrimSpace(out)) > 0 {
 							break
 						}
 					}
-					time.Sleep(1100 * time.Millisecond)
+					time.Sleep(3 * time.Second)
 					release()
 				}()
 			}
