@@ -391,17 +391,27 @@ func TestSubmitResumeTwiceAtOnce(t *testing.T) {
 // waitFor polls the store until cond holds, failing if p ends first.
 func (f *faultRun) waitFor(t *testing.T, p *gmarkProc, what string, cond func(runProgress) bool) {
 	t.Helper()
+	if f.waitUntil(t, p, what, cond) {
+		t.Fatalf("%s: the process ended first (%+v):\n%s", what, f.progress(t), p.out.String())
+	}
+}
+
+// waitUntil polls the store until cond holds (false) or the process
+// ended first (true); after 2 minutes of neither, the test fails.
+func (f *faultRun) waitUntil(t *testing.T, p *gmarkProc, what string, cond func(runProgress) bool) (ended bool) {
+	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for !cond(f.progress(t)) {
 		select {
 		case <-p.done:
-			t.Fatalf("%s: the process ended first (%+v):\n%s", what, f.progress(t), p.out.String())
+			return true
 		case <-time.After(10 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: not in 2 minutes (%+v):\n%s", what, f.progress(t), p.out.String())
 		}
 	}
+	return false
 }
 
 // waitKill waits for kill k (the i-th of the plan) to be due. A target
@@ -413,23 +423,15 @@ func (f *faultRun) waitFor(t *testing.T, p *gmarkProc, what string, cond func(ru
 // says so and reports true, and the checks of the run follow.
 func (f *faultRun) waitKill(t *testing.T, p *gmarkProc, i int, k killPoint) (ended bool) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for !k.due(f.progress(t), len(f.keys)) {
-		select {
-		case <-p.done:
-			pr := f.progress(t)
-			if i < 2 || p.cmd.ProcessState.ExitCode() != 0 || pr.rows < len(f.keys) || !pr.last {
-				t.Fatalf("kill %s: the process ended first (%v, %+v):\n%s", k.name, p.cmd.ProcessState, pr, p.out.String())
-			}
-			t.Logf("the run ended before kill %q (its jobs ran while the submitter was down): %d of %d kills made", k.name, i, len(faultPlan))
-			return true
-		case <-time.After(10 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("kill %s: not in 2 minutes (%+v):\n%s", k.name, f.progress(t), p.out.String())
-		}
+	if !f.waitUntil(t, p, "kill "+k.name, func(pr runProgress) bool { return k.due(pr, len(f.keys)) }) {
+		return false
 	}
-	return false
+	pr := f.progress(t)
+	if i < 2 || p.cmd.ProcessState.ExitCode() != 0 || pr.rows < len(f.keys) || !pr.last {
+		t.Fatalf("kill %s: the process ended first (%v, %+v):\n%s", k.name, p.cmd.ProcessState, pr, p.out.String())
+	}
+	t.Logf("the run ended before kill %q (its jobs ran while the submitter was down): %d of %d kills made", k.name, i, len(faultPlan))
+	return true
 }
 
 // faultGrid is a small grid whose scheduler scans its queues as often as it
