@@ -28,10 +28,9 @@ type Writer struct {
 	long bool // a line was longer than inPlaceLine
 	jobs int
 
-	fill    []jobSlot  // the batch being filled
-	spare   []jobSlot  // the other: free once pending is nil
-	pending chan error // the result of the batch in flight; nil when none
-	err     error
+	fill  []jobSlot           // the batch being filled
+	spare []jobSlot           // the other: free once nothing is in flight
+	fl    aheadwrite.InFlight // the batch in flight, and the first error
 }
 
 // jobSlot is a job of a batch: a copy of it that the caller's later jobs
@@ -59,8 +58,8 @@ func NewWriter(w io.Writer) *Writer {
 // Write appends one job line. An error writing earlier lines is returned
 // here or at Flush.
 func (w *Writer) Write(j *Job) error {
-	if w.err != nil {
-		return w.err
+	if w.fl.Err() != nil {
+		return w.fl.Err()
 	}
 	w.jobs++
 	w.fill = w.fill[:len(w.fill)+1]
@@ -99,21 +98,11 @@ func (w *Writer) handOn() error {
 	}
 	batch := w.fill
 	w.fill, w.spare = w.spare[:0], batch
-	done := make(chan error, 1)
-	w.pending = done
-	go func() { done <- w.encode(batch) }()
+	w.fl.Go(func() error { return w.encode(batch) })
 	return nil
 }
 
-func (w *Writer) wait() error {
-	if w.pending != nil {
-		if err := <-w.pending; err != nil && w.err == nil {
-			w.err = err
-		}
-		w.pending = nil
-	}
-	return w.err
-}
+func (w *Writer) wait() error { return w.fl.Wait() }
 
 // encode writes a batch's lines, on the encoding goroutine.
 func (w *Writer) encode(batch []jobSlot) error {
@@ -162,7 +151,7 @@ func (w *Writer) Digest() JobsDigest {
 // Flush writes any buffered data to the underlying writer, and waits
 // until it is written.
 func (w *Writer) Flush() error {
-	if w.err == nil && len(w.fill) > 0 {
+	if w.fl.Err() == nil && len(w.fill) > 0 {
 		if err := w.handOn(); err != nil {
 			return err
 		}

@@ -22,13 +22,12 @@ const DefaultSize = 1 << 20
 // A Writer is not safe for concurrent use. The hash and the underlying
 // writer may be used only after Flush.
 type Writer struct {
-	w       io.Writer
-	h       hash.Hash
-	buf     []byte     // being filled
-	spare   []byte     // the other buffer: free once pending is nil
-	pending chan error // the result of the buffer in flight; nil when none
-	err     error
-	n       int64
+	w     io.Writer
+	h     hash.Hash
+	buf   []byte   // being filled
+	spare []byte   // the other buffer: free once nothing is in flight
+	fl    InFlight // the buffer in flight, and the first error
+	n     int64
 }
 
 // New returns a Writer over w with buffers of size bytes, hashing what it
@@ -47,7 +46,7 @@ func New(w io.Writer, h hash.Hash, size int) *Writer {
 // that much fits (up to the buffer's size). After an error it returns nil,
 // the error for Write to report.
 func (a *Writer) AvailableBuffer(min int) []byte {
-	if a.err != nil {
+	if a.fl.Err() != nil {
 		return nil
 	}
 	if cap(a.buf)-len(a.buf) < min && len(a.buf) > 0 {
@@ -61,8 +60,8 @@ func (a *Writer) AvailableBuffer(min int) []byte {
 // Write copies p into the buffer, handing the buffer on whenever it fills;
 // p appended to AvailableBuffer's slice, and still in it, is not copied.
 func (a *Writer) Write(p []byte) (int, error) {
-	if a.err != nil {
-		return 0, a.err
+	if a.fl.Err() != nil {
+		return 0, a.fl.Err()
 	}
 	if free := a.buf[len(a.buf):cap(a.buf)]; len(p) > 0 && len(p) <= len(free) && &p[0] == &free[0] {
 		a.buf = a.buf[:len(a.buf)+len(p)]
@@ -90,7 +89,7 @@ func (a *Writer) Written() int64 { return a.n }
 // Flush hands on what is buffered and waits until everything given to
 // Write is written; it returns the first error.
 func (a *Writer) Flush() error {
-	if a.err == nil && len(a.buf) > 0 {
+	if a.fl.Err() == nil && len(a.buf) > 0 {
 		if err := a.handOn(); err != nil {
 			return err
 		}
@@ -106,9 +105,8 @@ func (a *Writer) handOn() error {
 	}
 	chunk := a.buf
 	a.buf, a.spare = a.spare[:0], chunk
-	done := make(chan error, 1)
-	a.pending = done
-	go func(w io.Writer, h hash.Hash) {
+	w, h := a.w, a.h
+	a.fl.Go(func() error {
 		if h != nil {
 			h.Write(chunk)
 		}
@@ -116,17 +114,39 @@ func (a *Writer) handOn() error {
 		if err == nil && n < len(chunk) {
 			err = io.ErrShortWrite
 		}
-		done <- err
-	}(a.w, a.h)
+		return err
+	})
 	return nil
 }
 
-func (a *Writer) wait() error {
-	if a.pending != nil {
-		if err := <-a.pending; err != nil && a.err == nil {
-			a.err = err
-		}
-		a.pending = nil
-	}
-	return a.err
+func (a *Writer) wait() error { return a.fl.Wait() }
+
+// InFlight is one piece of work at a time on a goroutine of its own, and
+// the first error any of them returned: the double buffering of Writer
+// and of the encoder of workload.jsonl's lines.
+type InFlight struct {
+	pending chan error // the result of the work in flight; nil when none
+	err     error
 }
+
+// Go starts work on a goroutine of its own; the work before must have been
+// waited for.
+func (f *InFlight) Go(work func() error) {
+	done := make(chan error, 1)
+	f.pending = done
+	go func() { done <- work() }()
+}
+
+// Wait waits for the work in flight, if any, and returns the first error.
+func (f *InFlight) Wait() error {
+	if f.pending != nil {
+		if err := <-f.pending; err != nil && f.err == nil {
+			f.err = err
+		}
+		f.pending = nil
+	}
+	return f.err
+}
+
+// Err is the first error of the work waited for.
+func (f *InFlight) Err() error { return f.err }
