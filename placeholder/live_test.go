@@ -138,6 +138,34 @@ func (l *live) cleanup() {
 	}
 }
 
+// describe says, for a test's failure message, what became of each
+// placeholder: whether its process lives (its /proc state and command
+// line) and what it wrote (a zinf placeholder's Placeholder.o<pid> under
+// the test's directory).
+func (l *live) describe(phs []metaqueue.Placeholder) string {
+	var b strings.Builder
+	for _, p := range phs {
+		fmt.Fprintf(&b, "placeholder %d (%s/%s, local id %s, %s):", p.ID, p.Group, p.Site, p.LocalID, p.State)
+		if stat, err := os.ReadFile("/proc/" + p.LocalID + "/stat"); err != nil {
+			b.WriteString(" no such process")
+		} else {
+			cmdline, _ := os.ReadFile("/proc/" + p.LocalID + "/cmdline")
+			fmt.Fprintf(&b, " process %s, command %q", strings.TrimSpace(string(stat)), strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+		b.WriteString("\n")
+		_ = filepath.WalkDir(l.dir, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && d.Name() == "Placeholder.o"+p.LocalID {
+				out, _ := os.ReadFile(path)
+				fmt.Fprintf(&b, "  %s:\n%s\n", path, out)
+			}
+			return nil
+		})
+	}
+	log, _ := os.ReadFile(filepath.Join(l.dir, "serve.log"))
+	fmt.Fprintf(&b, "server log:\n%s", log)
+	return b.String()
+}
+
 // pidsIn lists the processes whose command line names dir.
 func pidsIn(dir string) []int {
 	ents, _ := os.ReadDir("/proc")
@@ -196,8 +224,8 @@ func (l *live) waitDone(group string, timeout time.Duration) *metaqueue.Report {
 			if r != nil {
 				r.WriteText(&b)
 			}
-			log, _ := os.ReadFile(filepath.Join(l.dir, "serve.log"))
-			l.t.Fatalf("group %s not done after %v: %+v %v\n%s\nserver log:\n%s", group, timeout, g, err, b.String(), log)
+			phs, _ := l.client.Placeholders(context.Background(), group, false)
+			l.t.Fatalf("group %s not done after %v: %+v %v\n%s\n%s", group, timeout, g, err, b.String(), l.describe(phs))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -244,4 +272,10 @@ func (l *live) checkOnce(r *metaqueue.Report, n int) int {
 		l.t.Errorf("report: %+v", r)
 	}
 	return len(listed)
+}
+
+// exists tells whether path names a file or directory.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -56,7 +56,7 @@ func TestStatusPageInChromium(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("placeholders still active: %+v %v", active, err)
+			t.Fatalf("placeholders still active: %+v %v\n%s", active, err, l.describe(active))
 		}
 	}
 	dom, stderr := testkit.Headless(t, bin, "--enable-logging=stderr", "--v=0", "--virtual-time-budget=3000", "--dump-dom", "http://"+l.addr+"/")

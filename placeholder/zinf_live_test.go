@@ -149,6 +149,15 @@ func TestPlaceholderKill9(t *testing.T) {
 			l.addJobs("g", 1, `if mkdir `+gate+` 2>/dev/null; then sleep 120; fi; `)
 			l.startPH("g", "classic", 1)
 			ph := waitExecuting(t, l)
+			// Executing is the placeholder's state from the moment it is
+			// handed the job; on a loaded machine its shell may start the
+			// job seconds later. Killed before that, the first attempt
+			// never took the gate, and the second would block for 120 s.
+			for deadline := time.Now().Add(time.Minute); !exists(gate); time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the job did not start within a minute of placeholder %d's being handed it\n%s", ph.ID, l.describe([]metaqueue.Placeholder{ph}))
+				}
+			}
 			pid, _ := strconv.Atoi(ph.LocalID)
 			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 				t.Fatal(err)

@@ -281,7 +281,7 @@ func (c *Cell) startQmaster() error {
 	return c.waitFor("the qmaster to answer", func() (bool, string) {
 		out, err := c.Cmd("qconf", "-sh").CombinedOutput()
 		return err == nil, string(out)
-	}, time.Minute)
+	}, readyTimeout)
 }
 
 // configure makes the host a submit and execution host, the parallel
@@ -402,8 +402,14 @@ func (c *Cell) waitQueues() error {
 			}
 		}
 		return ready == len(c.Queues), string(out)
-	}, time.Minute)
+	}, readyTimeout)
 }
+
+// readyTimeout bounds the waits for a starting cell: its daemons answer in
+// seconds on a quiet machine, but the first load report of execd took over a
+// minute with two test suites running at once on 2 cores (load 30-70). A
+// long bound costs nothing when the cell is quick.
+const readyTimeout = 4 * time.Minute
 
 func (c *Cell) waitFor(what string, ok func() (bool, string), timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
