@@ -481,6 +481,37 @@ func TestSuccessorAlreadyEnded(t *testing.T) {
 	}
 }
 
+// A placeholder the server submitted that called, ran its job and ended
+// before the server recorded the submission is that record, not a new one
+// (which would stay queued for good); an ended record that first called
+// before the submission is a reused local id, and the submitted one is new.
+func TestRegisterAfterItsFirstCall(t *testing.T) {
+	s := newTestState(t, FCFS)
+	mustAdd(t, s, NewJob{Command: "1"})
+	at := t0
+	quick := s.newPlaceholder("g", "a", site.Classic, "300", time.Time{}, 0)
+	quick.Started, quick.Submitted = t0.Add(time.Second), t0 // the time it reports, from its environment
+	s.endPlaceholder(t0.Add(2*time.Second), quick, EndDone)
+	before := len(s.phs)
+	if p := s.register(t0.Add(3*time.Second), "g", "a", "300", "started", at); p != quick || len(s.phs) != before || len(s.active) != 0 {
+		t.Fatalf("the quick placeholder: record %+v, %d records (want %d), %d active (want 0)", p, len(s.phs), before, len(s.active))
+	}
+	old := s.newPlaceholder("g", "a", site.Classic, "100", t0, 0)
+	old.Started = t0.Add(time.Second)
+	s.endPlaceholder(t0.Add(2*time.Second), old, EndDone)
+	p := s.register(t0.Add(4*time.Second), "g", "a", "100", "started", t0.Add(3*time.Second))
+	if p == old || p.State != Queued || len(s.active) != 1 {
+		t.Fatalf("a reused local id: record %+v, %d active", p, len(s.active))
+	}
+	// Called and still running when recorded: the same record, its submit
+	// time the server's.
+	live := s.newPlaceholder("g", "a", site.Classic, "400", time.Time{}, 0)
+	live.Started = t0.Add(5 * time.Second)
+	if p := s.register(t0.Add(6*time.Second), "g", "a", "400", "started", t0.Add(4*time.Second)); p != live || !p.Submitted.Equal(t0.Add(4*time.Second)) {
+		t.Fatalf("a running placeholder: record %+v", p)
+	}
+}
+
 // When the watchdog puts a job back, each other site that has run
 // placeholders and has none left gets a fresh one (revive); a site with
 // one active, a site never used, a site the user stopped, and a stale

@@ -202,9 +202,14 @@ func (s *state) register(now time.Time, group, siteName, local, why string, at t
 	}
 	sp, _ := g.Site(siteName)
 	p := s.phs[s.latest[phKey{group, siteName, local}]]
-	// A placeholder that called before it was recorded here has no submit
-	// time yet; one that has is an older one whose local id was reused.
-	if p == nil || p.State == Ended && !p.Submitted.IsZero() {
+	// A record of that local id that ended and first called before the
+	// submission (at, taken before it) is an older placeholder whose id the
+	// local system reuses (a pid): this one is new. One that first called
+	// after it is this very placeholder, which called, and may have run a
+	// job and ended, before its submitter recorded it (seen on a loaded
+	// machine): a second record would stay queued for good. Its submit time
+	// cannot tell them apart, since a placeholder reports that itself.
+	if p == nil || p.State == Ended && !p.Submitted.IsZero() && p.Started.Before(at) {
 		p = s.newPlaceholder(group, siteName, sp.Mode, local, at, 0)
 	} else {
 		p.Submitted = at
