@@ -1,9 +1,11 @@
 package testkit
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -33,18 +35,27 @@ func TestWriteWorkloadReadsBack(t *testing.T) {
 	}
 }
 
+// FreePorts hands out distinct ports, below the kernel's ephemeral range
+// (where outgoing connections take theirs), none of them twice across
+// calls, and each one bindable on loopback.
 func TestFreePorts(t *testing.T) {
-	for _, n := range []int{0, 1, 5} {
+	lo, hi := portRange()
+	seen := map[int]bool{}
+	for _, n := range []int{0, 1, 5, 50} {
 		ports, err := FreePorts(n)
 		if err != nil || len(ports) != n {
 			t.Fatalf("%d: %v %v", n, ports, err)
 		}
-		seen := map[int]bool{}
 		for _, p := range ports {
-			if p <= 0 || p > 65535 || seen[p] {
-				t.Fatalf("%d: ports %v", n, ports)
+			if p < lo || p >= hi || seen[p] {
+				t.Fatalf("%d: port %d of %v: outside %d-%d, or handed out before", n, p, ports, lo, hi-1)
 			}
 			seen[p] = true
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if err != nil {
+				t.Fatalf("port %d: %v", p, err)
+			}
+			l.Close()
 		}
 	}
 }
