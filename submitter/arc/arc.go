@@ -209,6 +209,7 @@ type backend struct {
 type known struct {
 	info     *arcrest.Info
 	noOutput time.Time // when its output was first found missing after it ended
+	noExit   time.Time // when it was first found FINISHED without an exit code
 }
 
 // Submit prints the part's xRSL, posts it, and uploads its staged inputs.

@@ -63,7 +63,7 @@ func (b *backend) Poll(ctx context.Context, refs []ce.Ref) (map[string]ce.Status
 		id := ids[i]
 		st := State(j.State, nil)
 		k := b.known[id]
-		if st != submitter.Queued && (k == nil || st.Final() && !State(k.info.State, k.info.ExitCode).Final()) {
+		if st != submitter.Queued && (k == nil || st.Final() && (!State(k.info.State, k.info.ExitCode).Final() || k.awaitingExit())) {
 			ask = append(ask, id)
 		}
 		out[id] = ce.Status{State: st, CEState: j.State}
@@ -81,10 +81,14 @@ func (b *backend) Poll(ctx context.Context, refs []ce.Ref) (map[string]ce.Status
 			}
 			// A-REX drops the LRM's id from the record of an ended job:
 			// keep the one it gave while the job ran.
-			if k := b.known[ask[i]]; k != nil && j.Info.LocalID == "" {
-				j.Info.LocalID = k.info.LocalID
+			n := &known{info: j.Info}
+			if k := b.known[ask[i]]; k != nil {
+				if j.Info.LocalID == "" {
+					j.Info.LocalID = k.info.LocalID
+				}
+				n.noOutput, n.noExit = k.noOutput, k.noExit // the waits run from their first sight
 			}
-			b.known[ask[i]] = &known{info: j.Info}
+			b.known[ask[i]] = n
 		}
 		b.mu.Unlock()
 	}
@@ -98,6 +102,8 @@ func (b *backend) Poll(ctx context.Context, refs []ce.Ref) (map[string]ce.Status
 		if st.State.Final() {
 			if k == nil || !State(k.info.State, k.info.ExitCode).Final() {
 				st = ce.Status{State: submitter.Running, CEState: st.CEState} // its record is not there yet
+			} else if noExitCode(k.info) && b.awaitExit(k) {
+				st = ce.Status{State: submitter.Running, CEState: st.CEState} // its exit code is not there yet
 			} else if err := b.collect(ctx, id, outputName(names[id], k.info)); errors.Is(err, errNoOutput) && st.State == submitter.Succeeded && b.awaitOutput(k) {
 				st = ce.Status{State: submitter.Running, CEState: st.CEState} // its output is not there yet
 			} else if err != nil && !errors.Is(err, errNoOutput) {
@@ -151,6 +157,36 @@ func (b *backend) awaitOutput(k *known) bool {
 		k.noOutput = time.Now()
 	}
 	return time.Since(k.noOutput) < outputWait
+}
+
+// exitWait is how long a FINISHED job's missing exit code is waited for.
+const exitWait = 30 * time.Second
+
+// noExitCode tells whether a record says the job finished without giving
+// the LRM's exit code. Once, under load, A-REX served such a record of a
+// job that had run to its end, and the job was recorded with no exit
+// status where the Slurm target, on the same cluster, recorded 0: its
+// record is asked for again, for exitWait, before it is taken as it is.
+// A failed or killed job may have no exit code: it is not waited for.
+func noExitCode(in *arcrest.Info) bool {
+	return in.State == "FINISHED" && in.ExitCode == nil
+}
+
+// awaitExit says whether a FINISHED job whose exit code is missing is to
+// be polled again: until exitWait after it was first found missing.
+func (b *backend) awaitExit(k *known) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if k.noExit.IsZero() {
+		k.noExit = time.Now()
+	}
+	return time.Since(k.noExit) < exitWait
+}
+
+// awaitingExit says whether k's record is to be asked for again for its
+// exit code (b.mu is held).
+func (k *known) awaitingExit() bool {
+	return noExitCode(k.info) && (k.noExit.IsZero() || time.Since(k.noExit) < exitWait)
 }
 
 // outputName is the name a part's output files carry: the part's own name,
