@@ -232,7 +232,16 @@ func TestEventStreamOutlivesTimeoutsButNotDeadClients(t *testing.T) {
 	if _, err := io.WriteString(stalled, "GET /v1/events?since=now HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "+token+"\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
+	// The stream is counted as it starts and subscribed a moment later
+	// (after a read of the store): the events published below must reach
+	// it, so wait until it is subscribed (at load 40 it was not yet, got
+	// none of them, and stayed open on its keep-alives).
 	waitStreams(2)
+	for deadline := time.Now().Add(bound); srv.stream.subscribers() != 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d event streams subscribed, want 2", srv.stream.subscribers())
+		}
+	}
 	payload := []byte(`"` + strings.Repeat("x", 64<<10) + `"`)
 	for i := 0; i < 400; i++ { // 25 MiB, more than loopback buffers hold
 		srv.stream.publish(uint64(1_000_000+i), payload)
@@ -267,4 +276,11 @@ func TestBodyLimits(t *testing.T) {
 			t.Errorf("POST %s with %d bytes: %d %.200s", tc.path, len(body), code, resp)
 		}
 	}
+}
+
+// subscribers is how many event streams the broadcaster feeds.
+func (b *broadcaster) subscribers() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.subs)
 }
