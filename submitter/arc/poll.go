@@ -150,13 +150,17 @@ const outputWait = 30 * time.Second
 
 // awaitOutput says whether a job whose output is missing is to be polled
 // again: until outputWait after its output was first found missing.
-func (b *backend) awaitOutput(k *known) bool {
+func (b *backend) awaitOutput(k *known) bool { return b.awaitFrom(&k.noOutput, outputWait) }
+
+// awaitFrom says whether wait has not yet passed since *first, setting
+// *first to now at its first call (a field of a known record).
+func (b *backend) awaitFrom(first *time.Time, wait time.Duration) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if k.noOutput.IsZero() {
-		k.noOutput = time.Now()
+	if first.IsZero() {
+		*first = time.Now()
 	}
-	return time.Since(k.noOutput) < outputWait
+	return time.Since(*first) < wait
 }
 
 // exitWait is how long a FINISHED job's missing exit code is waited for.
@@ -174,14 +178,7 @@ func noExitCode(in *arcrest.Info) bool {
 
 // awaitExit says whether a FINISHED job whose exit code is missing is to
 // be polled again: until exitWait after it was first found missing.
-func (b *backend) awaitExit(k *known) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if k.noExit.IsZero() {
-		k.noExit = time.Now()
-	}
-	return time.Since(k.noExit) < exitWait
-}
+func (b *backend) awaitExit(k *known) bool { return b.awaitFrom(&k.noExit, exitWait) }
 
 // awaitingExit says whether k's record is to be asked for again for its
 // exit code (b.mu is held).
