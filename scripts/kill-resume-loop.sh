@@ -48,6 +48,9 @@ printf '#!/bin/sh\necho "$PWD" >> %s/witness.log\nexec %s "$@"\n' "$dir" "$gmark
 chmod +x wrapper
 
 done_kills=0 refused=0 runs=0 failed=0 dead=
+# unrecorded FILE: FILE (a gmark's output) says the run is not in the store:
+# the process was killed before it recorded the run, which starts again.
+unrecorded() { grep -q -e "no run $run in" -e "no run $run:" -e "run $run is not in" "$1"; }
 # rand MAX: a number in [0, MAX).
 rand() { od -An -N2 -tu2 /dev/urandom | awk -v m="$1" '{print $1 % m}'; }
 
@@ -78,7 +81,7 @@ while [ "$done_kills" -lt "$kills" ]; do
 				args="submit --resume $run --db results.db -q"
 				continue
 			fi
-			if grep -q -e "no run $run in" -e "no run $run:" -e "run $run is not in" "out.$run"; then
+			if unrecorded "out.$run"; then
 				# Killed before it recorded the run (before it made
 				# the store, or after): nothing was submitted, and the
 				# run starts again.
@@ -100,7 +103,7 @@ done
 # before the run was recorded: then it is started afresh, as in the loop.
 if ! "$gmark" submit --resume "$run" --db results.db -q >"out.$run.last" 2>&1 &&
 	! grep -q "already ended" "out.$run.last"; then
-	if grep -q -e "no run $run in" -e "no run $run:" -e "run $run is not in" "out.$run.last"; then
+	if unrecorded "out.$run.last"; then
 		# shellcheck disable=SC2086
 		"$gmark" $first >"out.$run.last" 2>&1 ||
 			{ echo "the last run $run, started afresh: $(cat "out.$run.last")" >&2; failed=$((failed + 1)); }

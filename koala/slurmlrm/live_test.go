@@ -185,15 +185,7 @@ func (l *live) events() []core.Event {
 // slurmJob is what squeue says of one job of a cluster, by name.
 func slurmJob(t *testing.T, c *slurmtest.Cluster, name string) slurmcli.Record {
 	t.Helper()
-	b, err := c.Cmd("squeue", "--json").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := slurmcli.ParseSqueue(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recs {
+	for _, r := range squeueJobs(t, c) {
 		if r.Name == name {
 			return r
 		}
@@ -202,16 +194,27 @@ func slurmJob(t *testing.T, c *slurmtest.Cluster, name string) slurmcli.Record {
 	return slurmcli.Record{}
 }
 
-// latestJob is the cluster's job of the highest id: the last submitted.
-func latestJob(t *testing.T, c *slurmtest.Cluster) slurmcli.Record {
+// squeueJobs is every job the cluster's controller keeps, as squeue --json
+// lists them.
+func squeueJobs(t *testing.T, c *slurmtest.Cluster) []slurmcli.Record {
 	t.Helper()
 	b, err := c.Cmd("squeue", "--json").Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: squeue: %v", c.Name, err)
 	}
 	recs, err := slurmcli.ParseSqueue(b)
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("%s: squeue: %v (%d jobs)", c.Name, err, len(recs))
+	if err != nil {
+		t.Fatalf("%s: squeue: %v", c.Name, err)
+	}
+	return recs
+}
+
+// latestJob is the cluster's job of the highest id: the last submitted.
+func latestJob(t *testing.T, c *slurmtest.Cluster) slurmcli.Record {
+	t.Helper()
+	recs := squeueJobs(t, c)
+	if len(recs) == 0 {
+		t.Fatalf("%s: squeue lists no job", c.Name)
 	}
 	last := recs[0]
 	for _, r := range recs {
