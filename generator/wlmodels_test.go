@@ -3,6 +3,7 @@ package generator
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -508,4 +509,36 @@ params = { shape = 1.76, scale = 2.11 }
 	if _, err := wdl.Parse("x.wdl", []byte("10\tsser\tsingle\t1\t*:?\tFit(fit.toml,nokey)\t-\n"), func(string) ([]byte, error) { return []byte(fit), nil }); err == nil || !strings.Contains(err.Error(), `no model "nokey" (it has: bot-size, interarrival, runtime, size)`) {
 		t.Errorf("missing key: %v", err)
 	}
+}
+
+// dayRemainder is math.Mod(x, daySeconds) to the bit: at whole days and one
+// ulp either side of them, at the ends of its fast range and past them,
+// for what is not a time, and for random times of every magnitude.
+func TestDayRemainderIsMathMod(t *testing.T) {
+	xs := []float64{0, math.Copysign(0, -1), 1, daySeconds, 1 << 52, 1<<52 - 1, 1 << 53, 1e300, -1, -daySeconds,
+		math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64, 0.5, 521213729.86}
+	for k := 1.0; k < 1<<34; k *= 3 {
+		d := k * daySeconds
+		xs = append(xs, d, math.Nextafter(d, 0), math.Nextafter(d, math.Inf(1)))
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 1_000_000; i++ {
+		xs = append(xs, math.Ldexp(r.Float64(), r.IntN(70)-8))
+	}
+	for _, x := range xs {
+		if got, want := dayRemainder(x), math.Mod(x, daySeconds); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("dayRemainder(%v) = %v, math.Mod %v", x, got, want)
+		}
+	}
+}
+
+func FuzzDayRemainder(f *testing.F) {
+	f.Add(0.0)
+	f.Add(daySeconds)
+	f.Add(521213729.86)
+	f.Fuzz(func(t *testing.T, x float64) {
+		if got, want := dayRemainder(x), math.Mod(x, daySeconds); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("dayRemainder(%v) = %v, math.Mod %v", x, got, want)
+		}
+	})
 }

@@ -59,9 +59,12 @@ func AppendJobRecords(dst []Record, j *workload.Job) []Record {
 	return out
 }
 
+// blankRecord is NewRecord's: every field missing.
+var blankRecord = NewRecord()
+
 // setTaskRecord sets *r to the record of j (a unitary job or a task).
 func setTaskRecord(r *Record, j *workload.Job, structure, params, preceding string) {
-	*r = NewRecord()
+	*r = blankRecord // one copy: NewRecord's literal was built, then copied
 	r.JobID = j.ID
 	r.SubmitTime = seconds(j.Submit)
 	if j.RunTime > 0 {

@@ -28,9 +28,10 @@ type Writer struct {
 	long bool // a line was longer than inPlaceLine
 	jobs int
 
-	fill  []jobSlot           // the batch being filled
-	spare []jobSlot           // the other: free once nothing is in flight
-	fl    aheadwrite.InFlight // the batch in flight, and the first error
+	fill []jobSlot   // the batch being filled
+	ring [][]jobSlot // all the batches, fill the one at cur: the next one is free
+	cur  int
+	fl   aheadwrite.InFlight // the batches in flight, and the first error
 }
 
 // jobSlot is a job of a batch: a copy of it that the caller's later jobs
@@ -42,17 +43,24 @@ type jobSlot struct {
 }
 
 // inPlaceLine is the room a line is encoded into in place; writerBatch
-// the jobs a batch holds.
+// the jobs a batch holds, writerDepth how many full batches may wait to be
+// encoded (or be encoded) while the next one fills.
 const (
 	inPlaceLine = 64 << 10
 	writerBatch = 256
+	writerDepth = 3
 )
 
 // NewWriter returns a Writer that buffers its output to w; call Flush at the end.
 func NewWriter(w io.Writer) *Writer {
 	h := sha256.New()
-	return &Writer{w: aheadwrite.New(w, h, 0), h: h, buf: make([]byte, 0, 1024),
-		fill: make([]jobSlot, 0, writerBatch), spare: make([]jobSlot, 0, writerBatch)}
+	wr := &Writer{w: aheadwrite.New(w, h, 0), h: h, buf: make([]byte, 0, 1024),
+		ring: make([][]jobSlot, writerDepth+1), fl: aheadwrite.InFlight{Depth: writerDepth}}
+	for i := range wr.ring {
+		wr.ring[i] = make([]jobSlot, 0, writerBatch)
+	}
+	wr.fill = wr.ring[0]
+	return wr
 }
 
 // Write appends one job line. An error writing earlier lines is returned
@@ -90,16 +98,19 @@ func copyJob(dst, src *Job) {
 	dst.Tasks = nil
 }
 
-// handOn waits for the batch in flight, then has the full one encoded on a
-// goroutine and takes the free one to fill.
+// handOn queues the full batch to be encoded (waiting for the oldest in
+// flight when writerDepth are) and takes the next to fill: the one queued
+// longest ago, whose encoding is over.
 func (w *Writer) handOn() error {
-	if err := w.wait(); err != nil {
+	if err := w.fl.Err(); err != nil {
 		return err
 	}
 	batch := w.fill
-	w.fill, w.spare = w.spare[:0], batch
 	w.fl.Go(func() error { return w.encode(batch) })
-	return nil
+	w.ring[w.cur] = batch
+	w.cur = (w.cur + 1) % len(w.ring)
+	w.fill = w.ring[w.cur][:0]
+	return w.fl.Err()
 }
 
 func (w *Writer) wait() error { return w.fl.Wait() }

@@ -8,26 +8,33 @@ package aheadwrite
 import (
 	"hash"
 	"io"
+	"sync/atomic"
 )
 
-// DefaultSize is the buffer size New uses for size <= 0.
-const DefaultSize = 1 << 20
+// DefaultSize is the buffer size New uses for size <= 0; Depth how many
+// full buffers may wait to be written (or be written) while the next one
+// fills.
+const (
+	DefaultSize = 1 << 20
+	Depth       = 3
+)
 
 // Writer is an io.Writer that hands full buffers to a goroutine which
 // writes each to the underlying writer (and first to the hash, when there
-// is one), in order. Two buffers alternate, so memory stays at twice the
-// size whatever the length of the stream. A write error surfaces at a
+// is one), in order. Depth+1 buffers take turns, so memory stays at that
+// many times the size whatever the length of the stream. A write error surfaces at a
 // later Write or at Flush; after one, everything fails with it.
 //
 // A Writer is not safe for concurrent use. The hash and the underlying
 // writer may be used only after Flush.
 type Writer struct {
-	w     io.Writer
-	h     hash.Hash
-	buf   []byte   // being filled
-	spare []byte   // the other buffer: free once nothing is in flight
-	fl    InFlight // the buffer in flight, and the first error
-	n     int64
+	w    io.Writer
+	h    hash.Hash
+	buf  []byte   // being filled
+	ring [][]byte // all the buffers, buf the one at cur: the next one is free
+	cur  int
+	fl   InFlight // the buffers in flight, and the first error
+	n    int64
 }
 
 // New returns a Writer over w with buffers of size bytes, hashing what it
@@ -36,7 +43,12 @@ func New(w io.Writer, h hash.Hash, size int) *Writer {
 	if size <= 0 {
 		size = DefaultSize
 	}
-	return &Writer{w: w, h: h, buf: make([]byte, 0, size), spare: make([]byte, 0, size)}
+	a := &Writer{w: w, h: h, ring: make([][]byte, Depth+1), fl: InFlight{Depth: Depth}}
+	for i := range a.ring {
+		a.ring[i] = make([]byte, 0, size)
+	}
+	a.buf = a.ring[0]
+	return a
 }
 
 // AvailableBuffer returns an empty slice over the free part of the buffer
@@ -97,14 +109,14 @@ func (a *Writer) Flush() error {
 	return a.wait()
 }
 
-// handOn waits for the buffer in flight, then sends the full one off and
-// takes the free one to fill.
+// handOn queues the full buffer (waiting for the oldest in flight when
+// Depth are) and takes the next to fill: the one queued longest ago, whose
+// writing is over.
 func (a *Writer) handOn() error {
-	if err := a.wait(); err != nil {
+	if err := a.fl.Err(); err != nil {
 		return err
 	}
 	chunk := a.buf
-	a.buf, a.spare = a.spare[:0], chunk
 	w, h := a.w, a.h
 	a.fl.Go(func() error {
 		if h != nil {
@@ -116,35 +128,81 @@ func (a *Writer) handOn() error {
 		}
 		return err
 	})
-	return nil
+	a.ring[a.cur] = chunk
+	a.cur = (a.cur + 1) % len(a.ring)
+	a.buf = a.ring[a.cur][:0]
+	return a.fl.Err()
 }
 
 func (a *Writer) wait() error { return a.fl.Wait() }
 
-// InFlight is one piece of work at a time on a goroutine of its own, and
-// the first error any of them returned: the double buffering of Writer
-// and of the encoder of workload.jsonl's lines.
+// InFlight is a queue of pieces of work, done one after another, in the
+// order given, each on a goroutine of its own that waits for the one
+// before; at most Depth (at least 1) are queued or running, and Go waits
+// for the oldest before it queues another. It keeps the first error any of
+// them returned, and once one has failed the later ones do not run. The
+// double buffering of Writer and of the encoder of workload.jsonl's lines:
+// with more than one piece queued the producer runs ahead over a stall of
+// the consumer instead of stopping at it (with one, generating 10^6
+// Lublin jobs spent a quarter of its wall time with the drawing goroutine
+// waiting for the encoder).
 type InFlight struct {
-	pending chan error // the result of the work in flight; nil when none
-	err     error
+	Depth  int
+	queue  []step // oldest first
+	err    error
+	failed atomic.Bool // a piece failed: the later ones are skipped
 }
 
-// Go starts work on a goroutine of its own; the work before must have been
-// waited for.
+// step is a queued piece of work: its result, and a channel closed once it
+// is over (what the next one waits for).
+type step struct {
+	result chan error
+	over   chan struct{}
+}
+
+// Go queues work, first waiting for the oldest piece when Depth are
+// queued.
 func (f *InFlight) Go(work func() error) {
-	done := make(chan error, 1)
-	f.pending = done
-	go func() { done <- work() }()
+	if len(f.queue) >= max(1, f.Depth) {
+		f.waitOldest()
+	}
+	var before chan struct{}
+	if n := len(f.queue); n > 0 {
+		before = f.queue[n-1].over
+	}
+	s := step{result: make(chan error, 1), over: make(chan struct{})}
+	f.queue = append(f.queue, s)
+	go func() {
+		defer close(s.over)
+		if before != nil {
+			<-before
+		}
+		if f.failed.Load() {
+			s.result <- nil // the first error is the one that failed
+			return
+		}
+		err := work()
+		if err != nil {
+			f.failed.Store(true)
+		}
+		s.result <- err
+	}()
 }
 
-// Wait waits for the work in flight, if any, and returns the first error.
-func (f *InFlight) Wait() error {
-	if f.pending != nil {
-		if err := <-f.pending; err != nil && f.err == nil {
-			f.err = err
-		}
-		f.pending = nil
+func (f *InFlight) waitOldest() {
+	if err := <-f.queue[0].result; err != nil && f.err == nil {
+		f.err = err
 	}
+	f.queue[0] = step{}
+	f.queue = f.queue[1:]
+}
+
+// Wait waits for all the work queued and returns the first error.
+func (f *InFlight) Wait() error {
+	for len(f.queue) > 0 {
+		f.waitOldest()
+	}
+	f.queue = f.queue[:0:0]
 	return f.err
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // Whatever the sizes of the writes against the buffer's, the bytes arrive
@@ -243,4 +244,65 @@ func BenchmarkWrite(b *testing.B) {
 		a.Write(line)
 	}
 	a.Flush()
+}
+
+// Up to Depth pieces queue behind one that is stalled without the producer
+// waiting; the next waits for the oldest. They run in the order given, one
+// at a time.
+func TestInFlightRunsAheadOverAStall(t *testing.T) {
+	for _, depth := range []int{0, 1, 2, 3, 8} {
+		f := InFlight{Depth: depth}
+		release := make(chan struct{})
+		var order []int // appended to by the pieces: one at a time, or the race detector says so
+		f.Go(func() error { <-release; order = append(order, 0); return nil })
+		n := max(1, depth)
+		for i := 1; i < n; i++ {
+			f.Go(func() error { order = append(order, i); return nil })
+		}
+		queued := make(chan struct{})
+		go func() {
+			f.Go(func() error { order = append(order, n); return nil }) // waits for the stalled one
+			close(queued)
+		}()
+		select {
+		case <-queued:
+			t.Fatalf("depth %d: a piece more than %d was queued while the first was stalled", depth, n)
+		case <-time.After(20 * time.Millisecond):
+		}
+		close(release)
+		<-queued
+		if err := f.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range order {
+			if v != i {
+				t.Fatalf("depth %d: ran in the order %v", depth, order)
+			}
+		}
+		if len(order) != n+1 {
+			t.Fatalf("depth %d: %d pieces ran, want %d", depth, len(order), n+1)
+		}
+	}
+}
+
+// The first error is kept; the pieces queued after the one that failed do
+// not run; Go and Wait after it go on reporting it.
+func TestInFlightFirstErrorStopsTheRest(t *testing.T) {
+	first, second := errors.New("first"), errors.New("second")
+	f := InFlight{Depth: 4}
+	ran := 0
+	f.Go(func() error { ran++; return nil })
+	f.Go(func() error { ran++; return first })
+	f.Go(func() error { ran++; return second })
+	f.Go(func() error { ran++; return nil })
+	if err := f.Wait(); err != first {
+		t.Fatalf("Wait: %v, want %v", err, first)
+	}
+	if ran != 2 {
+		t.Errorf("%d pieces ran, want 2 (those after the failure are skipped)", ran)
+	}
+	f.Go(func() error { ran++; return nil })
+	if err := f.Wait(); err != first || ran != 2 {
+		t.Errorf("after the failure: Wait %v, %d ran", err, ran)
+	}
 }
