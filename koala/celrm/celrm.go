@@ -23,11 +23,10 @@
 // CEs' worker nodes see at the same path, and reachable by the CEs' mapped
 // accounts (Dir/<job>/ is made world-writable).
 //
-// Unlike slurmlrm, a core restarted on the same state does not look for
-// the CE jobs of its previous run (a CE has no search by name that is
-// cheap on every poll, and GRAM none at all): they run to their end
-// unwatched, and the jobs they belonged to are placed again or failed as
-// core.Restore says.
+// A core restarted on the same state cancels the CE jobs of its previous
+// run, at each cluster's first poll (sweep.go: ARC's by their names, GRAM's
+// by the contacts in their .submit files); the jobs they belonged to are
+// placed again or failed as core.Restore says, as with slurmlrm.
 package celrm
 
 import (
@@ -38,6 +37,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gmark/gmark/apps/jobenv"
@@ -82,6 +82,9 @@ type Set struct {
 	xrsl printers.ComponentPrinter
 	rsl  printers.ComponentPrinter
 	kit  *lrmkit.Set
+
+	gramMu    sync.Mutex // the GRAM sweep (sweep.go), once for the grid
+	gramSwept bool
 }
 
 // New prepares the controllers of g's CE clusters (none when it has none)
@@ -160,6 +163,7 @@ type Cluster struct {
 	arc            *arcrest.Client
 	gram           gramcli.Client
 	kit            *lrmkit.Cluster[string]
+	swept          bool // the earlier runs' CE jobs were looked for (owned by the poller)
 }
 
 // sub is one submission; its id is the CE's.

@@ -30,6 +30,13 @@ type seen struct {
 // pollOnce asks about the submissions the CE took, and returns what to
 // tell the core (nil: nothing).
 func (c *Cluster) pollOnce(ctx context.Context) func(*core.Core) {
+	if !c.swept {
+		if err := c.sweep(ctx); err != nil {
+			c.kit.Logf("looking for the CE jobs an earlier run left (again at the next poll): %v", err)
+		} else {
+			c.swept = true
+		}
+	}
 	c.kit.Lock()
 	var subs []*sub
 	for ref, sb := range c.kit.Subs {
