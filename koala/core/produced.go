@@ -7,16 +7,23 @@ package core
 // the file is (Close-to-Files) or pays its transfer from there.
 
 // produce records the outputs of a job that finished at its sites.
-func (c *Core) produce(j *Job) {
-	if len(j.Spec.Outputs) == 0 {
+func (c *Core) produce(j *Job) { c.produceAt(j, j.Sites()) }
+
+// produceAt records the outputs of a job that finished at sites; a site
+// the grid does not have (a restored job's, the grid file changed since)
+// is left out.
+func (c *Core) produceAt(j *Job, sites []string) {
+	if len(j.Spec.Outputs) == 0 || len(sites) == 0 {
 		return
 	}
 	if c.produced == nil {
 		c.produced = map[string][]string{}
 	}
-	sites := j.Sites()
 	for _, f := range j.Spec.Outputs {
 		for _, s := range sites {
+			if _, ok := c.grid.Cluster(s); !ok {
+				continue
+			}
 			if !containsSite(c.produced[f.Name], s) && !containsSite(c.grid.Replicas(f.Name), s) {
 				c.produced[f.Name] = append(c.produced[f.Name], s)
 			}

@@ -26,12 +26,17 @@ type Saved struct {
 	JPT, JST, OrigJST  time.Time
 	FTT                time.Duration
 	Start, End         time.Time
+	// Sites are those of its last placement: a finished job's outputs
+	// are held there again (produced.go).
+	Sites []string
 }
 
 // Restore brings back the jobs of a core that stopped (or was killed), in
 // submission order, before any new submission. What happens to each:
 //
-//   - jobs that had ended keep their state;
+//   - jobs that had ended keep their state, and the outputs of those that
+//     finished are held again at the sites they ran on (of those the grid
+//     still has), as when they finished;
 //   - jobs waiting for placement or for their claims (placed, not started)
 //     go back to their placement queue, with the reason recorded: nothing of
 //     theirs ran yet, so they will run exactly once;
@@ -75,6 +80,8 @@ func (c *Core) Restore(saved []Saved, reason string) error {
 			c.nextJob = n
 		}
 		switch s.State {
+		case Finished:
+			c.produceAt(j, s.Sites)
 		case Queued, Claiming:
 			j.Restarts++
 			c.requeue(j, EvReplaced, reason+": placed again")

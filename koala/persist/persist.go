@@ -399,7 +399,7 @@ func (s *Store) Events(after uint64, limit int) ([]Stored, error) {
 // Load reads every stored job, in submission order, for core.Restore.
 func (s *Store) Load() ([]core.Saved, error) {
 	rows, err := s.db.Query(`SELECT id, key, spec, policy, priority, runner, submitted, state, reason, placement_tries,
-		claim_tries, restarts, placements, total_placement_ns, l, jpt, jst, orig_jst, ftt_ns, start, "end", deadline_opts FROM jobs ORDER BY seq`)
+		claim_tries, restarts, placements, total_placement_ns, l, jpt, jst, orig_jst, ftt_ns, start, "end", deadline_opts, sites FROM jobs ORDER BY seq`)
 	if err != nil {
 		return nil, err
 	}
@@ -408,11 +408,11 @@ func (s *Store) Load() ([]core.Saved, error) {
 	for rows.Next() {
 		var sv core.Saved
 		var key sql.NullString
-		var spec, policy, priority, runner, state, dopts string
+		var spec, policy, priority, runner, state, dopts, sites string
 		var submitted, tpl, ftt int64
 		var jpt, jst, orig, start, end sql.NullInt64
 		if err := rows.Scan(&sv.ID, &key, &spec, &policy, &priority, &runner, &submitted, &state, &sv.Reason,
-			&sv.PlacementTries, &sv.ClaimTries, &sv.Restarts, &sv.Placements, &tpl, &sv.L, &jpt, &jst, &orig, &ftt, &start, &end, &dopts); err != nil {
+			&sv.PlacementTries, &sv.ClaimTries, &sv.Restarts, &sv.Placements, &tpl, &sv.L, &jpt, &jst, &orig, &ftt, &start, &end, &dopts, &sites); err != nil {
 			return nil, fmt.Errorf("stored job %d (in submission order): %v", len(out)+1, err)
 		}
 		if sv.Opts.DeadlinePolicy, sv.Opts.DeadlineL, err = parseDeadlineOpts(dopts); err != nil {
@@ -436,6 +436,9 @@ func (s *Store) Load() ([]core.Saved, error) {
 		sv.TotalPlacementTime, sv.FTT = time.Duration(tpl), time.Duration(ftt)
 		sv.JPT, sv.JST, sv.OrigJST = fromNS(jpt), fromNS(jst), fromNS(orig)
 		sv.Start, sv.End = fromNS(start), fromNS(end)
+		if sites != "" {
+			sv.Sites = strings.Split(sites, ",")
+		}
 		out = append(out, sv)
 	}
 	return out, rows.Err()

@@ -136,3 +136,84 @@ func TestOpenIsExclusive(t *testing.T) {
 	}
 	again.Close()
 }
+
+// A finished job's outputs are held again, after a restart, at the sites
+// it ran on: a job that reads one is placed there under Close-to-Files,
+// as before the restart (before, the restarted core had forgotten them,
+// and the reader waited for a file it thought was nowhere). A site the
+// grid no longer has is left out.
+func TestRestoredOutputsAreHeldWhereTheyWereWritten(t *testing.T) {
+	src := "[[cluster]]\nname = \"A\"\nprocessors = 8\n[[cluster]]\nname = \"B\"\nprocessors = 8\n[network]\ndefault_bandwidth = \"1MB/s\"\n"
+	g, err := grid.Parse("g.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := core.New(g, t0, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Attach(c.Job)
+	w := job("writer", 2, time.Minute)
+	w.Components[0].Site = "B"
+	w.Outputs = []workload.File{{Name: "out.dat", Size: 1 << 30}}
+	writer, err := c.Submit(w, core.Options{Key: "w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(t0.Add(2 * time.Minute))
+	if writer.State != core.Finished {
+		t.Fatalf("writer %s", writer.State)
+	}
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	seq, _ := st.LastSeq()
+	st.Close()
+
+	for _, tc := range []struct {
+		name, grid, want string
+	}{
+		{"same grid", src, "B"},
+		// B gone: the file is nowhere, and the reader waits for it.
+		{"site gone", "[[cluster]]\nname = \"A\"\nprocessors = 8\n[network]\ndefault_bandwidth = \"1MB/s\"\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g2, err := grid.Parse("g.toml", []byte(tc.grid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			st2, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st2.Close()
+			saved, err := st2.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(saved) != 1 || len(saved[0].Sites) != 1 || saved[0].Sites[0] != "B" {
+				t.Fatalf("loaded %+v, want the writer with its site B", saved)
+			}
+			c2, _ := core.New(g2, t0.Add(time.Hour), nil, nil)
+			c2.SetEventSeq(seq)
+			if err := c2.Restore(saved, "the core restarted"); err != nil {
+				t.Fatal(err)
+			}
+			r := job("reader", 2, time.Minute)
+			r.Files = []workload.File{{Name: "out.dat", Size: 1 << 30}}
+			reader, err := c2.Submit(r, core.Options{Key: "r", Policy: "CF"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c2.Advance(t0.Add(90 * time.Minute))
+			if s := reader.Sites(); strings.Join(s, ",") != tc.want {
+				t.Errorf("the reader of the writer's output was placed on %v (%s %s), want %s", s, reader.State, reader.Reason, tc.want)
+			}
+		})
+	}
+}
