@@ -75,37 +75,8 @@ type event struct {
 // file is, fs0; under WF they spread over both, some jobs spanning both
 // CEs. About 3 minutes on an idle machine.
 func TestLiveCoreOverCEs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the bundled core over two CEs for minutes; skipped with -short")
-	}
-	if why := arctest.Available(); why != "" {
-		t.Skip("ARC CE not available: " + why)
-	}
-	if why := gramtest.Available(false); why != "" {
-		t.Skip("GRAM5 not available: " + why)
-	}
-	dir, err := os.MkdirTemp("", "gmark-celrm-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	creds, err := gridtest.New(filepath.Join(dir, "creds"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ce := arctest.Start(t, arctest.Options{Name: "fs0", Creds: creds, InfoPeriod: 5 * time.Second, WakeupPeriod: 2 * time.Second})
-	gk := gramtest.Start(t, gramtest.Options{Name: "fs1", Creds: creds})
-	b, err := os.ReadFile(gmarkBin.Path(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "gmark")
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	e := startCEs(t, "runs the bundled core over two CEs for minutes")
+	dir, ce, gk, creds, bin := e.dir, e.ce, e.gk, e.creds, e.bin
 	gridFile := filepath.Join(dir, "grid.toml")
 	if err := os.WriteFile(gridFile, []byte(fmt.Sprintf(ceGrid, ce.URL, gk.Resource("fork"))), 0o644); err != nil {
 		t.Fatal(err)
@@ -144,6 +115,54 @@ func TestLiveCoreOverCEs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// ceEnv is an ARC CE (fs0) and a GRAM5 gatekeeper (fs1), both on fork,
+// sharing credentials, and a copy of gmark the CEs' mapped accounts can
+// run, in a directory they can enter (a test's own temporary directory is
+// closed to them).
+type ceEnv struct {
+	dir, bin string
+	creds    *gridtest.Credentials
+	ce       *arctest.CE
+	gk       *gramtest.Gatekeeper
+}
+
+// startCEs starts the CEs, or skips saying why it cannot; what says what
+// the test does, for -short's skip.
+func startCEs(t *testing.T, what string) *ceEnv {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(what + "; skipped with -short")
+	}
+	if why := arctest.Available(); why != "" {
+		t.Skip("ARC CE not available: " + why)
+	}
+	if why := gramtest.Available(false); why != "" {
+		t.Skip("GRAM5 not available: " + why)
+	}
+	dir, err := os.MkdirTemp("", "gmark-celrm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := &ceEnv{dir: dir, bin: filepath.Join(dir, "gmark")}
+	if e.creds, err = gridtest.New(filepath.Join(dir, "creds")); err != nil {
+		t.Fatal(err)
+	}
+	e.ce = arctest.Start(t, arctest.Options{Name: "fs0", Creds: e.creds, InfoPeriod: 5 * time.Second, WakeupPeriod: 2 * time.Second})
+	e.gk = gramtest.Start(t, gramtest.Options{Name: "fs1", Creds: e.creds})
+	b, err := os.ReadFile(gmarkBin.Path(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e.bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 // checkCoreRun wants every job of the store's run succeeded and every

@@ -18,6 +18,7 @@ import (
 	"github.com/gmark/gmark/koala/grid"
 	"github.com/gmark/gmark/koala/persist"
 	"github.com/gmark/gmark/koala/server"
+	"github.com/gmark/gmark/koala/server/servertest"
 	"github.com/gmark/gmark/submitter/slurm/slurmtest"
 	"github.com/gmark/gmark/workload"
 )
@@ -28,15 +29,13 @@ func TestMain(m *testing.M) { testbin.MainLazy(m, &gmarkBin) }
 
 // live is a core on real Slurm clusters, driven by the server's loop.
 type live struct {
+	*servertest.Live
 	t     *testing.T
 	env   *slurmtest.Env
 	grid  *grid.Grid
 	set   *Set
-	srv   *server.Server
 	state string
 	dir   string
-	stop  context.CancelFunc
-	done  chan error
 }
 
 // gridTOML writes a grid of the test clusters (each lrm = "slurm", polled
@@ -65,103 +64,23 @@ func startLiveIn(t *testing.T, e *slurmtest.Env, src, gmark, dir string) *live {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &live{t: t, env: e, grid: g, state: filepath.Join(dir, "koala.db"), dir: filepath.Join(dir, "jobs"), done: make(chan error, 1)}
-	l.set, err = New(g, Options{Gmark: gmark, Dir: l.dir, Prefix: Prefix(l.state), Log: testLog{t}})
+	l := &live{t: t, env: e, grid: g, state: filepath.Join(dir, "koala.db"), dir: filepath.Join(dir, "jobs")}
+	l.set, err = New(g, Options{Gmark: gmark, Dir: l.dir, Prefix: Prefix(l.state), Log: servertest.Log{T: t}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := l.set.ResolveProcessors(context.Background(), g); err != nil {
 		t.Fatal(err)
 	}
-	l.srv, err = server.New(server.Config{Grid: g, State: l.state, Token: "t", Controllers: l.set.Controllers(),
+	l.Live = servertest.Start(t, server.Config{Grid: g, State: l.state, Token: "t", Controllers: l.set.Controllers(),
 		Agents: []server.Agent{l.set}, MaxWait: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	l.stop = stop
-	go func() { l.done <- l.srv.Run(ctx) }()
-	t.Cleanup(l.close)
 	return l
-}
-
-type testLog struct{ t *testing.T }
-
-func (w testLog) Write(b []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(b)))
-	return len(b), nil
-}
-
-func (l *live) close() {
-	if l.stop == nil {
-		return
-	}
-	l.stop()
-	if err := <-l.done; err != nil {
-		l.t.Error(err)
-	}
-	l.stop = nil
-}
-
-// do runs fn on the core's goroutine.
-func (l *live) do(fn func(c *core.Core) (any, error)) any {
-	l.t.Helper()
-	v, err := l.srv.Do(context.Background(), func() (any, error) { return fn(l.srv.Core()) })
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	return v
-}
-
-func (l *live) submit(j workload.Job, runner core.Runner) string {
-	l.t.Helper()
-	return l.do(func(c *core.Core) (any, error) {
-		job, err := c.Submit(j, core.Options{Runner: runner, Key: j.ID})
-		if err != nil {
-			return nil, err
-		}
-		return job.ID, nil
-	}).(string)
-}
-
-// jobState is a copy of what the core knows of a job.
-type jobState struct {
-	State      core.State
-	Reason     string
-	JST        time.Time
-	Deadline   time.Time
-	Start      time.Time
-	Components []core.Component
-}
-
-func (l *live) job(id string) jobState {
-	return l.do(func(c *core.Core) (any, error) {
-		j, _ := c.Job(id)
-		return jobState{State: j.State, Reason: j.Reason, JST: j.JST, Deadline: j.Deadline, Start: j.Start,
-			Components: append([]core.Component(nil), j.Components...)}, nil
-	}).(jobState)
-}
-
-// wait waits for the job to end (at most limit) and returns its state.
-func (l *live) wait(id string, limit time.Duration) jobState {
-	l.t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		js := l.job(id)
-		if js.State.Terminal() {
-			return js
-		}
-		if time.Now().After(deadline) {
-			l.t.Fatalf("job %s still %s after %v: %+v", id, js.State, limit, js)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // events stops the core and reads every event it recorded.
 func (l *live) events() []core.Event {
 	l.t.Helper()
-	l.close()
+	l.Close()
 	st, err := persist.Open(l.state)
 	if err != nil {
 		l.t.Fatal(err)
@@ -244,8 +163,8 @@ func TestLiveTwoClusters(t *testing.T) {
 	t.Parallel() // Slurm clusters of its own, waited on in real time: runs beside the others
 	e := slurmtest.Start(t, slurmtest.Options{CPUs: 4}, "sa", "sb")
 	l := startLive(t, e, gridTOML(e, "scan_interval = \"1s\"", ""), gmarkBin.Path(t))
-	id := l.submit(swfJob("j1", "0.5", map[string]int{"sa": 2, "sb": 1}, "sa", "sb"), core.KRunner)
-	js := l.wait(id, 60*time.Second)
+	id := l.Submit(swfJob("j1", "0.5", map[string]int{"sa": 2, "sb": 1}, "sa", "sb"), core.KRunner)
+	js := l.Wait(id, 60*time.Second)
 	if js.State != core.Finished {
 		t.Fatalf("job %s: %s (%s)", id, js.State, js.Reason)
 	}
@@ -365,7 +284,7 @@ func TestLiveRunners(t *testing.T) {
 					{Key: "elements", Value: "1"}, {Key: "compute", Value: "1"}}},
 				Components: []workload.Component{{Site: "sa", Count: 1}, {Site: "sb", Count: 1}},
 				Files:      []workload.File{{Name: "in", Size: 16 << 20}}}
-			id := l.submit(j, runner)
+			id := l.Submit(j, runner)
 			other := "other-" + string(runner)
 			sb := e.Cluster("sb")
 			// The other job holds sb until it is released: for the krunner
@@ -397,7 +316,7 @@ func TestLiveRunners(t *testing.T) {
 					release()
 				}()
 			}
-			js := l.wait(id, 90*time.Second)
+			js := l.Wait(id, 90*time.Second)
 			if js.State != core.Finished {
 				t.Fatalf("job %s: %s (%s)", id, js.State, js.Reason)
 			}
@@ -471,7 +390,7 @@ func TestLiveRunners(t *testing.T) {
 // clusters is the core's view of its clusters.
 func (l *live) clusters() map[string]core.ClusterStatus {
 	out := map[string]core.ClusterStatus{}
-	for _, c := range l.do(func(c *core.Core) (any, error) { return c.Clusters(), nil }).([]core.ClusterStatus) {
+	for _, c := range l.Do(func(c *core.Core) (any, error) { return c.Clusters(), nil }).([]core.ClusterStatus) {
 		out[c.Name] = c
 	}
 	return out
@@ -513,8 +432,8 @@ func TestLiveBackgroundLoad(t *testing.T) {
 		return cs["sa"].Idle == 1 && cs["sa"].Background == 3 && cs["sb"].Idle == 4
 	})
 	// Worst-Fit would take sa by name order on a tie; sa has 1 idle, sb 4.
-	id := l.submit(swfJob("2p", "0.2", map[string]int{"*": 2}, "*"), core.KRunner)
-	js := l.wait(id, 60*time.Second)
+	id := l.Submit(swfJob("2p", "0.2", map[string]int{"*": 2}, "*"), core.KRunner)
+	js := l.Wait(id, 60*time.Second)
 	if js.State != core.Finished || js.Components[0].Site != "sb" {
 		t.Errorf("job %s on %s: %s", id, js.Components[0].Site, js.Reason)
 	}
@@ -535,24 +454,24 @@ func TestLiveRestart(t *testing.T) {
 	dir := t.TempDir()
 	src := gridTOML(e, "scan_interval = \"1s\"", "")
 	l := startLiveIn(t, e, src, gmarkBin.Path(t), dir)
-	id := l.submit(swfJob("long", "300", map[string]int{"sa": 2}, "sa"), core.KRunner)
+	id := l.Submit(swfJob("long", "300", map[string]int{"sa": 2}, "sa"), core.KRunner)
 	var comp core.Component
 	deadline := time.Now().Add(30 * time.Second)
 	for !comp.Executing {
-		comp = l.job(id).Components[0]
+		comp = l.Job(id).Components[0]
 		if time.Now().After(deadline) {
-			t.Fatalf("job %s did not start: %+v", id, l.job(id))
+			t.Fatalf("job %s did not start: %+v", id, l.Job(id))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	name := l.set.jobName(core.Ref{Job: id, Component: 0, Attempt: comp.Attempt})
-	l.close() // the core stops; its Slurm job runs on
+	l.Close() // the core stops; its Slurm job runs on
 	sa := e.Cluster("sa")
 	if r := slurmJob(t, sa, name); r.Class() != "running" || fmt.Sprint(r.ID) != comp.LRMID {
 		t.Fatalf("Slurm job %d (%s) is %s after the core stopped; the core knew it as %s", r.ID, name, r.State, comp.LRMID)
 	}
 	l2 := startLiveIn(t, e, src, gmarkBin.Path(t), dir)
-	if js := l2.job(id); js.State != core.Failed || !strings.Contains(js.Reason, "restarted") {
+	if js := l2.Job(id); js.State != core.Failed || !strings.Contains(js.Reason, "restarted") {
 		t.Errorf("job %s after the restart: %s (%s)", id, js.State, js.Reason)
 	}
 	deadline = time.Now().Add(20 * time.Second)
@@ -567,8 +486,8 @@ func TestLiveRestart(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	// The restarted core runs new jobs under the same names' prefix.
-	id2 := l2.submit(swfJob("after", "0.2", map[string]int{"sa": 2}, "sa"), core.KRunner)
-	if js := l2.wait(id2, 60*time.Second); js.State != core.Finished {
+	id2 := l2.Submit(swfJob("after", "0.2", map[string]int{"sa": 2}, "sa"), core.KRunner)
+	if js := l2.Wait(id2, 60*time.Second); js.State != core.Finished {
 		t.Errorf("a job after the restart: %s (%s)", js.State, js.Reason)
 	}
 }
@@ -605,8 +524,8 @@ func TestLiveGlobalPriority(t *testing.T) {
 			})
 			j := swfJob("g", "1", map[string]int{"sa": 2}, "sa")
 			j.Deadline = 20 * time.Second
-			id := l.submit(j, core.KRunner)
-			js := l.wait(id, 90*time.Second)
+			id := l.Submit(j, core.KRunner)
+			js := l.Wait(id, 90*time.Second)
 			rec := slurmJob(t, sa, "someone-else")
 			evs := l.events()
 			var kills []core.Event
