@@ -64,15 +64,7 @@ func TestDeadlineJobsRestored(t *testing.T) {
 	}
 	st.Close()
 
-	st2, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st2.Close()
-	saved, err := st2.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	st2, saved := reopen(t, path)
 	if len(saved) != 1 || saved[0].Opts.DeadlinePolicy != "rpp" || saved[0].Opts.DeadlineL != 0.5 || saved[0].Spec.Deadline != 100*time.Second {
 		t.Fatalf("loaded %+v", saved)
 	}

@@ -55,15 +55,7 @@ func TestStoreAndRestore(t *testing.T) {
 	seq, _ := st.LastSeq()
 	st.Close()
 
-	st2, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st2.Close()
-	saved, err := st2.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	st2, saved := reopen(t, path)
 	if len(saved) != 3 || saved[0].ID != done.ID || saved[2].Opts.Key != "k-waiting" || saved[1].Spec.RunTime != time.Hour {
 		t.Fatalf("loaded %+v", saved)
 	}
@@ -93,6 +85,22 @@ func TestStoreAndRestore(t *testing.T) {
 	if err != nil || len(evs) == 0 || evs[0].Seq != seq+1 {
 		t.Errorf("events after the restart continue the numbering: %v %v", len(evs), err)
 	}
+}
+
+// reopen opens the state at path again (closed at the test's end) and
+// loads its jobs.
+func reopen(t *testing.T, path string) (*Store, []core.Saved) {
+	t.Helper()
+	st, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	saved, err := st.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, saved
 }
 
 func TestSchemaVersionIsChecked(t *testing.T) {
@@ -187,15 +195,7 @@ func TestRestoredOutputsAreHeldWhereTheyWereWritten(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st2, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st2.Close()
-			saved, err := st2.Load()
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, saved := reopen(t, path)
 			if len(saved) != 1 || len(saved[0].Sites) != 1 || saved[0].Sites[0] != "B" {
 				t.Fatalf("loaded %+v, want the writer with its site B", saved)
 			}
