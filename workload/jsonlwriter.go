@@ -11,10 +11,10 @@ import (
 
 // Writer streams jobs to workload.jsonl, one line each, and keeps the
 // digest of what it wrote for the manifest. Three goroutines share the
-// work: the caller's copies each job into a batch; a batch at a time is
-// encoded on another (the one after waiting for the one before, so the
-// lines stay in order); the lines are hashed and written on a third
-// (aheadwrite). `gmark generate` draws the jobs on the caller's, and
+// work: the caller's copies each job into a batch; the batches are
+// encoded on another, up to writerDepth queued (each waits for the one
+// before, so the lines stay in order); the lines are hashed and written on
+// a third (aheadwrite). `gmark generate` draws the jobs on the caller's, and
 // encoding them there made it the slowest of the three.
 //
 // A line is encoded straight into the writing buffer

@@ -1,8 +1,8 @@
 // Package aheadwrite writes a stream on another goroutine. The producer
-// fills one large buffer while the previous one is hashed and written:
-// `gmark generate` spent a quarter of its time in workload.jsonl's SHA-256
-// and write(2) on the goroutine that draws the jobs, with the machine's
-// second core idle.
+// fills one large buffer while the ones before it (up to Depth) are hashed
+// and written: `gmark generate` spent a quarter of its time in
+// workload.jsonl's SHA-256 and write(2) on the goroutine that draws the
+// jobs, with the machine's second core idle.
 package aheadwrite
 
 import (
