@@ -3,9 +3,12 @@ package celrm
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/gmark/gmark/internal/gramcli"
 	"github.com/gmark/gmark/koala/lrmkit"
@@ -122,7 +125,7 @@ func (c *Cluster) sweepGRAM(ctx context.Context) error {
 		if !c.leftOver(name, known) {
 			continue
 		}
-		out, err := os.ReadFile(f)
+		out, err := readSubmitFile(f)
 		if err != nil {
 			c.kit.Logf("reading %s: %v", f, err)
 			continue
@@ -152,6 +155,33 @@ func (c *Cluster) sweepGRAM(ctx context.Context) error {
 		c.markSwept(f)
 	}
 	return nil
+}
+
+// maxSubmitFile bounds what is read of a .submit file: globusrun's output
+// of one submission is a few hundred bytes.
+const maxSubmitFile = 64 << 10
+
+// readSubmitFile reads a .submit file that is a regular file, not through
+// a link, and at most maxSubmitFile of it: the jobs' directories are
+// writable by the CEs' mapped accounts, and a FIFO or a link to /dev/zero
+// of that name must not hang or swell the core's poller.
+func readSubmitFile(path string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s): left alone", fi.Mode().Type())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() { // swapped since the Lstat
+		return nil, fmt.Errorf("not a regular file: left alone")
+	}
+	return io.ReadAll(io.LimitReader(f, maxSubmitFile))
 }
 
 // markSwept renames a .submit file the sweep has dealt with.
