@@ -3,14 +3,15 @@ package celrm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/gmark/gmark/internal/gramcli"
+	"github.com/gmark/gmark/internal/readlimit"
 	"github.com/gmark/gmark/koala/lrmkit"
 )
 
@@ -161,25 +162,30 @@ func (c *Cluster) sweepGRAM(ctx context.Context) error {
 // of one submission is a few hundred bytes.
 const maxSubmitFile = 64 << 10
 
-// readSubmitFile reads a .submit file that is a regular file, not through
-// a link, and at most maxSubmitFile of it: the jobs' directories are
-// writable by the CEs' mapped accounts, and a FIFO or a link to /dev/zero
-// of that name must not hang or swell the core's poller.
+// readSubmitFile reads a .submit file of the core's own: a regular file
+// (readlimit.Open, which checks what it opened by its descriptor), not
+// through a link, owned by this process's user (the core made it), and at
+// most maxSubmitFile of it. The jobs' directories are writable by the CEs'
+// mapped accounts: a FIFO or a link to /dev/zero of that name must not
+// hang or swell the core's poller, nor a file one of them wrote name a
+// contact for the core to cancel.
 func readSubmitFile(path string) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
+	if fi, err := os.Lstat(path); err != nil {
 		return nil, err
+	} else if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, errors.New("a symbolic link: left alone")
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s): left alone", fi.Mode().Type())
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := readlimit.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() { // swapped since the Lstat
-		return nil, fmt.Errorf("not a regular file: left alone")
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+		return nil, errors.New("not made by this core (another user owns it): left alone")
 	}
 	return io.ReadAll(io.LimitReader(f, maxSubmitFile))
 }

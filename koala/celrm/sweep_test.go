@@ -10,9 +10,10 @@ import (
 )
 
 // The jobs' directories are writable by the CEs' mapped accounts: a
-// .submit file the sweep reads may be anything. A regular file is read
-// (at most maxSubmitFile of it); a FIFO, a link (to /dev/zero, or to a
-// real file) and a directory are refused at once, without blocking.
+// .submit file the sweep reads may be anything. A regular file of the
+// core's user is read (at most maxSubmitFile of it); a FIFO, a link (to
+// /dev/zero, or to a real file), a directory and a file another user owns
+// are refused at once, without blocking.
 func TestReadSubmitFileRefusesSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	regular := filepath.Join(dir, "regular.submit")
@@ -39,11 +40,17 @@ func TestReadSubmitFileRefusesSpecialFiles(t *testing.T) {
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cases := []struct {
+	foreign := filepath.Join(dir, "foreign.submit")
+	if err := os.WriteFile(foreign, []byte("https://localhost:1/2/4/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	owned := os.Getuid() == 0 && os.Chown(foreign, 65534, 65534) == nil // only root can give a file away
+	type readCase struct {
 		path  string
 		ok    bool
 		bytes int
-	}{
+	}
+	cases := []readCase{
 		{regular, true, 25},
 		{big, true, maxSubmitFile},
 		{fifo, false, 0},
@@ -51,6 +58,11 @@ func TestReadSubmitFileRefusesSpecialFiles(t *testing.T) {
 		{link, false, 0},
 		{sub, false, 0},
 		{filepath.Join(dir, "missing.submit"), false, 0},
+	}
+	if owned {
+		cases = append(cases, readCase{foreign, false, 0})
+	} else {
+		t.Log("not root: the case of a file another user owns is left out")
 	}
 	for _, tc := range cases {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
