@@ -28,10 +28,8 @@ type Writer struct {
 	long bool // a line was longer than inPlaceLine
 	jobs int
 
-	fill []jobSlot   // the batch being filled
-	ring [][]jobSlot // all the batches, fill the one at cur: the next one is free
-	cur  int
-	fl   aheadwrite.InFlight // the batches in flight, and the first error
+	fill []jobSlot                           // the batch being filled
+	ring aheadwrite.Ring[[]jobSlot, jobSlot] // the batches in flight, and the first error
 }
 
 // jobSlot is a job of a batch: a copy of it that the caller's later jobs
@@ -54,20 +52,16 @@ const (
 // NewWriter returns a Writer that buffers its output to w; call Flush at the end.
 func NewWriter(w io.Writer) *Writer {
 	h := sha256.New()
-	wr := &Writer{w: aheadwrite.New(w, h, 0), h: h, buf: make([]byte, 0, 1024),
-		ring: make([][]jobSlot, writerDepth+1), fl: aheadwrite.InFlight{Depth: writerDepth}}
-	for i := range wr.ring {
-		wr.ring[i] = make([]jobSlot, 0, writerBatch)
-	}
-	wr.fill = wr.ring[0]
+	wr := &Writer{w: aheadwrite.New(w, h, 0), h: h, buf: make([]byte, 0, 1024)}
+	wr.fill = wr.ring.Init(writerDepth, writerBatch)
 	return wr
 }
 
 // Write appends one job line. An error writing earlier lines is returned
 // here or at Flush.
 func (w *Writer) Write(j *Job) error {
-	if w.fl.Err() != nil {
-		return w.fl.Err()
+	if w.ring.Err() != nil {
+		return w.ring.Err()
 	}
 	w.jobs++
 	w.fill = w.fill[:len(w.fill)+1]
@@ -102,18 +96,14 @@ func copyJob(dst, src *Job) {
 // flight when writerDepth are) and takes the next to fill: the one queued
 // longest ago, whose encoding is over.
 func (w *Writer) handOn() error {
-	if err := w.fl.Err(); err != nil {
+	if err := w.ring.Err(); err != nil {
 		return err
 	}
-	batch := w.fill
-	w.fl.Go(func() error { return w.encode(batch) })
-	w.ring[w.cur] = batch
-	w.cur = (w.cur + 1) % len(w.ring)
-	w.fill = w.ring[w.cur][:0]
-	return w.fl.Err()
+	w.fill = w.ring.HandOn(w.fill, w.encode)
+	return w.ring.Err()
 }
 
-func (w *Writer) wait() error { return w.fl.Wait() }
+func (w *Writer) wait() error { return w.ring.Wait() }
 
 // encode writes a batch's lines, on the encoding goroutine.
 func (w *Writer) encode(batch []jobSlot) error {
@@ -162,7 +152,7 @@ func (w *Writer) Digest() JobsDigest {
 // Flush writes any buffered data to the underlying writer, and waits
 // until it is written.
 func (w *Writer) Flush() error {
-	if w.fl.Err() == nil && len(w.fill) > 0 {
+	if w.ring.Err() == nil && len(w.fill) > 0 {
 		if err := w.handOn(); err != nil {
 			return err
 		}

@@ -30,10 +30,8 @@ const (
 type Writer struct {
 	w    io.Writer
 	h    hash.Hash
-	buf  []byte   // being filled
-	ring [][]byte // all the buffers, buf the one at cur: the next one is free
-	cur  int
-	fl   InFlight // the buffers in flight, and the first error
+	buf  []byte             // being filled
+	ring Ring[[]byte, byte] // the buffers in flight, and the first error
 	n    int64
 }
 
@@ -43,11 +41,8 @@ func New(w io.Writer, h hash.Hash, size int) *Writer {
 	if size <= 0 {
 		size = DefaultSize
 	}
-	a := &Writer{w: w, h: h, ring: make([][]byte, Depth+1), fl: InFlight{Depth: Depth}}
-	for i := range a.ring {
-		a.ring[i] = make([]byte, 0, size)
-	}
-	a.buf = a.ring[0]
+	a := &Writer{w: w, h: h}
+	a.buf = a.ring.Init(Depth, size)
 	return a
 }
 
@@ -58,7 +53,7 @@ func New(w io.Writer, h hash.Hash, size int) *Writer {
 // that much fits (up to the buffer's size). After an error it returns nil,
 // the error for Write to report.
 func (a *Writer) AvailableBuffer(min int) []byte {
-	if a.fl.Err() != nil {
+	if a.ring.Err() != nil {
 		return nil
 	}
 	if cap(a.buf)-len(a.buf) < min && len(a.buf) > 0 {
@@ -72,8 +67,8 @@ func (a *Writer) AvailableBuffer(min int) []byte {
 // Write copies p into the buffer, handing the buffer on whenever it fills;
 // p appended to AvailableBuffer's slice, and still in it, is not copied.
 func (a *Writer) Write(p []byte) (int, error) {
-	if a.fl.Err() != nil {
-		return 0, a.fl.Err()
+	if a.ring.Err() != nil {
+		return 0, a.ring.Err()
 	}
 	if free := a.buf[len(a.buf):cap(a.buf)]; len(p) > 0 && len(p) <= len(free) && &p[0] == &free[0] {
 		a.buf = a.buf[:len(a.buf)+len(p)]
@@ -101,7 +96,7 @@ func (a *Writer) Written() int64 { return a.n }
 // Flush hands on what is buffered and waits until everything given to
 // Write is written; it returns the first error.
 func (a *Writer) Flush() error {
-	if a.fl.Err() == nil && len(a.buf) > 0 {
+	if a.ring.Err() == nil && len(a.buf) > 0 {
 		if err := a.handOn(); err != nil {
 			return err
 		}
@@ -113,12 +108,11 @@ func (a *Writer) Flush() error {
 // Depth are) and takes the next to fill: the one queued longest ago, whose
 // writing is over.
 func (a *Writer) handOn() error {
-	if err := a.fl.Err(); err != nil {
+	if err := a.ring.Err(); err != nil {
 		return err
 	}
-	chunk := a.buf
 	w, h := a.w, a.h
-	a.fl.Go(func() error {
+	a.buf = a.ring.HandOn(a.buf, func(chunk []byte) error {
 		if h != nil {
 			h.Write(chunk)
 		}
@@ -128,13 +122,41 @@ func (a *Writer) handOn() error {
 		}
 		return err
 	})
-	a.ring[a.cur] = chunk
-	a.cur = (a.cur + 1) % len(a.ring)
-	a.buf = a.ring[a.cur][:0]
-	return a.fl.Err()
+	return a.ring.Err()
 }
 
-func (a *Writer) wait() error { return a.fl.Wait() }
+func (a *Writer) wait() error { return a.ring.Wait() }
+
+// Ring is the buffers of a producer whose full ones are worked on in the
+// background, one after another (its InFlight): up to depth are queued or
+// worked on while the next one fills, so depth+1 take turns, and the one
+// handed back to fill is always the one queued longest ago, whose work Go
+// has waited for. The writing buffers of Writer and the job batches of
+// workload.jsonl's encoder.
+type Ring[S ~[]E, E any] struct {
+	InFlight
+	bufs []S
+	cur  int
+}
+
+// Init makes the ring's depth+1 empty buffers, of capacity size each, and
+// returns the one to fill first.
+func (r *Ring[S, E]) Init(depth, size int) S {
+	r.Depth, r.bufs = depth, make([]S, max(1, depth)+1)
+	for i := range r.bufs {
+		r.bufs[i] = make(S, 0, size)
+	}
+	return r.bufs[0]
+}
+
+// HandOn queues work on full, the buffer being filled (as it may have
+// grown), and returns the next one to fill, emptied.
+func (r *Ring[S, E]) HandOn(full S, work func(S) error) S {
+	r.Go(func() error { return work(full) })
+	r.bufs[r.cur] = full
+	r.cur = (r.cur + 1) % len(r.bufs)
+	return r.bufs[r.cur][:0]
+}
 
 // InFlight is a queue of pieces of work, done one after another, in the
 // order given, each on a goroutine of its own that waits for the one
